@@ -1,0 +1,1 @@
+"""The grammar file, shipped as package data of wave_lsp (see pyproject.toml)."""

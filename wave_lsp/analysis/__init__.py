@@ -1,0 +1,1 @@
+"""Analysis layer: diagnostics with stable codes, symbols, control-flow structure, uniformity and lints."""

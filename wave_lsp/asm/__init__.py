@@ -1,0 +1,1 @@
+"""Encoding layer: encoder, .wbin reader and writer, disassembler, encoding view."""

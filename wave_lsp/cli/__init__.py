@@ -1,0 +1,1 @@
+"""The wave-lsp command line and its subcommands."""

@@ -1,0 +1,49 @@
+"""`wave-lsp`: one command with subcommands (lint, asm, dis, run, serve).
+
+Each subcommand lives in its own module of this package with a `register(subparsers)` function
+that adds its parser and sets `func` (called with the parsed arguments, returning an exit status).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .. import __version__
+
+SUBCOMMANDS = ("lint", "asm", "dis", "run", "serve")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wave-lsp", description="Editor tooling for WAVE GPU assembly.")
+    parser.add_argument("--version", action="version", version=f"wave-lsp {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f"{__package__}.{name}_command")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__package__}.{name}_command":
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

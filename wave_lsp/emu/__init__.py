@@ -1,0 +1,1 @@
+"""The SIMT emulator and its run reports."""

@@ -1,0 +1,1 @@
+"""The language server (pygls): one small module per LSP feature."""

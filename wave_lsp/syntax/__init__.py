@@ -1,0 +1,1 @@
+"""Syntax layer: the Parsimonious line grammar, the syntax tree and the document model."""

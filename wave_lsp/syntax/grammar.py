@@ -1,0 +1,30 @@
+"""Loads `grammar/wave.peg` and completes it with the mnemonic rule derived from the ISA table."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+
+from parsimonious.grammar import Grammar
+
+from ..isa import INSTRUCTIONS
+
+
+def grammar_text() -> str:
+    """The grammar file's text plus the generated `known_mnemonic` rule."""
+    peg = resources.files("wave_lsp.grammar").joinpath("wave.peg").read_text(encoding="utf-8")
+    return peg + "\n" + known_mnemonic_rule() + "\n"
+
+
+def known_mnemonic_rule() -> str:
+    """`known_mnemonic = ~"(?:...)(?!\\w)"`, longest names first so PEG choice cannot stop short."""
+    names = sorted(INSTRUCTIONS, key=lambda n: (-len(n), n))
+    alternatives = "|".join(re.escape(n) for n in names)
+    return f'known_mnemonic  = ~"(?:{alternatives})(?!\\w)"'
+
+
+@cache
+def wave_grammar() -> Grammar:
+    """The compiled grammar (built once per process)."""
+    return Grammar(grammar_text())

@@ -1,0 +1,153 @@
+"""Program-level structure rebuilt from parsed lines: kernels, labels and the directives that
+apply to each kernel, with the quirks of wave-asm (reference §2.3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ..isa import DEFAULT_REGISTER_COUNT
+from .ast import Directive, Instruction, Label, LineSyntax
+
+
+@dataclass(slots=True)
+class Kernel:
+    """A `.kernel NAME` ... `.end` block and everything that applies to it."""
+
+    name: str
+    line: int                      # line of `.kernel`
+    directive: Directive           # the `.kernel` statement
+    end_line: int | None = None    # line of `.end`; None when never closed
+    closed_by: str | None = None   # why it is unclosed: "kernel" (a new .kernel) or "eof"
+    instructions: list[tuple[int, Instruction]] = field(default_factory=list)
+    labels: list[tuple[int, Label]] = field(default_factory=list)
+    # `.registers` / `.local_memory` / `.workgroup_size` applied to this kernel (even after .end)
+    settings: list[tuple[int, Directive]] = field(default_factory=list)
+
+    def setting(self, name: str) -> tuple[int, Directive] | None:
+        """The last directive `name` applied to this kernel (later ones overwrite)."""
+        for line, d in reversed(self.settings):
+            if d.name.text == name:
+                return line, d
+        return None
+
+    def _int_args(self, name: str) -> list[int] | None:
+        found = self.setting(name)
+        if not found:
+            return None
+        values = [a.value for a in found[1].args]
+        if not values or not all(isinstance(v, int) for v in values):
+            return None
+        return values  # type: ignore[return-value]
+
+    @property
+    def register_count(self) -> int:
+        """Declared `.registers` (the metadata default 32 when absent), as wave-asm stores it."""
+        values = self._int_args("registers")
+        return values[0] % (1 << 32) if values else DEFAULT_REGISTER_COUNT
+
+    @property
+    def declares_registers(self) -> bool:
+        return self._int_args("registers") is not None
+
+    @property
+    def local_memory(self) -> int:
+        values = self._int_args("local_memory")
+        return values[0] % (1 << 32) if values else 0
+
+    @property
+    def workgroup_size(self) -> tuple[int, int, int]:
+        values = self._int_args("workgroup_size")
+        if values and len(values) == 3:
+            return (values[0] % (1 << 32), values[1] % (1 << 32), values[2] % (1 << 32))
+        return (0, 0, 0)
+
+    @property
+    def last_line(self) -> int:
+        if self.end_line is not None:
+            return self.end_line
+        last = self.line
+        for group in (self.instructions, self.labels):
+            if group:
+                last = max(last, group[-1][0])
+        return last
+
+
+@dataclass(slots=True)
+class Program:
+    """All kernels of a file plus what lies outside them."""
+
+    kernels: list[Kernel] = field(default_factory=list)
+    labels: dict[str, list[tuple[int, Label, Kernel | None]]] = field(default_factory=dict)
+    stray_instructions: list[tuple[int, Instruction]] = field(default_factory=list)
+    stray_ends: list[tuple[int, Directive]] = field(default_factory=list)
+    # settings directives written outside any kernel block (before the first .kernel they are
+    # ignored by wave-asm; after an .end they still modify the last kernel)
+    outside_settings: list[tuple[int, Directive, Kernel | None]] = field(default_factory=list)
+    other_directives: list[tuple[int, Directive]] = field(default_factory=list)  # unknown names
+
+    def kernel_at(self, line: int) -> Kernel | None:
+        """The kernel whose block contains `line` (from `.kernel` to `.end` inclusive)."""
+        lo, hi = 0, len(self.kernels) - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            k = self.kernels[mid]
+            if line < k.line:
+                hi = mid - 1
+            elif line > k.last_line:
+                lo = mid + 1
+            else:
+                return k
+        return None
+
+    def kernel_named(self, name: str) -> Kernel | None:
+        for k in self.kernels:
+            if k.name == name:
+                return k
+        return None
+
+
+SETTINGS = frozenset({"registers", "local_memory", "workgroup_size"})
+
+
+def build_program(lines: Sequence[LineSyntax]) -> Program:
+    """Walk the parsed lines once and assemble the program structure."""
+    program = Program()
+    current: Kernel | None = None   # open kernel
+    last: Kernel | None = None      # most recently opened kernel (settings go here)
+    labels = program.labels
+    for number, line in enumerate(lines):
+        for stmt in line.statements:
+            if isinstance(stmt, Instruction):
+                if current is not None:
+                    current.instructions.append((number, stmt))
+                else:
+                    program.stray_instructions.append((number, stmt))
+            elif isinstance(stmt, Label):
+                labels.setdefault(stmt.name.text, []).append((number, stmt, current))
+                if current is not None:
+                    current.labels.append((number, stmt))
+            else:
+                name = stmt.name.text
+                if name == "kernel":
+                    if current is not None:
+                        current.closed_by = "kernel"
+                    arg = stmt.args[0].text if stmt.args else ""
+                    current = last = Kernel(arg, number, stmt)
+                    program.kernels.append(current)
+                elif name == "end":
+                    if current is None:
+                        program.stray_ends.append((number, stmt))
+                    else:
+                        current.end_line = number
+                        current = None
+                elif name in SETTINGS:
+                    if last is not None:
+                        last.settings.append((number, stmt))
+                    if current is None:
+                        program.outside_settings.append((number, stmt, last))
+                else:
+                    program.other_directives.append((number, stmt))
+    if current is not None:
+        current.closed_by = "eof"
+    return program
