@@ -7,7 +7,7 @@ from functools import cached_property
 
 from .classes import SPEC_SECTION, Capability, InstructionClass
 from .operands import LAYOUTS, Field, Layout, OperandKind, OperandSpec
-from .table import ROWS, UPSTREAM_LABEL_PASS_8, UPSTREAM_MODIFIER
+from .table import REGISTER_WIDTHS, ROWS, UPSTREAM_LABEL_PASS_8, UPSTREAM_MODIFIER
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,10 @@ class InstructionSpec:
     capability: Capability | None
     upstream_modifier: int      # what wave-asm emits (differs only for the CAS pair)
     upstream_label_size: int    # size wave-asm's label pass assumes (reference §3.4)
+
+    def register_width(self, operand: OperandSpec) -> int:
+        """How many consecutive registers a register operand covers (2 for f64/u64 pairs)."""
+        return REGISTER_WIDTHS.get(self.mnemonic, {}).get(operand.name, 1)
 
     @property
     def size(self) -> int:

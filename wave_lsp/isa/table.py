@@ -359,3 +359,16 @@ UPSTREAM_LABEL_PASS_8 = frozenset(
 
 # Modifier upstream wave-asm actually emits where it differs from the correct one (§8.3 #1).
 UPSTREAM_MODIFIER = {"atomic_cas": 0, "local_atomic_cas": 0}
+
+# Operands that name the first of several consecutive registers (f64 pairs, u64 pairs, u128
+# quads). Every other register operand uses one register.
+REGISTER_WIDTHS: dict[str, dict[str, int]] = {
+    **{m: {"rd": 2, "rs1": 2, "rs2": 2} for m in ("dadd", "dsub", "dmul", "ddiv")},
+    "dma": {"rd": 2, "rs1": 2, "rs2": 2, "rs3": 2},
+    "dsqrt": {"rd": 2, "rs1": 2},
+    "cvt_f32_f64": {"rs1": 2},
+    "cvt_f64_f32": {"rd": 2},
+    "local_load_u64": {"rd": 2}, "device_load_u64": {"rd": 2}, "device_load_u128": {"rd": 4},
+    "local_store_u64": {"rvalue": 2}, "device_store_u64": {"rvalue": 2},
+    "device_store_u128": {"rvalue": 4},
+}

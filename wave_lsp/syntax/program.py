@@ -18,6 +18,7 @@ class Kernel:
     line: int                      # line of `.kernel`
     directive: Directive           # the `.kernel` statement
     end_line: int | None = None    # line of `.end`; None when never closed
+    end_directive: Directive | None = None
     closed_by: str | None = None   # why it is unclosed: "kernel" (a new .kernel) or "eof"
     instructions: list[tuple[int, Instruction]] = field(default_factory=list)
     labels: list[tuple[int, Label]] = field(default_factory=list)
@@ -140,6 +141,7 @@ def build_program(lines: Sequence[LineSyntax]) -> Program:
                         program.stray_ends.append((number, stmt))
                     else:
                         current.end_line = number
+                        current.end_directive = stmt
                         current = None
                 elif name in SETTINGS:
                     if last is not None:

@@ -1,0 +1,100 @@
+"""The catalogue of diagnostic codes: each code's default severity and what it means.
+
+Codes are stable: configuration, suppression comments and editors refer to them. Families:
+S1xx syntax, O2xx operands, K3xx kernels/structure/labels, L4xx legacy syntax, U5xx accepted by
+wave-asm but misbehaves, D6xx divergence, C7xx encoding differences from wave-asm, X9xx files and
+configuration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .diagnostic import Severity
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFORMATION
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    severity: Severity
+    title: str
+
+
+_CODES = (
+    # syntax (what wave-asm's lexer and parser reject)
+    Code("S101", E, "unexpected character or malformed line"),
+    Code("S102", E, "invalid number literal"),
+    Code("S103", E, "invalid predicate syntax in a guard"),
+    Code("S104", E, "name wave-asm cannot read (starts like a register, predicate or sr_)"),
+    # operands
+    Code("O201", E, "unknown instruction"),
+    Code("O202", E, "invalid operand count"),
+    Code("O203", E, "expected register operand"),
+    Code("O204", E, "expected predicate register"),
+    Code("O205", E, "expected special register"),
+    Code("O206", E, "expected immediate operand"),
+    Code("O207", E, "expected label operand"),
+    Code("O208", E, "expected scope specifier"),
+    Code("O209", E, "invalid register index"),
+    Code("O210", E, "invalid predicate register index"),
+    Code("O211", E, "invalid special register"),
+    Code("O212", E, "immediate value out of range"),
+    Code("O213", E, "invalid register suffix (only .lo and .hi)"),
+    Code("O214", E, "invalid suffix after a mnemonic"),
+    # kernels, structure, labels, directives
+    Code("K301", E, "kernel not closed with .end"),
+    Code("K302", E, ".end without .kernel"),
+    Code("K303", E, "instruction outside kernel"),
+    Code("K304", E, "duplicate label"),
+    Code("K305", E, "undefined label"),
+    Code("K306", E, "unbalanced if/else/endif"),
+    Code("K307", E, "unbalanced loop/endloop"),
+    Code("K308", E, "break or continue outside a loop"),
+    Code("K309", E, "control flow nested deeper than 32 levels"),
+    Code("K310", E, "invalid directive"),
+    Code("K311", E, "invalid directive arguments"),
+    Code("K312", W, "duplicate kernel name"),
+    # legacy and documentation syntax
+    Code("L401", E, "obsolete mnemonic"),
+    Code("L402", E, "memory operand brackets"),
+    Code("L403", E, "PTX-style special register"),
+    Code("L404", E, "negated predicate operand"),
+    Code("L405", E, "dot-suffix instead of the current mnemonic"),
+    Code("L406", E, "scope written as a mnemonic suffix"),
+    Code("L407", E, "one-value .workgroup_size"),
+    Code("L408", E, "immediate where a register is expected"),
+    Code("L409", E, "upper-case mnemonic"),
+    Code("L410", E, "obsolete directive name"),
+    # accepted by wave-asm, but misbehaves (reference §6)
+    Code("U501", W, "@p0 guard is encoded as no guard"),
+    Code("U502", W, "register at or beyond .registers"),
+    Code("U503", W, "special register in a general-register slot"),
+    Code("U504", W, "float immediate"),
+    Code("U505", W, "kernel can reach its end without halt"),
+    Code("U506", W, "directive outside a kernel"),
+    Code("U507", W, "compare-and-swap is encoded as an add by wave-asm"),
+    Code("U508", W, "continue live-locks the upstream emulator"),
+    Code("U509", W, "suspicious directive value"),
+    # encoding differences between our default mode and wave-asm
+    Code("C701", W, "call target differs from wave-asm's"),
+    # divergence (issue: divergence analysis)
+    Code("D601", E, "barrier inside an if whose condition may differ within a wave"),
+    Code("D602", E, "barrier inside a loop whose exit may differ between threads"),
+    Code("D603", W, "barrier under a condition that may differ between waves"),
+    Code("D604", W, "barrier after a halt that only some threads may take"),
+    Code("D605", I, "wave operation inside divergent control flow"),
+    Code("D606", W, "shuffle source lane may be inactive"),
+    # files and configuration
+    Code("X900", E, "binary file"),
+    Code("X901", E, "file is not UTF-8"),
+    Code("X902", E, "invalid configuration"),
+    Code("X903", W, "unknown code in a suppression comment"),
+)
+
+CODES: dict[str, Code] = {c.code: c for c in _CODES}
+
+
+def severity_of(code: str) -> Severity:
+    return CODES[code].severity

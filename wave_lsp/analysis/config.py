@@ -1,0 +1,125 @@
+"""Per-project configuration: disabled codes, severity overrides and the compatibility mode.
+
+Read from `wave-lsp.toml` (top level) or `[tool.wave-lsp]` in `pyproject.toml`, found by walking
+up from the linted file; the language server builds the same `Config` from its settings. Every
+problem with a configuration is reported as a `ConfigProblem`; nothing is silently ignored.
+
+    disable = ["U505"]               # codes to drop
+    severity = { U501 = "error" }    # error, warning, information (info) or hint
+    compat = "wave-asm"              # or "none" (the default): reproduce wave-asm's bytes
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from .codes import CODES
+from .diagnostic import Severity
+
+KEYS = ("disable", "severity", "compat")
+COMPAT_MODES = ("none", "wave-asm")
+
+
+@dataclass(frozen=True)
+class Config:
+    disabled: frozenset[str] = frozenset()
+    severities: dict[str, Severity] = field(default_factory=dict)
+    compat: bool = False
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    message: str
+    source: str
+    line: int = 0  # 0-based, when known
+
+
+def config_from_mapping(data: Any, source: str,
+                        extra_keys: Iterable[str] = ()) -> tuple[Config, list[ConfigProblem]]:
+    """Validate a settings mapping; invalid entries are left out and reported."""
+    problems: list[ConfigProblem] = []
+
+    def problem(msg: str) -> None:
+        problems.append(ConfigProblem(msg, source))
+
+    if data is None:
+        return Config(source=source), problems
+    if not isinstance(data, dict):
+        problem(f"settings must be a table/object, not {type(data).__name__}")
+        return Config(source=source), problems
+    allowed = set(KEYS) | set(extra_keys)
+    for key in data:
+        if key not in allowed:
+            problem(f"unknown setting '{key}' (known: {', '.join(sorted(allowed))})")
+    disabled: set[str] = set()
+    raw = data.get("disable", [])
+    if not isinstance(raw, list) or not all(isinstance(c, str) for c in raw):
+        problem("'disable' must be a list of diagnostic codes")
+    else:
+        for code in raw:
+            if code.upper() in CODES:
+                disabled.add(code.upper())
+            else:
+                problem(f"unknown diagnostic code '{code}' in 'disable'")
+    severities: dict[str, Severity] = {}
+    raw = data.get("severity", {})
+    if not isinstance(raw, dict):
+        problem("'severity' must map diagnostic codes to error, warning, information or hint")
+    else:
+        for code, value in raw.items():
+            if str(code).upper() not in CODES:
+                problem(f"unknown diagnostic code '{code}' in 'severity'")
+                continue
+            try:
+                severities[str(code).upper()] = Severity.parse(str(value))
+            except ValueError as err:
+                problem(f"severity of {code}: {err}")
+    compat = False
+    raw = data.get("compat", "none")
+    if raw not in COMPAT_MODES:
+        problem(f"'compat' must be one of {', '.join(repr(m) for m in COMPAT_MODES)}, not {raw!r}")
+    else:
+        compat = raw == "wave-asm"
+    return Config(frozenset(disabled), severities, compat, source), problems
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest `wave-lsp.toml`, or `pyproject.toml` with a [tool.wave-lsp] table, at or above
+    `start` (a file or directory)."""
+    folder = start if start.is_dir() else start.parent
+    for directory in (folder.resolve(), *folder.resolve().parents):
+        candidate = directory / "wave-lsp.toml"
+        if candidate.is_file():
+            return candidate
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                text = pyproject.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if re.search(r"^\s*\[tool\.wave-lsp\]", text, re.MULTILINE):
+                return pyproject
+    return None
+
+
+def load_config(path: Path) -> tuple[Config, list[ConfigProblem]]:
+    """Read and validate a configuration file."""
+    source = str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        return Config(source=source), [ConfigProblem(f"cannot read configuration: {err.strerror}", source)]
+    except UnicodeDecodeError:
+        return Config(source=source), [ConfigProblem("configuration is not UTF-8", source)]
+    except tomllib.TOMLDecodeError as err:
+        m = re.search(r"line (\d+)", str(err))
+        line = int(m.group(1)) - 1 if m else 0
+        return Config(source=source), [ConfigProblem(f"invalid TOML: {err}", source, line)]
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("wave-lsp", {})
+    return config_from_mapping(data, source)

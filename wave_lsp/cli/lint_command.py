@@ -1,0 +1,137 @@
+"""`wave-lsp lint PATH...`: diagnostics for files and directories, for people, CI and pre-commit.
+
+Text output is one `path:line:col: CODE severity message` per line, sorted by position (line and
+column are 1-based; columns count Unicode characters). `--format json` prints one JSON array.
+Exit status: 0 without errors, 1 with errors (or with warnings under `--strict`), 2 when a path
+could not be read or the command line is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..analysis import Config, Diagnostic, Severity, analyze, find_config, load_config
+from ..analysis.codes import severity_of
+from ..analysis.diagnostic import Range
+from ..analysis.source import decode_source
+from ..syntax.document import Document
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "lint", help="report diagnostics for .wave files",
+        description="Report diagnostics for WAVE assembly files and directories (searched "
+                    "recursively for *.wave).")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--strict", action="store_true", help="warnings fail the run too")
+    p.add_argument("--config", type=Path, metavar="FILE",
+                   help="configuration file (default: nearest wave-lsp.toml or pyproject.toml "
+                        "with [tool.wave-lsp])")
+    p.add_argument("--no-config", action="store_true", help="ignore configuration files")
+    p.add_argument("--compat", choices=("wave-asm",), help="analyse for wave-asm's exact bytes")
+    p.set_defaults(func=run)
+
+
+def collect(paths: list[str]) -> tuple[list[Path], list[str]]:
+    """The .wave files named or found below directories, and problems with missing paths."""
+    files: list[Path] = []
+    problems: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*.wave") if p.is_file()))
+        elif path.exists():
+            files.append(path)
+        else:
+            problems.append(f"{raw}: error: no such file or directory")
+    return files, problems
+
+
+class ConfigCache:
+    """Configuration per file, found once per directory; problems are reported once."""
+
+    def __init__(self, explicit: Path | None, disabled: bool, compat: bool) -> None:
+        self.explicit, self.disabled, self.compat = explicit, disabled, compat
+        self._by_path: dict[Path, Config] = {}
+        self.problems: list[tuple[str, Diagnostic]] = []
+
+    def for_file(self, path: Path) -> Config:
+        if self.disabled:
+            return Config(compat=self.compat)
+        cfg_path = self.explicit or find_config(path)
+        if cfg_path is None:
+            return Config(compat=self.compat)
+        if cfg_path not in self._by_path:
+            config, problems = load_config(cfg_path)
+            for p in problems:
+                self.problems.append((str(cfg_path), Diagnostic(
+                    "X902", severity_of("X902"), Range(p.line, 0, p.line, 0),
+                    f"invalid configuration: {p.message}")))
+            self._by_path[cfg_path] = config
+        config = self._by_path[cfg_path]
+        if self.compat and not config.compat:
+            config = Config(config.disabled, config.severities, True, config.source)
+        return config
+
+
+def lint_file(path: Path, config: Config) -> list[Diagnostic]:
+    """Diagnostics of one file; raises OSError when it cannot be read."""
+    data = path.read_bytes()
+    text, problem = decode_source(data)
+    if problem is not None:
+        return [problem]
+    return analyze(Document(text, uri=str(path)), config)
+
+
+def format_text(path: str, d: Diagnostic) -> str:
+    r = d.range
+    return f"{path}:{r.start_line + 1}:{r.start_col + 1}: {d.code} {d.severity.label} {d.message}"
+
+
+def as_json(path: str, d: Diagnostic) -> dict:
+    r = d.range
+    return {
+        "path": path, "line": r.start_line + 1, "column": r.start_col + 1,
+        "end_line": r.end_line + 1, "end_column": r.end_col + 1, "code": d.code,
+        "severity": d.severity.label, "message": d.message,
+        "fixes": [{"title": f.title, "edits": [
+            {"line": e.range.start_line + 1, "column": e.range.start_col + 1,
+             "end_line": e.range.end_line + 1, "end_column": e.range.end_col + 1,
+             "new_text": e.new_text} for e in f.edits]} for f in d.fixes],
+        "related": [{"line": rel.range.start_line + 1, "column": rel.range.start_col + 1,
+                     "message": rel.message} for rel in d.related],
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    files, io_problems = collect(args.paths)
+    configs = ConfigCache(args.config, args.no_config, args.compat == "wave-asm")
+    if args.config is not None and not args.config.is_file():
+        io_problems.append(f"{args.config}: error: configuration file not found")
+    results: list[tuple[str, Diagnostic]] = []
+    for path in files:
+        try:
+            diags = lint_file(path, configs.for_file(path))
+        except OSError as err:
+            io_problems.append(f"{path}: error: cannot read: {err.strerror or err}")
+            continue
+        results.extend((str(path), d) for d in diags)
+    results = configs.problems + results
+    for line in io_problems:
+        print(line, file=sys.stderr)
+    if args.format == "json":
+        json.dump([as_json(p, d) for p, d in results], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for p, d in results:
+            print(format_text(p, d))
+    if io_problems:
+        return 2
+    worst = min((d.severity for _, d in results), default=Severity.HINT + 1)
+    if worst == Severity.ERROR or (args.strict and worst <= Severity.WARNING):
+        return 1
+    return 0
