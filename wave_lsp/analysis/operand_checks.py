@@ -45,7 +45,10 @@ def check_operands(ins: Instruction, spec: InstructionSpec | None,
     if scope_suffix is not None:
         written.append(None)  # the suffix stands for the scope operand
     specs = _align(spec, len(written))
-    if specs is None:
+    missing_scope = (specs is not None and specs and specs[-1].field is Field.SCOPE
+                     and written[-1] is not None and written[-1].syntax is Syn.REGISTER
+                     and len(specs) < len(spec.operands))
+    if specs is None or missing_scope:
         return [_count_finding(ins, spec, len(written))] + _spec_free(ins)
     findings: list[LineFinding] = []
     for op, ospec in zip(written, specs):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..isa import INSTRUCTIONS, MIN_DIVERGENCE_DEPTH, OperandKind
+from ..isa import INSTRUCTIONS, MAX_REGISTER, MIN_DIVERGENCE_DEPTH, OperandKind
 from ..syntax.ast import Directive, Instruction, OperandSyntax as Syn
 from ..syntax.parser import parse_line
 from ..syntax.program import Kernel, Program
@@ -52,7 +52,7 @@ def _kernel_blocks(program: Program) -> list[Diagnostic]:
             out.append(_diag("K312", k.line, start, end,
                              f"kernel name '{k.name}' is used twice; .wbin metadata of both points "
                              f"at the first name and the emulator's --kernel finds only the first",
-                             (Related(Range(first.line, *_span(first.directive)),
+                             (Related(Range.on_line(first.line, *_span(first.directive)),
                                       "first defined here"),)))
         else:
             seen[k.name] = k
@@ -72,7 +72,7 @@ def _labels(program: Program) -> list[Diagnostic]:
         for line, label, _kernel in defs[1:]:
             out.append(_diag("K304", line, label.name.start, label.name.end,
                              f"duplicate label '{name}' (labels are global to the file)",
-                             (Related(Range(first_line, first.name.start, first.name.end),
+                             (Related(Range.on_line(first_line, first.name.start, first.name.end),
                                       "first defined here"),)))
     for kernel in program.kernels:
         for line, ins in kernel.instructions:
@@ -110,8 +110,8 @@ def _control_flow(kernel: Kernel) -> list[Diagnostic]:
             elif stack[-1][3]:
                 out.append(_diag("K306", line, ins.mnemonic.start, ins.mnemonic.end,
                                  "second else for the same if",
-                                 (Related(Range(stack[-1][1], stack[-1][2].mnemonic.start,
-                                                stack[-1][2].mnemonic.end), "the if"),)))
+                                 (Related(Range.on_line(stack[-1][1], stack[-1][2].mnemonic.start,
+                                                        stack[-1][2].mnemonic.end), "the if"),)))
             else:
                 kind, l0, i0, _ = stack[-1]
                 stack[-1] = (kind, l0, i0, True)
@@ -153,7 +153,7 @@ def register_uses(text: str) -> tuple[tuple[int, int, int, str], ...]:
         if spec and specs and specs[0].optional and len(ops) == len(specs) - 1:
             specs = specs[1:]
         for i, op in enumerate(ops):
-            if op.syntax is Syn.REGISTER and isinstance(op.value, int):
+            if op.syntax is Syn.REGISTER and isinstance(op.value, int) and op.value <= MAX_REGISTER:
                 width = spec.register_width(specs[i]) if spec and len(specs) == len(ops) else 1
                 out.append((op.value + width - 1, op.start, op.end, op.text))
     return tuple(out)

@@ -21,7 +21,7 @@ def known_mnemonic_rule() -> str:
     """`known_mnemonic = ~"(?:...)(?!\\w)"`, longest names first so PEG choice cannot stop short."""
     names = sorted(INSTRUCTIONS, key=lambda n: (-len(n), n))
     alternatives = "|".join(re.escape(n) for n in names)
-    return f'known_mnemonic  = ~"(?:{alternatives})(?!\\w)"'
+    return rf'known_mnemonic  = ~r"(?:{alternatives})(?!\w)"'
 
 
 @cache

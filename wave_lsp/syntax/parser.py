@@ -23,6 +23,12 @@ EMPTY_LINE = LineSyntax((), None, None)  # longer lines are reported, not parsed
 def parse_line(text: str) -> LineSyntax:
     """Parse one line (without its newline)."""
     if len(text) > MAX_PARSED_LINE:
+        cut = min((i for i in (text.find(";"), text.find("#")) if i >= 0), default=-1)
+        if 0 <= cut <= MAX_PARSED_LINE:  # a long comment: parse the code before it
+            code = parse_line(text[:cut])
+            if code.problem is None:
+                body = text[cut:].rstrip(" \t\r\f\v")
+                return LineSyntax(code.statements, Token(body, cut, cut + len(body)), None)
         return LineSyntax((), None, SyntaxProblem(
             f"line too long to be a statement ({len(text)} characters)", 0, len(text)))
     stripped = text.lstrip(" \t\r\f\v")

@@ -1,0 +1,43 @@
+"""Shared fixtures: where the upstream example kernels are, and running the real command."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_EXAMPLES = ROOT.parent / "shared" / "wave-examples"
+
+
+def shared_examples_dir() -> Path:
+    """The upstream conformance corpus, or a skip with the reason."""
+    if not (SHARED_EXAMPLES / "INDEX.md").is_file():
+        pytest.skip(f"upstream example kernels not found at {SHARED_EXAMPLES} "
+                    "(they live in ../shared/wave-examples beside the repository)")
+    return SHARED_EXAMPLES
+
+
+def shared_example_names() -> list[str]:
+    """File names listed in INDEX.md (empty when the corpus is absent: tests then skip)."""
+    index = SHARED_EXAMPLES / "INDEX.md"
+    if not index.is_file():
+        return ["(corpus absent)"]
+    return sorted(set(re.findall(r"^\| \d+ \| (\S+\.wave) \|", index.read_text(), re.MULTILINE)))
+
+
+@pytest.fixture
+def examples_dir() -> Path:
+    return shared_examples_dir()
+
+
+def run_wave_lsp(*args: str, cwd: Path | None = None, input: bytes | None = None,
+                 timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run the real `wave-lsp` command in a subprocess."""
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    return subprocess.run([sys.executable, "-m", "wave_lsp", *args], cwd=cwd, input=input,
+                          capture_output=True, timeout=timeout, env=env)

@@ -1,0 +1,384 @@
+"""Uniformity analysis of a kernel: for every register and predicate at every instruction, over
+which threads its value is the same (`Uniformity`), and the chain of causes when it varies.
+
+A forward data-flow pass over the structured control flow (`uniformity_steps.structure`):
+- sources of variation: `sr_thread_id_*`/`sr_lane_id` (per thread), `sr_wave_id` (per wave),
+  `sr_workgroup_id_*` (per workgroup), loads from varying addresses (local memory is also per
+  workgroup), atomics' returned values, shuffles and prefix sums (per thread); reductions and
+  ballots give one value per wave; registers start uniform (launch arguments, zero);
+- results are as varying as their most varying operand; a write under a guard joins the guard,
+  the old and the new value; a register written inside an `if`, or inside a loop whose exit (or a
+  `continue`) may differ, varies after the join at least as much as the condition; an
+  unconditional write replaces the value and its variation;
+- loops are iterated until the state at their head no longer changes.
+
+Approximations (documented): memory is not tracked (a load from a uniform address is as uniform
+as the address, ignoring races), `call`/`return` are not followed (a function body is analysed
+where it stands in the text), and a value equal in all threads by arithmetic accident (`isub r1,
+r0, r0`) still varies.
+
+The pass also records the events the divergence lints need (barriers, wave operations, with the
+enclosing constructs) — see `divergence.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..syntax.program import Kernel, Program
+from .uniformity_model import Cause, Uniformity
+from .uniformity_steps import (BARRIER, BREAK, CONTINUE, HALT, HALT_OP, NORMAL, IfNode,
+                               LoopNode, Step, key_name, structure)
+
+MAX_PASSES = 64
+
+
+@dataclass(slots=True)
+class IfFrame:
+    """An enclosing `if`: the level of its condition (guard included) and why."""
+
+    node: IfNode
+    level: int
+    cause: Cause | None
+    in_else: bool = False
+
+
+@dataclass(slots=True)
+class LoopFrame:
+    """An enclosing `loop`: how much its exit may differ between threads, and its `continue`s."""
+
+    node: LoopNode
+    exit_level: int = 0
+    exit_cause: Cause | None = None
+    continues: list[tuple[int, int, Cause | None]] = field(default_factory=list)
+
+    def skipping(self, line: int) -> tuple[int, Cause | None]:
+        """The most varying `continue` before `line` (it skips what follows it), or (0, None)."""
+        best: tuple[int, Cause | None] = (0, None)
+        for at, level, cause in self.continues:
+            if at < line and level > best[0]:
+                best = (level, cause)
+        return best
+
+
+@dataclass(slots=True)
+class Event:
+    """A barrier or wave operation met in the final pass, with its surroundings."""
+
+    line: int
+    step: Step
+    frames: tuple
+    guard: tuple[int, Cause | None]
+    halt: tuple[int, Cause | None]
+
+
+class State:
+    """Register/predicate levels (absent = DISPATCH) and their causes."""
+
+    __slots__ = ("lv", "why")
+
+    def __init__(self, lv: dict[int, int] | None = None,
+                 why: dict[int, Cause] | None = None) -> None:
+        self.lv = lv if lv is not None else {}
+        self.why = why if why is not None else {}
+
+    def copy(self) -> "State":
+        return State(dict(self.lv), dict(self.why))
+
+    def join(self, other: "State") -> None:
+        """Raise every level to the other state's where that is higher."""
+        lv, why = self.lv, self.why
+        olv, owhy = other.lv, other.why
+        for k, level in olv.items():
+            if level > lv.get(k, 0):
+                lv[k] = level
+                why[k] = owhy.get(k)
+
+    def raise_to(self, keys, level: int, make_cause) -> None:
+        """Control dependence: every key in `keys` varies at least at `level`."""
+        lv, why = self.lv, self.why
+        for k in keys:
+            if lv.get(k, 0) < level:
+                lv[k] = level
+                why[k] = make_cause(k)
+
+
+class KernelUniformity:
+    """The analysis of one kernel: recorded states and the lint events."""
+
+    def __init__(self, kernel: Kernel, record: bool = False) -> None:
+        self.kernel = kernel
+        self.record = record
+        self.events: list[Event] = []
+        self.before: dict[int, State] = {}
+        self.after: dict[int, State] = {}
+        self._exit_seed: dict[int, tuple[int, Cause | None]] = {}
+        self.tree = structure(kernel.instructions)
+        self.final = self._block(self.tree, State(), ())
+
+    # ---- queries ---------------------------------------------------------------------------
+    def level(self, line: int, name: str, after: bool = False) -> tuple[Uniformity, Cause | None] | None:
+        """Level and cause of `rN`/`pN` just before (or after) the instruction on `line`;
+        None when there is no instruction there or the name is not a register/predicate.
+        Needs `record=True`."""
+        key = _key_of(name)
+        state = (self.after if after else self.before).get(line)
+        if key is None or state is None:
+            return None
+        return Uniformity(state.lv.get(key, 0)), state.why.get(key)
+
+    def varying(self, line: int, after: bool = False) -> dict[str, Uniformity]:
+        """Every register/predicate that is not dispatch-uniform at `line`."""
+        state = (self.after if after else self.before).get(line)
+        if state is None:
+            return {}
+        return {key_name(k): Uniformity(v) for k, v in state.lv.items() if k != HALT}
+
+    # ---- the pass --------------------------------------------------------------------------
+    def _block(self, items: list, st: State, frames: tuple) -> State:
+        for item in items:
+            if type(item) is tuple:
+                line, step = item
+                if self.record:
+                    self.before[line] = st.copy()
+                op = step.op
+                if op == NORMAL:
+                    if step.dests:
+                        self._write(line, step, st)
+                    if step.wave:
+                        self.events.append(Event(line, step, frames, self._guard(step, st),
+                                                 (0, None)))
+                elif op == BARRIER:
+                    self.events.append(Event(line, step, frames, self._guard(step, st),
+                                             (st.lv.get(HALT, 0), st.why.get(HALT))))
+                elif op == BREAK or op == CONTINUE:
+                    self._leave(line, step, st, frames)
+                elif op == HALT_OP:
+                    self._halt(line, step, st, frames)
+                if self.record:
+                    self.after[line] = st.copy()
+            elif type(item) is IfNode:
+                st = self._if(item, st, frames)
+            else:
+                st = self._loop(item, st, frames)
+        return st
+
+    def _write(self, line: int, step: Step, st: State) -> None:
+        lv, why = st.lv, st.why
+        level = step.fixed
+        src = None
+        for s in step.srcs:
+            got = lv.get(s, 0)
+            if got > level:
+                level, src = got, s
+        if step.cap is not None and level > step.cap:
+            level = step.cap
+        cause = None
+        if level:
+            parent = why.get(src) if src is not None else None
+            text = step.text if src is not None or not step.note else f"{step.text}: {step.note}"
+            cause = Cause(line, step.instr.start, step.instr.end, text, parent)
+        guard = step.guard
+        if guard is not None:
+            glevel = lv.get(guard, 0)
+            for d in step.dests:
+                old = lv.get(d, 0)
+                if glevel > level and glevel >= old:
+                    lv[d] = glevel
+                    why[d] = Cause(line, step.instr.start, step.instr.end,
+                                   f"{step.text}: written only where the guard holds",
+                                   why.get(guard))
+                elif old > level:
+                    pass                     # lanes that skip it keep their (more varying) value
+                elif level:
+                    lv[d], why[d] = level, cause
+                else:
+                    lv.pop(d, None)
+                    why.pop(d, None)
+            return
+        for d in step.dests:
+            if level:
+                lv[d] = level
+                why[d] = cause
+            else:
+                lv.pop(d, None)
+                why.pop(d, None)
+
+    @staticmethod
+    def _guard(step: Step, st: State) -> tuple[int, Cause | None]:
+        g = step.guard
+        if g is None:
+            return (0, None)
+        return (st.lv.get(g, 0), st.why.get(g))
+
+    @staticmethod
+    def _operand(step: Step, st: State) -> tuple[int, Cause | None]:
+        """Level of the predicate a control instruction tests, guard included."""
+        level, cause = 0, None
+        for s in step.srcs:
+            got = st.lv.get(s, 0)
+            if got > level:
+                level, cause = got, st.why.get(s)
+        g = step.guard
+        if g is not None and st.lv.get(g, 0) > level:
+            level, cause = st.lv[g], st.why.get(g)
+        return level, cause
+
+    def _if(self, node: IfNode, st: State, frames: tuple) -> State:
+        level, cause = self._operand(node.step, st)
+        frame = IfFrame(node, level, cause)
+        then_state = st.copy()
+        then_state = self._block(node.then, then_state, frames + (frame,))
+        if node.else_ is not None:
+            else_frame = IfFrame(node, level, cause, True)
+            st = self._block(node.else_, st, frames + (else_frame,))
+        st.join(then_state)
+        if level:
+            step = node.step
+            text = step.written
+            st.raise_to(node.writes, level, lambda k: Cause(
+                node.line, step.instr.start, step.instr.end,
+                f"{key_name(k)} ← written inside `{text}`, whose condition "
+                f"{Uniformity(level).phrase}", cause))
+        return st
+
+    def _loop(self, node: LoopNode, st: State, frames: tuple) -> State:
+        entry = st
+        head = entry.copy()
+        seed = self._exit_seed.get(id(node), (0, None))
+        mark = len(self.events)
+        for _ in range(MAX_PASSES):
+            del self.events[mark:]
+            frame = LoopFrame(node, seed[0], seed[1])
+            breaks: list[State] = []
+            conts: list[State] = []
+            body = self._body(node, head.copy(), frames + (frame,), breaks, conts)
+            new_head = entry.copy()
+            new_head.join(body)
+            for c in conts:
+                new_head.join(c)
+            for at, level, cause in frame.continues:
+                if level:
+                    new_head.raise_to(node.writes_after(at), level, _control_cause(
+                        node, at, level, cause, "skipped by a `continue` that"))
+            done = new_head.lv == head.lv and frame.exit_level == seed[0]
+            seed = (frame.exit_level, frame.exit_cause)
+            head = new_head
+            if done:
+                break
+        self._exit_seed[id(node)] = seed
+        if breaks:
+            out = breaks[0]
+            for b in breaks[1:]:
+                out.join(b)
+        else:
+            out = body
+        level, cause = seed
+        if level:
+            out.raise_to(node.writes, level, _control_cause(
+                node, node.line, level, cause, "changed inside a `loop` whose exit"))
+        return out
+
+    def _body(self, node: LoopNode, st: State, frames: tuple, breaks: list, conts: list) -> State:
+        saved = self._exits
+        self._exits = (breaks, conts)
+        try:
+            return self._block(node.body, st, frames)
+        finally:
+            self._exits = saved
+
+    _exits: tuple[list, list] | None = None
+
+    def _leave(self, line: int, step: Step, st: State, frames: tuple) -> None:
+        """`break`/`continue`: note how much the threads leaving may differ."""
+        loop_at = None
+        for i in range(len(frames) - 1, -1, -1):
+            if type(frames[i]) is LoopFrame:
+                loop_at = i
+                break
+        if loop_at is None or self._exits is None:
+            return                           # outside any loop: nothing leaves
+        level, cause = self._operand(step, st)
+        for frame in frames[loop_at + 1:]:   # ifs between the loop and this instruction
+            if frame.level > level:
+                level, cause = frame.level, Cause(
+                    frame.node.line, frame.node.step.instr.start, frame.node.step.instr.end,
+                    f"`{step.written}` (line {line + 1}) is inside `{frame.node.step.written}`",
+                    frame.cause)
+        if level and (cause is None or cause.line != line):
+            cause = Cause(line, step.instr.start, step.instr.end,
+                          f"`{step.written}`: taken by threads where it holds", cause)
+        loop = frames[loop_at]
+        breaks, conts = self._exits
+        if step.op == BREAK:
+            breaks.append(st.copy())
+            if level > loop.exit_level:
+                loop.exit_level, loop.exit_cause = level, cause
+        else:
+            conts.append(st.copy())
+            loop.continues.append((line, level, cause))
+
+    def _halt(self, line: int, step: Step, st: State, frames: tuple) -> None:
+        """`halt` taken by only some threads (of a wave, or some waves) marks the state."""
+        level, cause = self._guard(step, st)
+        for frame in frames:
+            fl, fc = ((frame.level, frame.cause) if type(frame) is IfFrame
+                      else (frame.exit_level, frame.exit_cause))
+            if fl > level:
+                level, cause = fl, fc
+        if level >= Uniformity.WAVE and level > st.lv.get(HALT, 0):
+            st.lv[HALT] = level
+            st.why[HALT] = Cause(line, step.instr.start, step.instr.end,
+                                 f"`{step.written}` may end only some threads", cause)
+
+
+def _control_cause(node: LoopNode, line: int, level: int, cause: Cause | None, what: str):
+    """A cause factory for keys that vary because of how threads leave or skip a loop."""
+    step = node.step
+    text = f"{what} {Uniformity(level).phrase}"
+    if line != node.line:
+        text = text.replace("`continue`", f"`continue` (line {line + 1})")
+
+    def make(key: int) -> Cause:
+        return Cause(node.line, step.instr.start, step.instr.end,
+                     f"{key_name(key)} ← {text}", cause)
+    return make
+
+
+def _key_of(name: str) -> int | None:
+    name = name.strip()
+    if len(name) < 2 or not name[1:].isdigit():
+        return None
+    if name[0] == "r":
+        return int(name[1:])
+    if name[0] == "p":
+        return -1 - int(name[1:])
+    return None
+
+
+_CACHE: dict[tuple, tuple[list, KernelUniformity]] = {}
+
+
+def analyse_kernel(kernel: Kernel, record: bool = False) -> KernelUniformity:
+    """The uniformity analysis of a kernel, cached by its instructions (and `record`)."""
+    key = (record, kernel.line, tuple((line, id(ins)) for line, ins in kernel.instructions))
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return hit[1]
+    result = KernelUniformity(kernel, record)
+    if len(_CACHE) > 256:
+        _CACHE.clear()
+    _CACHE[key] = (kernel.instructions, result)   # keeps the instructions (and their ids) alive
+    return result
+
+
+def uniformity_of(program: Program, kernel: Kernel | str) -> KernelUniformity | None:
+    """The uniformity of every register and predicate in `kernel` (a Kernel or its name), with
+    states recorded per line: `result.level(line, "r4")` answers "is r4 uniform at line L, and
+    per what?" as `(Uniformity, Cause | None)`."""
+    if isinstance(kernel, str):
+        found = program.kernel_named(kernel)
+        if found is None:
+            return None
+        kernel = found
+    return analyse_kernel(kernel, record=True)
