@@ -1,5 +1,5 @@
-"""Suppression comments: `; wave-lsp: ignore[CODE, ...]` (or a bare `ignore` for every code) on
-the line of a diagnostic or on the line before it."""
+"""Suppression comments: `; wave-lsp: ignore[CODE, ...]` (or a bare `ignore` for every code)
+after the code of the line it silences, or alone on the line before it."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ def suppressions(syntax: list[LineSyntax]) -> tuple[dict[int, frozenset[str]], l
                 problems.append(Diagnostic("X903", severity_of("X903"),
                                            Range(number, col, number, comment.start + m.end(1)),
                                            f"unknown diagnostic code '{code}' in suppression"))
-        for target in (number, number + 1):
+        # a comment after code covers its own line; a comment line also covers the next line
+        for target in ((number,) if line.statements else (number, number + 1)):
             by_line[target] = by_line.get(target, frozenset()) | codes
     return by_line, problems
 

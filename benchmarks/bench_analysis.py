@@ -1,0 +1,80 @@
+"""Benchmark of the language core: open + analyse, and re-analysis after a one-line edit.
+
+Inputs are built by repeating ../shared/wave-examples/gemm_blocked.wave (or a file given with
+--kernel). Prints medians in milliseconds. Run: python benchmarks/bench_analysis.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+from wave_lsp.analysis import analyze
+from wave_lsp.analysis.line_checks import check_line
+from wave_lsp.analysis.structure import register_uses
+from wave_lsp.syntax.document import Document
+from wave_lsp.syntax.parser import parse_line
+
+DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "wave-examples" / "gemm_blocked.wave"
+
+
+def repeated(source: str, lines: int) -> str:
+    out, n = [], 0
+    while n < lines:
+        out.append(source)
+        n += source.count("\n")
+    return "".join(out)
+
+
+def clear_caches() -> None:
+    for f in (parse_line, check_line, register_uses):
+        f.cache_clear()
+
+
+def time_open(text: str, cold: bool) -> float:
+    if cold:
+        clear_caches()
+    t = time.perf_counter()
+    analyze(Document(text))
+    return time.perf_counter() - t
+
+
+def time_edit(text: str, rounds: int) -> float:
+    doc = Document(text)
+    analyze(doc)
+    # the same line in both inputs: the last instruction among the first 200 lines
+    target = max(i for i, l in enumerate(doc.lines[:200]) if doc.syntax[i].instructions)
+    samples = []
+    for i in range(rounds):
+        line = doc.lines[target]
+        t = time.perf_counter()
+        doc.apply_edit((target, len(line)), (target, len(line)), f" ; edit {i}")
+        analyze(doc)
+        samples.append(time.perf_counter() - t)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--kernel", type=Path, default=DEFAULT)
+    parser.add_argument("--rounds", type=int, default=30)
+    args = parser.parse_args()
+    source = args.kernel.read_text()
+    ten_k = repeated(source, 10_000)
+    print(f"open+analyse {ten_k.count(chr(10))} lines, cold caches: "
+          f"{statistics.median(time_open(ten_k, True) for _ in range(5)) * 1e3:.1f} ms")
+    print(f"open+analyse {ten_k.count(chr(10))} lines, warm caches: "
+          f"{statistics.median(time_open(ten_k, False) for _ in range(5)) * 1e3:.1f} ms")
+    big = repeated(source, 20_000)
+    small = "".join(source.splitlines(keepends=True)[:200])
+    t_big = time_edit(big, args.rounds)
+    t_small = time_edit(small, args.rounds)
+    print(f"one-line edit + re-analysis, {big.count(chr(10))} lines: {t_big * 1e3:.2f} ms")
+    print(f"one-line edit + re-analysis, {small.count(chr(10))} lines: {t_small * 1e3:.2f} ms")
+    print(f"ratio: {t_big / t_small:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
