@@ -105,8 +105,28 @@ positions = st.tuples(st.integers(0, 8), st.integers(0, 40))
 def test_incremental_edits_equal_fresh_parse(initial, edits):
     doc = Document(initial)
     for start, end, new_text in edits:
+        doc.program  # noqa: B018 - keep a program alive so that edits patch it in place
         doc.apply_edit(start, end, new_text)
     fresh = Document(doc.text)
     assert doc.lines == fresh.lines
     assert doc.syntax == fresh.syntax
-    assert build_program(doc.syntax) == build_program(fresh.syntax)
+    assert doc.program == fresh.program
+
+
+KERNEL = ".kernel k\n    nop\n    iadd r1, r2, r3\n    halt\n.end\n"
+kernel_edits = st.lists(st.tuples(st.integers(1, 3), st.integers(0, 20), st.integers(0, 20),
+                                   st.sampled_from(["nop", "x", " ", "r9", ", r4", "; c",
+                                                    "if p1", "endif", "halt"])), max_size=10)
+
+
+@settings(max_examples=150, deadline=None)
+@given(kernel_edits)
+def test_in_place_patches_equal_fresh_program(edits):
+    """Edits inside one line of a kernel patch the program in place; it must stay exact."""
+    doc = Document(KERNEL * 3)
+    program = doc.program
+    for line, a, b, text in edits:
+        doc.apply_edit((line, a), (line, b), text)
+        assert doc.program == Document(doc.text).program
+    if all(e.patched for e in doc.edits):
+        assert doc.program is program

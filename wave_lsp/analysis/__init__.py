@@ -13,8 +13,9 @@ from ..syntax.document import Document
 from .codes import CODES
 from .config import Config, ConfigProblem, config_from_mapping, find_config, load_config
 from .diagnostic import Diagnostic, Fix, Range, Related, Severity, TextEdit
-from .line_checks import check_line
-from .structure import structure_diagnostics
+from ..syntax.program import Kernel, Program
+from .divergence import divergence_diagnostics
+from .incremental import cached_result, collect
 from .suppression import is_suppressed, suppressions
 
 __all__ = ["analyze", "Diagnostic", "Severity", "Range", "Fix", "TextEdit", "Related", "Config",
@@ -26,15 +27,13 @@ def analyze(document: Document | str, config: Config | None = None) -> list[Diag
     if isinstance(document, str):
         document = Document(document)
     config = config or Config()
-    found: list[Diagnostic] = []
-    for number, text in enumerate(document.lines):
-        findings = check_line(text)
-        if findings:
-            found.extend(f.at(number) for f in findings)
-    program = document.program
-    found.extend(structure_diagnostics(program, document.lines, config.compat))
-    found.extend(_divergence(program))
-    by_line, problems = suppressions(document.syntax)
+    key = (config.disabled, tuple(sorted(config.severities.items())), config.compat)
+    return cached_result(document, key, lambda: _analyze(document, config))
+
+
+def _analyze(document: Document, config: Config) -> list[Diagnostic]:
+    found, state = collect(document, config.compat, _divergence)
+    by_line, problems = suppressions(document.lines, sorted(state.marked))
     found.extend(problems)
     out = []
     for diag in found:
@@ -48,9 +47,5 @@ def analyze(document: Document | str, config: Config | None = None) -> list[Diag
     return out
 
 
-def _divergence(program) -> list[Diagnostic]:
-    try:
-        from .divergence import divergence_diagnostics
-    except ImportError:  # the divergence analysis is optional while it is being built
-        return []
-    return divergence_diagnostics(program)
+def _divergence(kernel: Kernel) -> list[Diagnostic]:
+    return divergence_diagnostics(Program(kernels=[kernel]))

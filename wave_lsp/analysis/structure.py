@@ -3,10 +3,11 @@ directives outside kernels and `call` targets that wave-asm computes differently
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 from ..isa import INSTRUCTIONS, MAX_REGISTER, MIN_DIVERGENCE_DEPTH, OperandKind
-from ..syntax.ast import Directive, Instruction, OperandSyntax as Syn
+from ..syntax.ast import Directive, Instruction, Operand, OperandSyntax as Syn
 from ..syntax.parser import parse_line
 from ..syntax.program import Kernel, Program
 from .codes import severity_of
@@ -25,17 +26,38 @@ def _span(d: Directive) -> tuple[int, int]:
     return d.start, (d.args[-1].end if d.args else d.name.end)
 
 
+@dataclass(frozen=True, slots=True)
+class KernelSummary:
+    """What the program-level checks need from a kernel, cached with the kernel's diagnostics."""
+
+    upstream_size: int                      # bytes wave-asm's label pass counts for the kernel
+    labels: tuple[tuple[str, int, int], ...]  # (name, wave-asm's offset in kernel, true offset)
+    calls: tuple[tuple[int, Operand], ...]  # (line, label operand) of every `call`
+
+
 def structure_diagnostics(program: Program, lines: list[str], compat: bool = False) -> list[Diagnostic]:
+    """All program-level diagnostics, computed from scratch."""
     out: list[Diagnostic] = []
-    out.extend(_kernel_blocks(program))
-    out.extend(_labels(program))
+    summaries = []
     for kernel in program.kernels:
-        out.extend(_control_flow(kernel))
-        out.extend(_register_budget(kernel, lines))
-        out.extend(_halt(kernel))
-    out.extend(_outside_settings(program))
-    out.extend(_call_targets(program, lines, compat))
+        diags, summary = kernel_diagnostics(kernel, lines)
+        out.extend(diags)
+        summaries.append(summary)
+    out.extend(program_diagnostics(program, summaries, compat))
     return out
+
+
+def kernel_diagnostics(kernel: Kernel, lines: list[str]) -> tuple[list[Diagnostic], KernelSummary]:
+    """Diagnostics that depend on one kernel only, and its summary for the global checks."""
+    diags = _control_flow(kernel) + _register_budget(kernel, lines) + _halt(kernel)
+    return diags, _summary(kernel)
+
+
+def program_diagnostics(program: Program, summaries: list[KernelSummary],
+                        compat: bool) -> list[Diagnostic]:
+    """Checks across kernels: blocks, labels, settings outside kernels, call targets."""
+    return (_kernel_blocks(program) + _labels(program, summaries) + _outside_settings(program)
+            + _call_targets(summaries, compat))
 
 
 def _kernel_blocks(program: Program) -> list[Diagnostic]:
@@ -65,7 +87,7 @@ def _kernel_blocks(program: Program) -> list[Diagnostic]:
     return out
 
 
-def _labels(program: Program) -> list[Diagnostic]:
+def _labels(program: Program, summaries: list[KernelSummary]) -> list[Diagnostic]:
     out = []
     for name, defs in program.labels.items():
         first_line, first, _ = defs[0]
@@ -74,11 +96,10 @@ def _labels(program: Program) -> list[Diagnostic]:
                              f"duplicate label '{name}' (labels are global to the file)",
                              (Related(Range.on_line(first_line, first.name.start, first.name.end),
                                       "first defined here"),)))
-    for kernel in program.kernels:
-        for line, ins in kernel.instructions:
-            for op in _label_operands(ins):
-                if op.text not in program.labels:
-                    out.append(_diag("K305", line, op.start, op.end, f"undefined label '{op.text}'"))
+    for summary in summaries:
+        for line, op in summary.calls:
+            if op.text not in program.labels:
+                out.append(_diag("K305", line, op.start, op.end, f"undefined label '{op.text}'"))
     return out
 
 
@@ -206,33 +227,41 @@ def _outside_settings(program: Program) -> list[Diagnostic]:
     return out
 
 
-def _call_targets(program: Program, lines: list[str], compat: bool) -> list[Diagnostic]:
-    calls = [(k, line, ins) for k in program.kernels for line, ins in k.instructions
-             if ins.mnemonic.text == "call"]
-    if not calls:
+def _summary(kernel: Kernel) -> KernelSummary:
+    upstream = offset = 0
+    labels = []
+    calls = []
+    pending = iter(kernel.labels)
+    label = next(pending, None)
+    for line, ins in kernel.instructions:
+        while label and (label[0], label[1].start) <= (line, ins.start):
+            labels.append((label[1].name.text, upstream, offset))
+            label = next(pending, None)
+        spec = INSTRUCTIONS.get(ins.mnemonic.text)
+        upstream += spec.upstream_label_size if spec else 4
+        offset += spec.size if spec else 4
+        if ins.mnemonic.text == "call":
+            calls.extend((line, op) for op in _label_operands(ins))
+    while label:
+        labels.append((label[1].name.text, upstream, offset))
+        label = next(pending, None)
+    return KernelSummary(upstream, tuple(labels), tuple(calls))
+
+
+def _call_targets(summaries: list[KernelSummary], compat: bool) -> list[Diagnostic]:
+    if not any(s.calls for s in summaries):
         return []
-    upstream: dict[str, int] = {}   # label -> wave-asm's label-pass offset
+    upstream: dict[str, int] = {}   # label -> wave-asm's label-pass offset (whole code section)
     true: dict[str, int] = {}       # label -> byte offset in its kernel
     running = 0
-    for kernel in program.kernels:
-        offset = 0
-        label_iter = iter(kernel.labels)
-        pending = next(label_iter, None)
-        for line, ins in kernel.instructions:
-            while pending and (pending[0], pending[1].start) <= (line, ins.start):
-                upstream.setdefault(pending[1].name.text, running)
-                true.setdefault(pending[1].name.text, offset)
-                pending = next(label_iter, None)
-            spec = INSTRUCTIONS.get(ins.mnemonic.text)
-            running += spec.upstream_label_size if spec else 4
-            offset += spec.size if spec else 4
-        while pending:
-            upstream.setdefault(pending[1].name.text, running)
-            true.setdefault(pending[1].name.text, offset)
-            pending = next(label_iter, None)
+    for summary in summaries:
+        for name, up, real in summary.labels:
+            upstream.setdefault(name, running + up)
+            true.setdefault(name, real)
+        running += summary.upstream_size
     out = []
-    for kernel, line, ins in calls:
-        for op in _label_operands(ins):
+    for summary in summaries:
+        for line, op in summary.calls:
             name = op.text
             if name not in upstream or upstream[name] == true[name]:
                 continue

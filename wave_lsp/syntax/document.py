@@ -7,12 +7,25 @@ breaks are those of the Language Server Protocol: LF, CRLF and CR.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .ast import LineSyntax
 from .parser import parse_line
-from .program import Program, build_program
+from .program import Program, build_program, patch_instructions
 
 _BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True, slots=True)
+class LineEdit:
+    """Lines first..first+old_count-1 became new_count lines at `revision`; `patched` tells
+    whether the program structure was updated in place (its kernels are the same objects)."""
+
+    revision: int
+    first: int
+    old_count: int
+    new_count: int
+    patched: bool
 
 
 def split_lines(text: str) -> tuple[list[str], list[str]]:
@@ -33,6 +46,7 @@ class Document:
         self.syntax: list[LineSyntax] = [parse_line(line) for line in self.lines]
         self._program: Program | None = None
         self.revision = 0  # bumped on every change; lets callers cache derived results
+        self.edits: list[LineEdit] = []  # recent line edits, for incremental consumers
 
     # ---- reading -------------------------------------------------------------------------------
     @property
@@ -55,6 +69,7 @@ class Document:
         self.lines, self.breaks = split_lines(text)
         self.syntax = [parse_line(line) for line in self.lines]
         self._changed(version)
+        self.edits.clear()
 
     def apply_edit(self, start: tuple[int, int], end: tuple[int, int], new_text: str,
                    version: int | None = None) -> range:
@@ -63,14 +78,25 @@ class Document:
         (sl, sc), (el, ec) = self._clamp(start), self._clamp(end)
         if (el, ec) < (sl, sc):
             (sl, sc), (el, ec) = (el, ec), (sl, sc)
-        prefix = self.lines[sl][:sc]
-        suffix = self.lines[el][ec:]
-        new_lines, new_breaks = split_lines(prefix + new_text + suffix)
+        joined = self.lines[sl][:sc] + new_text + self.lines[el][ec:]
+        # a lone CR next to an inserted LF becomes one CRLF break: re-split across it
+        if joined.startswith("\n") and sl > 0 and self.breaks[sl - 1] == "\r":
+            sl -= 1
+            joined = self.lines[sl] + "\r" + joined
+        if joined.endswith("\r") and self.breaks[el] == "\n" and el + 1 < len(self.lines):
+            el += 1
+            joined = joined + "\n" + self.lines[el]
+        new_lines, new_breaks = split_lines(joined)
         new_breaks[-1] = self.breaks[el]
+        old_syntax = self.syntax[sl:el + 1]
+        new_syntax = [parse_line(line) for line in new_lines]
         self.lines[sl:el + 1] = new_lines
         self.breaks[sl:el + 1] = new_breaks
-        self.syntax[sl:el + 1] = [parse_line(line) for line in new_lines]
-        self._changed(version)
+        self.syntax[sl:el + 1] = new_syntax
+        patched = self._program is not None and patch_instructions(
+            self._program, sl, old_syntax, new_syntax)
+        self._changed(version, keep_program=patched)
+        self.edits.append(LineEdit(self.revision, sl, len(old_syntax), len(new_syntax), patched))
         return range(sl, sl + len(new_lines))
 
     def _clamp(self, pos: tuple[int, int]) -> tuple[int, int]:
@@ -82,8 +108,20 @@ class Document:
             return last, len(self.lines[last])
         return line, max(0, min(col, len(self.lines[line])))
 
-    def _changed(self, version: int | None) -> None:
-        self._program = None
+    def edits_since(self, revision: int) -> list["LineEdit"] | None:
+        """The line edits after `revision`, or None when they are no longer all known (a full
+        replacement happened, or the log was trimmed)."""
+        if revision == self.revision:
+            return []
+        if not self.edits or self.edits[0].revision > revision + 1:
+            return None
+        return [e for e in self.edits if e.revision > revision]
+
+    def _changed(self, version: int | None, keep_program: bool = False) -> None:
+        if not keep_program:
+            self._program = None
         self.revision += 1
+        if len(self.edits) > 256:
+            del self.edits[:128]
         if version is not None:
             self.version = version

@@ -3,6 +3,7 @@ apply to each kernel, with the quirks of wave-asm (reference §2.3)."""
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -24,6 +25,8 @@ class Kernel:
     labels: list[tuple[int, Label]] = field(default_factory=list)
     # `.registers` / `.local_memory` / `.workgroup_size` applied to this kernel (even after .end)
     settings: list[tuple[int, Directive]] = field(default_factory=list)
+    # bumped when the document patches this kernel's instructions in place
+    revision: int = field(default=0, compare=False)
 
     def setting(self, name: str) -> tuple[int, Directive] | None:
         """The last directive `name` applied to this kernel (later ones overwrite)."""
@@ -109,6 +112,37 @@ class Program:
 
 
 SETTINGS = frozenset({"registers", "local_memory", "workgroup_size"})
+
+
+def is_structural(line: LineSyntax) -> bool:
+    """Whether a line can change the program's shape: it has a label or directive, or a parse
+    problem (which hides whatever the line would contain)."""
+    return line.problem is not None or any(
+        not isinstance(s, Instruction) for s in line.statements)
+
+
+def patch_instructions(program: Program, first: int, old: Sequence[LineSyntax],
+                       new: Sequence[LineSyntax]) -> bool:
+    """Update `program` in place for lines first..first+len(old)-1 replaced by as many lines,
+    none of them structural. Returns False (program untouched) when a patch is not possible."""
+    if len(old) != len(new) or any(map(is_structural, old)) or any(map(is_structural, new)):
+        return False
+    if all(o.statements == n.statements for o, n in zip(old, new)):
+        return True  # only comments or blanks changed: the program is the same
+    last = first + len(old) - 1
+    kernel = program.kernel_at(first)
+    if kernel is None or not kernel.line < first <= last <= kernel.last_line:
+        return False
+    items = kernel.instructions
+    lo = bisect_left(items, first, key=_line_of)
+    hi = bisect_right(items, last, key=_line_of)
+    items[lo:hi] = [(first + i, ins) for i, line in enumerate(new) for ins in line.instructions]
+    kernel.revision += 1
+    return True
+
+
+def _line_of(item: tuple[int, object]) -> int:
+    return item[0]
 
 
 def build_program(lines: Sequence[LineSyntax]) -> Program:
