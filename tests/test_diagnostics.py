@@ -6,6 +6,7 @@ import pytest
 
 from wave_lsp.analysis import CODES, Severity, analyze
 from wave_lsp.analysis.diagnostic import Diagnostic
+from wave_lsp.analysis.fixes import apply_edits, fix_edits
 
 from diagnostic_cases import ELSEWHERE, NEGATIVE, POSITIVE
 
@@ -24,23 +25,7 @@ def strip_markers(marked: str) -> tuple[str, tuple[int, int, int, int]]:
 
 
 def apply_fix(text: str, diag: Diagnostic) -> str:
-    lines = text.split("\n")
-    offsets = []
-    total = 0
-    for line in lines:
-        offsets.append(total)
-        total += len(line) + 1
-    edits = sorted(diag.fixes[0].edits, key=lambda e: (e.range.start_line, e.range.start_col),
-                   reverse=True)
-    for e in edits:
-        a = offsets[e.range.start_line] + e.range.start_col
-        b = offsets[e.range.end_line] + e.range.end_col
-        text = text[:a] + e.new_text + text[b:]
-    return text
-
-
-def case_id(case) -> str:
-    return f"{case.code}-{case.source.split(chr(10))[2 if case.source.startswith('.kernel k') else 0][:30]}"
+    return apply_edits(text, diag.fixes[0].edits)
 
 
 @pytest.mark.parametrize("case", POSITIVE, ids=[f"{c.code}-{i}" for i, c in enumerate(POSITIVE)])
@@ -93,3 +78,14 @@ def test_sorted_by_position():
     diags = analyze(".kernel k\n    endif\n    ADD r1, r2, r3\n    halt\n.end\n")
     keys = [d.sort_key for d in diags]
     assert keys == sorted(keys) and len(diags) == 2
+
+
+def test_fix_all_skips_overlapping_fixes():
+    text = ".kernel k\n    ADD r1, r2, r3\n    atomic_add.device r1, r2, r3\n    halt\n.end\n"
+    diags = analyze(text)
+    fixed = apply_edits(text, fix_edits(diags))
+    assert fixed == ".kernel k\n    iadd r1, r2, r3\n    atomic_add r1, r2, r3, .device\n    halt\n.end\n"
+    assert analyze(fixed) == []
+    # two fixes for one range: only the first is taken
+    twice = diags[:1] * 2
+    assert len(fix_edits(twice)) == 1

@@ -133,3 +133,14 @@ def test_shared_examples(name):
     assert [d for d in data if d["severity"] == "error"] == []
     assert [d["code"] for d in data] == EXPECTED_WARNINGS.get(name, [])
     assert r.returncode == 0
+
+
+def test_fix_rewrites_legacy_syntax_in_place(tmp_path):
+    path = tmp_path / "legacy.wave"
+    path.write_bytes(b".kernel k\r\n    add.s32 r1, r2, r3\r\n    ld.global.b32 r4, [r1]\r\n"
+                     b"    mov r5, %tid.x\r\n    @p0 nop\r\n    halt\r\n.end\r\n")
+    r = run_wave_lsp("lint", "--fix", str(path))
+    assert r.returncode == 0  # what is left is a warning without a mechanical fix
+    assert path.read_bytes() == (b".kernel k\r\n    iadd r1, r2, r3\r\n    device_load_u32 r4, r1\r\n"
+                                 b"    mov r5, sr_thread_id_x\r\n    @p0 nop\r\n    halt\r\n.end\r\n")
+    assert [LINE.match(l).group(4) for l in r.stdout.decode().splitlines()] == ["U501"]

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..analysis import Config, Diagnostic, Severity, analyze, find_config, load_config
 from ..analysis.codes import severity_of
 from ..analysis.diagnostic import Range
+from ..analysis.fixes import apply_edits, fix_edits
 from ..analysis.source import decode_source
 from ..syntax.document import Document
 
@@ -33,6 +34,9 @@ def register(subparsers) -> None:
                         "with [tool.wave-lsp])")
     p.add_argument("--no-config", action="store_true", help="ignore configuration files")
     p.add_argument("--compat", choices=("wave-asm",), help="analyse for wave-asm's exact bytes")
+    p.add_argument("--fix", action="store_true",
+                   help="apply the mechanical fixes (legacy syntax and the like) in place, then "
+                        "report what is left")
     p.set_defaults(func=run)
 
 
@@ -78,13 +82,24 @@ class ConfigCache:
         return config
 
 
-def lint_file(path: Path, config: Config) -> list[Diagnostic]:
-    """Diagnostics of one file; raises OSError when it cannot be read."""
+def lint_file(path: Path, config: Config, fix: bool = False) -> list[Diagnostic]:
+    """Diagnostics of one file (after applying fixes when `fix`); raises OSError when it cannot
+    be read or written."""
     data = path.read_bytes()
     text, problem = decode_source(data)
     if problem is not None:
         return [problem]
-    return analyze(Document(text, uri=str(path)), config)
+    diagnostics = analyze(Document(text, uri=str(path)), config)
+    if fix:
+        for _ in range(4):  # a fix can reveal another (a legacy mnemonic, then its operands)
+            edits = fix_edits(diagnostics)
+            if not edits:
+                break
+            text = apply_edits(text, edits)
+            diagnostics = analyze(Document(text, uri=str(path)), config)
+        if text.encode("utf-8") != data:
+            path.write_text(text, encoding="utf-8", newline="")
+    return diagnostics
 
 
 def format_text(path: str, d: Diagnostic) -> str:
@@ -115,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     results: list[tuple[str, Diagnostic]] = []
     for path in files:
         try:
-            diags = lint_file(path, configs.for_file(path))
+            diags = lint_file(path, configs.for_file(path), args.fix)
         except OSError as err:
             io_problems.append(f"{path}: error: cannot read: {err.strerror or err}")
             continue

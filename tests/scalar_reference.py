@@ -1,0 +1,243 @@
+"""A small, obviously-correct scalar interpreter of a WAVE subset, used as the oracle for the
+vectorised emulator in property tests.
+
+One wave at a time, one lane at a time, plain Python integers and `struct` for floats. Supports
+integer, bitwise, compare, select, moves, basic f32 arithmetic, u32 device loads and stores,
+if/else/endif, loop/break/continue/endloop, halt, and a few wave operations. Semantics follow
+DESIGN.md §1: `continue` skips the rest of the iteration for its lanes, `halt` ends only the
+executing lanes, inactive lanes are never written.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+M = 0xFFFFFFFF
+
+
+def _s(v: int) -> int:
+    return v - (1 << 32) if v & 0x80000000 else v
+
+
+def _f(v: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", v & M))[0]
+
+
+def _b(x: float) -> int:
+    try:
+        return struct.unpack("<I", struct.pack("<f", x))[0]
+    except OverflowError:
+        return struct.unpack("<I", struct.pack("<f", math.copysign(math.inf, x)))[0]
+
+
+def _fop(fn):
+    def run(a, b):
+        return _b(fn(_f(a), _f(b)))
+    return run
+
+
+def _fdiv(x, y):
+    if y == 0:
+        if x == 0 or math.isnan(x):
+            return math.nan
+        return math.copysign(math.inf, x) * math.copysign(1.0, y)
+    return x / y
+
+
+def _fmin(x, y):
+    if math.isnan(x):
+        return y
+    if math.isnan(y):
+        return x
+    return min(x, y)
+
+
+def _fmax(x, y):
+    if math.isnan(x):
+        return y
+    if math.isnan(y):
+        return x
+    return max(x, y)
+
+
+def _idiv(a, b):
+    a, b = _s(a), _s(b)
+    if b == 0:
+        return 0
+    q = abs(a) // abs(b)
+    return (-q if (a < 0) != (b < 0) else q) & M
+
+
+def _imod(a, b):
+    a, b = _s(a), _s(b)
+    if b == 0:
+        return 0
+    r = abs(a) % abs(b)
+    return (-r if a < 0 else r) & M
+
+
+BINARY = {
+    "iadd": lambda a, b: (a + b) & M, "isub": lambda a, b: (a - b) & M,
+    "imul": lambda a, b: (a * b) & M, "idiv": _idiv, "imod": _imod,
+    "imul_hi": lambda a, b: ((_s(a) * _s(b)) >> 32) & M,
+    "imin": lambda a, b: min(_s(a), _s(b)) & M, "imax": lambda a, b: max(_s(a), _s(b)) & M,
+    "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+    "shl": lambda a, b: (a << (b & 31)) & M, "shr": lambda a, b: a >> (b & 31),
+    "sar": lambda a, b: (_s(a) >> (b & 31)) & M,
+    "fadd": _fop(lambda x, y: x + y), "fsub": _fop(lambda x, y: x - y),
+    "fmul": _fop(lambda x, y: x * y), "fdiv": _fop(_fdiv),
+    "fmin": _fop(_fmin), "fmax": _fop(_fmax),
+}
+UNARY = {"ineg": lambda a: (-a) & M, "not": lambda a: a ^ M, "mov": lambda a: a,
+         "iabs": lambda a: abs(_s(a)) & M, "bitcount": lambda a: bin(a).count("1")}
+COMPARE = {
+    "icmp_eq": lambda a, b: a == b, "icmp_ne": lambda a, b: a != b,
+    "icmp_lt": lambda a, b: _s(a) < _s(b), "icmp_le": lambda a, b: _s(a) <= _s(b),
+    "icmp_gt": lambda a, b: _s(a) > _s(b), "icmp_ge": lambda a, b: _s(a) >= _s(b),
+    "ucmp_lt": lambda a, b: a < b, "ucmp_le": lambda a, b: a <= b,
+    "fcmp_lt": lambda a, b: _f(a) < _f(b), "fcmp_eq": lambda a, b: _f(a) == _f(b),
+    "fcmp_ne": lambda a, b: _f(a) != _f(b),
+}
+
+
+class ScalarWave:
+    """One wave of `width` lanes (`threads` of them in range) of one workgroup."""
+
+    def __init__(self, instructions, width, threads, registers, wave_id, memory, set_regs):
+        self.ins = instructions
+        self.width = width
+        self.regs = [[0] * registers for _ in range(width)]
+        for lane in range(width):
+            for reg, value in set_regs.items():
+                self.regs[lane][reg] = value & M
+        self.preds = [[False] * 4 for _ in range(width)]
+        self.alive = {lane for lane in range(width) if wave_id * width + lane < threads}
+        self.active = set(self.alive)
+        self.wave_id = wave_id
+        self.memory = memory
+        self.special = {4: lambda lane: lane, 3: lambda lane: wave_id,
+                        0: lambda lane: wave_id * width + lane, 14: lambda lane: width}
+
+    def _executing(self, ins):
+        if not ins.guarded:
+            return set(self.active)
+        return {lane for lane in self.active
+                if self.preds[lane][ins.pred_reg] != ins.pred_neg}
+
+    def run(self, limit=100000):
+        stack = []
+        pc = 0
+        steps = 0
+        while pc < len(self.ins) and self.alive:
+            steps += 1
+            assert steps < limit, "scalar reference: step limit"
+            ins = self.ins[pc]
+            m = ins.spec.mnemonic
+            lanes = self._executing(ins)
+            nxt = pc + 1
+            if m == "if":
+                then = {lane for lane in lanes if self.preds[lane][ins.rs1]}
+                stack.append(["if", set(self.active), lanes - then])
+                self.active = then
+            elif m == "else":
+                self.active = self._restore(stack, stack[-1][2])
+            elif m == "endif":
+                frame = stack.pop()
+                self.active = self._restore(stack, frame[1])
+            elif m == "loop":
+                stack.append(["loop", set(self.active), set(), set(), pc + 1])
+            elif m in ("break", "continue"):
+                loop = next(f for f in reversed(stack) if f[0] == "loop")
+                leaving = {lane for lane in lanes if self.preds[lane][ins.rs1]}
+                if m == "break":
+                    loop[2] |= leaving
+                loop[3] |= leaving
+                self.active -= leaving
+            elif m == "endloop":
+                frame = stack[-1]
+                remaining = (frame[1] & self.alive) - frame[2]
+                if remaining:
+                    frame[3] = set(frame[2])
+                    self.active = remaining
+                    nxt = frame[4]
+                else:
+                    stack.pop()
+                    self.active = self._restore(stack, frame[1])
+            elif m == "halt":
+                self.alive -= lanes
+                self.active -= lanes
+            elif m in ("nop", "barrier"):
+                pass
+            else:
+                self._compute(ins, m, lanes)
+            pc = nxt
+
+    def _restore(self, stack, mask):
+        result = mask & self.alive
+        for frame in reversed(stack):
+            if frame[0] == "loop":
+                return result - frame[3]
+        return result
+
+    def _compute(self, ins, m, lanes):
+        R, P = self.regs, self.preds
+        if m in ("wave_reduce_add", "wave_prefix_sum", "wave_ballot", "wave_shuffle_xor"):
+            order = sorted(lanes)
+            if m == "wave_reduce_add":
+                total = sum(R[lane][ins.rs1] for lane in order) & M
+                for lane in order:
+                    R[lane][ins.rd] = total
+            elif m == "wave_prefix_sum":
+                values = [R[lane][ins.rs1] for lane in order]
+                for i, lane in enumerate(order):
+                    R[lane][ins.rd] = sum(values[:i]) & M
+            elif m == "wave_ballot":
+                bits = sum(1 << lane for lane in order if P[lane][ins.rs1]) & M
+                for lane in order:
+                    R[lane][ins.rd] = bits
+            else:
+                results = {}
+                for lane in order:
+                    source = lane ^ R[lane][ins.rs2]
+                    results[lane] = R[source][ins.rs1] if source in lanes else 0
+                for lane, value in results.items():
+                    R[lane][ins.rd] = value
+            return
+        for lane in sorted(lanes):
+            r = R[lane]
+            if m in BINARY:
+                r[ins.rd] = BINARY[m](r[ins.rs1], r[ins.rs2])
+            elif m in UNARY:
+                r[ins.rd] = UNARY[m](r[ins.rs1])
+            elif m in COMPARE:
+                P[lane][ins.rd] = bool(COMPARE[m](r[ins.rs1], r[ins.rs2]))
+            elif m == "select":
+                r[ins.rd] = r[ins.rs2] if P[lane][ins.rs1] else r[ins.rs3]
+            elif m == "mov_imm":
+                r[ins.rd] = ins.imm & M
+            elif m == "mov_sr":
+                r[ins.rd] = self.special[ins.rs1](lane) & M
+            elif m == "device_load_u32":
+                a = r[ins.rs1]
+                r[ins.rd] = int.from_bytes(self.memory[a:a + 4], "little")
+            elif m == "device_store_u32":
+                a = r[ins.rs1]
+                self.memory[a:a + 4] = r[ins.rs2].to_bytes(4, "little")
+            else:
+                raise NotImplementedError(m)
+
+
+def run_reference(kernel, width, threads, memory_size, set_regs=None):
+    """Run one workgroup of `threads` threads; returns (memory bytes, registers per thread)."""
+    memory = bytearray(memory_size)
+    waves = -(-threads // width)
+    registers = {}
+    for w in range(waves):
+        wave = ScalarWave(kernel.instructions, width, threads, kernel.register_count, w,
+                          memory, set_regs or {})
+        wave.run()
+        for lane in range(width):
+            if w * width + lane < threads:
+                registers[w * width + lane] = list(wave.regs[lane])
+    return bytes(memory), registers

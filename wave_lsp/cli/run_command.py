@@ -1,0 +1,218 @@
+"""`wave-lsp run FILE.wave|FILE.wbin [flags]`: run a kernel in the emulator.
+
+Accepts every flag of upstream `wave-emu` with the same meaning and prints the same stdout
+formats: `--dump-memory` (hex dump), `--dump-u32/-f32/-f16/-bf16` (one value a line, floats as
+Rust's `{:?}`) and the `--stats` block, in that order. As upstream, a workgroup size, register
+count or local memory size in the kernel's metadata wins over the flag. Errors print
+`Error: MESSAGE` to stderr and exit with status 1.
+
+Additions: `--kernel NAME` (upstream always runs the first kernel), `--json` (the whole report
+as JSON on stdout instead of the text output), `--trace` (one stderr line per wave per executed
+instruction: `wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM`, see
+`wave_lsp.emu.recording`), `--time-limit SECONDS`, `--compat wave-asm` (assemble source exactly
+as wave-asm would, defects included), and `--dump-regs` (prints thread 0's registers; upstream
+only prints that it is not implemented).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..emu import DataFill, IotaFill, Launch, LaunchError, ZeroFill, run as run_kernel
+from ..emu.formats import dump_values, hex_dump, stats_block
+
+
+def _number(text: str) -> int:
+    text = text.strip()
+    negative = text.startswith("-")
+    body = text[1:] if negative else text
+    value = int(body[2:], 16) if body[:2] in ("0x", "0X") else int(body, 10)
+    return -value if negative else value
+
+
+def _triple(text: str) -> tuple[int, int, int]:
+    parts = [_number(p) for p in text.split(",")]
+    if len(parts) != 3:
+        raise ValueError(f"expected X,Y,Z, got '{text}'")
+    return parts[0], parts[1], parts[2]
+
+
+def _pair(text: str) -> tuple[int, int]:
+    a, _, b = text.partition(":")
+    if not _:
+        raise ValueError(f"expected A:B, got '{text}'")
+    return _number(a), _number(b)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "run", help="run a kernel in the emulator (wave-emu compatible flags)",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", type=Path, metavar="FILE", help=".wave source or .wbin binary")
+    p.add_argument("--grid", default="1,1,1", help="workgroups per dimension X,Y,Z")
+    p.add_argument("--workgroup", default="32,1,1",
+                   help="threads per workgroup X,Y,Z (the kernel's metadata wins)")
+    p.add_argument("--wave-width", default="32", help="lanes per wave (1-64)")
+    p.add_argument("--registers", default="32", help="registers per thread (metadata wins)")
+    p.add_argument("--local-memory", default="16384",
+                   help="local memory bytes per workgroup (metadata wins)")
+    p.add_argument("--device-memory", default="1048576", help="device memory bytes")
+    p.add_argument("--arg", action="append", default=[], metavar="OFFSET:FILE",
+                   help="copy a file into device memory (repeatable)")
+    p.add_argument("--fill-iota", action="append", default=[],
+                   metavar="OFFSET:TYPE:COUNT[:SCALE]", help="write f32 values i*SCALE")
+    p.add_argument("--fill-zero", action="append", default=[], metavar="OFFSET:TYPE:COUNT",
+                   help="write COUNT*4 zero bytes")
+    p.add_argument("--set-reg", action="append", default=[], metavar="REG:VALUE",
+                   help="initial register value in every thread (repeatable)")
+    p.add_argument("--max-instructions", default="10000000",
+                   help="wave-instructions per workgroup (0 = unlimited)")
+    p.add_argument("--dump-memory", metavar="START:END", help="hex dump of device memory")
+    for kind in ("u32", "f32", "f16", "bf16"):
+        p.add_argument(f"--dump-{kind}", metavar="OFFSET:COUNT",
+                       help=f"print COUNT {kind} values from device memory")
+    p.add_argument("--stats", action="store_true", help="print execution statistics")
+    p.add_argument("--trace", action="store_true", help="trace every instruction to stderr")
+    p.add_argument("--dump-regs", action="store_true", help="print thread 0's registers")
+    p.add_argument("--kernel", metavar="NAME", help="kernel to run (default: the first)")
+    p.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS", help="wall-time limit")
+    p.add_argument("--compat", choices=("wave-asm",),
+                   help="assemble source exactly as wave-asm does, defects included")
+    p.set_defaults(func=run)
+
+
+def _error(message: str) -> int:
+    print(f"Error: {message}", file=sys.stderr)
+    return 1
+
+
+def build_launch(args) -> Launch:
+    """The `Launch` for parsed arguments (raises ValueError / OSError with a clear message)."""
+    zero, iota, data = [], [], []
+    for text in args.fill_zero:
+        parts = text.split(":")
+        if len(parts) != 3:
+            raise ValueError(f"--fill-zero expects OFFSET:TYPE:COUNT, got '{text}'")
+        zero.append(ZeroFill(_number(parts[0]), _number(parts[2])))
+    for text in args.fill_iota:
+        parts = text.split(":")
+        if len(parts) not in (3, 4):
+            raise ValueError(f"--fill-iota expects OFFSET:TYPE:COUNT[:SCALE], got '{text}'")
+        scale = float(parts[3]) if len(parts) == 4 else 1.0
+        iota.append(IotaFill(_number(parts[0]), _number(parts[2]), scale))
+    for text in args.arg:
+        offset, sep, name = text.partition(":")
+        if not sep:
+            raise ValueError(f"--arg expects OFFSET:FILE, got '{text}'")
+        try:
+            content = Path(name).read_bytes()
+        except OSError as err:
+            raise ValueError(f"cannot read '{name}': {err.strerror or err}") from None
+        data.append(DataFill(_number(offset), content))
+    regs = {}
+    for text in args.set_reg:
+        reg, sep, value = text.partition(":")
+        if not sep:
+            raise ValueError(f"--set-reg expects REG:VALUE, got '{text}'")
+        reg = reg.strip()
+        regs[_number(reg[1:] if reg[:1] in "rR" else reg)] = _number(value) & 0xFFFFFFFF
+    return Launch(
+        grid=_triple(args.grid), workgroup=_triple(args.workgroup),
+        wave_width=_number(args.wave_width), registers=_number(args.registers),
+        local_memory=_number(args.local_memory), device_memory=_number(args.device_memory),
+        kernel=args.kernel, memory_init=zero + iota + data, set_regs=regs,
+        max_instructions=_number(args.max_instructions), time_limit=args.time_limit,
+        metadata_first=True, trace=bool(args.trace), register_threads=(0,) if args.dump_regs else ())
+
+
+def describe_error(error) -> str:
+    """`message (kind) at pc 0x..., line L, workgroup (x,y,z), wave W, lanes ...`."""
+    where = []
+    if error.pc is not None:
+        where.append(f"pc 0x{error.pc:04x}")
+    if error.line is not None:
+        where.append(f"line {error.line + 1}")
+    if error.workgroup is not None:
+        where.append("workgroup ({},{},{})".format(*error.workgroup))
+    if error.wave is not None:
+        where.append(f"wave {error.wave}")
+    if error.lanes:
+        lanes = ",".join(str(l) for l in error.lanes[:16]) + ("…" if len(error.lanes) > 16 else "")
+        where.append(f"lanes {lanes}")
+    return error.message + (f" [{', '.join(where)}]" if where else "")
+
+
+def _program(path: Path, compat: bool):
+    data = path.read_bytes()
+    if data[:4] == b"WAVE" or path.suffix == ".wbin":
+        return data
+    text = data.decode("utf-8")
+    if compat:
+        from ..asm import AssemblyError, assemble
+        try:
+            return assemble(text, compat=True)
+        except AssemblyError as err:
+            raise LaunchError(f"the program does not assemble: {err}") from None
+    return text
+
+
+def run(args) -> int:
+    try:
+        program = _program(args.file, bool(args.compat))
+        launch = build_launch(args)
+        report = run_kernel(program, launch)
+    except (LaunchError, ValueError) as err:
+        return _error(str(err))
+    except OSError as err:
+        return _error(f"cannot read '{args.file}': {err.strerror or err}")
+    if args.json:
+        data = report.to_json(include_memory=False)
+        try:
+            data["dumps"] = _dumps(args, report)
+        except ValueError as err:
+            return _error(str(err))
+        print(json.dumps(data, indent=1))
+        return 1 if report.errors else 0
+    if report.errors:
+        return _error(describe_error(report.errors[0]))
+    try:
+        lines = []
+        for kind, values in _dumps(args, report).items():
+            lines += values
+        if args.dump_regs:
+            for tid, regs in report.registers.items():
+                lines.append(f"Thread {tid}: " + " ".join(f"{k}=0x{v:08x}" if k[0] == "r"
+                                                         else f"{k}={v}"
+                                                         for k, v in regs.items()))
+        if args.stats:
+            lines += stats_block(report.stats)
+    except ValueError as err:
+        return _error(str(err))
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _dumps(args, report) -> dict[str, list[str]]:
+    memory = report.device_memory
+    size = memory.size
+    out: dict[str, list[str]] = {}
+    if args.dump_memory:
+        start, end = _pair(args.dump_memory)
+        if not 0 <= start <= end <= size:
+            raise ValueError(f"memory access out of bounds: address 0x{max(start, end):016x}")
+        out["memory"] = hex_dump(memory, start, end)
+    for kind in ("u32", "f32", "f16", "bf16"):
+        spec = getattr(args, f"dump_{kind}")
+        if spec:
+            offset, count = _pair(spec)
+            width = 4 if kind in ("u32", "f32") else 2
+            if offset < 0 or count < 0 or offset + width * count > size:
+                raise ValueError(
+                    f"memory access out of bounds: address 0x{offset + width * count:016x}")
+            out[kind] = dump_values(memory, offset, count, kind)
+    return out

@@ -1,0 +1,274 @@
+"""Value semantics of the arithmetic, bitwise, compare, convert and move instructions, as numpy
+functions over whole lane arrays (DESIGN.md §1, reference §4.10).
+
+`UNITS[mnemonic] = (sources, destination, fn)`: `sources` has one letter per source field in
+the order rs1, rs2, rs3, rs4 — `u` a 32-bit register, `d` an f64 register pair, `p` a predicate;
+`destination` is `u`, `d` or `p`; `fn` takes the source arrays (uint32 for `u`, float64 for `d`,
+bool for `p`) and returns the destination array. Nothing here knows about masks or lanes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+U32, I32, F32 = np.uint32, np.int32, np.float32
+MASK32 = 0xFFFFFFFF
+
+
+def f(a: np.ndarray) -> np.ndarray:
+    return a.view(F32)
+
+
+def s(a: np.ndarray) -> np.ndarray:
+    return a.view(I32)
+
+
+def bits(x: np.ndarray) -> np.ndarray:
+    """f32 array -> its uint32 bit patterns."""
+    return np.asarray(x, dtype=F32).view(U32)
+
+
+def wrap(x: np.ndarray) -> np.ndarray:
+    return (np.asarray(x, dtype=np.int64) & MASK32).astype(U32)
+
+
+# ---- integer -----------------------------------------------------------------------------------
+def _idiv(a, b):
+    a64, b64 = s(a).astype(np.int64), s(b).astype(np.int64)
+    zero = b64 == 0
+    safe = np.where(zero, 1, b64)
+    q = np.abs(a64) // np.abs(safe)
+    q = np.where((a64 < 0) != (safe < 0), -q, q)
+    return wrap(np.where(zero, 0, q))
+
+
+def _imod(a, b):
+    a64, b64 = s(a).astype(np.int64), s(b).astype(np.int64)
+    zero = b64 == 0
+    safe = np.where(zero, 1, b64)
+    r = np.abs(a64) % np.abs(safe)
+    r = np.where(a64 < 0, -r, r)
+    return wrap(np.where(zero, 0, r))
+
+
+def _imul_hi(a, b):
+    return wrap((s(a).astype(np.int64) * s(b).astype(np.int64)) >> 32)
+
+
+def _shift(b):
+    return b & U32(31)
+
+
+# ---- bit operations ------------------------------------------------------------------------------
+_BYTE_REVERSE = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], dtype=np.uint8)
+
+
+def _bitrev(a):
+    b = a.astype("<u4").view(np.uint8).reshape(-1, 4)
+    return _BYTE_REVERSE[b[:, ::-1]].reshape(-1).view("<u4").astype(U32)
+
+
+def _bitfind(a):
+    exponent = np.frexp(a.astype(np.float64))[1]       # bit length for a > 0
+    return np.where(a == 0, U32(MASK32), (32 - exponent).astype(U32))
+
+
+def _low_mask(width):
+    return ((np.uint64(1) << (width & U32(31)).astype(np.uint64)) - np.uint64(1))
+
+
+def _bfe(src, off, width):
+    return ((src.astype(np.uint64) >> (off & U32(31)).astype(np.uint64))
+            & _low_mask(width)).astype(U32)
+
+
+def _bfi(base, ins, off, width):
+    sh = (off & U32(31)).astype(np.uint64)
+    m = (_low_mask(width) << sh) & np.uint64(MASK32)
+    out = (base.astype(np.uint64) & ~m) | ((ins.astype(np.uint64) << sh) & m)
+    return (out & np.uint64(MASK32)).astype(U32)
+
+
+# ---- f32 -----------------------------------------------------------------------------------------
+def _fround(a):
+    x = f(a).astype(np.float64)
+    return bits(np.trunc(x + np.copysign(0.5, x)).astype(F32))
+
+
+def _fma(a, b, c):
+    # a*b is exact in f64 (48-bit significand); one more rounding to f64, then to f32.
+    return bits((f(a).astype(np.float64) * f(b).astype(np.float64)
+                 + f(c).astype(np.float64)).astype(F32))
+
+
+def _f32_unit(fn):
+    return lambda a: bits(fn(f(a)))
+
+
+def _f32_binary(fn):
+    return lambda a, b: bits(fn(f(a), f(b)))
+
+
+# ---- f16 / bf16 ----------------------------------------------------------------------------------
+def half_to_f32(h):
+    return (h & U32(0xFFFF)).astype(np.uint16).view(np.float16).astype(F32)
+
+
+def f32_to_half(x):
+    return np.asarray(x, dtype=F32).astype(np.float16).view(np.uint16).astype(U32)
+
+
+def bf16_to_f32(h):
+    return ((h & U32(0xFFFF)) << U32(16)).view(F32)
+
+
+def f32_to_bf16(x):
+    return bits(x) >> U32(16)
+
+
+def _scalar16(to32, from32, op):
+    return lambda *regs: from32(op(*(to32(r) for r in regs)))
+
+
+def _packed16(to32, from32, op):
+    def run(*regs):
+        lo = from32(op(*(to32(r) for r in regs)))
+        hi = from32(op(*(to32(r >> U32(16)) for r in regs)))
+        return lo | (hi << U32(16))
+    return run
+
+
+_ADD = lambda a, b: a + b          # noqa: E731
+_SUB = lambda a, b: a - b          # noqa: E731
+_MUL = lambda a, b: a * b          # noqa: E731
+_MA = lambda a, b, c: a * b + c    # noqa: E731
+
+
+# ---- conversions ---------------------------------------------------------------------------------
+def _cvt_i32_f32(a):
+    x = np.nan_to_num(np.trunc(f(a).astype(np.float64)), nan=0.0)
+    return wrap(np.clip(x, -2.0**31, 2.0**31 - 1).astype(np.int64))
+
+
+def _cvt_u32_f32(a):
+    x = np.nan_to_num(np.trunc(f(a).astype(np.float64)), nan=0.0)
+    return np.clip(x, 0.0, 2.0**32 - 1).astype(np.uint64).astype(U32)
+
+
+def _pred(fn):
+    return fn
+
+
+UNITS: dict[str, tuple[str, str, object]] = {
+    # integer
+    "iadd": ("uu", "u", lambda a, b: a + b),
+    "isub": ("uu", "u", lambda a, b: a - b),
+    "imul": ("uu", "u", lambda a, b: a * b),
+    "imul_hi": ("uu", "u", _imul_hi),
+    "imad": ("uuu", "u", lambda a, b, c: a * b + c),
+    "idiv": ("uu", "u", _idiv),
+    "imod": ("uu", "u", _imod),
+    "ineg": ("u", "u", lambda a: U32(0) - a),
+    "iabs": ("u", "u", lambda a: np.abs(s(a)).view(U32)),
+    "imin": ("uu", "u", lambda a, b: np.minimum(s(a), s(b)).view(U32)),
+    "imax": ("uu", "u", lambda a, b: np.maximum(s(a), s(b)).view(U32)),
+    "iclamp": ("uuu", "u", lambda a, lo, hi: np.minimum(np.maximum(s(a), s(lo)), s(hi)).view(U32)),
+    # f32
+    "fadd": ("uu", "u", _f32_binary(np.add)),
+    "fsub": ("uu", "u", _f32_binary(np.subtract)),
+    "fmul": ("uu", "u", _f32_binary(np.multiply)),
+    "fma": ("uuu", "u", _fma),
+    "fdiv": ("uu", "u", _f32_binary(np.divide)),
+    "fneg": ("u", "u", lambda a: a ^ U32(0x80000000)),
+    "fabs": ("u", "u", lambda a: a & U32(0x7FFFFFFF)),
+    "fmin": ("uu", "u", _f32_binary(np.fmin)),
+    "fmax": ("uu", "u", _f32_binary(np.fmax)),
+    "fclamp": ("uuu", "u", lambda a, lo, hi: bits(np.fmin(np.fmax(f(a), f(lo)), f(hi)))),
+    "fsqrt": ("u", "u", _f32_unit(np.sqrt)),
+    "frsqrt": ("u", "u", _f32_unit(lambda x: F32(1) / np.sqrt(x))),
+    "frcp": ("u", "u", _f32_unit(lambda x: F32(1) / x)),
+    "ffloor": ("u", "u", _f32_unit(np.floor)),
+    "fceil": ("u", "u", _f32_unit(np.ceil)),
+    "fround": ("u", "u", _fround),
+    "ftrunc": ("u", "u", _f32_unit(np.trunc)),
+    "ffract": ("u", "u", _f32_unit(lambda x: x - np.trunc(x))),
+    "fsat": ("u", "u", _f32_unit(lambda x: np.clip(x, F32(0), F32(1)))),
+    "fsin": ("u", "u", _f32_unit(np.sin)),
+    "fcos": ("u", "u", _f32_unit(np.cos)),
+    "fexp2": ("u", "u", _f32_unit(np.exp2)),
+    "flog2": ("u", "u", _f32_unit(np.log2)),
+    # f16 / bf16 (computed in f32, rounded to f16 / truncated to bf16)
+    "hadd": ("uu", "u", _scalar16(half_to_f32, f32_to_half, _ADD)),
+    "hsub": ("uu", "u", _scalar16(half_to_f32, f32_to_half, _SUB)),
+    "hmul": ("uu", "u", _scalar16(half_to_f32, f32_to_half, _MUL)),
+    "hma": ("uuu", "u", _scalar16(half_to_f32, f32_to_half, _MA)),
+    "hadd2": ("uu", "u", _packed16(half_to_f32, f32_to_half, _ADD)),
+    "hmul2": ("uu", "u", _packed16(half_to_f32, f32_to_half, _MUL)),
+    "hma2": ("uuu", "u", _packed16(half_to_f32, f32_to_half, _MA)),
+    "badd": ("uu", "u", _scalar16(bf16_to_f32, f32_to_bf16, _ADD)),
+    "bsub": ("uu", "u", _scalar16(bf16_to_f32, f32_to_bf16, _SUB)),
+    "bmul": ("uu", "u", _scalar16(bf16_to_f32, f32_to_bf16, _MUL)),
+    "bma": ("uuu", "u", _scalar16(bf16_to_f32, f32_to_bf16, _MA)),
+    "badd2": ("uu", "u", _packed16(bf16_to_f32, f32_to_bf16, _ADD)),
+    "bmul2": ("uu", "u", _packed16(bf16_to_f32, f32_to_bf16, _MUL)),
+    "bma2": ("uuu", "u", _packed16(bf16_to_f32, f32_to_bf16, _MA)),
+    # f64 on register pairs
+    "dadd": ("dd", "d", np.add),
+    "dsub": ("dd", "d", np.subtract),
+    "dmul": ("dd", "d", np.multiply),
+    "dma": ("ddd", "d", lambda a, b, c: a * b + c),
+    "ddiv": ("dd", "d", np.divide),
+    "dsqrt": ("d", "d", np.sqrt),
+    # bitwise
+    "and": ("uu", "u", np.bitwise_and),
+    "or": ("uu", "u", np.bitwise_or),
+    "xor": ("uu", "u", np.bitwise_xor),
+    "not": ("u", "u", np.invert),
+    "shl": ("uu", "u", lambda a, b: a << _shift(b)),
+    "shr": ("uu", "u", lambda a, b: a >> _shift(b)),
+    "sar": ("uu", "u", lambda a, b: (s(a) >> _shift(b).view(I32)).view(U32)),
+    "bitcount": ("u", "u", lambda a: np.bitwise_count(a).astype(U32)),
+    "bitfind": ("u", "u", _bitfind),
+    "bitrev": ("u", "u", _bitrev),
+    "bfe": ("uuu", "u", _bfe),
+    "bfi": ("uuuu", "u", _bfi),
+    # compares and select
+    "icmp_eq": ("uu", "p", lambda a, b: a == b),
+    "icmp_ne": ("uu", "p", lambda a, b: a != b),
+    "icmp_lt": ("uu", "p", lambda a, b: s(a) < s(b)),
+    "icmp_le": ("uu", "p", lambda a, b: s(a) <= s(b)),
+    "icmp_gt": ("uu", "p", lambda a, b: s(a) > s(b)),
+    "icmp_ge": ("uu", "p", lambda a, b: s(a) >= s(b)),
+    "ucmp_lt": ("uu", "p", lambda a, b: a < b),
+    "ucmp_le": ("uu", "p", lambda a, b: a <= b),
+    "fcmp_eq": ("uu", "p", lambda a, b: f(a) == f(b)),
+    "fcmp_ne": ("uu", "p", lambda a, b: f(a) != f(b)),
+    "fcmp_lt": ("uu", "p", lambda a, b: f(a) < f(b)),
+    "fcmp_le": ("uu", "p", lambda a, b: f(a) <= f(b)),
+    "fcmp_gt": ("uu", "p", lambda a, b: f(a) > f(b)),
+    "fcmp_ord": ("uu", "p", lambda a, b: ~(np.isnan(f(a)) | np.isnan(f(b)))),
+    "fcmp_unord": ("uu", "p", lambda a, b: np.isnan(f(a)) | np.isnan(f(b))),
+    "select": ("puu", "u", lambda p, a, b: np.where(p, a, b)),
+    # conversions (cvt_A_B converts B to A)
+    "cvt_f32_i32": ("u", "u", lambda a: bits(s(a).astype(F32))),
+    "cvt_f32_u32": ("u", "u", lambda a: bits(a.astype(F32))),
+    "cvt_i32_f32": ("u", "u", _cvt_i32_f32),
+    "cvt_u32_f32": ("u", "u", _cvt_u32_f32),
+    "cvt_f32_f16": ("u", "u", lambda a: bits(half_to_f32(a))),
+    "cvt_f16_f32": ("u", "u", lambda a: f32_to_half(f(a))),
+    "cvt_f32_f64": ("d", "u", lambda d: bits(d.astype(F32))),
+    "cvt_f64_f32": ("u", "d", lambda a: f(a).astype(np.float64)),
+    "cvt_f32_bf16": ("u", "u", lambda a: bits(bf16_to_f32(a))),
+    "cvt_bf16_f32": ("u", "u", lambda a: a >> U32(16)),
+    # moves
+    "mov": ("u", "u", lambda a: a.copy()),
+}
+
+
+def pair_to_f64(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return ((hi.astype(np.uint64) << np.uint64(32)) | lo.astype(np.uint64)).view(np.float64)
+
+
+def f64_to_pair(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    b = np.asarray(x, dtype=np.float64).view(np.uint64)
+    return (b & np.uint64(MASK32)).astype(U32), (b >> np.uint64(32)).astype(U32)

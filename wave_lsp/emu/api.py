@@ -1,0 +1,165 @@
+"""The emulator's one entry point: `run(program, launch) -> RunReport`.
+
+`program` is `.wave` source text, `.wbin` bytes, an `Assembly`, or a list of `KernelCode`.
+Launch problems (unknown kernel, bad sizes, initial memory out of range, source that does not
+assemble) raise `LaunchError`; everything that happens while running is in the report.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from ..asm.ir import KernelCode
+from .compiler import compile_kernel
+from .context import RunContext
+from .engine import Limits, execute
+from .launch import (DEFAULT_LOCAL_MEMORY, DEFAULT_REGISTERS, DEFAULT_WORKGROUP, Launch,
+                     LaunchError, apply_memory_init)
+from .report import RunReport
+from .state import Batch, Geometry
+
+MAX_WAVE_WIDTH = 64
+
+
+def load_kernels(program) -> list[KernelCode]:
+    """The kernels of any accepted program form."""
+    if isinstance(program, (bytes, bytearray, memoryview)):
+        from ..asm.wbin import read_wbin
+        try:
+            return list(read_wbin(bytes(program)).kernels)
+        except Exception as err:   # the reader's own error types
+            raise LaunchError(f"invalid .wbin: {err}") from err
+    if isinstance(program, str):
+        from ..asm import assemble
+        try:
+            assembly = assemble(program)
+        except Exception as err:
+            raise LaunchError(f"the program does not assemble: {err}") from err
+        return _kernels_of(assembly)
+    if isinstance(program, (list, tuple)):
+        return list(program)
+    return _kernels_of(program)
+
+
+def _kernels_of(assembly) -> list[KernelCode]:
+    errors = [d for d in getattr(assembly, "errors", ()) or ()]
+    if errors and not getattr(assembly, "kernels", None):
+        raise LaunchError(f"the program does not assemble: {errors[0]}")
+    return list(assembly.kernels)
+
+
+def select_kernel(kernels: list[KernelCode], name: str | None) -> KernelCode:
+    if not kernels:
+        raise LaunchError("the program has no kernel")
+    if name is None:
+        return kernels[0]
+    for kernel in kernels:
+        if kernel.name == name:
+            return kernel
+    names = ", ".join(k.name for k in kernels)
+    raise LaunchError(f"no kernel named '{name}' (kernels: {names})")
+
+
+def geometry(kernel: KernelCode, launch: Launch) -> Geometry:
+    """Resolve workgroup, registers and local memory from the launch and the metadata."""
+    meta_wg = tuple(kernel.workgroup_size)
+    if launch.workgroup is not None and not (launch.metadata_first and meta_wg[0] > 0):
+        workgroup = tuple(launch.workgroup)
+    elif meta_wg[0] > 0:
+        workgroup = tuple(max(1, v) for v in meta_wg)
+    else:
+        workgroup = DEFAULT_WORKGROUP
+    registers = _pick(launch.registers, kernel.register_count, DEFAULT_REGISTERS,
+                      launch.metadata_first)
+    local = _pick(launch.local_memory, kernel.local_memory, DEFAULT_LOCAL_MEMORY,
+                  launch.metadata_first)
+    grid = tuple(launch.grid)
+    if len(grid) != 3 or min(grid) < 1:
+        raise LaunchError(f"grid must be three positive numbers, got {grid}")
+    if len(workgroup) != 3 or min(workgroup) < 1:
+        raise LaunchError(f"workgroup must be three positive numbers, got {workgroup}")
+    if not 1 <= launch.wave_width <= MAX_WAVE_WIDTH:
+        raise LaunchError(f"wave width must be 1-{MAX_WAVE_WIDTH}, got {launch.wave_width}")
+    if not 0 < registers <= 256:
+        raise LaunchError(f"register count must be 1-256, got {registers}")
+    if local < 0 or local > (1 << 30):
+        raise LaunchError(f"invalid local memory size {local}")
+    return Geometry(grid, workgroup, launch.wave_width, registers, local)
+
+
+def _pick(explicit, metadata, default, metadata_first):
+    if explicit is not None and not (metadata_first and metadata > 0):
+        return explicit
+    return metadata if metadata > 0 else default
+
+
+def run(program, launch: Launch | None = None, *,
+        cancel: Callable[[], bool] | None = None) -> RunReport:
+    """Run one kernel of `program` as described by `launch` and report what happened."""
+    launch = launch or Launch()
+    kernel = select_kernel(load_kernels(program), launch.kernel)
+    geo = geometry(kernel, launch)
+    if launch.device_memory < 0 or launch.device_memory > (1 << 32):
+        raise LaunchError(f"invalid device memory size {launch.device_memory}")
+    device = np.zeros((launch.device_memory + 3) & ~3, dtype=np.uint8)[:launch.device_memory]
+    apply_memory_init(device, launch.memory_init)
+    instructions = kernel.instructions
+    ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
+    compiled = compile_kernel(kernel, geo.registers, ctx, instructions)
+    observer = _observer(launch, geo, compiled)
+    report = RunReport(kernel=kernel.name, device_memory=device)
+    wanted = {int(t) for t in launch.register_threads}
+
+    def collect(b: Batch) -> None:
+        if wanted:
+            report.registers.update(_registers_of(b, wanted))
+
+    deadline = time.monotonic() + launch.time_limit if launch.time_limit else None
+    limits = Limits(launch.max_instructions, deadline, cancel)
+    set_regs = {int(k): int(v) for k, v in launch.set_regs.items()}
+    with np.errstate(all="ignore"):
+        error = execute(compiled, geo, device, set_regs, ctx, limits, launch.max_batch_lanes,
+                        observer, collect)
+    if error is not None:
+        report.errors.append(error)
+        collect(ctx.batch)
+    report.stats = ctx.stats
+    report.warnings = ctx.warnings
+    if observer is not None and hasattr(observer, "records"):
+        report.line_records = observer.records
+        report.recorded_threads = observer.threads
+    report.launch_summary = {
+        "grid": list(geo.grid), "workgroup": list(geo.workgroup), "wave_width": geo.wave_width,
+        "registers": geo.registers, "local_memory": geo.local_memory,
+        "device_memory": int(device.size), "kernel": kernel.name,
+    }
+    return report
+
+
+def _observer(launch: Launch, geo: Geometry, compiled):
+    if launch.record_threads is None and not launch.trace:
+        return None
+    from .recording import LineRecorder, Tracer
+    if launch.trace:
+        return Tracer(compiled, geo, launch.trace if callable(launch.trace) else None)
+    if launch.record_threads == "first_wave":
+        threads = tuple(range(min(geo.wave_width, geo.threads_per_wg)))
+    else:
+        threads = tuple(int(t) for t in launch.record_threads)
+    return LineRecorder(compiled, geo, threads, launch.record_limit)
+
+
+def _registers_of(b: Batch, wanted: set[int]) -> dict[int, dict[str, int]]:
+    out = {}
+    first = b.first_wg * b.geo.threads_per_wg
+    last = (b.first_wg + b.wg_count) * b.geo.threads_per_wg
+    for tid in sorted(t for t in wanted if first <= t < last):
+        wg, local = divmod(tid, b.geo.threads_per_wg)
+        lane = (wg - b.first_wg) * b.lanes_per_wg + local
+        values = {f"r{i}": int(v) for i, v in enumerate(b.R[:, lane].tolist())}
+        values.update({f"p{i}": int(v) for i, v in enumerate(b.P[:, lane].tolist())})
+        out[tid] = values
+    return out

@@ -1,0 +1,399 @@
+"""Pre-decoding: every non-control instruction becomes a Python closure over constant register
+numbers that runs on a whole `Batch` at once (`op(batch) -> None`).
+
+Masks: an unguarded instruction runs on `batch.active` (with a fast path when every lane is
+active); a guarded one on `active & pN` (or `& !pN`). Inactive lanes are never written.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..asm.ir import DecodedInstruction
+from .alu import UNITS, f64_to_pair, pair_to_f64
+from .context import RunContext
+from .memory import WIDTHS, addresses, atomic, device_space, gather, local_space, \
+    mma_tile_addresses, scatter
+from .state import Batch, Fault
+from .waveops import any_all, ballot, prefix_sum, reduce, shuffle
+
+# Ufuncs that can write straight into the destination row when every lane is active.
+_OUT_UFUNCS = {"iadd": (np.add, False), "isub": (np.subtract, False),
+               "imul": (np.multiply, False), "and": (np.bitwise_and, False),
+               "or": (np.bitwise_or, False), "xor": (np.bitwise_xor, False),
+               "fadd": (np.add, True), "fsub": (np.subtract, True),
+               "fmul": (np.multiply, True), "fdiv": (np.divide, True)}
+
+
+def exec_mask(guard):
+    """A function giving the lanes that execute: (batch) -> bool array."""
+    if guard is None:
+        return lambda b: b.active
+    pred, neg = guard
+    return lambda b: b.guard_mask(pred, neg)
+
+
+def register_error(ins: DecodedInstruction, regs: list[int], count: int, guard):
+    """An op that fails with `register_out_of_range` when any lane executes it."""
+    bad = sorted({r for r in regs if r >= count})
+    mask = exec_mask(guard)
+    names = ", ".join(f"r{r}" for r in bad)
+
+    def op(b: Batch):
+        m = mask(b)
+        if m.any():
+            raise Fault("register_out_of_range",
+                        f"register {names} is beyond the kernel's {count} registers "
+                        f"(.registers {count})", np.flatnonzero(m), registers=bad)
+    return op
+
+
+def build_unit(ins: DecodedInstruction, count: int):
+    """ALU, compare, convert and move instructions from `alu.UNITS`."""
+    mnemonic = ins.spec.mnemonic
+    sources, dest, fn = UNITS[mnemonic]
+    fields = (ins.rs1, ins.rs2, ins.rs3, ins.rs4)[:len(sources)]
+    guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
+    used = []
+    for kind, reg in zip(sources, fields):
+        if kind == "u":
+            used.append(reg)
+        elif kind == "d":
+            used += [reg, reg + 1]
+        elif reg >= 4:
+            return invalid(ins, f"predicate p{reg} does not exist")
+    rd = ins.rd
+    if dest == "u":
+        used.append(rd)
+    elif dest == "d":
+        used += [rd, rd + 1]
+    elif rd >= 4:
+        return invalid(ins, f"predicate p{rd} does not exist")
+    if any(r >= count for r in used):
+        return register_error(ins, used, count, guard)
+
+    if sources == "uu" and dest == "u" and guard is None:
+        a, c = fields
+        if mnemonic in _OUT_UFUNCS:
+            ufunc, is_float = _OUT_UFUNCS[mnemonic]
+
+            def op(b: Batch):
+                if b.full:
+                    M = b.F if is_float else b.R
+                    ufunc(M[a], M[c], out=M[rd])
+                elif b.any_active:
+                    R = b.R
+                    np.copyto(R[rd], fn(R[a], R[c]), where=b.active)
+            return op
+
+        def op(b: Batch):
+            R = b.R
+            if b.full:
+                R[rd] = fn(R[a], R[c])
+            elif b.any_active:
+                np.copyto(R[rd], fn(R[a], R[c]), where=b.active)
+        return op
+
+    if mnemonic == "fma" and guard is None:
+        return _fma_op(fn, *fields, rd)
+    if dest == "u" and guard is None and sources in ("u", "uuu", "uuuu"):
+        return _unit_op(fn, fields, rd)
+
+    readers = []
+    for kind, reg in zip(sources, fields):
+        if kind == "u":
+            readers.append(lambda b, r=reg: b.R[r])
+        elif kind == "d":
+            readers.append(lambda b, r=reg: pair_to_f64(b.R[r], b.R[r + 1]))
+        else:
+            readers.append(lambda b, r=reg: b.P[r])
+    mask = exec_mask(guard)
+
+    def op(b: Batch):
+        m = mask(b)
+        full = b.full and guard is None
+        if not full and not m.any():
+            return
+        value = fn(*[read(b) for read in readers])
+        if dest == "u":
+            targets = ((b.R[rd], value),)
+        elif dest == "p":
+            targets = ((b.P[rd], value),)
+        else:
+            lo, hi = f64_to_pair(value)
+            targets = ((b.R[rd], lo), (b.R[rd + 1], hi))
+        for row, v in targets:
+            if full:
+                row[...] = v
+            else:
+                np.copyto(row, v, where=m)
+    return op
+
+
+def _fma_op(fn, a, c, d, rd):
+    """fma without a guard: exact f32 product in f64, one f64 add, one rounding to f32."""
+    def op(b: Batch):
+        if b.full:
+            F, t = b.F, b.scratch64
+            np.multiply(F[a], F[c], out=t, dtype=np.float64)
+            np.add(t, F[d], out=t, dtype=np.float64)
+            np.copyto(F[rd], t, casting="same_kind")
+        elif b.any_active:
+            R = b.R
+            np.copyto(R[rd], fn(R[a], R[c], R[d]), where=b.active)
+    return op
+
+
+def _unit_op(fn, fields, rd):
+    """Unguarded 1-, 3- or 4-source register instruction."""
+    def op(b: Batch):
+        R = b.R
+        if b.full:
+            R[rd] = fn(*[R[r] for r in fields])
+        elif b.any_active:
+            np.copyto(R[rd], fn(*[R[r] for r in fields]), where=b.active)
+    if len(fields) == 1:
+        (a,) = fields
+
+        def op(b: Batch):  # noqa: F811 - the common one-source case without a list
+            R = b.R
+            if b.full:
+                R[rd] = fn(R[a])
+            elif b.any_active:
+                np.copyto(R[rd], fn(R[a]), where=b.active)
+    return op
+
+
+def build_mov_imm(ins: DecodedInstruction, count: int):
+    rd, value = ins.rd, np.uint32(ins.imm & 0xFFFFFFFF)
+    guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
+    if rd >= count:
+        return register_error(ins, [rd], count, guard)
+    mask = exec_mask(guard)
+
+    def op(b: Batch):
+        if b.full and guard is None:
+            b.R[rd].fill(value)
+        else:
+            m = mask(b)
+            b.R[rd][m] = value
+    return op
+
+
+def build_mov_sr(ins: DecodedInstruction, count: int):
+    rd, index = ins.rd, ins.rs1
+    guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
+    if rd >= count:
+        return register_error(ins, [rd], count, guard)
+    mask = exec_mask(guard)
+
+    def op(b: Batch):
+        if b.full and guard is None:
+            b.R[rd] = b.special(index)
+        else:
+            m = mask(b)
+            np.copyto(b.R[rd], b.special(index), where=m)
+    return op
+
+
+def invalid(ins: DecodedInstruction, message: str):
+    def op(b: Batch):
+        if b.any_active:
+            raise Fault("invalid_instruction", message, np.flatnonzero(b.active))
+    return op
+
+
+def _lanes(b: Batch, mask, guard):
+    """(lanes or None for all lanes, count) of the executing lanes."""
+    if guard is None and b.full:
+        return None, b.n
+    m = mask(b)
+    lanes = np.flatnonzero(m)
+    return lanes, lanes.size
+
+
+def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
+    """Loads, stores and atomics on local (0x30/0x31/0x3C) or device (0x38/0x39/0x3D) memory."""
+    spec = ins.spec
+    op_code, mod = spec.opcode, spec.modifier
+    is_local = op_code in (0x30, 0x31, 0x3C)
+    space_of = local_space if is_local else device_space
+    guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
+    mask = exec_mask(guard)
+    warn = ctx.warner(index)
+    stats = ctx.stats
+    rd, ra, rv, r3 = ins.rd, ins.rs1, ins.rs2, ins.rs3
+    if op_code in (0x30, 0x38):                                    # loads
+        width = WIDTHS.get(mod, 4)
+        nwords = max(1, width // 4)
+        used = [ra] + list(range(rd, rd + nwords))
+        if any(r >= count for r in used):
+            return register_error(ins, used, count, guard)
+
+        def op(b: Batch):
+            if width == 4 and guard is None and b.full:
+                a = b.R[ra]
+                size, mem32, base = b.word_view(is_local)
+                if int(a.max()) + 4 <= size and not (a & 3).any():
+                    w = a >> 2 if base is None else base + (a >> 2)
+                    b.R[rd] = mem32[w]
+                    if is_local:
+                        stats.local_loads += b.n
+                        stats.local_load_bytes += 4 * b.n
+                    else:
+                        stats.device_loads += b.n
+                        stats.device_load_bytes += 4 * b.n
+                    return
+            lanes, n = _lanes(b, mask, guard)
+            if not n:
+                return
+            space = space_of(b)
+            a = addresses(space, b.R[ra], lanes, width, warn)
+            words = gather(space, a, width)
+            for i, w in enumerate(words):
+                if lanes is None:
+                    b.R[rd + i] = w
+                else:
+                    b.R[rd + i][lanes] = w
+            if is_local:
+                stats.local_loads += n
+                stats.local_load_bytes += n * width
+            else:
+                stats.device_loads += n
+                stats.device_load_bytes += n * width
+        return op
+    if op_code in (0x31, 0x39):                                    # stores
+        width = WIDTHS.get(mod, 4)
+        nwords = max(1, width // 4)
+        used = [ra] + list(range(rv, rv + nwords))
+        if any(r >= count for r in used):
+            return register_error(ins, used, count, guard)
+
+        def op(b: Batch):
+            if width == 4 and guard is None and b.full:
+                a = b.R[ra]
+                size, mem32, base = b.word_view(is_local)
+                if int(a.max()) + 4 <= size and not (a & 3).any():
+                    w = a >> 2 if base is None else base + (a >> 2)
+                    mem32[w] = b.R[rv]
+                    if is_local:
+                        stats.local_stores += b.n
+                        stats.local_store_bytes += 4 * b.n
+                    else:
+                        stats.device_stores += b.n
+                        stats.device_store_bytes += 4 * b.n
+                    return
+            lanes, n = _lanes(b, mask, guard)
+            if not n:
+                return
+            space = space_of(b)
+            a = addresses(space, b.R[ra], lanes, width, warn)
+            words = [b.R[rv + i] if lanes is None else b.R[rv + i][lanes]
+                     for i in range(nwords)]
+            scatter(space, a, words, width)
+            if is_local:
+                stats.local_stores += n
+                stats.local_store_bytes += n * width
+            else:
+                stats.device_stores += n
+                stats.device_store_bytes += n * width
+        return op
+    # atomics (32-bit)
+    cas = mod == 8
+    used = [ra, rv] + ([r3] if cas else []) + ([rd] if rd else [])
+    if any(r >= count for r in used):
+        return register_error(ins, used, count, guard)
+
+    def op(b: Batch):
+        m = mask(b)
+        lanes = np.flatnonzero(m)
+        if not lanes.size:
+            return
+        space = space_of(b)
+        a = addresses(space, b.R[ra], lanes, 4, warn)
+        old = atomic(space, a, mod, b.R[rv][lanes], b.R[r3][lanes] if cas else None)
+        if rd:
+            b.R[rd][lanes] = old
+    return op
+
+
+def build_wave(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
+    """Wave operations (opcode 0x3E)."""
+    mod = ins.spec.modifier
+    rd, r1, r2 = ins.rd, ins.rs1, ins.rs2
+    guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
+    mask = exec_mask(guard)
+    warn = ctx.warner(index)
+    if mod <= 4:
+        used = [rd, r1, r2]
+    elif mod == 5:
+        used = [rd]
+    elif mod in (6, 7):
+        used = []
+    else:
+        used = [rd, r1]
+    if any(r >= count for r in used):
+        return register_error(ins, used, count, guard)
+    if mod in (5, 6, 7) and r1 >= 4 or mod in (6, 7) and rd >= 4:
+        return invalid(ins, "predicate index out of range")
+
+    def op(b: Batch):
+        m = mask(b)
+        if not m.any():
+            return
+        W = b.W
+        if mod <= 4:
+            values, inactive, out_of_range = shuffle(mod, b.R[r1], b.R[r2], m, W)
+            if inactive.any():
+                warn("inactive_shuffle_source",
+                     f"{ins.spec.mnemonic} reads an inactive lane; the result is 0", inactive)
+            if out_of_range.any():
+                warn("out_of_range_shuffle_source",
+                     f"{ins.spec.mnemonic} reads a lane outside the wave; the result is 0",
+                     out_of_range)
+            np.copyto(b.R[rd], values, where=m)
+        elif mod == 5:
+            np.copyto(b.R[rd], ballot(b.P[r1], m, W), where=m)
+        elif mod in (6, 7):
+            np.copyto(b.P[rd], any_all(mod, b.P[r1], m, W), where=m)
+        elif mod == 8:
+            np.copyto(b.R[rd], prefix_sum(b.R[r1], m, W), where=m)
+        else:
+            np.copyto(b.R[rd], reduce(mod, b.R[r1], m, W), where=m)
+    return op
+
+
+def build_mma(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
+    """mma_load_a / mma_load_b / mma_store_c / mma_compute on per-lane 4x4 f32 fragments."""
+    mod = ins.spec.modifier
+    rd, r1, r2 = ins.rd, ins.rs1, ins.rs2
+    guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
+    mask = exec_mask(guard)
+    warn = ctx.warner(index)
+    used = {0: [r1, r2], 1: [r1, r2], 2: [rd, r1], 3: []}[mod]
+    if any(r >= count for r in used):
+        return register_error(ins, used, count, guard)
+
+    def fragment(b: Batch, kind: str, number: int) -> np.ndarray:
+        key = (kind, number)
+        if key not in b.fragments:
+            b.fragments[key] = np.zeros((b.n, 4, 4), dtype=np.float32)
+        return b.fragments[key]
+
+    def op(b: Batch):
+        lanes = np.flatnonzero(mask(b))
+        if not lanes.size:
+            return
+        space = local_space(b)
+        if mod in (0, 1):
+            tile = mma_tile_addresses(space, b.R[r1], b.R[r2], lanes, warn)
+            values = gather(space, tile.reshape(-1), 4)[0].view(np.float32)
+            fragment(b, "A" if mod == 0 else "B", rd)[lanes] = values.reshape(-1, 4, 4)
+        elif mod == 2:
+            tile = mma_tile_addresses(space, b.R[rd], b.R[r1], lanes, warn)
+            c = fragment(b, "C", r2)[lanes].reshape(-1).view(np.uint32)
+            scatter(space, tile.reshape(-1), [c], 4)
+        else:
+            c = fragment(b, "C", r2)
+            c[lanes] += np.matmul(fragment(b, "A", rd)[lanes], fragment(b, "B", r1)[lanes])
+    return op

@@ -1,0 +1,118 @@
+"""Turns a `KernelCode` into a `CompiledKernel`: one closure per instruction plus the static
+structure (matching if/else/endif and loop/endloop, call targets) used to skip empty regions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..asm.ir import DecodedInstruction, KernelCode
+from ..isa import InstructionClass as IC
+from .alu import UNITS
+from .compile_ops import (build_memory, build_mma, build_mov_imm, build_mov_sr, build_unit,
+                          build_wave, invalid)
+from .context import RunContext
+from .control import build_control
+
+# Statistics category of each instruction class (reference §4.12: moves count as control).
+CATEGORY = {
+    IC.INTEGER: "integer", IC.BITWISE: "integer", IC.COMPARE: "integer",
+    IC.FLOAT: "float", IC.F16: "float", IC.BF16: "float", IC.F64: "float", IC.CONVERT: "float",
+    IC.LOCAL_MEMORY: "memory", IC.DEVICE_MEMORY: "memory", IC.MMA: "memory",
+    IC.ATOMIC: "atomic", IC.WAVE: "wave",
+    IC.CONTROL: "control", IC.SYNC: "control", IC.MISC: "control",
+}
+
+
+@dataclass
+class Plan:
+    """Static structure of a kernel's instruction list."""
+
+    end: int
+    index_of_offset: dict[int, int]
+    if_skip: dict[int, int] = field(default_factory=dict)     # if -> its else or endif
+    else_skip: dict[int, int] = field(default_factory=dict)   # else -> its endif
+    loop_skip: dict[int, int] = field(default_factory=dict)   # loop -> after its endloop
+
+
+@dataclass
+class CompiledKernel:
+    kernel: KernelCode
+    instructions: tuple[DecodedInstruction, ...]
+    ops: list
+    plan: Plan
+    pcs: list[int]
+    lines: list[int | None]
+    categories: list[str]
+
+
+def make_plan(instructions) -> Plan:
+    plan = Plan(len(instructions), {ins.offset: i for i, ins in enumerate(instructions)})
+    stack: list[tuple[str, int, int | None]] = []   # (kind, index, else index)
+    calls = [i for i, ins in enumerate(instructions) if ins.spec.mnemonic == "call"]
+
+    def clean(a: int, b: int) -> bool:
+        return not any(a <= c < b for c in calls)
+
+    for i, ins in enumerate(instructions):
+        m = ins.spec.mnemonic
+        if ins.guarded and m in ("if", "else", "endif", "loop", "endloop"):
+            continue
+        if m in ("if", "loop"):
+            stack.append((m, i, None))
+        elif m == "else" and stack and stack[-1][0] == "if" and stack[-1][2] is None:
+            kind, start, _ = stack.pop()
+            stack.append((kind, start, i))
+            if clean(start, i):
+                plan.if_skip[start] = i
+        elif m == "endif" and stack and stack[-1][0] == "if":
+            _, start, else_at = stack.pop()
+            if else_at is None and clean(start, i):
+                plan.if_skip[start] = i
+            elif else_at is not None and clean(else_at, i):
+                plan.else_skip[else_at] = i
+        elif m == "endloop" and stack and stack[-1][0] == "loop":
+            _, start, _ = stack.pop()
+            if clean(start, i):
+                plan.loop_skip[start] = i + 1
+    return plan
+
+
+def compile_kernel(kernel: KernelCode, registers: int, ctx: RunContext,
+                   instructions=None) -> CompiledKernel:
+    """Pre-decode `kernel` for a register file of `registers` registers."""
+    instructions = tuple(kernel.instructions if instructions is None else instructions)
+    plan = make_plan(instructions)
+    ops = []
+    for i, ins in enumerate(instructions):
+        spec = ins.spec
+        m = spec.mnemonic
+        if spec.opcode == 0x3F:
+            op = build_control(ins, i, ctx, plan)
+        elif m == "mov_imm":
+            op = build_mov_imm(ins, registers)
+        elif m == "mov_sr":
+            op = build_mov_sr(ins, registers)
+        elif m in UNITS:
+            op = build_unit(ins, registers)
+        elif spec.opcode in (0x30, 0x31, 0x38, 0x39, 0x3C, 0x3D):
+            op = build_memory(ins, registers, ctx, i)
+        elif spec.opcode == 0x3E:
+            op = build_wave(ins, registers, ctx, i)
+        elif spec.opcode == 0x40:
+            op = build_mma(ins, registers, ctx, i)
+        else:
+            op = invalid(ins, f"no emulator implementation for {m}")
+        ops.append(op)
+    return CompiledKernel(
+        kernel, instructions, ops, plan,
+        pcs=[ins.offset for ins in instructions],
+        lines=[ins.line for ins in instructions],
+        categories=[CATEGORY[ins.spec.iclass] for ins in instructions])
+
+
+def implemented(mnemonic: str) -> bool:
+    """Whether the emulator has an implementation for `mnemonic` (for the ISA coverage test)."""
+    from ..isa import INSTRUCTIONS
+    spec = INSTRUCTIONS[mnemonic]
+    return (spec.opcode in (0x3F, 0x30, 0x31, 0x38, 0x39, 0x3C, 0x3D, 0x3E, 0x40)
+            or mnemonic in UNITS or mnemonic in ("mov_imm", "mov_sr"))

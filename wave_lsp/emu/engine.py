@@ -1,0 +1,168 @@
+"""The execution loop: runs a compiled kernel over the grid, batch by batch, each batch being
+many workgroups executed in lock-step as one lane array.
+
+Workgroups are ordered x fastest, then y, then z. Within one instruction, lanes act in global
+thread order, so colliding stores keep the last thread's value and colliding atomics return old
+values in thread order. Limits: `max_instructions` counts wave-instructions per workgroup
+(steps of the batch times waves per workgroup), checked at every step; the wall-time limit
+and the cancellation hook are polled every 256 steps.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from .compiler import CompiledKernel
+from .context import RunContext
+from .report import EmuError
+from .state import Batch, Fault, Geometry
+
+POLL_EVERY = 256
+MAX_BATCH_WORDS = 1 << 25          # registers x lanes of one batch (128 MiB of uint32)
+
+
+class Limits:
+    def __init__(self, max_instructions: int, deadline: float | None,
+                 cancel: Callable[[], bool] | None):
+        self.max_instructions = max_instructions
+        self.deadline = deadline
+        self.cancel = cancel
+
+
+def batch_size(geo: Geometry, max_lanes: int, single: bool) -> int:
+    if single:
+        return 1
+    by_lanes = max(1, max_lanes // geo.lanes_per_wg)
+    by_words = max(1, MAX_BATCH_WORDS // max(1, geo.registers * geo.lanes_per_wg))
+    return max(1, min(geo.workgroup_count, by_lanes, by_words))
+
+
+def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
+            set_regs: dict[int, int], ctx: RunContext, limits: Limits, max_lanes: int,
+            observer=None, on_batch_end=None) -> EmuError | None:
+    """Run every workgroup; returns the first error (the run stops there) or None."""
+    per_batch = batch_size(geo, max_lanes, bool(observer and observer.single_workgroup))
+    ctx.counts = [0] * len(compiled.ops)
+    total = geo.workgroup_count
+    for first in range(0, total, per_batch):
+        count = min(per_batch, total - first)
+        b = Batch(geo, first, count, device, set_regs)
+        ctx.batch = b
+        if observer is not None:
+            observer.attach(b)
+        index = 0
+        try:
+            if observer is None:
+                _loop(compiled, b, ctx, limits, geo.waves_per_wg)
+            else:
+                _observed_loop(compiled, b, ctx, limits, geo.waves_per_wg, observer)
+        except Fault as fault:
+            index = ctx.index
+            _finish_stats(compiled, ctx)
+            return to_error(fault, b, compiled, index)
+        ctx.stats.workgroups += count
+        ctx.stats.waves += count * geo.waves_per_wg
+        if on_batch_end is not None:
+            on_batch_end(b)
+    _finish_stats(compiled, ctx)
+    return None
+
+
+def _limit_fault(ctx: RunContext, limits: Limits, steps: int, step_limit: float) -> None:
+    if steps + ctx.extra_steps > step_limit:
+        raise Fault("instruction_limit",
+                    f"instruction limit exceeded ({limits.max_instructions} wave-instructions "
+                    "per workgroup)", np.flatnonzero(ctx.batch.active))
+    if limits.deadline is not None and time.monotonic() > limits.deadline:
+        raise Fault("time_limit", "time limit exceeded", np.flatnonzero(ctx.batch.active))
+    if limits.cancel is not None and limits.cancel():
+        raise Fault("cancelled", "run cancelled", np.flatnonzero(ctx.batch.active))
+
+
+def _step_limit(limits: Limits, waves_per_wg: int) -> float:
+    if limits.max_instructions <= 0:
+        return float("inf")
+    return limits.max_instructions / waves_per_wg
+
+
+def _loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: Limits,
+          waves_per_wg: int) -> None:
+    ops = compiled.ops
+    n = len(ops)
+    counts = ctx.counts
+    step_limit = _step_limit(limits, waves_per_wg)
+    ctx.extra_steps = 0
+    steps = 0
+    check = min(POLL_EVERY, step_limit)
+    index = 0
+    try:
+        while index < n:
+            present = b.present_count
+            nxt = ops[index](b)
+            counts[index] += present
+            steps += 1
+            if steps >= check:
+                check = min(steps + POLL_EVERY, step_limit)
+                ctx.index = index
+                _limit_fault(ctx, limits, steps, step_limit)
+            index = index + 1 if nxt is None else nxt
+    except Fault:
+        ctx.index = index
+        raise
+
+
+def _observed_loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: Limits,
+                   waves_per_wg: int, observer) -> None:
+    ops = compiled.ops
+    n = len(ops)
+    counts = ctx.counts
+    step_limit = _step_limit(limits, waves_per_wg)
+    ctx.extra_steps = 0
+    steps = 0
+    index = 0
+    try:
+        while index < n:
+            present = b.present_count
+            before = observer.before(index, b)
+            nxt = ops[index](b)
+            observer.after(index, b, before)
+            counts[index] += present
+            steps += 1
+            ctx.index = index
+            if steps >= step_limit or steps % POLL_EVERY == 0:
+                _limit_fault(ctx, limits, steps, step_limit)
+            index = index + 1 if nxt is None else nxt
+    except Fault:
+        ctx.index = index
+        raise
+
+
+def _finish_stats(compiled: CompiledKernel, ctx: RunContext) -> None:
+    stats = ctx.stats
+    for count, category in zip(ctx.counts, compiled.categories):
+        stats.total += count
+        setattr(stats, category, getattr(stats, category) + count)
+    ctx.counts = [0] * len(ctx.counts)
+
+
+def to_error(fault: Fault, b: Batch, compiled: CompiledKernel, index: int) -> EmuError:
+    """Attach workgroup, wave, lanes, PC and source line to a fault."""
+    lanes = fault.lanes
+    workgroup = wave = None
+    in_wave: tuple[int, ...] = ()
+    if lanes is not None and len(lanes):
+        lanes = np.asarray(lanes)
+        workgroup, wave, _ = b.describe_lane(int(lanes[0]))
+        first_wave = int(lanes[0]) // b.W
+        same = lanes[(lanes // b.W) == first_wave]
+        in_wave = tuple(int(x) % b.W for x in same)
+    pc = compiled.pcs[index] if index < len(compiled.pcs) else None
+    line = compiled.lines[index] if index < len(compiled.lines) else None
+    details = dict(fault.details)
+    if lanes is not None and len(lanes):
+        details["thread"] = b.global_thread(int(lanes[0]))
+        details["mnemonic"] = compiled.instructions[index].spec.mnemonic
+    return EmuError(fault.kind, fault.message, workgroup, wave, in_wave, pc, line, details)

@@ -1,0 +1,203 @@
+"""Observers of a run: per-line records for inline results, and the `--trace` printer.
+
+An observer sees every instruction before and after it runs (the engine switches to an observed
+loop only when one is requested, so the normal loop pays nothing).
+
+Trace format (one line per instruction per wave that steps through it, written to stderr):
+
+    wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM
+
+TEXT is the instruction as assembly (`@p1 iadd r3, r1, r2`, immediates and call targets as
+0x%08x, scopes with their dot), `line L` the 1-based source line (omitted for `.wbin` input),
+and `mask` the lanes of the wave that executed it (bit i = lane i). Tracing runs one workgroup
+at a time, in workgroup order, so waves interleave as upstream's round-robin scheduler does.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..isa import SCOPE_BY_VALUE, SPECIAL_BY_INDEX, OperandKind
+from ..isa import InstructionClass as IC
+from .alu import UNITS
+from .memory import WIDTHS
+from .report import LineRecord, WriteRecord
+from .state import Batch
+
+_KIND_OF_CLASS = {IC.FLOAT: "f32", IC.F16: "f16", IC.BF16: "bf16", IC.F64: "f64"}
+
+
+def render(ins) -> str:
+    """Assembly text of a decoded instruction."""
+    guard = ""
+    if ins.guarded:
+        guard = f"@{'!' if ins.pred_neg else ''}p{ins.pred_reg} "
+    parts = []
+    for op in ins.spec.operands:
+        value = getattr(ins, op.field.value, 0) if op.field.value in (
+            "rd", "rs1", "rs2", "rs3", "rs4", "scope") else ins.imm
+        if op.optional and value == 0:
+            continue
+        if op.kind is OperandKind.PREDICATE:
+            parts.append(f"p{value}")
+        elif op.kind is OperandKind.SPECIAL:
+            special = SPECIAL_BY_INDEX.get(value)
+            parts.append(special.name if special else f"sr_{value}")
+        elif op.kind in (OperandKind.IMMEDIATE, OperandKind.LABEL):
+            parts.append(f"0x{value & 0xFFFFFFFF:08x}")
+        elif op.kind is OperandKind.SCOPE:
+            scope = SCOPE_BY_VALUE.get(value)
+            parts.append("." + scope.name if scope else str(value))
+        else:
+            parts.append(f"r{value}")
+    text = ins.spec.mnemonic + (" " + ", ".join(parts) if parts else "")
+    return guard + text
+
+
+def _mask_of(b: Batch, index_ins) -> np.ndarray:
+    if index_ins.guarded:
+        return b.guard_mask(index_ins.pred_reg, index_ins.pred_neg)
+    return b.active
+
+
+def write_plan(ins):
+    """What an instruction writes: list of ("r", reg, kind) / ("p", pred) / ("mem", space, ...)."""
+    spec = ins.spec
+    m = spec.mnemonic
+    kind = _KIND_OF_CLASS.get(spec.iclass, "u32")
+    if m in UNITS:
+        dest = UNITS[m][1]
+        if m.startswith("cvt_"):
+            kind = {"f32": "f32", "f16": "f16", "f64": "f64", "bf16": "bf16"}.get(
+                m.split("_")[1], "u32")
+            kind = "i32" if m == "cvt_i32_f32" else kind
+        if dest == "p":
+            return [("p", ins.rd)]
+        if dest == "d":
+            return [("r", ins.rd, "f64lo"), ("r", ins.rd + 1, "f64hi")]
+        return [("r", ins.rd, kind)]
+    if m in ("mov_imm", "mov_sr"):
+        return [("r", ins.rd, "u32")]
+    if spec.opcode in (0x30, 0x38):
+        return [("r", ins.rd + i, "u32") for i in range(max(1, WIDTHS.get(spec.modifier, 4) // 4))]
+    if spec.opcode in (0x31, 0x39):
+        space = "local" if spec.opcode == 0x31 else "device"
+        return [("mem", space, ins.rs1, ins.rs2, max(1, WIDTHS.get(spec.modifier, 4) // 4))]
+    if spec.opcode in (0x3C, 0x3D):
+        return [("r", ins.rd, "u32")] if ins.rd else []
+    if spec.opcode == 0x3E:
+        if spec.modifier in (6, 7):
+            return [("p", ins.rd)]
+        return [("r", ins.rd, "u32")]
+    return []
+
+
+class LineRecorder:
+    """Keeps, per source line, what the recorded threads' executions wrote."""
+
+    single_workgroup = False
+
+    def __init__(self, compiled, geo, threads: tuple[int, ...], limit: int):
+        self.compiled = compiled
+        self.geo = geo
+        self.threads = threads
+        self.limit = limit
+        self.records: dict[int, LineRecord] = {}
+        self.plans = [write_plan(ins) for ins in compiled.instructions]
+        self.lanes = np.zeros(0, dtype=np.int64)
+        self.ids: list[int] = []
+
+    def attach(self, b: Batch) -> None:
+        tpw = self.geo.threads_per_wg
+        lanes, ids = [], []
+        for t in self.threads:
+            wg, local = divmod(t, tpw)
+            if b.first_wg <= wg < b.first_wg + b.wg_count and local < tpw:
+                lanes.append((wg - b.first_wg) * b.lanes_per_wg + local)
+                ids.append(t)
+        self.lanes = np.array(lanes, dtype=np.int64)
+        self.ids = ids
+
+    def before(self, index: int, b: Batch):
+        if not self.lanes.size:
+            return None
+        ins = self.compiled.instructions[index]
+        mask = _mask_of(b, ins)[self.lanes]
+        present = bool(b.present[self.lanes // b.W].any())
+        addresses = None
+        for item in self.plans[index]:
+            if item[0] == "mem":
+                addresses = b.R[item[2]][self.lanes].copy()
+        return mask, present, addresses
+
+    def after(self, index: int, b: Batch, before) -> None:
+        if before is None:
+            return
+        mask, present, addresses = before
+        if not present:
+            return
+        ins = self.compiled.instructions[index]
+        key = ins.line if ins.line is not None else ins.offset
+        record = self.records.get(key)
+        if record is None:
+            record = self.records[key] = LineRecord(ins.line, ins.offset, ins.spec.mnemonic)
+            record.first_active = tuple(bool(v) for v in mask.tolist())
+        record.count += 1
+        if len(record.writes) >= self.limit or not mask.any():
+            return
+        active_ids = [t for t, on in zip(self.ids, mask.tolist()) if on]
+        active_lanes = self.lanes[mask]
+        writes = []
+        for item in self.plans[index]:
+            if item[0] == "r" and item[1] < b.R.shape[0]:
+                values = b.R[item[1]][active_lanes].tolist()
+                writes.append(WriteRecord(f"r{item[1]}", dict(zip(active_ids, values)), item[2]))
+            elif item[0] == "p" and item[1] < 4:
+                values = [int(v) for v in b.P[item[1]][active_lanes].tolist()]
+                writes.append(WriteRecord(f"p{item[1]}", dict(zip(active_ids, values)), "pred"))
+            elif item[0] == "mem":
+                _, space, _, rv, nwords = item
+                addr = addresses[mask].tolist()
+                for w in range(nwords):
+                    if rv + w >= b.R.shape[0]:
+                        break
+                    values = b.R[rv + w][active_lanes].tolist()
+                    target = f"{space}[0x{addr[0] + 4 * w:x}]" if len(set(addr)) == 1 \
+                        else f"{space}[r{ins.rs1}{'+' + str(4 * w) if w else ''}]"
+                    writes.append(WriteRecord(target, dict(zip(active_ids, values)), "u32"))
+        record.writes.append(writes)
+
+
+class Tracer:
+    """Prints one line per wave per executed instruction (see the module docstring)."""
+
+    single_workgroup = True
+
+    def __init__(self, compiled, geo, sink=None):
+        self.compiled = compiled
+        self.geo = geo
+        self.sink = sink or (lambda text: sys.stderr.write(text + "\n"))
+        self.texts = [render(ins) for ins in compiled.instructions]
+
+    def attach(self, b: Batch) -> None:
+        self.wg = b.geo.workgroup_id(b.first_wg)
+
+    def before(self, index: int, b: Batch):
+        ins = self.compiled.instructions[index]
+        return _mask_of(b, ins).copy(), b.present.copy()
+
+    def after(self, index: int, b: Batch, before) -> None:
+        mask, present = before
+        ins = self.compiled.instructions[index]
+        x, y, z = self.wg
+        line = f" line {ins.line + 1}" if ins.line is not None else ""
+        W = b.W
+        for wave in np.flatnonzero(present).tolist():
+            bits = 0
+            for i, on in enumerate(mask[wave * W:(wave + 1) * W].tolist()):
+                if on:
+                    bits |= 1 << i
+            self.sink(f"wg({x},{y},{z}) wave[{wave}] pc=0x{ins.offset:04x}: "
+                      f"{self.texts[index]} ;{line} mask=0x{bits:x}")

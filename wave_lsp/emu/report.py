@@ -1,0 +1,147 @@
+"""What a run returns: final memory, registers of interest, statistics, warnings, errors and the
+per-line records the editor shows inline. Plain data, no behaviour beyond small conveniences."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+# Stable `EmuError.kind` values (other layers compare against these strings).
+ERROR_KINDS = (
+    "out_of_bounds", "divergent_barrier", "deadlock", "control_stack_overflow",
+    "call_stack_overflow", "register_out_of_range", "instruction_limit", "time_limit",
+    "cancelled", "invalid_instruction",
+)
+
+# Stable `EmuWarning.kind` values.
+WARNING_KINDS = ("unaligned_access", "inactive_shuffle_source", "out_of_range_shuffle_source",
+                 "guarded_structure")
+
+
+@dataclass(frozen=True)
+class EmuError:
+    """A run-time error that stopped the run."""
+
+    kind: str
+    message: str
+    workgroup: tuple[int, int, int] | None = None
+    wave: int | None = None
+    lanes: tuple[int, ...] = ()
+    pc: int | None = None        # byte offset within the kernel's code
+    line: int | None = None      # 0-based source line when the program came from source
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class EmuWarning:
+    """Something that worked but is probably a bug (recorded once per instruction and kind)."""
+
+    kind: str
+    message: str
+    pc: int | None = None
+    line: int | None = None
+    workgroup: tuple[int, int, int] | None = None
+    wave: int | None = None
+    lanes: tuple[int, ...] = ()
+    count: int = 1               # how many lane-events were folded into this warning
+
+
+@dataclass
+class Stats:
+    """Execution statistics, counted like upstream `--stats` (per wave-instruction)."""
+
+    total: int = 0
+    integer: int = 0
+    float: int = 0
+    memory: int = 0
+    control: int = 0
+    wave: int = 0
+    atomic: int = 0
+    device_loads: int = 0
+    device_stores: int = 0
+    device_load_bytes: int = 0
+    device_store_bytes: int = 0
+    local_loads: int = 0
+    local_stores: int = 0
+    local_load_bytes: int = 0
+    local_store_bytes: int = 0
+    barriers: int = 0
+    divergent_branches: int = 0
+    workgroups: int = 0
+    waves: int = 0
+
+
+@dataclass
+class WriteRecord:
+    """What one execution of an instruction wrote, for the recorded threads that were active."""
+
+    target: str                  # "r5", "p1", "device[0x100]", "local[0x10]", "mma C#0"
+    values: dict[int, int]       # recorded thread id -> written bits (u32; 0/1 for predicates)
+    kind: str = "u32"            # display hint: u32, i32, f32, f16, bf16, pred, f64lo, f64hi
+
+
+@dataclass
+class LineRecord:
+    """Everything recorded for one source line (or, for `.wbin` input, one instruction)."""
+
+    line: int | None
+    pc: int
+    mnemonic: str
+    count: int = 0               # executions while a recorded thread's wave was present
+    first_active: tuple[bool, ...] = ()   # per recorded thread, on the first execution
+    writes: list[list[WriteRecord]] = field(default_factory=list)  # per execution (capped)
+
+
+@dataclass
+class RunReport:
+    """The result of `run`."""
+
+    kernel: str
+    device_memory: np.ndarray                   # uint8, final contents
+    registers: dict[int, dict[str, int]] = field(default_factory=dict)  # thread -> {"r0": v, "p0": 0}
+    stats: Stats = field(default_factory=Stats)
+    warnings: list[EmuWarning] = field(default_factory=list)
+    errors: list[EmuError] = field(default_factory=list)
+    line_records: dict[int, LineRecord] | None = None   # keyed by line (or pc for .wbin input)
+    recorded_threads: tuple[int, ...] = ()
+    launch_summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def read_u32(self, offset: int, count: int) -> list[int]:
+        """`count` little-endian u32 values of device memory from byte `offset`."""
+        return self.device_memory[offset:offset + 4 * count].view("<u4").tolist()
+
+    def read_f32(self, offset: int, count: int) -> list[float]:
+        return self.device_memory[offset:offset + 4 * count].view("<f4").tolist()
+
+    def to_json(self, include_memory: bool = True) -> dict[str, Any]:
+        """The whole report as JSON-compatible data (memory as a hex string)."""
+        from dataclasses import asdict
+        records = None
+        if self.line_records is not None:
+            records = [asdict(r) for r in self.line_records.values()]
+            for r in records:
+                for execution in r["writes"]:
+                    for w in execution:
+                        w["values"] = {str(k): v for k, v in w["values"].items()}
+        return {
+            "kernel": self.kernel,
+            "ok": self.ok,
+            "launch": self.launch_summary,
+            "errors": [asdict(e) for e in self.errors],
+            "warnings": [asdict(w) for w in self.warnings],
+            "stats": asdict(self.stats),
+            "registers": {str(k): v for k, v in self.registers.items()},
+            "recorded_threads": list(self.recorded_threads),
+            "line_records": records,
+            "device_memory_size": int(self.device_memory.size),
+            "device_memory": self.device_memory.tobytes().hex() if include_memory else None,
+        }

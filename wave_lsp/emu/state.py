@@ -1,0 +1,168 @@
+"""The state of a batch of workgroups executed in lock-step: one lane array over all their waves.
+
+Lanes are laid out workgroup-major, then wave, then lane (`lane index = (wg * waves_per_wg +
+wave) * W + lane`), so a reshape to (waves, W) gives per-wave views for wave operations.
+Registers are a (register_count, lanes) uint32 matrix (one contiguous row per register);
+f32 instructions use a float32 view of the same memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..isa import PREDICATE_COUNT
+
+
+class Fault(Exception):
+    """Raised by an instruction; the engine adds the workgroup, wave, PC and line."""
+
+    def __init__(self, kind: str, message: str, lanes: np.ndarray | None = None, **details):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.lanes = lanes          # batch lane indices involved (int array) or None
+        self.details = details
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Sizes shared by every batch of one launch."""
+
+    grid: tuple[int, int, int]
+    workgroup: tuple[int, int, int]
+    wave_width: int
+    registers: int
+    local_memory: int
+
+    @property
+    def threads_per_wg(self) -> int:
+        x, y, z = self.workgroup
+        return x * y * z
+
+    @property
+    def waves_per_wg(self) -> int:
+        return -(-self.threads_per_wg // self.wave_width)
+
+    @property
+    def lanes_per_wg(self) -> int:
+        return self.waves_per_wg * self.wave_width
+
+    @property
+    def workgroup_count(self) -> int:
+        x, y, z = self.grid
+        return x * y * z
+
+    def workgroup_id(self, linear: int) -> tuple[int, int, int]:
+        gx, gy, _ = self.grid
+        return linear % gx, (linear // gx) % gy, linear // (gx * gy)
+
+
+class Batch:
+    """Registers, predicates, masks and control stacks of the workgroups `first .. first+count`."""
+
+    def __init__(self, geo: Geometry, first_wg: int, wg_count: int, device: np.ndarray,
+                 set_regs: dict[int, int]):
+        self.geo = geo
+        self.first_wg = first_wg
+        self.wg_count = wg_count
+        W = geo.wave_width
+        self.W = W
+        self.lanes_per_wg = geo.lanes_per_wg
+        self.n = n = wg_count * geo.lanes_per_wg
+        self.n_waves = n // W
+        self.R = np.zeros((geo.registers, n), dtype=np.uint32)
+        for reg, value in set_regs.items():
+            if 0 <= reg < geo.registers:
+                self.R[reg] = value & 0xFFFFFFFF
+        self.F = self.R.view(np.float32)
+        self.P = np.zeros((PREDICATE_COUNT, n), dtype=bool)
+        local_in_wg = np.tile(np.arange(geo.lanes_per_wg, dtype=np.int64), wg_count)
+        self.local_thread = local_in_wg
+        self.alive = local_in_wg < geo.threads_per_wg      # in range and not halted
+        self.active = self.alive.copy()
+        self.full = bool(self.active.all())
+        self.any_active = bool(self.active.any())
+        self.wg_of_lane = np.repeat(np.arange(wg_count, dtype=np.int64), geo.lanes_per_wg)
+        self.present = self.alive.reshape(self.n_waves, W).any(axis=1)
+        self.present_count = int(self.present.sum())
+        self.ctrl: list = []          # control-flow frames (see control.py)
+        self.calls: list = []         # call frames
+        # memories
+        self.device = device
+        self.device32 = device.view(np.uint32) if device.size % 4 == 0 else None
+        self.device_size = device.size
+        L = geo.local_memory
+        self.local_size = L
+        self.local_stride = (L + 3) & ~3
+        self.local = np.zeros(self.local_stride * wg_count + 16, dtype=np.uint8)
+        self.local32 = self.local.view(np.uint32)
+        self.local_base = self.wg_of_lane * self.local_stride
+        self.local_base_words = self.local_base >> 2
+        self.scratch64 = np.empty(n, dtype=np.float64)
+        self.fragments: dict[tuple[str, int], np.ndarray] = {}
+        self._specials: dict[int, np.ndarray] = {}
+
+    # ---- masks -------------------------------------------------------------------------------
+    def set_active(self, mask: np.ndarray) -> None:
+        self.active = mask
+        self.any_active = bool(mask.any())
+        self.full = self.any_active and bool(mask.all())
+
+    def guard_mask(self, pred: int, negated: bool) -> np.ndarray:
+        p = self.P[pred]
+        return self.active & ~p if negated else self.active & p
+
+    def refresh_present(self, lanes: np.ndarray) -> None:
+        """Waves are present (stepping through the current region) when `lanes` has any lane."""
+        self.present = lanes.reshape(self.n_waves, self.W).any(axis=1)
+        self.present_count = int(self.present.sum())
+
+    def word_view(self, local: bool):
+        """(size in bytes, u32 view, per-lane word base or None) of local or device memory."""
+        if local:
+            return self.local_size, self.local32, self.local_base_words
+        if self.device32 is None:
+            return -1, None, None          # never takes the word fast path
+        return self.device_size, self.device32, None
+
+    # ---- special registers -------------------------------------------------------------------
+    def special(self, index: int) -> np.ndarray:
+        cached = self._specials.get(index)
+        if cached is None:
+            cached = self._specials[index] = self._compute_special(index)
+        return cached
+
+    def _compute_special(self, index: int) -> np.ndarray:
+        geo, n = self.geo, self.n
+        wx, wy, _ = geo.workgroup
+        t = self.local_thread
+        wg_linear = self.wg_of_lane + self.first_wg
+        gx, gy, _ = geo.grid
+        values = {
+            0: lambda: t % wx, 1: lambda: (t // wx) % wy, 2: lambda: t // (wx * wy),
+            3: lambda: t // self.W, 4: lambda: t % self.W,
+            5: lambda: wg_linear % gx, 6: lambda: (wg_linear // gx) % gy,
+            7: lambda: wg_linear // (gx * gy),
+            8: lambda: wx, 9: lambda: wy, 10: lambda: geo.workgroup[2],
+            11: lambda: gx, 12: lambda: gy, 13: lambda: geo.grid[2],
+            14: lambda: self.W, 15: lambda: geo.waves_per_wg,
+            16: lambda: 1, 17: lambda: 4, 18: lambda: 4, 19: lambda: 4,
+        }
+        make = values.get(index)
+        value = make() if make else 0
+        out = np.empty(n, dtype=np.uint32)
+        out[:] = np.asarray(value, dtype=np.int64) & 0xFFFFFFFF
+        return out
+
+    # ---- naming for reports ------------------------------------------------------------------
+    def describe_lane(self, lane: int) -> tuple[tuple[int, int, int], int, int]:
+        """(workgroup id, wave within the workgroup, lane within the wave) of a batch lane."""
+        wg = lane // self.lanes_per_wg
+        within = lane % self.lanes_per_wg
+        return self.geo.workgroup_id(self.first_wg + wg), within // self.W, within % self.W
+
+    def global_thread(self, lane: int) -> int:
+        wg = lane // self.lanes_per_wg
+        return (self.first_wg + wg) * self.geo.threads_per_wg + lane % self.lanes_per_wg
