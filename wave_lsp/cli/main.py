@@ -15,12 +15,16 @@ from .. import __version__
 SUBCOMMANDS = ("lint", "asm", "dis", "run", "serve")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with `only`, just that subcommand is imported and registered, so a
+    command starts without loading the others (the emulator does not need the linter)."""
     parser = argparse.ArgumentParser(
         prog="wave-lsp", description="Editor tooling for WAVE GPU assembly.")
     parser.add_argument("--version", action="version", version=f"wave-lsp {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
+        if only is not None and name != only:
+            continue
         try:
             module = importlib.import_module(f"{__package__}.{name}_command")
         except ModuleNotFoundError as err:
@@ -32,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
