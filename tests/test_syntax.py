@@ -130,3 +130,22 @@ def test_in_place_patches_equal_fresh_program(edits):
         assert doc.program == Document(doc.text).program
     if all(e.patched for e in doc.edits):
         assert doc.program is program
+
+
+def test_grammar_disk_cache(tmp_path, monkeypatch):
+    from wave_lsp.syntax import grammar
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    grammar.wave_grammar.cache_clear()
+    try:
+        built = grammar.wave_grammar()
+        (cached,) = (tmp_path / "wave-lsp").glob("grammar-*.pickle")
+        grammar.wave_grammar.cache_clear()
+        loaded = grammar.wave_grammar()
+        assert loaded is not built and str(loaded.parse("halt")) == str(built.parse("halt"))
+        cached.write_bytes(b"not a pickle")  # a broken cache is rebuilt, never fatal
+        grammar.wave_grammar.cache_clear()
+        assert grammar.wave_grammar().parse("nop") is not None
+        assert cached.read_bytes() != b"not a pickle"
+    finally:
+        grammar.wave_grammar.cache_clear()
