@@ -28,7 +28,8 @@ from __future__ import annotations
 from ..syntax.program import Program
 from .codes import severity_of
 from .diagnostic import Diagnostic, Range, Related
-from .uniformity import Event, IfFrame, LoopFrame, analyse_kernel
+from .uniformity import analyse_kernel
+from .uniformity_state import CallFrame, Event, IfFrame, LoopFrame
 from .uniformity_model import Cause, Uniformity, related_chain
 from .uniformity_steps import BARRIER, SHUFFLE
 
@@ -43,13 +44,14 @@ def divergence_diagnostics(program: Program) -> list[Diagnostic]:
             analysis = analyse_kernel(kernel)
         except Exception:  # pragma: no cover - a defect must not take the other checks down
             continue
+        seen: set[tuple[int, str]] = set()     # a function called from several places: once
         for event in analysis.events:
-            if event.step.op == BARRIER:
-                out.extend(_barrier(event))
-            else:
-                found = _wave_op(event)
-                if found is not None:
-                    out.append(found)
+            found = _barrier(event) if event.step.op == BARRIER else _wave_op(event)
+            for diag in found:
+                key = (diag.range.start_line, diag.code)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(diag)
     return out
 
 
@@ -72,6 +74,10 @@ def _findings(event: Event) -> list[_Finding]:
     """Every enclosing construct (outermost first, the guard last) that may diverge."""
     found: list[_Finding] = []
     for frame in event.frames:
+        if type(frame) is CallFrame:
+            for f in found[:]:
+                f.construct += f", through the `call {frame.label}` at line {frame.line + 1}"
+            continue
         if type(frame) is IfFrame:
             if frame.level:
                 step = frame.node.step
@@ -88,7 +94,7 @@ def _findings(event: Event) -> list[_Finding]:
             level, cause = frame.skipping(event.line)
             if level:
                 at = cause.line if cause is not None else node.line
-                found.append(_Finding(level, "continue", f"a `continue` at line {at + 1}",
+                found.append(_Finding(level, "continue", f"the `continue` at line {at + 1}",
                                       cause.range if cause is not None
                                       else _range(node.line, node.step), cause))
     glevel, gcause = event.guard
@@ -107,8 +113,11 @@ def _range(line: int, step) -> Range:
 
 
 def _related(f: _Finding, what: str) -> tuple[Related, ...]:
-    head = Related(f.construct_range, what)
-    return (head, *related_chain(f.cause))
+    """The construct, then the chain of causes back to where the variation starts."""
+    cause = f.cause
+    if f.kind == "continue" and cause is not None and cause.parent is not None:
+        cause = cause.parent             # the construct already is the `continue` itself
+    return (Related(f.construct_range, what), *related_chain(cause))
 
 
 # ---- barriers ----------------------------------------------------------------------------------
@@ -140,7 +149,8 @@ def _barrier(event: Event) -> list[Diagnostic]:
             message = (f"barrier skipped by {f.construct}, which may differ between the threads "
                        f"of a workgroup: the threads that continue never arrive in that iteration "
                        f"(undefined behaviour, spec §6.12)")
-            what = f"{f.construct}: taken where its predicate holds, which {Uniformity(f.level).phrase}"
+            what = (f"{f.construct}: taken where its predicate holds, which "
+                    f"{Uniformity(f.level).phrase}")
         out.append(Diagnostic(code, severity_of(code), rng, message,
                               related=_related(f, what)))
     elif warnings:
@@ -162,10 +172,10 @@ def _barrier(event: Event) -> list[Diagnostic]:
 
 
 # ---- wave operations ---------------------------------------------------------------------------
-def _wave_op(event: Event) -> Diagnostic | None:
+def _wave_op(event: Event) -> list[Diagnostic]:
     divergent = [f for f in _findings(event) if f.level >= _T]
     if not divergent:
-        return None
+        return []
     f = divergent[-1]
     ins = event.step.instr
     rng = Range(event.line, ins.start, event.line, ins.end)
@@ -174,10 +184,10 @@ def _wave_op(event: Event) -> Diagnostic | None:
     if event.step.wave == SHUFFLE:
         message = (f"`{name}` under {f.construct}, which may differ between the lanes of a wave: "
                    f"the source lane may be inactive, and what is read from it is undefined")
-        return Diagnostic("D606", severity_of("D606"), rng, message, related=_related(f, what))
+        return [Diagnostic("D606", severity_of("D606"), rng, message, related=_related(f, what))]
     message = (f"`{name}` under {f.construct}, which may differ between the lanes of a wave: "
                f"the result covers the active lanes only")
-    return Diagnostic("D605", severity_of("D605"), rng, message, related=_related(f, what))
+    return [Diagnostic("D605", severity_of("D605"), rng, message, related=_related(f, what))]
 
 
 def _phrase(f: _Finding) -> str:

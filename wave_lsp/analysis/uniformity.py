@@ -12,10 +12,13 @@ A forward data-flow pass over the structured control flow (`uniformity_steps.str
   unconditional write replaces the value and its variation;
 - loops are iterated until the state at their head no longer changes.
 
+A `call` inside an `if` or loop is followed: the function body (from its label to `return`) is
+analysed in the caller's state and context, so its barriers see the call site's divergence.
+
 Approximations (documented): memory is not tracked (a load from a uniform address is as uniform
-as the address, ignoring races), `call`/`return` are not followed (a function body is analysed
-where it stands in the text), and a value equal in all threads by arithmetic accident (`isub r1,
-r0, r0`) still varies.
+as the address, ignoring races); a function body is otherwise analysed where it stands in the
+text; recursion is not followed; a value equal in all threads by arithmetic accident (`isub r1,
+r0, r0`, or loops with per-thread bounds but equal trip counts) still varies.
 
 The pass also records the events the divergence lints need (barriers, wave operations, with the
 enclosing constructs) — see `divergence.py`.
@@ -23,84 +26,14 @@ enclosing constructs) — see `divergence.py`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..syntax.program import Kernel, Program
 from .uniformity_model import Cause, Uniformity
-from .uniformity_steps import (BARRIER, BREAK, CONTINUE, HALT, HALT_OP, NORMAL, IfNode,
+from .uniformity_state import CallFrame, Event, IfFrame, LoopFrame, State
+from .uniformity_steps import (BARRIER, BREAK, CONTINUE, HALT, HALT_OP, NORMAL, OTHER, IfNode,
                                LoopNode, Step, key_name, structure)
 
 MAX_PASSES = 64
-
-
-@dataclass(slots=True)
-class IfFrame:
-    """An enclosing `if`: the level of its condition (guard included) and why."""
-
-    node: IfNode
-    level: int
-    cause: Cause | None
-    in_else: bool = False
-
-
-@dataclass(slots=True)
-class LoopFrame:
-    """An enclosing `loop`: how much its exit may differ between threads, and its `continue`s."""
-
-    node: LoopNode
-    exit_level: int = 0
-    exit_cause: Cause | None = None
-    continues: list[tuple[int, int, Cause | None]] = field(default_factory=list)
-
-    def skipping(self, line: int) -> tuple[int, Cause | None]:
-        """The most varying `continue` before `line` (it skips what follows it), or (0, None)."""
-        best: tuple[int, Cause | None] = (0, None)
-        for at, level, cause in self.continues:
-            if at < line and level > best[0]:
-                best = (level, cause)
-        return best
-
-
-@dataclass(slots=True)
-class Event:
-    """A barrier or wave operation met in the final pass, with its surroundings."""
-
-    line: int
-    step: Step
-    frames: tuple
-    guard: tuple[int, Cause | None]
-    halt: tuple[int, Cause | None]
-
-
-class State:
-    """Register/predicate levels (absent = DISPATCH) and their causes."""
-
-    __slots__ = ("lv", "why")
-
-    def __init__(self, lv: dict[int, int] | None = None,
-                 why: dict[int, Cause] | None = None) -> None:
-        self.lv = lv if lv is not None else {}
-        self.why = why if why is not None else {}
-
-    def copy(self) -> "State":
-        return State(dict(self.lv), dict(self.why))
-
-    def join(self, other: "State") -> None:
-        """Raise every level to the other state's where that is higher."""
-        lv, why = self.lv, self.why
-        olv, owhy = other.lv, other.why
-        for k, level in olv.items():
-            if level > lv.get(k, 0):
-                lv[k] = level
-                why[k] = owhy.get(k)
-
-    def raise_to(self, keys, level: int, make_cause) -> None:
-        """Control dependence: every key in `keys` varies at least at `level`."""
-        lv, why = self.lv, self.why
-        for k in keys:
-            if lv.get(k, 0) < level:
-                lv[k] = level
-                why[k] = make_cause(k)
+MAX_CALL_DEPTH = 8
 
 
 class KernelUniformity:
@@ -117,7 +50,8 @@ class KernelUniformity:
         self.final = self._block(self.tree, State(), ())
 
     # ---- queries ---------------------------------------------------------------------------
-    def level(self, line: int, name: str, after: bool = False) -> tuple[Uniformity, Cause | None] | None:
+    def level(self, line: int, name: str,
+              after: bool = False) -> tuple[Uniformity, Cause | None] | None:
         """Level and cause of `rN`/`pN` just before (or after) the instruction on `line`;
         None when there is no instruction there or the name is not a register/predicate.
         Needs `record=True`."""
@@ -133,6 +67,44 @@ class KernelUniformity:
         if state is None:
             return {}
         return {key_name(k): Uniformity(v) for k, v in state.lv.items() if k != HALT}
+
+    # ---- calls -----------------------------------------------------------------------------
+    def _function(self, label: str) -> list | None:
+        """The top-level items from `label:` to the first `return` (or unguarded `halt`)."""
+        lines = [line for line, lab in self.kernel.labels if lab.name.text == label]
+        if len(lines) != 1:
+            return None
+        items = []
+        for item in self.tree:
+            first = item[0] if type(item) is tuple else item.line
+            if first <= lines[0]:
+                continue
+            items.append(item)
+            if type(item) is tuple and (item[1].mnemonic == "return" or
+                                        (item[1].op == HALT_OP and item[1].guard is None)):
+                break
+        return items
+
+    def _call(self, line: int, step: Step, st: State, frames: tuple) -> None:
+        """A `call` inside an `if` or loop: analyse the function body in the caller's context,
+        so its barriers and wave operations see the divergence of the call site."""
+        ops = step.instr.operands
+        if not ops:
+            return
+        label = ops[0].text
+        calls = [f for f in frames if type(f) is CallFrame]
+        if len(calls) >= MAX_CALL_DEPTH or any(f.label == label for f in calls):
+            return                           # recursion (optional in the spec): not followed
+        items = self._function(label)
+        if not items:
+            return
+        record, self.record = self.record, False   # hover shows the body as written
+        saved, self._exits = self._exits, None       # `break` does not leave a caller's loop
+        try:
+            result = self._block(items, st, frames + (CallFrame(line, step, label),))
+        finally:
+            self.record, self._exits = record, saved
+        st.lv, st.why = result.lv, result.why
 
     # ---- the pass --------------------------------------------------------------------------
     def _block(self, items: list, st: State, frames: tuple) -> State:
@@ -155,6 +127,8 @@ class KernelUniformity:
                     self._leave(line, step, st, frames)
                 elif op == HALT_OP:
                     self._halt(line, step, st, frames)
+                elif op == OTHER and step.mnemonic == "call" and frames:
+                    self._call(line, step, st, frames)
                 if self.record:
                     self.after[line] = st.copy()
             elif type(item) is IfNode:
@@ -224,7 +198,17 @@ class KernelUniformity:
             level, cause = st.lv[g], st.why.get(g)
         return level, cause
 
+    def _mark(self, line: int | None, before: State | None, after: State | None) -> None:
+        """Record the states around a block statement (`if`, `else`, `endif`, `loop`...)."""
+        if self.record and line is not None:
+            if before is not None:
+                self.before[line] = before.copy()
+            if after is not None:
+                self.after[line] = after.copy()
+
     def _if(self, node: IfNode, st: State, frames: tuple) -> State:
+        self._mark(node.line, st, st)
+        self._mark(node.else_line, st, st)
         level, cause = self._operand(node.step, st)
         frame = IfFrame(node, level, cause)
         then_state = st.copy()
@@ -240,6 +224,9 @@ class KernelUniformity:
                 node.line, step.instr.start, step.instr.end,
                 f"{key_name(k)} ← written inside `{text}`, whose condition "
                 f"{Uniformity(level).phrase}", cause))
+        self._mark(node.end_line, None, st)
+        if self.record and node.end_line is not None:
+            self.before[node.end_line] = self.after[node.end_line]
         return st
 
     def _loop(self, node: LoopNode, st: State, frames: tuple) -> State:
@@ -267,6 +254,7 @@ class KernelUniformity:
             if done:
                 break
         self._exit_seed[id(node)] = seed
+        self._mark(node.line, entry, head)
         if breaks:
             out = breaks[0]
             for b in breaks[1:]:
@@ -277,6 +265,7 @@ class KernelUniformity:
         if level:
             out.raise_to(node.writes, level, _control_cause(
                 node, node.line, level, cause, "changed inside a `loop` whose exit"))
+        self._mark(node.end_line, body, out)
         return out
 
     def _body(self, node: LoopNode, st: State, frames: tuple, breaks: list, conts: list) -> State:
@@ -321,15 +310,20 @@ class KernelUniformity:
     def _halt(self, line: int, step: Step, st: State, frames: tuple) -> None:
         """`halt` taken by only some threads (of a wave, or some waves) marks the state."""
         level, cause = self._guard(step, st)
+        where = ""
         for frame in frames:
-            fl, fc = ((frame.level, frame.cause) if type(frame) is IfFrame
-                      else (frame.exit_level, frame.exit_cause))
+            if type(frame) is IfFrame:
+                fl, fc = frame.level, frame.cause
+                place = f" inside `{frame.node.step.written}` (line {frame.node.line + 1})"
+            else:
+                fl, fc = frame.exit_level, frame.exit_cause
+                place = f" inside the `loop` at line {frame.node.line + 1}"
             if fl > level:
-                level, cause = fl, fc
+                level, cause, where = fl, fc, place
         if level >= Uniformity.WAVE and level > st.lv.get(HALT, 0):
             st.lv[HALT] = level
             st.why[HALT] = Cause(line, step.instr.start, step.instr.end,
-                                 f"`{step.written}` may end only some threads", cause)
+                                 f"`{step.written}`{where} may end only some threads", cause)
 
 
 def _control_cause(node: LoopNode, line: int, level: int, cause: Cause | None, what: str):

@@ -23,7 +23,7 @@ class Uniformity(enum.IntEnum):
 
     @property
     def phrase(self) -> str:
-        """How the value behaves, in words, for messages and hover."""
+        """How the value behaves, as a predicate for messages and hover: `varies per thread`."""
         return _PHRASES[self]
 
     @classmethod
@@ -36,10 +36,10 @@ class Uniformity(enum.IntEnum):
 
 
 _PHRASES = {
-    Uniformity.DISPATCH: "the same for every thread of the dispatch",
-    Uniformity.WORKGROUP: "the same within a workgroup (may differ between workgroups)",
-    Uniformity.WAVE: "the same within a wave (may differ between the waves of a workgroup)",
-    Uniformity.THREAD: "may differ from thread to thread",
+    Uniformity.DISPATCH: "is uniform",
+    Uniformity.WORKGROUP: "is uniform per workgroup",
+    Uniformity.WAVE: "is uniform per wave but may differ between the waves of a workgroup",
+    Uniformity.THREAD: "varies per thread",
 }
 
 _VARIES_PER = {

@@ -155,7 +155,7 @@ def _decode(instr: Instruction) -> Step | None:
                     level = Uniformity.of_special(op.text)
                     if level > fixed:
                         fixed = level
-                        step.note = f"{op.text} is {level.phrase}"
+                        step.note = f"{op.text} {level.phrase}"
                     continue
                 special = SPECIAL_BY_NAME.get(op.text)  # wave-asm encodes its index (ref §2.4)
                 index = special.index if special else None
@@ -172,7 +172,7 @@ def _decode(instr: Instruction) -> Step | None:
             level = Uniformity.of_special(op.text)
             if level > fixed:
                 fixed = level
-                step.note = f"{op.text} is {level.phrase}"
+                step.note = f"{op.text} {level.phrase}"
     iclass = spec.iclass
     if iclass is InstructionClass.MMA:
         dests = []                       # fragments live outside the register file
@@ -193,7 +193,7 @@ def _decode(instr: Instruction) -> Step | None:
         elif name.startswith("wave_reduce") or name == "wave_ballot":
             fixed, srcs = _WV, []
             step.note = "one value per wave (over its active lanes)"
-        else:                            # broadcast, any, all: as varying as the source, at most per wave
+        else:   # broadcast, any, all: as varying as the source, at most per wave
             step.cap = _WV
     step.dests = tuple(dests)
     step.srcs = tuple(srcs)
