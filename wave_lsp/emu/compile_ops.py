@@ -12,7 +12,7 @@ import numpy as np
 from ..asm.ir import DecodedInstruction
 from .alu import UNITS, f64_to_pair, pair_to_f64
 from .context import RunContext
-from .memory import WIDTHS, addresses, atomic, device_space, gather, local_space, \
+from .memory import addresses, atomic, device_space, gather, local_space, \
     mma_tile_addresses, scatter
 from .state import Batch, Fault
 from .waveops import any_all, ballot, prefix_sum, reduce, shuffle
@@ -213,19 +213,20 @@ def _lanes(b: Batch, mask, guard):
 
 
 def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
-    """Loads, stores and atomics on local (0x30/0x31/0x3C) or device (0x38/0x39/0x3D) memory."""
+    """Loads, stores and atomics on local or device memory (`spec.memory` says which)."""
     spec = ins.spec
-    op_code, mod = spec.opcode, spec.modifier
-    is_local = op_code in (0x30, 0x31, 0x3C)
+    access = spec.memory
+    mod = spec.modifier  # atomics: which read-modify-write (reference §2.8)
+    is_local = access.space == "local"
     space_of = local_space if is_local else device_space
     guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
     mask = exec_mask(guard)
     warn = ctx.warner(index)
     stats = ctx.stats
     rd, ra, rv, r3 = ins.rd, ins.rs1, ins.rs2, ins.rs3
-    if op_code in (0x30, 0x38):                                    # loads
-        width = WIDTHS.get(mod, 4)
-        nwords = max(1, width // 4)
+    if access.kind == "load":
+        width = access.width
+        nwords = access.words
         used = [ra] + list(range(rd, rd + nwords))
         if any(r >= count for r in used):
             return register_error(ins, used, count, guard)
@@ -262,9 +263,9 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
                 stats.device_loads += n
                 stats.device_load_bytes += n * width
         return op
-    if op_code in (0x31, 0x39):                                    # stores
-        width = WIDTHS.get(mod, 4)
-        nwords = max(1, width // 4)
+    if access.kind == "store":
+        width = access.width
+        nwords = access.words
         used = [ra] + list(range(rv, rv + nwords))
         if any(r >= count for r in used):
             return register_error(ins, used, count, guard)
@@ -318,7 +319,7 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
 
 
 def build_wave(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
-    """Wave operations (opcode 0x3E)."""
+    """Wave operations."""
     mod = ins.spec.modifier
     rd, r1, r2 = ins.rd, ins.rs1, ins.rs2
     guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None

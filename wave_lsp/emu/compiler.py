@@ -86,7 +86,7 @@ def compile_kernel(kernel: KernelCode, registers: int, ctx: RunContext,
     for i, ins in enumerate(instructions):
         spec = ins.spec
         m = spec.mnemonic
-        if spec.opcode == 0x3F:
+        if spec.group == "Control":
             op = build_control(ins, i, ctx, plan)
         elif m == "mov_imm":
             op = build_mov_imm(ins, registers)
@@ -94,11 +94,11 @@ def compile_kernel(kernel: KernelCode, registers: int, ctx: RunContext,
             op = build_mov_sr(ins, registers)
         elif m in UNITS:
             op = build_unit(ins, registers)
-        elif spec.opcode in (0x30, 0x31, 0x38, 0x39, 0x3C, 0x3D):
+        elif spec.memory is not None:
             op = build_memory(ins, registers, ctx, i)
-        elif spec.opcode == 0x3E:
+        elif spec.iclass is IC.WAVE:
             op = build_wave(ins, registers, ctx, i)
-        elif spec.opcode == 0x40:
+        elif spec.iclass is IC.MMA:
             op = build_mma(ins, registers, ctx, i)
         else:
             op = invalid(ins, f"no emulator implementation for {m}")
@@ -114,5 +114,6 @@ def implemented(mnemonic: str) -> bool:
     """Whether the emulator has an implementation for `mnemonic` (for the ISA coverage test)."""
     from ..isa import INSTRUCTIONS
     spec = INSTRUCTIONS[mnemonic]
-    return (spec.opcode in (0x3F, 0x30, 0x31, 0x38, 0x39, 0x3C, 0x3D, 0x3E, 0x40)
+    return (spec.group == "Control" or spec.memory is not None
+            or spec.iclass in (IC.WAVE, IC.MMA)
             or mnemonic in UNITS or mnemonic in ("mov_imm", "mov_sr"))

@@ -11,7 +11,6 @@ import numpy as np
 
 from .state import Batch, Fault
 
-WIDTHS = {0: 1, 1: 2, 2: 4, 3: 8, 4: 16}     # load/store modifier -> bytes
 
 
 class Space:

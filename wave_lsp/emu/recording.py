@@ -22,7 +22,6 @@ import numpy as np
 from ..isa import SCOPE_BY_VALUE, SPECIAL_BY_INDEX, OperandKind
 from ..isa import InstructionClass as IC
 from .alu import UNITS
-from .memory import WIDTHS
 from .report import LineRecord, WriteRecord
 from .state import Batch
 
@@ -80,15 +79,15 @@ def write_plan(ins):
         return [("r", ins.rd, kind)]
     if m in ("mov_imm", "mov_sr"):
         return [("r", ins.rd, "u32")]
-    if spec.opcode in (0x30, 0x38):
-        return [("r", ins.rd + i, "u32") for i in range(max(1, WIDTHS.get(spec.modifier, 4) // 4))]
-    if spec.opcode in (0x31, 0x39):
-        space = "local" if spec.opcode == 0x31 else "device"
-        return [("mem", space, ins.rs1, ins.rs2, max(1, WIDTHS.get(spec.modifier, 4) // 4))]
-    if spec.opcode in (0x3C, 0x3D):
+    access = spec.memory
+    if access is not None and access.kind == "load":
+        return [("r", ins.rd + i, "u32") for i in range(access.words)]
+    if access is not None and access.kind == "store":
+        return [("mem", access.space, ins.rs1, ins.rs2, access.words)]
+    if access is not None:
         return [("r", ins.rd, "u32")] if ins.rd else []
-    if spec.opcode == 0x3E:
-        if spec.modifier in (6, 7):
+    if spec.iclass is IC.WAVE:
+        if spec.operands[0].kind is OperandKind.PREDICATE:
             return [("p", ins.rd)]
         return [("r", ins.rd, "u32")]
     return []

@@ -9,7 +9,8 @@ completion, TextMate keywords) derives from here.
 from .classes import SPEC_SECTION, Capability, InstructionClass
 from .directives import (CACHE_HINTS, DIRECTIVE_BY_NAME, DIRECTIVES, SCOPE_BY_NAME,
                          SCOPE_BY_VALUE, SCOPES, ArgKind, Directive, Scope)
-from .instructions import BY_ENCODING, INSTRUCTIONS, OPCODE_NAMES, InstructionSpec, lookup
+from .instructions import (BY_ENCODING, INSTRUCTIONS, OPCODE_NAMES, InstructionSpec, MemoryAccess,
+                           lookup)
 from .legacy import (LEGACY_DIRECTIVES, LEGACY_MNEMONICS, LEGACY_SPECIAL_REGISTERS,
                      LegacyMnemonic)
 from .operands import LAYOUTS, Field, Layout, OperandKind, OperandSpec

@@ -10,6 +10,21 @@ from .operands import LAYOUTS, Field, Layout, OperandKind, OperandSpec
 from .table import REGISTER_WIDTHS, ROWS, UPSTREAM_LABEL_PASS_8, UPSTREAM_MODIFIER
 
 
+@dataclass(frozen=True, slots=True)
+class MemoryAccess:
+    """What a load, store or atomic touches: `space` is "local" or "device", `kind` is "load",
+    "store" or "atomic", `width` is in bytes (u8 ... u128; atomics are 32-bit)."""
+
+    space: str
+    kind: str
+    width: int
+
+    @property
+    def words(self) -> int:
+        """32-bit registers moved (a u64 uses a pair, a u128 four)."""
+        return max(1, self.width // 4)
+
+
 @dataclass(frozen=True)
 class InstructionSpec:
     """Everything known about one mnemonic."""
@@ -30,6 +45,23 @@ class InstructionSpec:
     def register_width(self, operand: OperandSpec) -> int:
         """How many consecutive registers a register operand covers (2 for f64/u64 pairs)."""
         return REGISTER_WIDTHS.get(self.mnemonic, {}).get(operand.name, 1)
+
+    @cached_property
+    def memory(self) -> MemoryAccess | None:
+        """The memory access of loads, stores and atomics; None for everything else."""
+        m = self.mnemonic
+        if self.iclass is InstructionClass.ATOMIC:
+            return MemoryAccess("local" if m.startswith("local_") else "device", "atomic", 4)
+        if self.iclass in (InstructionClass.LOCAL_MEMORY, InstructionClass.DEVICE_MEMORY):
+            space = "local" if self.iclass is InstructionClass.LOCAL_MEMORY else "device"
+            kind = "load" if "_load_" in m else "store"
+            return MemoryAccess(space, kind, int(m.rsplit("_u", 1)[1]) // 8)
+        return None
+
+    @property
+    def group(self) -> str | None:
+        """Name of the opcode shared by several mnemonics (e.g. "Control", "WaveOp"), if any."""
+        return OPCODE_NAMES.get(self.opcode)
 
     @property
     def size(self) -> int:
