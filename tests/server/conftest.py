@@ -1,0 +1,82 @@
+"""Fixtures for end-to-end tests of the language server through pytest-lsp.
+
+`client` is a real `wave-lsp serve` subprocess, initialised with the capabilities of Neovim or of
+VS Code (every test runs with both). One server per preset per test module; each test opens its
+own documents under fresh URIs. `-W error::pytest_lsp.LspSpecificationWarning` is applied to this
+package (see `pytestmark` in the test modules).
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as t
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+PRESETS = ("neovim", "visual-studio-code")
+EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "wave-examples"
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "wave_lsp", "serve"])
+CURSOR = "<|>"
+_counter = itertools.count()
+
+
+def example_names() -> list[str]:
+    if not EXAMPLES.is_dir():
+        return []
+    return sorted(p.stem for p in EXAMPLES.glob("*.wave"))
+
+
+def example(name: str) -> str:
+    if not EXAMPLES.is_dir():
+        pytest.skip(f"shared examples not found at {EXAMPLES}")
+    return (EXAMPLES / f"{name}.wave").read_text()
+
+
+@pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
+async def client(request, lsp_client: LanguageClient):
+    await lsp_client.initialize_session(t.InitializeParams(
+        capabilities=client_capabilities(request.param),
+        initialization_options={"diagnostics": {"debounceMs": 5}}))
+    lsp_client.preset = request.param
+    yield
+    await lsp_client.shutdown_session()
+
+
+def split_cursor(text: str) -> tuple[str, int, int]:
+    """Text without the cursor marker, and the marker's (line, code-point column)."""
+    before, marker, after = text.partition(CURSOR)
+    assert marker, "test source needs a cursor marker"
+    line = before.count("\n")
+    return before + after, line, len(before) - (before.rfind("\n") + 1)
+
+
+def client_position(client: LanguageClient, text: str, line: int, col: int) -> t.Position:
+    """A code-point position in the client's negotiated units (utf-8 for Neovim)."""
+    prefix = text.split("\n")[line][:col]
+    if client.preset == "neovim":
+        return t.Position(line=line, character=len(prefix.encode("utf-8")))
+    return t.Position(line=line, character=len(prefix.encode("utf-16-le")) // 2)
+
+
+def open_document(client: LanguageClient, text: str, name: str = "doc") -> str:
+    uri = f"file:///tmp/wave-lsp-tests/{name}-{next(_counter)}.wave"
+    client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=t.TextDocumentItem(
+        uri=uri, language_id="wave", version=1, text=text)))
+    return uri
+
+
+async def diagnostics(client: LanguageClient, uri: str, version: int = 1) -> list[t.Diagnostic]:
+    """The document's diagnostics: pulled when the server offers pull, else the push of
+    `version`."""
+    if client.capabilities.text_document.diagnostic is not None:
+        report = await client.text_document_diagnostic_async(t.DocumentDiagnosticParams(
+            text_document=t.TextDocumentIdentifier(uri=uri)))
+        return list(report.items)
+    while True:
+        params = await client.wait_for_notification(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        if params.uri == uri and (params.version is None or params.version >= version):
+            return list(params.diagnostics)

@@ -1,0 +1,56 @@
+"""`wave-lsp serve`: run the language server on stdio (default), TCP or WebSocket."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+
+def _address(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT (for example 127.0.0.1:2087), "
+                                         f"not {text!r}")
+    return host, int(port)
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="run the language server",
+        description="Run the WAVE language server (Language Server Protocol). "
+                    "It talks over stdin/stdout unless --tcp or --ws is given.")
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="use stdin/stdout (default)")
+    transport.add_argument("--tcp", metavar="HOST:PORT", type=_address,
+                           help="listen for one client on a TCP socket")
+    transport.add_argument("--ws", metavar="HOST:PORT", type=_address,
+                           help="listen on a WebSocket")
+    parser.add_argument("--log-file", metavar="PATH", help="write the server log to PATH")
+    parser.add_argument("--log-level", default="WARNING",
+                        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+                        help="log level (default WARNING)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    handler: logging.Handler = (logging.FileHandler(args.log_file) if args.log_file
+                                else logging.StreamHandler(sys.stderr))
+    logging.basicConfig(level=args.log_level, handlers=[handler],
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    from ..server.server import create_server
+
+    server = create_server()
+    if args.tcp:
+        server.start_tcp(*args.tcp)
+    elif args.ws:
+        try:
+            import websockets  # noqa: F401
+        except ImportError:
+            print("wave-lsp serve: --ws needs the 'websockets' package "
+                  "(pip install websockets)", file=sys.stderr)
+            return 2
+        server.start_ws(*args.ws)
+    else:
+        server.start_io()
+    return 0

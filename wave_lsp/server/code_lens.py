@@ -1,0 +1,112 @@
+"""Code lenses and commands: `textDocument/codeLens` puts two actionable lines above each
+`.kernel`: a resource summary (registers, local memory, workgroup, waves per workgroup, occupancy
+for wave widths 32 and 64) and "Assemble". Both are commands run through
+`workspace/executeCommand`, so they work in any client, Neovim included:
+
+- `wave-lsp.kernelResources [uri, kernel]` shows and returns the kernel's resources;
+- `wave-lsp.assemble [uri]` assembles the document (in the configured compatibility mode),
+  writes `NAME.wbin` beside a `file:` document, and shows and returns size and SHA-256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from .documents import OpenDocument, span
+from .encoding import kernel_layout
+from .handlers import command, request
+from .resources import kernel_resources
+
+if TYPE_CHECKING:
+    from .server import WaveLanguageServer
+
+RESOURCES = "wave-lsp.kernelResources"
+ASSEMBLE = "wave-lsp.assemble"
+
+
+def _show(server: "WaveLanguageServer", message: str,
+          kind: types.MessageType = types.MessageType.Info) -> None:
+    server.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+
+def resources_of(doc: OpenDocument, name: str):
+    kernel = doc.program.kernel_named(name)
+    if kernel is None:
+        return None
+    kl = kernel_layout(doc, name)
+    return kernel_resources(doc, kernel, kl.size if kl else None)
+
+
+def assemble_document(server: "WaveLanguageServer", doc: OpenDocument) -> dict:
+    """Assemble; returns a JSON-able report (with `error` when the source does not assemble)."""
+    from ..asm.assembler import AssemblyError, assemble
+
+    compat = bool(getattr(server.settings.analysis, "compat", False))
+    try:
+        assembly = assemble(doc, compat=compat)
+    except AssemblyError as err:
+        return {"uri": doc.uri, "error": err.message, "line": err.line}
+    data = assembly.wbin()
+    report = {"uri": doc.uri, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+              "compat": compat, "kernels": [k.name for k in assembly.kernels], "path": None}
+    if doc.uri.startswith("file:"):
+        source = Path(to_fs_path(doc.uri) or "")
+        if source.name:
+            target = source.with_suffix(".wbin")
+            target.write_bytes(data)
+            report["path"] = str(target)
+    return report
+
+
+def setup(server: "WaveLanguageServer") -> None:
+    @request(server, types.TEXT_DOCUMENT_CODE_LENS, default=list)
+    def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
+        doc = server.document(params.text_document.uri)
+        if doc is None or doc.binary:
+            return []
+        out = []
+        for kernel in doc.program.kernels:
+            res = resources_of(doc, kernel.name)
+            if res is None:
+                continue
+            rng = span(doc, kernel.line, kernel.directive.start, kernel.directive.end,
+                       server.codec)
+            out.append(types.CodeLens(range=rng, command=types.Command(
+                title=res.summary(), command=RESOURCES, arguments=[doc.uri, kernel.name])))
+            out.append(types.CodeLens(range=rng, command=types.Command(
+                title="Assemble", command=ASSEMBLE, arguments=[doc.uri])))
+        return out
+
+    @command(server, RESOURCES)
+    def show_resources(*args):
+        uri, name = (list(args) + [None, None])[:2]
+        doc = server.document(uri) if isinstance(uri, str) else None
+        res = resources_of(doc, name) if doc is not None and isinstance(name, str) else None
+        if res is None:
+            _show(server, f"wave-lsp: no kernel {name!r} in {uri}", types.MessageType.Warning)
+            return None
+        _show(server, f"kernel {res.name}: {res.summary()}")
+        return res.as_dict()
+
+    @command(server, ASSEMBLE)
+    def assemble_command(*args):
+        uri = args[0] if args else None
+        doc = server.document(uri) if isinstance(uri, str) else None
+        if doc is None or doc.binary:
+            _show(server, f"wave-lsp: cannot assemble {uri!r}: not an open WAVE document",
+                  types.MessageType.Warning)
+            return None
+        report = assemble_document(server, doc)
+        if "error" in report:
+            _show(server, f"wave-lsp: assembly failed at line {report['line'] + 1}: "
+                          f"{report['error']}", types.MessageType.Error)
+        else:
+            where = f" → {report['path']}" if report["path"] else ""
+            _show(server, f"wave-lsp: assembled {report['size']} bytes{where} "
+                          f"(sha256 {report['sha256'][:16]}…)")
+        return report

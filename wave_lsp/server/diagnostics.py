@@ -1,0 +1,136 @@
+"""Diagnostics, pushed and pulled.
+
+Push model: the server sends `textDocument/publishDiagnostics` on its own. Each edit restarts a
+short per-document timer (debounce); when it fires, the current text is analysed and published
+with the version it belongs to, so a stale version is never published. Closing a document
+publishes an empty list. Pull model (LSP 3.17): the client asks with `textDocument/diagnostic`
+and may send the previous `resultId` to get "unchanged". With `diagnostics.mode` "auto", a
+client that declares pull support gets pull only (no duplicates), others get push.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from ..analysis.diagnostic import Diagnostic, Severity
+from .documents import OpenDocument, to_client_range
+from .handlers import report_failure, request
+
+if TYPE_CHECKING:
+    from .server import WaveLanguageServer
+
+SOURCE = "wave-lsp"
+SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFORMATION: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
+
+
+def to_lsp(server: "WaveLanguageServer", doc: OpenDocument,
+           diagnostic: Diagnostic) -> types.Diagnostic:
+    """One analysis diagnostic as an lsprotocol Diagnostic (with related information)."""
+    codec = server.codec
+    related = None
+    if diagnostic.related and server.capability(
+            "text_document.publish_diagnostics.related_information", True):
+        related = [types.DiagnosticRelatedInformation(
+            location=types.Location(uri=doc.uri, range=to_client_range(doc, r.range, codec)),
+            message=r.message) for r in diagnostic.related]
+    return types.Diagnostic(
+        range=to_client_range(doc, diagnostic.range, codec),
+        severity=SEVERITY[diagnostic.severity], code=diagnostic.code, source=SOURCE,
+        message=diagnostic.message, related_information=related)
+
+
+class Publisher:
+    """Decides push or pull, debounces pushes, and answers pulls."""
+
+    def __init__(self, server: "WaveLanguageServer") -> None:
+        self.server = server
+        self.pull = False
+        self._timers: dict[str, asyncio.Task] = {}
+
+    @property
+    def push(self) -> bool:
+        return not self.pull
+
+    def initialize(self) -> None:
+        """Choose the model from the client's capabilities and the `diagnostics.mode` setting."""
+        mode = self.server.settings.diagnostics_mode
+        supports_pull = self.server.capability("text_document.diagnostic") is not None
+        self.pull = mode == "pull" or (mode == "auto" and supports_pull)
+        if self.pull:
+            register_pull(self.server)
+
+    def document_changed(self, doc: OpenDocument, immediate: bool = False) -> None:
+        if not self.push:
+            return
+        uri = doc.uri
+        if (timer := self._timers.pop(uri, None)) is not None:
+            timer.cancel()
+        delay = 0.0 if immediate else self.server.settings.debounce_ms / 1000
+        self._timers[uri] = asyncio.ensure_future(self._publish_later(uri, delay))
+
+    async def _publish_later(self, uri: str, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._timers.pop(uri, None)
+        doc = self.server.document(uri)
+        if doc is None:
+            return
+        try:
+            self.publish(doc)
+        except Exception as exc:
+            report_failure(self.server, "publishing diagnostics", exc)
+
+    def publish(self, doc: OpenDocument) -> None:
+        """Analyse the current text and publish it with its version."""
+        version = doc.version
+        items = [to_lsp(self.server, doc, d) for d in self.server.analysis(doc)]
+        if doc.version != version or self.server.document(doc.uri) is not doc:
+            return  # never publish for a stale version
+        self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=doc.uri, version=version, diagnostics=items))
+
+    def document_closed(self, uri: str) -> None:
+        if (timer := self._timers.pop(uri, None)) is not None:
+            timer.cancel()
+        if self.push:
+            self.server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def settings_changed(self) -> None:
+        """Re-deliver every open document's diagnostics under the new settings."""
+        if self.push:
+            for doc in self.server.documents.all():
+                self.document_changed(doc, immediate=True)
+        elif self.server.capability("workspace.diagnostics.refresh_support", False):
+            self.server.workspace_diagnostic_refresh(None)
+
+
+def register_pull(server: "WaveLanguageServer") -> None:
+    """Register `textDocument/diagnostic` (done during `initialize`, before capabilities)."""
+    if types.TEXT_DOCUMENT_DIAGNOSTIC in server.protocol.fm.features:
+        return
+
+    @request(server, types.TEXT_DOCUMENT_DIAGNOSTIC,
+             types.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=False,
+                                     workspace_diagnostics=False),
+             default=lambda: types.RelatedFullDocumentDiagnosticReport(items=[]))
+    def pull(params: types.DocumentDiagnosticParams):
+        doc = server.document(params.text_document.uri)
+        if doc is None:
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
+        result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}"
+        if params.previous_result_id == result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+        items = [to_lsp(server, doc, d) for d in server.analysis(doc)]
+        return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+
+
+def setup(server: "WaveLanguageServer") -> None:
+    server.publisher = Publisher(server)

@@ -1,0 +1,118 @@
+"""A kernel's resources: registers declared and used, local memory, workgroup shape, waves per
+workgroup, code size and occupancy (spec §2.4: max_resident_waves = floor(F / (R * W * 4))).
+
+Protocol-free: the code lens, hover and commands render it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis.structure import register_uses
+from ..isa import REGISTER_FILE_SIZE
+from ..syntax.document import Document
+from ..syntax.program import Kernel
+
+WAVE_WIDTHS = (32, 64)
+
+
+@dataclass(frozen=True)
+class KernelResources:
+    name: str
+    registers_declared: int
+    declares_registers: bool
+    registers_used: int          # highest register touched + 1 (pairs and quads included)
+    distinct_registers: int
+    local_memory: int
+    workgroup_size: tuple[int, int, int]
+    code_size: int | None
+
+    @property
+    def threads(self) -> int:
+        x, y, z = self.workgroup_size
+        return x * y * z
+
+    def waves_per_workgroup(self, width: int) -> int | None:
+        """ceil(threads / W); None when the launcher chooses the workgroup size (0, 0, 0)."""
+        return -(-self.threads // width) if self.threads else None
+
+    def resident_waves(self, width: int) -> int:
+        """The occupancy equation of spec §2.4 with F = REGISTER_FILE_SIZE."""
+        per_wave = self.registers_declared * width * 4
+        return REGISTER_FILE_SIZE // per_wave if per_wave else 0
+
+    def resident_workgroups(self, width: int) -> int | None:
+        waves = self.waves_per_workgroup(width)
+        return self.resident_waves(width) // waves if waves else None
+
+    def summary(self) -> str:
+        """One line for a code lens."""
+        x, y, z = self.workgroup_size
+        parts = [f"{self.registers_declared} regs declared, {self.registers_used} used",
+                 f"{self.local_memory} B local"]
+        parts.append(f"workgroup {x}x{y}x{z}" if self.threads else "workgroup: launcher's choice")
+        for w in WAVE_WIDTHS:
+            waves = self.waves_per_workgroup(w)
+            wg = f"{waves} waves/wg, " if waves is not None else ""
+            parts.append(f"W{w}: {wg}occupancy {self.resident_waves(w)} waves")
+        return " | ".join(parts)
+
+    def markdown(self) -> str:
+        """A table for hovers and messages."""
+        x, y, z = self.workgroup_size
+        rows = [
+            ("registers declared", f"{self.registers_declared}"
+             + ("" if self.declares_registers else " (default)")),
+            ("registers used", f"r0..r{self.registers_used - 1} ({self.distinct_registers} "
+             "distinct)" if self.registers_used else "none"),
+            ("local memory", f"{self.local_memory} bytes"),
+            ("workgroup size", f"{x} x {y} x {z} = {self.threads} threads" if self.threads
+             else "0, 0, 0 (the launcher chooses)"),
+        ]
+        if self.code_size is not None:
+            rows.append(("code size", f"{self.code_size} bytes"))
+        for w in WAVE_WIDTHS:
+            waves = self.waves_per_workgroup(w)
+            resident = self.resident_waves(w)
+            groups = self.resident_workgroups(w)
+            text = f"{resident} resident waves = floor({REGISTER_FILE_SIZE} / " \
+                   f"({self.registers_declared} x {w} x 4))"
+            if waves is not None:
+                text += f"; {waves} waves per workgroup, {groups} resident workgroups"
+            rows.append((f"wave width {w}", text))
+        table = "\n".join(f"| {k} | {v} |" for k, v in rows)
+        return f"**kernel `{self.name}`**\n\n| resource | value |\n|---|---|\n{table}"
+
+    def as_dict(self) -> dict:
+        return {
+            "kernel": self.name, "registersDeclared": self.registers_declared,
+            "registersUsed": self.registers_used, "localMemory": self.local_memory,
+            "workgroupSize": list(self.workgroup_size), "codeSize": self.code_size,
+            "wavesPerWorkgroup": {str(w): self.waves_per_workgroup(w) for w in WAVE_WIDTHS},
+            "residentWaves": {str(w): self.resident_waves(w) for w in WAVE_WIDTHS},
+        }
+
+
+def kernel_resources(doc: Document, kernel: Kernel,
+                     code_size: int | None = None) -> KernelResources:
+    """Measure one kernel of a document."""
+    highest = -1
+    distinct: set[int] = set()
+    for line, ins in kernel.instructions:
+        for last, start, end, text in register_uses(doc.lines[line]):
+            if start >= ins.start and end <= ins.end:
+                highest = max(highest, last)
+                first = last - _width(text, last) + 1
+                distinct.update(range(first, last + 1))
+    return KernelResources(
+        name=kernel.name, registers_declared=kernel.register_count,
+        declares_registers=kernel.declares_registers, registers_used=highest + 1,
+        distinct_registers=len(distinct), local_memory=kernel.local_memory,
+        workgroup_size=kernel.workgroup_size, code_size=code_size)
+
+
+def _width(text: str, last: int) -> int:
+    try:
+        return last - int(text[1:].partition(".")[0]) + 1
+    except ValueError:
+        return 1

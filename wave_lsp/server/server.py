@@ -1,0 +1,149 @@
+"""The wave-lsp language server: a pygls `LanguageServer` with one module per LSP feature.
+
+`create_server()` builds the server and lets every feature module register its handlers through
+its own `setup(server)`. The server holds the open documents, the settings and a cache of the
+analysis results per document revision; feature modules translate those into lsprotocol types.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+from typing import Any, BinaryIO, Optional
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.io_ import StdoutWriter, run_async
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.workspace.position_codec import PositionCodec
+
+from .. import __version__
+from ..analysis.diagnostic import Diagnostic, Range, Severity
+from .documents import DocumentStore, OpenDocument
+from .handlers import report_failure
+from .settings import Settings
+from .transport import ChunkReader
+
+logger = logging.getLogger("wave_lsp.server")
+
+FEATURES = (
+    "sync", "diagnostics", "hover", "completion", "signature_help", "navigation", "symbols",
+    "semantic_tokens", "folding", "selection", "inlay_hints", "code_actions", "formatting",
+    "code_lens",
+)
+
+
+class WaveProtocol(LanguageServerProtocol):
+    """pygls' protocol, minus its own copies of open documents: ours are the only ones."""
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
+
+
+class WaveLanguageServer(LanguageServer):
+    """The server: documents, settings, cached analysis, and the features registered on it."""
+
+    def __init__(self) -> None:
+        super().__init__("wave-lsp", __version__, protocol_cls=WaveProtocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.documents = DocumentStore()
+        self.settings = Settings()
+        self.settings_generation = 0
+        self._analysis: dict[str, tuple[tuple[int, int], list[Diagnostic]]] = {}
+        self._analysis_missing_reported = False
+        self.publisher: Any = None  # diagnostics.Publisher, set by diagnostics.setup
+
+    # ---- helpers used by the feature modules -----------------------------------------------------
+    @property
+    def codec(self) -> PositionCodec:
+        return self.workspace.position_codec
+
+    def capability(self, path: str, default: Any = None) -> Any:
+        """A client capability by dotted snake_case path, e.g. `text_document.hover`."""
+        caps = getattr(self.protocol, "client_capabilities", None)
+        if caps is None:
+            return default
+        return get_capability(caps, path, default)
+
+    def document(self, uri: str) -> Optional[OpenDocument]:
+        return self.documents.get(uri)
+
+    def analysis(self, doc: OpenDocument) -> list[Diagnostic]:
+        """The analysis layer's diagnostics for a document, cached per revision and settings."""
+        key = (doc.revision, self.settings_generation)
+        cached = self._analysis.get(doc.uri)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        if doc.binary:
+            result = [Diagnostic("X900", Severity.ERROR, Range(0, 0, 0, 0),
+                                 "binary file: not WAVE assembly text; nothing is analysed")]
+        else:
+            result = self._run_analysis(doc)
+        self._analysis[doc.uri] = (key, result)
+        return result
+
+    def _run_analysis(self, doc: OpenDocument) -> list[Diagnostic]:
+        try:
+            from ..analysis import analyze
+        except ImportError as exc:
+            if not self._analysis_missing_reported:
+                self._analysis_missing_reported = True
+                report_failure(self, "loading the analysis layer", exc)
+            return []
+        try:
+            return list(analyze(doc, self.settings.analysis))
+        except Exception as exc:
+            report_failure(self, f"analysis of {doc.uri}", exc)
+            return []
+
+    def forget(self, uri: str) -> None:
+        self._analysis.pop(uri, None)
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        logger.info("%s", message)
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    # ---- transport ----------------------------------------------------------------------------
+    def start_io(self, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None):
+        """Serve on stdin/stdout, reading with `ChunkReader` (see transport.py)."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+
+        async def main() -> None:
+            reader = ChunkReader(stdin or sys.stdin.buffer)
+            await run_async(stop_event=self._stop_event, reader=reader, protocol=self.protocol,
+                            logger=logger, error_handler=self.report_server_error)
+
+        try:
+            asyncio.run(main())
+        except BrokenPipeError:
+            logger.error("connection to the client lost")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+
+def create_server() -> WaveLanguageServer:
+    """A server with every feature registered."""
+    import importlib
+
+    server = WaveLanguageServer()
+    for name in FEATURES:
+        importlib.import_module(f"{__package__}.{name}").setup(server)
+    return server

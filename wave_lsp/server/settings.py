@@ -1,0 +1,88 @@
+"""Server settings: from `initializationOptions` and from `workspace/configuration` (section `wave`).
+
+Analysis settings (disabled codes, severity overrides, compatibility mode) are validated by the
+analysis layer's own configuration builder; this module adds the server-only ones (inlay-hint
+parts, diagnostics delivery) and returns every problem found, so the server can show and log
+each invalid setting instead of silently dropping it.
+
+    {
+      "disable": ["U501"], "severity": {"U505": "error"}, "compat": "wave-asm",
+      "inlayHints": {"offsets": true, "encoding": true},
+      "diagnostics": {"mode": "auto", "debounceMs": 30}
+    }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..analysis.config import config_from_mapping
+
+SECTION = "wave"
+DIAGNOSTIC_MODES = ("auto", "push", "pull")
+SERVER_KEYS = ("inlayHints", "diagnostics")
+
+
+@dataclass
+class Settings:
+    """Everything configurable, with defaults."""
+
+    analysis: Any = None            # wave_lsp.analysis.config.Config, or None for its defaults
+    inlay_offsets: bool = True
+    inlay_encoding: bool = True
+    diagnostics_mode: str = "auto"
+    debounce_ms: int = 30
+    raw: dict = field(default_factory=dict)
+
+
+def parse_settings(data: Any, origin: str = "settings") -> tuple[Settings, list[str]]:
+    """Build settings from a client-supplied object; returns them and the list of problems."""
+    problems: list[str] = []
+    settings = Settings()
+    if data is None:
+        return settings, problems
+    if not isinstance(data, dict):
+        return settings, [f"settings must be an object, not {type(data).__name__}"]
+    if isinstance(data.get(SECTION), dict) and len(data) == 1:
+        data = data[SECTION]  # {"wave": {...}} as some clients send it
+    settings.raw = data
+
+    hints = data.get("inlayHints", {})
+    if not isinstance(hints, dict):
+        problems.append("inlayHints must be an object with boolean 'offsets' and 'encoding'")
+    else:
+        for key, value in hints.items():
+            if key not in ("offsets", "encoding"):
+                problems.append(f"inlayHints.{key}: unknown setting (use offsets, encoding)")
+            elif not isinstance(value, bool):
+                problems.append(f"inlayHints.{key} must be true or false, not {value!r}")
+            elif key == "offsets":
+                settings.inlay_offsets = value
+            else:
+                settings.inlay_encoding = value
+
+    diag = data.get("diagnostics", {})
+    if not isinstance(diag, dict):
+        problems.append("diagnostics must be an object with 'mode' and 'debounceMs'")
+    else:
+        for key, value in diag.items():
+            if key == "mode":
+                if value in DIAGNOSTIC_MODES:
+                    settings.diagnostics_mode = value
+                else:
+                    problems.append(f"diagnostics.mode must be one of {', '.join(DIAGNOSTIC_MODES)},"
+                                    f" not {value!r}")
+            elif key == "debounceMs":
+                if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 5000:
+                    settings.debounce_ms = value
+                else:
+                    problems.append(f"diagnostics.debounceMs must be an integer 0..5000, "
+                                    f"not {value!r}")
+            else:
+                problems.append(f"diagnostics.{key}: unknown setting (use mode, debounceMs)")
+
+    config, analysis_problems = config_from_mapping(data, origin, extra_keys=SERVER_KEYS)
+    settings.analysis = config
+    problems.extend(p.message for p in analysis_problems)
+    return settings, problems

@@ -1,0 +1,89 @@
+"""Lifecycle, text synchronisation and configuration.
+
+`initialize` carries the client's capabilities and `initializationOptions` (our first settings);
+after `initialized` we ask for the `wave` section with `workspace/configuration` when the client
+supports it, and again on `workspace/didChangeConfiguration`. Documents arrive with `didOpen`,
+change with incremental `didChange` and leave with `didClose`; each change schedules diagnostics.
+An invalid setting is shown with `window/showMessage` and logged, never silently dropped.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from .handlers import notification, report_failure
+from .settings import SECTION, parse_settings
+
+if TYPE_CHECKING:
+    from .server import WaveLanguageServer
+
+
+def apply_settings(server: "WaveLanguageServer", data: Any, origin: str) -> None:
+    """Validate and install settings; report each problem to the user."""
+    settings, problems = parse_settings(data, origin)
+    server.settings = settings
+    server.settings_generation += 1
+    for problem in problems:
+        message = f"wave-lsp: invalid setting ({origin}): {problem}"
+        server.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning, message=message))
+        server.log(message, types.MessageType.Warning)
+
+
+async def fetch_configuration(server: "WaveLanguageServer") -> None:
+    """Ask the client for the `wave` section and apply it (when it supports the request)."""
+    if not server.capability("workspace.configuration", False):
+        return
+    try:
+        result = await server.workspace_configuration_async(types.ConfigurationParams(
+            items=[types.ConfigurationItem(section=SECTION)]))
+    except Exception as exc:
+        report_failure(server, "workspace/configuration", exc)
+        return
+    data = result[0] if result else None
+    if data is None and server.settings.raw:
+        return  # the client has no `wave` section: keep initializationOptions
+    apply_settings(server, data, "workspace/configuration")
+    server.publisher.settings_changed()
+
+
+def setup(server: "WaveLanguageServer") -> None:
+    @notification(server, types.INITIALIZE)
+    def initialize(params: types.InitializeParams) -> None:
+        apply_settings(server, params.initialization_options, "initializationOptions")
+        server.publisher.initialize()
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(params: types.InitializedParams) -> None:
+        await fetch_configuration(server)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
+        if server.capability("workspace.configuration", False):
+            await fetch_configuration(server)
+        else:
+            apply_settings(server, params.settings, "workspace/didChangeConfiguration")
+            server.publisher.settings_changed()
+
+    @notification(server, types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        item = params.text_document
+        doc = server.documents.open(item.uri, item.text, item.version)
+        server.publisher.document_changed(doc, immediate=True)
+
+    @notification(server, types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        ident = params.text_document
+        doc = server.documents.change(ident.uri, ident.version, list(params.content_changes),
+                                      server.codec)
+        if doc is not None:
+            server.publisher.document_changed(doc)
+
+    @notification(server, types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        server.documents.close(uri)
+        server.forget(uri)
+        server.publisher.document_closed(uri)
