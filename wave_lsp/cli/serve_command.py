@@ -38,6 +38,11 @@ def run(args: argparse.Namespace) -> int:
                                 else logging.StreamHandler(sys.stderr))
     logging.basicConfig(level=args.log_level, handlers=[handler],
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    prefix, stdout = b"", sys.stdout.buffer
+    if not args.tcp and not args.ws:
+        from ..server.handshake import early_initialize
+
+        prefix, stdout = early_initialize(sys.stdin.buffer, sys.stdout.buffer)
     from ..server.server import create_server
 
     server = create_server()
@@ -52,5 +57,5 @@ def run(args: argparse.Namespace) -> int:
             return 2
         server.start_ws(*args.ws)
     else:
-        server.start_io()
+        server.start_io(stdout=stdout, prefix=prefix)
     return 0

@@ -119,13 +119,15 @@ class WaveLanguageServer(LanguageServer):
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
 
     # ---- transport ----------------------------------------------------------------------------
-    def start_io(self, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None):
-        """Serve on stdin/stdout, reading with `ChunkReader` (see transport.py)."""
+    def start_io(self, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None,
+                 prefix: bytes = b""):
+        """Serve on stdin/stdout, reading with `ChunkReader` (see transport.py); `prefix` holds
+        bytes already read from stdin (the early initialize of handshake.py)."""
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
 
         async def main() -> None:
-            reader = ChunkReader(stdin or sys.stdin.buffer)
+            reader = ChunkReader(stdin or sys.stdin.buffer, prefix)
             await run_async(stop_event=self._stop_event, reader=reader, protocol=self.protocol,
                             logger=logger, error_handler=self.report_server_error)
 

@@ -20,10 +20,12 @@ CHUNK = 1 << 16
 class ChunkReader:
     """An async reader (`readline`, `readexactly`) over a blocking binary stream."""
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: BinaryIO, prefix: bytes = b"") -> None:
         self._stream = stream
         self._buffer = asyncio.StreamReader(limit=1 << 30)
         self._loop = asyncio.get_running_loop()
+        if prefix:  # bytes already read from the stream (see handshake.py)
+            self._buffer.feed_data(prefix)
         threading.Thread(target=self._pump, name="wave-lsp-stdin", daemon=True).start()
 
     def _pump(self) -> None:

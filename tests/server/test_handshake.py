@@ -1,0 +1,108 @@
+"""The early `initialize` answer (server/handshake.py): the cached response equals the one pygls
+gives, the session works after it, and pygls' own answer is not sent twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+from lsprotocol import converters, types as t
+from pytest_lsp import client_capabilities
+
+TEXT = ".kernel k\n    iadd r1, r2, r3\n    halt\n.end\n"
+
+
+class RawClient:
+    """A JSON-RPC client over the real server's stdin/stdout."""
+
+    def __init__(self, env: dict) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "serve"], env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL)
+        self.messages: list[dict] = []
+        self.cond = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.decode().partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            message = json.loads(out.read(length))
+            with self.cond:
+                self.messages.append(message)
+                self.cond.notify_all()
+
+    def send(self, message: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def response(self, request_id, timeout: float = 60) -> dict:
+        with self.cond:
+            assert self.cond.wait_for(lambda: any(m.get("id") == request_id and "method" not in m
+                                                  for m in self.messages), timeout)
+            return next(m for m in self.messages if m.get("id") == request_id and "method" not in m)
+
+    def close(self) -> None:
+        self.send({"id": 99, "method": "shutdown"})
+        self.response(99)
+        self.send({"method": "exit"})
+        self.proc.wait(timeout=30)
+
+
+def initialize_params(preset: str, pid: int) -> dict:
+    params = t.InitializeParams(capabilities=client_capabilities(preset), process_id=pid)
+    return converters.get_converter().unstructure(params, t.InitializeParams)
+
+
+def session(env: dict, preset: str, pid: int) -> tuple[dict, list[dict]]:
+    client = RawClient(env)
+    try:
+        client.send({"id": 1, "method": "initialize", "params": initialize_params(preset, pid)})
+        first = client.response(1)
+        client.send({"method": "initialized", "params": {}})
+        uri = "file:///tmp/handshake.wave"
+        client.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "wave", "version": 1, "text": TEXT}}})
+        client.send({"id": 2, "method": "textDocument/hover", "params": {
+            "textDocument": {"uri": uri}, "position": {"line": 1, "character": 5}}})
+        hover = client.response(2)
+        client.close()
+        return first, client.messages + [hover]
+    finally:
+        if client.proc.poll() is None:
+            client.proc.kill()
+
+
+@pytest.mark.parametrize("preset", ["neovim", "visual-studio-code"])
+def test_cached_initialize_matches_pygls(tmp_path, preset):
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    first, messages = session(env, preset, 1000)            # pygls answers; the answer is stored
+    assert list((tmp_path / "wave-lsp").glob("initialize-*.json"))
+    second, messages2 = session(env, preset, 2000)          # answered from the cache
+    assert first["result"] == second["result"]
+    assert "capabilities" in first["result"]
+    for msgs in (messages, messages2):
+        assert sum(1 for m in msgs if m.get("id") == 1 and "method" not in m) == 1
+        hover = next(m for m in msgs if m.get("id") == 2)
+        assert "iadd" in json.dumps(hover["result"])
+
+
+def test_changed_parameters_miss_the_cache(tmp_path):
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    session(env, "neovim", 1)
+    session(env, "visual-studio-code", 1)
+    assert len(list((tmp_path / "wave-lsp").glob("initialize-*.json"))) == 2
