@@ -20,6 +20,8 @@ import os
 from pathlib import Path
 from typing import BinaryIO
 
+from ..cache import cache_dir, package_stamp, write_atomically
+
 HEADER_END = b"\r\n\r\n"
 
 
@@ -55,17 +57,14 @@ def read_first_message(fd: int) -> tuple[bytes, dict | None]:
 
 def cache_path(params: dict) -> Path:
     """Where the response for these initialize parameters is kept."""
-    from importlib.metadata import version
-
     from .. import __version__
 
     keyed = {k: v for k, v in params.items() if k != "processId"}
     digest = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode())
-    digest.update(f"{__version__} {version('pygls')} {version('lsprotocol')}".encode())
+    digest.update(f"{__version__} {package_stamp('pygls')} {package_stamp('lsprotocol')}".encode())
     for source in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(source.read_bytes())
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "wave-lsp" / f"initialize-{digest.hexdigest()[:32]}.json"
+    return cache_dir() / f"initialize-{digest.hexdigest()[:32]}.json"
 
 
 def send(stdout: BinaryIO, message: dict) -> None:
@@ -118,10 +117,7 @@ class InitializeFilter:
         if "result" not in message:
             return
         try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self._path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(message["result"]), encoding="utf-8")
-            os.replace(tmp, self._path)
+            write_atomically(self._path, json.dumps(message["result"]).encode("utf-8"))
         except OSError:
             pass
 

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
-import os
 import pickle
 import re
 import sys
 from functools import cache
 from importlib import resources
-from pathlib import Path
 
 from parsimonious.grammar import Grammar
 
+from ..cache import cache_dir, package_stamp, write_atomically
 from ..isa import INSTRUCTIONS
 
 
@@ -35,9 +33,8 @@ def wave_grammar() -> Grammar:
     """The compiled grammar, built once per process; the build (about 0.15 s) is also cached
     on disk, keyed by the grammar text and the Parsimonious and Python versions."""
     text = grammar_text()
-    version = importlib.metadata.version("parsimonious")
-    key = hashlib.sha256(f"{text}\0{version}\0{sys.version}".encode()).hexdigest()
-    path = _cache_dir() / f"grammar-{key[:32]}.pickle"
+    key = hashlib.sha256(f"{text}\0{package_stamp('parsimonious')}\0{sys.version}".encode()).hexdigest()
+    path = cache_dir() / f"grammar-{key[:32]}.pickle"
     try:
         grammar = pickle.loads(path.read_bytes())
         if isinstance(grammar, Grammar):
@@ -46,15 +43,7 @@ def wave_grammar() -> Grammar:
         pass
     grammar = Grammar(text)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(pickle.dumps(grammar))
-        os.replace(tmp, path)
+        write_atomically(path, pickle.dumps(grammar))
     except OSError:  # a read-only home is fine: just slower next time
         pass
     return grammar
-
-
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "wave-lsp"

@@ -1,0 +1,37 @@
+"""The user cache folder of wave-lsp and cheap fingerprints of installed packages.
+
+Used to keep start-up work (the compiled grammar, the server's initialize answer) between runs.
+Imports nothing heavy: it runs before the big libraries are loaded.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+
+def cache_dir() -> Path:
+    """`$XDG_CACHE_HOME/wave-lsp`, or `~/.cache/wave-lsp`."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "wave-lsp"
+
+
+def package_stamp(name: str) -> str:
+    """Where an installed package lives and when it was written: changes when it is upgraded.
+    (Much cheaper than importlib.metadata, which costs tens of milliseconds at start-up.)"""
+    spec = importlib.util.find_spec(name)
+    origin = spec.origin if spec and spec.origin else ""
+    try:
+        return f"{origin}:{os.stat(origin).st_mtime_ns}"
+    except OSError:
+        return origin
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write a cache file so that a concurrent reader never sees half of it; errors are the
+    caller's to ignore (a cache that cannot be written only makes the next start slower)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
