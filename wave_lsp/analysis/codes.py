@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .diagnostic import Severity
+from .diagnostic import Diagnostic, Range, Related, Severity
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFORMATION
 
@@ -98,3 +98,10 @@ CODES: dict[str, Code] = {c.code: c for c in _CODES}
 
 def severity_of(code: str) -> Severity:
     return CODES[code].severity
+
+
+def diagnostic(code: str, line: int, start: int, end: int, message: str,
+               related: tuple[Related, ...] = ()) -> Diagnostic:
+    """A one-line diagnostic with the code's default severity."""
+    return Diagnostic(code, severity_of(code), Range(line, start, line, end), message,
+                      related=related)

@@ -18,7 +18,8 @@ from ..syntax.program import Kernel, Program
 from .diagnostic import Diagnostic
 from .findings import LineFinding
 from .line_checks import check_line
-from .structure import KernelSummary, kernel_diagnostics, program_diagnostics
+from .kernel_checks import KernelSummary, check_kernel
+from .structure import reference_diagnostics, shape_diagnostics
 from .suppression import line_suppression
 
 
@@ -36,6 +37,7 @@ class _State:
     findings: dict[int, tuple[LineFinding, ...]] = field(default_factory=dict)
     marked: set[int] = field(default_factory=set)   # lines with a suppression marker
     kernels: dict[int, _KernelResult] = field(default_factory=dict)
+    shape: tuple[Program | None, list[Diagnostic]] = (None, [])  # shape diagnostics, by program
     findings_version: int = 0   # bumped whenever a line's findings or markers change
     result_key: tuple | None = None
     result: list[Diagnostic] = field(default_factory=list)
@@ -78,15 +80,14 @@ def refresh(document: Document) -> _State:
     return state
 
 
-def kernel_results(state: _State, program: Program, lines: list[str],
-                   extra) -> list[_KernelResult]:
+def kernel_results(state: _State, program: Program, extra) -> list[_KernelResult]:
     """Per-kernel diagnostics (plus `extra(kernel)`), reusing the cache for unchanged kernels."""
     fresh: dict[int, _KernelResult] = {}
     results = []
     for kernel in program.kernels:
         cached = state.kernels.get(id(kernel))
         if cached is None or cached.kernel is not kernel or cached.revision != kernel.revision:
-            diags, summary = kernel_diagnostics(kernel, lines)
+            diags, summary = check_kernel(kernel)
             cached = _KernelResult(kernel, kernel.revision, diags + extra(kernel), summary)
         fresh[id(kernel)] = cached
         results.append(cached)
@@ -114,8 +115,11 @@ def collect(document: Document, compat: bool, extra) -> tuple[list[Diagnostic], 
     found: list[Diagnostic] = []
     for number, findings in state.findings.items():
         found.extend(f.at(number) for f in findings)
-    results = kernel_results(state, program, document.lines, extra)
+    results = kernel_results(state, program, extra)
     for result in results:
         found.extend(result.diagnostics)
-    found.extend(program_diagnostics(program, [r.summary for r in results], compat))
+    if state.shape[0] is not program:
+        state.shape = (program, shape_diagnostics(program))
+    found.extend(state.shape[1])
+    found.extend(reference_diagnostics(program, [r.summary for r in results], compat))
     return found, state

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.structure import register_uses
+from ..analysis.kernel_checks import facts
 from ..isa import REGISTER_FILE_SIZE
 from ..syntax.document import Document
 from ..syntax.program import Kernel
@@ -98,21 +98,12 @@ def kernel_resources(doc: Document, kernel: Kernel,
     """Measure one kernel of a document."""
     highest = -1
     distinct: set[int] = set()
-    for line, ins in kernel.instructions:
-        for last, start, end, text in register_uses(doc.lines[line]):
-            if start >= ins.start and end <= ins.end:
-                highest = max(highest, last)
-                first = last - _width(text, last) + 1
-                distinct.update(range(first, last + 1))
+    for _line, ins in kernel.instructions:
+        for last, operand in facts(ins).registers:
+            highest = max(highest, last)
+            distinct.update(range(operand.value, last + 1))
     return KernelResources(
         name=kernel.name, registers_declared=kernel.register_count,
         declares_registers=kernel.declares_registers, registers_used=highest + 1,
         distinct_registers=len(distinct), local_memory=kernel.local_memory,
         workgroup_size=kernel.workgroup_size, code_size=code_size)
-
-
-def _width(text: str, last: int) -> int:
-    try:
-        return last - int(text[1:].partition(".")[0]) + 1
-    except ValueError:
-        return 1
