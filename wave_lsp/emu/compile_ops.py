@@ -238,12 +238,7 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
                 if int(a.max()) + 4 <= size and not (a & 3).any():
                     w = a >> 2 if base is None else base + (a >> 2)
                     b.R[rd] = mem32[w]
-                    if is_local:
-                        stats.local_loads += b.n
-                        stats.local_load_bytes += 4 * b.n
-                    else:
-                        stats.device_loads += b.n
-                        stats.device_load_bytes += 4 * b.n
+                    stats.count_access(access.space, "load", b.n, 4)
                     return
             lanes, n = _lanes(b, mask, guard)
             if not n:
@@ -256,12 +251,7 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
                     b.R[rd + i] = w
                 else:
                     b.R[rd + i][lanes] = w
-            if is_local:
-                stats.local_loads += n
-                stats.local_load_bytes += n * width
-            else:
-                stats.device_loads += n
-                stats.device_load_bytes += n * width
+            stats.count_access(access.space, "load", n, width)
         return op
     if access.kind == "store":
         width = access.width
@@ -277,12 +267,7 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
                 if int(a.max()) + 4 <= size and not (a & 3).any():
                     w = a >> 2 if base is None else base + (a >> 2)
                     mem32[w] = b.R[rv]
-                    if is_local:
-                        stats.local_stores += b.n
-                        stats.local_store_bytes += 4 * b.n
-                    else:
-                        stats.device_stores += b.n
-                        stats.device_store_bytes += 4 * b.n
+                    stats.count_access(access.space, "store", b.n, 4)
                     return
             lanes, n = _lanes(b, mask, guard)
             if not n:
@@ -292,12 +277,7 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
             words = [b.R[rv + i] if lanes is None else b.R[rv + i][lanes]
                      for i in range(nwords)]
             scatter(space, a, words, width)
-            if is_local:
-                stats.local_stores += n
-                stats.local_store_bytes += n * width
-            else:
-                stats.device_stores += n
-                stats.device_store_bytes += n * width
+            stats.count_access(access.space, "store", n, width)
         return op
     # atomics (32-bit)
     cas = mod == 8

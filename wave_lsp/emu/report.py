@@ -75,6 +75,12 @@ class Stats:
     workgroups: int = 0
     waves: int = 0
 
+    def count_access(self, space: str, kind: str, lanes: int, width: int) -> None:
+        """Count `lanes` loads or stores (`kind`) of `width` bytes in local or device `space`."""
+        name = f"{space}_{kind}s"
+        setattr(self, name, getattr(self, name) + lanes)
+        setattr(self, f"{space}_{kind}_bytes", getattr(self, f"{space}_{kind}_bytes") + lanes * width)
+
 
 @dataclass
 class WriteRecord:
