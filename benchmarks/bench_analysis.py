@@ -1,4 +1,4 @@
-"""Benchmark of the language core: open + analyse, and re-analysis after a one-line edit.
+"""Benchmark of the analysis: open + analyse, and re-analysis after a one-line edit.
 
 Inputs are built by repeating ../shared/wave-examples/gemm_blocked.wave (or a file given with
 --kernel). Prints medians in milliseconds. Run: python benchmarks/bench_analysis.py
@@ -71,7 +71,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--kernel", type=Path, default=DEFAULT)
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--without-divergence", action="store_true",
+                        help="leave out the divergence analysis (D6xx), to measure the language "
+                             "core's own checks")
     args = parser.parse_args()
+    if args.without_divergence:
+        import wave_lsp.analysis as analysis
+        analysis._divergence = lambda kernel: []
     source = args.kernel.read_text()
     ten_k = repeated(source, 10_000)
     print(f"open+analyse {ten_k.count(chr(10))} lines, cold caches: "
