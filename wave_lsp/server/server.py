@@ -21,6 +21,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace.position_codec import PositionCodec
 
 from .. import __version__
+from ..analysis import analyze
 from ..analysis.diagnostic import Diagnostic, Range, Severity
 from .documents import DocumentStore, OpenDocument
 from .handlers import report_failure
@@ -65,7 +66,6 @@ class WaveLanguageServer(LanguageServer):
         self.settings = Settings()
         self.settings_generation = 0
         self._analysis: dict[str, tuple[tuple[int, int], list[Diagnostic]]] = {}
-        self._analysis_missing_reported = False
         self.publisher: Any = None  # diagnostics.Publisher, set by diagnostics.setup
 
     # ---- helpers used by the feature modules -----------------------------------------------------
@@ -98,13 +98,6 @@ class WaveLanguageServer(LanguageServer):
         return result
 
     def _run_analysis(self, doc: OpenDocument) -> list[Diagnostic]:
-        try:
-            from ..analysis import analyze
-        except ImportError as exc:
-            if not self._analysis_missing_reported:
-                self._analysis_missing_reported = True
-                report_failure(self, "loading the analysis layer", exc)
-            return []
         try:
             return list(analyze(doc, self.settings.analysis))
         except Exception as exc:
