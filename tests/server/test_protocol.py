@@ -157,6 +157,31 @@ async def test_invalid_setting_is_shown(client):
     await asyncio.sleep(0.3)
 
 
+async def test_compat_setting_changes_the_encoding_shown(client):
+    """Hover shows the words of the configured mode: CAS modifier 8 by default, 0 as wave-asm."""
+    text = ".kernel k\n    atomic_cas r1, r2, r3, r4, .device\n    halt\n.end\n"
+    uri = open_document(client, text)
+    position = client_position(client, text, 1, 6)
+
+    async def words() -> str:
+        hover = await client.text_document_hover_async(t.HoverParams(
+            text_document=ident(uri), position=position))
+        return hover.contents.value
+
+    assert "3D010280 03040002" in await words()
+    client.set_configuration({"compat": "wave-asm"}, section="wave")
+    client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings=None))
+    for _ in range(50):
+        shown = await words()
+        if "3D010200 03040002" in shown:
+            break
+        await asyncio.sleep(0.05)
+    assert "3D010200 03040002" in shown
+    client.set_configuration({}, section="wave")
+    client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings=None))
+    await asyncio.sleep(0.3)
+
+
 async def test_cancelled_request_is_not_computed(client):
     busy = "\n".join(f"    iadd r{i % 200}, r{i % 7}, r{i % 13} ; busy {i} {client.preset}"
                      for i in range(6000))

@@ -46,7 +46,7 @@ def assemble_document(server: "WaveLanguageServer", doc: OpenDocument) -> dict:
     """Assemble; returns a JSON-able report (with `error` when the source does not assemble)."""
     from ..asm.assembler import AssemblyError, assemble
 
-    compat = bool(getattr(server.settings.analysis, "compat", False))
+    compat = server.settings.compat
     try:
         assembly = assemble(doc, compat=compat)
     except AssemblyError as err:

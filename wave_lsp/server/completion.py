@@ -19,7 +19,7 @@ from lsprotocol import types
 from ..isa import (CACHE_HINTS, DIRECTIVES, INSTRUCTIONS, MAX_REGISTER, PREDICATE_COUNT, SCOPES,
                    SPECIAL_REGISTERS, InstructionSpec, OperandKind)
 from ..syntax.document import Document
-from .documents import OpenDocument, span, to_server_position
+from .documents import span, to_server_position
 from .handlers import request
 from .hover import spec_markdown
 

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..asm.layout import CodeLayout, KernelLayout, layout_document
+from ..asm.encoding_view import document_layout
+from ..asm.encoding_view import instruction_views as _views
+from ..asm.layout import CodeLayout, KernelLayout
 from .documents import OpenDocument
 
 
 def code_layout(doc: OpenDocument) -> CodeLayout:
-    return doc.derived("layout", layout_document)
+    """The document's layout (the encoding view's per-revision cache: computed once)."""
+    return document_layout(doc)
 
 
 def kernel_layout(doc: OpenDocument, name: str) -> KernelLayout | None:
@@ -32,10 +35,7 @@ def label_offset(doc: OpenDocument, name: str) -> tuple[str | None, int] | None:
     return place.kernel.name, place.offset - place.kernel.code_offset
 
 
-def instruction_views(doc: OpenDocument, line: int) -> list[Any]:
-    """The encoding views of the instructions on a line ([] when the line does not encode)."""
-    try:
-        from ..asm.encoding_view import instruction_views as views
-    except ImportError:
-        return []
-    return list(views(doc, line))
+def instruction_views(doc: OpenDocument, line: int, compat: bool = False) -> list[Any]:
+    """The encoding views of the instructions on a line ([] when the line does not encode), as
+    the configured compatibility mode encodes them."""
+    return list(_views(doc, line, compat))

@@ -40,9 +40,9 @@ def spec_markdown(spec: InstructionSpec) -> str:
             f"{spec.size} bytes\n\n**Spec** {spec.spec_section}{capability}")
 
 
-def encoding_markdown(doc: OpenDocument, line: int, ins: Instruction) -> str:
+def encoding_markdown(doc: OpenDocument, line: int, ins: Instruction, compat: bool = False) -> str:
     """The encoding of the instruction on `line`: offset, words and a table of fields."""
-    views = [v for v in instruction_views(doc, line)]
+    views = instruction_views(doc, line, compat)
     if not views:
         return ""
     view = views[-1] if len(views) == 1 else next(
@@ -60,7 +60,7 @@ def _value(value) -> str:
     return f"{value} (0x{value:X})" if isinstance(value, int) and value > 9 else str(value)
 
 
-def mnemonic_markdown(doc: OpenDocument, target: Target) -> str:
+def mnemonic_markdown(doc: OpenDocument, target: Target, compat: bool = False) -> str:
     ins = target.statement
     assert isinstance(ins, Instruction)
     name = ins.mnemonic.text
@@ -79,7 +79,7 @@ def mnemonic_markdown(doc: OpenDocument, target: Target) -> str:
             text += f"; write `{legacy.replacement}`\n\n" + spec_markdown(
                 INSTRUCTIONS[legacy.replacement])
         return text
-    return spec_markdown(spec) + encoding_markdown(doc, target.line, ins)
+    return spec_markdown(spec) + encoding_markdown(doc, target.line, ins, compat)
 
 
 def register_markdown(server: "WaveLanguageServer", doc: OpenDocument, target: Target) -> str:
@@ -170,7 +170,7 @@ def kernel_markdown(doc: OpenDocument, name: str) -> str:
 def hover_markdown(server: "WaveLanguageServer", doc: OpenDocument, target: Target) -> str | None:
     kind = target.kind
     if kind is TargetKind.MNEMONIC:
-        return mnemonic_markdown(doc, target)
+        return mnemonic_markdown(doc, target, server.settings.compat)
     if kind is TargetKind.REGISTER:
         return register_markdown(server, doc, target)
     if kind is TargetKind.SPECIAL:

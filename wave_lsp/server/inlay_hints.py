@@ -36,7 +36,7 @@ def hints(server: "WaveLanguageServer", doc: OpenDocument, first: int,
                     label=f"{p.offset:04x}", kind=types.InlayHintKind.Type, padding_right=True,
                     tooltip=f"byte offset {p.offset} in kernel {p.kernel.name}"))
         if settings.inlay_encoding:
-            views = instruction_views(doc, line)
+            views = instruction_views(doc, line, settings.compat)
             end = max(p.instruction.end for p in placed)
             for view in views:
                 out.append(types.InlayHint(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..isa import INSTRUCTIONS, InstructionClass, SCOPE_BY_NAME
+from ..isa import INSTRUCTIONS, InstructionClass
 from ..syntax.ast import Directive, Instruction, Label, OperandSyntax
 from ..syntax.parser import parse_line
 from .handlers import request

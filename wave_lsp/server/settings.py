@@ -35,6 +35,11 @@ class Settings:
     debounce_ms: int = 30
     raw: dict = field(default_factory=dict)
 
+    @property
+    def compat(self) -> bool:
+        """Whether encodings are shown (and assembled) as wave-asm emits them."""
+        return bool(getattr(self.analysis, "compat", False))
+
 
 def parse_settings(data: Any, origin: str = "settings") -> tuple[Settings, list[str]]:
     """Build settings from a client-supplied object; returns them and the list of problems."""
