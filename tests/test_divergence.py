@@ -284,3 +284,57 @@ def test_random_programs_never_raise(lines):
     assert all(d.code in {"D601", "D602", "D603", "D604", "D605", "D606"} for d in found)
     for k in doc.program.kernels:
         uniformity_of(doc.program, k)
+
+
+# ---- incremental re-analysis (uniformity_reuse.py) equals a fresh analysis ------------------
+from hypothesis import given, settings as hsettings, strategies as hst  # noqa: E402
+
+from wave_lsp.analysis import analyze as _analyze  # noqa: E402
+from wave_lsp.analysis import uniformity as _uniformity  # noqa: E402
+from wave_lsp.syntax.document import Document as _Document  # noqa: E402
+
+_BASE = """.kernel k
+.registers 16
+    mov_sr r0, sr_lane_id
+    mov_imm r1, 4
+    mov_imm r2, 0
+    icmp_lt p1, r0, r1
+    nop
+    loop
+        nop
+        iadd r2, r2, r1
+        nop
+        icmp_ge p2, r2, r1
+        break p2
+        nop
+    endloop
+    nop
+    barrier
+    nop
+    if p1
+        nop
+    endif
+    wave_reduce_add r3, r2
+    nop
+    halt
+.end
+"""
+_EDITABLE = [i for i, l in enumerate(_BASE.splitlines()) if l.strip() and not l.startswith(".")]
+_PIECES = ["nop", "mov_sr r2, sr_lane_id", "mov_imm r2, 7", "iadd r1, r0, r2", "barrier",
+           "wave_shuffle r3, r2, r1", "icmp_eq p1, r2, r2", "icmp_lt p2, r0, r1", "if p1",
+           "endif", "loop", "endloop", "break p2", "continue p1", "@p1 halt", "halt",
+           "mov_imm r0, 1", "wave_reduce_add r2, r0", "@p2 mov_imm r1, 3", "else"]
+
+
+@hsettings(max_examples=120, deadline=None)
+@given(hst.lists(hst.tuples(hst.sampled_from(_EDITABLE), hst.sampled_from(_PIECES)),
+                 min_size=1, max_size=10))
+def test_incremental_reanalysis_equals_fresh(edits):
+    doc = _Document(_BASE)
+    _analyze(doc)
+    for line, piece in edits:
+        doc.apply_edit((line, 4), (line, len(doc.lines[line])), piece)
+        incremental = _analyze(doc)
+        _uniformity._CACHE.clear()          # the fresh analysis must compute everything
+        fresh = _analyze(_Document(doc.text))
+        assert incremental == fresh

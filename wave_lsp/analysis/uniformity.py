@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from ..syntax.program import Kernel, Program
 from .uniformity_model import Cause, Uniformity
+from .uniformity_reuse import TopLevelRun, has_call, run_top_level
 from .uniformity_state import CallFrame, Event, IfFrame, LoopFrame, State
 from .uniformity_steps import (BARRIER, BREAK, CONTINUE, HALT, HALT_OP, NORMAL, OTHER, IfNode,
                                LoopNode, Step, key_name, structure)
@@ -39,7 +40,8 @@ MAX_CALL_DEPTH = 8
 class KernelUniformity:
     """The analysis of one kernel: recorded states and the lint events."""
 
-    def __init__(self, kernel: Kernel, record: bool = False) -> None:
+    def __init__(self, kernel: Kernel, record: bool = False,
+                 previous: "KernelUniformity | None" = None) -> None:
         self.kernel = kernel
         self.record = record
         self.events: list[Event] = []
@@ -47,7 +49,13 @@ class KernelUniformity:
         self.after: dict[int, State] = {}
         self._exit_seed: dict[int, tuple[int, Cause | None]] = {}
         self.tree = structure(kernel.instructions)
-        self.final = self._block(self.tree, State(), ())
+        self.run: TopLevelRun | None = None
+        if record or has_call(self.tree):
+            self.final = self._block(self.tree, State(), ())
+        else:   # item by item, reusing the previous analysis of this kernel where it holds
+            self.final, self.run = run_top_level(
+                self, self.tree, kernel.instructions,
+                previous.run if previous is not None else None)
 
     # ---- queries ---------------------------------------------------------------------------
     def level(self, line: int, name: str,
@@ -351,6 +359,8 @@ def _key_of(name: str) -> int | None:
 
 
 _CACHE: dict[tuple, tuple[list, KernelUniformity]] = {}
+# the last analysis of each kernel object, which the next one (after an edit) starts from
+_LAST: dict[int, tuple[Kernel, KernelUniformity]] = {}
 
 
 def analyse_kernel(kernel: Kernel, record: bool = False) -> KernelUniformity:
@@ -359,10 +369,16 @@ def analyse_kernel(kernel: Kernel, record: bool = False) -> KernelUniformity:
     hit = _CACHE.get(key)
     if hit is not None:
         return hit[1]
-    result = KernelUniformity(kernel, record)
+    last = _LAST.get(id(kernel))
+    previous = last[1] if last is not None and last[0] is kernel and not record else None
+    result = KernelUniformity(kernel, record, previous)
     if len(_CACHE) > 256:
         _CACHE.clear()
-    _CACHE[key] = (kernel.instructions, result)   # keeps the instructions (and their ids) alive
+    _CACHE[key] = (list(kernel.instructions), result)   # keeps the instructions' ids alive
+    if not record:
+        if len(_LAST) > 256:
+            _LAST.clear()
+        _LAST[id(kernel)] = (kernel, result)
     return result
 
 
