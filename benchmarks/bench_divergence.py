@@ -49,10 +49,12 @@ def main() -> int:
     for _ in range(args.repeat):
         uniformity_steps._CACHE.clear()
         uniformity._CACHE.clear()
+        uniformity._LAST.clear()
         t0 = time.perf_counter()
         found = divergence_diagnostics(program)
         cold.append(time.perf_counter() - t0)
         uniformity._CACHE.clear()
+        uniformity._LAST.clear()
         t0 = time.perf_counter()
         divergence_diagnostics(program)
         warm.append(time.perf_counter() - t0)

@@ -287,7 +287,7 @@ def test_random_programs_never_raise(lines):
 
 
 # ---- incremental re-analysis (uniformity_reuse.py) equals a fresh analysis ------------------
-from hypothesis import given, settings as hsettings, strategies as hst  # noqa: E402
+from hypothesis import example, given, settings as hsettings, strategies as hst  # noqa: E402
 
 from wave_lsp.analysis import analyze as _analyze  # noqa: E402
 from wave_lsp.analysis import uniformity as _uniformity  # noqa: E402
@@ -326,11 +326,28 @@ _PIECES = ["nop", "mov_sr r2, sr_lane_id", "mov_imm r2, 7", "iadd r1, r0, r2", "
            "mov_imm r0, 1", "wave_reduce_add r2, r0", "@p2 mov_imm r1, 3", "else"]
 
 
-@hsettings(max_examples=120, deadline=None)
+@hsettings(max_examples=300, deadline=None)
 @given(hst.lists(hst.tuples(hst.sampled_from(_EDITABLE), hst.sampled_from(_PIECES)),
                  min_size=1, max_size=10))
+@example([(6, "@p1 halt"), (3, "barrier"), (16, "nop")])   # events shift before a reused tail
 def test_incremental_reanalysis_equals_fresh(edits):
-    doc = _Document(_BASE)
+    check_edits(_BASE, edits)
+
+
+_LONG = _BASE.replace("    nop\n    loop", "    nop\n" + "    iadd r5, r5, r1\n" * 40 + "    loop", 1)
+_LONG_EDITABLE = [i for i, l in enumerate(_LONG.splitlines()) if l.strip() and not l.startswith(".")]
+
+
+@hsettings(max_examples=100, deadline=None)
+@given(hst.lists(hst.tuples(hst.sampled_from(_LONG_EDITABLE), hst.sampled_from(_PIECES)),
+                 min_size=1, max_size=8))
+def test_incremental_reanalysis_of_a_long_kernel(edits):
+    """More than 32 top-level items: restarts from saved states between constructs."""
+    check_edits(_LONG, edits)
+
+
+def check_edits(base: str, edits) -> None:
+    doc = _Document(base)
     _analyze(doc)
     for line, piece in edits:
         doc.apply_edit((line, 4), (line, len(doc.lines[line])), piece)

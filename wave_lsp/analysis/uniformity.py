@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from ..syntax.program import Kernel, Program
 from .uniformity_model import Cause, Uniformity
-from .uniformity_reuse import TopLevelRun, has_call, run_top_level
+from .uniformity_reuse import TopLevelRun, changed_lines, has_call, run_top_level
 from .uniformity_state import CallFrame, Event, IfFrame, LoopFrame, State
 from .uniformity_steps import (BARRIER, BREAK, CONTINUE, HALT, HALT_OP, NORMAL, OTHER, IfNode,
                                LoopNode, Step, key_name, structure)
@@ -358,27 +358,35 @@ def _key_of(name: str) -> int | None:
     return None
 
 
-_CACHE: dict[tuple, tuple[list, KernelUniformity]] = {}
+_CACHE: dict[tuple, tuple[list, KernelUniformity]] = {}   # recorded analyses (hover)
 # the last analysis of each kernel object, which the next one (after an edit) starts from
 _LAST: dict[int, tuple[Kernel, KernelUniformity]] = {}
 
 
 def analyse_kernel(kernel: Kernel, record: bool = False) -> KernelUniformity:
-    """The uniformity analysis of a kernel, cached by its instructions (and `record`)."""
-    key = (record, kernel.line, tuple((line, id(ins)) for line, ins in kernel.instructions))
-    hit = _CACHE.get(key)
-    if hit is not None:
-        return hit[1]
-    last = _LAST.get(id(kernel))
-    previous = last[1] if last is not None and last[0] is kernel and not record else None
-    result = KernelUniformity(kernel, record, previous)
-    if len(_CACHE) > 256:
-        _CACHE.clear()
-    _CACHE[key] = (list(kernel.instructions), result)   # keeps the instructions' ids alive
+    """The uniformity analysis of a kernel. Without `record`, the last analysis of the same
+    kernel object is reused when none of its instructions changed, and is the starting point
+    of the new one otherwise (see uniformity_reuse.py); with `record` (hover), results are
+    cached by the kernel's instructions."""
     if not record:
+        last = _LAST.get(id(kernel))
+        previous = last[1] if last is not None and last[0] is kernel else None
+        if previous is not None and previous.run is not None and \
+                changed_lines(previous.run.instructions, kernel.instructions) is None:
+            return previous
+        result = KernelUniformity(kernel, False, previous)
         if len(_LAST) > 256:
             _LAST.clear()
         _LAST[id(kernel)] = (kernel, result)
+        return result
+    key = (kernel.line, tuple((line, id(ins)) for line, ins in kernel.instructions))
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return hit[1]
+    result = KernelUniformity(kernel, True)
+    if len(_CACHE) > 256:
+        _CACHE.clear()
+    _CACHE[key] = (list(kernel.instructions), result)   # keeps the instructions' ids alive
     return result
 
 

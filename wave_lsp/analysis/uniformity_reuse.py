@@ -92,29 +92,32 @@ def _same_cause(x: Cause | None, y: Cause | None, seen: set[tuple[int, int]]) ->
     return x is None and y is None
 
 
-class TopLevelRun:
-    """The per-item record of a pass over the top-level items (for the next analysis)."""
+CHECKPOINT_EVERY = 32   # plain instructions between saved states (every construct gets one)
 
-    __slots__ = ("instructions", "spans", "inputs", "events", "final")
+
+class TopLevelRun:
+    """What the next analysis of the kernel needs from this one: the items' spans, the state
+    (and event count) before some items — every `if`/`loop` and every 32nd item — and the
+    events and final state."""
+
+    __slots__ = ("instructions", "spans", "checkpoints", "events", "final")
 
     def __init__(self, instructions: list) -> None:
         self.instructions = instructions   # the kernel's (line, instruction) list, copied
         self.spans: list[tuple] = []
-        self.inputs: list[State] = []      # the state before each item
-        self.events: list[list] = []       # the events each item produced
+        self.checkpoints: dict[int, tuple[State, int]] = {}
+        self.events: list = []
         self.final: State | None = None
 
 
 def run_top_level(analysis, items: list, instructions: list,
                   previous: TopLevelRun | None) -> tuple[State, TopLevelRun]:
-    """Run `analysis._block` item by item, reusing `previous` where it provably gives the same.
-    An item is unchanged when it covers the same lines as before and none of its instructions
-    changed. Returns the final state and the record of this run."""
+    """Run `analysis._block` over the top-level items, reusing `previous` where it provably
+    gives the same. Returns the final state and the record of this run."""
     record = TopLevelRun(list(instructions))
     record.spans = spans = [span(item) for item in items]
     n = len(items)
-    start = 0
-    state = State()
+    start, resume = 0, n
     if previous is not None:
         old = previous.spans
         changed = changed_lines(previous.instructions, record.instructions)
@@ -126,34 +129,37 @@ def run_top_level(analysis, items: list, instructions: list,
         limit = min(n, len(old))
         while start < limit and same(start, start):
             start += 1
-        record.inputs.extend(previous.inputs[:start])
-        record.events.extend(previous.events[:start])
-        if start < len(previous.inputs):
-            state = previous.inputs[start].copy()
-        elif start:
-            state = previous.final.copy()
         suffix = 0
         while (suffix < n - start and suffix < len(old) - start
                and same(n - 1 - suffix, len(old) - 1 - suffix)):
             suffix += 1
         resume = n - suffix   # from here on the items equal the previous run's tail
+        # restart from the last saved state at or before the first changed item
+        start = max((k for k in previous.checkpoints if k <= start), default=0)
+        state, count = previous.checkpoints.get(start, (State(), 0))
+        state = state.copy()
+        analysis.events = previous.events[:count]
+        record.checkpoints = {k: v for k, v in previous.checkpoints.items() if k < start}
+    else:
+        state = State()
+        analysis.events = []
     for i in range(start, n):
+        item = items[i]
         if previous is not None and i >= resume:
             j = i - n + len(previous.spans)
-            if same_state(state, previous.inputs[j]):
-                record.inputs.extend(previous.inputs[j:])
-                record.events.extend(previous.events[j:])
+            saved = previous.checkpoints.get(j)
+            if saved is not None and same_state(state, saved[0]):
+                shift = len(analysis.events) - saved[1]
+                for k, (st, count) in previous.checkpoints.items():
+                    if k >= j:
+                        record.checkpoints[k - j + i] = (st, count + shift)
+                analysis.events = analysis.events + previous.events[saved[1]:]
+                record.events = analysis.events
                 record.final = previous.final
-                _collect(analysis, record)
                 return previous.final.copy(), record
-        record.inputs.append(state.copy())
-        mark = len(analysis.events)
-        state = analysis._block([items[i]], state, ())
-        record.events.append(analysis.events[mark:])
+        if i == 0 or type(item) is not tuple or i % CHECKPOINT_EVERY == 0:
+            record.checkpoints[i] = (state.copy(), len(analysis.events))
+        state = analysis._block([item], state, ())
+    record.events = analysis.events
     record.final = state.copy()
-    _collect(analysis, record)
     return state, record
-
-
-def _collect(analysis, record: TopLevelRun) -> None:
-    analysis.events = [e for events in record.events for e in events]
