@@ -355,3 +355,11 @@ def check_edits(base: str, edits) -> None:
         _uniformity._CACHE.clear()          # the fresh analysis must compute everything
         fresh = _analyze(_Document(doc.text))
         assert incremental == fresh
+
+
+def test_halt_in_a_function_called_inside_an_if():
+    """A `halt` reached through a `call` (a CallFrame among the enclosing frames) is analysed."""
+    doc = _Document(".kernel k\nf:\n    halt\n    mov_sr r0, sr_lane_id\n    icmp_eq p1, r0, r0\n"
+                    "    if p1\n    call f\n    endif\n    barrier\n    halt\n.end\n")
+    codes = [d.code for d in _analyze(doc)]
+    assert "D604" in codes

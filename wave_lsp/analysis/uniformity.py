@@ -323,9 +323,11 @@ class KernelUniformity:
             if type(frame) is IfFrame:
                 fl, fc = frame.level, frame.cause
                 place = f" inside `{frame.node.step.written}` (line {frame.node.line + 1})"
-            else:
+            elif type(frame) is LoopFrame:
                 fl, fc = frame.exit_level, frame.exit_cause
                 place = f" inside the `loop` at line {frame.node.line + 1}"
+            else:   # a call: its divergence is that of the frames around it
+                continue
             if fl > level:
                 level, cause, where = fl, fc, place
         if level >= Uniformity.WAVE and level > st.lv.get(HALT, 0):
