@@ -9,6 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI runs the property tests on a fixed sequence of examples (the same as `CI=true pytest` here),
+# so that its verdict is reproducible; a developer's run explores new examples each time.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_EXAMPLES = ROOT.parent / "shared" / "wave-examples"
