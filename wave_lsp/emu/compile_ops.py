@@ -212,6 +212,17 @@ def _lanes(b: Batch, mask, guard):
     return lanes, lanes.size
 
 
+def _aligned_words(b: Batch, ra: int, is_local: bool):
+    """The fast path of full-batch 32-bit accesses: (u32 view, word index per lane) when every
+    address in register `ra` is aligned and in bounds, else None (the general path checks and
+    reports)."""
+    a = b.R[ra]
+    size, mem32, base = b.word_view(is_local)
+    if int(a.max()) + 4 > size or (a & 3).any():
+        return None
+    return mem32, (a >> 2 if base is None else base + (a >> 2))
+
+
 def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
     """Loads, stores and atomics on local or device memory (`spec.memory` says which)."""
     spec = ins.spec
@@ -233,10 +244,9 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
 
         def op(b: Batch):
             if width == 4 and guard is None and b.full:
-                a = b.R[ra]
-                size, mem32, base = b.word_view(is_local)
-                if int(a.max()) + 4 <= size and not (a & 3).any():
-                    w = a >> 2 if base is None else base + (a >> 2)
+                fast = _aligned_words(b, ra, is_local)
+                if fast is not None:
+                    mem32, w = fast
                     b.R[rd] = mem32[w]
                     stats.count_access(access.space, "load", b.n, 4)
                     return
@@ -262,10 +272,9 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
 
         def op(b: Batch):
             if width == 4 and guard is None and b.full:
-                a = b.R[ra]
-                size, mem32, base = b.word_view(is_local)
-                if int(a.max()) + 4 <= size and not (a & 3).any():
-                    w = a >> 2 if base is None else base + (a >> 2)
+                fast = _aligned_words(b, ra, is_local)
+                if fast is not None:
+                    mem32, w = fast
                     mem32[w] = b.R[rv]
                     stats.count_access(access.space, "store", b.n, 4)
                     return
