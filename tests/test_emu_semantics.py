@@ -432,3 +432,49 @@ def test_line_records_for_the_first_wave():
     iadd = next(r for r in records.values() if r.mnemonic == "iadd")
     assert iadd.count == 1 and iadd.first_active == (True, True, False, False)
     assert iadd.writes[0][0].target == "r2" and iadd.writes[0][0].values == {0: 0, 1: 2}
+
+
+# ---- fma rounds once ---------------------------------------------------------------------------
+def _nearest_f32(exact):
+    """The f32 nearest to a Fraction (ties to even), by looking at the neighbours."""
+    import numpy as np
+    from fractions import Fraction
+
+    guess = np.float32(float(exact))
+    best = None
+    for v in (np.nextafter(guess, np.float32(-np.inf)), guess,
+              np.nextafter(guess, np.float32(np.inf))):
+        if np.isfinite(v):
+            key = (abs(Fraction(float(v)) - exact), int(np.array(v).view(np.uint32)) & 1)
+            best = min(best, (key, v)) if best else (key, v)
+    return best[1]
+
+
+def test_fma_is_fused_with_a_single_rounding():
+    import numpy as np
+    from fractions import Fraction
+
+    from wave_lsp.emu.alu import fma_f32
+
+    # a*a is exactly halfway between two f32 values and c tips it up: a product-then-sum in f64
+    # rounds to the tie and then to the even (lower) neighbour; a fused fma rounds up.
+    a = np.array([1 + 2 ** -12], dtype=np.float32)
+    c = np.array([2.0 ** -80], dtype=np.float32)
+    assert fma_f32(a, a, c)[0] == np.float32(1 + 2 ** -11 + 2 ** -23)
+    assert fma_f32(a, a, -c)[0] == np.float32(1 + 2 ** -11)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(3000).astype(np.float32)
+    y = rng.standard_normal(3000).astype(np.float32)
+    z = (-(x.astype(np.float64) * y) + rng.standard_normal(3000) * 1e-6).astype(np.float32)
+    got = fma_f32(x, y, z)
+    for i in range(3000):
+        exact = Fraction(float(x[i])) * Fraction(float(y[i])) + Fraction(float(z[i]))
+        assert got[i] == _nearest_f32(exact), (x[i], y[i], z[i])
+
+
+def test_fma_instruction_uses_the_fused_rounding():
+    source = (".kernel k\n    mov_imm r1, 0x3F800800\n    mov_imm r2, 0x15800000\n"
+              "    fma r3, r1, r1, r2\n    mov_imm r4, 0\n    device_store_u32 r4, r3\n    halt\n.end\n")
+    report = run(source, Launch(workgroup=(4, 1, 1), wave_width=4, device_memory=64))
+    assert not report.errors
+    assert int(report.device_memory[:4].view("<u4")[0]) == 0x3F801001

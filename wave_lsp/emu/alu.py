@@ -95,10 +95,41 @@ def _fround(a):
     return bits(np.trunc(x + np.copysign(0.5, x)).astype(F32))
 
 
+_BELOW_F32 = np.uint64((1 << 29) - 1)   # f64 significand bits below f32's ...
+_F32_HALF = np.uint64(1 << 28)          # ... holding exactly half an f32 ulp: a tie
+
+
+def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray,
+            scratch: np.ndarray | None = None) -> np.ndarray:
+    """Fused multiply-add of f32 arrays with a single rounding.
+
+    a*b is exact in f64, so the only error of `f32(f64(a*b) + c)` is a double rounding: the f64
+    sum lands exactly halfway between two f32 values although the exact sum does not. Only those
+    lanes are redone: the sum's exact error is found with TwoSum and the sum is rounded to odd
+    (of its two f64 neighbours, the one with an odd last bit), which then rounds to the correct
+    f32 (Boldo and Melquiond's round-to-odd theorem). Results in the f32 subnormal range, where
+    the tie test does not apply, keep the f64 sum's rounding: spec v0.2 §6.4 lets
+    implementations flush them to zero altogether."""
+    s = scratch if scratch is not None else np.empty(a.shape, dtype=np.float64)
+    np.multiply(a, b, out=s, dtype=np.float64)
+    np.add(s, c, out=s, dtype=np.float64)
+    suspect = np.equal(np.bitwise_and(s.view(np.uint64), _BELOW_F32), _F32_HALF)
+    if suspect.any():
+        i = np.flatnonzero(suspect)
+        x = a[i].astype(np.float64) * b[i].astype(np.float64)
+        y = c[i].astype(np.float64)
+        t = s[i]
+        v = t - x
+        err = (x - (t - v)) + (y - v)
+        even = (t.view(np.uint64) & np.uint64(1)) == 0
+        fix = (err != 0) & even & np.isfinite(t)
+        t[fix] = np.nextafter(t[fix], np.where(err[fix] > 0, np.inf, -np.inf))
+        s[i] = t
+    return s.astype(F32)
+
+
 def _fma(a, b, c):
-    # a*b is exact in f64 (48-bit significand); one more rounding to f64, then to f32.
-    return bits((f(a).astype(np.float64) * f(b).astype(np.float64)
-                 + f(c).astype(np.float64)).astype(F32))
+    return bits(fma_f32(f(a), f(b), f(c)))
 
 
 def _f32_unit(fn):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..asm.ir import DecodedInstruction
-from .alu import UNITS, f64_to_pair, pair_to_f64
+from .alu import UNITS, f64_to_pair, fma_f32, pair_to_f64
 from .context import RunContext
 from .memory import addresses, atomic, device_space, gather, local_space, \
     mma_tile_addresses, scatter
@@ -131,13 +131,11 @@ def build_unit(ins: DecodedInstruction, count: int):
 
 
 def _fma_op(fn, a, c, d, rd):
-    """fma without a guard: exact f32 product in f64, one f64 add, one rounding to f32."""
+    """fma without a guard: one rounding (see alu.fma_f32)."""
     def op(b: Batch):
         if b.full:
-            F, t = b.F, b.scratch64
-            np.multiply(F[a], F[c], out=t, dtype=np.float64)
-            np.add(t, F[d], out=t, dtype=np.float64)
-            np.copyto(F[rd], t, casting="same_kind")
+            F = b.F
+            F[rd] = fma_f32(F[a], F[c], F[d], b.scratch64)
         elif b.any_active:
             R = b.R
             np.copyto(R[rd], fn(R[a], R[c], R[d]), where=b.active)
