@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..asm.ir import DecodedInstruction
+from ..isa import PREDICATE_COUNT, OperandKind
 from .alu import UNITS, f64_to_pair, fma_f32, pair_to_f64
 from .context import RunContext
 from .memory import addresses, atomic, device_space, gather, local_space, \
@@ -306,48 +307,43 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
 
 
 def build_wave(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
-    """Wave operations."""
-    mod = ins.spec.modifier
+    """Wave operations: which registers and predicates they use comes from their operands."""
+    spec = ins.spec
+    name = spec.mnemonic
     rd, r1, r2 = ins.rd, ins.rs1, ins.rs2
     guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
     mask = exec_mask(guard)
     warn = ctx.warner(index)
-    if mod <= 4:
-        used = [rd, r1, r2]
-    elif mod == 5:
-        used = [rd]
-    elif mod in (6, 7):
-        used = []
-    else:
-        used = [rd, r1]
+    fields = [(o.kind, getattr(ins, o.field.value)) for o in spec.operands]
+    used = [v for kind, v in fields if kind is OperandKind.REGISTER]
     if any(r >= count for r in used):
         return register_error(ins, used, count, guard)
-    if mod in (5, 6, 7) and r1 >= 4 or mod in (6, 7) and rd >= 4:
+    if any(v >= PREDICATE_COUNT for kind, v in fields if kind is OperandKind.PREDICATE):
         return invalid(ins, "predicate index out of range")
+    shuffles = len(spec.operands) == 3   # rd, source, lane/delta/mask: shuffles and broadcast
 
     def op(b: Batch):
         m = mask(b)
         if not m.any():
             return
         W = b.W
-        if mod <= 4:
-            values, inactive, out_of_range = shuffle(mod, b.R[r1], b.R[r2], m, W)
+        if shuffles:
+            values, inactive, out_of_range = shuffle(name, b.R[r1], b.R[r2], m, W)
             if inactive.any():
                 warn("inactive_shuffle_source",
-                     f"{ins.spec.mnemonic} reads an inactive lane; the result is 0", inactive)
+                     f"{name} reads an inactive lane; the result is 0", inactive)
             if out_of_range.any():
                 warn("out_of_range_shuffle_source",
-                     f"{ins.spec.mnemonic} reads a lane outside the wave; the result is 0",
-                     out_of_range)
+                     f"{name} reads a lane outside the wave; the result is 0", out_of_range)
             np.copyto(b.R[rd], values, where=m)
-        elif mod == 5:
+        elif name == "wave_ballot":
             np.copyto(b.R[rd], ballot(b.P[r1], m, W), where=m)
-        elif mod in (6, 7):
-            np.copyto(b.P[rd], any_all(mod, b.P[r1], m, W), where=m)
-        elif mod == 8:
+        elif name in ("wave_any", "wave_all"):
+            np.copyto(b.P[rd], any_all(name, b.P[r1], m, W), where=m)
+        elif name == "wave_prefix_sum":
             np.copyto(b.R[rd], prefix_sum(b.R[r1], m, W), where=m)
         else:
-            np.copyto(b.R[rd], reduce(mod, b.R[r1], m, W), where=m)
+            np.copyto(b.R[rd], reduce(name, b.R[r1], m, W), where=m)
     return op
 
 

@@ -9,19 +9,20 @@ import numpy as np
 MASK32 = np.uint64(0xFFFFFFFF)
 
 
-def shuffle(kind: int, src: np.ndarray, sel: np.ndarray, active: np.ndarray, W: int):
-    """Shuffle variants 0-4. Returns (values, bad_inactive, bad_range) as lane arrays."""
+def shuffle(mnemonic: str, src: np.ndarray, sel: np.ndarray, active: np.ndarray, W: int):
+    """`wave_shuffle`, `_up`, `_down`, `_xor` and `wave_broadcast`. Returns (values,
+    bad_inactive, bad_range) as lane arrays."""
     n = src.size
     waves = n // W
     lane = np.tile(np.arange(W, dtype=np.int64), waves)
     sel64 = sel.astype(np.int64)
-    if kind == 0:          # shuffle: absolute lane
+    if mnemonic == "wave_shuffle":          # absolute lane
         source = sel64
-    elif kind == 1:        # up: lane - delta
+    elif mnemonic == "wave_shuffle_up":     # lane - delta
         source = lane - sel64
-    elif kind == 2:        # down: lane + delta
+    elif mnemonic == "wave_shuffle_down":   # lane + delta
         source = lane + sel64
-    elif kind == 3:        # xor
+    elif mnemonic == "wave_shuffle_xor":
         source = lane ^ sel64
     else:                  # broadcast: lane index from the first active lane of the wave
         act = active.reshape(waves, W)
@@ -44,11 +45,11 @@ def ballot(pred: np.ndarray, active: np.ndarray, W: int) -> np.ndarray:
     return np.repeat(words.astype(np.uint32), W)
 
 
-def any_all(kind: int, pred: np.ndarray, active: np.ndarray, W: int) -> np.ndarray:
+def any_all(mnemonic: str, pred: np.ndarray, active: np.ndarray, W: int) -> np.ndarray:
     waves = pred.size // W
     p = pred.reshape(waves, W)
     act = active.reshape(waves, W)
-    if kind == 6:
+    if mnemonic == "wave_any":
         result = (p & act).any(axis=1)
     else:
         result = (p | ~act).all(axis=1)
@@ -62,12 +63,13 @@ def prefix_sum(src: np.ndarray, active: np.ndarray, W: int) -> np.ndarray:
     return ((incl - v) & MASK32).astype(np.uint32).reshape(-1)
 
 
-def reduce(kind: int, src: np.ndarray, active: np.ndarray, W: int) -> np.ndarray:
+def reduce(mnemonic: str, src: np.ndarray, active: np.ndarray, W: int) -> np.ndarray:
+    """`wave_reduce_add` (wrapping), `_min` and `_max` (unsigned) over the active lanes."""
     waves = src.size // W
-    if kind == 9:
+    if mnemonic == "wave_reduce_add":
         v = np.where(active, src, np.uint32(0)).astype(np.uint64).reshape(waves, W)
         r = (v.sum(axis=1, dtype=np.uint64) & MASK32).astype(np.uint32)
-    elif kind == 10:
+    elif mnemonic == "wave_reduce_min":
         r = np.where(active, src, np.uint32(0xFFFFFFFF)).reshape(waves, W).min(axis=1)
     else:
         r = np.where(active, src, np.uint32(0)).reshape(waves, W).max(axis=1)
