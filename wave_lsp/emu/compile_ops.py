@@ -234,10 +234,11 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
     warn = ctx.warner(index)
     stats = ctx.stats
     rd, ra, rv, r3 = ins.rd, ins.rs1, ins.rs2, ins.rs3
-    if access.kind == "load":
-        width = access.width
-        nwords = access.words
-        used = [ra] + list(range(rd, rd + nwords))
+    if access.kind in ("load", "store"):
+        load = access.kind == "load"
+        data = rd if load else rv                 # the register(s) loaded into or stored from
+        width, nwords = access.width, access.words
+        used = [ra] + list(range(data, data + nwords))
         if any(r >= count for r in used):
             return register_error(ins, used, count, guard)
 
@@ -246,46 +247,27 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
                 fast = _aligned_words(b, ra, is_local)
                 if fast is not None:
                     mem32, w = fast
-                    b.R[rd] = mem32[w]
-                    stats.count_access(access.space, "load", b.n, 4)
+                    if load:
+                        b.R[data] = mem32[w]
+                    else:
+                        mem32[w] = b.R[data]
+                    stats.count_access(access.space, access.kind, b.n, 4)
                     return
             lanes, n = _lanes(b, mask, guard)
             if not n:
                 return
             space = space_of(b)
             a = addresses(space, b.R[ra], lanes, width, warn)
-            words = gather(space, a, width)
-            for i, w in enumerate(words):
-                if lanes is None:
-                    b.R[rd + i] = w
-                else:
-                    b.R[rd + i][lanes] = w
-            stats.count_access(access.space, "load", n, width)
-        return op
-    if access.kind == "store":
-        width = access.width
-        nwords = access.words
-        used = [ra] + list(range(rv, rv + nwords))
-        if any(r >= count for r in used):
-            return register_error(ins, used, count, guard)
-
-        def op(b: Batch):
-            if width == 4 and guard is None and b.full:
-                fast = _aligned_words(b, ra, is_local)
-                if fast is not None:
-                    mem32, w = fast
-                    mem32[w] = b.R[rv]
-                    stats.count_access(access.space, "store", b.n, 4)
-                    return
-            lanes, n = _lanes(b, mask, guard)
-            if not n:
-                return
-            space = space_of(b)
-            a = addresses(space, b.R[ra], lanes, width, warn)
-            words = [b.R[rv + i] if lanes is None else b.R[rv + i][lanes]
-                     for i in range(nwords)]
-            scatter(space, a, words, width)
-            stats.count_access(access.space, "store", n, width)
+            if load:
+                for i, w in enumerate(gather(space, a, width)):
+                    if lanes is None:
+                        b.R[data + i] = w
+                    else:
+                        b.R[data + i][lanes] = w
+            else:
+                scatter(space, a, [b.R[data + i] if lanes is None else b.R[data + i][lanes]
+                                   for i in range(nwords)], width)
+            stats.count_access(access.space, access.kind, n, width)
         return op
     # atomics (32-bit)
     cas = mod == 8
