@@ -83,7 +83,7 @@ def setup(server: "WaveLanguageServer") -> None:
                                                         CONVERT_LEGACY]),
              default=list)
     def actions(params: types.CodeActionParams) -> list[types.CodeAction]:
-        doc = server.document(params.text_document.uri)
-        if doc is None or doc.binary:
+        doc = server.text_document(params.text_document.uri)
+        if doc is None:
             return []
         return code_actions(server, doc, params.range, params.context.only)

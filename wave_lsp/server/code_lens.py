@@ -66,8 +66,8 @@ def assemble_document(server: "WaveLanguageServer", doc: OpenDocument) -> dict:
 def setup(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_CODE_LENS, default=list)
     def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
-        doc = server.document(params.text_document.uri)
-        if doc is None or doc.binary:
+        doc = server.text_document(params.text_document.uri)
+        if doc is None:
             return []
         out = []
         for kernel in doc.program.kernels:
@@ -96,8 +96,8 @@ def setup(server: "WaveLanguageServer") -> None:
     @command(server, ASSEMBLE)
     def assemble_command(*args):
         uri = args[0] if args else None
-        doc = server.document(uri) if isinstance(uri, str) else None
-        if doc is None or doc.binary:
+        doc = server.text_document(uri) if isinstance(uri, str) else None
+        if doc is None:
             _show(server, f"wave-lsp: cannot assemble {uri!r}: not an open WAVE document",
                   types.MessageType.Warning)
             return None

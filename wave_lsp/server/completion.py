@@ -136,8 +136,8 @@ def setup(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_COMPLETION,
              types.CompletionOptions(trigger_characters=[".", "@", ",", " "]))
     def completion(params: types.CompletionParams) -> types.CompletionList | None:
-        doc = server.document(params.text_document.uri)
-        if doc is None or doc.binary:
+        doc = server.text_document(params.text_document.uri)
+        if doc is None:
             return None
         line, col = to_server_position(doc, params.position, server.codec)
         ctx = context_at(doc.lines[line], col)

@@ -70,7 +70,7 @@ def folding_ranges(doc: Document) -> list[types.FoldingRange]:
 def setup(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_FOLDING_RANGE, default=list)
     def folding(params: types.FoldingRangeParams) -> list[types.FoldingRange]:
-        doc = server.document(params.text_document.uri)
-        if doc is None or doc.binary:
+        doc = server.text_document(params.text_document.uri)
+        if doc is None:
             return []
         return folding_ranges(doc)

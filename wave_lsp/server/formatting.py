@@ -27,15 +27,15 @@ def line_edits(server: "WaveLanguageServer", doc: OpenDocument, first: int,
 def setup(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_FORMATTING, default=list)
     def formatting(params: types.DocumentFormattingParams) -> list[types.TextEdit]:
-        doc = server.document(params.text_document.uri)
-        if doc is None or doc.binary:
+        doc = server.text_document(params.text_document.uri)
+        if doc is None:
             return []
         return line_edits(server, doc, 0, len(doc.lines) - 1)
 
     @request(server, types.TEXT_DOCUMENT_RANGE_FORMATTING, default=list)
     def range_formatting(params: types.DocumentRangeFormattingParams) -> list[types.TextEdit]:
-        doc = server.document(params.text_document.uri)
-        if doc is None or doc.binary:
+        doc = server.text_document(params.text_document.uri)
+        if doc is None:
             return []
         first, _ = to_server_position(doc, params.range.start, server.codec)
         last, col = to_server_position(doc, params.range.end, server.codec)

@@ -196,8 +196,8 @@ def hover_markdown(server: "WaveLanguageServer", doc: OpenDocument, target: Targ
 def setup(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_HOVER)
     def hover(params: types.HoverParams) -> types.Hover | None:
-        doc = server.document(params.text_document.uri)
-        if doc is None or doc.binary:
+        doc = server.text_document(params.text_document.uri)
+        if doc is None:
             return None
         line, col = to_server_position(doc, params.position, server.codec)
         target = target_at(doc, line, col)

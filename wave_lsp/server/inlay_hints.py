@@ -49,8 +49,8 @@ def hints(server: "WaveLanguageServer", doc: OpenDocument, first: int,
 def setup(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_INLAY_HINT, default=list)
     def inlay_hints(params: types.InlayHintParams) -> list[types.InlayHint]:
-        doc = server.document(params.text_document.uri)
-        if doc is None or doc.binary:
+        doc = server.text_document(params.text_document.uri)
+        if doc is None:
             return []
         first, _ = to_server_position(doc, params.range.start, server.codec)
         last, _ = to_server_position(doc, params.range.end, server.codec)

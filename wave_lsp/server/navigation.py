@@ -55,8 +55,8 @@ def references(doc: OpenDocument, kind: str, name: str) -> list[tuple[int, int, 
 
 def setup(server: "WaveLanguageServer") -> None:
     def locate(params) -> tuple[OpenDocument, tuple[str, str, int, int], int] | None:
-        doc = server.document(params.text_document.uri)
-        if doc is None or doc.binary:
+        doc = server.text_document(params.text_document.uri)
+        if doc is None:
             return None
         line, col = to_server_position(doc, params.position, server.codec)
         found = symbol_at(doc, line, col)

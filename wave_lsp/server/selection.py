@@ -56,8 +56,8 @@ def chain(doc: OpenDocument, line: int, col: int) -> list[Range]:
 def setup(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_SELECTION_RANGE, default=list)
     def selection(params: types.SelectionRangeParams) -> list[types.SelectionRange]:
-        doc = server.document(params.text_document.uri)
-        if doc is None or doc.binary:
+        doc = server.text_document(params.text_document.uri)
+        if doc is None:
             return []
         out = []
         for position in params.positions:

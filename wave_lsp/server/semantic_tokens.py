@@ -156,8 +156,8 @@ def setup(server: "WaveLanguageServer") -> None:
     counter = itertools.count(1)
 
     def compute(uri: str) -> tuple[str, list[int]] | None:
-        doc = server.document(uri)
-        if doc is None or doc.binary:
+        doc = server.text_document(uri)
+        if doc is None:
             return None
         data = encode_document(doc.lines, str(server.codec.encoding or "utf-16"))
         result_id = str(next(counter))

@@ -83,6 +83,12 @@ class WaveLanguageServer(LanguageServer):
     def document(self, uri: str) -> Optional[OpenDocument]:
         return self.documents.get(uri)
 
+    def text_document(self, uri: str) -> Optional[OpenDocument]:
+        """The open document at `uri` when it is WAVE text (None when unknown or binary): what
+        every per-document feature works on."""
+        doc = self.documents.get(uri)
+        return None if doc is None or doc.binary else doc
+
     def analysis(self, doc: OpenDocument) -> list[Diagnostic]:
         """The analysis layer's diagnostics for a document, cached per revision and settings."""
         key = (doc.revision, self.settings_generation)

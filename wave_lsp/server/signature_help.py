@@ -41,8 +41,8 @@ def setup(server: "WaveLanguageServer") -> None:
              types.SignatureHelpOptions(trigger_characters=[" ", ","],
                                         retrigger_characters=[","]))
     def signature_help(params: types.SignatureHelpParams) -> types.SignatureHelp | None:
-        doc = server.document(params.text_document.uri)
-        if doc is None or doc.binary:
+        doc = server.text_document(params.text_document.uri)
+        if doc is None:
             return None
         line, col = to_server_position(doc, params.position, server.codec)
         ctx = context_at(doc.lines[line], col)

@@ -57,8 +57,8 @@ def document_symbols(server: "WaveLanguageServer", doc: OpenDocument) -> list[ty
 def setup(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, default=list)
     def outline(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-        doc = server.document(params.text_document.uri)
-        if doc is None or doc.binary:
+        doc = server.text_document(params.text_document.uri)
+        if doc is None:
             return []
         return document_symbols(server, doc)
 
