@@ -86,6 +86,7 @@ const steps = {
 
     /** Puts the cursor on `needle` (the nth occurrence in the visible lines), `offset` into it. */
     async clickText(needle, nth = 0, offset = 1) {
+        await dismissHover();
         const span = lines().locator('.view-line span > span', { hasText: needle }).nth(nth);
         await span.waitFor();
         const box = await span.boundingBox();
@@ -105,6 +106,7 @@ const steps = {
         const charWidth = box.width / Math.max(1, full.length);
         const x = box.x + (full.indexOf(needle) + 1) * charWidth;
         const hover = page.locator('.monaco-hover:not(.hidden) .monaco-hover-content', { hasText: expect }).first();
+        await dismissHover();
         for (let attempt = 0; attempt < 5; attempt++) {
             await page.mouse.move(x - 20, box.y - 30);
             await page.mouse.move(x, box.y + box.height / 2, { steps: 3 });
@@ -159,6 +161,20 @@ const steps = {
         return true;
     },
 
+    /** Picks the entry of the open action widget (quick fixes) containing `label`, by keyboard
+     * as a user would (the widget blocks pointer events around it). */
+    async chooseAction(label) {
+        const focused = page.locator('.action-widget .monaco-list-row.focused');
+        for (let i = 0; i < 30; i++) {
+            if ((await focused.count()) > 0 && (await focused.first().innerText()).includes(label)) {
+                await page.keyboard.press('Enter');
+                return true;
+            }
+            await page.keyboard.press('ArrowDown');
+        }
+        throw new Error(`no action ${label}`);
+    },
+
     async statusBar() {
         const item = page.locator('.statusbar-item', { hasText: 'WAVE' }).first();
         await item.waitFor({ timeout: 30000 });
@@ -184,6 +200,13 @@ const steps = {
         return true;
     },
 };
+
+async function dismissHover() {
+    await page.mouse.move(1, 1);
+    await page.keyboard.press('Escape');
+    await page.locator('.monaco-hover:not(.hidden) .monaco-hover-content').first()
+        .waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
+}
 
 async function editorFocus() {
     const ed = editor();

@@ -195,6 +195,7 @@ export class WaveClient implements vscode.Disposable {
                 },
             },
         };
+        const launchedAt = Date.now();
         const client = new LanguageClient('wave', 'WAVE Language Server', serverOptions, clientOptions);
         this.client = client;
         client.onDidChangeState((event) => {
@@ -209,7 +210,7 @@ export class WaveClient implements vscode.Disposable {
         });
         try {
             await client.start();
-            this.log.appendLine(`Server started in ${Date.now() - this.activatedAt} ms after activation.`);
+            this.log.appendLine(`Server started in ${Date.now() - launchedAt} ms (${Date.now() - this.activatedAt} ms after activation).`);
         } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
             this.log.appendLine(`The server failed to start: ${message}`);

@@ -35,11 +35,16 @@ export class EncodingView implements vscode.TextDocumentContentProvider, vscode.
     }
 
     async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-        const result = await this.execute('wave-lsp.encoding', [uri.query]) as { text?: unknown } | null;
-        if (typeof result?.text === 'string') {
-            return result.text;
+        try {
+            const result = await this.execute('wave-lsp.encoding', [uri.query]) as { text?: unknown } | null;
+            if (typeof result?.text === 'string') {
+                return result.text;
+            }
+            return `; wave-lsp returned no encoding for ${uri.query}\n`;
+        } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            return `; WAVE: Show Encoding failed: ${message}\n; It needs a wave-lsp server with the wave-lsp.encoding command.\n`;
         }
-        return `; wave-lsp returned no encoding for ${uri.query}\n`;
     }
 
     private sourceChanged(doc: vscode.TextDocument): void {

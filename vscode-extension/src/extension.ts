@@ -27,7 +27,7 @@ async function serverCommand(client: WaveClient, command: string, args: unknown[
         return await client.execute(command, args);
     } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        const unknown = /not found|unknown command|MethodNotFound/i.test(message);
+        const unknown = /not found|not defined|unknown command|MethodNotFound/i.test(message);
         void vscode.window.showErrorMessage(unknown
             ? `WAVE: this wave-lsp server does not provide ${command}; update the server (${message}).`
             : `WAVE: ${command} failed: ${message}`);
