@@ -64,7 +64,7 @@ const steps = {
         await input.fill(name);
         await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15000 });
         await page.keyboard.press('Enter');
-        await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15000 });
+        await page.locator('.tab.active', { hasText: name }).first().waitFor({ timeout: 15000 });
         await lines().waitFor();
         await page.waitForTimeout(300);
         return true;
@@ -108,7 +108,7 @@ const steps = {
         const hover = page.locator('.monaco-hover:not(.hidden) .monaco-hover-content', { hasText: expect }).first();
         await dismissHover();
         for (let attempt = 0; attempt < 5; attempt++) {
-            await page.mouse.move(x - 20, box.y - 30);
+            await page.mouse.move(1, 1);
             await page.mouse.move(x, box.y + box.height / 2, { steps: 3 });
             try {
                 await hover.waitFor({ timeout: 4000 });
