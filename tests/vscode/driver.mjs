@@ -181,7 +181,14 @@ const steps = {
         return { text: await text(item), label: await item.getAttribute('aria-label') };
     },
 
+    /** Texts of the notifications: the toasts, and those in the notification center (which
+     * this opens when there are no toasts: toasts of a background window hide early). */
     async notifications() {
+        const toasts = page.locator('.notifications-toasts .notification-list-item');
+        if ((await toasts.count()) === 0 && !(await page.locator('.notifications-center.visible').count())) {
+            await steps.command('Notifications: Show Notifications');
+            await page.waitForTimeout(300);
+        }
         return page.locator('.notifications-toasts .notification-list-item, .notifications-center .notification-list-item')
             .evaluateAll((els) => els.map((e) => e.innerText.replace(/\u00a0/g, ' ')));
     },

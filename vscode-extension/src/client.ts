@@ -7,7 +7,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import {
-    ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions, State, TransportKind,
+    CloseAction, CloseHandlerResult, ErrorAction, ErrorHandler, ErrorHandlerResult, ExecuteCommandRequest,
+    LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State, TransportKind,
 } from 'vscode-languageclient/node';
 import { InstallError, installBundledServer, shippedWheel } from './installer';
 import { locateServer, ServerCommand, wheelVersion } from './serverLocator';
@@ -15,6 +16,8 @@ import { declaredKeys, SECTION, serverSettings } from './settings';
 import { ServerStatus } from './statusBar';
 
 const INSTALLED_MARKER = 'wave-lsp-wheel.txt';
+const MAX_CRASHES = 4;            // restarts within CRASH_WINDOW_MS before giving up
+const CRASH_WINDOW_MS = 3 * 60 * 1000;
 
 function isExecutable(file: string): boolean {
     try {
@@ -180,6 +183,14 @@ export class WaveClient implements vscode.Disposable {
             documentSelector: [{ language: 'wave' }],
             outputChannel: this.log,
             traceOutputChannel: this.log,
+            revealOutputChannelOn: RevealOutputChannelOn.Never,
+            errorHandler: this.errorHandler(() => client),
+            // A server that cannot initialize is reported once, below, not retried.
+            initializationFailedHandler: (error) => {
+                failure = error instanceof Error ? error.message : String(error);
+                this.log.appendLine(`Server initialization failed: ${failure}`);
+                return false;
+            },
             initializationOptions: serverSettings(this.keys),
             synchronize: { configurationSection: SECTION },
             middleware: {
@@ -196,6 +207,7 @@ export class WaveClient implements vscode.Disposable {
             },
         };
         const launchedAt = Date.now();
+        let failure: string | undefined;
         const client = new LanguageClient('wave', 'WAVE Language Server', serverOptions, clientOptions);
         this.client = client;
         client.onDidChangeState((event) => {
@@ -210,6 +222,11 @@ export class WaveClient implements vscode.Disposable {
         });
         try {
             await client.start();
+            if (client.state !== State.Running) {
+                // vscode-languageclient resolves start() after a failed initialize.
+                throw new Error(failure === undefined ? 'the server stopped during start-up'
+                    : `the server stopped during start-up (${failure})`);
+            }
             this.log.appendLine(`Server started in ${Date.now() - launchedAt} ms (${Date.now() - this.activatedAt} ms after activation).`);
         } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
@@ -223,6 +240,44 @@ export class WaveClient implements vscode.Disposable {
                 'Check "wave.server.command" / "wave.server.interpreter", or see the log.', 'Show Log', 'Open Settings');
             this.followUp(pick);
         }
+    }
+
+    /** Restarts a server that stopped after it ran (up to MAX_CRASHES times in CRASH_WINDOW_MS,
+     * then one notification); a server that never ran is reported by launch(). */
+    private errorHandler(current: () => LanguageClient): ErrorHandler {
+        const crashes: number[] = [];
+        let ran = false;
+        return {
+            error: (_error, _message, count): ErrorHandlerResult => ({
+                action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true,
+            }),
+            closed: (): CloseHandlerResult => {
+                ran ||= current().state === State.Running || crashes.length > 0;
+                if (!ran || this.client !== current()) {
+                    return { action: CloseAction.DoNotRestart, handled: true };
+                }
+                const now = Date.now();
+                crashes.push(now);
+                while (crashes.length > 0 && now - crashes[0] > CRASH_WINDOW_MS) {
+                    crashes.shift();
+                }
+                if (crashes.length <= MAX_CRASHES) {
+                    this.log.appendLine('The server stopped unexpectedly: restarting it.');
+                    return { action: CloseAction.Restart, handled: true };
+                }
+                this.status.set('failed', 'The server stopped 5 times in 3 minutes');
+                void vscode.window.showErrorMessage(
+                    'WAVE: the language server stopped 5 times in 3 minutes and was not restarted.',
+                    'Show Log', 'Restart Server').then((pick) => {
+                    if (pick === 'Restart Server') {
+                        void this.restart();
+                    } else {
+                        this.followUp(pick);
+                    }
+                });
+                return { action: CloseAction.DoNotRestart, handled: true };
+            },
+        };
     }
 
     dispose(): void {

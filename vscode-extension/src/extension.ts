@@ -101,7 +101,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }));
 
     log.appendLine(`WAVE extension ${String((context.extension.packageJSON as { version?: string }).version)} activated.`);
-    await client.start();
+    void client.start();  // activation does not wait for the server (or its installation)
 }
 
 export async function deactivate(): Promise<void> {

@@ -101,8 +101,9 @@ def grammar() -> dict:
                 {"match": rf"(?<![\w.])\.(?:end){_END}", "name": "keyword.other.directive.wave"},
                 {"match": rf"(?<![\w.])\.(?:{_alternatives(directives)}){_END}",
                  "name": "keyword.other.directive.wave"},
-                {"match": rf"(?<![\w.])\.(?:{_alternatives(LEGACY_DIRECTIVES)}){_END}",
-                 "name": "invalid.deprecated.directive.wave"},
+                # Only where a directive stands: `.workgroup` is also a scope operand.
+                {"match": rf"^\s*(\.(?:{_alternatives(LEGACY_DIRECTIVES)})){_END}",
+                 "captures": {"1": {"name": "invalid.deprecated.directive.wave"}}},
             ]},
             "label": {
                 "match": r"^\s*([A-Za-z_]\w*)\s*(:)",
