@@ -11,7 +11,7 @@ import {
     LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State, TransportKind,
 } from 'vscode-languageclient/node';
 import { InstallError, installBundledServer, shippedWheel } from './installer';
-import { locateServer, ServerCommand, wheelVersion } from './serverLocator';
+import { isExecutable, locateServer, ServerCommand, wheelVersion } from './serverLocator';
 import { declaredKeys, SECTION, serverSettings } from './settings';
 import { ServerStatus } from './statusBar';
 
@@ -19,14 +19,6 @@ const INSTALLED_MARKER = 'wave-lsp-wheel.txt';
 const MAX_CRASHES = 4;            // restarts within CRASH_WINDOW_MS before giving up
 const CRASH_WINDOW_MS = 3 * 60 * 1000;
 
-function isExecutable(file: string): boolean {
-    try {
-        fs.accessSync(file, fs.constants.X_OK);
-        return fs.statSync(file).isFile();
-    } catch {
-        return false;
-    }
-}
 
 export class WaveClient implements vscode.Disposable {
     private client: LanguageClient | undefined;

@@ -47,7 +47,7 @@ function watchFirstDiagnostics(client: WaveClient, context: vscode.ExtensionCont
     context.subscriptions.push(watcher);
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+export function activate(context: vscode.ExtensionContext): void {
     const log = vscode.window.createOutputChannel('WAVE');
     const status = new ServerStatus();
     const client = new WaveClient(context, log, status);

@@ -9,7 +9,7 @@ import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { bundledWheel, isSupportedPython, pythonCandidates, venvPython } from './serverLocator';
+import { bundledWheel, isExecutable, isSupportedPython, pythonCandidates, venvPython } from './serverLocator';
 
 export class InstallError extends Error {}
 
@@ -30,14 +30,6 @@ function run(command: string, args: string[], log: vscode.OutputChannel): Promis
     });
 }
 
-function isExecutable(file: string): boolean {
-    try {
-        fs.accessSync(file, fs.constants.X_OK);
-        return fs.statSync(file).isFile();
-    } catch {
-        return false;
-    }
-}
 
 /** The first Python ≥ 3.11 among the candidates; throws with what was tried otherwise. */
 export async function findPython(interpreter: string, log: vscode.OutputChannel): Promise<string> {

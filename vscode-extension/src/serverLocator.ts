@@ -9,8 +9,10 @@
  *   5. the bundled server, once installed into the extension's private virtual environment.
  * When none is found the caller offers to install the bundled server (see installer.ts).
  *
- * Pure logic over an injected file-system view, so it is unit-tested without VS Code.
+ * Pure logic over an injected file-system view (`isExecutable` is the real one), unit-tested
+ * without VS Code.
  */
+import * as fs from 'fs';
 import * as path from 'path';
 
 export interface ServerCommand {
@@ -33,6 +35,16 @@ export interface LocatorInput {
     privateEnv: string;
     /** Whether `file` exists and is executable. */
     isExecutable: (file: string) => boolean;
+}
+
+/** Whether `file` is an executable regular file (the real `LocatorInput.isExecutable`). */
+export function isExecutable(file: string): boolean {
+    try {
+        fs.accessSync(file, fs.constants.X_OK);
+        return fs.statSync(file).isFile();
+    } catch {
+        return false;
+    }
 }
 
 export const SERVE_ARGS = ['serve'];

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
-    bundledWheel, isSupportedPython, LocatorInput, locateServer, pythonCandidates, venvExecutable, wheelVersion, whichOnPath,
+    bundledWheel, isExecutable, isSupportedPython, LocatorInput, locateServer, pythonCandidates, venvExecutable, wheelVersion, whichOnPath,
 } from '../../src/serverLocator';
 
 let root: string;
@@ -18,14 +18,6 @@ function executable(file: string): string {
     return file;
 }
 
-function isExecutable(file: string): boolean {
-    try {
-        fs.accessSync(file, fs.constants.X_OK);
-        return fs.statSync(file).isFile();
-    } catch {
-        return false;
-    }
-}
 
 function input(overrides: Partial<LocatorInput> = {}): LocatorInput {
     return {
