@@ -66,6 +66,24 @@ def test_completion_lists_mnemonics(vscode):
     assert "wave_red" not in vscode.editorText()
 
 
+def test_snippet_indentation_and_comment_toggle(vscode):
+    vscode.clickText("halt")
+    vscode.press(["End", "Enter"])
+    vscode.type("ifelse")
+    vscode.press("Control+Space")
+    assert any("ifelse" in label for label in vscode.suggestions())
+    vscode.press("Enter")
+    text = vscode.wait_until(lambda: (t := vscode.editorText()) and "endif" in t and t,
+                             "the if/else snippet")
+    assert re.search(r"if p0\s+else\s+endif", text)
+    vscode.clickText("mov_sr")
+    vscode.press("Control+/")
+    vscode.wait_until(lambda: re.search(r";\s*mov_sr", vscode.editorText()), "a ; comment")
+    vscode.screenshot("05b-snippet-and-comment")
+    vscode.command("File: Revert File")
+    vscode.wait_until(lambda: "endif" not in vscode.editorText(), "the file reverted")
+
+
 def test_status_bar_item_shows_server_state(vscode):
     item = vscode.statusBar()
     vscode.screenshot("06-status-bar")
