@@ -1,14 +1,14 @@
-"""The Vim syntax file for WAVE (`editors/nvim/syntax/wave.vim`), generated from this package.
+"""The Vim/Neovim runtime files that restate ISA facts, generated from this package.
 
-Vim and Neovim colour a buffer with the syntax file before (and without) the language server, so
-the file must list the mnemonics, directives, special registers, scopes and cache hints — facts
-that live once, in `wave_lsp.isa`. This module renders the file from them;
-`python -m wave_lsp.isa.vim_syntax` rewrites the checked-in copy and `--check` fails when it is
-stale (a test runs the check).
+Vim and Neovim colour a buffer with `editors/nvim/syntax/wave.vim` before (and without) the
+language server, so that file lists the mnemonics, directives, special registers, scopes and cache
+hints; the indent rules need the block structure (`editors/nvim/lua/wave/isa.lua`). Those facts
+live once, in `wave_lsp.isa`: `python -m wave_lsp.isa.vim_files` rewrites the checked-in copies
+and `--check` fails when one is stale (a test runs the check).
 
-Each instruction class gets its own group (`waveInteger`, `waveDeviceMemory`, ...) linked to one
-of four groups a colour scheme can tell apart: instructions, memory accesses, control flow and
-synchronisation.
+Each instruction class gets its own syntax group (`waveInteger`, `waveDeviceMemory`, ...) linked
+to one of four groups a colour scheme can tell apart: instructions, memory accesses, control flow
+and synchronisation.
 """
 
 from __future__ import annotations
@@ -18,13 +18,15 @@ import sys
 import textwrap
 from pathlib import Path
 
+from .blocks import BLOCK_CLOSERS, BLOCK_MIDDLES, BLOCK_OPENERS
 from .classes import InstructionClass
 from .directives import CACHE_HINTS, DIRECTIVES, SCOPES
 from .instructions import INSTRUCTIONS
 from .registers import SPECIAL_REGISTERS
 
-# Where the generated file lives, relative to the repository root.
+# Where the generated files live, relative to the repository root.
 SYNTAX_PATH = Path("editors/nvim/syntax/wave.vim")
+BLOCKS_PATH = Path("editors/nvim/lua/wave/isa.lua")
 
 # The group each instruction class is shown as, and the standard group that one links to.
 _FAMILY = {
@@ -80,11 +82,11 @@ def _alternatives(names) -> str:
     return r"\%(" + r"\|".join(names) + r"\)"
 
 
-def render() -> str:
-    """The complete syntax file."""
+def render_syntax() -> str:
+    """The complete Vim syntax file."""
     out = [
         '" Vim syntax file for WAVE GPU assembly (.wave)',
-        '" GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_syntax`: do not edit.',
+        '" GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_files`: do not edit.',
         "",
         'if exists("b:current_syntax")',
         "  finish",
@@ -134,28 +136,57 @@ def render() -> str:
     return "\n".join(out)
 
 
+def _lua_set(words) -> str:
+    return "{ " + ", ".join(f'["{w}"] = true' for w in sorted(words)) + " }"
+
+
+def render_blocks() -> str:
+    """A Lua module with the mnemonics that open, continue and close a block (for indenting)."""
+    return "\n".join([
+        "-- WAVE facts for the Neovim runtime files.",
+        "-- GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_files`: do not edit.",
+        "return {",
+        f"  block_openers = {_lua_set(BLOCK_OPENERS)},",
+        f"  block_middles = {_lua_set(BLOCK_MIDDLES)},",
+        f"  block_closers = {_lua_set(BLOCK_CLOSERS)},",
+        "}",
+        "",
+    ])
+
+
+GENERATED = {SYNTAX_PATH: render_syntax, BLOCKS_PATH: render_blocks}
+
+
+def stale(root: Path) -> list[Path]:
+    """The generated files under repository `root` that are missing or differ from the table."""
+    out = []
+    for path, render in GENERATED.items():
+        target = root / path
+        current = target.read_text(encoding="utf-8") if target.is_file() else None
+        if current != render():
+            out.append(path)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m wave_lsp.isa.vim_syntax",
-        description="Write the Vim syntax file for WAVE from the instruction table.")
-    parser.add_argument("output", nargs="?", type=Path,
-                        default=Path(__file__).resolve().parents[2] / SYNTAX_PATH,
-                        help=f"file to write (default: the repository's {SYNTAX_PATH})")
+        prog="python -m wave_lsp.isa.vim_files",
+        description="Write the Vim/Neovim runtime files for WAVE from the instruction table.")
+    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[2],
+                        help="repository root (default: the one this package is in)")
     parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when the file differs from the table")
+                        help="write nothing; exit 1 when a file differs from the table")
     args = parser.parse_args(argv)
-    text = render()
-    current = args.output.read_text(encoding="utf-8") if args.output.is_file() else None
+    outdated = stale(args.root)
     if args.check:
-        if current != text:
-            print(f"{args.output} is stale: run python -m wave_lsp.isa.vim_syntax",
-                  file=sys.stderr)
-            return 1
-        return 0
-    if current != text:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(text, encoding="utf-8")
-        print(f"wrote {args.output}")
+        for path in outdated:
+            print(f"{path} is stale: run python -m wave_lsp.isa.vim_files", file=sys.stderr)
+        return 1 if outdated else 0
+    for path in outdated:
+        target = args.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(GENERATED[path](), encoding="utf-8")
+        print(f"wrote {path}")
     return 0
 
 
