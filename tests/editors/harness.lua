@@ -26,6 +26,13 @@ function H.open(path)
   return vim.api.nvim_get_current_buf()
 end
 
+--- Open `path` and wait for wave-lsp to attach to it; returns the buffer.
+function H.attach(path)
+  local bufnr = H.open(path)
+  H.client(bufnr)
+  return bufnr
+end
+
 --- Diagnostics of `bufnr` from wave-lsp, once at least `count` have arrived.
 function H.diagnostics(bufnr, count)
   H.wait('diagnostics', function()
@@ -41,6 +48,13 @@ function H.request(bufnr, method, params)
   assert(response, method .. ': no response')
   assert(not response.err, method .. ': ' .. vim.inspect(response.err))
   return response.result
+end
+
+--- A request at (row, col) (1-based row, 0-based byte column) of the current window's buffer,
+--- with the position made by Neovim itself.
+function H.request_at(bufnr, row, col, method)
+  vim.api.nvim_win_set_cursor(0, { row, col })
+  return H.request(bufnr, method, vim.lsp.util.make_position_params(0, 'utf-8'))
 end
 
 --- Run the test body `fn`; its return value is written as JSON to $WAVE_RESULT.

@@ -31,8 +31,7 @@ def copy_example(tmp_path, launch: str | None = None):
 def test_assemble_writes_the_wbin(tmp_path):
     path, text = copy_example(tmp_path)
     result = run_nvim(tmp_path, f"""
-        local buf = H.open({json.dumps(str(path))})
-        H.client(buf)
+        local buf = H.attach({json.dumps(str(path))})
         vim.cmd('LspWaveAssemble')
         H.wait('the assembly', function() return vim.b[buf].wave_last_assemble ~= nil end)
         return vim.b[buf].wave_last_assemble
@@ -46,8 +45,7 @@ def test_assemble_writes_the_wbin(tmp_path):
 def test_encoding_opens_the_listing_beside_the_source(tmp_path):
     path, text = copy_example(tmp_path)
     result = run_nvim(tmp_path, f"""
-        local buf = H.open({json.dumps(str(path))})
-        H.client(buf)
+        local buf = H.attach({json.dumps(str(path))})
         vim.cmd('LspWaveEncoding')
         H.wait('the encoding split', function() return #vim.api.nvim_list_wins() == 2 end)
         local listing = vim.api.nvim_get_current_buf()

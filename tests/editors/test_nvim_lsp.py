@@ -76,36 +76,28 @@ def test_diagnostics_ranges_in_bytes_after_astral_characters(tmp_path):
     assert (label["col"], label["end_col"]) == (0, len("𝒜𝒜".encode("utf-8")))
 
 
-def test_hover_shows_the_instruction(tmp_path):
-    path = write(tmp_path, "hover.wave", ".kernel k\n.registers 8\n    fma r1, r2, r3, r4\n"
-                                         "    halt\n.end\n")
-    result = run_nvim(tmp_path, f"""
-        local buf = H.open({json.dumps(str(path))})
-        H.client(buf)
-        vim.api.nvim_win_set_cursor(0, {{ 3, 5 }})
-        local hover = H.request(buf, 'textDocument/hover',
-                                vim.lsp.util.make_position_params(0, 'utf-8'))
-        return hover.contents.value or hover.contents
+def request_at(tmp_path, line: str, column: int, method: str, answer: str):
+    """`method` at `column` of `line` (inside a small kernel) through Neovim's client; `answer`
+    is a Lua expression over the result `r`, returned to Python."""
+    path = write(tmp_path, "request.wave", f".kernel k\n.registers 8\n{line}\n    halt\n.end\n")
+    return run_nvim(tmp_path, f"""
+        local buf = H.attach({json.dumps(str(path))})
+        local r = H.request_at(buf, 3, {column}, {json.dumps(method)})
+        return {answer}
     """)
+
+
+def test_hover_shows_the_instruction(tmp_path):
+    result = request_at(tmp_path, "    fma r1, r2, r3, r4", 5, "textDocument/hover",
+                        "r.contents.value or r.contents")
     spec = INSTRUCTIONS["fma"]
     assert spec.summary in result
     assert spec.syntax in result
 
 
 def test_completion_offers_mnemonics(tmp_path):
-    path = write(tmp_path, "complete.wave", ".kernel k\n.registers 8\n    device_lo\n"
-                                            "    halt\n.end\n")
-    result = run_nvim(tmp_path, f"""
-        local buf = H.open({json.dumps(str(path))})
-        H.client(buf)
-        vim.api.nvim_win_set_cursor(0, {{ 3, 13 }})
-        local answer = H.request(buf, 'textDocument/completion',
-                                 vim.lsp.util.make_position_params(0, 'utf-8'))
-        local items = answer.items or answer
-        local labels = {{}}
-        for _, item in ipairs(items) do labels[#labels + 1] = item.label end
-        return labels
-    """)
+    result = request_at(tmp_path, "    device_lo", 13, "textDocument/completion",
+                        "vim.tbl_map(function(item) return item.label end, r.items or r)")
     loads = sorted(m for m in INSTRUCTIONS if m.startswith("device_load"))
     assert set(loads) <= set(result)
 
@@ -115,8 +107,7 @@ def test_formatting_through_vim_lsp_buf_format(tmp_path):
               "        halt\n.end\n")
     path = write(tmp_path, "format.wave", source)
     result = run_nvim(tmp_path, f"""
-        local buf = H.open({json.dumps(str(path))})
-        H.client(buf)
+        local buf = H.attach({json.dumps(str(path))})
         vim.lsp.buf.format({{ bufnr = buf, async = false, timeout_ms = 20000 }})
         return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
     """)
