@@ -67,3 +67,13 @@ def run_nvim(tmp_path: Path, body: str, cwd: Path | None = None, timeout: int = 
     data = json.loads(result.read_text(encoding="utf-8"))
     assert data["ok"], f"Lua error: {data['error']}\nstderr: {proc.stderr}"
     return data.get("result")
+
+
+def server_commands(tmp_path: Path) -> list[str]:
+    """The `workspace/executeCommand` commands the server announces to Neovim."""
+    path = tmp_path / "probe.wave"
+    path.write_text(".kernel probe\n    halt\n.end\n", encoding="utf-8")
+    return run_nvim(tmp_path, f"""
+        local client = H.client(H.open({json.dumps(str(path))}))
+        return client.server_capabilities.executeCommandProvider.commands
+    """)

@@ -13,7 +13,7 @@ from wave_lsp.asm.assembler import assemble
 from wave_lsp.asm.encoding_view import encoding_listing
 from wave_lsp.syntax.document import Document
 
-from .nvim import ROOT, run_nvim
+from .nvim import ROOT, run_nvim, server_commands
 
 EXAMPLE = ROOT / "examples" / "divergent_break.wave"
 
@@ -91,6 +91,7 @@ RUN = """
 
 @pytest.mark.xfail(strict=False, reason="needs wave-lsp.run and run inlay hints (issue 10)")
 def test_run_shows_lane_values_as_inlay_hints_and_clear_removes_them(tmp_path):
+    assert "wave-lsp.run" in server_commands(tmp_path)
     path, text = copy_example(tmp_path, "--workgroup 8,1,1 --wave-width 8 --dump-u32 0:8")
     lines = text.split("\n")
     cursor = next(i for i, line in enumerate(lines) if "mov_sr" in line) + 1

@@ -13,7 +13,7 @@ import pytest
 from wave_lsp.asm.encoding_view import instruction_views
 from wave_lsp.syntax.document import Document
 
-from .nvim import INIT, ROOT, editor_env, nvim_path, require_tool
+from .nvim import INIT, ROOT, editor_env, nvim_path, require_tool, server_commands
 
 ARTIFACTS = ROOT / "test-artifacts"
 
@@ -100,6 +100,7 @@ def test_terminal_shows_the_error_and_the_encodings(tmp_path, terminal):
 
 @pytest.mark.xfail(strict=False, reason="needs wave-lsp.run and run inlay hints (issue 10)")
 def test_terminal_shows_the_run_values(tmp_path, terminal):
+    assert "wave-lsp.run" in server_commands(tmp_path)
     source = (ROOT / "examples" / "divergent_break.wave").read_text(encoding="utf-8").replace(
         ".kernel divergent_break",
         "; wave-lsp run: --workgroup 8,1,1 --wave-width 8 --dump-u32 0:8\n.kernel divergent_break")
