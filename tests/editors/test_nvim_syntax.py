@@ -160,3 +160,20 @@ def test_indent_nests_blocks_and_keeps_labels_at_column_zero(tmp_path):
     result = run_nvim(tmp_path, f"local path = {json.dumps(str(path))}\n" + INDENT,
                       WAVE_NO_LSP="1")
     assert result == expected
+
+
+def test_typing_reindents_block_keywords(tmp_path):
+    path = tmp_path / "typed.wave"
+    path.write_text(".kernel k\n.registers 8\n    icmp_lt p1, r1, r2\n.end\n", encoding="utf-8")
+    result = run_nvim(tmp_path, f"""
+        local buf = H.open({json.dumps(str(path))})
+        vim.api.nvim_win_set_cursor(0, {{ 3, 0 }})
+        local keys = vim.api.nvim_replace_termcodes(
+          'oif p1<CR>iadd r1, r1, r2<CR>else<CR>isub r1, r1, r2<CR>endif<CR>.workgroup_size 8, 1, 1<Esc>',
+          true, false, true)
+        vim.api.nvim_feedkeys(keys, 'xt', false)
+        return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    """, WAVE_NO_LSP="1")
+    assert result == [".kernel k", ".registers 8", "    icmp_lt p1, r1, r2", "    if p1",
+                      "        iadd r1, r1, r2", "    else", "        isub r1, r1, r2", "    endif",
+                      ".workgroup_size 8, 1, 1", ".end"]

@@ -18,7 +18,7 @@ local function classify(text)
   if code == '' then
     return { kind = 'blank' }
   end
-  local directive = code:match('^%.([%w_]+)')
+  local directive = code:match('^%.([%w_]*)')
   if directive then
     return { kind = 'directive', name = directive }
   end
