@@ -1,8 +1,9 @@
 --- Buffer-local commands for wave-lsp, in the nvim-lspconfig style: each calls one of the
 --- server's `workspace/executeCommand` commands with `client:exec_cmd`.
 ---
----   :LspWaveRun [FLAGS]   run the kernel at the cursor (`wave-lsp run` flags; `--kernel NAME`
----                         picks another kernel); on a `; wave-lsp run:` line, that launch
+---   :LspWaveRun [NAME]    run the kernel at the cursor (or NAME) with its first launch line
+---                         (`; wave-lsp run: FLAGS`) or the default launch; with the cursor on a
+---                         launch line, with that one. The kernel then re-runs on every edit.
 ---   :LspWaveClear [NAME]  clear the run results of one kernel, or of all kernels
 ---   :LspWaveAssemble      assemble the buffer (writes NAME.wbin beside the file)
 ---   :LspWaveEncoding      the encoded words of every line, in a split beside the source
@@ -82,30 +83,14 @@ local function refresh(bufnr)
   vim.lsp.codelens.refresh({ bufnr = bufnr })
 end
 
---- The `wave-lsp.run` arguments for `:LspWaveRun {fargs}`: [uri, kernel, launch flags or nil].
-local function run_arguments(bufnr, fargs)
-  local flags, kernel = {}, nil
-  local i = 1
-  while i <= #fargs do
-    local arg = fargs[i]
-    local value = arg:match('^%-%-kernel=(.+)$')
-    if value then
-      kernel = value
-    elseif arg == '--kernel' then
-      kernel, i = fargs[i + 1], i + 1
-    else
-      flags[#flags + 1] = arg
-    end
-    i = i + 1
-  end
-  local launch = #flags > 0 and table.concat(flags, ' ') or nil
-  if launch == nil then
-    local row = vim.api.nvim_win_get_cursor(0)[1]
-    local text = vim.api.nvim_buf_get_lines(bufnr, row - 1, row, false)[1] or ''
-    launch = text:match(LAUNCH)
-  end
-  kernel = kernel or kernel_at_cursor(bufnr)
-  return { vim.uri_from_bufnr(bufnr), kernel, launch or vim.NIL }, kernel
+--- The `wave-lsp.run` arguments for `:LspWaveRun [NAME]`: [uri, kernel, launch line or null],
+--- the launch line being the cursor's (0-based) when it is a `; wave-lsp run:` comment.
+local function run_arguments(bufnr, name)
+  local kernel = name or kernel_at_cursor(bufnr)
+  local row = vim.api.nvim_win_get_cursor(0)[1]
+  local text = vim.api.nvim_buf_get_lines(bufnr, row - 1, row, false)[1] or ''
+  local launch = (name == nil and text:match(LAUNCH)) and row - 1 or vim.NIL
+  return { vim.uri_from_bufnr(bufnr), kernel, launch }, kernel
 end
 
 --- Show `text` in a read-only scratch buffer named `name`, in a vertical split (reused).
@@ -150,19 +135,18 @@ function M.attach(client, bufnr)
   end
 
   create('LspWaveRun', function(opts)
-    local arguments, kernel = run_arguments(bufnr, opts.fargs)
+    local arguments, kernel = run_arguments(bufnr, opts.args ~= '' and opts.args or nil)
     if kernel == nil then
       notify('no .kernel in this buffer to run', vim.log.levels.WARN)
       return
     end
+    -- the server reports a failed run itself (a message, diagnostics, the code lens)
     exec(client, bufnr, 'wave-lsp.run', arguments, function(result)
       vim.b[bufnr].wave_last_run = result
-      if type(result) == 'table' and result.error then
-        notify('run of ' .. kernel .. ' failed: ' .. tostring(result.error), vim.log.levels.ERROR)
-      end
       refresh(bufnr)
     end)
-  end, { nargs = '*', desc = 'wave-lsp: run the kernel at the cursor (wave-lsp run flags)' })
+  end, { nargs = '?', complete = complete_kernels(bufnr),
+         desc = 'wave-lsp: run the kernel at the cursor (or NAME), showing values inline' })
 
   create('LspWaveClear', function(opts)
     local kernel = opts.args ~= '' and opts.args or vim.NIL
