@@ -110,7 +110,10 @@ def test_terminal_shows_the_run_values(tmp_path, terminal):
     term.wait_for("mov_sr")
     time.sleep(1)
     term.keys(":/mov_sr", "Enter", ":LspWaveRun", "Enter")
-    screen = term.wait_for("r0 = 0, 1, 2")
+    screen = term.wait_for("r0 = 0, 1, 2", "✓")
     save("nvim-tmux-run.txt", screen)
-    mov_row = next((l for l in screen.split("\n") if "mov_sr" in l), "")
-    assert "r0 = 0, 1, 2" in mov_row, screen
+    rows = screen.split("\n")
+    row = lambda text: next((line for line in rows if text in line), "")  # noqa: E731
+    assert "r0 = 0, 1, 2 … 7" in row("mov_sr"), screen       # lane values after the line
+    assert "×8" in row("iadd r1"), screen                     # ran eight times in the loop
+    assert "✓" in row("; wave-lsp run:"), screen             # the lens reports the run
