@@ -130,3 +130,22 @@ def test_checkhealth_says_what_is_missing(tmp_path):
                                         "'wave-lsp-not-installed', 'serve' } })"))
     assert "ERROR server command \"wave-lsp-not-installed\" not found" in report, report
     assert "pip install wave-lsp" in report
+
+
+@pytest.mark.xfail(strict=False, reason="needs wave-lsp.run (issue 10)")
+def test_run_from_a_launch_line_uses_that_launch(tmp_path):
+    assert "wave-lsp.run" in server_commands(tmp_path)
+    path, text = copy_example(tmp_path, "--workgroup 8,1,1 --wave-width 8\n"
+                                        "; wave-lsp run: --workgroup 4,1,1 --wave-width 4")
+    second = next(i for i, line in enumerate(text.split("\n")) if "--workgroup 4" in line)
+    result = run_nvim(tmp_path, f"""
+        local buf = H.attach({json.dumps(str(path))})
+        vim.api.nvim_win_set_cursor(0, {{ {second + 1}, 0 }})
+        vim.cmd('LspWaveRun')
+        H.wait('the run', function() return vim.b[buf].wave_last_run ~= nil end)
+        return vim.b[buf].wave_last_run
+    """)
+    assert result["kernel"] == "divergent_break"
+    assert result["launchLine"] == second
+    assert result["ok"], result
+    assert len(result["threads"]) <= 4
