@@ -4,19 +4,26 @@
 # Debian packages; idempotent: installs only what is missing.
 set -euo pipefail
 
-missing=()
-command -v emacs >/dev/null 2>&1 || missing+=(emacs-nox)
-[ -d /usr/share/emacs/site-lisp/elpa-src ] && ls -d /usr/share/emacs/site-lisp/elpa-src/eglot-* \
-    >/dev/null 2>&1 || missing+=(elpa-eglot)
-command -v tmux >/dev/null 2>&1 || missing+=(tmux)
-
-if [ ${#missing[@]} -eq 0 ]; then
-    echo "editors: emacs, eglot and tmux already installed"
-    exit 0
-fi
-
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "editors: installing ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+updated=""
+apt_install() {
+    if [ -z "$updated" ]; then $SUDO apt-get update -qq; updated=1; fi
+    echo "editors: installing $*"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@"
+}
+eglot_loads() {
+    emacs --batch -q --eval "(require 'eglot)" >/dev/null 2>&1
+}
+
+missing=()
+command -v emacs >/dev/null 2>&1 || missing+=(emacs-nox)
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; fi
+
+# Emacs 29+ ships eglot; Emacs 28 (Debian 12) needs the elpa-eglot package.
+if ! eglot_loads; then
+    apt_install elpa-eglot
+fi
+eglot_loads || { echo "editors: eglot still does not load in Emacs" >&2; exit 1; }
+echo "editors: emacs $(emacs --version | head -1 | awk '{print $3}') with eglot, $(tmux -V)"

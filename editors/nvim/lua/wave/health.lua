@@ -82,7 +82,7 @@ local function check_server()
   local exe = vim.fn.exepath(cmd[1])
   if exe == '' then
     health.error(('server command %q not found (cmd = %s)'):format(cmd[1], vim.inspect(cmd)), {
-      "install it: python3 -m venv ~/.venvs/wave && ~/.venvs/wave/bin/pip install wave-lsp",
+      "install it: python3 -m venv ~/.venvs/wave && ~/.venvs/wave/bin/pip install /path/to/wave-lsp",
       "then put that venv's bin on PATH, or set vim.lsp.config('wave', { cmd = "
         .. "{ '/path/to/venv/bin/wave-lsp', 'serve' } })",
     })
@@ -119,7 +119,8 @@ local function check_server()
       health.ok('Python ' .. rest)
     elseif rest == 'MISSING' then
       health.error(('Python package %s is missing'):format(name),
-        { ('%s -m pip install wave-lsp (it brings %s)'):format(python, name) })
+        { ('reinstall wave-lsp with %s -m pip install /path/to/wave-lsp (it brings %s)'):format(
+          python, name) })
     elseif name then
       health.ok(('%s %s'):format(name, rest))
     end
