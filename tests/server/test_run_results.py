@@ -361,10 +361,14 @@ async def test_a_stale_run_never_shows(client):
                                                        "    mov_imm r3, 200000")
     uri = open_document(client, slow)
     first = asyncio.ensure_future(run(client, uri, "spin", None))
-    await asyncio.sleep(0.05)
+
+    async def running():
+        return any(title == "⟳ running…" for _, title, _ in await lenses(client, uri))
+    await eventually(running)
+    await asyncio.sleep(0.1)
     text = change(client, uri, 2, line_of(slow, "mov_imm r3"), "200000", "7", slow)
     result = await first
-    assert result["version"] == 1 and result["status"] == "cancelled"
+    assert result["version"] == 1 and result["status"] == "cancelled", {k: result[k] for k in ("version", "status", "message", "elapsedMs")}
     counter = line_of(text, "iadd r2")
     seen = []
 
