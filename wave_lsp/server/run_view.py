@@ -16,6 +16,7 @@ from ..analysis.diagnostic import Range
 from ..ide.launch_lines import flag_help, flag_word_at, launch_comment
 from ..ide.run_hover import dumps_markdown, register_table
 from ..ide.run_results import NOT_EXECUTED, KernelRun
+from ..ide.value_format import lane_ranges
 from .documents import OpenDocument, span, to_client_position
 from .locate import TargetKind
 
@@ -90,8 +91,9 @@ def inlay_hints(server: "WaveLanguageServer", doc: OpenDocument, first: int,
             out.append(types.InlayHint(
                 position=to_client_position(doc, line, end, server.codec),
                 label=res.label, padding_left=True,
-                tooltip=f"{result.kernel}: {res.mnemonic}, ran {res.count:,}× "
-                        f"(shown threads {result.threads[0] if result.threads else '-'}…)"))
+                tooltip=f"{result.kernel}: {res.mnemonic} ran {res.count:,}× "
+                        f"(shown threads {lane_ranges(list(result.threads))}; "
+                        f"{result.summary()})"))
     out.sort(key=lambda h: (h.position.line, h.position.character))
     return out
 
@@ -104,7 +106,7 @@ def hover(server: "WaveLanguageServer", doc: OpenDocument, line: int, target) ->
     results = runs.current(doc)
     if target is not None and target.kind in (TargetKind.REGISTER, TargetKind.PREDICATE,
                                               TargetKind.GUARD):
-        name = target.text.lstrip("!").split(".")[0]
+        name = target.text.lstrip("@!").split(".")[0]
         for result in results:
             table = register_table(result, line, name)
             if table:
