@@ -10,7 +10,8 @@ import pytest
 from wave_lsp.analysis import CODES
 from wave_lsp.ide.launch_lines import launch_lines, parse_lanes
 from wave_lsp.ide.run_hover import register_table
-from wave_lsp.ide.run_session import RunLimits, execute, kernel_launch_lines, plan_runs
+from wave_lsp.ide.run_limits import RunLimits
+from wave_lsp.ide.run_session import execute, kernel_launch_lines, plan_runs
 from wave_lsp.ide.value_format import compact, display_kind, format_value, mask_text
 from wave_lsp.emu.launch_flags import LaunchFlagError
 from wave_lsp.syntax.document import Document

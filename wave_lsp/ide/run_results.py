@@ -20,11 +20,11 @@ from ..analysis.diagnostic import Diagnostic, Range, Related
 from ..emu import RunReport
 from ..emu.formats import dump_values, hex_dump
 from ..emu.launch_flags import DumpRequest
+from .run_limits import NOT_EXECUTED
 from .value_format import (compact, display_kind, format_value, lane_ranges, mask_text,
                            resolve_kind)
 
 LIMIT_KINDS = ("instruction_limit", "time_limit")
-NOT_EXECUTED = "R006"
 
 
 @dataclass(frozen=True)

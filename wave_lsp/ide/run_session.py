@@ -21,19 +21,10 @@ from typing import Callable
 from ..analysis.diagnostic import Range
 from ..emu import Launch, LaunchError, run
 from .launch_lines import LaunchLine, default_launch, launch_lines
+from .run_limits import RunLimits
 from .run_results import KernelRun, RunPlace, build_run
 
-DEFAULT_MAX_INSTRUCTIONS = 1_000_000
-DEFAULT_TIME_LIMIT_MS = 2_000
 RECORD_LIMIT = 256
-
-
-@dataclass(frozen=True)
-class RunLimits:
-    """From the settings `run.maxInstructions` and `run.timeLimitMs`."""
-
-    max_instructions: int = DEFAULT_MAX_INSTRUCTIONS
-    time_limit_ms: int = DEFAULT_TIME_LIMIT_MS
 
 
 @dataclass(frozen=True)

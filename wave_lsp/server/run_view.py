@@ -13,14 +13,12 @@ from lsprotocol import types
 
 from ..analysis.codes import diagnostic
 from ..analysis.diagnostic import Range
-from ..ide.launch_lines import flag_help, flag_word_at, launch_comment
-from ..ide.run_hover import dumps_markdown, register_table
-from ..ide.run_results import NOT_EXECUTED, KernelRun
-from ..ide.value_format import lane_ranges
+from ..ide.run_limits import LAUNCH_MARKER, NOT_EXECUTED
 from .documents import OpenDocument, span, to_client_position
 from .locate import TargetKind
 
 if TYPE_CHECKING:
+    from ..ide.run_results import KernelRun
     from .server import WaveLanguageServer
 
 RUN = "wave-lsp.run"
@@ -80,8 +78,9 @@ def inlay_hints(server: "WaveLanguageServer", doc: OpenDocument, first: int,
                 last: int) -> list[types.InlayHint]:
     """After each executed line in [first, last]: what it produced in the shown lanes."""
     runs = _runs(server)
-    if runs is None:
+    if runs is None or not runs.current(doc):
         return []
+    from ..ide.value_format import lane_ranges
     out = []
     for result in runs.current(doc):
         for line, res in result.lines.items():
@@ -104,6 +103,9 @@ def hover(server: "WaveLanguageServer", doc: OpenDocument, line: int, target) ->
     if runs is None:
         return None
     results = runs.current(doc)
+    if not results:
+        return None
+    from ..ide.run_hover import dumps_markdown, register_table
     if target is not None and target.kind in (TargetKind.REGISTER, TargetKind.PREDICATE,
                                               TargetKind.GUARD):
         name = target.text.lstrip("@!").split(".")[0]
@@ -142,7 +144,7 @@ def diagnostics(server: "WaveLanguageServer", doc: OpenDocument) -> list:
     return out
 
 
-def _anchor(doc: OpenDocument, result: KernelRun) -> Range:
+def _anchor(doc: OpenDocument, result: "KernelRun") -> Range:
     if result.launch_line is not None:
         text = doc.lines[result.launch_line]
         return Range(result.launch_line, len(text) - len(text.lstrip()), result.launch_line,
@@ -168,6 +170,9 @@ def flag_completions(server: "WaveLanguageServer", doc: OpenDocument, line: int,
                      col: int) -> list[types.CompletionItem] | None:
     """Launch flags, when the cursor is where a flag goes on a launch line."""
     text = doc.lines[line]
+    if LAUNCH_MARKER not in text:
+        return None
+    from ..ide.launch_lines import flag_help, flag_word_at, launch_comment
     if launch_comment(text) is None:
         return None
     start = flag_word_at(text, col)

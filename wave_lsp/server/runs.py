@@ -5,7 +5,8 @@ has a launch line. Every edit of a document with live kernels restarts a debounc
 diagnostics delay); when it fires, the in-flight run of that document is cancelled and the
 current revision runs on the worker thread (`wave_lsp.ide.run_session`). Results are stored only
 if the document is still at the revision they ran on, then the client is asked to refresh inlay
-hints and code lenses, and diagnostics are re-delivered.
+hints and code lenses, and diagnostics are re-delivered. The emulator is loaded only once a
+document has a launch line or a kernel is run.
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..ide.launch_lines import LaunchLine
-from ..ide.run_results import KernelRun
-from ..ide.run_session import (DocumentRuns, RunLimits, RunWorker, kernel_launch_lines,
-                               plan_runs)
+from ..ide.run_limits import LAUNCH_MARKER, RunLimits
 from .handlers import report_failure
 
 if TYPE_CHECKING:
+    from ..ide.launch_lines import LaunchLine
+    from ..ide.run_results import KernelRun
+    from ..ide.run_session import DocumentRuns
     from .documents import OpenDocument
     from .server import WaveLanguageServer
 
@@ -42,22 +43,29 @@ class RunService:
 
     def __init__(self, server: "WaveLanguageServer") -> None:
         self.server = server
-        self.worker = RunWorker()
-        self.docs: dict[str, DocumentRuns] = {}
+        self._worker = None
+        self.docs: dict[str, "DocumentRuns"] = {}
         self._timers: dict[str, asyncio.Task] = {}
 
     # ---- state -------------------------------------------------------------------------------
-    def state(self, uri: str) -> DocumentRuns:
+    def state(self, uri: str) -> "DocumentRuns":
         if uri not in self.docs:
+            from ..ide.run_session import DocumentRuns
             self.docs[uri] = DocumentRuns()
         return self.docs[uri]
 
-    def launch_lines(self, doc: "OpenDocument") -> dict[str, list[LaunchLine]]:
-        """Each kernel's launch lines, parsed once per revision."""
-        return doc.derived("run.launch_lines",
-                           lambda d: kernel_launch_lines(d, document_folder(d.uri)))
+    @property
+    def worker(self):
+        if self._worker is None:
+            from ..ide.run_session import RunWorker
+            self._worker = RunWorker()
+        return self._worker
 
-    def current(self, doc: "OpenDocument") -> list[KernelRun]:
+    def launch_lines(self, doc: "OpenDocument") -> dict[str, list["LaunchLine"]]:
+        """Each kernel's launch lines, parsed once per revision."""
+        return doc.derived("run.launch_lines", _parse_launch_lines)
+
+    def current(self, doc: "OpenDocument") -> list["KernelRun"]:
         """Results of the document's current revision (never a stale run's)."""
         state = self.docs.get(doc.uri)
         return state.current(doc.revision) if state else []
@@ -73,7 +81,8 @@ class RunService:
     def wanted(self, doc: "OpenDocument") -> dict[str, int | None]:
         """Kernels to re-run for `doc`: the live ones, and with `run.live` every kernel with a
         launch line."""
-        wanted = dict(self.state(doc.uri).live)
+        state = self.docs.get(doc.uri)
+        wanted = dict(state.live) if state is not None else {}
         if self.server.settings.run_live:
             for kernel in self.launch_lines(doc):
                 wanted.setdefault(kernel, None)
@@ -113,9 +122,10 @@ class RunService:
             report_failure(self.server, "re-running kernels", exc)
 
     # ---- running -----------------------------------------------------------------------------
-    async def run(self, doc: "OpenDocument", wanted: dict[str, int | None]) -> list[KernelRun]:
+    async def run(self, doc: "OpenDocument", wanted: dict[str, int | None]) -> list["KernelRun"]:
         """Run `wanted` kernels of the current revision off the event loop; store and show the
         results if the document has not changed meanwhile. Returns the results either way."""
+        from ..ide.run_session import plan_runs
         state = self.state(doc.uri)
         state.stop()
         cancel = threading.Event()
@@ -164,5 +174,13 @@ class RunService:
     def shutdown(self) -> None:
         for state in self.docs.values():
             state.stop()
-        self.worker.shutdown()
+        if self._worker is not None:
+            self._worker.shutdown()
+
+
+def _parse_launch_lines(doc: "OpenDocument") -> dict:
+    if not any(LAUNCH_MARKER in line for line in doc.lines):
+        return {}
+    from ..ide.run_session import kernel_launch_lines
+    return kernel_launch_lines(doc, document_folder(doc.uri))
 

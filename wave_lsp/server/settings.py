@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis.config import config_from_mapping
-from ..ide.run_session import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIME_LIMIT_MS
+from ..ide.run_limits import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIME_LIMIT_MS
 
 SECTION = "wave"
 DIAGNOSTIC_MODES = ("auto", "push", "pull")
