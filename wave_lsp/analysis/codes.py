@@ -3,7 +3,10 @@
 Codes are stable: configuration, suppression comments and editors refer to them. Families:
 S1xx syntax, O2xx operands, K3xx kernels/structure/labels, L4xx legacy syntax, U5xx accepted by
 wave-asm but misbehaves, D6xx divergence, C7xx encoding differences from wave-asm, X9xx files and
-configuration.
+configuration, P8xx portability between the GPU backends.
+
+A code with `enabled=False` is off by default; giving it a severity in the configuration turns
+it on.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ class Code:
     code: str
     severity: Severity
     title: str
+    enabled: bool = True
 
 
 _CODES = (
@@ -86,6 +90,14 @@ _CODES = (
     Code("D604", W, "barrier after a halt that only some threads may take"),
     Code("D605", I, "wave operation inside divergent control flow"),
     Code("D606", W, "shuffle source lane may be inactive"),
+    # portability between the backends (isa/backends.py; analysis/portability*.py)
+    Code("P801", E, "f64 instruction on a target without f64"),
+    Code("P802", W, "register the backends do not declare (at or beyond .registers)"),
+    Code("P803", W, "ballot mask used as if the wave were 32 lanes wide"),
+    Code("P804", W, "constant shuffle lane or offset at or beyond a target's wave width"),
+    Code("P805", W, "code that assumes a value of sr_wave_width"),
+    Code("P806", I, "operation a backend emulates with several instructions", enabled=False),
+    Code("P811", W, "upstream backends convert between f32 and f64 the wrong way round"),
     # files and configuration
     Code("X900", E, "binary file"),
     Code("X901", E, "file is not UTF-8"),
@@ -94,6 +106,10 @@ _CODES = (
 )
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
+
+
+def enabled_by_default(code: str) -> bool:
+    return CODES[code].enabled
 
 
 def severity_of(code: str) -> Severity:

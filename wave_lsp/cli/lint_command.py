@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ..analysis import Config, Diagnostic, Severity, analyze, find_config, load_config
@@ -78,7 +79,7 @@ class ConfigCache:
             self._by_path[cfg_path] = config
         config = self._by_path[cfg_path]
         if self.compat and not config.compat:
-            config = Config(config.disabled, config.severities, True, config.source)
+            config = replace(config, compat=True)
         return config
 
 

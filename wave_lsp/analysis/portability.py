@@ -1,0 +1,138 @@
+"""Portability lints (P8xx): what the configured GPU backends (`isa/backends.py`) do differently
+with a kernel.
+
+Each kernel's findings are computed once per kernel revision for every backend at once; the
+configured targets then pick the findings that concern them, and each message names those
+backends. P801 f64 on a target without f64, P802 registers beyond those a backend maps,
+P803-P805 code whose meaning depends on the wave width (portability_width.py), P806 operations a
+backend emulates (off by default), P811 upstream's swapped f32/f64 conversions (`wave-lsp emit`
+translates them as specified).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..isa import MAX_REGISTER, InstructionClass
+from ..isa.backends import BACKENDS, F64_CONVERSIONS, targets_widths
+from ..syntax.ast import OperandSyntax as Syn
+from ..syntax.program import Kernel, Program
+from .codes import diagnostic
+from .diagnostic import Diagnostic
+from .portability_flow import operands_of, steps
+from .portability_width import width_findings
+
+__all__ = ["Finding", "kernel_findings", "portability_diagnostics"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A portability problem before the targets are known: `concerns` maps each backend it
+    applies to onto the words that explain it for that backend; `message` has `{targets}` where
+    the explanation for the configured ones goes."""
+
+    code: str
+    line: int
+    start: int
+    end: int
+    message: str
+    concerns: tuple[tuple[str, str], ...]
+    # for findings about disagreement between widths: the outcome at each width; the finding
+    # concerns the targets only when their widths disagree
+    outcomes: tuple[tuple[int, bool], ...] = ()
+
+    def diagnostic(self, targets: tuple[str, ...]) -> Diagnostic | None:
+        parts = [f"{text}" for name, text in self.concerns if name in targets]
+        if not parts:
+            return None
+        if self.outcomes:
+            widths = set(targets_widths(targets))
+            if len({v for w, v in self.outcomes if w in widths}) < 2:
+                return None
+        return diagnostic(self.code, self.line, self.start, self.end,
+                          self.message.replace("{targets}", "; ".join(parts)))
+
+
+_CACHE: dict[int, tuple[Kernel, int, tuple[Finding, ...]]] = {}
+
+
+def kernel_findings(kernel: Kernel) -> tuple[Finding, ...]:
+    """Every portability finding of a kernel, for all backends (memoised per kernel revision;
+    the entry keeps the kernel alive, so its id is not reused while cached)."""
+    entry = _CACHE.get(id(kernel))
+    if entry is not None and entry[0] is kernel and entry[1] == kernel.revision:
+        return entry[2]
+    if len(_CACHE) > 10_000:
+        _CACHE.clear()
+    found = tuple(_compute(kernel))
+    _CACHE[id(kernel)] = (kernel, kernel.revision, found)
+    return found
+
+
+def portability_diagnostics(program: Program, targets: tuple[str, ...]) -> list[Diagnostic]:
+    """The P8xx diagnostics of a program for the configured targets."""
+    out = []
+    if not targets:
+        return out
+    for kernel in program.kernels:
+        for finding in kernel_findings(kernel):
+            diag = finding.diagnostic(targets)
+            if diag is not None:
+                out.append(diag)
+    return out
+
+
+def _compute(kernel: Kernel) -> list[Finding]:
+    out: list[Finding] = []
+    flow = list(steps(kernel))
+    out.extend(_registers(kernel))
+    for step in flow:
+        ins, m = step.instruction, step.mnemonic
+        at = (step.line, ins.mnemonic.start, ins.head_end)
+        aligned = operands_of(ins)
+        if aligned is not None and (aligned[0].iclass is InstructionClass.F64
+                                    or m in F64_CONVERSIONS):
+            out.append(Finding("P801", *at, f"'{m}' is an f64 instruction: {{targets}}",
+                               tuple((b.name, f"{b.name} has no f64 ({b.vendor} GPUs), so "
+                                      f"{b.tool}'s output does not compile")
+                                     for b in BACKENDS if not b.f64)))
+        if m in F64_CONVERSIONS:
+            wrong = "cvt_f64_f32" if m == "cvt_f32_f64" else "cvt_f32_f64"
+            out.append(Finding(
+                "P811", *at, f"upstream's backends translate '{m}' as '{wrong}' "
+                "(`cvt_A_B` converts B to A); `wave-lsp emit` translates it as specified, "
+                "`--compat upstream` as upstream does: {targets}",
+                tuple((b.name, b.tool) for b in BACKENDS)))
+        emulated = tuple((b.name, f"{b.name}: {how}") for b in BACKENDS
+                         if (how := b.emulation(m)) is not None)
+        if emulated:
+            out.append(Finding("P806", *at, f"'{m}' has no single equivalent on every backend: "
+                               "{targets}", emulated))
+    out.extend(width_findings(flow, Finding))
+    return out
+
+
+def _registers(kernel: Kernel) -> list[Finding]:
+    """P802: registers at or beyond `.registers`, which no backend declares."""
+    out = []
+    count = kernel.register_count
+    concerns = tuple((b.name, b.tool) for b in BACKENDS)
+    seen: set[int] = set()
+    for line, ins in kernel.instructions:
+        aligned = operands_of(ins)
+        for i, op in enumerate(ins.operands):
+            if op.syntax is not Syn.REGISTER or not isinstance(op.value, int) \
+                    or op.value > MAX_REGISTER:
+                continue
+            width = aligned[0].register_width(aligned[1][i]) if aligned else 1
+            last = op.value + width - 1
+            if last < count or last in seen:
+                continue
+            seen.add(last)
+            name = f"r{op.value}" if width == 1 else f"r{op.value}..r{last}"
+            out.append(Finding(
+                "P802", line, op.start, op.end,
+                f"{name} is not declared in the backends' output, which maps r0..r{count - 1} "
+                f"(.registers {count}), so the vendor compiler rejects it: {{targets}}",
+                concerns))
+    return out
