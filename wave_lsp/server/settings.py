@@ -7,6 +7,7 @@ each invalid setting instead of silently dropping it.
 
     {
       "disable": ["U501"], "severity": {"U505": "error"}, "compat": "wave-asm",
+      "targets": ["ptx", "hip", "metal", "sycl"],
       "inlayHints": {"offsets": true, "encoding": true},
       "diagnostics": {"mode": "auto", "debounceMs": 30}
     }
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis.config import config_from_mapping
+from ..isa.backends import TARGET_NAMES
 
 SECTION = "wave"
 DIAGNOSTIC_MODES = ("auto", "push", "pull")
@@ -34,6 +36,11 @@ class Settings:
     diagnostics_mode: str = "auto"
     debounce_ms: int = 30
     raw: dict = field(default_factory=dict)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The configured backends (`targets`; all four by default)."""
+        return getattr(self.analysis, "targets", TARGET_NAMES)
 
     @property
     def compat(self) -> bool:
