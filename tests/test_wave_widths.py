@@ -78,11 +78,11 @@ def test_portable_kernel_is_not_flagged():
 
 def test_only_the_width_dependent_store_is_reported():
     result = compare_widths(BALLOT, Launch(device_memory=1024), (32, 64))
-    assert list(result.by_line) == [11]
+    assert list(result.by_line) == [12]
     (diff,) = result.differences
     # the last wave's mask of the lanes >= 32: all of wave 1 at W32, none of the low 32 at W64
     assert diff.address == 256 and diff.values == {32: 0xFFFFFFFF, 64: 0}
-    assert diff.writers == {32: 11, 64: 11}
+    assert diff.writers == {32: 12, 64: 12}
 
 
 def test_run_command_wave_widths(tmp_path):
