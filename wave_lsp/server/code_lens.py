@@ -21,6 +21,7 @@ from ..isa.backends import TARGET_NAMES
 from .documents import OpenDocument, span
 from .encoding import kernel_layout
 from .handlers import command, request
+from .portability import portability_lenses
 from .resources import kernel_resources
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ def setup(server: "WaveLanguageServer") -> None:
                 title=res.summary(), command=RESOURCES, arguments=[doc.uri, kernel.name])))
             out.append(types.CodeLens(range=rng, command=types.Command(
                 title="Assemble", command=ASSEMBLE, arguments=[doc.uri])))
+        out.extend(portability_lenses(server, doc))
         return out
 
     @command(server, RESOURCES)
