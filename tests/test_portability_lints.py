@@ -65,7 +65,20 @@ FIRES = [
     Fires("P806", K("    «atomic_sub» r1, r2, r3, .device"), ("ptx",), words=("atom.add",)),
     Fires("P806", K("    «wave_reduce_add» r1, r2"), ("hip", "metal"), words=("hip:",),
           absent=("metal",)),
-    Fires("P811", K("    «cvt_f32_f64» r1, r2"), ("ptx",), words=("'cvt_f64_f32'", "wave-ptx")),
+    Fires("P811", K("    «cvt_f32_f64» r1, r2"), ("ptx",), words=("opposite conversion", "wave-ptx")),
+    Fires("P811", K("    «cvt_f16_f32» r1, r2"), words=("wave-hip", "wave-sycl"),
+          absent=("wave-metal",)),
+    Fires("P811", K("    «cvt_bf16_f32» r1, r2"), words=("wave-hip", "wave-metal"),
+          absent=("wave-ptx", "wave-sycl")),
+    Fires("P812", K("    @p1 «device_store_u32» r1, r2"), words=("guard is dropped",
+                                                              "on every emitted line")),
+    Fires("P812", K("    @!p2 «wave_shuffle» r1, r2, r3"), ("ptx", "hip"), words=("not fixed",)),
+    Fires("P813", K("    «atomic_cas» r1, r2, r3, r4, .device"), words=("wave-metal", "wave-sycl",
+                                                                       "compare_exchange_strong"),
+          absent=("wave-ptx", "wave-hip")),
+    Fires("P814", K("    «imul_hi» r1, r2, r3"), ("hip",), words=("unsigned product",)),
+    Fires("P815", K("    «bitfind» r1, r2"), words=("leading zeros",)),
+    Fires("P816", K("    «fround» r1, r2"), ("metal",), words=("away from zero",)),
 ]
 
 QUIET = [
@@ -92,7 +105,16 @@ QUIET = [
           ("ptx", "metal")),
     Quiet("P805", K("    mov r1, sr_lane_id\n    mov_imm r2, 7\n    icmp_eq p1, r1, r2")),
     Quiet("P806", K("    atomic_sub r1, r2, r3, .device"), ("hip", "metal", "sycl")),
-    Quiet("P811", K("    cvt_f32_f16 r1, r2")),
+    Quiet("P811", K("    cvt_f32_f16 r1, r2"), ("metal",)),
+    Quiet("P811", K("    cvt_f32_bf16 r1, r2"), ("ptx", "sycl")),
+    Quiet("P812", K("    device_store_u32 r1, r2")),
+    Quiet("P812", K("    @p0 device_store_u32 r1, r2")),
+    Quiet("P812", K("    @p1 device_store_u32 r1, r2"), ("hip", "metal", "sycl")),
+    Quiet("P812", K("    @p1 iadd r1, r2, r3")),
+    Quiet("P813", K("    atomic_cas r1, r2, r3, r4, .device"), ("ptx", "hip")),
+    Quiet("P814", K("    imul_hi r1, r2, r3"), ("ptx",)),
+    Quiet("P815", K("    bitcount r1, r2")),
+    Quiet("P816", K("    ffloor r1, r2")),
 ]
 
 

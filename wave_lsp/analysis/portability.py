@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..isa import MAX_REGISTER, InstructionClass
-from ..isa.backends import BACKENDS, F64_CONVERSIONS, targets_widths
+from ..isa.backends import (BACKEND_BY_NAME, BACKENDS, F64_CONVERSIONS, UPSTREAM_DEFECTS,
+                            targets_widths)
 from ..syntax.ast import OperandSyntax as Syn
 from ..syntax.program import Kernel, Program
 from .codes import diagnostic
@@ -96,13 +97,10 @@ def _compute(kernel: Kernel) -> list[Finding]:
                                tuple((b.name, f"{b.name} has no f64 ({b.vendor} GPUs), so "
                                       f"{b.tool}'s output does not compile")
                                      for b in BACKENDS if not b.f64)))
-        if m in F64_CONVERSIONS:
-            wrong = "cvt_f64_f32" if m == "cvt_f32_f64" else "cvt_f32_f64"
-            out.append(Finding(
-                "P811", *at, f"upstream's backends translate '{m}' as '{wrong}' "
-                "(`cvt_A_B` converts B to A); `wave-lsp emit` translates it as specified, "
-                "`--compat upstream` as upstream does: {targets}",
-                tuple((b.name, b.tool) for b in BACKENDS)))
+        for defect in UPSTREAM_DEFECTS:
+            if m in defect.mnemonics and (ins.guard is not None or not defect.guarded_only) \
+                    and not (defect.guarded_only and _p0(ins)):
+                out.append(_defect_finding(defect, m, at))
         emulated = tuple((b.name, f"{b.name}: {how}") for b in BACKENDS
                          if (how := b.emulation(m)) is not None)
         if emulated:
@@ -136,3 +134,15 @@ def _registers(kernel: Kernel) -> list[Finding]:
                 f"(.registers {count}), so the vendor compiler rejects it: {{targets}}",
                 concerns))
     return out
+
+
+def _p0(ins) -> bool:
+    """`@p0`, which wave-asm encodes as no guard."""
+    return ins.guard is not None and ins.guard.index == 0 and not ins.guard.negated
+
+
+def _defect_finding(defect, m: str, at) -> Finding:
+    action = (f"`wave-lsp emit` emits {defect.correct} (`--compat upstream` keeps upstream's)"
+              if defect.fixed else defect.correct)
+    return Finding(defect.code, *at, f"'{m}' in upstream's {{targets}}: {defect.upstream}; "
+                   f"{action}", tuple((n, BACKEND_BY_NAME[n].tool) for n in defect.backends))

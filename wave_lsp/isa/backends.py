@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .classes import InstructionClass as IC
+from .instructions import INSTRUCTIONS
+
 
 @dataclass(frozen=True)
 class Backend:
@@ -85,3 +88,54 @@ F64_CONVERSIONS = frozenset({"cvt_f32_f64", "cvt_f64_f32"})
 def targets_widths(names) -> tuple[int, ...]:
     """Every wave width the named targets may run with, ascending."""
     return tuple(sorted({w for n in names for w in BACKEND_BY_NAME[n].wave_widths}))
+
+
+@dataclass(frozen=True)
+class UpstreamDefect:
+    """An instruction upstream's translator gets wrong (read against the specification and seed
+    003). `wave-lsp emit` emits the correct code unless `--compat upstream` (or, where `fixed`
+    is False, still emits upstream's); the lint `code` reports it."""
+
+    code: str
+    backends: tuple[str, ...]
+    mnemonics: frozenset[str]
+    upstream: str                    # what upstream emits
+    correct: str                     # what the specification asks for (and wave-lsp emits)
+    guarded_only: bool = False       # only when the instruction has a guard
+    fixed: bool = True
+
+
+_CVT = "translated as the opposite conversion (cvt_A_B converts B to A, spec v0.4)"
+_CORRECT_CVT = "the conversion its name says"
+_GUARD = "the guard is dropped, so the instruction runs in every lane"
+_MEMORY = frozenset(m for m, s in INSTRUCTIONS.items()
+                    if s.iclass in (IC.LOCAL_MEMORY, IC.DEVICE_MEMORY, IC.ATOMIC))
+_WAVE_OPS = frozenset(m for m, s in INSTRUCTIONS.items() if s.iclass is IC.WAVE)
+
+UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
+    UpstreamDefect("P811", TARGET_NAMES, frozenset({"cvt_f32_i32", "cvt_i32_f32", "cvt_f32_u32",
+                                                    "cvt_u32_f32", "cvt_f32_f64", "cvt_f64_f32"}),
+                   _CVT, _CORRECT_CVT),
+    UpstreamDefect("P811", ("ptx", "hip", "sycl"), frozenset({"cvt_f32_f16", "cvt_f16_f32"}),
+                   _CVT, _CORRECT_CVT),
+    UpstreamDefect("P811", ("hip", "metal"), frozenset({"cvt_f32_bf16", "cvt_bf16_f32"}),
+                   _CVT + " (hip's bf16-to-f32 also stores the float converted to an integer)",
+                   _CORRECT_CVT),
+    UpstreamDefect("P812", ("ptx",), _MEMORY, _GUARD, "the guard on every emitted line",
+                   guarded_only=True),
+    UpstreamDefect("P812", ("ptx",), _WAVE_OPS, _GUARD,
+                   "not fixed: a guarded shfl.sync or vote.sync with a full member mask is "
+                   "undefined in PTX; compute the wave operation unguarded and select after it",
+                   guarded_only=True, fixed=False),
+    UpstreamDefect("P813", ("metal", "sycl"), frozenset({"atomic_cas", "local_atomic_cas"}),
+                   "compare_exchange_weak, which may fail spuriously without storing",
+                   "compare_exchange_strong"),
+    UpstreamDefect("P814", ("hip", "metal", "sycl"), frozenset({"imul_hi"}),
+                   "the high half of the unsigned product", "the high half of the signed product"),
+    UpstreamDefect("P815", TARGET_NAMES, frozenset({"bitfind"}),
+                   "the index of the lowest set bit (trailing zeros)",
+                   "the count of leading zeros (0xFFFFFFFF for 0)"),
+    UpstreamDefect("P816", TARGET_NAMES, frozenset({"fround"}),
+                   "halfway cases rounded to even (rint, cvt.rni)",
+                   "halfway cases rounded away from zero"),
+)
