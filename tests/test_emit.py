@@ -192,6 +192,8 @@ CORRECTIONS = [
     ("ptx", K("    bitfind r1, r2"), "bfind.u32 %r1, %t0;", "selp.b32 %r1, 0xFFFFFFFF, %t0, %pt0;"),
     ("metal", K("    fround r1, r2"), "r1 = ri(rint(rf(r2)));", "r1 = ri(round(rf(r2)));"),
     ("ptx", K("    fround r1, r2"), "cvt.rni.f32.f32 %f1, %f2;", "copysign.f32 %f1, %f2, %ft0;"),
+    ("sycl", K("    bsub r1, r2, r3"), "r[1] = (bit_cast<uint32_t>(bit_cast<float>((r[2] & 0xFFFFu)",
+     "r1 = (bit_cast<uint32_t>(bit_cast<float>((r2 & 0xFFFFu)"),
 ]
 
 

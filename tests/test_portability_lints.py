@@ -79,6 +79,9 @@ FIRES = [
     Fires("P814", K("    «imul_hi» r1, r2, r3"), ("hip",), words=("unsigned product",)),
     Fires("P815", K("    «bitfind» r1, r2"), words=("leading zeros",)),
     Fires("P816", K("    «fround» r1, r2"), ("metal",), words=("away from zero",)),
+    Fires("P817", K("    «bmul» r1, r2, r3"), words=("wave-hip", "wave-sycl", "r[N]"),
+          absent=("wave-ptx", "wave-metal")),
+    Fires("P818", K("    «mma_compute» r1, r2, r3"), words=("wave-ptx", "16x16x16", "not fixed")),
 ]
 
 QUIET = [
@@ -115,6 +118,8 @@ QUIET = [
     Quiet("P814", K("    imul_hi r1, r2, r3"), ("ptx",)),
     Quiet("P815", K("    bitcount r1, r2")),
     Quiet("P816", K("    ffloor r1, r2")),
+    Quiet("P817", K("    bmul r1, r2, r3"), ("ptx", "metal")),
+    Quiet("P818", K("    mma_compute r1, r2, r3"), ("hip", "metal", "sycl")),
 ]
 
 

@@ -9,35 +9,15 @@ import asyncio
 import pytest
 from lsprotocol import types as t
 
+import test_wave_widths
+
 from .conftest import diagnostics, example, open_document
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
-WAVE_SUM = """\
-; wave-lsp run: --device-memory 1024
-.kernel wave_sum
-.registers 8
-.workgroup_size 64, 1, 1
-    mov_sr r0, sr_thread_id_x
-    mov_imm r1, 4
-    imul r2, r0, r1
-    wave_reduce_add r3, r0
-    device_store_u32 r2, r3
-    halt
-.end
-"""
-
-ATOMIC_SUM = """\
-.kernel atomic_sum
-.registers 8
-.workgroup_size 64, 1, 1
-    mov_sr r0, sr_thread_id_x
-    mov_imm r1, 0
-    atomic_add r1, r0, .device
-    halt
-.end
-"""
+WAVE_SUM = "; wave-lsp run: --device-memory 1024\n" + test_wave_widths.WAVE_SUM
+ATOMIC_SUM = test_wave_widths.ATOMIC_SUM
 
 
 def ident(uri: str) -> t.TextDocumentIdentifier:

@@ -105,6 +105,8 @@ _CODES = (
     Code("P814", W, "upstream computes imul_hi unsigned", enabled=False),
     Code("P815", W, "upstream computes bitfind as trailing zeros", enabled=False),
     Code("P816", W, "upstream rounds fround halfway cases to even", enabled=False),
+    Code("P817", W, "upstream's bf16 arithmetic does not compile (undeclared r[])", enabled=False),
+    Code("P818", W, "upstream's PTX mma uses 16x16x16 fragments", enabled=False),
     # files and configuration
     Code("X900", E, "binary file"),
     Code("X901", E, "file is not UTF-8"),

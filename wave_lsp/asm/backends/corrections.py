@@ -9,13 +9,16 @@ the templates `wave-lsp emit` uses instead; `--compat upstream` keeps upstream's
 - P814: `imul_hi` takes the high half of the signed product.
 - P815: `bitfind` counts leading zeros (0xFFFFFFFF for 0).
 - P816: `fround` rounds halfway cases away from zero.
+- P817: HIP's and SYCL's bf16 arithmetic name the registers `rN`, not an undeclared `r[N]`.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+import re
 
 from ...isa.backends import UPSTREAM_DEFECTS
+
+_REGISTER_ARRAY = re.compile(r"\br\[(\$\w+(?:\+\d)?)\]")
 
 _METAL_CAS = (
     "{{",
@@ -76,6 +79,11 @@ def _cas_fixes(target: str, templates: dict) -> dict[str, tuple[str, ...]]:
     return out
 
 
+def _register_arrays(templates: dict) -> dict[str, tuple[str, ...]]:
+    return {key: tuple(_REGISTER_ARRAY.sub(r"r\1", line) for line in lines)
+            for key, lines in templates.items() if any(_REGISTER_ARRAY.search(l) for l in lines)}
+
+
 def _conversion_swaps(target: str, templates: dict) -> dict[str, tuple[str, ...]]:
     out = {}
     for defect in UPSTREAM_DEFECTS:
@@ -87,17 +95,20 @@ def _conversion_swaps(target: str, templates: dict) -> dict[str, tuple[str, ...]
     return out
 
 
-@lru_cache(maxsize=None)
-def _corrected(target: str, templates_id: int, templates: tuple) -> dict:
-    table = dict(templates)
-    table.update(_conversion_swaps(target, table))
-    table.update(_cas_fixes(target, table))
-    table.update(_BY_TARGET.get(target, {}))
-    return table
+_CACHE: dict[str, tuple[dict, dict]] = {}
 
 
 def corrected(target: str, templates: dict[str, tuple[str, ...]], compat: bool) -> dict:
-    """The templates `wave-lsp emit` uses for `target`: upstream's own under `compat`."""
+    """The templates `wave-lsp emit` uses for `target` (built once per backend table):
+    upstream's own under `compat`."""
     if compat:
         return templates
-    return _corrected(target, id(templates), tuple(templates.items()))
+    cached = _CACHE.get(target)
+    if cached is None or cached[0] is not templates:
+        table = dict(templates)
+        table.update(_conversion_swaps(target, templates))
+        table.update(_cas_fixes(target, templates))
+        table.update(_register_arrays(table))
+        table.update(_BY_TARGET.get(target, {}))
+        cached = _CACHE[target] = (templates, table)
+    return cached[1]

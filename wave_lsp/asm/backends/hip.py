@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..ir import KernelCode
 from .c_family import MMA_ARRAYS, PREDICATES, CStyle, register_lines
 from .corrections import corrected
+from .c_table import TEMPLATES as COMMON
 from .hip_table import TEMPLATES
 
 HEADER = (
@@ -35,6 +36,7 @@ def _prologue(kernel: KernelCode) -> list[str]:
     return out
 
 
+TABLE = {**COMMON, **TEMPLATES}
 STYLE = CStyle("HIP", HEADER, _prologue, ("}", ""), 1,
-               lambda compat: corrected("hip", TEMPLATES, compat),
+               lambda compat: corrected("hip", TABLE, compat),
                "unsupported operation: call instructions are not supported in the HIP backend")

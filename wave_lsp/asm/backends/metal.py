@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..ir import KernelCode
 from .c_family import MMA_ARRAYS, PREDICATES, CStyle, register_lines
 from .corrections import corrected
+from .c_table import TEMPLATES as COMMON
 from .metal_table import TEMPLATES
 
 HEADER = (
@@ -42,7 +43,8 @@ def _prologue(kernel: KernelCode) -> list[str]:
     return out
 
 
+TABLE = {**COMMON, **TEMPLATES}
 STYLE = CStyle("Metal", HEADER, _prologue, ("}", ""), 1,
-               lambda compat: corrected("metal", TEMPLATES, compat),
+               lambda compat: corrected("metal", TABLE, compat),
                "unsupported operation: call instructions require function extraction which is "
                "not supported in the Metal backend")

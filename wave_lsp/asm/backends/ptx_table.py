@@ -1,10 +1,4 @@
-"""What upstream `wave-ptx` emits for each instruction: one template per mnemonic (per
-scope, special register or non-returning form where the text differs).
-
-Recorded from upstream's output on one-instruction kernels and checked by the differential
-tests. `$rd`, `$rs1`..`$rs4` (`+k`: the k-th register after it), `$pd`, `$ps` and `$imm` are
-filled in by `templates.fill`; indentation is relative to the enclosing block.
-"""
+"""What upstream `wave-ptx` emits per instruction, recorded from its output (see `templates`)."""
 
 TEMPLATES: dict[str, tuple[str, ...]] = {
     'and': ('and.b32 %r$rd, %r$rs1, %r$rs2;',),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..ir import KernelCode
 from .c_family import MMA_ARRAYS, PREDICATES, CStyle, register_lines
 from .corrections import corrected
+from .c_table import TEMPLATES as COMMON
 from .sycl_table import TEMPLATES
 
 HEADER = (
@@ -48,7 +49,8 @@ def _prologue(kernel: KernelCode) -> list[str]:
     return out
 
 
+TABLE = {**COMMON, **TEMPLATES}
 STYLE = CStyle("SYCL", HEADER, _prologue,
                ("            }", "        );", "    }).wait();", "}", ""), 4,
-               lambda compat: corrected("sycl", TEMPLATES, compat),
+               lambda compat: corrected("sycl", TABLE, compat),
                "unsupported operation: call instructions are not supported in the SYCL backend")

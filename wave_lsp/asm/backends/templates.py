@@ -1,5 +1,13 @@
 """Filling an instruction template (`*_table.py`) with a decoded instruction's fields, and
-choosing the template of an instruction (scope, special register and non-returning forms)."""
+choosing the template of an instruction (scope, special register and non-returning forms).
+
+The tables hold, per backend, what upstream's translator emits for each instruction: one
+template per mnemonic, and per scope (`atomic_add/device`), special register
+(`mov_sr/sr_lane_id`) or non-returning atomic (`/nort`, rd = 0) where the text differs. They
+were recorded from upstream's output on one-instruction kernels and are checked by the
+differential tests. `$rd`, `$rs1`..`$rs4` (`+k`: the k-th register after it), `$pd`, `$ps` and
+`$imm` are filled in by `fill`; indentation is relative to the enclosing block.
+"""
 
 from __future__ import annotations
 
