@@ -12,15 +12,16 @@ translates them as specified).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
-from ..isa import MAX_REGISTER, InstructionClass
+from ..isa import INSTRUCTIONS, InstructionClass
 from ..isa.backends import (BACKEND_BY_NAME, BACKENDS, F64_CONVERSIONS, UPSTREAM_DEFECTS,
                             targets_widths)
-from ..syntax.ast import OperandSyntax as Syn
 from ..syntax.program import Kernel, Program
 from .codes import diagnostic
 from .diagnostic import Diagnostic
-from .portability_flow import operands_of, steps
+from .kernel_checks import facts
+from .portability_flow import steps
 from .portability_width import width_findings
 
 __all__ = ["Finding", "kernel_findings", "portability_diagnostics"]
@@ -84,30 +85,39 @@ def portability_diagnostics(program: Program, targets: tuple[str, ...]) -> list[
 
 
 def _compute(kernel: Kernel) -> list[Finding]:
-    out: list[Finding] = []
+    out: list[Finding] = _registers(kernel)
     flow = list(steps(kernel))
-    out.extend(_registers(kernel))
     for step in flow:
-        ins, m = step.instruction, step.mnemonic
-        at = (step.line, ins.mnemonic.start, ins.head_end)
-        aligned = operands_of(ins)
-        if aligned is not None and (aligned[0].iclass is InstructionClass.F64
-                                    or m in F64_CONVERSIONS):
-            out.append(Finding("P801", *at, f"'{m}' is an f64 instruction: {{targets}}",
-                               tuple((b.name, f"{b.name} has no f64 ({b.vendor} GPUs), so "
-                                      f"{b.tool}'s output does not compile")
-                                     for b in BACKENDS if not b.f64)))
-        for defect in UPSTREAM_DEFECTS:
-            if m in defect.mnemonics and (ins.guard is not None or not defect.guarded_only) \
-                    and not (defect.guarded_only and _p0(ins)):
-                out.append(_defect_finding(defect, m, at))
-        emulated = tuple((b.name, f"{b.name}: {how}") for b in BACKENDS
-                         if (how := b.emulation(m)) is not None)
-        if emulated:
-            out.append(Finding("P806", *at, f"'{m}' has no single equivalent on every backend: "
-                               "{targets}", emulated))
+        ins = step.instruction
+        guarded = ins.guard is not None and not _p0(ins)
+        for code, message, concerns in _by_mnemonic(step.mnemonic, guarded):
+            out.append(Finding(code, step.line, ins.mnemonic.start, ins.head_end, message,
+                               concerns))
     out.extend(width_findings(flow, Finding))
     return out
+
+
+@lru_cache(maxsize=1024)
+def _by_mnemonic(m: str, guarded: bool) -> tuple[tuple[str, str, tuple], ...]:
+    """The findings an instruction gets from its mnemonic alone (P801, P806, P811-P818)."""
+    out = []
+    spec = INSTRUCTIONS.get(m)
+    if spec is not None and (spec.iclass is InstructionClass.F64 or m in F64_CONVERSIONS):
+        out.append(("P801", f"'{m}' is an f64 instruction: {{targets}}",
+                    tuple((b.name, f"{b.name} has no f64 ({b.vendor} GPUs), so {b.tool}'s "
+                           "output does not compile") for b in BACKENDS if not b.f64)))
+    for defect in UPSTREAM_DEFECTS:
+        if m in defect.mnemonics and (guarded or not defect.guarded_only):
+            action = (f"`wave-lsp emit` emits {defect.correct} (`--compat upstream` keeps "
+                      "upstream's)" if defect.fixed else defect.correct)
+            out.append((defect.code, f"'{m}' in upstream's {{targets}}: {defect.upstream}; "
+                        f"{action}", tuple((n, BACKEND_BY_NAME[n].tool) for n in defect.backends)))
+    emulated = tuple((b.name, f"{b.name}: {how}") for b in BACKENDS
+                     if (how := b.emulation(m)) is not None)
+    if emulated:
+        out.append(("P806", f"'{m}' has no single equivalent on every backend: {{targets}}",
+                    emulated))
+    return tuple(out)
 
 
 def _registers(kernel: Kernel) -> list[Finding]:
@@ -117,17 +127,14 @@ def _registers(kernel: Kernel) -> list[Finding]:
     concerns = tuple((b.name, b.tool) for b in BACKENDS)
     seen: set[int] = set()
     for line, ins in kernel.instructions:
-        aligned = operands_of(ins)
-        for i, op in enumerate(ins.operands):
-            if op.syntax is not Syn.REGISTER or not isinstance(op.value, int) \
-                    or op.value > MAX_REGISTER:
-                continue
-            width = aligned[0].register_width(aligned[1][i]) if aligned else 1
-            last = op.value + width - 1
+        f = facts(ins)
+        if f.max_register < count:
+            continue
+        for last, op in f.registers:
             if last < count or last in seen:
                 continue
             seen.add(last)
-            name = f"r{op.value}" if width == 1 else f"r{op.value}..r{last}"
+            name = f"r{op.value}" if last == op.value else f"r{op.value}..r{last}"
             out.append(Finding(
                 "P802", line, op.start, op.end,
                 f"{name} is not declared in the backends' output, which maps r0..r{count - 1} "
@@ -139,10 +146,3 @@ def _registers(kernel: Kernel) -> list[Finding]:
 def _p0(ins) -> bool:
     """`@p0`, which wave-asm encodes as no guard."""
     return ins.guard is not None and ins.guard.index == 0 and not ins.guard.negated
-
-
-def _defect_finding(defect, m: str, at) -> Finding:
-    action = (f"`wave-lsp emit` emits {defect.correct} (`--compat upstream` keeps upstream's)"
-              if defect.fixed else defect.correct)
-    return Finding(defect.code, *at, f"'{m}' in upstream's {{targets}}: {defect.upstream}; "
-                   f"{action}", tuple((n, BACKEND_BY_NAME[n].tool) for n in defect.backends))

@@ -51,31 +51,55 @@ def operands_of(ins: Instruction):
     return spec, specs
 
 
-def _written(ins: Instruction) -> list[int]:
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What the pass needs of one instruction, computed once per `Instruction` object."""
+
+    sources: tuple[tuple[Operand, int | None, str | None], ...]  # operand, source register, kind
+    written: tuple[int, ...]
+
+
+_FACTS: dict[int, tuple[Instruction, _Facts]] = {}
+
+
+def _facts(ins: Instruction) -> _Facts:
+    entry = _FACTS.get(id(ins))
+    if entry is not None and entry[0] is ins:
+        return entry[1]
+    if len(_FACTS) > 200_000:
+        _FACTS.clear()
     aligned = operands_of(ins)
-    if aligned is None:
-        return []
-    spec, specs = aligned
-    out = []
-    for op, os in zip(ins.operands, specs):
-        if os.is_destination and os.kind is OperandKind.REGISTER and isinstance(op.value, int) \
-                and op.syntax is Syn.REGISTER:
-            out.extend(range(op.value, op.value + spec.register_width(os)))
-    return out
+    sources, written = [], []
+    if aligned is not None:
+        spec, specs = aligned
+        for op, os in zip(ins.operands, specs):
+            register = op.value if op.syntax is Syn.REGISTER and isinstance(op.value, int) else None
+            if os.is_destination:
+                if os.kind is OperandKind.REGISTER and register is not None:
+                    written.extend(range(register, register + spec.register_width(os)))
+                register = None
+            sources.append((op, register, _SPECIAL_KINDS.get(op.text)
+                            if op.syntax is Syn.SPECIAL else None))
+    found = _Facts(tuple(sources), tuple(written))
+    _FACTS[id(ins)] = (ins, found)
+    return found
 
 
-def _loop_writes(items: list[tuple[int, Instruction]], start: int) -> set[int]:
-    """Registers written between the `loop` at `start` and its `endloop`."""
-    depth, out = 0, set()
-    for _line, ins in items[start:]:
+def _loop_writes(items: list[tuple[int, Instruction]]) -> dict[int, set[int]]:
+    """For each `loop` (by index), the registers written up to its `endloop`."""
+    out: dict[int, set[int]] = {}
+    open_loops: list[int] = []
+    for index, (_line, ins) in enumerate(items):
         m = ins.mnemonic.text
         if m == "loop":
-            depth += 1
-        elif m == "endloop":
-            depth -= 1
-            if depth == 0:
-                break
-        out.update(_written(ins))
+            open_loops.append(index)
+            out[index] = set()
+        elif m == "endloop" and open_loops:
+            done = open_loops.pop()
+            if open_loops:
+                out[open_loops[-1]].update(out[done])
+        elif open_loops:
+            out[open_loops[-1]].update(_facts(ins).written)
     return out
 
 
@@ -84,19 +108,14 @@ def steps(kernel: Kernel) -> Iterator[Step]:
     known: dict[int, Value] = {}
     frames: list[set[int]] = []    # registers written inside each open if/else
     items = kernel.instructions
+    loops = None
     for index, (line, ins) in enumerate(items):
         m = ins.mnemonic.text
-        aligned = operands_of(ins)
-        sources = []
-        if aligned is not None:
-            for op, os in zip(ins.operands, aligned[1]):
-                value = None
-                if op.syntax is Syn.REGISTER and isinstance(op.value, int) and not os.is_destination:
-                    value = known.get(op.value)
-                elif op.syntax is Syn.SPECIAL and op.text in _SPECIAL_KINDS:
-                    value = Value(kind=_SPECIAL_KINDS[op.text])
-                sources.append((op, value))
-        yield Step(line, ins, m, tuple(sources))
+        f = _facts(ins)
+        sources = tuple((op, Value(kind=kind) if kind else
+                         (known.get(register) if register is not None else None))
+                        for op, register, kind in f.sources)
+        yield Step(line, ins, m, sources)
         if m == "if":
             frames.append(set())
         elif m in ("else", "endif"):
@@ -108,19 +127,21 @@ def steps(kernel: Kernel) -> Iterator[Step]:
                 else:
                     frames[-1] = set()
         elif m == "loop":
-            for r in _loop_writes(items, index):
+            loops = loops if loops is not None else _loop_writes(items)
+            for r in loops.get(index, ()):
                 known.pop(r, None)
         elif m == "call":
             known.clear()
-        written = _written(ins)
-        for frame in frames:
-            frame.update(written)
-        for r in written:
-            known.pop(r, None)
-        if len(written) == 1 and ins.guard is None:
-            value = _result(m, ins, sources)
-            if value is not None:
-                known[written[0]] = value
+        written = f.written
+        if written:
+            for frame in frames:
+                frame.update(written)
+            for r in written:
+                known.pop(r, None)
+            if len(written) == 1 and ins.guard is None:
+                value = _result(m, ins, sources)
+                if value is not None:
+                    known[written[0]] = value
 
 
 def _result(m: str, ins: Instruction, sources) -> Value | None:
