@@ -108,3 +108,14 @@ def test_run_command_rejects_bad_widths(tmp_path):
     assert result.returncode == 1 and b"at least two widths" in result.stderr
     result = run_wave_lsp("run", str(kernel), "--wave-widths", "32,abc")
     assert result.returncode == 1 and b"numbers separated by commas" in result.stderr
+
+
+def test_wbin_input_reports_byte_offsets(tmp_path):
+    from wave_lsp.asm import assemble
+    binary = tmp_path / "wave_sum.wbin"
+    binary.write_bytes(assemble(WAVE_SUM).wbin())
+    result = run_wave_lsp("run", str(binary), "--wave-widths", "32,64", "--device-memory", "1024")
+    assert result.returncode == 1
+    assert f"{binary}: pc 0x0018: 64 word(s) differ" in result.stdout.decode()
+    data = compare_widths(binary.read_bytes(), Launch(device_memory=1024), (32, 64)).as_dict()
+    assert data["lineKind"] == "pc" and data["lines"][0]["line"] == 0x18

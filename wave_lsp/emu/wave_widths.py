@@ -73,6 +73,7 @@ class WidthComparison:
     reports: dict[int, RunReport]
     differences: list[WordDifference] = field(default_factory=list)
     by_line: dict[int | None, list[WordDifference]] = field(default_factory=dict)
+    by_pc: bool = False     # `.wbin` input: the keys of by_line are byte offsets, not lines
 
     @property
     def errors(self) -> dict[int, str]:
@@ -94,6 +95,7 @@ class WidthComparison:
     def as_dict(self) -> dict:
         return {
             "kernel": self.kernel, "widths": list(self.widths), "portable": self.portable,
+            "lineKind": "pc" if self.by_pc else "line",
             "errors": {str(w): e for w, e in self.errors.items()},
             "differences": [{"address": d.address, "values": {str(w): v for w, v in
                                                               d.values.items()},
@@ -113,7 +115,10 @@ class WidthComparison:
             out.append("  device memory is the same at every width")
             return out
         for line in self.by_line:
-            where = f"{path}:{line + 1}" if line is not None else f"{path}: (never stored)"
+            if line is None:
+                where = f"{path}: (never stored)"
+            else:
+                where = f"{path}: pc 0x{line:04x}" if self.by_pc else f"{path}:{line + 1}"
             out.append(f"{where}: {self.line_message(line)}")
         return out
 
@@ -135,7 +140,9 @@ def compare_widths(program, launch: Launch, widths, cancel=None) -> WidthCompari
                              observe=observe)
         writers[width] = observers[0].writer if observers else None
     name = next(iter(reports.values())).kernel if reports else ""
-    comparison = WidthComparison(name, widths, reports)
+    kernel = next((k for k in kernels if k.name == name), None)
+    by_pc = kernel is not None and any(i.line is None for i in kernel.instructions)
+    comparison = WidthComparison(name, widths, reports, by_pc=by_pc)
     _differences(comparison, writers)
     return comparison
 

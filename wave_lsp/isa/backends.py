@@ -45,7 +45,7 @@ class Backend:
 
 _SHUFFLE_TREE = "a shuffle-tree loop of log2(W) shuffles and adds"
 _SHUFFLE_SCAN = "a shuffle-up scan of log2(W) shuffles and guarded adds"
-_MMA = "a 4x4x4 loop over local memory (no matrix unit is used)"
+_MMA = "a 4x4x4 multiply-add loop over private arrays (no matrix unit is used)"
 
 BACKENDS: tuple[Backend, ...] = (
     Backend("ptx", "wave-ptx", "NVIDIA", "PTX assembly", "Turing+ (SM 75+)", (32,), True,
@@ -111,7 +111,7 @@ _MEMORY = frozenset(m for m, s in INSTRUCTIONS.items()
                     if s.iclass in (IC.LOCAL_MEMORY, IC.DEVICE_MEMORY, IC.ATOMIC))
 _WAVE_OPS = frozenset(m for m, s in INSTRUCTIONS.items() if s.iclass is IC.WAVE)
 _BF16_ARITHMETIC = frozenset(m for m, s in INSTRUCTIONS.items() if s.iclass is IC.BF16)
-_MMA = frozenset(m for m, s in INSTRUCTIONS.items() if s.iclass is IC.MMA)
+_MMA_OPS = frozenset(m for m, s in INSTRUCTIONS.items() if s.iclass is IC.MMA)
 
 UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
     UpstreamDefect("P811", TARGET_NAMES, frozenset({"cvt_f32_i32", "cvt_i32_f32", "cvt_f32_u32",
@@ -142,7 +142,7 @@ UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
     UpstreamDefect("P817", ("hip", "sycl"), _BF16_ARITHMETIC,
                    "the registers are written as an array r[N] that is never declared, so the "
                    "output does not compile", "the declared registers rN"),
-    UpstreamDefect("P818", ("ptx",), _MMA,
+    UpstreamDefect("P818", ("ptx",), _MMA_OPS,
                    "wmma 16x16x16 fragment operations, not WAVE's 4x4x4 f32 tiles in local "
                    "memory (and mma_load_* reads a whole 16x16 tile)",
                    "not fixed: the PTX preview of mma_* is upstream's", fixed=False),
