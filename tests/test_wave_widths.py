@@ -119,3 +119,16 @@ def test_wbin_input_reports_byte_offsets(tmp_path):
     assert f"{binary}: pc 0x0018: 64 word(s) differ" in result.stdout.decode()
     data = compare_widths(binary.read_bytes(), Launch(device_memory=1024), (32, 64)).as_dict()
     assert data["lineKind"] == "pc" and data["lines"][0]["line"] == 0x18
+
+
+def test_wave_widths_of_the_configured_targets(tmp_path):
+    kernel = tmp_path / "wave_sum.wave"
+    kernel.write_text(WAVE_SUM)
+    result = run_wave_lsp("run", str(kernel), "--wave-widths", "targets", "--json")
+    assert json.loads(result.stdout)["widths"] == [8, 16, 32, 64]
+    (tmp_path / "wave-lsp.toml").write_text('targets = ["hip"]\n')
+    result = run_wave_lsp("run", str(kernel), "--wave-widths", "targets", "--json")
+    assert json.loads(result.stdout)["widths"] == [32, 64] and result.returncode == 1
+    (tmp_path / "wave-lsp.toml").write_text('targets = ["ptx", "metal"]\n')
+    result = run_wave_lsp("run", str(kernel), "--wave-widths", "targets")
+    assert result.returncode == 1 and b"one wave width" in result.stderr

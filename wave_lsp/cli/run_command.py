@@ -35,7 +35,8 @@ def register(subparsers) -> None:
     add_launch_flags(p)
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
     p.add_argument("--wave-widths", metavar="W1,W2,...",
-                   help="run at each wave width and report the memory that differs")
+                   help="run at each wave width (or 'targets': the configured targets' "
+                        "widths) and report the memory that differs")
     p.add_argument("--compat", choices=("wave-asm",),
                    help="assemble source exactly as wave-asm does, defects included")
     p.set_defaults(func=run)
