@@ -21,7 +21,7 @@ from ..syntax.program import Kernel, Program
 from .codes import diagnostic
 from .diagnostic import Diagnostic
 from .kernel_checks import facts
-from .portability_flow import steps
+from .portability_flow import depends_on_width, steps
 from .portability_width import width_findings
 
 __all__ = ["Finding", "kernel_findings", "portability_diagnostics"]
@@ -86,14 +86,12 @@ def portability_diagnostics(program: Program, targets: tuple[str, ...]) -> list[
 
 def _compute(kernel: Kernel) -> list[Finding]:
     out: list[Finding] = _registers(kernel)
-    flow = list(steps(kernel))
-    for step in flow:
-        ins = step.instruction
+    for line, ins in kernel.instructions:
         guarded = ins.guard is not None and not _p0(ins)
-        for code, message, concerns in _by_mnemonic(step.mnemonic, guarded):
-            out.append(Finding(code, step.line, ins.mnemonic.start, ins.head_end, message,
-                               concerns))
-    out.extend(width_findings(flow, Finding))
+        for code, message, concerns in _by_mnemonic(ins.mnemonic.text, guarded):
+            out.append(Finding(code, line, ins.mnemonic.start, ins.head_end, message, concerns))
+    if depends_on_width(kernel):
+        out.extend(width_findings(list(steps(kernel)), Finding))
     return out
 
 

@@ -18,6 +18,9 @@ from ..syntax.program import Kernel
 BALLOT, WAVE_WIDTH, LANE_ID = "ballot", "wave width", "lane id"
 _SPECIAL_KINDS = {"sr_wave_width": WAVE_WIDTH, "sr_lane_id": LANE_ID}
 _MASK_PRESERVING = frozenset({"mov", "and", "or", "xor"})
+# instructions whose meaning can depend on the wave width (besides reading the two registers)
+WIDTH_MNEMONICS = frozenset({"wave_ballot", "wave_shuffle", "wave_shuffle_up", "wave_shuffle_down",
+                             "wave_shuffle_xor", "wave_broadcast"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,7 @@ class _Facts:
 
     sources: tuple[tuple[Operand, int | None, str | None], ...]  # operand, source register, kind
     written: tuple[int, ...]
+    width_relevant: bool    # a ballot or shuffle, or reads sr_wave_width / sr_lane_id
 
 
 _FACTS: dict[int, tuple[Instruction, _Facts]] = {}
@@ -80,7 +84,8 @@ def _facts(ins: Instruction) -> _Facts:
                 register = None
             sources.append((op, register, _SPECIAL_KINDS.get(op.text)
                             if op.syntax is Syn.SPECIAL else None))
-    found = _Facts(tuple(sources), tuple(written))
+    relevant = ins.mnemonic.text in WIDTH_MNEMONICS or any(kind for _o, _r, kind in sources)
+    found = _Facts(tuple(sources), tuple(written), relevant)
     _FACTS[id(ins)] = (ins, found)
     return found
 
@@ -101,6 +106,12 @@ def _loop_writes(items: list[tuple[int, Instruction]]) -> dict[int, set[int]]:
         elif open_loops:
             out[open_loops[-1]].update(_facts(ins).written)
     return out
+
+
+def depends_on_width(kernel: Kernel) -> bool:
+    """Whether any instruction of the kernel can make the width lints fire (a cheap pre-check
+    that spares the data-flow pass for most kernels)."""
+    return any(_facts(ins).width_relevant for _line, ins in kernel.instructions)
 
 
 def steps(kernel: Kernel) -> Iterator[Step]:
