@@ -214,3 +214,15 @@ def test_lint_command_reads_targets(tmp_path):
     (tmp_path / "wave-lsp.toml").write_text('targets = ["metal"]\n')
     out = run_wave_lsp("lint", str(kernel)).stdout.decode()
     assert "P801 error" in out
+
+
+def test_lint_targets_option_overrides_the_configuration(tmp_path):
+    from conftest import run_wave_lsp
+    (tmp_path / "wave-lsp.toml").write_text('targets = ["metal"]\n')
+    kernel = tmp_path / "k.wave"
+    kernel.write_text(K("    dadd r0, r2, r4"))
+    assert b"P801" in run_wave_lsp("lint", str(kernel)).stdout
+    result = run_wave_lsp("lint", "--targets", "ptx,hip", str(kernel))
+    assert result.returncode == 0 and b"P801" not in result.stdout
+    result = run_wave_lsp("lint", "--targets", "cuda", str(kernel))
+    assert result.returncode == 2 and b"unknown target(s) cuda" in result.stderr
