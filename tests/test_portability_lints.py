@@ -35,6 +35,11 @@ class Quiet:
 
 
 BALLOT = "    icmp_eq p1, r1, r2\n    wave_ballot r3, p1\n"
+
+
+def WG(body: str, threads: int = 64) -> str:
+    """K() in a kernel that declares a workgroup of `threads` threads."""
+    return K(f".workgroup_size {threads}, 1, 1\n{body}")
 FIRES = [
     Fires("P801", K("    «dadd» r0, r2, r4"), words=("metal has no f64", "wave-metal"),
           absent=("ptx", "hip", "sycl")),
@@ -63,6 +68,11 @@ FIRES = [
     Fires("P805", K("    mov r1, sr_lane_id\n    mov_imm r2, 31\n    «icmp_eq p1, r1, r2»"),
           ("metal", "sycl"), words=("lane 31", "sycl (8/16/32) may lack lane 31")),
     Fires("P806", K("    «atomic_sub» r1, r2, r3, .device"), ("ptx",), words=("atom.add",)),
+    Fires("P807", WG("    mov r0, sr_lane_id\n    mov_imm r1, 2\n    shl r2, r0, r1\n"
+                     "    device_store_u32 «r2», r0"), ("ptx", "hip"),
+          words=("64 threads", "ptx runs it as waves of 32 lanes", "hip runs it as waves of 32")),
+    Fires("P807", WG("    mov r0, sr_lane_id\n    local_store_u32 «r0», r0", 16), ("sycl",),
+          words=("sycl runs it as waves of 8 lanes",)),
     Fires("P806", K("    «wave_reduce_add» r1, r2"), ("hip", "metal"), words=("hip:",),
           absent=("metal",)),
     Fires("P811", K("    «cvt_f32_f64» r1, r2"), ("ptx",), words=("opposite conversion", "wave-ptx")),
@@ -108,6 +118,15 @@ QUIET = [
           ("ptx", "metal")),
     Quiet("P805", K("    mov r1, sr_lane_id\n    mov_imm r2, 7\n    icmp_eq p1, r1, r2")),
     Quiet("P806", K("    atomic_sub r1, r2, r3, .device"), ("hip", "metal", "sycl")),
+    # the launcher chooses the workgroup: nothing known
+    Quiet("P807", K("    mov r0, sr_lane_id\n    device_store_u32 r0, r0")),
+    # one wave covers the workgroup on every target
+    Quiet("P807", WG("    mov r0, sr_lane_id\n    device_store_u32 r0, r0", 8)),
+    Quiet("P807", WG("    mov r0, sr_lane_id\n    device_store_u32 r0, r0", 32), ("ptx", "hip")),
+    # wave id * 64 + lane id is a thread position
+    Quiet("P807", WG("    mov r0, sr_lane_id\n    mov_sr r3, sr_wave_id\n    mov_imm r4, 64\n"
+                     "    imul r3, r3, r4\n    iadd r3, r3, r0\n    device_store_u32 r3, r0")),
+    Quiet("P807", WG("    mov r0, sr_lane_id\n    device_load_u32 r1, r0")),
     Quiet("P811", K("    cvt_f32_f16 r1, r2"), ("metal",)),
     Quiet("P811", K("    cvt_f32_bf16 r1, r2"), ("ptx", "sycl")),
     Quiet("P812", K("    device_store_u32 r1, r2")),

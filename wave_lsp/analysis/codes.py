@@ -97,6 +97,7 @@ _CODES = (
     Code("P804", W, "constant shuffle lane or offset at or beyond a target's wave width"),
     Code("P805", W, "code that assumes a value of sr_wave_width"),
     Code("P806", I, "operation a backend emulates with several instructions", enabled=False),
+    Code("P807", W, "store address from sr_lane_id alone in a workgroup of several waves"),
     # where upstream's backends translate wrongly (isa/backends.py UPSTREAM_DEFECTS); off by
     # default: they concern upstream's translators, not `wave-lsp emit`
     Code("P811", W, "upstream backends convert in the opposite direction", enabled=False),

@@ -4,7 +4,7 @@ with a kernel.
 Each kernel's findings are computed once per kernel revision for every backend at once; the
 configured targets then pick the findings that concern them, and each message names those
 backends. P801 f64 on a target without f64, P802 registers beyond those a backend maps,
-P803-P805 code whose meaning depends on the wave width (portability_width.py), P806 operations a
+P803-P805 and P807 code whose meaning depends on the wave width (portability_width.py), P806 operations a
 backend emulates (off by default), P811 upstream's swapped f32/f64 conversions (`wave-lsp emit`
 translates them as specified).
 """
@@ -91,7 +91,8 @@ def _compute(kernel: Kernel) -> list[Finding]:
         for code, message, concerns in _by_mnemonic(ins.mnemonic.text, guarded):
             out.append(Finding(code, line, ins.mnemonic.start, ins.head_end, message, concerns))
     if depends_on_width(kernel):
-        out.extend(width_findings(list(steps(kernel)), Finding))
+        x, y, z = kernel.workgroup_size
+        out.extend(width_findings(list(steps(kernel)), Finding, x * y * z))
     return out
 
 

@@ -11,12 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from ..isa import INSTRUCTIONS, OperandKind
+from ..isa import INSTRUCTIONS, InstructionClass as IC, OperandKind
 from ..syntax.ast import Instruction, Operand, OperandSyntax as Syn
 from ..syntax.program import Kernel
 
 BALLOT, WAVE_WIDTH, LANE_ID = "ballot", "wave width", "lane id"
-_SPECIAL_KINDS = {"sr_wave_width": WAVE_WIDTH, "sr_lane_id": LANE_ID}
+LANE_DERIVED = "computed from the lane id"          # and from no wider position
+POSITION = "computed from a thread, wave or workgroup position"
+_SPECIAL_KINDS = {"sr_wave_width": WAVE_WIDTH, "sr_lane_id": LANE_ID, "sr_wave_id": POSITION,
+                  **{f"sr_{what}_{axis}": POSITION for what in ("thread_id", "workgroup_id")
+                     for axis in "xyz"}}
+_WIDTH_KINDS = frozenset({WAVE_WIDTH, LANE_ID})
 _MASK_PRESERVING = frozenset({"mov", "and", "or", "xor"})
 # instructions whose meaning can depend on the wave width (besides reading the two registers)
 WIDTH_MNEMONICS = frozenset({"wave_ballot", "wave_shuffle", "wave_shuffle_up", "wave_shuffle_down",
@@ -84,7 +89,8 @@ def _facts(ins: Instruction) -> _Facts:
                 register = None
             sources.append((op, register, _SPECIAL_KINDS.get(op.text)
                             if op.syntax is Syn.SPECIAL else None))
-    relevant = ins.mnemonic.text in WIDTH_MNEMONICS or any(kind for _o, _r, kind in sources)
+    relevant = ins.mnemonic.text in WIDTH_MNEMONICS or any(kind in _WIDTH_KINDS
+                                                           for _o, _r, kind in sources)
     found = _Facts(tuple(sources), tuple(written), relevant)
     _FACTS[id(ins)] = (ins, found)
     return found
@@ -162,6 +168,16 @@ def _result(m: str, ins: Instruction, sources) -> Value | None:
         return sources[1][1]
     if m == "wave_ballot":
         return Value(kind=BALLOT)
-    if m in _MASK_PRESERVING and any(v is not None and v.kind == BALLOT for _o, v in sources):
+    kinds = {v.kind for _o, v in sources if v is not None}
+    if m in _MASK_PRESERVING and BALLOT in kinds:
         return Value(kind=BALLOT)
+    spec = INSTRUCTIONS.get(m)
+    if spec is not None and spec.iclass in _ARITHMETIC:
+        if POSITION in kinds:
+            return Value(kind=POSITION)
+        if kinds & {LANE_ID, LANE_DERIVED}:
+            return Value(kind=LANE_DERIVED)
     return None
+
+
+_ARITHMETIC = frozenset({IC.INTEGER, IC.BITWISE})

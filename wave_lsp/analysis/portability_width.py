@@ -4,13 +4,15 @@ backends whose widths (`isa/backends.py`) make it differ.
 P803 a ballot mask stored, bit-counted or compared with a constant other than 0, as if the wave
 were 32 lanes wide; P804 a constant shuffle/broadcast lane or shuffle offset at or beyond a
 target's width; P805 a comparison of `sr_wave_width` or `sr_lane_id` with a constant whose
-outcome differs between the targets' widths.
+outcome differs between the targets' widths; P807 a store whose address comes from
+`sr_lane_id` alone in a kernel whose `.workgroup_size` holds more threads than a target's wave:
+threads of different waves then store to the same address.
 """
 
 from __future__ import annotations
 
 from ..isa.backends import BACKENDS
-from .portability_flow import BALLOT, LANE_ID, WAVE_WIDTH, Step
+from .portability_flow import BALLOT, LANE_DERIVED, LANE_ID, WAVE_WIDTH, Step
 
 _COMPARES = {"icmp_eq": lambda a, b: a == b, "icmp_ne": lambda a, b: a != b,
              "icmp_lt": lambda a, b: a < b, "icmp_le": lambda a, b: a <= b,
@@ -20,10 +22,18 @@ _LANE_OPERAND = {"wave_shuffle": "lane", "wave_broadcast": "lane", "wave_shuffle
                  "wave_shuffle_up": "offset", "wave_shuffle_down": "offset"}
 
 
-def width_findings(flow: list[Step], finding) -> list:
-    """P803-P805 findings over the steps of one kernel (`finding` builds a Finding)."""
+_STORES = frozenset({"device_store_u8", "device_store_u16", "device_store_u32", "device_store_u64",
+                     "device_store_u128", "local_store_u8", "local_store_u16", "local_store_u32",
+                     "local_store_u64"})
+
+
+def width_findings(flow: list[Step], finding, threads: int = 0) -> list:
+    """P803-P805 and P807 findings over the steps of one kernel (`finding` builds a Finding;
+    `threads` is the declared workgroup size, 0 when the launcher chooses it)."""
     out = []
     for step in flow:
+        if step.mnemonic in _STORES and threads and len(step.sources) == 2:
+            out.extend(_lane_address(step, finding, threads))
         m = step.mnemonic
         if m in _COMPARES and len(step.sources) == 3:
             out.extend(_compare(step, finding))
@@ -113,3 +123,21 @@ def _shuffle(step: Step, finding) -> list:
     effect = ("reads lane" if what == "lane" else f"uses {what}")
     return [finding("P804", step.line, op.start, op.end,
                     f"'{step.mnemonic}' {effect} {c}: {{targets}}", tuple(concerns))]
+
+
+def _lane_address(step: Step, finding, threads: int) -> list:
+    op, value = step.sources[0]
+    if value is None or value.kind not in (LANE_ID, LANE_DERIVED):
+        return []
+    concerns = []
+    for bk in BACKENDS:
+        narrow = [w for w in bk.wave_widths if w < threads]
+        if narrow:
+            widths = "/".join(map(str, narrow))
+            concerns.append((bk.name, f"{bk.name} runs it as waves of {widths} lanes"))
+    if not concerns:
+        return []
+    return [finding("P807", step.line, op.start, op.end,
+                    f"store address '{op.text}' comes from sr_lane_id alone, but a workgroup of "
+                    f"{threads} threads spans several waves, whose threads store to the same "
+                    "addresses (use sr_thread_id_*): {targets}", tuple(concerns))]
