@@ -56,6 +56,7 @@ async def fetch_configuration(server: "WaveLanguageServer") -> None:
         return  # the client has no `wave` section: keep initializationOptions
     apply_settings(server, data, "workspace/configuration")
     server.publisher.settings_changed()
+    server.runs.settings_changed()
     refresh_views(server)
 
 
@@ -76,6 +77,7 @@ def setup(server: "WaveLanguageServer") -> None:
         else:
             apply_settings(server, params.settings, "workspace/didChangeConfiguration")
             server.publisher.settings_changed()
+            server.runs.settings_changed()
             refresh_views(server)
 
     @notification(server, types.TEXT_DOCUMENT_DID_OPEN)
@@ -83,6 +85,7 @@ def setup(server: "WaveLanguageServer") -> None:
         item = params.text_document
         doc = server.documents.open(item.uri, item.text, item.version)
         server.publisher.document_changed(doc, immediate=True)
+        server.runs.document_changed(doc, immediate=True)
 
     @notification(server, types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
@@ -91,6 +94,7 @@ def setup(server: "WaveLanguageServer") -> None:
                                       server.codec)
         if doc is not None:
             server.publisher.document_changed(doc)
+            server.runs.document_changed(doc)
 
     @notification(server, types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
@@ -98,3 +102,4 @@ def setup(server: "WaveLanguageServer") -> None:
         server.documents.close(uri)
         server.forget(uri)
         server.publisher.document_closed(uri)
+        server.runs.document_closed(uri)
