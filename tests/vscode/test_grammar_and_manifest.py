@@ -13,6 +13,7 @@ import pytest
 from wave_lsp.isa import (DIRECTIVES, INSTRUCTIONS, LEGACY_MNEMONICS, MAX_REGISTER, SCOPES,
                           SPECIAL_REGISTERS)
 from wave_lsp.isa import textmate
+from wave_lsp.isa.backends import TARGET_NAMES
 from wave_lsp.server.semantic_tokens import TOKEN_TYPES
 from wave_lsp.server.settings import DIAGNOSTIC_MODES, parse_settings
 
@@ -119,6 +120,8 @@ def test_every_enum_value_is_accepted_and_matches_the_server():
         for value in PROPERTIES[key].get("enum", []):
             _, problems = parse_settings(_server_settings_from_manifest({key: value}))
             assert problems == [], (key, value)
+    assert PROPERTIES["wave.targets"]["items"]["enum"] == list(TARGET_NAMES)
+    assert PROPERTIES["wave.targets"]["default"] == list(TARGET_NAMES)
     for severity in PROPERTIES["wave.severity"]["additionalProperties"]["enum"]:
         _, problems = parse_settings({"severity": {"U501": severity}})
         assert problems == []
