@@ -9,7 +9,7 @@ import re
 import zipfile
 
 from .conftest import npm
-from .workbench import EXTENSION
+from .workbench import EXTENSION, ROOT
 
 # Everything the installed extension needs (dist/extension.js bundles vscode-languageclient).
 VSIX_FILES = {
@@ -43,8 +43,10 @@ def test_bundled_wheel_is_the_project(vsix):
     assert wheel.read_bytes() == wheel_bytes
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-    assert "wave_lsp/server/server.py" in names
     assert "wave_lsp/grammar/wave.peg" in names
+    packages = sorted(p.relative_to(ROOT).as_posix()
+                      for p in (ROOT / "wave_lsp").rglob("__init__.py"))
+    assert [p for p in packages if p not in names] == [], "add them to pyproject's packages"
     metadata = next(n for n in names if n.endswith("METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "Requires-Dist: pygls" in text

@@ -65,7 +65,8 @@ def test_missing_server_is_installed_from_the_vsix(workbench_with):
     wb.waitFor(".notifications-toasts .notification-list-item", "Install wave-lsp 0.1.0")
     assert "not installed" in wb.statusBar()["label"]
     wb.screenshot("01-install-offer")
-    wb.click(".notifications-toasts .notification-list-item .monaco-button", "Install wave-lsp 0.1.0")
+    wb.click(".notifications-toasts .notification-list-item .monaco-button",
+             "Install wave-lsp 0.1.0")
     wb.waitFor(".notifications-toasts .notification-list-item", "installing the wave-lsp server")
     wb.screenshot("02-installing")
     wb.wait_until(lambda: "running" in wb.statusBar()["label"], "the installed server running",

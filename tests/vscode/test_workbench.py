@@ -119,7 +119,8 @@ def test_settings_change_takes_effect_without_restart(vscode):
 
 
 @pytest.mark.xfail(not HAS_RUN, strict=False,
-                   reason="needs the server's wave-lsp.run / ▶ Run lens (issue 10, inline results)")
+                   reason="needs the server's wave-lsp.run and ▶ Run lens (issue 10, inline "
+                          "results)")
 def test_run_lens_clicked_and_inline_values_appear(vscode):
     vscode.openFile("scale.wave")
     vscode.click(".contentWidgets .codelens-decoration a", "Run")

@@ -139,7 +139,8 @@ class Workbench:
         self.server = server
         self.artifacts = artifacts
         self.driver = subprocess.Popen(
-            ["node", str(Path(__file__).with_name("driver.mjs")), server.url(folder), str(artifacts)],
+            ["node", str(Path(__file__).with_name("driver.mjs")), server.url(folder),
+             str(artifacts)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             env={**os.environ, "WAVE_EXTENSION_DIR": str(EXTENSION), "WAVE_CHROMIUM": CHROMIUM})
         self._next = 0
