@@ -23,8 +23,9 @@ def frame(message: dict | bytes, header: bytes | None = None) -> bytes:
 
 
 class RawClient:
-    def __init__(self, cache: Path, args: tuple[str, ...] = ()) -> None:
-        env = dict(os.environ, XDG_CACHE_HOME=str(cache))
+    def __init__(self, cache: Path, args: tuple[str, ...] = (),
+                 env: dict[str, str] | None = None) -> None:
+        env = dict(os.environ, XDG_CACHE_HOME=str(cache), **(env or {}))
         self.proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "serve", *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
