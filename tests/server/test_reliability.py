@@ -191,3 +191,22 @@ async def test_assemble_refuses_unsafe_targets(client, tmp_path, shape):
     assert after == before  # nothing written, nothing overwritten
     assert victim.read_bytes() == b"precious"
     assert not Path(f"rel_{client.preset}.wbin").exists()
+
+
+async def test_a_nul_typed_and_deleted_again_loses_nothing(client):
+    """A NUL makes the document binary (not analysed); deleting it gives back the very text."""
+    text = ".kernel k\r\n  mov_imm r1,   1\r\n    halt\n.end\n"
+    ref = ClientText(text)
+    uri = open_document(client, text, "nul")
+    steps = [((1, 2), (1, 2), "\x00"), ((3, 0), (3, 0), "  nop\r"), ((1, 2), (1, 3), ""),
+             ((0, 0), (0, 0), "; top\n")]
+    for version, (start, end, new) in enumerate(steps, start=2):
+        change(client, uri, version, start, end, new)
+        ref.edit(start, end, new)
+    fresh = ClientText(ref.text)
+    apply_text_edits(fresh, await client.text_document_formatting_async(
+        t.DocumentFormattingParams(text_document=ident(open_document(client, ref.text, "nul2")),
+                                   options=OPTIONS)))
+    apply_text_edits(ref, await client.text_document_formatting_async(
+        t.DocumentFormattingParams(text_document=ident(uri), options=OPTIONS)))
+    assert ref.text == fresh.text and "mov_imm r1, 1" in ref.text

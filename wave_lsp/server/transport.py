@@ -46,6 +46,22 @@ _HEADER_LINE = re.compile(rb"([!-9;-~]+)[ \t]*:[ \t]*(.*)")
 logger = logging.getLogger("wave_lsp.server")
 
 
+def _no_traceback_for_client_errors(record: logging.LogRecord) -> bool:
+    """pygls logs a full traceback for every message whose params have the wrong shape and for
+    every deliberate JSON-RPC error (an unknown command, an invalid new name): those are the
+    client's errors, answered with an error response; they are logged in one line."""
+    if str(record.msg).startswith("Unable to deserialize message"):
+        return False
+    if record.exc_info and isinstance(record.exc_info[1], JsonRpcException):
+        record.msg = f"{record.getMessage()}: {record.exc_info[1]}"
+        record.args, record.exc_info, record.exc_text = None, None, None
+        record.levelno, record.levelname = logging.INFO, "INFO"
+    return True
+
+
+logging.getLogger("pygls.protocol.json_rpc").addFilter(_no_traceback_for_client_errors)
+
+
 class ChunkReader:
     """The bytes of a blocking binary stream, pumped by a thread into a buffer on the loop."""
 
