@@ -163,6 +163,7 @@ class Fuzzer:
     def __init__(self, rng: random.Random, hang: float, workdir: Path) -> None:
         self.rng, self.hang, self.workdir = rng, hang, workdir
         self.counts = dict(cases=0, crashes=0, hangs=0, tracebacks=0, drifts=0)
+        self.answers = dict(result=0, error=0)
         self.peak_kb = 0
         self.next_id = 0
         self.docs: dict[str, list] = {}  # uri -> [text, version]
@@ -188,6 +189,8 @@ class Fuzzer:
         answer = server.wait_for(msg_id, self.hang)
         if answer is None:
             self.counts["hangs"] += 1
+        else:
+            self.answers["error" if "error" in answer else "result"] += 1
         return answer
 
     def notify(self, method: str, params) -> None:
@@ -427,7 +430,8 @@ def main() -> int:
     c = fuzzer.counts
     print(f"server: {c['cases']} cases in {server_s:.0f} s, crashes {c['crashes']}, hangs "
           f"{c['hangs']}, tracebacks {c['tracebacks']}, line-model drifts {c['drifts']}, "
-          f"peak RSS {fuzzer.peak_kb / 1024:.0f} MB")
+          f"peak RSS {fuzzer.peak_kb / 1024:.0f} MB; answers: {fuzzer.answers['result']} "
+          f"results, {fuzzer.answers['error']} error responses")
     print(f"wbin: {wbin['cases']} mutated files, {wbin['rejected']} rejected with a reason, "
           f"crashes {wbin['crashes']}")
     bad = c["crashes"] + c["hangs"] + c["tracebacks"] + c["drifts"] + wbin["crashes"]
