@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "server"))
+from rawclient import read_messages  # noqa: E402  (the tests' raw JSON-RPC reader)
 BREAK = re.compile(r"\r\n|\r|\n")
 BITS = [".kernel k", ".kernel main", ".end", ".registers 8", ".registers 300", "iadd r1, r2, r3",
         "@!p1 ", "@p0 ", "if p1", "else", "endif", "loop", "break p1", "continue p0",
@@ -104,26 +106,14 @@ class Server:
             self.stderr.append(line.decode("utf-8", "replace"))
 
     def _read(self) -> None:
-        out = self.proc.stdout
-        while True:
-            length = None
-            while True:
-                line = out.readline()
-                if not line:
-                    self.inbox.put(None)
-                    return
-                if line == b"\r\n":
-                    break
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value)
-            message = json.loads(out.read(length))
+        for message in read_messages(self.proc.stdout):
             if message.get("method") == "window/logMessage" and \
                     message["params"].get("type") == 1:
                 self.error_logs += 1
             if "method" in message and "id" in message:  # a request from the server
                 self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
             self.inbox.put(message)
+        self.inbox.put(None)
 
     def send(self, data: bytes | dict) -> None:
         if isinstance(data, dict):

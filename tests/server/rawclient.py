@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import BinaryIO, Iterator
 
 INIT_PARAMS = {"processId": None, "rootUri": None, "capabilities": {}}
 
@@ -20,6 +21,22 @@ def frame(message: dict | bytes, header: bytes | None = None) -> bytes:
     if header is None:
         header = b"Content-Length: %d\r\n\r\n" % len(body)
     return header + body
+
+
+def read_messages(stream: BinaryIO) -> Iterator[dict]:
+    """The framed JSON messages the server writes, until its output ends."""
+    while True:
+        length = None
+        while True:
+            line = stream.readline()
+            if not line:
+                return
+            if line == b"\r\n":
+                break
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value.strip())
+        yield json.loads(stream.read(length))
 
 
 class RawClient:
@@ -43,21 +60,9 @@ class RawClient:
         return b"".join(self._stderr).decode("utf-8", "replace")
 
     def _read(self) -> None:
-        out = self.proc.stdout
-        while True:
-            length = None
-            while True:
-                line = out.readline()
-                if not line:
-                    self.messages.put(None)
-                    return
-                if line == b"\r\n":
-                    break
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value.strip())
-            body = out.read(length)
-            self.messages.put(json.loads(body))
+        for message in read_messages(self.proc.stdout):
+            self.messages.put(message)
+        self.messages.put(None)
 
     def send(self, data: bytes | dict) -> None:
         self.proc.stdin.write(data if isinstance(data, bytes) else frame(data))

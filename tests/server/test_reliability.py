@@ -43,6 +43,21 @@ def change(client, uri, version, start, end, text):
                           end=t.Position(line=end[0], character=end[1])), text=text)]))
 
 
+async def formatted(client, uri: str, ref: ClientText) -> None:
+    """Apply the server's formatting of `uri` to the client text `ref`."""
+    apply_text_edits(ref, await client.text_document_formatting_async(
+        t.DocumentFormattingParams(text_document=ident(uri), options=OPTIONS)))
+
+
+async def assert_formats_like_a_fresh_copy(client, uri: str, ref: ClientText) -> None:
+    """Formatting the edited document gives what formatting a fresh copy of the client's text
+    gives: the server's lines are the client's. `ref` ends up formatted."""
+    fresh = ClientText(ref.text)
+    await formatted(client, open_document(client, ref.text, "fresh"), fresh)
+    await formatted(client, uri, ref)
+    assert ref.text == fresh.text
+
+
 async def test_cr_lf_edit_then_formatting_keeps_the_document(client):
     """The issue's reproducer: deleting the X between a CR and an LF, then formatting."""
     text = ".kernel k\r.registers 4\rX\n    mov_imm r1,   1\n    halt  ; end\n.end\n"
@@ -50,19 +65,11 @@ async def test_cr_lf_edit_then_formatting_keeps_the_document(client):
     uri = open_document(client, text, "crlf")
     change(client, uri, 2, (2, 0), (2, 1), "")
     ref.edit((2, 0), (2, 1), "")
-    edits = await client.text_document_formatting_async(t.DocumentFormattingParams(
-        text_document=ident(uri), options=OPTIONS))
-    before = ref.text
-    apply_text_edits(ref, edits)
+    await assert_formats_like_a_fresh_copy(client, uri, ref)
     assert ref.lines()[:2] == [".kernel k", ".registers 4"]
     assert ref.lines()[2].split() == ["mov_imm", "r1,", "1"]
     assert ref.lines()[3].split() == ["halt", ";", "end"]  # not a copy of mov_imm
     assert ref.lines()[4:] == [".end", ""]
-    fresh = ClientText(before)  # what formatting the client's text from scratch gives
-    apply_text_edits(fresh, await client.text_document_formatting_async(
-        t.DocumentFormattingParams(text_document=ident(open_document(client, before, "crlf2")),
-                                   options=OPTIONS)))
-    assert ref.text == fresh.text
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -85,13 +92,7 @@ async def test_random_edits_keep_server_and_client_in_step(client, seed):
         a, b = sorted((start, end))
         change(client, uri, version, a, b, new)
         ref.edit(a, b, new)
-    fresh = ClientText(ref.text)
-    apply_text_edits(fresh, await client.text_document_formatting_async(
-        t.DocumentFormattingParams(text_document=ident(open_document(client, ref.text, "r2")),
-                                   options=OPTIONS)))
-    apply_text_edits(ref, await client.text_document_formatting_async(
-        t.DocumentFormattingParams(text_document=ident(uri), options=OPTIONS)))
-    assert ref.text == fresh.text
+    await assert_formats_like_a_fresh_copy(client, uri, ref)
 
 
 async def test_selection_range_at_any_nesting_depth(client):
@@ -203,10 +204,5 @@ async def test_a_nul_typed_and_deleted_again_loses_nothing(client):
     for version, (start, end, new) in enumerate(steps, start=2):
         change(client, uri, version, start, end, new)
         ref.edit(start, end, new)
-    fresh = ClientText(ref.text)
-    apply_text_edits(fresh, await client.text_document_formatting_async(
-        t.DocumentFormattingParams(text_document=ident(open_document(client, ref.text, "nul2")),
-                                   options=OPTIONS)))
-    apply_text_edits(ref, await client.text_document_formatting_async(
-        t.DocumentFormattingParams(text_document=ident(uri), options=OPTIONS)))
-    assert ref.text == fresh.text and "mov_imm r1, 1" in ref.text
+    await assert_formats_like_a_fresh_copy(client, uri, ref)
+    assert "mov_imm r1, 1" in ref.text
