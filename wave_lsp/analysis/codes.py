@@ -3,7 +3,7 @@
 Codes are stable: configuration, suppression comments and editors refer to them. Families:
 S1xx syntax, O2xx operands, K3xx kernels/structure/labels, L4xx legacy syntax, U5xx accepted by
 wave-asm but misbehaves, D6xx divergence, C7xx encoding differences from wave-asm, X9xx files and
-configuration.
+configuration, R0xx results of running a kernel from the editor (inline runs).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .diagnostic import Diagnostic, Range, Related, Severity
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFORMATION
+E, W, I, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,13 @@ _CODES = (
     Code("X901", E, "file is not UTF-8"),
     Code("X902", E, "invalid configuration"),
     Code("X903", W, "unknown code in a suppression comment"),
+    # results of an inline run (wave_lsp.ide.run_results); they last until the next run or clear
+    Code("R001", E, "run-time error stopped the run"),
+    Code("R002", E, "run stopped by the instruction or time limit"),
+    Code("R003", W, "emulator warning in this run"),
+    Code("R004", E, "invalid launch line"),
+    Code("R005", E, "the launch cannot run"),
+    Code("R006", H, "not executed in this run"),
 )
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}

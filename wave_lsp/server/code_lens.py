@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from ..files import write_atomically
+from . import run_view
 from .documents import OpenDocument, span
 from .encoding import kernel_layout
 from .handlers import command, request
@@ -117,7 +118,7 @@ def setup(server: "WaveLanguageServer") -> None:
                 title=res.summary(), command=RESOURCES, arguments=[doc.uri, kernel.name])))
             out.append(types.CodeLens(range=rng, command=types.Command(
                 title="Assemble", command=ASSEMBLE, arguments=[doc.uri])))
-        return out
+        return out + run_view.code_lenses(server, doc)
 
     @command(server, RESOURCES)
     def show_resources(*args):

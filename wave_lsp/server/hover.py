@@ -16,6 +16,7 @@ from ..isa import (CACHE_HINTS, DIRECTIVE_BY_NAME, INSTRUCTIONS, LEGACY_DIRECTIV
                    LEGACY_MNEMONICS, LEGACY_SPECIAL_REGISTERS, MAX_REGISTER, PREDICATE_COUNT,
                    SCOPE_BY_NAME, SPECIAL_BY_NAME, InstructionSpec)
 from ..syntax.ast import Instruction
+from . import run_view
 from .documents import OpenDocument, span, to_server_position
 from .encoding import instruction_views, kernel_layout, label_offset
 from .handlers import request
@@ -201,9 +202,11 @@ def setup(server: "WaveLanguageServer") -> None:
             return None
         line, col = to_server_position(doc, params.position, server.codec)
         target = target_at(doc, line, col)
-        if target is None:
+        ran = run_view.hover(server, doc, line, target)
+        if target is None and ran is None:
             return None
-        text = hover_markdown(server, doc, target)
+        text = hover_markdown(server, doc, target) if target is not None else None
+        text = "\n\n---\n".join(t for t in (ran, text) if t)
         if not text:
             return None
         formats = server.capability("text_document.hover.content_format", None)
@@ -211,4 +214,5 @@ def setup(server: "WaveLanguageServer") -> None:
         if formats and types.MarkupKind.Markdown not in formats:
             kind = types.MarkupKind.PlainText
         return types.Hover(contents=types.MarkupContent(kind=kind, value=text),
-                           range=span(doc, line, target.start, target.end, server.codec))
+                           range=span(doc, line, target.start, target.end, server.codec)
+                           if target is not None else None)

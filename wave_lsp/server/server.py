@@ -33,7 +33,7 @@ logger = logging.getLogger("wave_lsp.server")
 FEATURES = (
     "sync", "diagnostics", "hover", "completion", "signature_help", "navigation", "symbols",
     "semantic_tokens", "folding", "selection", "inlay_hints", "code_actions", "formatting",
-    "code_lens",
+    "code_lens", "encoding_command", "run_commands",
 )
 
 
@@ -76,6 +76,7 @@ class WaveLanguageServer(LanguageServer):
         # lsprotocol would turn a null or a number into a string ("None") where the protocol
         # wants one, so `rename` with `newName: null` renamed to None: strings must be strings.
         self.protocol._converter.register_structure_hook(str, _strict_str)
+        self.runs: Any = None       # runs.RunService, set by run_commands.setup
 
     # ---- helpers used by the feature modules -----------------------------------------------------
     @property
