@@ -89,7 +89,6 @@ RUN = """
 """
 
 
-@pytest.mark.xfail(strict=False, reason="needs wave-lsp.run and run inlay hints (issue 10)")
 def test_run_shows_lane_values_as_inlay_hints_and_clear_removes_them(tmp_path):
     assert "wave-lsp.run" in server_commands(tmp_path)
     path, text = copy_example(tmp_path, "--workgroup 8,1,1 --wave-width 8 --dump-u32 0:8")
@@ -132,7 +131,6 @@ def test_checkhealth_says_what_is_missing(tmp_path):
     assert "pip install /path/to/wave-lsp" in report
 
 
-@pytest.mark.xfail(strict=False, reason="needs wave-lsp.run (issue 10)")
 def test_run_from_a_launch_line_uses_that_launch(tmp_path):
     assert "wave-lsp.run" in server_commands(tmp_path)
     path, text = copy_example(tmp_path, "--workgroup 8,1,1 --wave-width 8\n"

@@ -98,7 +98,6 @@ def test_terminal_shows_the_error_and_the_encodings(tmp_path, terminal):
     assert "twice.wave" in screen                          # the status line names the file
 
 
-@pytest.mark.xfail(strict=False, reason="needs wave-lsp.run and run inlay hints (issue 10)")
 def test_terminal_shows_the_run_values(tmp_path, terminal):
     assert "wave-lsp.run" in server_commands(tmp_path)
     source = (ROOT / "examples" / "divergent_break.wave").read_text(encoding="utf-8").replace(

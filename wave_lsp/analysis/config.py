@@ -7,6 +7,7 @@ problem with a configuration is reported as a `ConfigProblem`; nothing is silent
     disable = ["U505"]               # codes to drop
     severity = { U501 = "error" }    # error, warning, information (info) or hint
     compat = "wave-asm"              # or "none" (the default): reproduce wave-asm's bytes
+    targets = ["ptx", "hip", "metal", "sycl"]   # backends the portability lints check (all)
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..files import read_regular
+from ..isa.backends import TARGET_NAMES
 from .codes import CODES
 from .diagnostic import Severity
 
 MAX_CONFIG_BYTES = 1 << 20
 
-KEYS = ("disable", "severity", "compat")
+KEYS = ("disable", "severity", "compat", "targets")
 COMPAT_MODES = ("none", "wave-asm")
 
 
@@ -33,6 +35,7 @@ class Config:
     severities: dict[str, Severity] = field(default_factory=dict)
     compat: bool = False
     source: str | None = None
+    targets: tuple[str, ...] = TARGET_NAMES
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,21 @@ def config_from_mapping(data: Any, source: str,
         problem(f"'compat' must be one of {', '.join(repr(m) for m in COMPAT_MODES)}, not {raw!r}")
     else:
         compat = raw == "wave-asm"
-    return Config(frozenset(disabled), severities, compat, source), problems
+    targets = _targets(data.get("targets", list(TARGET_NAMES)), problem)
+    return Config(frozenset(disabled), severities, compat, source, targets), problems
+
+
+def _targets(raw: Any, problem) -> tuple[str, ...]:
+    """The `targets` list: backend names, in the table's order; invalid ones are reported."""
+    if not isinstance(raw, list) or not all(isinstance(t, str) for t in raw):
+        problem(f"'targets' must be a list of backend names ({', '.join(TARGET_NAMES)})")
+        return TARGET_NAMES
+    unknown = [name for name in raw if name.lower() not in TARGET_NAMES]
+    if unknown:
+        problem(f"unknown {listing(unknown, 'target', 'targets')} in 'targets' "
+                f"(known: {', '.join(TARGET_NAMES)})")
+    chosen = {t.lower() for t in raw}
+    return tuple(t for t in TARGET_NAMES if t in chosen)
 
 
 def find_config(start: Path) -> Path | None:

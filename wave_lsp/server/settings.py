@@ -7,6 +7,7 @@ each invalid setting instead of silently dropping it.
 
     {
       "disable": ["U501"], "severity": {"U505": "error"}, "compat": "wave-asm",
+      "targets": ["ptx", "hip", "metal", "sycl"],
       "inlayHints": {"offsets": true, "encoding": true},
       "diagnostics": {"mode": "auto", "debounceMs": 30},
       "run": {"maxInstructions": 1000000, "timeLimitMs": 2000, "live": false}
@@ -20,6 +21,7 @@ from typing import Any
 
 from ..analysis.config import config_from_mapping
 from ..ide.run_limits import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIME_LIMIT_MS
+from ..isa.backends import TARGET_NAMES
 
 SECTION = "wave"
 DIAGNOSTIC_MODES = ("auto", "push", "pull")
@@ -42,6 +44,11 @@ class Settings:
     run_time_limit_ms: int = DEFAULT_TIME_LIMIT_MS
     run_live: bool = False
     raw: dict = field(default_factory=dict)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The configured backends (`targets`; all four by default)."""
+        return getattr(self.analysis, "targets", TARGET_NAMES)
 
     @property
     def compat(self) -> bool:
