@@ -181,3 +181,21 @@ def test_burst_of_junk_then_valid_traffic(raw):
     raw.response("bye")
     raw.notify("exit")
     assert raw.wait() == 0
+
+
+def test_a_fifo_planted_as_the_cached_initialize_answer_is_not_read(tmp_path, monkeypatch):
+    """The server's only cache file is read as a regular file of bounded size: a FIFO (or a
+    device) planted in its place never blocks the start."""
+    import os
+
+    from wave_lsp.server.handshake import cache_path
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = cache_path(INIT_PARAMS)
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    client = RawClient(tmp_path / "cache")
+    try:
+        assert "capabilities" in client.initialize()["result"]
+    finally:
+        client.close()
