@@ -63,7 +63,7 @@ def test_completion_lists_mnemonics(vscode):
     for mnemonic in ("wave_reduce_add", "wave_reduce_max", "wave_reduce_min"):
         assert mnemonic in names
     vscode.press(["Escape", "Control+Shift+K"])  # leave the kernel as it was
-    assert "wave_red" not in vscode.editorText()
+    vscode.wait_until(lambda: "wave_red" not in vscode.editorText(), "the line deleted")
 
 
 def test_snippet_indentation_and_comment_toggle(vscode):
