@@ -17,7 +17,7 @@ from .compiler import compile_kernel
 from .context import RunContext
 from .engine import Limits, execute
 from .launch import (DEFAULT_LOCAL_MEMORY, DEFAULT_REGISTERS, DEFAULT_WORKGROUP, Launch,
-                     LaunchError, apply_memory_init)
+                     LaunchError, new_device_memory)
 from .report import RunReport
 from .state import Batch, Geometry
 
@@ -102,10 +102,7 @@ def run(program, launch: Launch | None = None, *,
     launch = launch or Launch()
     kernel = select_kernel(load_kernels(program), launch.kernel)
     geo = geometry(kernel, launch)
-    if launch.device_memory < 0 or launch.device_memory > (1 << 32):
-        raise LaunchError(f"invalid device memory size {launch.device_memory}")
-    device = np.zeros((launch.device_memory + 3) & ~3, dtype=np.uint8)[:launch.device_memory]
-    apply_memory_init(device, launch.memory_init)
+    device = new_device_memory(launch)
     instructions = kernel.instructions
     ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
     compiled = compile_kernel(kernel, geo.registers, ctx, instructions)
@@ -131,12 +128,17 @@ def run(program, launch: Launch | None = None, *,
     if observer is not None and hasattr(observer, "records"):
         report.line_records = observer.records
         report.recorded_threads = observer.threads
-    report.launch_summary = {
+    report.launch_summary = launch_summary(kernel, geo, device)
+    return report
+
+
+def launch_summary(kernel: KernelCode, geo: Geometry, device: np.ndarray) -> dict:
+    """The resolved launch as the report carries it."""
+    return {
         "grid": list(geo.grid), "workgroup": list(geo.workgroup), "wave_width": geo.wave_width,
         "registers": geo.registers, "local_memory": geo.local_memory,
         "device_memory": int(device.size), "kernel": kernel.name,
     }
-    return report
 
 
 def _observer(launch: Launch, geo: Geometry, compiled):

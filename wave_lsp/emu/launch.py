@@ -75,6 +75,15 @@ class LaunchError(ValueError):
     """A launch description that cannot run (bad sizes, unknown kernel, fill out of range)."""
 
 
+def new_device_memory(launch: Launch) -> np.ndarray:
+    """Zeroed device memory of the launch's size with its initial contents written."""
+    if launch.device_memory < 0 or launch.device_memory > (1 << 32):
+        raise LaunchError(f"invalid device memory size {launch.device_memory}")
+    device = np.zeros((launch.device_memory + 3) & ~3, dtype=np.uint8)[:launch.device_memory]
+    apply_memory_init(device, launch.memory_init)
+    return device
+
+
 def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
     """Write the initial device memory, in the order given."""
     size = memory.size
