@@ -12,9 +12,10 @@ import time
 
 
 class DapClient:
-    def __init__(self, cwd=None):
+    def __init__(self, cwd=None, command: list[str] | None = None):
         env = dict(os.environ, PYTHONIOENCODING="utf-8")
-        self.proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "debug"], cwd=cwd,
+        command = command or [sys.executable, "-m", "wave_lsp", "debug"]
+        self.proc = subprocess.Popen(command, cwd=cwd,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
         self.seq = 0
