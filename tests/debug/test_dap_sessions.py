@@ -239,3 +239,38 @@ def test_source_that_does_not_assemble(client, tmp_path):
     bad.write_text(".kernel bad\n    iadd r1, r2\n    halt\n.end\n")
     response = client.start(bad)
     assert not response["success"] and "does not assemble" in response["message"]
+
+
+def test_stop_on_a_barrier_in_divergent_flow(client):
+    client.start(KERNELS / "divergent_barrier.wave")
+    stop = client.stopped()
+    assert stop["reason"] == "exception" and "divergent" in stop["description"]
+    frame = client.top_frame(stop["threadId"])
+    assert frame["line"] == 10 and "lanes 0-1 active" in frame["name"]
+    info = client.request("exceptionInfo", {"threadId": stop["threadId"]})["body"]
+    assert info["exceptionId"] == "divergent_barrier"
+
+
+def test_workgroups_follow_one_another_as_threads(client):
+    vector_add = ROOT / "examples" / "vector_add.wave"
+    args = ["--grid", "4,1,1", "--wave-width", "32",       # 256 threads from .workgroup_size
+            "--set-reg", "0:0", "--set-reg", "1:4096", "--set-reg", "2:8192",
+            "--fill-iota", "0:f32:1024:1", "--fill-iota", "4096:f32:1024:2",
+            "--dump-f32", "8192:4"]
+    client.start(vector_add, breakpoints=[25], args=args,
+                 conditions={25: {"condition": "sr_workgroup_id_x == 2 and sr_wave_id == 1"}})
+    stop = client.stopped()
+    threads = client.request("threads")["body"]["threads"]
+    assert [t["name"] for t in threads] == [f"wg(2,0,0) wave {w}" for w in range(8)]
+    assert stop["threadId"] == threads[1]["id"]
+    frame = client.top_frame(stop["threadId"])
+    # fadd wrote r11 = a[i] + b[i] = 3 i for i = 2 * 256 + 32 + lane; shown as f32
+    registers = {v["name"]: v for v in client.scope(frame["id"], "Registers")}
+    assert registers["r11"]["type"] == "f32"
+    assert client.lanes(frame["id"], "r11")[:2] == ["1632.0", "1635.0"]
+    exited = [e["body"]["threadId"] for e in client.events
+              if e["event"] == "thread" and e["body"]["reason"] == "exited"]
+    assert exited == list(range(1, 17))
+    client.request("continue", {"threadId": stop["threadId"]})
+    client.wait_event("terminated")
+    assert client.output().startswith("0.0\n3.0\n6.0\n9.0\n")
