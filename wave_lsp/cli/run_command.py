@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..emu import LaunchError, run as run_kernel
 from ..emu.launch_flags import add_launch_flags, build_launch, pair as _pair
-from ..emu.formats import dump_values, hex_dump, stats_block
+from ..emu.formats import describe_error, dump_values, hex_dump, stats_block
 
 
 def register(subparsers) -> None:
@@ -41,23 +41,6 @@ def register(subparsers) -> None:
 def _error(message: str) -> int:
     print(f"Error: {message}", file=sys.stderr)
     return 1
-
-
-def describe_error(error) -> str:
-    """`message (kind) at pc 0x..., line L, workgroup (x,y,z), wave W, lanes ...`."""
-    where = []
-    if error.pc is not None:
-        where.append(f"pc 0x{error.pc:04x}")
-    if error.line is not None:
-        where.append(f"line {error.line + 1}")
-    if error.workgroup is not None:
-        where.append("workgroup ({},{},{})".format(*error.workgroup))
-    if error.wave is not None:
-        where.append(f"wave {error.wave}")
-    if error.lanes:
-        lanes = ",".join(str(l) for l in error.lanes[:16]) + ("…" if len(error.lanes) > 16 else "")
-        where.append(f"lanes {lanes}")
-    return error.message + (f" [{', '.join(where)}]" if where else "")
 
 
 def _program(path: Path, compat: bool):

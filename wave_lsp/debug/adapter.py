@@ -13,9 +13,10 @@ import re
 import sys
 import traceback
 
+from ..emu.formats import describe_error
 from .expressions import Expression, ExpressionError
 from .protocol import Channel, ProtocolError, read_message
-from .session import EXCEPTION_FILTERS, STEP_MODES, Session, _describe
+from .session import EXCEPTION_FILTERS, Session
 from .target import TargetError, resolve
 from .values import mask_text, summary
 
@@ -298,7 +299,7 @@ class Adapter:
             raise RequestError("the run is not stopped on an error")
         return {"exceptionId": error.kind, "description": error.message, "breakMode": "always",
                 "details": {"message": error.message, "typeName": error.kind,
-                            "stackTrace": _describe(error)}}
+                            "stackTrace": describe_error(error)}}
 
     def on_readMemory(self, args):
         session = self._stopped_session()

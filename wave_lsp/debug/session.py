@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from ..emu.launch_flags import dump_requests
-from ..emu.formats import dump_values, hex_dump, stats_block
+from ..emu.formats import describe_error, dump_values, hex_dump, stats_block
 from ..emu.recording import write_plan
 from ..emu.stepping import FAULTED, FINISHED, WORKGROUP_DONE
 from .breakpoints import BreakpointTable, log_text
@@ -253,7 +253,7 @@ class Session:
         self.running = False
         report = self.run.report()
         if report.errors:
-            self._output(f"Error: {_describe(report.errors[0])}\n", "stderr")
+            self._output(f"Error: {describe_error(report.errors[0])}\n", "stderr")
         else:
             lines = []
             try:
@@ -292,16 +292,3 @@ def _plain(value) -> str:
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     return str(value)
-
-
-def _describe(error) -> str:
-    where = []
-    if error.line is not None:
-        where.append(f"line {error.line + 1}")
-    if error.pc is not None:
-        where.append(f"pc 0x{error.pc:04x}")
-    if error.workgroup is not None:
-        where.append("workgroup ({},{},{})".format(*error.workgroup))
-    if error.wave is not None:
-        where.append(f"wave {error.wave}")
-    return error.message + (f" [{', '.join(where)}]" if where else "")

@@ -26,36 +26,28 @@ function M.kernel_at_cursor(bufnr)
   return best
 end
 
+--- A launch configuration of the current file's kernel at the cursor.
+local function current_kernel(name, extra)
+  return vim.tbl_extend('force', {
+    type = 'wave',
+    request = 'launch',
+    name = name,
+    program = '${file}',
+    kernel = function() return M.kernel_at_cursor() end,
+    stopOnEntry = false,
+  }, extra or {})
+end
+
 --- Launch configurations for `.wave` files (nvim-dap evaluates the functions when starting).
 function M.configurations()
   return {
-    {
-      type = 'wave',
-      request = 'launch',
-      name = 'Debug kernel at cursor (its launch line)',
-      program = '${file}',
-      kernel = function() return M.kernel_at_cursor() end,
-      stopOnEntry = false,
-    },
-    {
-      type = 'wave',
-      request = 'launch',
-      name = 'Debug kernel at cursor, stop on entry',
-      program = '${file}',
-      kernel = function() return M.kernel_at_cursor() end,
-      stopOnEntry = true,
-    },
-    {
-      type = 'wave',
-      request = 'launch',
-      name = 'Debug kernel with wave-lsp run flags…',
-      program = '${file}',
-      kernel = function() return M.kernel_at_cursor() end,
+    current_kernel('Debug kernel at cursor (its launch line)'),
+    current_kernel('Debug kernel at cursor, stop on entry', { stopOnEntry = true }),
+    current_kernel('Debug kernel with wave-lsp run flags…', {
       args = function()
         return vim.split(vim.fn.input('wave-lsp run flags: '), '%s+', { trimempty = true })
       end,
-      stopOnEntry = false,
-    },
+    }),
   }
 end
 
