@@ -9,7 +9,7 @@ from dap_client import DapClient
 from conftest import ROOT, run_wave_lsp
 from test_project_examples import EXAMPLES, header
 
-from wave_lsp.debug.target import TargetError, launch_line_flags
+from wave_lsp.debug.target import TargetError, resolve
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
@@ -57,7 +57,6 @@ SOURCE = """\
     halt
 .end
 
-; unrelated comment
 .kernel second
 ; wave-lsp run: --workgroup 4,1,1 --dump-u32 0:4
 ; wave-lsp run: --workgroup 8,1,1
@@ -66,13 +65,23 @@ SOURCE = """\
 .kernel third
     halt
 .end
+.kernel fourth
+; wave-lsp run: --grid two
+    halt
+.end
 """
 
 
-def test_launch_lines_belong_to_their_kernel():
-    assert launch_line_flags(SOURCE, None) == ["--grid", "2,1,1"]
-    assert launch_line_flags(SOURCE, "first") == ["--grid", "2,1,1"]
-    assert launch_line_flags(SOURCE, "second") == ["--workgroup", "4,1,1", "--dump-u32", "0:4"]
-    assert launch_line_flags(SOURCE, "third") is None
-    with pytest.raises(TargetError):
-        launch_line_flags("; wave-lsp run: --arg '0:a b\n.kernel k\n.end\n", None)
+def test_without_args_the_kernels_launch_line_is_used(tmp_path):
+    program = tmp_path / "k.wave"
+    program.write_text(SOURCE)
+    first = resolve({"program": str(program)})
+    assert first.launch.grid == (2, 1, 1) and first.launch.kernel == "first"
+    second = resolve({"program": str(program), "kernel": "second"})
+    assert second.launch.workgroup == (4, 1, 1) and second.dumps[0].count == 4
+    third = resolve({"program": str(program), "kernel": "third"})
+    assert third.launch.grid == (1, 1, 1) and third.dumps == ()
+    with pytest.raises(TargetError, match="launch line 15: --grid"):
+        resolve({"program": str(program), "kernel": "fourth"})
+    explicit = resolve({"program": str(program), "kernel": "fourth", "args": ["--grid", "3,1,1"]})
+    assert explicit.launch.grid == (3, 1, 1) and explicit.launch.kernel == "fourth"

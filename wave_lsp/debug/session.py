@@ -15,7 +15,6 @@ import threading
 
 import numpy as np
 
-from ..emu.launch_flags import dump_requests
 from ..emu.formats import describe_error, dump_values, hex_dump, stats_block
 from ..emu.recording import write_plan
 from ..emu.stepping import FAULTED, FINISHED, WORKGROUP_DONE
@@ -257,7 +256,7 @@ class Session:
         else:
             lines = []
             try:
-                for dump in dump_requests(self.target.flags):
+                for dump in self.target.dumps:
                     if dump.kind == "memory":
                         lines += hex_dump(report.device_memory, dump.start,
                                           dump.start + dump.count)
@@ -266,7 +265,7 @@ class Session:
                                              dump.kind)
             except (ValueError, IndexError) as err:
                 lines.append(f"Error: {err}")
-            if self.target.flags.stats:
+            if self.target.stats:
                 lines += stats_block(report.stats)
             lines.append(f"{report.kernel}: finished, {report.stats.total} wave-instructions")
             self._output("\n".join(lines) + "\n", "stdout")

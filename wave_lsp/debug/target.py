@@ -4,28 +4,24 @@ Arguments (launch.json): `program` (a `.wave` or `.wbin` path, relative to `cwd`
 (default: the first), `args` (the flags of `wave-lsp run` as a list of strings, parsed by
 `wave_lsp.emu.launch_flags`; `--arg` files are read relative to `cwd`, else the program's folder)
 and `stopOnEntry`. Without `args`, the kernel's first launch line in the source is used,
-`; wave-lsp run: FLAGS`, written inside the kernel or in the comments just above it; without
-one, the default launch (the kernel's `.workgroup_size`, grid 1, zeroed memory).
+`; wave-lsp run: FLAGS` (`wave_lsp.ide.launch_lines`: inside the kernel or in the comments just
+above it, `--arg` relative to the source's folder); without one, the default launch.
 Every problem raises `TargetError` with a message for the editor.
 """
 
 from __future__ import annotations
 
-import argparse
-import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..asm import AssemblyError, assemble
 from ..emu import Launch, LaunchError
-from ..emu.launch_flags import LaunchFlagError, build_launch, parse_launch_flags
+from ..emu.launch_flags import DumpRequest, LaunchFlagError, build_launch, dump_requests, \
+    parse_launch_flags
 from ..emu.stepping import SteppingRun
-
-LAUNCH_LINE = re.compile(r"^\s*;\s*wave-lsp run:(.*)$")
-KERNEL_LINE = re.compile(r"^\s*\.kernel\s+(\S+)")
-END_LINE = re.compile(r"^\s*\.end\b")
-
+from ..ide.launch_lines import default_launch, launch_lines
+from ..syntax.document import Document
 
 class TargetError(Exception):
     """A launch that cannot start; the message is shown to the user."""
@@ -38,7 +34,8 @@ class Target:
     path: Path
     program: object                 # source Assembly or .wbin bytes
     launch: Launch
-    flags: argparse.Namespace       # the parsed flags (for the --dump-* output at the end)
+    dumps: tuple[DumpRequest, ...] = ()   # --dump-* regions printed when the run ends
+    stats: bool = False                   # --stats: print the statistics at the end
     source: str | None = None       # the source text, for .wave programs
     labels: dict[int, str] = field(default_factory=dict)   # kernel offset -> label name
     stop_on_entry: bool = False
@@ -50,36 +47,18 @@ class Target:
             raise TargetError(str(err)) from None
 
 
-def launch_line_flags(source: str, kernel: str | None) -> list[str] | None:
-    """The flags of the first `; wave-lsp run:` line of `kernel` (default: the first kernel):
-    inside its `.kernel` ... `.end`, or in the comment lines before its `.kernel`."""
-    def wanted(name: str) -> bool:
-        return kernel is None or name == kernel
-
-    pending: list[list[str]] = []   # launch lines above the next kernel
-    inside = None                   # the kernel being read
-    for text in source.splitlines():
-        if m := KERNEL_LINE.match(text):
-            inside = m.group(1)
-            if wanted(inside) and pending:
-                return pending[0]
-            pending = []
-        elif m := LAUNCH_LINE.match(text):
-            try:
-                flags = shlex.split(m.group(1))
-            except ValueError as err:
-                raise TargetError(f"launch line: {err}") from None
-            if inside is not None and wanted(inside):
-                return flags
-            if inside is None:
-                pending.append(flags)
-        elif END_LINE.match(text):
-            if inside is not None and wanted(inside):
-                return None
-            inside, pending = None, []
-        elif inside is None and text.strip() and not text.lstrip().startswith(";"):
-            pending = []            # code between kernels separates a comment from them
-    return None
+def source_launch(source: str, kernel: str | None, names: list[str],
+                  folder: Path) -> tuple[Launch, tuple[DumpRequest, ...]]:
+    """The launch of `kernel` (default: the first of `names`) from its first launch line, or
+    its default launch."""
+    name = kernel or (names[0] if names else None)
+    for line in launch_lines(Document(source), folder):
+        if line.kernel != name:
+            continue
+        if line.problem is not None:
+            raise TargetError(f"launch line {line.line + 1}: {line.problem.message}")
+        return line.launch, line.dumps
+    return default_launch(name), ()
 
 
 def resolve(arguments: dict) -> Target:
@@ -113,22 +92,27 @@ def resolve(arguments: dict) -> Target:
         except AssemblyError as err:
             raise TargetError(f"{path.name} does not assemble: {err}") from None
     args = arguments.get("args")
-    if args is None:
-        args = launch_line_flags(source, kernel) if source is not None else None
-        args = args or []
     if isinstance(args, str):
         args = shlex.split(args)
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        raise TargetError("launch: 'args' must be a list of wave-lsp run flags")
-    try:
-        flags = parse_launch_flags(args)
-        overrides = {"kernel": kernel} if kernel else {}
-        launch = build_launch(flags, base_dir=base or path.parent, **overrides)
-    except LaunchFlagError as err:
-        raise TargetError(f"invalid launch flags: {err}") from None
+    if args is None and source is not None:
+        launch, dumps = source_launch(source, kernel, [k.name for k in code.kernels],
+                                      path.parent)
+        stats = False
+    else:
+        if args is not None and not (isinstance(args, list)
+                                     and all(isinstance(a, str) for a in args)):
+            raise TargetError("launch: 'args' must be a list of wave-lsp run flags")
+        try:
+            flags = parse_launch_flags(args or [])
+            overrides = {"kernel": kernel} if kernel else {}
+            launch = build_launch(flags, base_dir=base or path.parent, **overrides)
+            dumps = tuple(dump_requests(flags))
+        except LaunchFlagError as err:
+            raise TargetError(f"invalid launch flags: {err}") from None
+        stats = bool(flags.stats)
     if source is not None:
         labels = _labels(code, launch.kernel)
-    return Target(path.resolve(), code, launch, flags, source, labels,
+    return Target(path.resolve(), code, launch, dumps, stats, source, labels,
                   bool(arguments.get("stopOnEntry")))
 
 
