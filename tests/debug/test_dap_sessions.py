@@ -274,3 +274,23 @@ def test_workgroups_follow_one_another_as_threads(client):
     client.request("continue", {"threadId": stop["threadId"]})
     client.wait_event("terminated")
     assert client.output().startswith("0.0\n3.0\n6.0\n9.0\n")
+
+
+def test_bad_requests_get_error_responses_and_the_adapter_goes_on(client):
+    client.start(CALLS, stop_on_entry=True)
+    stop = client.stopped()
+    assert not client.request("frobnicate", {}, ok=False)["success"]
+    assert not client.request("stackTrace", {}, ok=False)["success"]
+    assert not client.request("variables", {"variablesReference": 9999}, ok=False)["success"]
+    assert not client.request("evaluate", {"expression": "r1 +"}, ok=False)["success"]
+    assert not client.request("readMemory", {"memoryReference": "nowhere", "count": 4},
+                              ok=False)["success"]
+    assert not client.request("setExceptionBreakpoints", {"filters": ["everything"]},
+                              ok=False)["success"]
+    client.proc.stdin.write(b"Content-Length: 5\r\n\r\n{oops")
+    client.proc.stdin.flush()
+    client.wait_event("output")
+    frame = client.top_frame(stop["threadId"])
+    assert frame["line"] == 6
+    client.request("continue", {"threadId": stop["threadId"]})
+    assert client.wait_event("exited")["body"]["exitCode"] == 0

@@ -10,6 +10,12 @@ divergence and call frames, local memory; `device`) may be read and changed.
 
 Running a `SteppingRun` to its end gives the same `RunReport` (memory, errors, statistics,
 warnings) as `run(program, launch)`; tests/debug/test_stepping.py checks it on every example.
+
+What it relies on from the rest of the emulator (keep these when refactoring): `api.geometry`,
+`api.launch_summary`, `api.load_kernels`, `api.select_kernel`, `launch.new_device_memory`,
+`compiler.compile_kernel` (one `op(batch) -> next index | None` per instruction),
+`engine.to_error`, `engine._limit_fault`, `engine._step_limit`, `engine._finish_stats`, and
+`Batch(geo, first_wg, 1, device, set_regs)` with its `ctrl`/`calls` frames.
 """
 
 from __future__ import annotations
