@@ -132,6 +132,12 @@ class DapClient:
             args["format"] = {"hex": True}
         return [v["value"] for v in self.request("variables", args)["body"]["variables"]]
 
+    def finish(self, thread_id: int) -> str:
+        """Continue to the end of the run; everything the adapter printed."""
+        self.request("continue", {"threadId": thread_id})
+        self.wait_event("terminated")
+        return self.output()
+
     def close(self):
         try:
             if self.proc.poll() is None:

@@ -44,9 +44,7 @@ def test_a_wbin_program_is_debugged_by_instruction(tmp_path):
             "mov_sr r0, sr_thread_id_x", "mov_imm r1, 4", "call loc_0028"]
         client.request("stepIn", {"threadId": stop["threadId"]})
         client.stopped()
-        client.request("continue", {"threadId": stop["threadId"]})
-        client.wait_event("terminated")
-        assert client.output().startswith("4\n5\n8\n13\n")
+        assert client.finish(stop["threadId"]).startswith("4\n5\n8\n13\n")
     finally:
         client.close()
 

@@ -167,9 +167,7 @@ def test_memory_read_write_and_set_variable(client):
     assert beyond["unreadableBytes"] == 10
     client.request("writeMemory", {"memoryReference": "device", "offset": 0,
                                    "data": base64.b64encode(struct.pack("<I", 77)).decode()})
-    client.request("continue", {"threadId": stop["threadId"]})
-    client.wait_event("terminated")
-    assert client.output().startswith("77\n5\n100\n13\n20\n")
+    assert client.finish(stop["threadId"]).startswith("77\n5\n100\n13\n20\n")
 
 
 def test_disassembly_and_instruction_breakpoints(client):
@@ -205,9 +203,7 @@ def test_restart_runs_again_from_the_start(client):
     assert stop["reason"] == "breakpoint"
     frame = client.top_frame(stop["threadId"])
     assert frame["line"] == 14 and client.lanes(frame["id"], "r2") == ["0", "1", "4", "9"]
-    client.request("continue", {"threadId": stop["threadId"]})
-    client.wait_event("terminated")
-    assert client.output().count("4\n5\n8\n13\n20\n29\n40\n53\n") == 1
+    assert client.finish(stop["threadId"]).count("4\n5\n8\n13\n20\n29\n40\n53\n") == 1
 
 
 def test_pause_and_disconnect_mid_run(client):
@@ -271,9 +267,7 @@ def test_workgroups_follow_one_another_as_threads(client):
     exited = [e["body"]["threadId"] for e in client.events
               if e["event"] == "thread" and e["body"]["reason"] == "exited"]
     assert exited == list(range(1, 17))
-    client.request("continue", {"threadId": stop["threadId"]})
-    client.wait_event("terminated")
-    assert client.output().startswith("0.0\n3.0\n6.0\n9.0\n")
+    assert client.finish(stop["threadId"]).startswith("0.0\n3.0\n6.0\n9.0\n")
 
 
 def test_bad_requests_get_error_responses_and_the_adapter_goes_on(client):

@@ -89,8 +89,6 @@ def test_nvim_dap_configuration_debugs_a_kernel(tmp_path):
         client.start(launch.pop("program"), stop_on_entry=launch.pop("stopOnEntry"), **launch)
         stop = client.stopped()
         assert stop["reason"] == "entry"
-        client.request("continue", {"threadId": stop["threadId"]})
-        client.wait_event("terminated")
-        assert client.output().startswith("4\n5\n8\n13\n")
+        assert client.finish(stop["threadId"]).startswith("4\n5\n8\n13\n")
     finally:
         client.close()
