@@ -83,3 +83,11 @@ def test_without_args_the_kernels_launch_line_is_used(tmp_path):
         resolve({"program": str(program), "kernel": "fourth"})
     explicit = resolve({"program": str(program), "kernel": "fourth", "args": ["--grid", "3,1,1"]})
     assert explicit.launch.grid == (3, 1, 1) and explicit.launch.kernel == "fourth"
+
+
+def test_a_fifo_as_program_is_an_error_not_a_hang(tmp_path):
+    import os
+    fifo = tmp_path / "k.wave"
+    os.mkfifo(fifo)
+    with pytest.raises(TargetError, match="cannot read"):
+        resolve({"program": str(fifo)})

@@ -25,6 +25,7 @@ from pathlib import Path
 from ..emu import LaunchError, run as run_kernel
 from ..emu.launch_flags import add_launch_flags, build_launch, pair as _pair
 from ..emu.formats import describe_error, dump_values, hex_dump, stats_block
+from ..files import read_regular
 
 
 def register(subparsers) -> None:
@@ -48,7 +49,7 @@ def _error(message: str) -> int:
 
 
 def _program(path: Path, compat: bool):
-    data = path.read_bytes()
+    data = read_regular(path)  # regular files only, bounded
     if data[:4] == b"WAVE" or path.suffix == ".wbin":
         return data
     text = data.decode("utf-8")

@@ -20,6 +20,7 @@ from ..emu import Launch, LaunchError
 from ..emu.launch_flags import DumpRequest, LaunchFlagError, build_launch, dump_requests, \
     parse_launch_flags
 from ..emu.stepping import SteppingRun
+from ..files import read_regular
 from ..ide.launch_lines import default_launch, launch_lines
 from ..syntax.document import Document
 
@@ -72,7 +73,7 @@ def resolve(arguments: dict) -> Target:
     if not path.is_absolute() and base is not None:
         path = base / path
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as err:
         raise TargetError(f"cannot read '{program}': {err.strerror or err}") from None
     kernel = arguments.get("kernel") or None

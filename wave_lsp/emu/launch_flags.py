@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from ..files import read_regular
 from .launch import DataFill, IotaFill, Launch, ZeroFill
 
 DUMP_KINDS = ("u32", "f32", "f16", "bf16")
@@ -158,7 +159,7 @@ def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overr
         if base_dir is not None and not path.is_absolute():
             path = base_dir / path
         try:
-            content = path.read_bytes()
+            content = read_regular(path)  # a FIFO or /dev/zero is refused, not read
         except OSError as err:
             raise LaunchFlagError(f"cannot read '{name}': {err.strerror or err}", "--arg") from None
         data.append(DataFill(number(offset, "--arg"), content))
