@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 import threading
 import time
+
+from server.rawclient import frame, read_messages   # the same framing as LSP
 
 
 class DapClient:
@@ -26,20 +27,7 @@ class DapClient:
         self.event_cursor = 0
 
     def _read(self):
-        stream = self.proc.stdout
-        while True:
-            length = None
-            while True:
-                line = stream.readline()
-                if not line:
-                    return
-                line = line.strip()
-                if not line:
-                    break
-                name, _, value = line.decode().partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            message = json.loads(stream.read(length))
+        for message in read_messages(self.proc.stdout):
             with self.cond:
                 if message["type"] == "response":
                     self.responses[message["request_seq"]] = message
@@ -52,8 +40,7 @@ class DapClient:
         message = {"seq": self.seq, "type": "request", "command": command}
         if arguments is not None:
             message["arguments"] = arguments
-        body = json.dumps(message).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.write(frame(message))
         self.proc.stdin.flush()
         return self.seq
 
