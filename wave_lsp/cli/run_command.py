@@ -20,9 +20,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Iterator
 
 from ..emu import LaunchError, run as run_kernel
-from ..emu.launch_flags import add_launch_flags, build_launch, pair as _pair
+from ..emu.launch_flags import add_launch_flags, build_launch, check_dumps, dump_requests
 from ..emu.formats import dump_values, hex_dump, stats_block
 
 
@@ -61,7 +62,7 @@ def describe_error(error) -> str:
 
 
 def _program(path: Path, compat: bool):
-    data = path.read_bytes()
+    data = read_input(path)
     if data[:4] == b"WAVE" or path.suffix == ".wbin":
         return data
     text = data.decode("utf-8")
@@ -74,59 +75,77 @@ def _program(path: Path, compat: bool):
     return text
 
 
+MAX_INPUT_BYTES = 256 << 20
+
+
+def read_input(path: Path) -> bytes:
+    """The bytes of a regular input file of bounded size (never a FIFO or a device)."""
+    import stat
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):
+        raise LaunchError(f"'{path}' is not a regular file")
+    if info.st_size > MAX_INPUT_BYTES:
+        raise LaunchError(f"'{path}' is larger than {MAX_INPUT_BYTES >> 20} MiB")
+    return path.read_bytes()
+
+
 def run(args) -> int:
     try:
         program = _program(args.file, bool(args.compat))
         launch = build_launch(args)
+        requests = dump_requests(args)
+        check_dumps(requests, launch.device_memory)
         report = run_kernel(program, launch)
     except (LaunchError, ValueError) as err:
         return _error(str(err))
+    except MemoryError:
+        return _error("not enough memory for this launch")
     except OSError as err:
         return _error(f"cannot read '{args.file}': {err.strerror or err}")
     if args.json:
         data = report.to_json(include_memory=False)
-        try:
-            data["dumps"] = _dumps(args, report)
-        except ValueError as err:
-            return _error(str(err))
+        data["dumps"] = {r.kind: list(_lines(r, report.device_memory)) for r in requests}
         print(json.dumps(data, indent=1))
         return 1 if report.errors else 0
     if report.errors:
         return _error(describe_error(report.errors[0]))
     try:
-        lines = []
-        for kind, values in _dumps(args, report).items():
-            lines += values
-        if args.dump_regs:
-            for tid, regs in report.registers.items():
-                lines.append(f"Thread {tid}: " + " ".join(f"{k}=0x{v:08x}" if k[0] == "r"
-                                                         else f"{k}={v}"
-                                                         for k, v in regs.items()))
-        if args.stats:
-            lines += stats_block(report.stats)
-    except ValueError as err:
-        return _error(str(err))
-    if lines:
-        sys.stdout.write("\n".join(lines) + "\n")
+        _write_output(args, requests, report)
+    except BrokenPipeError:
+        _quiet_stdout()
     return 0
 
 
-def _dumps(args, report) -> dict[str, list[str]]:
-    memory = report.device_memory
-    size = memory.size
-    out: dict[str, list[str]] = {}
-    if args.dump_memory:
-        start, end = _pair(args.dump_memory)
-        if not 0 <= start <= end <= size:
-            raise ValueError(f"memory access out of bounds: address 0x{max(start, end):016x}")
-        out["memory"] = hex_dump(memory, start, end)
-    for kind in ("u32", "f32", "f16", "bf16"):
-        spec = getattr(args, f"dump_{kind}")
-        if spec:
-            offset, count = _pair(spec)
-            width = 4 if kind in ("u32", "f32") else 2
-            if offset < 0 or count < 0 or offset + width * count > size:
-                raise ValueError(
-                    f"memory access out of bounds: address 0x{offset + width * count:016x}")
-            out[kind] = dump_values(memory, offset, count, kind)
-    return out
+def _lines(request, memory) -> Iterator[str]:
+    if request.kind == "memory":
+        return hex_dump(memory, request.start, request.start + request.count)
+    return dump_values(memory, request.start, request.count, request.kind)
+
+
+def _write_output(args, requests, report) -> None:
+    """Dumps, registers and statistics in upstream's order, written a chunk at a time."""
+    out = sys.stdout
+    batch: list[str] = []
+    for request in requests:
+        for line in _lines(request, report.device_memory):
+            batch.append(line)
+            if len(batch) >= 65536:
+                out.write("\n".join(batch) + "\n")
+                batch.clear()
+    if args.dump_regs:
+        for tid, regs in report.registers.items():
+            batch.append(f"Thread {tid}: " + " ".join(f"{k}=0x{v:08x}" if k[0] == "r"
+                                                      else f"{k}={v}"
+                                                      for k, v in regs.items()))
+    if args.stats:
+        batch += stats_block(report.stats)
+    if batch:
+        out.write("\n".join(batch) + "\n")
+    out.flush()
+
+
+def _quiet_stdout() -> None:
+    """After the reader closed the pipe: stop Python from complaining at exit."""
+    import os
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

@@ -12,6 +12,7 @@ DEFAULT_WORKGROUP = (32, 1, 1)       # upstream wave-emu's --workgroup default
 DEFAULT_LOCAL_MEMORY = 16384         # upstream --local-memory default (bytes)
 DEFAULT_DEVICE_MEMORY = 1 << 20      # upstream --device-memory default (bytes)
 DEFAULT_REGISTERS = 32
+FILL_CHUNK = 1 << 20              # values written per step by --fill-iota
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,34 @@ class Launch:
 
 
 class LaunchError(ValueError):
-    """A launch description that cannot run (bad sizes, unknown kernel, fill out of range)."""
+    """A launch description that cannot run (bad sizes, unknown kernel, fill out of range).
+    `flag` names the command-line flag of the value at fault (`--workgroup`), where there is one."""
+
+    def __init__(self, message: str, flag: str | None = None) -> None:
+        super().__init__(message)
+        self.flag = flag
+
+
+# The emulator's limits (spec v0.2 §7.1 gives minimums; these are this implementation's values).
+MAX_WORKGROUP_THREADS = 1024         # threads per workgroup (spec minimum 256)
+MAX_WAVE_WIDTH = 64                  # lanes per wave
+MAX_GRID_WORKGROUPS = 1 << 32        # workgroup ids are 32-bit special registers
+MAX_DEVICE_MEMORY = 1 << 32          # 32-bit addresses
+MAX_LOCAL_MEMORY = 1 << 30           # bytes per workgroup
+
+
+def new_device_memory(launch: Launch) -> np.ndarray:
+    """Zeroed device memory of the launch's size with its initial contents written."""
+    if launch.device_memory < 0 or launch.device_memory > MAX_DEVICE_MEMORY:
+        raise LaunchError(f"--device-memory: {launch.device_memory} bytes is outside "
+                          f"0..{MAX_DEVICE_MEMORY} (addresses are 32-bit)", "--device-memory")
+    try:
+        device = np.zeros((launch.device_memory + 3) & ~3, dtype=np.uint8)[:launch.device_memory]
+    except MemoryError:
+        raise LaunchError(f"--device-memory: cannot allocate {launch.device_memory} bytes on "
+                          "this machine", "--device-memory") from None
+    apply_memory_init(device, launch.memory_init)
+    return device
 
 
 def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
@@ -85,8 +113,12 @@ def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
             memory[item.offset:item.offset + data.size] = data
         elif isinstance(item, IotaFill):
             _check_range(item.offset, 4 * item.count, size, "--fill-iota")
-            values = np.arange(item.count, dtype=np.float32) * np.float32(item.scale)
-            memory[item.offset:item.offset + 4 * item.count] = values.astype("<f4").view(np.uint8)
+            target = memory[item.offset:item.offset + 4 * item.count].view("<f4")
+            scale = np.float32(item.scale)
+            for lo in range(0, item.count, FILL_CHUNK):     # i as f32 times SCALE, in f32
+                hi = min(item.count, lo + FILL_CHUNK)
+                np.multiply(np.arange(lo, hi, dtype=np.int64).astype(np.float32), scale,
+                            out=target[lo:hi])
         elif isinstance(item, ZeroFill):
             _check_range(item.offset, 4 * item.count, size, "--fill-zero")
             memory[item.offset:item.offset + 4 * item.count] = 0
@@ -97,4 +129,5 @@ def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
 def _check_range(offset: int, length: int, size: int, what: str) -> None:
     if offset < 0 or length < 0 or offset + length > size:
         raise LaunchError(f"memory access out of bounds: address 0x{max(offset, 0):016x} "
-                          f"({what}: {length} bytes at {offset}, device memory is {size} bytes)")
+                          f"({what}: {length} bytes at {offset}, device memory is {size} bytes)",
+                          what)
