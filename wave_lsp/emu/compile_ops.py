@@ -283,6 +283,7 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
         space = space_of(b)
         a = addresses(space, b.R[ra], lanes, 4, warn)
         old = atomic(space, a, mod, b.R[rv][lanes], b.R[r3][lanes] if cas else None)
+        stats.atomic += lanes.size        # upstream also counts one atomic op per lane
         if rd:
             b.R[rd][lanes] = old
     return op
@@ -331,12 +332,14 @@ def build_wave(ins: DecodedInstruction, count: int, ctx: RunContext, index: int)
 
 def build_mma(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
     """mma_load_a / mma_load_b / mma_store_c / mma_compute on per-lane 4x4 f32 fragments."""
-    mod = ins.spec.modifier
+    name = ins.spec.mnemonic
     rd, r1, r2 = ins.rd, ins.rs1, ins.rs2
     guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
     mask = exec_mask(guard)
     warn = ctx.warner(index)
-    used = {0: [r1, r2], 1: [r1, r2], 2: [rd, r1], 3: []}[mod]
+    loads = {"mma_load_a": "A", "mma_load_b": "B"}
+    # registers read: the tile address and stride (fragments are numbered, not registers)
+    used = {"mma_store_c": [rd, r1], "mma_compute": []}.get(name, [r1, r2])
     if any(r >= count for r in used):
         return register_error(ins, used, count, guard)
 
@@ -351,15 +354,19 @@ def build_mma(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
         if not lanes.size:
             return
         space = local_space(b)
-        if mod in (0, 1):
+        if name in loads:
             tile = mma_tile_addresses(space, b.R[r1], b.R[r2], lanes, warn)
             values = gather(space, tile.reshape(-1), 4)[0].view(np.float32)
-            fragment(b, "A" if mod == 0 else "B", rd)[lanes] = values.reshape(-1, 4, 4)
-        elif mod == 2:
+            fragment(b, loads[name], rd)[lanes] = values.reshape(-1, 4, 4)
+        elif name == "mma_store_c":
             tile = mma_tile_addresses(space, b.R[rd], b.R[r1], lanes, warn)
             c = fragment(b, "C", r2)[lanes].reshape(-1).view(np.uint32)
             scatter(space, tile.reshape(-1), [c], 4)
         else:
             c = fragment(b, "C", r2)
-            c[lanes] += np.matmul(fragment(b, "A", rd)[lanes], fragment(b, "B", r1)[lanes])
+            a, bb = fragment(b, "A", rd)[lanes], fragment(b, "B", r1)[lanes]
+            acc = c[lanes]
+            for k in range(4):            # C[i][j] += A[i][k] * B[k][j], k in order, in f32
+                acc += a[:, :, k, None] * bb[:, None, k, :]
+            c[lanes] = acc
     return op

@@ -209,7 +209,7 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
         return op
     if mod == 10:                                                    # barrier
         def op(b: Batch):
-            barrier(b, executing(b), stats)
+            barrier(b, executing(b), stats, guard is not None)
         return op
     return lambda b: None                                            # fences, wait, nop
 
@@ -226,16 +226,20 @@ def _halt(b: Batch, ending: np.ndarray, end: int):
     return None
 
 
-def barrier(b: Batch, m: np.ndarray, stats) -> None:
-    """Check that every wave of each arriving workgroup is here with all its live lanes."""
+def barrier(b: Batch, m: np.ndarray, stats, guarded: bool = False) -> None:
+    """Count one release per workgroup that reaches the barrier (as upstream: every wave still
+    stepping through, even with no active lane; a guarded barrier only where a lane passes the
+    guard) and check that every wave of each workgroup with executing lanes is here with all its
+    live lanes."""
     W, nw = b.W, b.n_waves
     per_wg = b.geo.waves_per_wg
+    reaching = (m.reshape(nw, W).any(axis=1) if guarded else b.present)
+    stats.barriers += int(reaching.reshape(b.wg_count, per_wg).any(axis=1).sum())
     arriving = m.reshape(nw, W).any(axis=1)
     wg_here = arriving.reshape(b.wg_count, per_wg).any(axis=1)
     if not wg_here.any():
         return
     waves_here = np.repeat(wg_here, per_wg)
-    stats.barriers += int(waves_here.sum())
     alive = b.alive.reshape(nw, W)
     dead = waves_here & ~alive.any(axis=1)
     if dead.any():
