@@ -168,7 +168,7 @@ def test_random_f32_print_as_upstream(work):
 def test_workgroups_that_overlap_give_the_sequential_result(work):
     """vector_add with --grid 2: both workgroups write the same c[] the other reads."""
     flags = ["--grid", "2,1,1", "--workgroup", "256,1,1", "--fill-iota", "0:f32:512:1",
-             "--fill-iota", "1024:f32:512:2", "--dump-f32", "0:768", "--stats"]
+             "--fill-iota", "1024:f32:512:2", "--dump-f32", "0:1024", "--stats"]
     up, ours = both(upstream_wbin(work, "vector_add"), flags, work)
     assert_same(up, ours)
 

@@ -15,10 +15,10 @@ import numpy as np
 from ..asm.ir import KernelCode
 from .compiler import compile_kernel
 from .context import RunContext
-from .engine import Limits, execute
+from .engine import Limits, SequentialNeeded, execute
 from .launch import (DEFAULT_LOCAL_MEMORY, DEFAULT_REGISTERS, DEFAULT_WORKGROUP,
                      MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH, MAX_WORKGROUP_THREADS,
-                     Launch, LaunchError, new_device_memory)
+                     Launch, LaunchError, apply_memory_init, new_device_memory)
 from .report import RunReport
 from .state import Batch, Geometry
 
@@ -119,9 +119,6 @@ def run(program, launch: Launch | None = None, *,
     geo = geometry(kernel, launch)
     device = new_device_memory(launch)
     instructions = kernel.instructions
-    ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
-    compiled = compile_kernel(kernel, geo.registers, ctx, instructions)
-    observer = _observer(launch, geo, compiled)
     report = RunReport(kernel=kernel.name, device_memory=device)
     wanted = {int(t) for t in launch.register_threads}
 
@@ -132,9 +129,22 @@ def run(program, launch: Launch | None = None, *,
     deadline = time.monotonic() + launch.time_limit if launch.time_limit else None
     limits = Limits(launch.max_instructions, deadline, cancel)
     set_regs = {int(k): int(v) for k, v in launch.set_regs.items()}
-    with np.errstate(all="ignore"):
-        error = execute(compiled, geo, device, set_regs, ctx, limits, launch.max_batch_lanes,
-                        observer, collect)
+    races = []
+    for sequential in (False, True):
+        ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
+        compiled = compile_kernel(kernel, geo.registers, ctx, instructions)
+        observer = _observer(launch, geo, compiled)
+        try:
+            with np.errstate(all="ignore"):
+                error = execute(compiled, geo, device, set_regs, ctx, limits,
+                                launch.max_batch_lanes, observer, collect, sequential)
+            break
+        except SequentialNeeded as need:     # batched workgroups met: redo one at a time
+            races.append(need.race)
+            report.registers.clear()
+            device[:] = 0
+            apply_memory_init(device, launch.memory_init)
+    ctx.warnings[:0] = races
     if error is not None:
         report.errors.append(error)
         collect(ctx.batch)

@@ -247,6 +247,8 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
                 fast = _aligned_words(b, ra, is_local)
                 if fast is not None:
                     mem32, w = fast
+                    if b.log is not None and not is_local:
+                        b.log.record(index, b.R[ra], 4, None, not load)
                     if load:
                         b.R[data] = mem32[w]
                     else:
@@ -258,6 +260,8 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
                 return
             space = space_of(b)
             a = addresses(space, b.R[ra], lanes, width, warn)
+            if b.log is not None and not is_local:
+                b.log.record(index, a, width, lanes, not load)
             if load:
                 for i, w in enumerate(gather(space, a, width)):
                     if lanes is None:
@@ -282,6 +286,8 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
             return
         space = space_of(b)
         a = addresses(space, b.R[ra], lanes, 4, warn)
+        if b.log is not None and not is_local:
+            b.log.record(index, a, 4, lanes, True)
         old = atomic(space, a, mod, b.R[rv][lanes], b.R[r3][lanes] if cas else None)
         stats.atomic += lanes.size        # upstream also counts one atomic op per lane
         if rd:

@@ -17,7 +17,8 @@ import numpy as np
 
 from .compiler import CompiledKernel
 from .context import RunContext
-from .report import EmuError
+from .overlap import AccessLog, Conflict, find_conflict
+from .report import EmuError, EmuWarning
 from .state import Batch, Fault, Geometry
 
 POLL_EVERY = 256
@@ -40,16 +41,30 @@ def batch_size(geo: Geometry, max_lanes: int, single: bool) -> int:
     return max(1, min(geo.workgroup_count, by_lanes, by_words))
 
 
+class SequentialNeeded(Exception):
+    """Workgroups of one batch met on device memory: the launch must run one workgroup at a
+    time. `race` is the warning describing the first such pair."""
+
+    def __init__(self, race: EmuWarning):
+        super().__init__(race.message)
+        self.race = race
+
+
 def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             set_regs: dict[int, int], ctx: RunContext, limits: Limits, max_lanes: int,
-            observer=None, on_batch_end=None) -> EmuError | None:
-    """Run every workgroup; returns the first error (the run stops there) or None."""
-    per_batch = batch_size(geo, max_lanes, bool(observer and observer.single_workgroup))
+            observer=None, on_batch_end=None, sequential: bool = False) -> EmuError | None:
+    """Run every workgroup; returns the first error (the run stops there) or None. Raises
+    `SequentialNeeded` when batched workgroups touched the same device words (the caller
+    restores memory and runs again with `sequential`)."""
+    single = sequential or bool(observer and observer.single_workgroup)
+    per_batch = batch_size(geo, max_lanes, single)
     ctx.counts = [0] * len(compiled.ops)
     total = geo.workgroup_count
     for first in range(0, total, per_batch):
         count = min(per_batch, total - first)
         b = Batch(geo, first, count, device, set_regs)
+        if count > 1:
+            b.log = AccessLog((device.size + 3) // 4)
         ctx.batch = b
         if observer is not None:
             observer.attach(b)
@@ -60,15 +75,45 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             else:
                 _observed_loop(compiled, b, ctx, limits, geo.waves_per_wg, observer)
         except Fault as fault:
+            _check_overlap(b, compiled)
             index = ctx.index
             _finish_stats(compiled, ctx)
             return to_error(fault, b, compiled, index)
+        _check_overlap(b, compiled)
         ctx.stats.workgroups += count
         ctx.stats.waves += count * geo.waves_per_wg
         if on_batch_end is not None:
             on_batch_end(b)
     _finish_stats(compiled, ctx)
     return None
+
+
+def _check_overlap(b: Batch, compiled: CompiledKernel) -> None:
+    if b.log is None:
+        return
+    conflict = find_conflict(b.log, b.lanes_per_wg)
+    b.log = None
+    if conflict is not None:
+        raise SequentialNeeded(race_warning(conflict, b, compiled))
+
+
+def race_warning(conflict: Conflict, b: Batch, compiled: CompiledKernel) -> EmuWarning:
+    """The `data_race` warning for two workgroups' accesses to one device word."""
+    (i, lane), (j, other) = conflict.first, conflict.second
+    wg, wave, in_wave = b.describe_lane(lane)
+    wg2, wave2, in_wave2 = b.describe_lane(other)
+    what = "writes" if conflict.second_writes else "reads"
+    line, line2 = compiled.lines[i], compiled.lines[j]
+    where = f"line {line + 1}" if line is not None else f"pc 0x{compiled.pcs[i]:04x}"
+    where2 = f"line {line2 + 1}" if line2 is not None else f"pc 0x{compiled.pcs[j]:04x}"
+    message = (f"data race on device address 0x{conflict.address:x}: workgroup {wg} writes it "
+               f"({where}, thread {b.global_thread(lane)}) and workgroup {wg2} {what} it "
+               f"({where2}, thread {b.global_thread(other)}) with no atomic between them; "
+               "results are those of running workgroups one at a time, in order")
+    return EmuWarning("data_race", message, compiled.pcs[i], line, wg, wave, (in_wave,), 1,
+                      address=conflict.address, other_pc=compiled.pcs[j], other_line=line2,
+                      other_workgroup=wg2, other_wave=wave2, other_lanes=(in_wave2,),
+                      other_access="write" if conflict.second_writes else "read")
 
 
 def _limit_fault(ctx: RunContext, limits: Limits, steps: int, step_limit: float) -> None:

@@ -89,6 +89,7 @@ class Batch:
         self.present_count = int(self.present.sum())
         self.ctrl: list = []          # control-flow frames (see control.py)
         self.calls: list = []         # call frames
+        self.log = None               # overlap.AccessLog while several workgroups run together
         # memories
         self.device = device
         self.device32 = device.view(np.uint32) if device.size % 4 == 0 else None
