@@ -22,6 +22,7 @@ class RunContext:
         self.lines = lines
         self.index = 0              # instruction being executed (set on faults and polls)
         self.counts: list[int] = []  # present waves summed per instruction (statistics)
+        self.executed = 0           # wave-instructions already moved from counts into stats
         self.extra_steps = 0        # instructions skipped over empty regions, this batch
 
     def skip(self, b: Batch, start: int, stop: int) -> None:

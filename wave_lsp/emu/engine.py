@@ -3,9 +3,10 @@ many workgroups executed in lock-step as one lane array.
 
 Workgroups are ordered x fastest, then y, then z. Within one instruction, lanes act in global
 thread order, so colliding stores keep the last thread's value and colliding atomics return old
-values in thread order. Limits: `max_instructions` counts wave-instructions per workgroup
-(steps of the batch times waves per workgroup), checked at every step; the wall-time limit
-and the cancellation hook are polled every 256 steps.
+values in thread order. Batches where two workgroups touch one device word (see `overlap`) are
+run again one workgroup at a time. Limits: `max_instructions` counts the wave-instructions of
+the whole launch (all workgroups), polled every 256 steps and at every step near the limit; the
+wall-time limit and the cancellation hook are polled every 256 steps.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .state import Batch, Fault, Geometry
 
 POLL_EVERY = 256
 MAX_BATCH_WORDS = 1 << 25          # registers x lanes of one batch (128 MiB of uint32)
+MAX_BATCH_LOCAL = 1 << 28          # local memory bytes of one batch's workgroups together
 
 
 class Limits:
@@ -38,7 +40,8 @@ def batch_size(geo: Geometry, max_lanes: int, single: bool) -> int:
         return 1
     by_lanes = max(1, max_lanes // geo.lanes_per_wg)
     by_words = max(1, MAX_BATCH_WORDS // max(1, geo.registers * geo.lanes_per_wg))
-    return max(1, min(geo.workgroup_count, by_lanes, by_words))
+    by_local = max(1, MAX_BATCH_LOCAL // max(1, geo.local_memory))
+    return max(1, min(geo.workgroup_count, by_lanes, by_words, by_local))
 
 
 class SequentialNeeded(Exception):
@@ -117,10 +120,15 @@ def race_warning(conflict: Conflict, b: Batch, compiled: CompiledKernel) -> EmuW
 
 
 def _limit_fault(ctx: RunContext, limits: Limits, steps: int, step_limit: float) -> None:
-    if steps + ctx.extra_steps > step_limit:
-        raise Fault("instruction_limit",
-                    f"instruction limit exceeded ({limits.max_instructions} wave-instructions "
-                    "per workgroup)", np.flatnonzero(ctx.batch.active))
+    """Stop the run when the launch's wave-instructions (all workgroups so far) pass the limit,
+    the wall-time limit has passed or the run was cancelled."""
+    if limits.max_instructions > 0:
+        executed = ctx.executed + sum(ctx.counts)
+        if executed > limits.max_instructions:
+            raise Fault("instruction_limit",
+                        f"instruction limit exceeded: {executed} instructions (limit: "
+                        f"{limits.max_instructions} wave-instructions for the whole launch)",
+                        np.flatnonzero(ctx.batch.active))
     if limits.deadline is not None and time.monotonic() > limits.deadline:
         raise Fault("time_limit", "time limit exceeded", np.flatnonzero(ctx.batch.active))
     if limits.cancel is not None and limits.cancel():
@@ -128,9 +136,19 @@ def _limit_fault(ctx: RunContext, limits: Limits, steps: int, step_limit: float)
 
 
 def _step_limit(limits: Limits, waves_per_wg: int) -> float:
+    """Steps of one workgroup that surely pass the limit (the limit is checked at polls)."""
     if limits.max_instructions <= 0:
         return float("inf")
     return limits.max_instructions / waves_per_wg
+
+
+def _next_poll(ctx: RunContext, limits: Limits, b: Batch, steps: int) -> int:
+    """The step of the next limit check: every POLL_EVERY steps, sooner near the limit."""
+    gap = POLL_EVERY
+    if limits.max_instructions > 0:
+        remaining = limits.max_instructions - ctx.executed - sum(ctx.counts)
+        gap = min(gap, max(1, remaining // max(1, b.present_count)))
+    return steps + gap
 
 
 def _loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: Limits,
@@ -141,7 +159,7 @@ def _loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: Limits,
     step_limit = _step_limit(limits, waves_per_wg)
     ctx.extra_steps = 0
     steps = 0
-    check = min(POLL_EVERY, step_limit)
+    check = _next_poll(ctx, limits, b, 0)
     index = 0
     try:
         while index < n:
@@ -150,9 +168,9 @@ def _loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: Limits,
             counts[index] += present
             steps += 1
             if steps >= check:
-                check = min(steps + POLL_EVERY, step_limit)
                 ctx.index = index
                 _limit_fault(ctx, limits, steps, step_limit)
+                check = _next_poll(ctx, limits, b, steps)
             index = index + 1 if nxt is None else nxt
     except Fault:
         ctx.index = index
@@ -167,6 +185,7 @@ def _observed_loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: 
     step_limit = _step_limit(limits, waves_per_wg)
     ctx.extra_steps = 0
     steps = 0
+    check = _next_poll(ctx, limits, b, 0)
     index = 0
     try:
         while index < n:
@@ -177,8 +196,9 @@ def _observed_loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: 
             counts[index] += present
             steps += 1
             ctx.index = index
-            if steps >= step_limit or steps % POLL_EVERY == 0:
+            if steps >= check:
                 _limit_fault(ctx, limits, steps, step_limit)
+                check = _next_poll(ctx, limits, b, steps)
             index = index + 1 if nxt is None else nxt
     except Fault:
         ctx.index = index
@@ -187,6 +207,7 @@ def _observed_loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: 
 
 def _finish_stats(compiled: CompiledKernel, ctx: RunContext) -> None:
     stats = ctx.stats
+    ctx.executed += sum(ctx.counts)
     for count, category in zip(ctx.counts, compiled.categories):
         stats.total += count
         setattr(stats, category, getattr(stats, category) + count)
