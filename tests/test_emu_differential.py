@@ -183,6 +183,17 @@ def test_errors_have_the_same_status(flags, work):
     assert ours.stderr.startswith("Error: ") and "Traceback" not in ours.stderr
 
 
+@pytest.mark.parametrize("name", ["nested_if_2_levels", "wave_shuffle_xor", "prefix_sum",
+                                  "dot_product"])
+def test_trace_is_upstreams(name, work):
+    """`--trace` writes upstream's lines (kernels without break/endloop, whose extra mask lines
+    upstream adds are not reproduced)."""
+    flags = ["--workgroup", "8,1,1", "--wave-width", "4", "--trace"]
+    up, ours = both(upstream_wbin(work, name), flags, work)
+    assert_same(up, ours)
+    assert ours.stderr == up.stderr
+
+
 # ---- generated programs --------------------------------------------------------------------
 ALU = ["iadd", "isub", "imul", "imul_hi", "idiv", "imod", "imin", "imax", "and", "or", "xor",
        "shl", "shr", "sar", "fadd", "fsub", "fmul", "fmin", "fmax"]

@@ -6,12 +6,20 @@ Rust's `{:?}`) and the `--stats` block, in that order. As upstream, a workgroup 
 count or local memory size in the kernel's metadata wins over the flag. Errors print
 `Error: MESSAGE` to stderr and exit with status 1.
 
-Additions: `--kernel NAME` (upstream always runs the first kernel), `--json` (the whole report
-as JSON on stdout instead of the text output), `--trace` (one stderr line per wave per executed
-instruction: `wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM`, see
+Additions: `--kernel NAME` (upstream always runs the first), `--json` (the whole report
+as JSON on stdout instead of the text output), `--trace-lines` (`--trace` with the source line
+and the active mask: `wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM`, see
 `wave_lsp.emu.recording`), `--time-limit SECONDS`, `--compat wave-asm` (assemble source exactly
 as wave-asm would, defects included), and `--dump-regs` (prints thread 0's registers; upstream
 only prints that it is not implemented).
+
+Bounds (upstream has none): every value is checked before the run with a one-line error naming
+the flag: at most 1024 threads per workgroup (the kernel's metadata included), wave width 1-64,
+2**32 workgroups, 4 GiB device and 1 GiB local memory, `--set-reg` registers that exist and
+32-bit values, `--fill-iota` type f32, dumps inside device memory, `--time-limit` a finite
+positive number. `--max-instructions` counts the wave-instructions of the whole launch (upstream:
+per workgroup), so a spinning kernel stops however many workgroups it has. Dumps are written a
+chunk at a time.
 """
 
 from __future__ import annotations

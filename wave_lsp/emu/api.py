@@ -171,7 +171,8 @@ def _observer(launch: Launch, geo: Geometry, compiled):
         return None
     from .recording import LineRecorder, Tracer
     if launch.trace:
-        return Tracer(compiled, geo, launch.trace if callable(launch.trace) else None)
+        return Tracer(compiled, geo, launch.trace if callable(launch.trace) else None,
+                      detailed=launch.trace != "upstream")
     if launch.record_threads == "first_wave":
         threads = tuple(range(min(geo.wave_width, geo.threads_per_wg)))
     else:

@@ -68,7 +68,8 @@ class Launch:
     register_threads: Sequence[int] = ()
     metadata_first: bool = False
     max_batch_lanes: int = 1 << 20
-    trace: bool | Callable[[str], None] = False   # True: to stderr; or a line sink
+    # True: trace with lines and masks to stderr; "upstream": upstream's trace format; or a sink
+    trace: bool | str | Callable[[str], None] = False
     record_limit: int = 64               # executions kept per line in line_records
 
 

@@ -259,7 +259,7 @@ def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overr
         kernel=args.kernel, memory_init=zero + iota + data, set_regs=regs,
         max_instructions=max_instructions,
         time_limit=time_limit, metadata_first=True,
-        trace="lines" if getattr(args, "trace_lines", False) else bool(args.trace),
+        trace=True if getattr(args, "trace_lines", False) else "upstream" if args.trace else False,
         register_threads=(0,) if args.dump_regs else ())
     fields.update(overrides)
     return Launch(**fields)

@@ -4,6 +4,8 @@ An observer sees every instruction before and after it runs (the engine switches
 loop only when one is requested, so the normal loop pays nothing).
 
 Trace format (one line per instruction per wave that steps through it, written to stderr):
+`--trace` writes upstream's `wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT` (special registers by number,
+`mov r0, sr_4`); `--trace-lines` writes ours, with the source line and the active mask:
 
     wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM
 
@@ -53,6 +55,15 @@ def render(ins) -> str:
             parts.append(f"r{value}")
     text = ins.spec.mnemonic + (" " + ", ".join(parts) if parts else "")
     return guard + text
+
+
+def upstream_text(ins) -> str:
+    """The instruction as upstream wave-emu's trace writes it: special registers by number
+    (`mov r0, sr_4` for `mov_sr`), everything else as `render`."""
+    if ins.spec.operands and any(o.kind is OperandKind.SPECIAL for o in ins.spec.operands):
+        guard = f"@{'!' if ins.pred_neg else ''}p{ins.pred_reg} " if ins.guarded else ""
+        return f"{guard}mov r{ins.rd}, sr_{ins.rs1}"
+    return render(ins)
 
 
 def _mask_of(b: Batch, index_ins) -> np.ndarray:
@@ -174,11 +185,13 @@ class Tracer:
 
     single_workgroup = True
 
-    def __init__(self, compiled, geo, sink=None):
+    def __init__(self, compiled, geo, sink=None, detailed: bool = True):
         self.compiled = compiled
         self.geo = geo
         self.sink = sink or (lambda text: sys.stderr.write(text + "\n"))
-        self.texts = [render(ins) for ins in compiled.instructions]
+        self.detailed = detailed
+        self.texts = [render(ins) if detailed else upstream_text(ins)
+                      for ins in compiled.instructions]
 
     def attach(self, b: Batch) -> None:
         self.wg = b.geo.workgroup_id(b.first_wg)
@@ -191,6 +204,11 @@ class Tracer:
         mask, present = before
         ins = self.compiled.instructions[index]
         x, y, z = self.wg
+        if not self.detailed:
+            for wave in np.flatnonzero(present).tolist():
+                self.sink(f"wg({x},{y},{z}) wave[{wave}] pc=0x{ins.offset:04x}: "
+                          f"{self.texts[index]}")
+            return
         line = f" line {ins.line + 1}" if ins.line is not None else ""
         W = b.W
         for wave in np.flatnonzero(present).tolist():
