@@ -6,10 +6,25 @@ and `disassemble` go back to instructions and text; `encoding_view` explains one
 bits for the editor.
 """
 
-from .assembler import Assembly, AssemblyError, assemble
-from .decoder import DecodeError, decode_words
-from .ir import DecodedInstruction, KernelCode
-from .wbin import WbinError, WbinFile, read_wbin, write_wbin
+from importlib import import_module
+
+# Loaded on first use, so that reading a `.wbin` never loads the assembler and its grammar.
+_EXPORTS = {
+    "Assembly": "assembler", "AssemblyError": "assembler", "assemble": "assembler",
+    "DecodeError": "decoder", "decode_words": "decoder",
+    "DecodedInstruction": "ir", "KernelCode": "ir",
+    "WbinError": "wbin", "WbinFile": "wbin", "read_wbin": "wbin", "write_wbin": "wbin",
+}
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = ["Assembly", "AssemblyError", "assemble", "DecodeError", "decode_words",
            "DecodedInstruction", "KernelCode", "WbinError", "WbinFile", "read_wbin",

@@ -30,9 +30,8 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from ..emu import LaunchError, run as run_kernel
+from ..emu.launch import LaunchError
 from ..emu.launch_flags import add_launch_flags, build_launch, check_dumps, dump_requests
-from ..emu.formats import dump_values, hex_dump, stats_block
 
 
 def register(subparsers) -> None:
@@ -98,6 +97,7 @@ def read_input(path: Path) -> bytes:
 
 
 def run(args) -> int:
+    from ..emu.api import run as run_kernel
     try:
         program = _program(args.file, bool(args.compat))
         launch = build_launch(args)
@@ -125,6 +125,7 @@ def run(args) -> int:
 
 
 def _lines(request, memory) -> Iterator[str]:
+    from ..emu.formats import dump_values, hex_dump
     if request.kind == "memory":
         return hex_dump(memory, request.start, request.start + request.count)
     return dump_values(memory, request.start, request.count, request.kind)
@@ -146,6 +147,7 @@ def _write_output(args, requests, report) -> None:
                                                       else f"{k}={v}"
                                                       for k, v in regs.items()))
     if args.stats:
+        from ..emu.formats import stats_block
         batch += stats_block(report.stats)
     if batch:
         out.write("\n".join(batch) + "\n")

@@ -6,12 +6,27 @@ emulator document where upstream `wave-emu` deviates from them (DESIGN.md §1). 
 vectorised with numpy: all waves of many workgroups run in lock-step as one lane array.
 """
 
-from .api import load_kernels, run, select_kernel
-from .compiler import implemented
-from .launch import DataFill, IotaFill, Launch, LaunchError, MemoryInit, ZeroFill
-from .recording import render
-from .report import (ERROR_KINDS, WARNING_KINDS, EmuError, EmuWarning, LineRecord, RunReport,
-                     Stats, WriteRecord)
+from importlib import import_module
+
+# Loaded on first use: `wave-lsp run --help` and the launch-flag parser need none of it.
+_EXPORTS = {
+    "run": "api", "load_kernels": "api", "select_kernel": "api", "implemented": "compiler",
+    "render": "recording",
+    **{name: "launch" for name in ("DataFill", "IotaFill", "Launch", "LaunchError",
+                                   "MemoryInit", "ZeroFill")},
+    **{name: "report" for name in ("ERROR_KINDS", "WARNING_KINDS", "EmuError", "EmuWarning",
+                                   "LineRecord", "RunReport", "Stats", "WriteRecord")},
+}
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "run", "load_kernels", "select_kernel", "implemented", "render",

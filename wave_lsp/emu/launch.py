@@ -4,9 +4,10 @@ kernel selection, limits and what to record."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Sequence, Union
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 DEFAULT_WORKGROUP = (32, 1, 1)       # upstream wave-emu's --workgroup default
 DEFAULT_LOCAL_MEMORY = 16384         # upstream --local-memory default (bytes)
@@ -92,6 +93,7 @@ MAX_LOCAL_MEMORY = 1 << 30           # bytes per workgroup
 
 def new_device_memory(launch: Launch) -> np.ndarray:
     """Zeroed device memory of the launch's size with its initial contents written."""
+    import numpy as np
     if launch.device_memory < 0 or launch.device_memory > MAX_DEVICE_MEMORY:
         raise LaunchError(f"--device-memory: {launch.device_memory} bytes is outside "
                           f"0..{MAX_DEVICE_MEMORY} (addresses are 32-bit)", "--device-memory")
@@ -106,6 +108,7 @@ def new_device_memory(launch: Launch) -> np.ndarray:
 
 def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
     """Write the initial device memory, in the order given."""
+    import numpy as np
     size = memory.size
     for item in items:
         if isinstance(item, DataFill):
