@@ -186,10 +186,6 @@ def _cvt_u32_f32(a):
     return np.clip(x, 0.0, 2.0**32 - 1).astype(np.uint64).astype(U32)
 
 
-def _pred(fn):
-    return fn
-
-
 UNITS: dict[str, tuple[str, str, object]] = {
     # integer
     "iadd": ("uu", "u", lambda a, b: a + b),
