@@ -248,7 +248,7 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
                 if fast is not None:
                     mem32, w = fast
                     if b.log is not None and not is_local:
-                        b.log.record(index, b.R[ra], 4, None, not load)
+                        b.log.record_words(index, w, None, not load)
                     if load:
                         b.R[data] = mem32[w]
                     else:

@@ -67,7 +67,7 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
         count = min(per_batch, total - first)
         b = Batch(geo, first, count, device, set_regs)
         if count > 1:
-            b.log = AccessLog((device.size + 3) // 4)
+            b.log = AccessLog((device.size + 3) // 4, b.wg_of_lane)
         ctx.batch = b
         if observer is not None:
             observer.attach(b)

@@ -29,75 +29,68 @@ class Conflict:
 
 
 class AccessLog:
-    """Device words touched in one batch: (words, lanes, instruction) per access, reads and
-    writes apart. Atomics count as writes."""
+    """Device words touched in one batch: (instruction, words, lanes) per access, reads and
+    writes apart (atomics count as writes). `lanes` None means every lane of the batch, in
+    order."""
 
-    def __init__(self, n_words: int):
+    def __init__(self, n_words: int, wg_of_lane: np.ndarray):
         self.n_words = n_words
-        self.reads: list[tuple[np.ndarray, np.ndarray | None, int]] = []
-        self.writes: list[tuple[np.ndarray, np.ndarray | None, int]] = []
+        self.wg_of_lane = wg_of_lane.astype(np.int32) + 1      # 1-based: 0 means "nobody"
+        self.reads: list[tuple[int, np.ndarray, np.ndarray | None]] = []
+        self.writes: list[tuple[int, np.ndarray, np.ndarray | None]] = []
+
+    def record_words(self, index: int, words: np.ndarray, lanes: np.ndarray | None,
+                     write: bool) -> None:
+        """Lane `lanes[i]` (lane i when None) accessed the 4-byte word `words[i]`."""
+        (self.writes if write else self.reads).append((index, words, lanes))
 
     def record(self, index: int, byte_addresses: np.ndarray, width: int,
                lanes: np.ndarray | None, write: bool) -> None:
-        """`byte_addresses[i]` is lane `lanes[i]`'s (all lanes when None) access of `width`."""
+        """`byte_addresses[i]` is lane `lanes[i]`'s (lane i when None) access of `width` bytes."""
         a = np.asarray(byte_addresses, dtype=np.int64)
         first = a >> 2
         last = (a + width - 1) >> 2
-        target = self.writes if write else self.reads
-        target.append((first, lanes, index))
+        self.record_words(index, first, lanes, write)
         for extra in range(1, int((last - first).max(initial=0)) + 1):
             more = first + extra
-            keep = more <= last
-            target.append((more[keep], None if lanes is None and keep.all() else
-                           (np.flatnonzero(keep) if lanes is None else lanes[keep]), index))
+            keep = np.flatnonzero(more <= last)
+            self.record_words(index, more[keep], keep if lanes is None else lanes[keep], write)
 
-    def clear(self) -> None:
-        self.reads.clear()
-        self.writes.clear()
-
-
-def _flatten(entries, lanes_per_wg: int):
-    words, lanes, ops = [], [], []
-    for w, l, index in entries:
-        if not w.size:
-            continue
-        lane = np.arange(w.size, dtype=np.int64) if l is None else np.asarray(l, np.int64)
-        words.append(w)
-        lanes.append(lane)
-        ops.append(np.full(w.size, index, dtype=np.int64))
-    if not words:
-        return None
-    w, l, o = np.concatenate(words), np.concatenate(lanes), np.concatenate(ops)
-    return w, l, o, l // lanes_per_wg
+    def groups(self, lanes: np.ndarray | None) -> np.ndarray:
+        return self.wg_of_lane if lanes is None else self.wg_of_lane[lanes]
 
 
 def find_conflict(log: AccessLog, lanes_per_wg: int) -> Conflict | None:
-    """The first conflict between two workgroups of the batch, or None."""
-    writes = _flatten(log.writes, lanes_per_wg)
-    if writes is None:
+    """The first conflict between two workgroups of the batch, or None. One pass over the
+    accesses with a per-word owner (the 1-based workgroup that wrote it last)."""
+    if not log.writes:
         return None
-    w, l, o, g = writes
-    owner = np.empty(log.n_words, dtype=np.int64)       # which write last hit each word
-    order = np.arange(w.size, dtype=np.int64)
-    owner[w] = order
-    clash = np.flatnonzero(g[owner[w]] != g)
-    if clash.size:
-        i = int(clash[0])
-        j = int(owner[w[i]])
-        return Conflict(int(w[i]) * 4, (int(o[j]), int(l[j])), (int(o[i]), int(l[i])), True)
-    reads = _flatten(log.reads, lanes_per_wg)
-    if reads is None:
-        return None
-    rw, rl, ro, rg = reads
-    written = np.zeros(log.n_words, dtype=bool)
-    written[w] = True
-    hit = np.flatnonzero(written[rw])
-    if not hit.size:
-        return None
-    writer = owner[rw[hit]]
-    bad = np.flatnonzero(g[writer] != rg[hit])
-    if not bad.size:
-        return None
-    i = int(hit[bad[0]])
-    j = int(writer[bad[0]])
-    return Conflict(int(rw[i]) * 4, (int(o[j]), int(l[j])), (int(ro[i]), int(rl[i])), False)
+    owner = np.zeros(log.n_words, dtype=np.int32)
+    for k, (index, words, lanes) in enumerate(log.writes):
+        g = log.groups(lanes)
+        before = owner[words]
+        owner[words] = g
+        clash = ((before != 0) & (before != g)) | (owner[words] != g)
+        if clash.any():
+            return _describe(log, owner, k, int(np.flatnonzero(clash)[0]), True)
+    for k, (index, words, lanes) in enumerate(log.reads):
+        o = owner[words]
+        clash = (o != 0) & (o != log.groups(lanes))
+        if clash.any():
+            return _describe(log, owner, k, int(np.flatnonzero(clash)[0]), False)
+    return None
+
+
+def _describe(log: AccessLog, owner: np.ndarray, k: int, i: int, write: bool) -> Conflict:
+    """The conflict at access `i` of record `k` (a write when `write`), with the write of
+    another workgroup to the same word that it met."""
+    index, words, lanes = (log.writes if write else log.reads)[k]
+    word = int(words[i])
+    lane = i if lanes is None else int(lanes[i])
+    group = int(log.groups(lanes)[i])
+    for windex, wwords, wlanes in log.writes:        # the other side: a write by another group
+        hits = np.flatnonzero((wwords == word) & (log.groups(wlanes) != group))
+        if hits.size:
+            other = int(hits[0]) if wlanes is None else int(wlanes[hits[0]])
+            return Conflict(word * 4, (windex, other), (index, lane), write)
+    return Conflict(word * 4, (index, lane), (index, lane), write)
