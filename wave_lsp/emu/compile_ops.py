@@ -11,9 +11,9 @@ import numpy as np
 
 from ..asm.ir import DecodedInstruction
 from ..isa import PREDICATE_COUNT, OperandKind
-from .alu import UNITS, f64_to_pair, fma_f32, pair_to_f64
+from .alu import FUNCTIONS, f64_to_pair, fma_f32, pair_to_f64, signature
 from .context import RunContext
-from .memory import addresses, atomic, device_space, gather, local_space, \
+from .memory import addresses, atomic, atomic_operation, device_space, gather, local_space, \
     mma_tile_addresses, scatter
 from .state import Batch, Fault
 from .waveops import any_all, ballot, prefix_sum, reduce, shuffle
@@ -50,9 +50,11 @@ def register_error(ins: DecodedInstruction, regs: list[int], count: int, guard):
 
 
 def build_unit(ins: DecodedInstruction, count: int):
-    """ALU, compare, convert and move instructions from `alu.UNITS`."""
+    """ALU, compare, convert and move instructions (`alu.FUNCTIONS`; operand kinds and widths
+    from the instruction table)."""
     mnemonic = ins.spec.mnemonic
-    sources, dest, fn = UNITS[mnemonic]
+    fn = FUNCTIONS[mnemonic]
+    sources, dest = signature(ins.spec)
     fields = (ins.rs1, ins.rs2, ins.rs3, ins.rs4)[:len(sources)]
     guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
     used = []
@@ -226,7 +228,8 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
     """Loads, stores and atomics on local or device memory (`spec.memory` says which)."""
     spec = ins.spec
     access = spec.memory
-    mod = spec.modifier  # atomics: which read-modify-write (reference §2.8)
+    atomics = access.kind not in ("load", "store")
+    operation = atomic_operation(spec) if atomics else None  # which read-modify-write (§2.8)
     is_local = access.space == "local"
     space_of = local_space if is_local else device_space
     guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
@@ -274,7 +277,7 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
             stats.count_access(access.space, access.kind, n, width)
         return op
     # atomics (32-bit)
-    cas = mod == 8
+    cas = operation == "cas"
     used = [ra, rv] + ([r3] if cas else []) + ([rd] if rd else [])
     if any(r >= count for r in used):
         return register_error(ins, used, count, guard)
@@ -288,7 +291,7 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
         a = addresses(space, b.R[ra], lanes, 4, warn)
         if b.log is not None and not is_local:
             b.log.record(index, a, 4, lanes, True)
-        old = atomic(space, a, mod, b.R[rv][lanes], b.R[r3][lanes] if cas else None)
+        old = atomic(space, a, operation, b.R[rv][lanes], b.R[r3][lanes] if cas else None)
         stats.atomic += lanes.size        # upstream also counts one atomic op per lane
         if rd:
             b.R[rd][lanes] = old

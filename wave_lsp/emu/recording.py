@@ -23,7 +23,7 @@ import numpy as np
 
 from ..isa import SCOPE_BY_VALUE, SPECIAL_BY_INDEX, OperandKind
 from ..isa import InstructionClass as IC
-from .alu import UNITS
+from .alu import FUNCTIONS, signature
 from .report import LineRecord, WriteRecord
 from .state import Batch
 
@@ -77,8 +77,8 @@ def write_plan(ins):
     spec = ins.spec
     m = spec.mnemonic
     kind = _KIND_OF_CLASS.get(spec.iclass, "u32")
-    if m in UNITS:
-        dest = UNITS[m][1]
+    if m in FUNCTIONS:
+        dest = signature(spec)[1]
         if m.startswith("cvt_"):
             kind = {"f32": "f32", "f16": "f16", "f64": "f64", "bf16": "bf16"}.get(
                 m.split("_")[1], "u32")
