@@ -140,7 +140,7 @@ def run(program, launch: Launch | None = None, *,
                                 launch.max_batch_lanes, observer, collect, sequential)
             break
         except SequentialNeeded as need:     # batched workgroups met: redo one at a time
-            races.append(need.race)
+            races += [need.race] if need.race is not None else []
             report.registers.clear()
             device[:] = 0
             apply_memory_init(device, launch.memory_init)

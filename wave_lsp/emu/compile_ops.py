@@ -252,6 +252,9 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
                     mem32, w = fast
                     if b.log is not None and not is_local:
                         b.log.record_words(index, w, None, not load)
+                    if b.epochs:
+                        b.epochs[access.space].record_words(
+                            index, w, None, not load, None if load else b.R[data])
                     if load:
                         b.R[data] = mem32[w]
                     else:
@@ -265,6 +268,13 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
             a = addresses(space, b.R[ra], lanes, width, warn)
             if b.log is not None and not is_local:
                 b.log.record(index, a, width, lanes, not load)
+            if b.epochs:
+                if width == 4 and not load and not (a & 3).any():
+                    b.epochs[access.space].record_words(
+                        index, a >> 2, lanes, True,
+                        b.R[data] if lanes is None else b.R[data][lanes])
+                else:
+                    b.epochs[access.space].record(index, a, width, lanes, not load)
             if load:
                 for i, w in enumerate(gather(space, a, width)):
                     if lanes is None:
@@ -290,7 +300,7 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
         space = space_of(b)
         a = addresses(space, b.R[ra], lanes, 4, warn)
         if b.log is not None and not is_local:
-            b.log.record(index, a, 4, lanes, True)
+            b.log.record(index, a, 4, lanes, True, atomic=True)
         old = atomic(space, a, operation, b.R[rv][lanes], b.R[r3][lanes] if cas else None)
         stats.atomic += lanes.size        # upstream also counts one atomic op per lane
         if rd:

@@ -214,6 +214,8 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
     if name == "barrier":
         def op(b: Batch):
             barrier(b, executing(b), stats, guard is not None)
+            if b.epochs:
+                ctx.end_epoch(b)
         return op
     return lambda b: None                                 # fences, wait, nop
 

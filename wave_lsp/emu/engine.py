@@ -18,7 +18,8 @@ import numpy as np
 
 from .compiler import CompiledKernel
 from .context import RunContext
-from .overlap import AccessLog, Conflict, find_conflict
+from .overlap import AccessLog, Conflict, find_conflict, find_race
+from .racecheck import EpochLog
 from .report import EmuError, EmuWarning
 from .state import Batch, Fault, Geometry
 
@@ -46,10 +47,10 @@ def batch_size(geo: Geometry, max_lanes: int, single: bool) -> int:
 
 class SequentialNeeded(Exception):
     """Workgroups of one batch met on device memory: the launch must run one workgroup at a
-    time. `race` is the warning describing the first such pair."""
+    time. `race` is the warning describing a data race among them (None: only atomics met)."""
 
-    def __init__(self, race: EmuWarning):
-        super().__init__(race.message)
+    def __init__(self, race: EmuWarning | None):
+        super().__init__(race.message if race else "atomics of several workgroups met")
         self.race = race
 
 
@@ -68,6 +69,10 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
         b = Batch(geo, first, count, device, set_regs)
         if count > 1:
             b.log = AccessLog((device.size + 3) // 4, b.wg_of_lane)
+        if geo.waves_per_wg > 1:
+            b.epochs = {"local": EpochLog("local", b.W, b.lanes_per_wg, count,
+                                          b.local32.size),
+                        "device": EpochLog("device", b.W, b.lanes_per_wg, count)}
         ctx.batch = b
         if observer is not None:
             observer.attach(b)
@@ -83,6 +88,7 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             _finish_stats(compiled, ctx)
             return to_error(fault, b, compiled, index)
         _check_overlap(b, compiled)
+        ctx.end_epoch(b)
         ctx.stats.workgroups += count
         ctx.stats.waves += count * geo.waves_per_wg
         if on_batch_end is not None:
@@ -94,10 +100,11 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
 def _check_overlap(b: Batch, compiled: CompiledKernel) -> None:
     if b.log is None:
         return
-    conflict = find_conflict(b.log, b.lanes_per_wg)
-    b.log = None
-    if conflict is not None:
-        raise SequentialNeeded(race_warning(conflict, b, compiled))
+    log, b.log = b.log, None
+    if find_conflict(log, b.lanes_per_wg) is None:
+        return
+    race = find_race(log)
+    raise SequentialNeeded(None if race is None else race_warning(race, b, compiled))
 
 
 def race_warning(conflict: Conflict, b: Batch, compiled: CompiledKernel) -> EmuWarning:

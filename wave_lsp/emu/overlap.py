@@ -29,66 +29,79 @@ class Conflict:
 
 
 class AccessLog:
-    """Device words touched in one batch: (instruction, words, lanes) per access, reads and
-    writes apart (atomics count as writes). `lanes` None means every lane of the batch, in
+    """Device words touched in one batch: (instruction, words, lanes, atomic) per access, reads
+    and writes apart (atomics count as writes). `lanes` None means every lane of the batch, in
     order."""
 
     def __init__(self, n_words: int, wg_of_lane: np.ndarray):
         self.n_words = n_words
         self.wg_of_lane = wg_of_lane.astype(np.int32) + 1      # 1-based: 0 means "nobody"
-        self.reads: list[tuple[int, np.ndarray, np.ndarray | None]] = []
-        self.writes: list[tuple[int, np.ndarray, np.ndarray | None]] = []
+        self.reads: list[tuple[int, np.ndarray, np.ndarray | None, bool]] = []
+        self.writes: list[tuple[int, np.ndarray, np.ndarray | None, bool]] = []
 
     def record_words(self, index: int, words: np.ndarray, lanes: np.ndarray | None,
-                     write: bool) -> None:
+                     write: bool, atomic: bool = False) -> None:
         """Lane `lanes[i]` (lane i when None) accessed the 4-byte word `words[i]`."""
-        (self.writes if write else self.reads).append((index, words, lanes))
+        (self.writes if write else self.reads).append((index, words, lanes, atomic))
 
     def record(self, index: int, byte_addresses: np.ndarray, width: int,
-               lanes: np.ndarray | None, write: bool) -> None:
+               lanes: np.ndarray | None, write: bool, atomic: bool = False) -> None:
         """`byte_addresses[i]` is lane `lanes[i]`'s (lane i when None) access of `width` bytes."""
         a = np.asarray(byte_addresses, dtype=np.int64)
         first = a >> 2
         last = (a + width - 1) >> 2
-        self.record_words(index, first, lanes, write)
+        self.record_words(index, first, lanes, write, atomic)
         for extra in range(1, int((last - first).max(initial=0)) + 1):
             more = first + extra
             keep = np.flatnonzero(more <= last)
-            self.record_words(index, more[keep], keep if lanes is None else lanes[keep], write)
+            self.record_words(index, more[keep], keep if lanes is None else lanes[keep], write,
+                              atomic)
 
     def groups(self, lanes: np.ndarray | None) -> np.ndarray:
         return self.wg_of_lane if lanes is None else self.wg_of_lane[lanes]
 
 
 def find_conflict(log: AccessLog, lanes_per_wg: int) -> Conflict | None:
-    """The first conflict between two workgroups of the batch, or None. One pass over the
-    accesses with a per-word owner (the 1-based workgroup that wrote it last)."""
-    if not log.writes:
+    """The first conflict between two workgroups of the batch (the batch is then not exact),
+    or None."""
+    return _conflict(log, log.writes, log.writes + log.reads)
+
+
+def find_race(log: AccessLog) -> Conflict | None:
+    """A conflict that is a data race: not two atomics (atomics of different workgroups are
+    ordered by the hardware, though the batch still needs running one at a time)."""
+    plain = [r for r in log.writes if not r[3]]
+    atomics = [r for r in log.writes if r[3]]
+    plain_accesses = plain + log.reads
+    return (_conflict(log, plain, plain_accesses + atomics)
+            or _conflict(log, atomics, plain_accesses))
+
+
+def _conflict(log: AccessLog, writes, accesses) -> Conflict | None:
+    """A word written by one workgroup in `writes` and accessed by another in `accesses`.
+    One pass with a per-word owner (the 1-based workgroup that wrote it last)."""
+    if not writes or not accesses:
         return None
     owner = np.zeros(log.n_words, dtype=np.int32)
-    for k, (index, words, lanes) in enumerate(log.writes):
-        g = log.groups(lanes)
-        before = owner[words]
-        owner[words] = g
-        clash = ((before != 0) & (before != g)) | (owner[words] != g)
+    for index, words, lanes, _ in writes:
+        owner[words] = log.groups(lanes)
+    for index, words, lanes, _ in accesses:
+        seen = owner[words]
+        clash = (seen != 0) & (seen != log.groups(lanes))
         if clash.any():
-            return _describe(log, owner, k, int(np.flatnonzero(clash)[0]), True)
-    for k, (index, words, lanes) in enumerate(log.reads):
-        o = owner[words]
-        clash = (o != 0) & (o != log.groups(lanes))
-        if clash.any():
-            return _describe(log, owner, k, int(np.flatnonzero(clash)[0]), False)
+            i = int(np.flatnonzero(clash)[0])
+            return _describe(log, writes, index, words, lanes, i,
+                             any(a is words for _, a, _, _ in writes))
     return None
 
 
-def _describe(log: AccessLog, owner: np.ndarray, k: int, i: int, write: bool) -> Conflict:
-    """The conflict at access `i` of record `k` (a write when `write`), with the write of
-    another workgroup to the same word that it met."""
-    index, words, lanes = (log.writes if write else log.reads)[k]
+def _describe(log: AccessLog, writes, index, words, lanes, i: int, write: bool) -> Conflict:
+    """The conflict at access `i` of one record, with a write of another workgroup to the same
+    word from `writes`."""
     word = int(words[i])
     lane = i if lanes is None else int(lanes[i])
     group = int(log.groups(lanes)[i])
-    for windex, wwords, wlanes in log.writes:        # the other side: a write by another group
+    for windex, wwords, wlanes, _ in writes:
         hits = np.flatnonzero((wwords == word) & (log.groups(wlanes) != group))
         if hits.size:
             other = int(hits[0]) if wlanes is None else int(wlanes[hits[0]])

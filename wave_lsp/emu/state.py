@@ -90,6 +90,7 @@ class Batch:
         self.ctrl: list = []          # control-flow frames (see control.py)
         self.calls: list = []         # call frames
         self.log = None               # overlap.AccessLog while several workgroups run together
+        self.epochs: dict = {}        # racecheck.EpochLog per memory space ("local", "device")
         # memories
         self.device = device
         self.device32 = device.view(np.uint32) if device.size % 4 == 0 else None
