@@ -43,35 +43,38 @@ class EpochLog:
 
     def __init__(self, space: str, wave_width: int, lanes_per_wg: int, wg_count: int,
                  words: int | None = None):
-        """`words`: size of the space in words when a dense screen is affordable (local)."""
+        """`words`: size of the space in words, where known (sizes the screen's table)."""
         self.space = space
         self.W = wave_width
         self.lanes_per_wg = lanes_per_wg
         self.wg_count = wg_count
         self.entries: list = []
         self.wave_of_lane = np.arange(lanes_per_wg * wg_count, dtype=np.int32) // wave_width
-        self.writer = None if words is None else np.full(words, -1, dtype=np.int32)
+        size = SCREEN_SLOTS if words is None else min(SCREEN_SLOTS, _pow2(words))
+        self.slots = size - 1
+        self.writer: np.ndarray | None = None       # allocated at the first epoch with writes
 
     def _waves(self, lanes):
         return self.wave_of_lane if lanes is None else self.wave_of_lane[lanes]
 
     def _screen(self, entries) -> bool:
-        """Whether the epoch may hold a race: a dense pass over the words (last writing wave
-        per word) that rules out almost every epoch cheaply; the exact check follows."""
-        if self.writer is None:
-            return True
+        """Whether the epoch may hold a race: one pass over a table of the last writing wave
+        per word (words folded onto its slots, so a collision only costs the exact check) that
+        rules out almost every epoch cheaply."""
         writes = [(w, self._waves(l)) for _, w, l, write, _ in entries if write and w.size]
         if not writes:
             return False
-        keys = np.concatenate([w for w, _ in writes])
+        if self.writer is None:
+            self.writer = np.full(self.slots + 1, -1, dtype=np.int32)
+        writer, slots = self.writer, self.slots
+        keys = np.concatenate([w for w, _ in writes]) & slots
         waves = np.concatenate([v for _, v in writes])
-        writer = self.writer
         writer[keys] = waves
         clash = bool((writer[keys] != waves).any())
         if not clash:
             for _, w, l, write, _ in entries:
                 if not write and w.size:
-                    seen = writer[w]
+                    seen = writer[w & slots]
                     if ((seen >= 0) & (seen != self._waves(l))).any():
                         clash = True
                         break
@@ -134,6 +137,11 @@ class EpochLog:
 
 
 MAX_GROUPS = 256          # words examined for a non-benign race per epoch
+SCREEN_SLOTS = 1 << 22    # slots of the screen's table (16 MiB of int32)
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(4, int(n - 1).bit_length())
 
 
 def _benign(group, wr, val, wave) -> bool:
