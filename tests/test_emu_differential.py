@@ -183,13 +183,35 @@ def test_errors_have_the_same_status(flags, work):
     assert ours.stderr.startswith("Error: ") and "Traceback" not in ours.stderr
 
 
-@pytest.mark.parametrize("name", ["nested_if_2_levels", "wave_shuffle_xor", "prefix_sum",
-                                  "dot_product"])
+NESTED_LOOPS = """.kernel nested
+.registers 8
+    mov_sr r0, sr_lane_id
+    mov_imm r3, 0
+    mov_imm r5, 2
+    mov_imm r6, 0
+    loop
+        mov_imm r4, 1
+        iadd r3, r3, r4
+        loop
+            iadd r6, r6, r4
+            icmp_ge p2, r6, r5
+            break p2
+        endloop
+        icmp_ge p1, r3, r0
+        break p1
+    endloop
+    halt
+.end
+"""
+
+
+@pytest.mark.parametrize("name", [n for n in EXAMPLE_NAMES if n != "gemm_blocked"]
+                         + ["nested_loops"])
 def test_trace_is_upstreams(name, work):
-    """`--trace` writes upstream's lines (kernels without break/endloop, whose extra mask lines
-    upstream adds are not reproduced)."""
+    """`--trace` writes upstream's lines, `break`/`endloop` mask lines included."""
     flags = ["--workgroup", "8,1,1", "--wave-width", "4", "--trace"]
-    up, ours = both(upstream_wbin(work, name), flags, work)
+    source = NESTED_LOOPS if name == "nested_loops" else None
+    up, ours = both(upstream_wbin(work, name, source), flags, work)
     assert_same(up, ours)
     assert ours.stderr == up.stderr
 
@@ -252,6 +274,7 @@ def test_generated_programs_match_upstream(work, lines):
     source = PROLOGUE + "".join(f"    {text}\n" for text in lines) + store_all() + EPILOGUE
     wbin = upstream_wbin(work, "gen", source)
     up, ours = both(wbin, ["--workgroup", "16,1,1", "--wave-width", "8", "--device-memory",
-                           "2048", "--dump-memory", "0:1536", "--stats"], work)
+                           "2048", "--dump-memory", "0:1536", "--stats", "--trace"], work)
     assert up.returncode == 0, up.stderr
     assert_same(up, ours)
+    assert ours.stderr == up.stderr

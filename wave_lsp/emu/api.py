@@ -132,7 +132,8 @@ def run(program, launch: Launch | None = None, *,
     races = []
     for sequential in (False, True):
         ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
-        compiled = compile_kernel(kernel, geo.registers, ctx, instructions)
+        compiled = compile_kernel(kernel, geo.registers, ctx, instructions,
+                                  skip_empty=not launch.trace)
         observer = _observer(launch, geo, compiled)
         try:
             with np.errstate(all="ignore"):
@@ -169,7 +170,8 @@ def launch_summary(kernel: KernelCode, geo: Geometry, device: np.ndarray) -> dic
 def _observer(launch: Launch, geo: Geometry, compiled):
     if launch.record_threads is None and not launch.trace:
         return None
-    from .recording import LineRecorder, Tracer
+    from .recording import LineRecorder
+    from .trace import Tracer
     if launch.trace:
         return Tracer(compiled, geo, launch.trace if callable(launch.trace) else None,
                       detailed=launch.trace != "upstream")

@@ -50,8 +50,12 @@ class CompiledKernel:
     categories: list[str]
 
 
-def make_plan(instructions) -> Plan:
+def make_plan(instructions, skip_empty: bool = True) -> Plan:
+    """The kernel's structure; with `skip_empty` False no region is ever skipped (every
+    instruction is stepped through, as upstream does; the trace needs that)."""
     plan = Plan(len(instructions), {ins.offset: i for i, ins in enumerate(instructions)})
+    if not skip_empty:
+        return plan
     stack: list[tuple[str, int, int | None]] = []   # (kind, index, else index)
     # Regions holding a call are never skipped (the callee may lie anywhere), nor regions
     # holding a barrier (upstream counts a barrier release even with no active lane).
@@ -107,10 +111,11 @@ def build_op(ins: DecodedInstruction, index: int, ctx: RunContext, plan: Plan, r
 
 
 def compile_kernel(kernel: KernelCode, registers: int, ctx: RunContext,
-                   instructions=None) -> CompiledKernel:
-    """Pre-decode `kernel` for a register file of `registers` registers."""
+                   instructions=None, skip_empty: bool = True) -> CompiledKernel:
+    """Pre-decode `kernel` for a register file of `registers` registers (`skip_empty`: see
+    `make_plan`)."""
     instructions = tuple(kernel.instructions if instructions is None else instructions)
-    plan = make_plan(instructions)
+    plan = make_plan(instructions, skip_empty)
     ops = []
     for i, ins in enumerate(instructions):
         op = build_op(ins, i, ctx, plan, registers)

@@ -1,23 +1,11 @@
-"""Observers of a run: per-line records for inline results, and the `--trace` printer.
+"""Observers of a run: per-line records for inline results (`LineRecorder`); the `--trace`
+printer is in `trace`.
 
 An observer sees every instruction before and after it runs (the engine switches to an observed
 loop only when one is requested, so the normal loop pays nothing).
-
-Trace format (one line per instruction per wave that steps through it, written to stderr):
-`--trace` writes upstream's `wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT` (special registers by number,
-`mov r0, sr_4`); `--trace-lines` writes ours, with the source line and the active mask:
-
-    wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM
-
-TEXT is the instruction as assembly (`@p1 iadd r3, r1, r2`, immediates and call targets as
-0x%08x, scopes with their dot), `line L` the 1-based source line (omitted for `.wbin` input),
-and `mask` the lanes of the wave that executed it (bit i = lane i). Tracing runs one workgroup
-at a time, in workgroup order, so waves interleave as upstream's round-robin scheduler does.
 """
 
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 
@@ -55,15 +43,6 @@ def render(ins) -> str:
             parts.append(f"r{value}")
     text = ins.spec.mnemonic + (" " + ", ".join(parts) if parts else "")
     return guard + text
-
-
-def upstream_text(ins) -> str:
-    """The instruction as upstream wave-emu's trace writes it: special registers by number
-    (`mov r0, sr_4` for `mov_sr`), everything else as `render`."""
-    if ins.spec.operands and any(o.kind is OperandKind.SPECIAL for o in ins.spec.operands):
-        guard = f"@{'!' if ins.pred_neg else ''}p{ins.pred_reg} " if ins.guarded else ""
-        return f"{guard}mov r{ins.rd}, sr_{ins.rs1}"
-    return render(ins)
 
 
 def _mask_of(b: Batch, index_ins) -> np.ndarray:
@@ -178,43 +157,3 @@ class LineRecorder:
                         else f"{space}[r{ins.rs1}{'+' + str(4 * w) if w else ''}]"
                     writes.append(WriteRecord(target, dict(zip(active_ids, values)), "u32"))
         record.writes.append(writes)
-
-
-class Tracer:
-    """Prints one line per wave per executed instruction (see the module docstring)."""
-
-    single_workgroup = True
-
-    def __init__(self, compiled, geo, sink=None, detailed: bool = True):
-        self.compiled = compiled
-        self.geo = geo
-        self.sink = sink or (lambda text: sys.stderr.write(text + "\n"))
-        self.detailed = detailed
-        self.texts = [render(ins) if detailed else upstream_text(ins)
-                      for ins in compiled.instructions]
-
-    def attach(self, b: Batch) -> None:
-        self.wg = b.geo.workgroup_id(b.first_wg)
-
-    def before(self, index: int, b: Batch):
-        ins = self.compiled.instructions[index]
-        return _mask_of(b, ins).copy(), b.present.copy()
-
-    def after(self, index: int, b: Batch, before) -> None:
-        mask, present = before
-        ins = self.compiled.instructions[index]
-        x, y, z = self.wg
-        if not self.detailed:
-            for wave in np.flatnonzero(present).tolist():
-                self.sink(f"wg({x},{y},{z}) wave[{wave}] pc=0x{ins.offset:04x}: "
-                          f"{self.texts[index]}")
-            return
-        line = f" line {ins.line + 1}" if ins.line is not None else ""
-        W = b.W
-        for wave in np.flatnonzero(present).tolist():
-            bits = 0
-            for i, on in enumerate(mask[wave * W:(wave + 1) * W].tolist()):
-                if on:
-                    bits |= 1 << i
-            self.sink(f"wg({x},{y},{z}) wave[{wave}] pc=0x{ins.offset:04x}: "
-                      f"{self.texts[index]} ;{line} mask=0x{bits:x}")
