@@ -15,6 +15,7 @@ from .alu import FUNCTIONS, f64_to_pair, fma_f32, pair_to_f64, signature
 from .context import RunContext
 from .memory import addresses, atomic, atomic_operation, device_space, gather, local_space, \
     mma_tile_addresses, scatter
+from .report import Stats
 from .state import Batch, Fault
 from .waveops import any_all, ballot, prefix_sum, reduce, shuffle
 
@@ -138,7 +139,7 @@ def _fma_op(fn, a, c, d, rd):
     def op(b: Batch):
         if b.full:
             F = b.F
-            F[rd] = fma_f32(F[a], F[c], F[d], b.scratch64)
+            fma_f32(F[a], F[c], F[d], b.scratch64, out=F[rd])
         elif b.any_active:
             R = b.R
             np.copyto(R[rd], fn(R[a], R[c], R[d]), where=b.active)
@@ -219,9 +220,10 @@ def _aligned_words(b: Batch, ra: int, is_local: bool):
     reports)."""
     a = b.R[ra]
     size, mem32, base = b.word_view(is_local)
-    if int(a.max()) + 4 > size or (a & 3).any():
+    if int(a.max()) + 4 > size or int(np.bitwise_or.reduce(a)) & 3:
         return None
-    return mem32, (a >> 2 if base is None else base + (a >> 2))
+    words = np.right_shift(a, 2, out=b.scratch_u32)
+    return mem32, (words if base is None else base + words)
 
 
 def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
@@ -245,6 +247,8 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
         if any(r >= count for r in used):
             return register_error(ins, used, count, guard)
 
+        count = Stats.counter(access.space, access.kind, width)
+
         def op(b: Batch):
             if width == 4 and guard is None and b.full:
                 fast = _aligned_words(b, ra, is_local)
@@ -259,7 +263,7 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
                         b.R[data] = mem32[w]
                     else:
                         mem32[w] = b.R[data]
-                    stats.count_access(access.space, access.kind, b.n, 4)
+                    count(stats, b.n)
                     return
             lanes, n = _lanes(b, mask, guard)
             if not n:
@@ -284,7 +288,7 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
             else:
                 scatter(space, a, [b.R[data + i] if lanes is None else b.R[data + i][lanes]
                                    for i in range(nwords)], width)
-            stats.count_access(access.space, access.kind, n, width)
+            count(stats, n)
         return op
     # atomics (32-bit)
     cas = operation == "cas"

@@ -92,6 +92,16 @@ class Stats:
     workgroups: int = 0
     waves: int = 0
 
+    @staticmethod
+    def counter(space: str, kind: str, width: int):
+        """`count(stats, lanes)`: count `lanes` accesses of `width` bytes (names bound once)."""
+        n_name, b_name = f"{space}_{kind}s", f"{space}_{kind}_bytes"
+
+        def count(stats: "Stats", lanes: int) -> None:
+            setattr(stats, n_name, getattr(stats, n_name) + lanes)
+            setattr(stats, b_name, getattr(stats, b_name) + lanes * width)
+        return count
+
     def count_access(self, space: str, kind: str, lanes: int, width: int) -> None:
         """Count `lanes` loads or stores (`kind`) of `width` bytes in local or device `space`."""
         name = f"{space}_{kind}s"
