@@ -222,7 +222,7 @@ def _aligned_words(b: Batch, ra: int, is_local: bool):
     size, mem32, base = b.word_view(is_local)
     if int(a.max()) + 4 > size or int(np.bitwise_or.reduce(a)) & 3:
         return None
-    words = np.right_shift(a, 2, out=b.scratch_u32)
+    words = a >> 2                 # a new array: access logs keep it
     return mem32, (words if base is None else base + words)
 
 

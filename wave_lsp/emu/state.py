@@ -103,9 +103,6 @@ class Batch:
         self.local_base = self.wg_of_lane * self.local_stride
         self.local_base_words = self.local_base >> 2
         self.scratch64 = np.empty(n, dtype=np.float64)
-        self.scratch_u32 = np.empty(n, dtype=np.uint32)
-        self.scratch_u64 = np.empty(n, dtype=np.uint64)
-        self.scratch_bool = np.empty(n, dtype=bool)
         self.fragments: dict[tuple[str, int], np.ndarray] = {}
         self._specials: dict[int, np.ndarray] = {}
 
