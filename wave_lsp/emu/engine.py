@@ -18,7 +18,7 @@ import numpy as np
 
 from .compiler import CompiledKernel
 from .context import RunContext
-from .overlap import AccessLog, Conflict, find_conflict, find_race
+from .overlap import AccessLog, Conflict, LogFull, find_conflict, find_race
 from .racecheck import EpochLog
 from .report import EmuError, EmuWarning
 from .state import Batch, Fault, Geometry
@@ -82,6 +82,8 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
                 _loop(compiled, b, ctx, limits, geo.waves_per_wg)
             else:
                 _observed_loop(compiled, b, ctx, limits, geo.waves_per_wg, observer)
+        except LogFull:
+            raise SequentialNeeded(None) from None
         except Fault as fault:
             _check_overlap(b, compiled)
             index = ctx.index

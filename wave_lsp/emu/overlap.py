@@ -8,7 +8,8 @@ says whether two workgroups met on a word with at least one write. The engine th
 launch again one workgroup at a time, and the conflict is reported as a `data_race` warning:
 workgroups have no way to order their accesses but atomics, so such a pair is a race on a GPU.
 Granularity is the 32-bit word (two workgroups writing different bytes of one word count too:
-the fallback is then merely slower, never wrong).
+the fallback is then merely slower, never wrong). A batch that logs more than `MAX_LOGGED` words
+(long loops over device memory) gives up batching the same way, so memory stays bounded.
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ class Conflict:
     second_writes: bool
 
 
+MAX_LOGGED = 8 << 20      # words logged per batch before batching is given up (memory bound)
+
+
+class LogFull(Exception):
+    """A batch touched too many device words to keep track of: run one workgroup at a time."""
+
+
 class AccessLog:
     """Device words touched in one batch: (instruction, words, lanes, atomic) per access, reads
     and writes apart (atomics count as writes). `lanes` None means every lane of the batch, in
@@ -38,11 +46,15 @@ class AccessLog:
         self.wg_of_lane = wg_of_lane.astype(np.int32) + 1      # 1-based: 0 means "nobody"
         self.reads: list[tuple[int, np.ndarray, np.ndarray | None, bool]] = []
         self.writes: list[tuple[int, np.ndarray, np.ndarray | None, bool]] = []
+        self.size = 0
 
     def record_words(self, index: int, words: np.ndarray, lanes: np.ndarray | None,
                      write: bool, atomic: bool = False) -> None:
         """Lane `lanes[i]` (lane i when None) accessed the 4-byte word `words[i]`."""
         (self.writes if write else self.reads).append((index, words, lanes, atomic))
+        self.size += words.size
+        if self.size > MAX_LOGGED:
+            raise LogFull()
 
     def record(self, index: int, byte_addresses: np.ndarray, width: int,
                lanes: np.ndarray | None, write: bool, atomic: bool = False) -> None:

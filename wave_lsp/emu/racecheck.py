@@ -4,8 +4,9 @@ Between two barriers (an *epoch*), the waves of a workgroup may run in any order
 accesses to the same 32-bit word of local or device memory by different waves of one workgroup,
 at least one a write and neither an atomic, are a race. `EpochLog` records every non-atomic
 access of an epoch (instruction, words, lanes, write); `first_race` finds one such pair when the
-epoch ends (at a barrier and at the end of the batch). Lanes of one wave run in lock-step and
-are never in a race with each other. Races between workgroups are found by `overlap`.
+epoch ends (at a barrier and at the end of the batch; an epoch that logs more than `MAX_LOGGED`
+words is checked then and logged afresh, so a race spanning that point can go unreported). Lanes
+of one wave run in lock-step and are never in a race with each other. Races between workgroups are found by `overlap`.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ class EpochLog:
         self.lanes_per_wg = lanes_per_wg
         self.wg_count = wg_count
         self.entries: list = []
+        self.size = 0
+        self.pending: Race | None = None          # found when the log was flushed early
         self.wave_of_lane = np.arange(lanes_per_wg * wg_count, dtype=np.int32) // wave_width
         size = SCREEN_SLOTS if words is None else min(SCREEN_SLOTS, _pow2(words))
         self.slots = size - 1
@@ -86,6 +89,10 @@ class EpochLog:
         """`values`: the 32-bit values a write stores (None: unknown)."""
         self.entries.append((index, words, lanes, write,
                              None if values is None else values.copy()))
+        self.size += words.size
+        if self.size > MAX_LOGGED:       # bound memory: check what we have, start afresh
+            found = self._check()
+            self.pending = self.pending or found
 
     def record(self, index: int, byte_addresses: np.ndarray, width: int,
                lanes: np.ndarray | None, write: bool) -> None:
@@ -94,7 +101,13 @@ class EpochLog:
 
     def first_race(self) -> Race | None:
         """A race of the epoch, or None; the epoch is then over (the log is emptied)."""
-        entries, self.entries = self.entries, []
+        found, self.pending = self.pending, None
+        checked = self._check()
+        return found or checked
+
+    def _check(self) -> Race | None:
+        """Check the logged entries and forget them."""
+        entries, self.entries, self.size = self.entries, [], 0
         if not any(entry[3] for entry in entries) or not self._screen(entries):
             return None
         words, lanes, ops, writes, values = [], [], [], [], []
@@ -137,6 +150,7 @@ class EpochLog:
 
 
 MAX_GROUPS = 256          # words examined for a non-benign race per epoch
+MAX_LOGGED = 4 << 20      # words logged per epoch before they are checked early (memory bound)
 SCREEN_SLOTS = 1 << 22    # slots of the screen's table (16 MiB of int32)
 
 
