@@ -91,3 +91,19 @@ def test_independent_workgroups_stay_batched_and_silent():
                     "    imul r5, r5, r6\n    iadd r2, r2, r5\n    device_store_u32 r2, r0\n")
     report = run(source, Launch(grid=(16, 1, 1), workgroup=(256, 1, 1)))
     assert races(report) == [] and report.read_u32(1024 * 3 + 8, 1) == [2]
+
+
+def test_access_logs_are_bounded(monkeypatch):
+    """A batch that logs more device words than the bound runs one workgroup at a time (same
+    result); an epoch that logs too much is checked early and still finds its race."""
+    import wave_lsp.emu.overlap as overlap
+    import wave_lsp.emu.racecheck as racecheck
+    launch = Launch(grid=(5, 1, 1), memory_init=[IotaFill(0, 256 * 7, 1.0)])
+    expected = run(VECTOR_ADD, launch)
+    monkeypatch.setattr(overlap, "MAX_LOGGED", 1000)
+    monkeypatch.setattr(racecheck, "MAX_LOGGED", 10)
+    bounded = run(VECTOR_ADD, launch)
+    assert np.array_equal(bounded.device_memory, expected.device_memory)
+    assert bounded.stats == expected.stats
+    (race,) = races(run(LOCAL_RACE, Launch(workgroup=(8, 1, 1), wave_width=4)))
+    assert race.line == 5
