@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from wave_lsp.emu import IotaFill, Launch, LaunchError, run
 from wave_lsp.emu.launch_flags import LaunchFlagError, build_launch, parse_launch_flags
@@ -119,3 +120,40 @@ def test_fill_iota_writes_in_chunks():
     report = run(STORE, Launch(device_memory=(3 << 20) * 4,
                                memory_init=[IotaFill(0, 3 << 20, 0.5)]))
     assert report.read_f32(4 * 2_000_000, 2) == [1_000_000.0, 1_000_000.5]
+
+
+FLAG_VALUES = st.one_of(
+    st.integers(-2**70, 2**70).map(str), st.floats(allow_nan=True).map(str),
+    st.sampled_from(["", "0", "-0", "0x", "0xFFFFFFFFFFFF", "1,1", "1,1,1,1", "a:b:c", "r300:1",
+                     "nan", "inf", "-inf", "1e309", "0:f32:4:nan", ":::", "0:", ":0", "r:1",
+                     "4294967296,1,1", "1,0,1", "0:u8:4", "0:f32:-1"]),
+    st.text(max_size=12))
+FLAGS = ["--grid", "--workgroup", "--wave-width", "--registers", "--local-memory",
+         "--device-memory", "--fill-iota", "--fill-zero", "--set-reg", "--max-instructions",
+         "--dump-memory", "--dump-u32", "--dump-f32", "--dump-f16", "--dump-bf16",
+         "--time-limit", "--kernel"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(FLAGS), FLAG_VALUES), min_size=1, max_size=4))
+def test_no_flag_value_gives_a_traceback(tmp_path_factory, pairs):
+    """Random values for every flag: status 0 or 1, and an error is one `Error: ` line."""
+    import contextlib
+    import io
+
+    from wave_lsp.cli.main import main
+    path = tmp_path_factory.getbasetemp() / "fuzz.wave"
+    if not path.exists():
+        path.write_text(STORE)
+    argv = ["run", str(path), "--max-instructions", "100000"]
+    for flag, value in pairs:
+        argv.append(f"{flag}={value}")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(argv)
+        except SystemExit as exit_:           # argparse rejects the flag syntax itself
+            status = exit_.code
+    assert status in (0, 1, 2), err.getvalue()
+    if status:
+        assert "Traceback" not in err.getvalue() and err.getvalue().strip(), argv
