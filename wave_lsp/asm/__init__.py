@@ -6,7 +6,7 @@ and `disassemble` go back to instructions and text; `encoding_view` explains one
 bits for the editor.
 """
 
-from importlib import import_module
+from .. import lazy_attributes
 
 # Loaded on first use, so that reading a `.wbin` never loads the assembler and its grammar.
 _EXPORTS = {
@@ -17,14 +17,7 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_attributes(__name__, _EXPORTS)
 
 __all__ = ["Assembly", "AssemblyError", "assemble", "DecodeError", "decode_words",
            "DecodedInstruction", "KernelCode", "WbinError", "WbinFile", "read_wbin",

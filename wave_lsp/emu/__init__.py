@@ -6,7 +6,7 @@ emulator document where upstream `wave-emu` deviates from them (DESIGN.md §1). 
 vectorised with numpy: all waves of many workgroups run in lock-step as one lane array.
 """
 
-from importlib import import_module
+from .. import lazy_attributes
 
 # Loaded on first use: `wave-lsp run --help` and the launch-flag parser need none of it.
 _EXPORTS = {
@@ -19,14 +19,7 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_attributes(__name__, _EXPORTS)
 
 __all__ = [
     "run", "load_kernels", "select_kernel", "implemented", "render",
