@@ -5,6 +5,7 @@ status and device memory (a hex dump of the region the kernel writes, or all of 
 Inputs: the 16 shared kernels with the flags of ../shared/wave-examples/INDEX.md, every f16 and
 bf16 bit pattern and random f32 values through the dumps, and hypothesis-generated programs.
 Skipped with a reason where ../shared/upstream is absent; a failure under CI.
+`WAVE_DIFF_EXAMPLES=N` runs N generated programs instead of 25 (a longer differential run).
 """
 
 from __future__ import annotations
@@ -229,6 +230,20 @@ guard = st.sampled_from(["", "", "", "@p1 ", "@!p2 "])
 
 
 @st.composite
+def statement(draw) -> str:
+    """A line of `line()`, a barrier, or a loop of them that every lane leaves after
+    lane_id % 4 + 1 iterations (`break` on p0, counter in r8)."""
+    kind = draw(st.sampled_from(["line"] * 6 + ["barrier", "loop"]))
+    if kind == "line":
+        return draw(line())
+    if kind == "barrier":
+        return "barrier"
+    body = "\n    ".join(draw(st.lists(line(), min_size=1, max_size=4)))
+    return ("mov_imm r8, 0\n    loop\n    " + body + "\n    iadd r8, r8, r9\n"
+            "    icmp_gt p0, r8, r10\n    break p0\n    endloop")
+
+
+@st.composite
 def line(draw) -> str:
     kind = draw(st.sampled_from(["alu", "alu", "un", "cmp", "imm", "wave", "if"]))
     g = draw(guard)
@@ -249,13 +264,16 @@ def line(draw) -> str:
 
 
 PROLOGUE = """.kernel gen
-.registers 8
+.registers 12
     mov_sr r0, sr_lane_id
     mov_sr r1, sr_thread_id_x
     mov_imm r2, 0x40400000
     mov_imm r3, 7
     icmp_lt p1, r0, r3
     ucmp_lt p2, r3, r0
+    mov_imm r9, 1
+    mov_imm r10, 3
+    and r10, r0, r10
 """
 EPILOGUE = "    halt\n.end\n"
 
@@ -268,8 +286,9 @@ def store_all() -> str:
     return "\n".join(out) + "\n"
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(line(), min_size=1, max_size=12))
+@settings(max_examples=int(os.environ.get("WAVE_DIFF_EXAMPLES", "25")), deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(st.lists(statement(), min_size=1, max_size=10))
 def test_generated_programs_match_upstream(work, lines):
     source = PROLOGUE + "".join(f"    {text}\n" for text in lines) + store_all() + EPILOGUE
     wbin = upstream_wbin(work, "gen", source)
