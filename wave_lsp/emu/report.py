@@ -102,12 +102,6 @@ class Stats:
             setattr(stats, b_name, getattr(stats, b_name) + lanes * width)
         return count
 
-    def count_access(self, space: str, kind: str, lanes: int, width: int) -> None:
-        """Count `lanes` loads or stores (`kind`) of `width` bytes in local or device `space`."""
-        name = f"{space}_{kind}s"
-        setattr(self, name, getattr(self, name) + lanes)
-        setattr(self, f"{space}_{kind}_bytes", getattr(self, f"{space}_{kind}_bytes") + lanes * width)
-
 
 @dataclass
 class WriteRecord:
