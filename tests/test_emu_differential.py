@@ -206,12 +206,37 @@ NESTED_LOOPS = """.kernel nested
 """
 
 
+WAVES_APART = """.kernel apart
+.registers 12
+    mov_sr r0, sr_wave_id
+    mov_imm r1, 0
+    mov_imm r2, 1
+    mov_imm r6, 1
+    mov_imm r7, 2
+    mov_imm r8, 0
+    icmp_eq p2, r0, r6
+    select r5, p2, r7, r8
+    loop
+        iadd r1, r1, r2
+        icmp_gt p1, r1, r5
+        break p1
+    endloop
+    mov_imm r3, 5
+    barrier
+    mov_imm r4, 6
+    barrier
+    halt
+.end
+"""
+
+
 @pytest.mark.parametrize("name", [n for n in EXAMPLE_NAMES if n != "gemm_blocked"]
-                         + ["nested_loops"])
+                         + ["nested_loops", "waves_apart"])
 def test_trace_is_upstreams(name, work):
-    """`--trace` writes upstream's lines, `break`/`endloop` mask lines included."""
-    flags = ["--workgroup", "8,1,1", "--wave-width", "4", "--trace"]
-    source = NESTED_LOOPS if name == "nested_loops" else None
+    """`--trace` writes upstream's lines, `break`/`endloop` mask lines included, in the order
+    of its round-robin scheduler (waves_apart: wave 1 loops longer than the others)."""
+    flags = ["--grid", "2,1,1", "--workgroup", "12,1,1", "--wave-width", "4", "--trace"]
+    source = {"nested_loops": NESTED_LOOPS, "waves_apart": WAVES_APART}.get(name)
     up, ours = both(upstream_wbin(work, name, source), flags, work)
     assert_same(up, ours)
     assert ours.stderr == up.stderr

@@ -88,6 +88,7 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             _check_overlap(b, compiled)
             index = ctx.index
             _finish_stats(compiled, ctx)
+            _finish_observer(observer)
             return to_error(fault, b, compiled, index)
         _check_overlap(b, compiled)
         ctx.end_epoch(b)
@@ -96,7 +97,14 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
         if on_batch_end is not None:
             on_batch_end(b)
     _finish_stats(compiled, ctx)
+    _finish_observer(observer)
     return None
+
+
+def _finish_observer(observer) -> None:
+    finish = getattr(observer, "finish", None)
+    if finish is not None:
+        finish()
 
 
 def _check_overlap(b: Batch, compiled: CompiledKernel) -> None:

@@ -18,16 +18,16 @@ lanes of the wave that executed the instruction (bit i = lane i):
 
     wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM
 
-Tracing runs one workgroup at a time, in workgroup order, with its waves in lock-step: lines of
-waves at the same instruction come in wave order as upstream's round-robin scheduler writes
-them. Where waves leave a loop after different numbers of iterations, upstream lets the waves
-that left run on meanwhile, so its lines interleave differently (the same lines, in another
-order).
+Tracing runs one workgroup at a time, in workgroup order, with its waves in lock-step. For
+`--trace` the lines are put in the order of upstream's round-robin scheduler (`RoundRobin`):
+where waves leave a loop after different numbers of iterations, the waves that left run on in
+upstream meanwhile, and their lines are interleaved the same way here.
 """
 
 from __future__ import annotations
 
 import sys
+from collections import deque
 
 import numpy as np
 
@@ -80,9 +80,19 @@ class Tracer:
         self.texts = [render(ins) if detailed else upstream_text(ins)
                       for ins in compiled.instructions]
         self.names = [ins.spec.mnemonic for ins in compiled.instructions]
+        self.order: RoundRobin | None = None
 
     def attach(self, b: Batch) -> None:
+        self.finish()
         self.wg = b.geo.workgroup_id(b.first_wg)
+        if not self.detailed:
+            self.order = RoundRobin(b.n_waves, self.sink)
+
+    def finish(self) -> None:
+        """The workgroup is over: write what is still held back."""
+        if self.order is not None:
+            self.order.finish()
+            self.order = None
 
     def before(self, index: int, b: Batch):
         ins = self.compiled.instructions[index]
@@ -95,6 +105,7 @@ class Tracer:
         x, y, z = self.wg
         W = b.W
         head = f"wg({x},{y},{z})"
+        name = self.names[index]
         for wave in np.flatnonzero(present).tolist():
             lanes = slice(wave * W, (wave + 1) * W)
             text = f"{head} wave[{wave}] pc=0x{ins.offset:04x}: {self.texts[index]}"
@@ -102,29 +113,88 @@ class Tracer:
                 line = f" line {ins.line + 1}" if ins.line is not None else ""
                 self.sink(f"{text} ;{line} mask=0x{_bits(mask[lanes]):x}")
                 continue
-            self.sink(text)
-            name = self.names[index]
+            lines = [text]
             if name == "break":
-                self._break(b, ins, active[lanes], lanes)
+                lines += self._break(b, ins, active[lanes], lanes)
             elif name == "endloop":
-                self._endloop(b, active[lanes], lanes, top)
+                lines += self._endloop(b, active[lanes], lanes, top)
+            waits = name == "barrier" and (not ins.guarded or bool(mask[lanes].any()))
+            self.order.add(wave, lines, waits)
+        if not self.detailed:
+            self.order.drain()
 
-    def _break(self, b: Batch, ins, active, lanes) -> None:
+    def _break(self, b: Batch, ins, active, lanes) -> list[str]:
         pred = active & b.P[ins.rs1][lanes] if ins.rs1 < b.P.shape[0] else active & False
         after = _bits(b.active[lanes])
-        self.sink(f"  BREAK: active_mask=0x{_bits(active):x}, pred_mask=0x{_bits(pred):x}, "
-                  f"pred_reg=p{ins.rs1}")
-        self.sink(f"  BREAK: new_active_mask=0x{after:x}, jump={'Some(0)' if not after else 'None'}")
+        return [f"  BREAK: active_mask=0x{_bits(active):x}, pred_mask=0x{_bits(pred):x}, "
+                f"pred_reg=p{ins.rs1}",
+                f"  BREAK: new_active_mask=0x{after:x}, jump={'Some(0)' if not after else 'None'}"]
 
-    def _endloop(self, b: Batch, active, lanes, frame) -> None:
+    def _endloop(self, b: Batch, active, lanes, frame) -> list[str]:
         """`frame`: the loop's frame (top of the stack before `endloop`); still on top after
         it when the batch goes round again."""
-        self.sink(f"  ENDLOOP: active_mask=0x{_bits(active):x}")
+        first = f"  ENDLOOP: active_mask=0x{_bits(active):x}"
         now = b.active[lanes]
         again = bool(b.ctrl) and b.ctrl[-1] is frame and frame is not None
         if again and now.any():
             start = self.compiled.pcs[frame.start]
-            self.sink(f"  ENDLOOP: new_active_mask=0x{_bits(now):x}, jump=Some({start})")
-        else:                          # this wave leaves the loop with its entry lanes
-            entry = frame.entry[lanes] & b.alive[lanes] if again else now
-            self.sink(f"  ENDLOOP: new_active_mask=0x{_bits(entry):x}, jump=None")
+            return [first, f"  ENDLOOP: new_active_mask=0x{_bits(now):x}, jump=Some({start})"]
+        entry = frame.entry[lanes] & b.alive[lanes] if again else now   # the wave leaves
+        return [first, f"  ENDLOOP: new_active_mask=0x{_bits(entry):x}, jump=None"]
+
+
+class RoundRobin:
+    """Writes the waves' lines in the order of upstream's scheduler: in rounds, each wave that
+    is not waiting at a barrier writes its next instruction; the last wave to reach a barrier
+    releases them all at once (the round goes on). Lines of a wave that has none yet (it left a
+    loop that other waves still run) are waited for, so they come out where upstream puts them.
+    """
+
+    def __init__(self, waves: int, sink):
+        self.queues: list[deque] = [deque() for _ in range(waves)]
+        self.waiting = [False] * waves
+        self.done = [False] * waves
+        self.turn = 0
+        self.sink = sink
+
+    def add(self, wave: int, lines: list[str], waits: bool) -> None:
+        self.queues[wave].append((lines, waits))
+
+    def drain(self) -> None:
+        n = len(self.queues)
+        idle = 0                       # waves passed over since the last line written
+        while idle < n:
+            w = self.turn
+            self.turn = (w + 1) % n
+            if self.done[w] or self.waiting[w]:
+                idle += 1
+                continue
+            if not self.queues[w]:
+                self.turn = w          # its next line is not known yet
+                return
+            lines, waits = self.queues[w].popleft()
+            for text in lines:
+                self.sink(text)
+            idle = 0
+            if waits:
+                self.waiting[w] = True
+                if all(a or b for a, b in zip(self.waiting, self.done)):
+                    self.waiting = [False] * n
+
+    def finish(self) -> None:
+        """No more lines: waves with none left are done; write the rest in order."""
+        while True:
+            for w, queue in enumerate(self.queues):
+                if not queue:
+                    self.done[w] = True
+            if all(self.done):
+                return
+            if all(a or b for a, b in zip(self.waiting, self.done)):
+                self.waiting = [False] * len(self.queues)
+            before = sum(len(q) for q in self.queues)
+            self.drain()
+            if sum(len(q) for q in self.queues) == before:   # nothing movable: write as is
+                for queue in self.queues:
+                    while queue:
+                        for text in queue.popleft()[0]:
+                            self.sink(text)
