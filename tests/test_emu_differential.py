@@ -239,7 +239,14 @@ def test_trace_is_upstreams(name, work):
     source = {"nested_loops": NESTED_LOOPS, "waves_apart": WAVES_APART}.get(name)
     up, ours = both(upstream_wbin(work, name, source), flags, work)
     assert_same(up, ours)
-    assert ours.stderr == up.stderr
+    assert trace_of(ours.stderr) == up.stderr
+
+
+def trace_of(stderr: str) -> str:
+    """Our stderr less the `Warning: ` lines (races and the like, which upstream does not
+    report)."""
+    return "".join(line for line in stderr.splitlines(keepends=True)
+                   if not line.startswith("Warning: "))
 
 
 # ---- generated programs --------------------------------------------------------------------
@@ -321,4 +328,4 @@ def test_generated_programs_match_upstream(work, lines):
                            "2048", "--dump-memory", "0:1536", "--stats", "--trace"], work)
     assert up.returncode == 0, up.stderr
     assert_same(up, ours)
-    assert ours.stderr == up.stderr
+    assert trace_of(ours.stderr) == up.stderr

@@ -107,3 +107,16 @@ def test_access_logs_are_bounded(monkeypatch):
     assert bounded.stats == expected.stats
     (race,) = races(run(LOCAL_RACE, Launch(workgroup=(8, 1, 1), wave_width=4)))
     assert race.line == 5
+
+
+def test_the_command_prints_races_on_stderr(tmp_path):
+    import subprocess
+    import sys
+    path = tmp_path / "race.wave"
+    path.write_text(LOCAL_RACE)
+    done = subprocess.run([sys.executable, "-m", "wave_lsp.cli.main", "run", str(path),
+                           "--workgroup", "8,1,1", "--wave-width", "4", "--dump-u32", "0:1"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "0\n"
+    assert done.stderr.startswith("Warning: data race on local address 0x0")
+    assert "line 6" in done.stderr and "line 8" in done.stderr

@@ -13,6 +13,10 @@ and the active mask: `wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM`, s
 as wave-asm would, defects included), and `--dump-regs` (prints thread 0's registers; upstream
 only prints that it is not implemented).
 
+Warnings (unaligned accesses, shuffles from inactive lanes, data races between workgroups or
+between waves with no barrier between; upstream has none) are printed to stderr as
+`Warning: MESSAGE`; stdout is upstream's.
+
 Bounds (upstream has none): every value is checked before the run with a one-line error naming
 the flag: at most 1024 threads per workgroup (the kernel's metadata included), wave width 1-64,
 2**32 workgroups, 4 GiB device and 1 GiB local memory, `--set-reg` registers that exist and
@@ -117,6 +121,11 @@ def run(args) -> int:
         return 1 if report.errors else 0
     if report.errors:
         return _error(describe_error(report.errors[0]))
+    for warning in report.warnings:          # upstream has none; stdout stays upstream's
+        where = f" [line {warning.line + 1}]" if warning.line is not None and \
+            warning.kind != "data_race" else ""
+        count = f" ({warning.count} times)" if warning.count > 1 else ""
+        print(f"Warning: {warning.message}{where}{count}", file=sys.stderr)
     try:
         _write_output(args, requests, report)
     except BrokenPipeError:
