@@ -11,7 +11,8 @@ as JSON on stdout instead of the text output), `--trace-lines` (`--trace` with t
 and the active mask: `wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM`, see
 `wave_lsp.emu.recording`), `--time-limit SECONDS`, `--compat wave-asm` (assemble source exactly
 as wave-asm would, defects included), and `--dump-regs` (prints thread 0's registers; upstream
-only prints that it is not implemented).
+only prints that it is not implemented), `--wave-widths 16,32,64` (run at each width and report
+the memory that differs, by store line; see `wave_widths_option`).
 
 Warnings (unaligned accesses, shuffles from inactive lanes, data races between workgroups or
 between waves with no barrier between; upstream has none) are printed to stderr as
@@ -45,6 +46,9 @@ def register(subparsers) -> None:
     p.add_argument("file", type=Path, metavar="FILE", help=".wave source or .wbin binary")
     add_launch_flags(p)
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    p.add_argument("--wave-widths", metavar="W1,W2,...",
+                   help="run at each wave width (or 'targets': the configured targets' "
+                        "widths) and report the memory that differs")
     p.add_argument("--compat", choices=("wave-asm",),
                    help="assemble source exactly as wave-asm does, defects included")
     p.set_defaults(func=run)
@@ -107,6 +111,9 @@ def run(args) -> int:
         launch = build_launch(args)
         requests = dump_requests(args)
         check_dumps(requests, launch.device_memory)
+        if args.wave_widths:
+            from .wave_widths_option import run_widths
+            return run_widths(args, program, launch)
         report = run_kernel(program, launch)
     except (LaunchError, ValueError) as err:
         return _error(str(err))

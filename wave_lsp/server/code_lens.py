@@ -1,6 +1,6 @@
 """Code lenses and commands: `textDocument/codeLens` puts two actionable lines above each
 `.kernel`: a resource summary (registers, local memory, workgroup, waves per workgroup, occupancy
-for wave widths 32 and 64) and "Assemble". Both are commands run through
+for wave widths 32 and 64 and per configured target) and "Assemble". Both are commands run through
 `workspace/executeCommand`, so they work in any client, Neovim included:
 
 - `wave-lsp.kernelResources [uri, kernel]` shows and returns the kernel's resources;
@@ -17,9 +17,12 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from . import run_view
+from ..isa.backends import TARGET_NAMES
 from .documents import OpenDocument, span
 from .encoding import kernel_layout
 from .handlers import command, request
+from .portability import portability_lenses
 from .resources import kernel_resources
 
 if TYPE_CHECKING:
@@ -34,12 +37,12 @@ def _show(server: "WaveLanguageServer", message: str,
     server.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
 
-def resources_of(doc: OpenDocument, name: str):
+def resources_of(doc: OpenDocument, name: str, targets=TARGET_NAMES):
     kernel = doc.program.kernel_named(name)
     if kernel is None:
         return None
     kl = kernel_layout(doc, name)
-    return kernel_resources(doc, kernel, kl.size if kl else None)
+    return kernel_resources(doc, kernel, kl.size if kl else None, targets)
 
 
 def assemble_document(server: "WaveLanguageServer", doc: OpenDocument) -> dict:
@@ -71,7 +74,7 @@ def setup(server: "WaveLanguageServer") -> None:
             return []
         out = []
         for kernel in doc.program.kernels:
-            res = resources_of(doc, kernel.name)
+            res = resources_of(doc, kernel.name, server.settings.targets)
             if res is None:
                 continue
             rng = span(doc, kernel.line, kernel.directive.start, kernel.directive.end,
@@ -80,13 +83,14 @@ def setup(server: "WaveLanguageServer") -> None:
                 title=res.summary(), command=RESOURCES, arguments=[doc.uri, kernel.name])))
             out.append(types.CodeLens(range=rng, command=types.Command(
                 title="Assemble", command=ASSEMBLE, arguments=[doc.uri])))
-        return out
+        out.extend(portability_lenses(server, doc))
+        return out + run_view.code_lenses(server, doc)
 
     @command(server, RESOURCES)
     def show_resources(*args):
         uri, name = (list(args) + [None, None])[:2]
         doc = server.document(uri) if isinstance(uri, str) else None
-        res = resources_of(doc, name) if doc is not None and isinstance(name, str) else None
+        res = resources_of(doc, name, server.settings.targets) if doc is not None and isinstance(name, str) else None
         if res is None:
             _show(server, f"wave-lsp: no kernel {name!r} in {uri}", types.MessageType.Warning)
             return None

@@ -19,6 +19,7 @@ from lsprotocol import types
 from ..isa import (CACHE_HINTS, DIRECTIVES, INSTRUCTIONS, MAX_REGISTER, PREDICATE_COUNT, SCOPES,
                    SPECIAL_REGISTERS, InstructionSpec, OperandKind)
 from ..syntax.document import Document
+from . import run_view
 from .documents import span, to_server_position
 from .handlers import request
 from .hover import spec_markdown
@@ -140,6 +141,9 @@ def setup(server: "WaveLanguageServer") -> None:
         if doc is None:
             return None
         line, col = to_server_position(doc, params.position, server.codec)
+        flags = run_view.flag_completions(server, doc, line, col)
+        if flags is not None:
+            return types.CompletionList(is_incomplete=False, items=flags)
         ctx = context_at(doc.lines[line], col)
         word = span(doc, line, ctx.word_start, col, server.codec)
         snippets = bool(server.capability(

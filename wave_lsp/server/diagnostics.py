@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..analysis.diagnostic import Diagnostic, Severity
+from . import run_view
 from .documents import OpenDocument, to_client_range
 from .handlers import report_failure, request
 
@@ -91,6 +92,7 @@ class Publisher:
         """Analyse the current text and publish it with its version."""
         version = doc.version
         items = [to_lsp(self.server, doc, d) for d in self.server.analysis(doc)]
+        items += run_view.lsp_diagnostics(self.server, doc)
         if doc.version != version or self.server.document(doc.uri) is not doc:
             return  # never publish for a stale version
         self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
@@ -125,10 +127,12 @@ def register_pull(server: "WaveLanguageServer") -> None:
         doc = server.document(params.text_document.uri)
         if doc is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
-        result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}"
+        runs = server.runs.generation(doc.uri) if server.runs is not None else 0
+        result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}.{runs}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         items = [to_lsp(server, doc, d) for d in server.analysis(doc)]
+        items += run_view.lsp_diagnostics(server, doc)
         return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 

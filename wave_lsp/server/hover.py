@@ -15,7 +15,9 @@ from lsprotocol import types
 from ..isa import (CACHE_HINTS, DIRECTIVE_BY_NAME, INSTRUCTIONS, LEGACY_DIRECTIVES,
                    LEGACY_MNEMONICS, LEGACY_SPECIAL_REGISTERS, MAX_REGISTER, PREDICATE_COUNT,
                    SCOPE_BY_NAME, SPECIAL_BY_NAME, InstructionSpec)
+from ..isa.backends import TARGET_NAMES
 from ..syntax.ast import Instruction
+from . import run_view
 from .documents import OpenDocument, span, to_server_position
 from .encoding import instruction_views, kernel_layout, label_offset
 from .handlers import request
@@ -159,12 +161,12 @@ def label_markdown(doc: OpenDocument, name: str) -> str:
     return text
 
 
-def kernel_markdown(doc: OpenDocument, name: str) -> str:
+def kernel_markdown(doc: OpenDocument, name: str, targets=TARGET_NAMES) -> str:
     kernel = doc.program.kernel_named(name)
     if kernel is None:
         return f"`{name}`"
     kl = kernel_layout(doc, name)
-    return kernel_resources(doc, kernel, kl.size if kl else None).markdown()
+    return kernel_resources(doc, kernel, kl.size if kl else None, targets).markdown()
 
 
 def hover_markdown(server: "WaveLanguageServer", doc: OpenDocument, target: Target) -> str | None:
@@ -186,7 +188,7 @@ def hover_markdown(server: "WaveLanguageServer", doc: OpenDocument, target: Targ
     if kind in (TargetKind.LABEL_DEFINITION, TargetKind.LABEL_REFERENCE):
         return label_markdown(doc, target.text)
     if kind is TargetKind.KERNEL:
-        return kernel_markdown(doc, target.text)
+        return kernel_markdown(doc, target.text, server.settings.targets)
     if kind is TargetKind.HINT:
         hint = CACHE_HINTS.get(target.text.lstrip("."))
         return f"`{target.text}`: cache {hint} (no encoding bits)" if hint else None
@@ -201,9 +203,11 @@ def setup(server: "WaveLanguageServer") -> None:
             return None
         line, col = to_server_position(doc, params.position, server.codec)
         target = target_at(doc, line, col)
-        if target is None:
+        ran = run_view.hover(server, doc, line, target)
+        if target is None and ran is None:
             return None
-        text = hover_markdown(server, doc, target)
+        text = hover_markdown(server, doc, target) if target is not None else None
+        text = "\n\n---\n".join(t for t in (ran, text) if t)
         if not text:
             return None
         formats = server.capability("text_document.hover.content_format", None)
@@ -211,4 +215,5 @@ def setup(server: "WaveLanguageServer") -> None:
         if formats and types.MarkupKind.Markdown not in formats:
             kind = types.MarkupKind.PlainText
         return types.Hover(contents=types.MarkupContent(kind=kind, value=text),
-                           range=span(doc, line, target.start, target.end, server.codec))
+                           range=span(doc, line, target.start, target.end, server.codec)
+                           if target is not None else None)

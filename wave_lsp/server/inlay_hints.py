@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from . import run_view
 from .documents import OpenDocument, to_client_position, to_server_position
 from .encoding import code_layout, instruction_views
 from .handlers import request
@@ -54,4 +55,4 @@ def setup(server: "WaveLanguageServer") -> None:
             return []
         first, _ = to_server_position(doc, params.range.start, server.codec)
         last, _ = to_server_position(doc, params.range.end, server.codec)
-        return hints(server, doc, first, last)
+        return hints(server, doc, first, last) + run_view.inlay_hints(server, doc, first, last)

@@ -33,7 +33,8 @@ logger = logging.getLogger("wave_lsp.server")
 FEATURES = (
     "sync", "diagnostics", "hover", "completion", "signature_help", "navigation", "symbols",
     "semantic_tokens", "folding", "selection", "inlay_hints", "code_actions", "formatting",
-    "code_lens", "encoding_command",
+    "code_lens", "encoding_command", "run_commands",
+    "portability", "emit_command",
 )
 
 
@@ -67,6 +68,7 @@ class WaveLanguageServer(LanguageServer):
         self.settings_generation = 0
         self._analysis: dict[str, tuple[tuple[int, int], list[Diagnostic]]] = {}
         self.publisher: Any = None  # diagnostics.Publisher, set by diagnostics.setup
+        self.runs: Any = None       # runs.RunService, set by run_commands.setup
 
     # ---- helpers used by the feature modules -----------------------------------------------------
     @property

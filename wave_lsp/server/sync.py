@@ -47,6 +47,7 @@ async def fetch_configuration(server: "WaveLanguageServer") -> None:
         return  # the client has no `wave` section: keep initializationOptions
     apply_settings(server, data, "workspace/configuration")
     server.publisher.settings_changed()
+    server.runs.settings_changed()
 
 
 def setup(server: "WaveLanguageServer") -> None:
@@ -66,12 +67,14 @@ def setup(server: "WaveLanguageServer") -> None:
         else:
             apply_settings(server, params.settings, "workspace/didChangeConfiguration")
             server.publisher.settings_changed()
+            server.runs.settings_changed()
 
     @notification(server, types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
         item = params.text_document
         doc = server.documents.open(item.uri, item.text, item.version)
         server.publisher.document_changed(doc, immediate=True)
+        server.runs.document_changed(doc, immediate=True)
 
     @notification(server, types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
@@ -80,6 +83,7 @@ def setup(server: "WaveLanguageServer") -> None:
                                       server.codec)
         if doc is not None:
             server.publisher.document_changed(doc)
+            server.runs.document_changed(doc)
 
     @notification(server, types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
@@ -87,3 +91,4 @@ def setup(server: "WaveLanguageServer") -> None:
         server.documents.close(uri)
         server.forget(uri)
         server.publisher.document_closed(uri)
+        server.runs.document_closed(uri)
