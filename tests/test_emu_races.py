@@ -120,3 +120,18 @@ def test_the_command_prints_races_on_stderr(tmp_path):
     assert done.returncode == 0 and done.stdout == "0\n"
     assert done.stderr.startswith("Warning: data race on local address 0x0")
     assert "line 6" in done.stderr and "line 8" in done.stderr
+
+
+def test_overlap_in_a_large_device_memory_is_found_without_a_word_table(monkeypatch):
+    import wave_lsp.emu.overlap as overlap
+    launch = Launch(grid=(3, 1, 1), memory_init=[IotaFill(0, 256 * 5, 1.0)])
+    dense = run(VECTOR_ADD, launch)
+    monkeypatch.setattr(overlap, "DENSE_WORDS", 16)
+    sorted_ = run(VECTOR_ADD, launch)
+    assert np.array_equal(dense.device_memory, sorted_.device_memory)
+    assert [(w.line, w.other_line, w.address) for w in races(dense)] == \
+        [(w.line, w.other_line, w.address) for w in races(sorted_)]
+    quiet = run(kernel("    mov_sr r5, sr_workgroup_id_x\n    mov_imm r6, 1024\n"
+                       "    imul r5, r5, r6\n    iadd r2, r2, r5\n    device_store_u32 r2, r0\n"),
+                Launch(grid=(4, 1, 1), workgroup=(256, 1, 1)))
+    assert races(quiet) == []

@@ -30,6 +30,7 @@ class Conflict:
 
 
 MAX_LOGGED = 8 << 20      # words logged per batch before batching is given up (memory bound)
+DENSE_WORDS = 1 << 26     # device words up to which conflicts are found with a per-word table
 
 
 class LogFull(Exception):
@@ -94,6 +95,8 @@ def _conflict(log: AccessLog, writes, accesses) -> Conflict | None:
     One pass with a per-word owner (the 1-based workgroup that wrote it last)."""
     if not writes or not accesses:
         return None
+    if log.n_words > DENSE_WORDS:
+        return _conflict_sorted(log, writes, accesses)
     owner = np.zeros(log.n_words, dtype=np.int32)
     for index, words, lanes, _ in writes:
         owner[words] = log.groups(lanes)
@@ -104,6 +107,30 @@ def _conflict(log: AccessLog, writes, accesses) -> Conflict | None:
             i = int(np.flatnonzero(clash)[0])
             return _describe(log, writes, index, words, lanes, i,
                              any(a is words for _, a, _, _ in writes))
+    return None
+
+
+def _conflict_sorted(log: AccessLog, writes, accesses) -> Conflict | None:
+    """`_conflict` for a device memory too large for a per-word table: the written words are
+    sorted once, with the lowest and highest workgroup that wrote each."""
+    words = np.concatenate([np.asarray(w, dtype=np.int64) for _, w, _, _ in writes])
+    groups = np.concatenate([log.groups(l) for _, _, l, _ in writes])
+    order = np.lexsort((groups, words))
+    words, groups = words[order], groups[order]
+    starts = np.flatnonzero(np.r_[True, words[1:] != words[:-1]])
+    unique = words[starts]
+    low = groups[starts]
+    high = groups[np.r_[starts[1:], words.size] - 1]
+    for index, w, lanes, _ in accesses:
+        if not w.size:
+            continue
+        at = np.minimum(np.searchsorted(unique, w), unique.size - 1)
+        g = log.groups(lanes)
+        clash = (unique[at] == w) & ((low[at] != g) | (high[at] != g))
+        if clash.any():
+            i = int(np.flatnonzero(clash)[0])
+            return _describe(log, writes, index, w, lanes, i,
+                             any(a is w for _, a, _, _ in writes))
     return None
 
 
