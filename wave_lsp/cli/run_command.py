@@ -59,23 +59,6 @@ def _error(message: str) -> int:
     return 1
 
 
-def describe_error(error) -> str:
-    """`message (kind) at pc 0x..., line L, workgroup (x,y,z), wave W, lanes ...`."""
-    where = []
-    if error.pc is not None:
-        where.append(f"pc 0x{error.pc:04x}")
-    if error.line is not None:
-        where.append(f"line {error.line + 1}")
-    if error.workgroup is not None:
-        where.append("workgroup ({},{},{})".format(*error.workgroup))
-    if error.wave is not None:
-        where.append(f"wave {error.wave}")
-    if error.lanes:
-        lanes = ",".join(str(l) for l in error.lanes[:16]) + ("…" if len(error.lanes) > 16 else "")
-        where.append(f"lanes {lanes}")
-    return error.message + (f" [{', '.join(where)}]" if where else "")
-
-
 def _program(path: Path, compat: bool):
     data = read_input(path)
     if data[:4] == b"WAVE" or path.suffix == ".wbin":
@@ -127,6 +110,7 @@ def run(args) -> int:
         print(json.dumps(data, indent=1))
         return 1 if report.errors else 0
     if report.errors:
+        from ..emu.formats import describe_error
         return _error(describe_error(report.errors[0]))
     for warning in report.warnings:          # upstream has none; stdout stays upstream's
         where = f" [line {warning.line + 1}]" if warning.line is not None and \

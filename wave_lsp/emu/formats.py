@@ -1,5 +1,5 @@
-"""Text formats of upstream `wave-emu` output: Rust `{:?}` floats, the hex dump, the value dumps
-and the statistics block.
+"""Text formats of upstream `wave-emu` output: Rust `{:?}` floats, the hex dump, the value dumps,
+the statistics block, and the one-line description of a run-time error.
 
 Floats: Rust prints the shortest decimal that reads back to the same f32, and where two such
 decimals of that length are equally close (the value lies exactly halfway between them) it takes
@@ -203,3 +203,20 @@ def stats_block(stats: Stats) -> list[str]:
         f"  Workgroups executed: {stats.workgroups}",
         f"  Waves executed: {stats.waves}",
     ]
+
+
+def describe_error(error) -> str:
+    """`message (kind) at pc 0x..., line L, workgroup (x,y,z), wave W, lanes ...`."""
+    where = []
+    if error.pc is not None:
+        where.append(f"pc 0x{error.pc:04x}")
+    if error.line is not None:
+        where.append(f"line {error.line + 1}")
+    if error.workgroup is not None:
+        where.append("workgroup ({},{},{})".format(*error.workgroup))
+    if error.wave is not None:
+        where.append(f"wave {error.wave}")
+    if error.lanes:
+        lanes = ",".join(str(l) for l in error.lanes[:16]) + ("…" if len(error.lanes) > 16 else "")
+        where.append(f"lanes {lanes}")
+    return error.message + (f" [{', '.join(where)}]" if where else "")
