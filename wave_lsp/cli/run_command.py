@@ -35,7 +35,6 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from ..emu.launch import LaunchError
 from ..emu.launch_flags import add_launch_flags, build_launch, check_dumps, dump_requests
 
 
@@ -60,6 +59,7 @@ def _error(message: str) -> int:
 
 
 def _program(path: Path, compat: bool):
+    from ..emu.launch import LaunchError
     data = read_input(path)
     if data[:4] == b"WAVE" or path.suffix == ".wbin":
         return data
@@ -79,6 +79,8 @@ MAX_INPUT_BYTES = 256 << 20
 def read_input(path: Path) -> bytes:
     """The bytes of a regular input file of bounded size (never a FIFO or a device)."""
     import stat
+
+    from ..emu.launch import LaunchError
     info = path.stat()
     if not stat.S_ISREG(info.st_mode):
         raise LaunchError(f"'{path}' is not a regular file")
@@ -89,6 +91,7 @@ def read_input(path: Path) -> bytes:
 
 def run(args) -> int:
     from ..emu.api import run as run_kernel
+    from ..emu.launch import LaunchError
     try:
         program = _program(args.file, bool(args.compat))
         launch = build_launch(args)

@@ -16,9 +16,11 @@ from ..asm.ir import KernelCode
 from .compiler import compile_kernel
 from .context import RunContext
 from .engine import Limits, SequentialNeeded, execute
-from .launch import (DEFAULT_LOCAL_MEMORY, DEFAULT_REGISTERS, DEFAULT_WORKGROUP,
-                     MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH, MAX_WORKGROUP_THREADS,
-                     Launch, LaunchError, apply_memory_init, new_device_memory)
+from .launch import (DEFAULT_LOCAL_MEMORY, DEFAULT_REGISTERS, DEFAULT_WORKGROUP, Launch,
+                     LaunchError, apply_memory_init, check_device_memory, launch_error,
+                     new_device_memory)
+from .limits import (MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
+                     MAX_WORKGROUP_THREADS)
 from .report import RunReport
 from .state import Batch, Geometry
 
@@ -80,28 +82,28 @@ def geometry(kernel: KernelCode, launch: Launch) -> Geometry:
                   launch.metadata_first)
     grid = tuple(launch.grid)
     if len(grid) != 3 or min(grid) < 1 or grid[0] * grid[1] * grid[2] > MAX_GRID_WORKGROUPS:
-        raise LaunchError(f"--grid: must be three positive numbers with at most "
-                          f"{MAX_GRID_WORKGROUPS} workgroups in all, got {grid}", "--grid")
+        raise launch_error(f"--grid: must be three positive numbers with at most "
+                           f"{MAX_GRID_WORKGROUPS} workgroups in all, got {grid}", "--grid")
     if len(workgroup) != 3 or min(workgroup) < 1:
-        raise LaunchError(f"{source}: must be three positive numbers, got {workgroup}",
-                          "--workgroup")
+        raise launch_error(f"{source}: must be three positive numbers, got {workgroup}",
+                           "--workgroup")
     threads = workgroup[0] * workgroup[1] * workgroup[2]
     if threads > MAX_WORKGROUP_THREADS:
-        raise LaunchError(f"{source}: {threads} threads per workgroup is more than the "
-                          f"emulator's {MAX_WORKGROUP_THREADS}", "--workgroup")
+        raise launch_error(f"{source}: {threads} threads per workgroup is more than the "
+                           f"emulator's {MAX_WORKGROUP_THREADS}", "--workgroup")
     if not 1 <= launch.wave_width <= MAX_WAVE_WIDTH:
-        raise LaunchError(f"--wave-width: must be 1-{MAX_WAVE_WIDTH}, got {launch.wave_width}",
-                          "--wave-width")
+        raise launch_error(f"--wave-width: must be 1-{MAX_WAVE_WIDTH}, got {launch.wave_width}",
+                           "--wave-width")
     if not 0 < registers <= 256:
-        raise LaunchError(f"--registers: the register count must be 1-256, got {registers}",
-                          "--registers")
+        raise launch_error(f"--registers: the register count must be 1-256, got {registers}",
+                           "--registers")
     if local < 0 or local > MAX_LOCAL_MEMORY:
-        raise LaunchError(f"--local-memory: {local} bytes is outside 0..{MAX_LOCAL_MEMORY}",
-                          "--local-memory")
+        raise launch_error(f"--local-memory: {local} bytes is outside 0..{MAX_LOCAL_MEMORY}",
+                           "--local-memory")
     beyond = sorted(int(r) for r in launch.set_regs if not 0 <= int(r) < registers)
     if beyond:
-        raise LaunchError(f"--set-reg: r{beyond[0]} is beyond the kernel's {registers} "
-                          f"registers (r0..r{registers - 1})", "--set-reg")
+        raise launch_error(f"--set-reg: r{beyond[0]} is beyond the kernel's {registers} "
+                           f"registers (r0..r{registers - 1})", "--set-reg")
     return Geometry(grid, workgroup, launch.wave_width, registers, local)
 
 
@@ -119,6 +121,7 @@ def run(program, launch: Launch | None = None, *,
     launch = launch or Launch()
     kernel = select_kernel(load_kernels(program), launch.kernel)
     geo = geometry(kernel, launch)
+    check_device_memory(launch)
     device = new_device_memory(launch)
     instructions = kernel.instructions
     report = RunReport(kernel=kernel.name, device_memory=device)

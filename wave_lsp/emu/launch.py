@@ -4,10 +4,11 @@ kernel selection, limits and what to record."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Sequence, Union
+from typing import Callable, Sequence, Union
 
-if TYPE_CHECKING:
-    import numpy as np
+import numpy as np
+
+from .limits import MAX_DEVICE_MEMORY
 
 DEFAULT_WORKGROUP = (32, 1, 1)       # upstream wave-emu's --workgroup default
 DEFAULT_LOCAL_MEMORY = 16384         # upstream --local-memory default (bytes)
@@ -75,40 +76,20 @@ class Launch:
 
 
 class LaunchError(ValueError):
-    """A launch description that cannot run (bad sizes, unknown kernel, fill out of range).
-    `flag` names the command-line flag of the value at fault (`--workgroup`), where there is one."""
-
-    def __init__(self, message: str, flag: str | None = None) -> None:
-        super().__init__(message)
-        self.flag = flag
-
-
-# The emulator's limits (spec v0.2 §7.1 gives minimums; these are this implementation's values).
-MAX_WORKGROUP_THREADS = 1024         # threads per workgroup (spec minimum 256)
-MAX_WAVE_WIDTH = 64                  # lanes per wave
-MAX_GRID_WORKGROUPS = 1 << 32        # workgroup ids are 32-bit special registers
-MAX_DEVICE_MEMORY = 1 << 32          # 32-bit addresses
-MAX_LOCAL_MEMORY = 1 << 30           # bytes per workgroup
+    """A launch description that cannot run (bad sizes, unknown kernel, fill out of range)."""
 
 
 def new_device_memory(launch: Launch) -> np.ndarray:
     """Zeroed device memory of the launch's size with its initial contents written."""
-    import numpy as np
-    if launch.device_memory < 0 or launch.device_memory > MAX_DEVICE_MEMORY:
-        raise LaunchError(f"--device-memory: {launch.device_memory} bytes is outside "
-                          f"0..{MAX_DEVICE_MEMORY} (addresses are 32-bit)", "--device-memory")
-    try:
-        device = np.zeros((launch.device_memory + 3) & ~3, dtype=np.uint8)[:launch.device_memory]
-    except MemoryError:
-        raise LaunchError(f"--device-memory: cannot allocate {launch.device_memory} bytes on "
-                          "this machine", "--device-memory") from None
+    if launch.device_memory < 0 or launch.device_memory > (1 << 32):
+        raise LaunchError(f"invalid device memory size {launch.device_memory}")
+    device = np.zeros((launch.device_memory + 3) & ~3, dtype=np.uint8)[:launch.device_memory]
     apply_memory_init(device, launch.memory_init)
     return device
 
 
 def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
     """Write the initial device memory, in the order given."""
-    import numpy as np
     size = memory.size
     for item in items:
         if isinstance(item, DataFill):
@@ -132,6 +113,21 @@ def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
 
 def _check_range(offset: int, length: int, size: int, what: str) -> None:
     if offset < 0 or length < 0 or offset + length > size:
-        raise LaunchError(f"memory access out of bounds: address 0x{max(offset, 0):016x} "
-                          f"({what}: {length} bytes at {offset}, device memory is {size} bytes)",
-                          what)
+        raise launch_error(f"memory access out of bounds: address 0x{max(offset, 0):016x} "
+                           f"({what}: {length} bytes at {offset}, device memory is {size} "
+                           "bytes)", what)
+
+
+def launch_error(message: str, flag: str | None) -> LaunchError:
+    """A `LaunchError` whose `flag` attribute names the command-line flag of the value at fault
+    (`--workgroup`), so an editor can underline it (`getattr(error, "flag", None)`)."""
+    error = LaunchError(message)
+    error.flag = flag
+    return error
+
+
+def check_device_memory(launch: Launch) -> None:
+    """The device memory size is one the emulator can address (32-bit addresses)."""
+    if not 0 <= launch.device_memory <= MAX_DEVICE_MEMORY:
+        raise launch_error(f"--device-memory: {launch.device_memory} bytes is outside "
+                           f"0..{MAX_DEVICE_MEMORY} (addresses are 32-bit)", "--device-memory")

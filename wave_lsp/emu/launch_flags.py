@@ -11,10 +11,13 @@ import argparse
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from .launch import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
-                     MAX_WORKGROUP_THREADS, DataFill, IotaFill, Launch, ZeroFill)
+from .limits import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
+                     MAX_WORKGROUP_THREADS)
+
+if TYPE_CHECKING:
+    from .launch import Launch
 
 DUMP_KINDS = ("u32", "f32", "f16", "bf16")
 
@@ -195,6 +198,7 @@ MAX_TIME_LIMIT = 7 * 24 * 3600.0
 def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overrides) -> Launch:
     """The `Launch` for parsed flags. `--arg` files are read relative to `base_dir` (default: the
     working folder). `overrides` replace Launch fields (e.g. recording options)."""
+    from .launch import DataFill, IotaFill, Launch, ZeroFill   # numpy: not for --help
     zero, iota, data = [], [], []
     for text in args.fill_zero:
         parts = text.split(":")
