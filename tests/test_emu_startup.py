@@ -43,6 +43,7 @@ def test_a_wbin_never_loads_the_grammar(tmp_path):
     path.write_bytes(assemble(".kernel k\n    mov_imm r1, 1\n    halt\n.end\n").wbin())
     status, modules = loaded("run", str(path), "--workgroup", "1,1,1")
     assert status == 0 and "wave_lsp.emu.api" in modules
-    assert not any(m.startswith(("parsimonious", "wave_lsp.syntax", "wave_lsp.grammar",
-                                 "wave_lsp.asm.assembler", "wave_lsp.analysis"))
+    assert not any(m.startswith(("parsimonious", "wave_lsp.syntax.grammar",
+                                 "wave_lsp.syntax.parser", "wave_lsp.asm.assembler",
+                                 "wave_lsp.analysis"))
                    for m in modules), modules
