@@ -135,3 +135,19 @@ def test_overlap_in_a_large_device_memory_is_found_without_a_word_table(monkeypa
                        "    imul r5, r5, r6\n    iadd r2, r2, r5\n    device_store_u32 r2, r0\n"),
                 Launch(grid=(4, 1, 1), workgroup=(256, 1, 1)))
     assert races(quiet) == []
+
+
+def test_races_reach_the_editor_as_diagnostics_on_both_lines():
+    """The inline runs (wave_lsp.ide) turn a data race into an R003 on the writing line with the
+    other access as related information."""
+    from wave_lsp.ide.run_limits import RunLimits
+    from wave_lsp.ide.run_session import execute, kernel_launch_lines, plan_runs
+    from wave_lsp.syntax.document import Document
+    source = LOCAL_RACE.replace(".registers 8\n",
+                                ".registers 8\n; wave-lsp run: --workgroup 8,1,1 --wave-width 4\n")
+    doc = Document(source)
+    result = execute(plan_runs(doc, {"k": None}, kernel_launch_lines(doc, None)), RunLimits())[0]
+    (race,) = [d for d in result.diagnostics if d.code == "R003" and "data race" in d.message]
+    assert race.range.start_line == 6                    # the store (one line lower now)
+    assert [r.range.start_line for r in race.related] == [2, 8]
+    assert race.related[1].message == "the other read"
