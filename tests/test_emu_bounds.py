@@ -157,3 +157,10 @@ def test_no_flag_value_gives_a_traceback(tmp_path_factory, pairs):
     assert status in (0, 1, 2), err.getvalue()
     if status:
         assert "Traceback" not in err.getvalue() and err.getvalue().strip(), argv
+
+
+@pytest.mark.parametrize("fields", [{"time_limit": float("nan")}, {"time_limit": 0.0},
+                                    {"time_limit": float("inf")}, {"max_instructions": -1}])
+def test_api_launches_are_checked_too(fields):
+    with pytest.raises(LaunchError):
+        run(SPIN, Launch(**fields))

@@ -7,6 +7,7 @@ assemble) raise `LaunchError`; everything that happens while running is in the r
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Callable
 
@@ -131,6 +132,7 @@ def run(program, launch: Launch | None = None, *,
         if wanted:
             report.registers.update(_registers_of(b, wanted))
 
+    _check_limits(launch)
     deadline = time.monotonic() + launch.time_limit if launch.time_limit else None
     limits = Limits(launch.max_instructions, deadline, cancel)
     set_regs = {int(k): int(v) for k, v in launch.set_regs.items()}
@@ -161,6 +163,17 @@ def run(program, launch: Launch | None = None, *,
         report.recorded_threads = observer.threads
     report.launch_summary = launch_summary(kernel, geo, device)
     return report
+
+
+def _check_limits(launch: Launch) -> None:
+    """The instruction and time limits of an API launch, as the flags check them."""
+    if launch.max_instructions < 0:
+        raise launch_error(f"--max-instructions: must be 0 (unlimited) or positive, got "
+                           f"{launch.max_instructions}", "--max-instructions")
+    limit = launch.time_limit
+    if limit is not None and not (math.isfinite(limit) and limit > 0):
+        raise launch_error(f"--time-limit: must be a positive number of seconds, got {limit}",
+                           "--time-limit")
 
 
 def launch_summary(kernel: KernelCode, geo: Geometry, device: np.ndarray) -> dict:
