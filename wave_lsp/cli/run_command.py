@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..emu.launch_flags import add_launch_flags, build_launch, check_dumps, dump_requests
+from ..files import read_regular
 
 
 def register(subparsers) -> None:
@@ -60,7 +61,7 @@ def _error(message: str) -> int:
 
 def _program(path: Path, compat: bool):
     from ..emu.launch import LaunchError
-    data = read_input(path)
+    data = read_regular(path)  # regular files only, bounded
     if data[:4] == b"WAVE" or path.suffix == ".wbin":
         return data
     text = data.decode("utf-8")
@@ -71,22 +72,6 @@ def _program(path: Path, compat: bool):
         except AssemblyError as err:
             raise LaunchError(f"the program does not assemble: {err}") from None
     return text
-
-
-MAX_INPUT_BYTES = 256 << 20
-
-
-def read_input(path: Path) -> bytes:
-    """The bytes of a regular input file of bounded size (never a FIFO or a device)."""
-    import stat
-
-    from ..emu.launch import LaunchError
-    info = path.stat()
-    if not stat.S_ISREG(info.st_mode):
-        raise LaunchError(f"'{path}' is not a regular file")
-    if info.st_size > MAX_INPUT_BYTES:
-        raise LaunchError(f"'{path}' is larger than {MAX_INPUT_BYTES >> 20} MiB")
-    return path.read_bytes()
 
 
 def run(args) -> int:

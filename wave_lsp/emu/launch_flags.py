@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from ..files import read_regular
 from .limits import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
                      MAX_WORKGROUP_THREADS)
 
@@ -233,7 +234,7 @@ def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overr
         if base_dir is not None and not path.is_absolute():
             path = base_dir / path
         try:
-            content = path.read_bytes()
+            content = read_regular(path)  # a FIFO or /dev/zero is refused, not read
         except OSError as err:
             raise LaunchFlagError(f"cannot read '{name}': {err.strerror or err}", "--arg") from None
         data.append(DataFill(_bounded(number(offset, "--arg"), 0, MAX_DEVICE_MEMORY, "--arg",

@@ -5,7 +5,9 @@ for wave widths 32 and 64 and per configured target) and "Assemble". Both are co
 
 - `wave-lsp.kernelResources [uri, kernel]` shows and returns the kernel's resources;
 - `wave-lsp.assemble [uri]` assembles the document (in the configured compatibility mode),
-  writes `NAME.wbin` beside a `file:` document, and shows and returns size and SHA-256.
+  writes `NAME.wbin` beside a `NAME.wave` file on disk (atomically; never the document itself,
+  never through a link: see `wbin_target`), and shows and returns size, SHA-256 and the path
+  written (`path`), or why nothing was written (`not_written`).
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from ..files import write_atomically
 from . import run_view
 from ..isa.backends import TARGET_NAMES
 from .documents import OpenDocument, span
@@ -57,13 +61,46 @@ def assemble_document(server: "WaveLanguageServer", doc: OpenDocument) -> dict:
     data = assembly.wbin()
     report = {"uri": doc.uri, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
               "compat": compat, "kernels": [k.name for k in assembly.kernels], "path": None}
-    if doc.uri.startswith("file:"):
-        source = Path(to_fs_path(doc.uri) or "")
-        if source.name:
-            target = source.with_suffix(".wbin")
-            target.write_bytes(data)
-            report["path"] = str(target)
+    target, why = wbin_target(doc.uri)
+    if target is None:
+        report["not_written"] = why
+        return report
+    try:
+        write_atomically(target, data)
+    except OSError as err:
+        report["not_written"] = f"cannot write {target}: {err.strerror or err}"
+        return report
+    report["path"] = str(target)
     return report
+
+
+def wbin_target(uri: str) -> tuple[Path | None, str]:
+    """Where the `.wbin` of the document at `uri` goes: the sibling `NAME.wbin` of a real
+    `NAME.wave` file named by an absolute `file:` URI. Otherwise None and why not: nothing is
+    written for other schemes, relative or `..` paths, a non-`.wave` document (a `.wbin` would
+    overwrite itself), a source that is not a regular file on disk, or a target that is a link
+    or not a regular file."""
+    parsed = urlsplit(uri)
+    if parsed.scheme != "file":
+        return None, "the document is not a file on disk"
+    if parsed.netloc not in ("", "localhost"):
+        return None, f"the file is on another host ({parsed.netloc})"
+    raw_path = unquote(parsed.path)
+    if not raw_path.startswith("/") or "\0" in raw_path:
+        return None, "the file URI has no absolute path"
+    if any(part in (".", "..") for part in raw_path.split("/")):
+        return None, "the file URI has '.' or '..' segments"
+    source = Path(to_fs_path(uri) or raw_path)
+    if source.suffix != ".wave":
+        return None, f"only a .wave file is assembled to a file ({source.name} is not one)"
+    if not source.is_absolute() or not source.is_file():
+        return None, f"{source} is not a file on disk (save it first)"
+    target = source.with_suffix(".wbin")
+    if target.is_symlink():
+        return None, f"{target} is a symbolic link; not written through it"
+    if target.exists() and not target.is_file():
+        return None, f"{target} exists and is not a regular file"
+    return target, ""
 
 
 def setup(server: "WaveLanguageServer") -> None:
@@ -110,7 +147,9 @@ def setup(server: "WaveLanguageServer") -> None:
             _show(server, f"wave-lsp: assembly failed at line {report['line'] + 1}: "
                           f"{report['error']}", types.MessageType.Error)
         else:
-            where = f" → {report['path']}" if report["path"] else ""
-            _show(server, f"wave-lsp: assembled {report['size']} bytes{where} "
-                          f"(sha256 {report['sha256'][:16]}…)")
+            where = f"; wrote {report['path']}" if report["path"] else \
+                f"; no file written: {report['not_written']}"
+            _show(server, f"wave-lsp: assembled {report['size']} bytes "
+                          f"(sha256 {report['sha256'][:16]}…){where}",
+                  types.MessageType.Info if report["path"] else types.MessageType.Warning)
         return report

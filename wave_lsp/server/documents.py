@@ -13,7 +13,7 @@ from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from ..analysis.diagnostic import Range
-from ..syntax.document import Document
+from ..syntax.document import Document, split_lines
 
 # Files with NUL bytes are treated as binary: kept, but never analysed or parsed line by line.
 BINARY_MARKER = "\x00"
@@ -24,6 +24,9 @@ class OpenDocument(Document):
 
     def __init__(self, text: str, uri: str, version: int) -> None:
         self.binary = BINARY_MARKER in text
+        # a binary document is not parsed, but its text is kept in step with the client's, so
+        # it becomes WAVE text again, exactly, when its NUL bytes are deleted
+        self.binary_text: str | None = text if self.binary else None
         self._derived: dict[str, tuple[int, object]] = {}
         super().__init__("" if self.binary else text, uri=uri, version=version)
 
@@ -67,25 +70,49 @@ class DocumentStore:
         for change in changes:
             rng = getattr(change, "range", None)
             if rng is None:
-                if BINARY_MARKER in change.text:
-                    doc.binary = True
-                    doc.replace("", version)
-                else:
-                    doc.binary = False
-                    doc.replace(change.text, version)
+                _set_text(doc, change.text, version)
                 continue
             if doc.binary:
+                text = doc.binary_text or ""
+                lines, breaks = split_lines(text)
+                start = _offset(lines, breaks, rng.start, codec)
+                end = _offset(lines, breaks, rng.end, codec)
+                start, end = min(start, end), max(start, end)
+                _set_text(doc, text[:start] + change.text + text[end:], version)
                 continue
             start = to_server_position(doc, rng.start, codec)
             end = to_server_position(doc, rng.end, codec)
-            text = change.text
-            if BINARY_MARKER in text:
-                doc.binary = True
-                doc.replace("", version)
-                continue
-            doc.apply_edit(start, end, text, version)
+            doc.apply_edit(start, end, change.text, version)
+            if BINARY_MARKER in change.text:
+                _set_text(doc, doc.text, version)
         doc.version = version
         return doc
+
+
+def _set_text(doc: OpenDocument, text: str, version: int) -> None:
+    """Replace the whole text; a text with NUL bytes is kept aside, unparsed, as binary."""
+    if BINARY_MARKER in text:
+        doc.binary, doc.binary_text = True, text
+        doc.replace("", version)
+    else:
+        doc.binary, doc.binary_text = False, None
+        doc.replace(text, version)
+
+
+def _offset(lines: list[str], breaks: list[str], position: types.Position,
+             codec: PositionCodec) -> int:
+    """A client position in a text split into `lines` and `breaks` as a code-point offset,
+    clamped to the text."""
+    if position.line >= len(lines):
+        return sum(map(len, lines)) + sum(map(len, breaks))
+    start = sum(len(line) + len(brk) for line, brk in zip(lines[:position.line],
+                                                          breaks[:position.line]))
+    line = lines[position.line]
+    if position.character >= codec.client_num_units(line):
+        return start + len(line)
+    pos = codec.position_from_client_units(
+        lines, types.Position(line=position.line, character=position.character))
+    return start + pos.character
 
 
 def to_server_position(doc: Document, position: types.Position,

@@ -1,6 +1,10 @@
 """Selection ranges: `textDocument/selectionRange` gives, for each cursor, the chain of ranges an
 "expand selection" command walks: token, statement, line, enclosing if/loop blocks, kernel,
 whole document. Each range strictly contains the previous one.
+
+The chain is sent as nested `parent` objects, which are serialised recursively; in a file with
+hundreds of nested blocks only the innermost and outermost `MAX_BLOCKS // 2` blocks are kept, so
+no nesting depth can exhaust the serialiser's recursion.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from .locate import target_at
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
+
+MAX_BLOCKS = 128
 
 
 def _contains(outer: Range, inner: Range) -> bool:
@@ -39,6 +45,8 @@ def chain(doc: OpenDocument, line: int, col: int) -> list[Range]:
     candidates.append(Range.on_line(line, 0, len(text)))
     spans = sorted(((s, e) for s, e, _k in blocks(doc) if s <= line <= e),
                    key=lambda se: se[1] - se[0])
+    if len(spans) > MAX_BLOCKS:
+        spans = spans[:MAX_BLOCKS // 2] + spans[-(MAX_BLOCKS // 2):]
     for s, e in spans:
         candidates.append(Range(s, 0, e, len(doc.lines[e])))
     last = len(doc.lines) - 1
