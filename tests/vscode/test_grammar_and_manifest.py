@@ -17,7 +17,6 @@ from wave_lsp.isa.backends import TARGET_NAMES
 from wave_lsp.server.semantic_tokens import TOKEN_TYPES
 from wave_lsp.server.settings import DIAGNOSTIC_MODES, parse_settings
 
-from .server_features import HAS_RUN
 from .workbench import EXTENSION
 
 GRAMMAR = EXTENSION / "syntaxes" / "wave.tmLanguage.json"
@@ -102,8 +101,7 @@ def _server_settings_from_manifest(values: dict[str, object]) -> dict:
 
 
 def _server_keys() -> list[str]:
-    return [k for k in PROPERTIES if not k.startswith(CLIENT_ONLY)
-            and (HAS_RUN or not k.startswith("wave.run."))]
+    return [k for k in PROPERTIES if not k.startswith(CLIENT_ONLY)]
 
 
 def test_every_setting_default_is_accepted_by_the_server():
@@ -134,6 +132,4 @@ def test_the_server_knows_no_setting_the_manifest_lacks():
 
     declared = {k.removeprefix("wave.").split(".")[0] for k in _server_keys()}
     server = set(KEYS) | set(SERVER_KEYS)
-    if not HAS_RUN:
-        server.discard("run")
     assert declared == server

@@ -11,10 +11,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
-from .server_features import HAS_ENCODING, HAS_RUN
-
 
 def test_diagnostic_squiggle_and_problems_entry(vscode):
     vscode.openFile("broken.wave")
@@ -118,9 +114,6 @@ def test_settings_change_takes_effect_without_restart(vscode):
     vscode.wait_until(lambda: "wave-asm" not in vscode.statusBar()["text"], "compat off")
 
 
-@pytest.mark.xfail(not HAS_RUN, strict=False,
-                   reason="needs the server's wave-lsp.run and ▶ Run lens (issue 10, inline "
-                          "results)")
 def test_run_lens_clicked_and_inline_values_appear(vscode):
     vscode.openFile("scale.wave")
     vscode.click(".contentWidgets .codelens-decoration a", "Run")
@@ -140,9 +133,6 @@ def test_run_lens_clicked_and_inline_values_appear(vscode):
     vscode.screenshot("09-run-kernel-command")
 
 
-@pytest.mark.xfail(not HAS_ENCODING, strict=False,
-                   reason="needs the server's wave-lsp.encoding command (added on main by the "
-                          "integrator)")
 def test_show_encoding_beside_the_source(vscode):
     vscode.openFile("scale.wave")
     vscode.command("WAVE: Show Encoding")
