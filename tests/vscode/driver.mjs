@@ -50,7 +50,7 @@ const steps = {
         await input.waitFor();
         await input.fill(`>${title}`);
         const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-        await row.waitFor({ timeout: 10000 });
+        await row.waitFor({ timeout: 30000 });
         await page.keyboard.press('Enter');
         return true;
     },
@@ -62,9 +62,9 @@ const steps = {
         const input = page.locator('.quick-input-widget input');
         await input.waitFor();
         await input.fill(name);
-        await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15000 });
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 30000 });
         await page.keyboard.press('Enter');
-        await page.locator('.tab.active', { hasText: name }).first().waitFor({ timeout: 15000 });
+        await page.locator('.tab.active', { hasText: name }).first().waitFor({ timeout: 30000 });
         await lines().waitFor();
         await page.waitForTimeout(300);
         return true;
@@ -149,7 +149,7 @@ const steps = {
     /** The aria-labels of the rows of the open suggest widget. */
     async suggestions() {
         const rows = page.locator('.editor-widget.suggest-widget .monaco-list-row');
-        await rows.first().waitFor({ timeout: 15000 });
+        await rows.first().waitFor({ timeout: 30000 });
         return rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.innerText));
     },
 

@@ -163,7 +163,7 @@ class Workbench:
     def __getattr__(self, step: str):
         return lambda *args: self.call(step, *args)
 
-    def wait_until(self, probe, what: str, timeout: float = 30.0, interval: float = 0.25):
+    def wait_until(self, probe, what: str, timeout: float = 60.0, interval: float = 0.25):
         """Polls `probe()` until it returns something truthy; fails naming `what`."""
         deadline = time.monotonic() + timeout
         while True:
