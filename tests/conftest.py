@@ -17,6 +17,10 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
+# A failing analysis pass is raised, not only logged (wave_lsp/analysis/failures.py); servers
+# and commands started by the tests inherit it.
+os.environ["WAVE_LSP_STRICT"] = "1"
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_EXAMPLES = ROOT.parent / "shared" / "wave-examples"
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from wave_lsp.analysis.diagnostic import Diagnostic
+from wave_lsp.analysis import AnalysisState
 from wave_lsp.analysis.divergence import divergence_diagnostics
 from wave_lsp.analysis.uniformity import analyse_kernel, uniformity_of
 from wave_lsp.analysis.uniformity_model import Uniformity
@@ -236,6 +237,7 @@ def test_every_diagnostic_is_a_d6_code_with_related_chain():
 def test_results_are_cached_per_kernel_instructions():
     doc = Document(kernel("    mov_sr r0, sr_lane_id"))
     k = doc.program.kernels[0]
+    analyse_kernel = AnalysisState(doc).uniformity   # the document's own cache (no global one)
     assert analyse_kernel(k) is analyse_kernel(k)
     assert uniformity_of(doc.program, "nope") is None
 
@@ -289,8 +291,8 @@ def test_random_programs_never_raise(lines):
 # ---- incremental re-analysis (uniformity_reuse.py) equals a fresh analysis ------------------
 from hypothesis import example, given, settings as hsettings, strategies as hst  # noqa: E402
 
+from wave_lsp.analysis import AnalysisState as _AnalysisState  # noqa: E402
 from wave_lsp.analysis import analyze as _analyze  # noqa: E402
-from wave_lsp.analysis import uniformity as _uniformity  # noqa: E402
 from wave_lsp.syntax.document import Document as _Document  # noqa: E402
 
 _BASE = """.kernel k
@@ -348,12 +350,12 @@ def test_incremental_reanalysis_of_a_long_kernel(edits):
 
 def check_edits(base: str, edits) -> None:
     doc = _Document(base)
-    _analyze(doc)
+    state = _AnalysisState(doc)             # kept between edits: the incremental analysis
+    _analyze(doc, state=state)
     for line, piece in edits:
         doc.apply_edit((line, 4), (line, len(doc.lines[line])), piece)
-        incremental = _analyze(doc)
-        _uniformity._CACHE.clear()          # the fresh analysis must compute everything
-        fresh = _analyze(_Document(doc.text))
+        incremental = _analyze(doc, state=state)
+        fresh = _analyze(_Document(doc.text))   # a new state: computes everything
         assert incremental == fresh
 
 

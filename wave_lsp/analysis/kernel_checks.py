@@ -2,13 +2,14 @@
 budget (U502), reaching `.end` without `halt` (U505), and the kernel's summary (code sizes,
 label offsets, `call`s) for the program-level checks.
 
-What each instruction contributes is computed once per `Instruction` object (parsed lines are
-shared, so identical lines anywhere share it), which keeps re-checking an edited kernel cheap.
+What each instruction contributes (`facts`) is a pure function of the instruction, memoised by
+its value, which keeps re-checking an edited kernel cheap.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..isa import INSTRUCTIONS, MAX_REGISTER, MIN_DIVERGENCE_DEPTH, OperandKind
 from ..syntax.ast import Instruction, Operand, OperandSyntax as Syn
@@ -44,20 +45,10 @@ class InstructionFacts:
     role: int                                        # OPEN, ELSE, CLOSE, EXIT, HALT or 0
 
 
-_FACTS: dict[int, tuple[Instruction, InstructionFacts]] = {}
-
-
+@lru_cache(maxsize=1 << 17)
 def facts(ins: Instruction) -> InstructionFacts:
-    """The facts of an instruction, memoised per object (the object is kept alive with them,
-    so its id cannot be reused while the entry exists)."""
-    entry = _FACTS.get(id(ins))
-    if entry is not None and entry[0] is ins:
-        return entry[1]
-    if len(_FACTS) > 200_000:
-        _FACTS.clear()
-    found = _compute(ins)
-    _FACTS[id(ins)] = (ins, found)
-    return found
+    """The facts of an instruction (memoised by value: equal instructions have equal facts)."""
+    return _compute(ins)
 
 
 def _compute(ins: Instruction) -> InstructionFacts:
@@ -96,10 +87,8 @@ def check_kernel(kernel: Kernel) -> tuple[list[Diagnostic], KernelSummary]:
     calls: list[tuple[int, Operand]] = []
     pending = iter(kernel.labels)
     label = next(pending, None)
-    known = _FACTS.get
     for line, ins in kernel.instructions:
-        entry = known(id(ins))
-        f = entry[1] if entry is not None and entry[0] is ins else facts(ins)
+        f = facts(ins)
         while label is not None and (label[0], label[1].start) <= (line, ins.start):
             labels.append((label[1].name.text, upstream, offset))
             label = next(pending, None)

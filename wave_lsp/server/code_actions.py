@@ -11,7 +11,8 @@ from lsprotocol import types
 
 from ..analysis.diagnostic import Diagnostic, Range, TextEdit
 from .diagnostics import to_lsp
-from .documents import OpenDocument, to_client_range, to_server_position
+from ..ide.state import DocumentState
+from .documents import to_client_range, to_server_position
 from .handlers import request
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ def _wanted(only: list[str] | None, kind: str) -> bool:
     return not only or any(kind == k or kind.startswith(k + ".") for k in only)
 
 
-def code_actions(server: "WaveLanguageServer", doc: OpenDocument, rng: types.Range,
+def code_actions(server: "WaveLanguageServer", doc: DocumentState, rng: types.Range,
                  only: list[str] | None) -> list[types.CodeAction]:
     codec = server.codec
     first = to_server_position(doc, rng.start, codec)

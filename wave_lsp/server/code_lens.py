@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from .documents import OpenDocument, span
-from .encoding import kernel_layout
+from ..ide.state import DocumentState
+from .documents import span
+from ..ide.resources import resources_of
 from .handlers import command, request
-from .resources import kernel_resources
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -34,21 +34,13 @@ def _show(server: "WaveLanguageServer", message: str,
     server.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
 
-def resources_of(doc: OpenDocument, name: str):
-    kernel = doc.program.kernel_named(name)
-    if kernel is None:
-        return None
-    kl = kernel_layout(doc, name)
-    return kernel_resources(doc, kernel, kl.size if kl else None)
-
-
-def assemble_document(server: "WaveLanguageServer", doc: OpenDocument) -> dict:
+def assemble_document(server: "WaveLanguageServer", doc: DocumentState) -> dict:
     """Assemble; returns a JSON-able report (with `error` when the source does not assemble)."""
     from ..asm.assembler import AssemblyError, assemble
 
     compat = server.settings.compat
     try:
-        assembly = assemble(doc, compat=compat)
+        assembly = assemble(doc.document, compat=compat)
     except AssemblyError as err:
         return {"uri": doc.uri, "error": err.message, "line": err.line}
     data = assembly.wbin()
@@ -83,10 +75,12 @@ def setup(server: "WaveLanguageServer") -> None:
         return out
 
     @command(server, RESOURCES)
-    def show_resources(*args):
+    async def show_resources(*args):
         uri, name = (list(args) + [None, None])[:2]
-        doc = server.document(uri) if isinstance(uri, str) else None
-        res = resources_of(doc, name) if doc is not None and isinstance(name, str) else None
+        doc = await server.documents.ready(uri) if isinstance(uri, str) else None
+        res = None
+        if doc is not None and not doc.binary and isinstance(name, str):
+            res = await server.documents.run(doc, lambda d: resources_of(d, name))
         if res is None:
             _show(server, f"wave-lsp: no kernel {name!r} in {uri}", types.MessageType.Warning)
             return None
@@ -94,14 +88,16 @@ def setup(server: "WaveLanguageServer") -> None:
         return res.as_dict()
 
     @command(server, ASSEMBLE)
-    def assemble_command(*args):
+    async def assemble_command(*args):
         uri = args[0] if args else None
+        if isinstance(uri, str):
+            await server.documents.ready(uri)
         doc = server.text_document(uri) if isinstance(uri, str) else None
         if doc is None:
             _show(server, f"wave-lsp: cannot assemble {uri!r}: not an open WAVE document",
                   types.MessageType.Warning)
             return None
-        report = assemble_document(server, doc)
+        report = await server.documents.run(doc, lambda d: assemble_document(server, d))
         if "error" in report:
             _show(server, f"wave-lsp: assembly failed at line {report['line'] + 1}: "
                           f"{report['error']}", types.MessageType.Error)

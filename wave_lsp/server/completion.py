@@ -21,7 +21,7 @@ from ..isa import (CACHE_HINTS, DIRECTIVES, INSTRUCTIONS, MAX_REGISTER, PREDICAT
 from ..syntax.document import Document
 from .documents import span, to_server_position
 from .handlers import request
-from .hover import spec_markdown
+from ..ide.hover import spec_markdown
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer

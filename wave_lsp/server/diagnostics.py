@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..analysis.diagnostic import Diagnostic, Severity
-from .documents import OpenDocument, to_client_range
+from ..cancellation import Cancelled
+from ..ide.state import DocumentState
+from .documents import to_client_range
 from .handlers import report_failure, request
 
 if TYPE_CHECKING:
@@ -31,7 +33,7 @@ SEVERITY = {
 }
 
 
-def to_lsp(server: "WaveLanguageServer", doc: OpenDocument,
+def to_lsp(server: "WaveLanguageServer", doc: DocumentState,
            diagnostic: Diagnostic) -> types.Diagnostic:
     """One analysis diagnostic as an lsprotocol Diagnostic (with related information)."""
     codec = server.codec
@@ -67,7 +69,7 @@ class Publisher:
         if self.pull:
             register_pull(self.server)
 
-    def document_changed(self, doc: OpenDocument, immediate: bool = False) -> None:
+    def document_changed(self, doc: DocumentState, immediate: bool = False) -> None:
         if not self.push:
             return
         uri = doc.uri
@@ -83,14 +85,20 @@ class Publisher:
         if doc is None:
             return
         try:
-            self.publish(doc)
+            await self.publish(doc)
+        except Cancelled:
+            pass            # a newer edit: its own publication follows
         except Exception as exc:
             report_failure(self.server, "publishing diagnostics", exc)
 
-    def publish(self, doc: OpenDocument) -> None:
-        """Analyse the current text and publish it with its version."""
+    async def publish(self, doc: DocumentState) -> None:
+        """Analyse the current text (off the event loop for a large document) and publish it
+        with its version."""
+        doc = await self.server.documents.ready(doc.uri) or doc
         version = doc.version
-        items = [to_lsp(self.server, doc, d) for d in self.server.analysis(doc)]
+        items = await self.server.documents.run(
+            doc, lambda d: [to_lsp(self.server, d, x) for x in self.server.analysis(d)],
+            name="diagnostics")
         if doc.version != version or self.server.document(doc.uri) is not doc:
             return  # never publish for a stale version
         self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(

@@ -9,15 +9,16 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from .documents import OpenDocument, line_range, to_server_position
-from .formatter import format_lines
+from ..ide.state import DocumentState
+from .documents import line_range, to_server_position
+from ..ide.formatting import format_lines
 from .handlers import request
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
 
 
-def line_edits(server: "WaveLanguageServer", doc: OpenDocument, first: int,
+def line_edits(server: "WaveLanguageServer", doc: DocumentState, first: int,
                last: int) -> list[types.TextEdit]:
     formatted = doc.derived("formatted", lambda d: format_lines(d.lines, d.syntax))
     return [types.TextEdit(range=line_range(doc, n, server.codec), new_text=formatted[n])

@@ -9,15 +9,16 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from .documents import OpenDocument, to_client_position, to_server_position
-from .encoding import code_layout, instruction_views
+from ..ide.state import DocumentState
+from .documents import to_client_position, to_server_position
+from ..ide.encoding import code_layout, instruction_views
 from .handlers import request
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
 
 
-def hints(server: "WaveLanguageServer", doc: OpenDocument, first: int,
+def hints(server: "WaveLanguageServer", doc: DocumentState, first: int,
           last: int) -> list[types.InlayHint]:
     settings = server.settings
     codec = server.codec

@@ -14,9 +14,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ..analysis.operand_checks import bad_name
-from .documents import OpenDocument, span, to_server_position
+from ..ide.state import DocumentState
+from .documents import span, to_server_position
 from .handlers import request
-from .locate import TargetKind, label_references, target_at
+from ..ide.locate import TargetKind, label_references, target_at
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -25,7 +26,7 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _LABELS = (TargetKind.LABEL_DEFINITION, TargetKind.LABEL_REFERENCE)
 
 
-def symbol_at(doc: OpenDocument, line: int, col: int) -> tuple[str, str, int, int] | None:
+def symbol_at(doc: DocumentState, line: int, col: int) -> tuple[str, str, int, int] | None:
     """(kind "label"/"kernel", name, start, end) of the named symbol at a position."""
     target = target_at(doc, line, col)
     if target is None:
@@ -37,7 +38,7 @@ def symbol_at(doc: OpenDocument, line: int, col: int) -> tuple[str, str, int, in
     return None
 
 
-def definitions(doc: OpenDocument, kind: str, name: str) -> list[tuple[int, int, int]]:
+def definitions(doc: DocumentState, kind: str, name: str) -> list[tuple[int, int, int]]:
     """(line, start, end) of every definition."""
     if kind == "label":
         return [(line, lab.name.start, lab.name.end)
@@ -46,7 +47,7 @@ def definitions(doc: OpenDocument, kind: str, name: str) -> list[tuple[int, int,
             for k in doc.program.kernels if k.name == name and k.directive.args]
 
 
-def references(doc: OpenDocument, kind: str, name: str) -> list[tuple[int, int, int]]:
+def references(doc: DocumentState, kind: str, name: str) -> list[tuple[int, int, int]]:
     """(line, start, end) of every use (not definitions)."""
     if kind != "label":
         return []
@@ -54,7 +55,7 @@ def references(doc: OpenDocument, kind: str, name: str) -> list[tuple[int, int, 
 
 
 def setup(server: "WaveLanguageServer") -> None:
-    def locate(params) -> tuple[OpenDocument, tuple[str, str, int, int], int] | None:
+    def locate(params) -> tuple[DocumentState, tuple[str, str, int, int], int] | None:
         doc = server.text_document(params.text_document.uri)
         if doc is None:
             return None

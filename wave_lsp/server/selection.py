@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..analysis.diagnostic import Range
-from .documents import OpenDocument, to_client_range, to_server_position
+from ..ide.state import DocumentState
+from .documents import to_client_range, to_server_position
 from .folding import blocks
 from .handlers import request
-from .locate import target_at
+from ..ide.locate import target_at
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -24,7 +25,7 @@ def _contains(outer: Range, inner: Range) -> bool:
         (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
 
 
-def chain(doc: OpenDocument, line: int, col: int) -> list[Range]:
+def chain(doc: DocumentState, line: int, col: int) -> list[Range]:
     """Ranges around a position, innermost first."""
     text = doc.lines[line]
     candidates: list[Range] = []

@@ -20,7 +20,7 @@ from ..isa import INSTRUCTIONS, InstructionClass
 from ..syntax.ast import Directive, Instruction, Label, OperandSyntax
 from ..syntax.parser import parse_line
 from .handlers import request
-from .locate import TargetKind, operand_kind
+from ..ide.locate import TargetKind, operand_kind
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from .documents import OpenDocument, line_range, span, to_client_range
+from ..ide.state import DocumentState
+from .documents import line_range, span, to_client_range
 from .handlers import request
 from ..analysis.diagnostic import Range
 
@@ -26,7 +27,7 @@ def _kernel_name_span(kernel) -> tuple[int, int]:
     return kernel.directive.start, kernel.directive.end
 
 
-def document_symbols(server: "WaveLanguageServer", doc: OpenDocument) -> list[types.DocumentSymbol]:
+def document_symbols(server: "WaveLanguageServer", doc: DocumentState) -> list[types.DocumentSymbol]:
     codec = server.codec
     program = doc.program
     out: list[types.DocumentSymbol] = []

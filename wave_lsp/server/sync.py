@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from .documents import apply_changes
 from .handlers import notification, report_failure
 from .settings import SECTION, parse_settings
 
@@ -76,14 +77,23 @@ def setup(server: "WaveLanguageServer") -> None:
     @notification(server, types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
         ident = params.text_document
-        doc = server.documents.change(ident.uri, ident.version, list(params.content_changes),
-                                      server.codec)
-        if doc is not None:
-            server.publisher.document_changed(doc)
+        changes = list(params.content_changes)
+
+        def apply(state) -> None:
+            try:
+                apply_changes(state, ident.version, changes, server.codec, warn)
+            except Exception as exc:
+                report_failure(server, types.TEXT_DOCUMENT_DID_CHANGE, exc)
+            server.publisher.document_changed(state)
+
+        if server.documents.change(ident.uri, apply) is None:
+            warn(f"didChange for {ident.uri}, which is not open: ignored")
+
+    def warn(message: str) -> None:
+        server.log(f"wave-lsp: {message}", types.MessageType.Warning)
 
     @notification(server, types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         server.documents.close(uri)
-        server.forget(uri)
         server.publisher.document_closed(uri)

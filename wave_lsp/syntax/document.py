@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..cancellation import checkpoint
 from .ast import LineSyntax
 from .parser import parse_line
 from .program import Program, build_program, patch_instructions
@@ -36,6 +37,15 @@ def split_lines(text: str) -> tuple[list[str], list[str]]:
     return lines, breaks
 
 
+def parse_lines(lines: list[str]) -> list[LineSyntax]:
+    """Every line's parse (a cancellation checkpoint every few hundred lines)."""
+    out: list[LineSyntax] = []
+    for first in range(0, len(lines), 256):
+        checkpoint()
+        out.extend(map(parse_line, lines[first:first + 256]))
+    return out
+
+
 class Document:
     """A WAVE source text that can be edited in place and re-parsed line by line."""
 
@@ -43,7 +53,7 @@ class Document:
         self.uri = uri
         self.version = version
         self.lines, self.breaks = split_lines(text)
-        self.syntax: list[LineSyntax] = [parse_line(line) for line in self.lines]
+        self.syntax: list[LineSyntax] = parse_lines(self.lines)
         self._program: Program | None = None
         self.revision = 0  # bumped on every change; lets callers cache derived results
         self.edits: list[LineEdit] = []  # recent line edits, for incremental consumers
@@ -67,7 +77,7 @@ class Document:
     def replace(self, text: str, version: int | None = None) -> None:
         """Replace the whole text (a full-document change)."""
         self.lines, self.breaks = split_lines(text)
-        self.syntax = [parse_line(line) for line in self.lines]
+        self.syntax = parse_lines(self.lines)
         self._changed(version)
         self.edits.clear()
 

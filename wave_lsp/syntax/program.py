@@ -7,6 +7,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ..cancellation import checkpoint
 from ..isa import DEFAULT_REGISTER_COUNT
 from .ast import Directive, Instruction, Label, LineSyntax
 
@@ -152,6 +153,8 @@ def build_program(lines: Sequence[LineSyntax]) -> Program:
     last: Kernel | None = None      # most recently opened kernel (settings go here)
     labels = program.labels
     for number, line in enumerate(lines):
+        if not number & 4095:
+            checkpoint()
         for stmt in line.statements:
             if isinstance(stmt, Instruction):
                 if current is not None:

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from ..analysis.kernel_checks import facts
 from ..isa import REGISTER_FILE_SIZE
-from ..syntax.document import Document
 from ..syntax.program import Kernel
 
 WAVE_WIDTHS = (32, 64)
@@ -93,8 +92,7 @@ class KernelResources:
         }
 
 
-def kernel_resources(doc: Document, kernel: Kernel,
-                     code_size: int | None = None) -> KernelResources:
+def kernel_resources(kernel: Kernel, code_size: int | None = None) -> KernelResources:
     """Measure one kernel of a document."""
     highest = -1
     distinct: set[int] = set()
@@ -107,3 +105,14 @@ def kernel_resources(doc: Document, kernel: Kernel,
         declares_registers=kernel.declares_registers, registers_used=highest + 1,
         distinct_registers=len(distinct), local_memory=kernel.local_memory,
         workgroup_size=kernel.workgroup_size, code_size=code_size)
+
+
+def resources_of(state, name: str) -> KernelResources | None:
+    """The resources of kernel `name` of a document state (None when there is no such kernel)."""
+    from .encoding import kernel_layout
+
+    kernel = state.document.program.kernel_named(name)
+    if kernel is None:
+        return None
+    kl = kernel_layout(state, name)
+    return kernel_resources(kernel, kl.size if kl else None)
