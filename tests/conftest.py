@@ -22,6 +22,8 @@ if os.environ.get("CI"):
 os.environ["WAVE_LSP_STRICT"] = "1"
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from corpus import distinct_source, repeated_source  # noqa: E402,F401  (inputs of distinct lines)
 SHARED_EXAMPLES = ROOT.parent / "shared" / "wave-examples"
 
 
