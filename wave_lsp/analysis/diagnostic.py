@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 
 
@@ -83,3 +84,25 @@ class Diagnostic:
     def sort_key(self) -> tuple:
         r = self.range
         return (r.start_line, r.start_col, r.end_line, r.end_col, self.code)
+
+
+_LINE_NUMBER = re.compile(r"\bline (\d+)")
+
+
+def moved(diagnostic: Diagnostic, delta: int) -> Diagnostic:
+    """The same diagnostic `delta` lines further down: ranges, fixes, related locations and the
+    1-based line numbers its messages quote. Only for diagnostics whose every location moved
+    by `delta` (a kernel that lies entirely after an edit that added or removed lines)."""
+    def rng(r: Range) -> Range:
+        return Range(r.start_line + delta, r.start_col, r.end_line + delta, r.end_col)
+
+    def text(message: str) -> str:
+        if "line " not in message:
+            return message
+        return _LINE_NUMBER.sub(lambda m: f"line {int(m.group(1)) + delta}", message)
+
+    return Diagnostic(
+        diagnostic.code, diagnostic.severity, rng(diagnostic.range), text(diagnostic.message),
+        tuple(Fix(f.title, tuple(TextEdit(rng(e.range), e.new_text) for e in f.edits))
+              for f in diagnostic.fixes),
+        tuple(Related(rng(r.range), text(r.message)) for r in diagnostic.related))

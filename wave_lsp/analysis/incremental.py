@@ -3,10 +3,12 @@ so that after an edit only the changed lines and the kernels that contain them a
 
 One `AnalysisState` belongs to one document (the IDE layer's `DocumentState` owns it; a plain
 `analyze(document)` makes a throw-away one). It holds:
-- line findings per line, updated from the document's edit log (`Document.edits_since`);
+- line findings per line, updated from the document's edit log (`Document.edits_since`), moved
+  when an edit adds or removes lines;
 - per kernel object: its diagnostics and summary for the kernel's revision (the document
-  patches kernels in place for edits inside them), and its last uniformity analysis, which the
-  next one starts from;
+  patches kernels in place for edits inside them, and moves the kernels after an edit that
+  adds or removes lines: their results move with them), and its last uniformity analysis,
+  which the next one starts from;
 - the diagnostics of the last configuration, by document revision.
 Anything the edit log cannot explain (a full replacement, a trimmed log) recomputes everything,
 which is still linear.
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 from ..cancellation import checkpoint
 from ..syntax.document import Document
 from ..syntax.program import Kernel, Program
-from .diagnostic import Diagnostic
+from .diagnostic import Diagnostic, moved
 from .divergence import kernel_divergence
 from .failures import guarded
 from .findings import LineFinding
@@ -38,8 +40,18 @@ class KernelResult:
 
     kernel: Kernel
     revision: int
+    line: int                    # the kernel's first line when computed
     diagnostics: list[Diagnostic]
     summary: KernelSummary
+
+    def moved_to(self, line: int) -> "KernelResult":
+        """The result of the same kernel moved to start at `line` (an edit above it added or
+        removed lines)."""
+        delta = line - self.line
+        summary = KernelSummary(self.summary.upstream_size, self.summary.labels,
+                                tuple((n + delta, op) for n, op in self.summary.calls))
+        return KernelResult(self.kernel, self.revision, line,
+                            [moved(d, delta) for d in self.diagnostics], summary)
 
 
 class AnalysisState:
@@ -52,7 +64,7 @@ class AnalysisState:
         self.marked: set[int] = set()                    # lines with a suppression marker
         self.kernels: dict[int, KernelResult] = {}       # by id(kernel), kernel kept alive
         self._uniformity: dict[int, KernelUniformity] = {}   # last analysis, by id(kernel)
-        self._recorded: dict[int, tuple[int, KernelUniformity]] = {}  # hover's, by id(kernel)
+        self._recorded: dict[int, tuple[tuple, KernelUniformity]] = {}  # hover's, by id(kernel)
         self._result: tuple[tuple, list[Diagnostic]] | None = None
 
     # ---- line findings -------------------------------------------------------------------------
@@ -76,14 +88,25 @@ class AnalysisState:
         """Bring the line findings up to date with the document."""
         document = self.document
         edits = document.edits_since(self.revision) if self.revision >= 0 else None
-        if edits is None or any(e.old_count != e.new_count for e in edits):
+        if edits is None:
             self.findings, self.marked = {}, set()
             self.revision = -1
             self._check_lines(range(len(document.lines)))
         else:
             for edit in edits:
+                if edit.old_count != edit.new_count:
+                    self._move_lines(edit.first + edit.old_count, edit.new_count - edit.old_count)
                 self._check_lines(range(edit.first, edit.first + edit.new_count))
         self.revision = document.revision
+
+    def _move_lines(self, after: int, delta: int) -> None:
+        """Lines from `after` on moved by `delta` (lines before it that the edit replaced are
+        checked again by the caller)."""
+        first = after + min(delta, 0)
+        self.findings = {n + delta if n >= after else n: f
+                         for n, f in self.findings.items() if not first <= n < after}
+        self.marked = {n + delta if n >= after else n
+                       for n in self.marked if not first <= n < after}
 
     # ---- kernels -------------------------------------------------------------------------------
     def uniformity(self, kernel: Kernel) -> KernelUniformity:
@@ -96,11 +119,12 @@ class AnalysisState:
     def recorded_uniformity(self, kernel: Kernel) -> KernelUniformity:
         """The kernel's uniformity with the state at every line (for hover), cached by the
         kernel's revision."""
+        key = (kernel.revision, kernel.line)
         hit = self._recorded.get(id(kernel))
-        if hit is not None and hit[1].kernel is kernel and hit[0] == kernel.revision:
+        if hit is not None and hit[1].kernel is kernel and hit[0] == key:
             return hit[1]
         result = analyse_kernel(kernel, record=True)
-        self._recorded[id(kernel)] = (kernel.revision, result)
+        self._recorded[id(kernel)] = (key, result)
         return result
 
     def kernel_results(self, program: Program) -> list[KernelResult]:
@@ -114,7 +138,9 @@ class AnalysisState:
                 diags, summary = check_kernel(kernel)
                 with guarded(f"divergence analysis of kernel '{kernel.name}'"):
                     diags = diags + kernel_divergence(self.uniformity(kernel))
-                cached = KernelResult(kernel, kernel.revision, diags, summary)
+                cached = KernelResult(kernel, kernel.revision, kernel.line, diags, summary)
+            elif cached.line != kernel.line:
+                cached = cached.moved_to(kernel.line)
             fresh[id(kernel)] = cached
             results.append(cached)
         self.kernels = fresh

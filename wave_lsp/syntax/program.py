@@ -124,22 +124,58 @@ def is_structural(line: LineSyntax) -> bool:
 
 def patch_instructions(program: Program, first: int, old: Sequence[LineSyntax],
                        new: Sequence[LineSyntax]) -> bool:
-    """Update `program` in place for lines first..first+len(old)-1 replaced by as many lines,
-    none of them structural. Returns False (program untouched) when a patch is not possible."""
-    if len(old) != len(new) or any(map(is_structural, old)) or any(map(is_structural, new)):
+    """Update `program` in place for lines first..first+len(old)-1 replaced by `new`, none of
+    them structural, inside one kernel's body. Lines after the edit move by
+    len(new) - len(old): kernels after it keep their objects and revisions, with every line
+    number moved (`Kernel.line` tells where a kernel now starts). Returns False (program
+    untouched) when a patch is not possible."""
+    if any(map(is_structural, old)) or any(map(is_structural, new)):
         return False
-    if all(o.statements == n.statements for o, n in zip(old, new)):
+    delta = len(new) - len(old)
+    if not delta and all(o.statements == n.statements for o, n in zip(old, new)):
         return True  # only comments or blanks changed: the program is the same
     last = first + len(old) - 1
     kernel = program.kernel_at(first)
     if kernel is None or not kernel.line < first <= last <= kernel.last_line:
         return False
+    if delta and kernel.end_line is None and kernel.closed_by == "kernel":
+        return False  # the lines before the next .kernel: keep the simple path
     items = kernel.instructions
     lo = bisect_left(items, first, key=_line_of)
     hi = bisect_right(items, last, key=_line_of)
-    items[lo:hi] = [(first + i, ins) for i, line in enumerate(new) for ins in line.instructions]
+    patched = [(first + i, ins) for i, line in enumerate(new) for ins in line.instructions]
+    items[lo:hi] = patched
     kernel.revision += 1
+    if delta:
+        tail = lo + len(patched)
+        items[tail:] = [(n + delta, i) for n, i in items[tail:]]
+        _move_after(program, kernel, last, delta)
     return True
+
+
+def _move_after(program: Program, edited: Kernel, last: int, delta: int) -> None:
+    """Move every line number after `last` by `delta`, but the edited kernel's instructions
+    (done by the caller)."""
+    def moved(pairs: list) -> list:
+        return [(n + delta, *rest) if n > last else (n, *rest) for n, *rest in pairs]
+
+    for kernel in program.kernels:
+        if kernel is not edited and kernel.line < last:
+            continue
+        if kernel is not edited:
+            kernel.line += delta
+            kernel.instructions[:] = [(n + delta, i) for n, i in kernel.instructions]
+        if kernel.end_line is not None:
+            kernel.end_line += delta
+        kernel.labels[:] = moved(kernel.labels)
+        kernel.settings[:] = moved(kernel.settings)
+    for name, defs in program.labels.items():
+        if defs[-1][0] > last:
+            defs[:] = moved(defs)
+    for group in (program.stray_instructions, program.stray_ends, program.outside_settings,
+                  program.other_directives):
+        if group and group[-1][0] > last:
+            group[:] = moved(group)
 
 
 def _line_of(item: tuple[int, object]) -> int:
