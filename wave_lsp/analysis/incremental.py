@@ -50,8 +50,9 @@ class KernelResult:
         delta = line - self.line
         summary = KernelSummary(self.summary.upstream_size, self.summary.labels,
                                 tuple((n + delta, op) for n, op in self.summary.calls))
+        memo: dict = {}
         return KernelResult(self.kernel, self.revision, line,
-                            [moved(d, delta) for d in self.diagnostics], summary)
+                            [moved(d, delta, memo) for d in self.diagnostics], summary)
 
 
 class AnalysisState:
