@@ -15,7 +15,7 @@ from wave_lsp.analysis.uniformity import analyse_kernel, uniformity_of
 from wave_lsp.analysis.uniformity_model import Uniformity
 from wave_lsp.syntax.document import Document
 
-EXAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "wave-examples"
+from shared import EXAMPLES, examples_dir
 D, WG, WV, T = Uniformity.DISPATCH, Uniformity.WORKGROUP, Uniformity.WAVE, Uniformity.THREAD
 
 
@@ -43,16 +43,12 @@ def codes(text: str) -> list[tuple[int, str]]:
 
 # ---- the shared examples ---------------------------------------------------------------------
 def _examples() -> list[Path]:
-    if not EXAMPLES.is_dir():
-        return []
-    return sorted(EXAMPLES.glob("*.wave"))
+    return sorted(examples_dir().glob("*.wave"))
 
 
 @pytest.mark.parametrize("name", ["reduction", "barrier_in_loop", "gemm_blocked", "mma_simple"])
 def test_no_false_positive_on_examples_with_barriers(name):
-    path = EXAMPLES / f"{name}.wave"
-    if not path.exists():
-        pytest.skip(f"shared examples not found at {EXAMPLES}")
+    path = examples_dir() / f"{name}.wave"
     text = path.read_text(encoding="utf-8")
     assert "barrier" in text
     assert codes(text) == []
@@ -60,16 +56,12 @@ def test_no_false_positive_on_examples_with_barriers(name):
 
 def test_no_divergence_lint_on_any_shared_example():
     paths = _examples()
-    if not paths:
-        pytest.skip(f"shared examples not found at {EXAMPLES}")
     for path in paths:
         assert codes(path.read_text(encoding="utf-8")) == [], path.name
 
 
 def test_examples_uniformity_facts():
-    path = EXAMPLES / "barrier_in_loop.wave"
-    if not path.exists():
-        pytest.skip(f"shared examples not found at {EXAMPLES}")
+    path = examples_dir() / "barrier_in_loop.wave"
     doc = Document(path.read_text(encoding="utf-8"))
     u = uniformity_of(doc.program, doc.program.kernels[0].name)
     lines = doc.lines

@@ -11,6 +11,8 @@ Keys: register rN is the integer N, predicate pN is -1-N, `HALT` marks a partial
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..isa import INSTRUCTIONS, SPECIAL_BY_NAME, Field, InstructionClass, OperandKind
 from ..syntax.ast import Instruction, OperandSyntax
 from .uniformity_model import Uniformity
@@ -108,21 +110,13 @@ def _describe(step: Step) -> str:
     return f"{dest_text or key_name(step.dests[0])} ← {body}{guard}"
 
 
-_CACHE: dict[int, tuple[Instruction, Step | None]] = {}
-
-
+@lru_cache(maxsize=1 << 17)
 def step_of(instr: Instruction) -> Step | None:
     """The analysis step of an instruction, or None when its mnemonic is unknown.
 
-    Steps are cached per parsed instruction (identical lines share one), so they hold no line."""
-    hit = _CACHE.get(id(instr))
-    if hit is not None and hit[0] is instr:
-        return hit[1]
-    step = _decode(instr)
-    if len(_CACHE) > 200_000:
-        _CACHE.clear()
-    _CACHE[id(instr)] = (instr, step)
-    return step
+    A pure function of the instruction, memoised by its value (equal instructions, wherever
+    they are, share one step), so a step holds no line."""
+    return _decode(instr)
 
 
 def _decode(instr: Instruction) -> Step | None:
