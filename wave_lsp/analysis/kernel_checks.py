@@ -11,17 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..isa import INSTRUCTIONS, MAX_REGISTER, MIN_DIVERGENCE_DEPTH, OperandKind
+from ..isa import BLOCK_ROLES, CLOSER, INSTRUCTIONS, MAX_REGISTER, MIN_DIVERGENCE_DEPTH, OperandKind
+from ..syntax.blocks import Matching, match_blocks
 from ..syntax.ast import Instruction, Operand, OperandSyntax as Syn
 from ..syntax.program import Kernel
 from .codes import diagnostic as _diag
 from .diagnostic import Diagnostic, Range, Related
 
-CLOSERS = {"endif": ("if", "K306"), "endloop": ("loop", "K307")}
-# what an instruction does to the structure checks (0: nothing)
-OPEN, ELSE, CLOSE, EXIT, HALT = 1, 2, 3, 4, 5
-ROLES = {"if": OPEN, "loop": OPEN, "else": ELSE, "endif": CLOSE, "endloop": CLOSE,
-         "break": EXIT, "continue": EXIT, "halt": HALT}
+# the code of a broken block of each construct (the matching itself is syntax.blocks)
+BLOCK_CODES = {"if": "K306", "loop": "K307"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +40,6 @@ class InstructionFacts:
     labels: tuple[Operand, ...]                      # label operands (of `call`)
     registers: tuple[tuple[int, Operand], ...]       # (last register touched, operand)
     max_register: int                                # highest register touched, or -1
-    role: int                                        # OPEN, ELSE, CLOSE, EXIT, HALT or 0
 
 
 @lru_cache(maxsize=1 << 17)
@@ -71,7 +68,7 @@ def _compute(ins: Instruction) -> InstructionFacts:
     return InstructionFacts(
         m, spec.size if spec else 4, spec.upstream_label_size if spec else 4,
         guard is None or (guard.index == 0 and not guard.negated), tuple(labels),
-        tuple(registers), max((r for r, _ in registers), default=-1), ROLES.get(m, 0))
+        tuple(registers), max((r for r, _ in registers), default=-1))
 
 
 def check_kernel(kernel: Kernel) -> tuple[list[Diagnostic], KernelSummary]:
@@ -80,14 +77,13 @@ def check_kernel(kernel: Kernel) -> tuple[list[Diagnostic], KernelSummary]:
     count = kernel.register_count
     where = (f".registers {count}" if kernel.setting("registers")
              else f"the default of {count} registers")
-    stack: list[list] = []   # [kind, line, ins, saw_else]
-    deep_reported = halts = False
     upstream = offset = 0
     labels: list[tuple[str, int, int]] = []
     calls: list[tuple[int, Operand]] = []
     pending = iter(kernel.labels)
     label = next(pending, None)
-    for line, ins in kernel.instructions:
+    items = kernel.instructions
+    for line, ins in items:
         f = facts(ins)
         while label is not None and (label[0], label[1].start) <= (line, ins.start):
             labels.append((label[1].name.text, upstream, offset))
@@ -98,37 +94,48 @@ def check_kernel(kernel: Kernel) -> tuple[list[Diagnostic], KernelSummary]:
             calls.extend((line, op) for op in f.labels)
         if f.max_register >= count:
             out.extend(_beyond(f, line, count, where))
-        role = f.role
-        if not role:
-            continue
-        m = f.mnemonic
-        if role == OPEN:
-            stack.append([m, line, ins, False])
-            if len(stack) > MIN_DIVERGENCE_DEPTH and not deep_reported:
-                deep_reported = True
-                out.append(_diag("K309", line, ins.mnemonic.start, ins.mnemonic.end,
-                                 f"control flow nested {len(stack)} levels deep; the specification "
-                                 f"guarantees only {MIN_DIVERGENCE_DEPTH} (MIN_DIVERGENCE_DEPTH)"))
-        elif role == ELSE:
-            out.extend(_else(stack, line, ins))
-        elif role == CLOSE:
-            out.extend(_close(stack, line, ins))
-        elif role == EXIT:
-            if not any(frame[0] == "loop" for frame in stack):
-                out.append(_diag("K308", line, ins.mnemonic.start, ins.mnemonic.end,
-                                 f"{m} outside a loop"))
-        elif not stack and f.unconditional:  # HALT at the top level
-            halts = True
     while label is not None:
         labels.append((label[1].name.text, upstream, offset))
         label = next(pending, None)
-    for kind, line, ins, _ in stack:
-        code, closer = ("K306", "endif") if kind == "if" else ("K307", "endloop")
-        out.append(_diag(code, line, ins.mnemonic.start, ins.mnemonic.end,
-                         f"{kind} without a matching {closer} in kernel '{kernel.name}'"))
-    if not halts:
+    matching = match_blocks((i, ins.mnemonic.text) for i, (_line, ins) in enumerate(items))
+    out.extend(_structure(kernel, matching))
+    if not any(facts(items[i][1]).unconditional for i in matching.top_level_halts):
         out.append(_no_halt(kernel))
     return out, KernelSummary(upstream, tuple(labels), tuple(calls))
+
+
+def _structure(kernel: Kernel, matching: Matching) -> list[Diagnostic]:
+    """K306-K309 from the block matching."""
+    items = kernel.instructions
+    out = []
+
+    def at(i: int, code: str, message: str, related=()) -> Diagnostic:
+        line, ins = items[i]
+        return _diag(code, line, ins.mnemonic.start, ins.mnemonic.end, message, related)
+
+    deep = next((b for b in matching.blocks if b.depth + 1 > MIN_DIVERGENCE_DEPTH), None)
+    if deep is not None:
+        out.append(at(deep.open, "K309", f"control flow nested {deep.depth + 1} levels deep; the "
+                      f"specification guarantees only {MIN_DIVERGENCE_DEPTH} "
+                      f"(MIN_DIVERGENCE_DEPTH)"))
+    for p in matching.problems:
+        inside = f" (the innermost open construct is '{p.innermost}')" if p.innermost else ""
+        kind = BLOCK_ROLES[p.mnemonic][1]
+        if p.why == "stray else":
+            out.append(at(p.at, "K306", "else without a matching if" + inside))
+        elif p.why == "second else":
+            line, first = items[p.other]
+            out.append(at(p.at, "K306", "second else for the same if", (Related(
+                Range.on_line(line, first.mnemonic.start, first.mnemonic.end), "the if"),)))
+        elif p.why == "unclosed":
+            out.append(at(p.at, BLOCK_CODES[kind], f"{kind} without a matching {CLOSER[kind]} "
+                          f"in kernel '{kernel.name}'"))
+        else:   # a stray or crossing end
+            out.append(at(p.at, BLOCK_CODES[kind], f"{p.mnemonic} without a matching {kind}"
+                          + inside))
+    for i in matching.exits_outside_loops:
+        out.append(at(i, "K308", f"{items[i][1].mnemonic.text} outside a loop"))
+    return out
 
 
 def _beyond(f: InstructionFacts, line: int, count: int, where: str) -> list[Diagnostic]:
@@ -140,38 +147,6 @@ def _beyond(f: InstructionFacts, line: int, count: int, where: str) -> list[Diag
                              f"{op.text}{covers} is beyond {where}: the upstream emulator reads 0 "
                              f"and drops writes, wave-lsp's emulator stops with an error"))
     return out
-
-
-def _else(stack: list[list], line: int, ins: Instruction) -> list[Diagnostic]:
-    span = (ins.mnemonic.start, ins.mnemonic.end)
-    if not stack or stack[-1][0] != "if":
-        return [_diag("K306", line, *span, "else without a matching if" + _inside(stack))]
-    if stack[-1][3]:
-        first = stack[-1][2]
-        return [_diag("K306", line, *span, "second else for the same if",
-                      (Related(Range.on_line(stack[-1][1], first.mnemonic.start,
-                                             first.mnemonic.end), "the if"),))]
-    stack[-1][3] = True
-    return []
-
-
-def _close(stack: list[list], line: int, ins: Instruction) -> list[Diagnostic]:
-    m = ins.mnemonic.text
-    want, code = CLOSERS[m]
-    if stack and stack[-1][0] == want:
-        stack.pop()
-        return []
-    found = [_diag(code, line, ins.mnemonic.start, ins.mnemonic.end,
-                   f"{m} without a matching {want}" + _inside(stack))]
-    if any(frame[0] == want for frame in stack):   # close the intervening constructs
-        while stack[-1][0] != want:
-            stack.pop()
-        stack.pop()
-    return found
-
-
-def _inside(stack: list[list]) -> str:
-    return f" (the innermost open construct is '{stack[-1][0]}')" if stack else ""
 
 
 def _no_halt(kernel: Kernel) -> Diagnostic:
