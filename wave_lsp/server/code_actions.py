@@ -1,6 +1,7 @@
 """Code actions: `textDocument/codeAction` offers edits for a range. Every fix the analysis layer
 attaches to a diagnostic becomes a quick fix; the source action "convert all legacy syntax in
-this file" applies the first fix of every legacy-syntax (L4xx) diagnostic at once.
+this file" applies the first fix of every legacy-syntax (L4xx) diagnostic at once (the
+selection of fixes is `ide.actions`').
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..analysis.diagnostic import Diagnostic, Range, TextEdit
-from .diagnostics import to_lsp
+from ..ide.actions import fixable, legacy_edits
 from ..ide.state import DocumentState
+from .diagnostics import to_lsp
 from .documents import to_client_range, to_server_position
 from .handlers import request
 
@@ -19,27 +20,6 @@ if TYPE_CHECKING:
     from .server import WaveLanguageServer
 
 CONVERT_LEGACY = "source.convertLegacySyntax"
-LEGACY_PREFIX = "L4"
-
-
-def _overlaps(a: Range, first: tuple[int, int], last: tuple[int, int]) -> bool:
-    return (a.start_line, a.start_col) <= last and first <= (a.end_line, a.end_col)
-
-
-def legacy_edits(diagnostics: list[Diagnostic]) -> list[TextEdit]:
-    """The first fix of every legacy diagnostic, without overlapping edits, in order."""
-    edits: list[TextEdit] = []
-    for diag in diagnostics:
-        if diag.code.startswith(LEGACY_PREFIX) and diag.fixes:
-            edits.extend(diag.fixes[0].edits)
-    edits.sort(key=lambda e: (e.range.start_line, e.range.start_col))
-    out: list[TextEdit] = []
-    for edit in edits:
-        if out and (edit.range.start_line, edit.range.start_col) < (
-                out[-1].range.end_line, out[-1].range.end_col):
-            continue
-        out.append(edit)
-    return out
 
 
 def _wanted(only: list[str] | None, kind: str) -> bool:
@@ -60,9 +40,7 @@ def code_actions(server: "WaveLanguageServer", doc: DocumentState, rng: types.Ra
 
     out: list[types.CodeAction] = []
     if _wanted(only, types.CodeActionKind.QuickFix):
-        for diag in diagnostics:
-            if not diag.fixes or not _overlaps(diag.range, first, last):
-                continue
+        for diag in fixable(diagnostics, first, last):
             lsp_diag = to_lsp(server, doc, diag)
             for i, fix in enumerate(diag.fixes):
                 out.append(types.CodeAction(

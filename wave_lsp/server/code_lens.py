@@ -10,7 +10,6 @@ for wave widths 32 and 64) and "Assemble". Both are commands run through
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +18,7 @@ from pygls.uris import to_fs_path
 
 from ..ide.state import DocumentState
 from .documents import span
+from ..ide.assemble import assemble_report
 from ..ide.resources import resources_of
 from .handlers import command, request
 
@@ -35,24 +35,12 @@ def _show(server: "WaveLanguageServer", message: str,
 
 
 def assemble_document(server: "WaveLanguageServer", doc: DocumentState) -> dict:
-    """Assemble; returns a JSON-able report (with `error` when the source does not assemble)."""
-    from ..asm.assembler import AssemblyError, assemble
-
-    compat = server.settings.compat
-    try:
-        assembly = assemble(doc.document, compat=compat)
-    except AssemblyError as err:
-        return {"uri": doc.uri, "error": err.message, "line": err.line}
-    data = assembly.wbin()
-    report = {"uri": doc.uri, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
-              "compat": compat, "kernels": [k.name for k in assembly.kernels], "path": None}
+    """Assemble (in the configured mode) and write `NAME.wbin` beside a `file:` document."""
+    path = None
     if doc.uri.startswith("file:"):
         source = Path(to_fs_path(doc.uri) or "")
-        if source.name:
-            target = source.with_suffix(".wbin")
-            target.write_bytes(data)
-            report["path"] = str(target)
-    return report
+        path = source.with_suffix(".wbin") if source.name else None
+    return assemble_report(doc, server.settings.compat, path)
 
 
 def setup(server: "WaveLanguageServer") -> None:
