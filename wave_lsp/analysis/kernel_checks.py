@@ -17,6 +17,7 @@ from ..syntax.ast import Instruction, Operand, OperandSyntax as Syn
 from ..syntax.program import Kernel
 from .codes import diagnostic as _diag
 from .diagnostic import Diagnostic, Range, Related
+from .layout import sizes
 
 # the code of a broken block of each construct (the matching itself is syntax.blocks)
 BLOCK_CODES = {"if": "K306", "loop": "K307"}
@@ -34,7 +35,7 @@ class KernelSummary:
 @dataclass(frozen=True, slots=True)
 class InstructionFacts:
     mnemonic: str
-    size: int                 # bytes emitted (4 for an unknown mnemonic)
+    size: int                 # bytes emitted (0 for an unknown mnemonic: see layout.sizes)
     upstream_size: int        # bytes wave-asm's label pass counts
     unconditional: bool       # no guard, or `@p0` (which wave-asm encodes as none)
     labels: tuple[Operand, ...]                      # label operands (of `call`)
@@ -65,8 +66,9 @@ def _compute(ins: Instruction) -> InstructionFacts:
         elif aligned and specs[i].kind is OperandKind.LABEL and op.syntax is Syn.NAME:
             labels.append(op)
     guard = ins.guard
+    _encoded, size, upstream_size = sizes(ins)
     return InstructionFacts(
-        m, spec.size if spec else 4, spec.upstream_label_size if spec else 4,
+        m, size, upstream_size,
         guard is None or (guard.index == 0 and not guard.negated), tuple(labels),
         tuple(registers), max((r for r, _ in registers), default=-1))
 

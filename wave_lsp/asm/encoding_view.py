@@ -20,7 +20,7 @@ from ..syntax.document import Document
 from .disassembler import immediate_text, upstream_cas
 from .encoder import EncodingError, encode_instruction
 from .ir import DecodedInstruction
-from .layout import CodeLayout, Placed, layout_document
+from ..analysis.layout import CodeLayout, Placed, layout_document
 
 _FIELD_OF_BITS = {RD: Field.RD, RS1: Field.RS1, RS2: Field.RS2, RS3: Field.RS3, RS4: Field.RS4,
                   SCOPE: Field.SCOPE}
@@ -67,11 +67,6 @@ class InstructionView:
     def bytes_hex(self) -> str:
         """The bytes as they lie in the file (little-endian), e.g. `00 02 01 3d`."""
         return " ".join(f"{b:02x}" for w in self.words for b in w.to_bytes(4, "little"))
-
-
-def document_layout(document: Document) -> CodeLayout:
-    """The document's code layout (computed: callers that need it often keep it)."""
-    return layout_document(document)
 
 
 def kernel_code_sizes(document: Document, layout: CodeLayout | None = None) -> dict[str, int]:

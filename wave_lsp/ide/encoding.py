@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..asm.encoding_view import InstructionView
 from ..asm.encoding_view import instruction_views as _views
-from ..asm.layout import CodeLayout, KernelLayout
+from ..analysis.layout import CodeLayout, KernelLayout
 from .state import DocumentState
 
 

@@ -40,7 +40,7 @@ from ..analysis import AnalysisState, Config, analyze
 from ..analysis.codes import severity_of
 from ..analysis.diagnostic import Diagnostic, Range
 from ..analysis.source import looks_binary
-from ..asm.layout import CodeLayout, layout_document
+from ..analysis.layout import CodeLayout, layout_document
 from ..cancellation import CancelToken
 from ..syntax.document import Document
 
@@ -139,5 +139,5 @@ class DocumentState:
         return analyze(self.document, config, self.analysis)
 
     def layout(self) -> CodeLayout:
-        """Where every instruction and label lands (asm/layout.py)."""
+        """Where every instruction and label lands (analysis/layout.py)."""
         return self.derived("layout", lambda s: layout_document(s.document))
