@@ -110,7 +110,9 @@ class DocumentState:
         """An incremental change between two (line, code point) positions."""
         self.cancel_jobs()
         with self.lock:
-            if looks_binary(text):
+            # a NUL makes any text binary; the share of control characters only means something
+            # for a large piece (a pasted file), not for a few typed characters
+            if "\x00" in text or (len(text) > 1024 and looks_binary(text)):
                 self.binary = True
                 self.document.replace("", version)
             elif not self.binary:
