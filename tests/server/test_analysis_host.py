@@ -119,3 +119,21 @@ async def test_invalid_edits_are_logged_and_the_document_stays_consistent(client
     assert any("end before start" in w for w in warnings)
     assert any("not above the current version" in w for w in warnings)
     assert not [m for m in logs if m.type == t.MessageType.Error]
+
+
+async def test_a_huge_reformat_is_one_edit_that_formats_the_file(client):
+    from wave_lsp.ide.formatting import format_text
+
+    text = "\n".join(" " + line.strip() for line in distinct_source(3_000, seed=14).split("\n"))
+    uri = open_document(client, text, "reformat")
+    edits = await asyncio.wait_for(client.text_document_formatting_async(
+        t.DocumentFormattingParams(text_document=ident(uri),
+                                   options=t.FormattingOptions(tab_size=4, insert_spaces=True))),
+        300)
+    assert len(edits) == 1
+    lines = text.split("\n")
+    (edit,) = edits
+    start, end = edit.range.start, edit.range.end
+    assert start.character == 0 and end.character == len(lines[end.line])
+    result = "\n".join(lines[:start.line] + [edit.new_text] + lines[end.line + 1:])
+    assert result == format_text(text)
