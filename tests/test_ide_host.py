@@ -114,3 +114,30 @@ async def test_a_cancelled_request_cancels_its_job():
         await task
     assert tokens and all(t.cancelled for t in tokens)
     host.shutdown()
+
+
+async def test_a_reader_of_the_document_being_analysed_is_answered_meanwhile():
+    from wave_lsp.ide.hover import hover_markdown
+    from wave_lsp.ide.locate import target_at
+
+    host = AnalysisHost()
+    big = host.open("file:///big.wave", distinct_source(50_000, seed=5), 1)
+    await host.ready("file:///big.wave")
+    started = threading.Event()
+
+    def analyse(state: DocumentState):
+        started.set()
+        return state.diagnostics()
+
+    job = asyncio.ensure_future(host.run(big, analyse, inline=False))
+    await asyncio.get_running_loop().run_in_executor(None, started.wait)
+    line = next(i for i, text in enumerate(big.lines) if text.startswith("    mov_imm"))
+
+    def hover(state: DocumentState) -> str | None:
+        target = target_at(state.document, line, 6)
+        return hover_markdown(state, target)
+
+    text = await host.run(big, hover, reader=True, inline=False)
+    assert "mov_imm" in text and not job.done()     # a reader does not wait for the writer
+    assert await job == analyze(big.document.text)
+    host.shutdown()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..cancellation import checkpoint
 from ..isa import BLOCK_ROLES, CLOSER, INSTRUCTIONS, MAX_REGISTER, MIN_DIVERGENCE_DEPTH, OperandKind
 from ..syntax.blocks import Matching, match_blocks
 from ..syntax.ast import Instruction, Operand, OperandSyntax as Syn
@@ -85,7 +86,9 @@ def check_kernel(kernel: Kernel) -> tuple[list[Diagnostic], KernelSummary]:
     pending = iter(kernel.labels)
     label = next(pending, None)
     items = kernel.instructions
-    for line, ins in items:
+    for index, (line, ins) in enumerate(items):
+        if not index & 4095:
+            checkpoint()
         f = facts(ins)
         while label is not None and (label[0], label[1].start) <= (line, ins.start):
             labels.append((label[1].name.text, upstream, offset))

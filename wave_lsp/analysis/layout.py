@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..cancellation import checkpoint
 from ..isa import INSTRUCTIONS, InstructionSpec
 from ..isa.encoding import WORD1_VALUE
 from ..syntax.ast import Directive, Instruction, Label, OperandSyntax
@@ -118,6 +119,8 @@ def layout_document(document: Document) -> CodeLayout:
     upstream = 0          # wave-asm's label-pass offset
     current: KernelLayout | None = None
     for number, syntax in enumerate(document.syntax):
+        if not number & 4095:
+            checkpoint()
         statements = syntax.statements
         if not statements:
             continue

@@ -26,6 +26,7 @@ enclosing constructs) — see `divergence.py`.
 
 from __future__ import annotations
 
+from ..cancellation import checkpoint
 from ..syntax.program import Kernel, Program
 from .uniformity_model import Cause, Uniformity
 from .uniformity_reuse import TopLevelRun, changed_lines, has_call, run_top_level
@@ -116,7 +117,9 @@ class KernelUniformity:
 
     # ---- the pass --------------------------------------------------------------------------
     def _block(self, items: list, st: State, frames: tuple) -> State:
-        for item in items:
+        for count, item in enumerate(items):
+            if not count & 1023:
+                checkpoint()          # a huge kernel is long to analyse: stay cancellable
             if type(item) is tuple:
                 line, step = item
                 if self.record:

@@ -4,12 +4,18 @@ computes off the event loop.
 - `open(uri, text, version)` makes the state. A large text is parsed by the worker (a 100,000-line
   file takes seconds): until it is ready, `ready(uri)` waits for it and edits that arrive are
   queued and applied, in order, as soon as it is.
-- `run(state, fn)` computes `fn(state)` with the state's lock held: in the worker thread, or on the
-  calling thread for a small document (a thread hop costs more than the work). An edit of the
-  document cancels its running jobs (`cancellation.py`); the awaiting coroutine then gets
-  `Cancelled`. A coroutine cancelled while it waits (a `$/cancelRequest`) cancels its job.
-- Requests for other documents are answered meanwhile: the event loop never waits for the
-  worker, except for the few milliseconds an edit waits for a job to reach its next checkpoint.
+- `run(state, fn)` computes `fn(state)` off the event loop for a large document, on the calling
+  thread for a small one (a thread hop costs more than the work). A job that uses the analysis
+  state (`state.diagnostics()`) is a *writer*: it runs in the analysis worker with the state's
+  lock held. Any other job is a *reader* (`reader=True`: hover, formatting, semantic tokens...):
+  it only reads the document, which only the event loop changes, so it runs in a second worker
+  without the lock, and is answered even while the analysis of its document runs.
+- An edit of the document cancels its running jobs (`cancellation.py`) before it changes
+  anything; the awaiting coroutine then gets `Cancelled` (a reader's result computed across
+  the edit is dropped the same way). A coroutine cancelled while it waits (a `$/cancelRequest`)
+  cancels its job.
+- Requests for other documents are answered meanwhile: the event loop never waits for a worker,
+  except for the few milliseconds an edit waits for a writer to reach its next checkpoint.
 
 Protocol-free: the server translates; a debugger or the command line can use the same host.
 """
@@ -39,6 +45,8 @@ class AnalysisHost:
         self._opening: dict[str, tuple[asyncio.Future, list[Callable[[], None]]]] = {}
         self._executor = concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="wave-lsp-worker")
+        self._readers = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="wave-lsp-reader")
         self.loop: asyncio.AbstractEventLoop | None = None   # the event loop, once seen
 
     def call_on_loop(self, fn: Callable[[], None]) -> None:
@@ -138,8 +146,9 @@ class AnalysisHost:
 
     # ---- computing -----------------------------------------------------------------------------
     async def run(self, state: DocumentState, fn: Callable[[DocumentState], Any],
-                  name: str = "job", inline: bool | None = None) -> Any:
-        """`fn(state)` with the state's lock held, off the event loop for a large document.
+                  name: str = "job", inline: bool | None = None, reader: bool = False) -> Any:
+        """`fn(state)`, off the event loop for a large document: a writer with the state's lock
+        held, a reader (`reader=True`, a job that does not use the analysis state) without it.
         Raises `Cancelled` when an edit (or the caller's own cancellation) stops it first."""
         if inline is None:
             inline = len(state.document.lines) <= INLINE_LINES
@@ -149,18 +158,25 @@ class AnalysisHost:
         def job() -> Any:
             with running(token):
                 token.check()
-                with state.lock:
-                    token.check()
-                    if state.revision != revision:
-                        raise Cancelled(f"{name}: the document changed")
-                    return fn(state)
+                if reader:
+                    result = fn(state)
+                else:
+                    with state.lock:
+                        token.check()
+                        if state.revision != revision:
+                            raise Cancelled(f"{name}: the document changed")
+                        result = fn(state)
+                token.check()            # computed across an edit: never returned
+                return result
 
         state.jobs.add(token)
         try:
             self.loop = asyncio.get_running_loop()
             if inline:
                 return job()
-            future = asyncio.get_running_loop().run_in_executor(self._executor, job)
+            executor = self._readers if reader else self._executor
+            future = asyncio.get_running_loop().run_in_executor(executor, job)
+            future.add_done_callback(_consume)   # a job left behind by its caller may fail
             try:
                 return await asyncio.shield(future)
             except asyncio.CancelledError:
@@ -170,6 +186,14 @@ class AnalysisHost:
             state.jobs.discard(token)
 
     def shutdown(self) -> None:
+        """Cancel every job and stop the worker."""
         for state in self._states.values():
             state.cancel_jobs("shutting down")
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self._readers.shutdown(wait=False, cancel_futures=True)
+
+
+def _consume(future: asyncio.Future) -> None:
+    """Retrieve a finished job's exception (a `Cancelled` nobody waits for any more)."""
+    if not future.cancelled():
+        future.exception()

@@ -26,9 +26,11 @@ which raises `Cancelled` in the job, and `host.run` raises `Cancelled` to the aw
 coroutine. A job that needs finer cancellation (an emulator run) calls `checkpoint()` itself.
 
 Threading rules: only the event loop thread changes a document (`apply_edit`, `replace`); it first
-cancels the running jobs and then takes `state.lock`, which a job holds while it runs. Derived
-results (`derived`, `diagnostics`, `layout`...) are computed with the lock held (inside
-`host.run`, or by a caller that holds it: the command line and the tests own their states).
+cancels the running jobs, then takes `state.lock` (held by a *writer* job while it runs: one
+that uses `analysis`/`diagnostics()`) and `document.guard`. A *reader* job (hover, formatting,
+`derived` results such as the layout) runs without the lock, beside a writer; what it computes
+across an edit is neither kept (`derived` and `Document.program` store a result only if the
+revision did not change, checked under `document.guard`) nor returned (`host.run` drops it).
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ class DocumentState:
     def replace(self, text: str, version: int) -> None:
         """A full-text change."""
         self.cancel_jobs()
-        with self.lock:
+        with self.lock, self.document.guard:
             self.binary = looks_binary(text)
             self.document.replace("" if self.binary else text, version)
             self.version = version
@@ -109,7 +111,7 @@ class DocumentState:
                    version: int) -> None:
         """An incremental change between two (line, code point) positions."""
         self.cancel_jobs()
-        with self.lock:
+        with self.lock, self.document.guard:
             # a NUL makes any text binary; the share of control characters only means something
             # for a large piece (a pasted file), not for a few typed characters
             if "\x00" in text or (len(text) > 1024 and looks_binary(text)):
@@ -127,10 +129,12 @@ class DocumentState:
         if hit is not None and hit[0] == revision:
             return hit[1]
         value = compute(self)
-        if self.revision == revision:
-            if len(self._derived) > 64:
-                self._derived = {k: v for k, v in self._derived.items() if v[0] == revision}
-            self._derived[key] = (revision, value)
+        with self.document.guard:          # kept only if no edit came in meanwhile
+            if self.revision == revision:
+                if len(self._derived) > 64:
+                    self._derived = {k: v for k, v in self._derived.items()
+                                     if v[0] == revision}
+                self._derived[key] = (revision, value)
         return value
 
     def diagnostics(self, config: Config | None = None) -> list[Diagnostic]:

@@ -60,7 +60,7 @@ def setup(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_CODE_ACTION,
              types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
                                                         CONVERT_LEGACY]),
-             default=list)
+             default=list, analysis=True)
     def actions(params: types.CodeActionParams) -> list[types.CodeAction]:
         doc = server.text_document(params.text_document.uri)
         if doc is None:

@@ -68,7 +68,7 @@ def setup(server: "WaveLanguageServer") -> None:
         doc = await server.documents.ready(uri) if isinstance(uri, str) else None
         res = None
         if doc is not None and not doc.binary and isinstance(name, str):
-            res = await server.documents.run(doc, lambda d: resources_of(d, name))
+            res = await server.documents.run(doc, lambda d: resources_of(d, name), reader=True)
         if res is None:
             _show(server, f"wave-lsp: no kernel {name!r} in {uri}", types.MessageType.Warning)
             return None
@@ -85,7 +85,8 @@ def setup(server: "WaveLanguageServer") -> None:
             _show(server, f"wave-lsp: cannot assemble {uri!r}: not an open WAVE document",
                   types.MessageType.Warning)
             return None
-        report = await server.documents.run(doc, lambda d: assemble_document(server, d))
+        report = await server.documents.run(doc, lambda d: assemble_document(server, d),
+                                            reader=True)
         if "error" in report:
             _show(server, f"wave-lsp: assembly failed at line {report['line'] + 1}: "
                           f"{report['error']}", types.MessageType.Error)

@@ -128,7 +128,7 @@ def register_pull(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_DIAGNOSTIC,
              types.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=False,
                                      workspace_diagnostics=False),
-             default=lambda: types.RelatedFullDocumentDiagnosticReport(items=[]))
+             default=lambda: types.RelatedFullDocumentDiagnosticReport(items=[]), analysis=True)
     def pull(params: types.DocumentDiagnosticParams):
         doc = server.document(params.text_document.uri)
         if doc is None:

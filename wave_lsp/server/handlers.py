@@ -8,7 +8,9 @@ before any work is done, and pygls answers it with `RequestCancelled`.
 
 A request about one document (its params have a `text_document`) waits until the document is
 parsed, then runs as a job of that document (`AnalysisHost.run`): on the event loop for a small
-document, in the worker thread for a large one, so the loop keeps answering other requests. An
+document, in a worker thread for a large one, so the loop keeps answering other requests; a
+request that uses the diagnostics runs as a writer (after the running analysis), any other as
+a reader (at once, even while the document is analysed). An
 edit that arrives meanwhile cancels the job, which is then run again on the new text (after
 `RETRIES` tries the answer is `ContentModified`); a `$/cancelRequest` cancels it too.
 """
@@ -48,14 +50,15 @@ def report_failure(server: "WaveLanguageServer", what: str, exc: BaseException) 
 
 
 def request(server: "WaveLanguageServer", method: str, options: Any = None,
-            default: Callable[[], Any] = lambda: None):
-    """Register `fn(params)` for a request; failures give `default()`."""
+            default: Callable[[], Any] = lambda: None, analysis: bool = False):
+    """Register `fn(params)` for a request; failures give `default()`. `analysis`: `fn` uses
+    the document's diagnostics (`server.analysis`), so it runs as a writer job."""
 
     def decorator(fn: Callable[[Any], Any]):
         async def handler(params):
             await asyncio.sleep(0)  # a queued $/cancelRequest takes effect here
             try:
-                return await _answer(server, method, fn, params)
+                return await _answer(server, method, fn, params, analysis)
             except JsonRpcException:
                 raise  # a deliberate protocol error (e.g. an invalid new name for rename)
             except Exception as exc:
@@ -71,15 +74,18 @@ def request(server: "WaveLanguageServer", method: str, options: Any = None,
 RETRIES = 3
 
 
-async def _answer(server: "WaveLanguageServer", method: str, fn: Callable[[Any], Any], params):
-    """`fn(params)`, as a job of the document the request is about (if any)."""
+async def _answer(server: "WaveLanguageServer", method: str, fn: Callable[[Any], Any], params,
+                  analysis: bool = False):
+    """`fn(params)`, as a job of the document the request is about (if any): a reader, or a
+    writer when it uses the analysis."""
     uri = getattr(getattr(params, "text_document", None), "uri", None)
     state = await server.documents.ready(uri) if isinstance(uri, str) else None
     if state is None:
         return fn(params)
     for _ in range(RETRIES):
         try:
-            return await server.documents.run(state, lambda _state: fn(params), name=method)
+            return await server.documents.run(state, lambda _state: fn(params), name=method,
+                                              reader=not analysis)
         except Cancelled:
             state = await server.documents.ready(uri)
             if state is None:

@@ -7,6 +7,7 @@ breaks are those of the Language Server Protocol: LF, CRLF and CR.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 
 from ..cancellation import checkpoint
@@ -57,6 +58,7 @@ class Document:
         self._program: Program | None = None
         self.revision = 0  # bumped on every change; lets callers cache derived results
         self.edits: list[LineEdit] = []  # recent line edits, for incremental consumers
+        self.guard = threading.Lock()     # held around edits by an owner with reader threads
 
     # ---- reading -------------------------------------------------------------------------------
     @property
@@ -65,10 +67,17 @@ class Document:
 
     @property
     def program(self) -> Program:
-        """Kernels, labels and directives, rebuilt lazily from the cached line parses."""
-        if self._program is None:
-            self._program = build_program(self.syntax)
-        return self._program
+        """Kernels, labels and directives, rebuilt lazily from the cached line parses. A reader
+        in another thread may build it while the owner edits the document: it is kept only if
+        no edit came in between (`guard` is held by the owner around its edits)."""
+        program = self._program
+        if program is None:
+            revision = self.revision
+            program = build_program(self.syntax)
+            with self.guard:
+                if self.revision == revision and self._program is None:
+                    self._program = program
+        return program
 
     def line_count(self) -> int:
         return len(self.lines)
