@@ -225,3 +225,23 @@ async def test_example_semantic_tokens_and_hover(client, name):
     again = await client.text_document_semantic_tokens_full_delta_async(t.SemanticTokensDeltaParams(
         text_document=ident(uri), previous_result_id=tokens.result_id))
     assert list(again.edits) == []
+
+
+async def test_encoding_command_lists_words_beside_source(client):
+    from wave_lsp.asm.assembler import assemble
+
+    body = "    iadd r1, r2, r3\n    mov_imm r1, 5"
+    uri = open_document(client, KERNEL.format(body=body + "\n    bogus r1"))
+    res = await client.workspace_execute_command_async(t.ExecuteCommandParams(
+        command="wave-lsp.encoding", arguments=[uri]))
+    assert res["uri"] == uri and "; kernel k" in res["text"]
+    code = assemble(KERNEL.format(body=body)).kernels[0].code
+    word = lambda at: int.from_bytes(code[at:at + 4], "little")
+    rows = {row.split()[0]: row for row in res["text"].splitlines() if row and row[0] != ";"}
+    assert rows["0000"].split()[1:] == [f"{word(0):08X}", f"{word(4):08X}", "3", "iadd", "r1,",
+                                       "r2,", "r3"]
+    assert rows["0008"].split()[1:4] == [f"{word(8):08X}", f"{word(12):08X}", "4"]
+    assert rows["0010"].split()[2:] == ["6", "halt"]   # the unknown line takes no bytes
+    missing = await client.workspace_execute_command_async(t.ExecuteCommandParams(
+        command="wave-lsp.encoding", arguments=["file:///not-open.wave"]))
+    assert missing is None

@@ -192,3 +192,24 @@ def _pred_view(ins: DecodedInstruction) -> FieldView:
 
 def _f32(word: int) -> str:
     return repr(struct.unpack("<f", word.to_bytes(4, "little"))[0])
+
+
+def encoding_listing(document: Document, compat: bool = False) -> str:
+    """The document's encoded words beside its source, one row per instruction, as a read-only
+    listing for an editor pane: a header per kernel, then `OFFSET  WORDS  LINE  SOURCE`.
+    Instructions that do not encode show their error instead of words."""
+    layout = document_layout(document)
+    views = [view for line in sorted(layout.by_line)
+             for view in instruction_views(document, line, compat)]
+    width = max((len(view.hex) for view in views), default=8)
+    mode = "wave-asm compatibility" if compat else "specification"
+    rows = [f"; {document.uri or 'document'}: encoded words ({mode} mode)"]
+    kernel: object = object()
+    for view in views:
+        if view.kernel != kernel:
+            kernel = view.kernel
+            rows += ["", f"; kernel {kernel}" if kernel else "; outside any kernel"]
+        words = view.hex if view.words else f"<{view.error}>"
+        source = document.lines[view.line][view.start:view.end]
+        rows.append(f"{view.offset:04x}  {words:<{width}}  {view.line + 1:>5}  {source}")
+    return "\n".join(rows) + "\n"

@@ -21,30 +21,9 @@ import json
 import sys
 from pathlib import Path
 
-from ..emu import DataFill, IotaFill, Launch, LaunchError, ZeroFill, run as run_kernel
+from ..emu import LaunchError, run as run_kernel
+from ..emu.launch_flags import add_launch_flags, build_launch, pair as _pair
 from ..emu.formats import dump_values, hex_dump, stats_block
-
-
-def _number(text: str) -> int:
-    text = text.strip()
-    negative = text.startswith("-")
-    body = text[1:] if negative else text
-    value = int(body[2:], 16) if body[:2] in ("0x", "0X") else int(body, 10)
-    return -value if negative else value
-
-
-def _triple(text: str) -> tuple[int, int, int]:
-    parts = [_number(p) for p in text.split(",")]
-    if len(parts) != 3:
-        raise ValueError(f"expected X,Y,Z, got '{text}'")
-    return parts[0], parts[1], parts[2]
-
-
-def _pair(text: str) -> tuple[int, int]:
-    a, _, b = text.partition(":")
-    if not _:
-        raise ValueError(f"expected A:B, got '{text}'")
-    return _number(a), _number(b)
 
 
 def register(subparsers) -> None:
@@ -52,34 +31,8 @@ def register(subparsers) -> None:
         "run", help="run a kernel in the emulator (wave-emu compatible flags)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", type=Path, metavar="FILE", help=".wave source or .wbin binary")
-    p.add_argument("--grid", default="1,1,1", help="workgroups per dimension X,Y,Z")
-    p.add_argument("--workgroup", default="32,1,1",
-                   help="threads per workgroup X,Y,Z (the kernel's metadata wins)")
-    p.add_argument("--wave-width", default="32", help="lanes per wave (1-64)")
-    p.add_argument("--registers", default="32", help="registers per thread (metadata wins)")
-    p.add_argument("--local-memory", default="16384",
-                   help="local memory bytes per workgroup (metadata wins)")
-    p.add_argument("--device-memory", default="1048576", help="device memory bytes")
-    p.add_argument("--arg", action="append", default=[], metavar="OFFSET:FILE",
-                   help="copy a file into device memory (repeatable)")
-    p.add_argument("--fill-iota", action="append", default=[],
-                   metavar="OFFSET:TYPE:COUNT[:SCALE]", help="write f32 values i*SCALE")
-    p.add_argument("--fill-zero", action="append", default=[], metavar="OFFSET:TYPE:COUNT",
-                   help="write COUNT*4 zero bytes")
-    p.add_argument("--set-reg", action="append", default=[], metavar="REG:VALUE",
-                   help="initial register value in every thread (repeatable)")
-    p.add_argument("--max-instructions", default="10000000",
-                   help="wave-instructions per workgroup (0 = unlimited)")
-    p.add_argument("--dump-memory", metavar="START:END", help="hex dump of device memory")
-    for kind in ("u32", "f32", "f16", "bf16"):
-        p.add_argument(f"--dump-{kind}", metavar="OFFSET:COUNT",
-                       help=f"print COUNT {kind} values from device memory")
-    p.add_argument("--stats", action="store_true", help="print execution statistics")
-    p.add_argument("--trace", action="store_true", help="trace every instruction to stderr")
-    p.add_argument("--dump-regs", action="store_true", help="print thread 0's registers")
-    p.add_argument("--kernel", metavar="NAME", help="kernel to run (default: the first)")
+    add_launch_flags(p)
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS", help="wall-time limit")
     p.add_argument("--compat", choices=("wave-asm",),
                    help="assemble source exactly as wave-asm does, defects included")
     p.set_defaults(func=run)
@@ -88,45 +41,6 @@ def register(subparsers) -> None:
 def _error(message: str) -> int:
     print(f"Error: {message}", file=sys.stderr)
     return 1
-
-
-def build_launch(args) -> Launch:
-    """The `Launch` for parsed arguments (raises ValueError / OSError with a clear message)."""
-    zero, iota, data = [], [], []
-    for text in args.fill_zero:
-        parts = text.split(":")
-        if len(parts) != 3:
-            raise ValueError(f"--fill-zero expects OFFSET:TYPE:COUNT, got '{text}'")
-        zero.append(ZeroFill(_number(parts[0]), _number(parts[2])))
-    for text in args.fill_iota:
-        parts = text.split(":")
-        if len(parts) not in (3, 4):
-            raise ValueError(f"--fill-iota expects OFFSET:TYPE:COUNT[:SCALE], got '{text}'")
-        scale = float(parts[3]) if len(parts) == 4 else 1.0
-        iota.append(IotaFill(_number(parts[0]), _number(parts[2]), scale))
-    for text in args.arg:
-        offset, sep, name = text.partition(":")
-        if not sep:
-            raise ValueError(f"--arg expects OFFSET:FILE, got '{text}'")
-        try:
-            content = Path(name).read_bytes()
-        except OSError as err:
-            raise ValueError(f"cannot read '{name}': {err.strerror or err}") from None
-        data.append(DataFill(_number(offset), content))
-    regs = {}
-    for text in args.set_reg:
-        reg, sep, value = text.partition(":")
-        if not sep:
-            raise ValueError(f"--set-reg expects REG:VALUE, got '{text}'")
-        reg = reg.strip()
-        regs[_number(reg[1:] if reg[:1] in "rR" else reg)] = _number(value) & 0xFFFFFFFF
-    return Launch(
-        grid=_triple(args.grid), workgroup=_triple(args.workgroup),
-        wave_width=_number(args.wave_width), registers=_number(args.registers),
-        local_memory=_number(args.local_memory), device_memory=_number(args.device_memory),
-        kernel=args.kernel, memory_init=zero + iota + data, set_regs=regs,
-        max_instructions=_number(args.max_instructions), time_limit=args.time_limit,
-        metadata_first=True, trace=bool(args.trace), register_threads=(0,) if args.dump_regs else ())
 
 
 def describe_error(error) -> str:

@@ -35,7 +35,7 @@ logger = logging.getLogger("wave_lsp.server")
 FEATURES = (
     "sync", "diagnostics", "hover", "completion", "signature_help", "navigation", "symbols",
     "semantic_tokens", "folding", "selection", "inlay_hints", "code_actions", "formatting",
-    "code_lens",
+    "code_lens", "encoding_command",
 )
 
 

@@ -1,0 +1,33 @@
+"""`wave-lsp.encoding [uri]`: the document's encoded words beside its source, as text.
+
+A client opens the returned `text` in a read-only pane beside the source (VS Code's "Show
+Encoding", Neovim's `:LspWaveEncoding`). The listing follows the configured compatibility mode.
+Returns `{"uri", "text"}`, or None (with a message) when the URI is not an open WAVE document.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from ..asm.encoding_view import encoding_listing
+from .handlers import command
+
+if TYPE_CHECKING:
+    from .server import WaveLanguageServer
+
+ENCODING = "wave-lsp.encoding"
+
+
+def setup(server: "WaveLanguageServer") -> None:
+    @command(server, ENCODING)
+    def show_encoding(*args):
+        uri = args[0] if args else None
+        doc = server.text_document(uri) if isinstance(uri, str) else None
+        if doc is None:
+            server.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"wave-lsp: no encoding for {uri!r}: not an open WAVE document"))
+            return None
+        return {"uri": doc.uri, "text": encoding_listing(doc, compat=server.settings.compat)}
