@@ -194,13 +194,15 @@ def _f32(word: int) -> str:
     return repr(struct.unpack("<f", word.to_bytes(4, "little"))[0])
 
 
-def encoding_listing(document: Document, compat: bool = False) -> str:
+def encoding_listing(document: Document, compat: bool = False,
+                     layout: CodeLayout | None = None) -> str:
     """The document's encoded words beside its source, one row per instruction, as a read-only
     listing for an editor pane: a header per kernel, then `OFFSET  WORDS  LINE  SOURCE`.
-    Instructions that do not encode show their error instead of words."""
-    layout = document_layout(document)
+    Instructions that do not encode show their error instead of words. `layout` is the
+    document's current layout (computed when not given)."""
+    layout = layout or layout_document(document)
     views = [view for line in sorted(layout.by_line)
-             for view in instruction_views(document, line, compat)]
+             for view in instruction_views(document, line, compat, layout)]
     width = max((len(view.hex) for view in views), default=8)
     mode = "wave-asm compatibility" if compat else "specification"
     rows = [f"; {document.uri or 'document'}: encoded words ({mode} mode)"]
