@@ -19,6 +19,7 @@ from ..syntax.program import Kernel
 from .codes import diagnostic as _diag
 from .diagnostic import Diagnostic, Range, Related
 from .layout import sizes
+from ..syntax.parser import LINE_CACHE_SIZE
 
 # the code of a broken block of each construct (the matching itself is syntax.blocks)
 BLOCK_CODES = {"if": "K306", "loop": "K307"}
@@ -44,7 +45,7 @@ class InstructionFacts:
     max_register: int                                # highest register touched, or -1
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=LINE_CACHE_SIZE)
 def facts(ins: Instruction) -> InstructionFacts:
     """The facts of an instruction (memoised by value: equal instructions have equal facts)."""
     return _compute(ins)

@@ -17,6 +17,7 @@ from ..isa import INSTRUCTIONS, SPECIAL_BY_NAME, Field, InstructionClass, Operan
 from ..syntax.ast import Instruction, OperandSyntax
 from ..syntax.blocks import match_blocks
 from .uniformity_model import Uniformity
+from ..syntax.parser import LINE_CACHE_SIZE
 
 HALT = -100
 
@@ -111,7 +112,7 @@ def _describe(step: Step) -> str:
     return f"{dest_text or key_name(step.dests[0])} ← {body}{guard}"
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=LINE_CACHE_SIZE)
 def step_of(instr: Instruction) -> Step | None:
     """The analysis step of an instruction, or None when its mnemonic is unknown.
 

@@ -16,10 +16,14 @@ from .ast import (Directive, Guard, Instruction, Label, LineSyntax, Operand, Ope
 from .grammar import wave_grammar
 
 MAX_PARSED_LINE = 20_000
+# Entries of the per-line caches (here and in the layers above): more than the lines of the
+# largest file we expect, or a file bigger than the cache evicts its own lines and every pass
+# over it parses them again.
+LINE_CACHE_SIZE = 1 << 18
 EMPTY_LINE = LineSyntax((), None, None)  # longer lines are reported, not parsed (no real statement is that long)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=LINE_CACHE_SIZE)
 def parse_line(text: str) -> LineSyntax:
     """Parse one line (without its newline)."""
     if len(text) > MAX_PARSED_LINE:
