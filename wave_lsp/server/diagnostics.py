@@ -49,6 +49,34 @@ def to_lsp(server: "WaveLanguageServer", doc: DocumentState,
         message=diagnostic.message, related_information=related)
 
 
+def convert_all(server: "WaveLanguageServer", doc: DocumentState,
+                diagnostics: list[Diagnostic]) -> list[types.Diagnostic]:
+    """`to_lsp` of every diagnostic, reusing the conversions of the document's previous
+    publication (building lsprotocol objects is the slowest part of publishing a large file,
+    and most diagnostics survive an edit). A conversion is reused for an equal diagnostic whose
+    lines have the same text (columns depend on the text) under the same position encoding."""
+    lines = doc.lines
+    count = len(lines)
+    setting = (server.codec.encoding, server.capability(
+        "text_document.publish_diagnostics.related_information", True))
+    previous = server.publisher.converted.get(doc.uri)
+    if previous is None or previous[0] != setting:
+        previous = (setting, {})
+    cache, fresh = previous[1], {}
+    out = []
+    for d in diagnostics:
+        touched = {d.range.start_line, d.range.end_line, *(r.range.start_line for r in d.related),
+                   *(r.range.end_line for r in d.related)}
+        key = (d, tuple(lines[n] if n < count else "" for n in sorted(touched)))
+        item = cache.get(key)
+        if item is None:
+            item = to_lsp(server, doc, d)
+        fresh[key] = item
+        out.append(item)
+    server.publisher.converted[doc.uri] = (setting, fresh)
+    return out
+
+
 class Publisher:
     """Decides push or pull, debounces pushes, and answers pulls."""
 
@@ -56,6 +84,8 @@ class Publisher:
         self.server = server
         self.pull = False
         self._timers: dict[str, asyncio.Task] = {}
+        # per document: (encoding and capability, {(diagnostic, line texts): lsp diagnostic})
+        self.converted: dict[str, tuple[tuple, dict]] = {}
 
     @property
     def push(self) -> bool:
@@ -97,7 +127,7 @@ class Publisher:
         doc = await self.server.documents.ready(doc.uri) or doc
         version = doc.version
         items = await self.server.documents.run(
-            doc, lambda d: [to_lsp(self.server, d, x) for x in self.server.analysis(d)],
+            doc, lambda d: convert_all(self.server, d, self.server.analysis(d)),
             name="diagnostics")
         if doc.version != version or self.server.document(doc.uri) is not doc:
             return  # never publish for a stale version
@@ -105,6 +135,7 @@ class Publisher:
             uri=doc.uri, version=version, diagnostics=items))
 
     def document_closed(self, uri: str) -> None:
+        self.converted.pop(uri, None)
         if (timer := self._timers.pop(uri, None)) is not None:
             timer.cancel()
         if self.push:
@@ -136,7 +167,7 @@ def register_pull(server: "WaveLanguageServer") -> None:
         result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-        items = [to_lsp(server, doc, d) for d in server.analysis(doc)]
+        items = convert_all(server, doc, server.analysis(doc))
         return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 
