@@ -48,12 +48,13 @@ def repeated_document(lines: int) -> tuple[str, int, int]:
 
 
 def distinct_document(lines: int) -> tuple[str, int, int]:
-    """Distinct lines: the text, and the line of an instruction and of a blank line near its
-    end."""
+    """Distinct lines: the text, and the line of an instruction and of a blank line inside a
+    kernel near its end."""
     text = distinct_source(lines, seed=21)
     src = text.splitlines()
     instr = next(i for i in range(len(src) - 200, 0, -1) if src[i].startswith("    iadd"))
-    blank = next(i for i in range(len(src) - 100, 0, -1) if not src[i].strip())
+    blank = next(i for i in range(len(src) - 100, 0, -1) if not src[i].strip()
+                 and src[i - 1].startswith("    ") and src[i + 1].startswith("    "))
     return text, instr, blank
 
 

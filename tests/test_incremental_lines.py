@@ -39,8 +39,10 @@ helper:
 """
 PIECES = ["    nop", "    iadd r1, r2, r3", "    mov_sr r5, sr_lane_id", "; comment",
           "", "    wave_ballot p1, r0", "    barrier", "    @p1 mov_imm r2, 7",
-          "    iadd r1, r2, r3\n    nop", "\n", "    if p1", "    endif", "x:", ".end"]
+          "    iadd r1, r2, r3\n    nop", "\n", "    if p1", "    endif", "x:", ".end",
+          ".registers 4", "    @p0 nop ; between"]
 N = BASE.count("\n")
+STRAY = ["    nop", "    iadd r1, r2, r3", "", "; note", "    barrier\n    nop"]
 
 
 def edit_strategy():
@@ -64,7 +66,21 @@ def apply(doc: Document, edit) -> None:
         doc.apply_edit((line, arg), (line, arg), "\n")
 
 
-@settings(max_examples=300, deadline=None)
+def test_edits_between_kernels_keep_the_kernels():
+    doc = Document(BASE.replace(".end\n.registers 12", ".end\n\n.registers 12"))
+    state = AnalysisState(doc)
+    analyze(doc, state=state)
+    kernels = list(doc.program.kernels)
+    assert doc.lines[15] == ""
+    for piece in STRAY:                       # after the first .end, before `.registers 12`
+        doc.apply_edit((15, 0), (15, 0), piece + "\n")
+        assert doc.edits[-1].patched and doc.program.kernels == kernels
+        assert all(a is b for a, b in zip(doc.program.kernels, kernels))
+        assert doc.program == build_program(doc.syntax)
+        assert analyze(doc, state=state) == analyze(Document(doc.text))
+
+
+@settings(max_examples=500, deadline=None)
 @given(st.lists(edit_strategy(), min_size=1, max_size=8))
 def test_line_insertions_and_deletions_stay_exact(edits):
     doc = Document(BASE)
