@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import gc
 import logging
+import time
 from typing import Any, Callable
 
 from ..cancellation import CancelToken, Cancelled, running
@@ -35,6 +37,7 @@ logger = logging.getLogger("wave_lsp.ide")
 
 INLINE_LINES = 2_000      # documents up to this size are computed on the calling thread
 OPEN_IN_WORKER_LINES = 5_000  # larger texts are parsed by the worker when they are opened
+SETTLE_SECONDS = 5.0
 
 
 class AnalysisHost:
@@ -48,6 +51,7 @@ class AnalysisHost:
         self._readers = concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="wave-lsp-reader")
         self.loop: asyncio.AbstractEventLoop | None = None   # the event loop, once seen
+        self._settled = -SETTLE_SECONDS
 
     def call_on_loop(self, fn: Callable[[], None]) -> None:
         """Call `fn` on the event loop's thread (now when already there): for a job that must
@@ -184,6 +188,19 @@ class AnalysisHost:
                 raise
         finally:
             state.jobs.discard(token)
+
+    def settle(self, state: DocumentState) -> None:
+        """After a large document is parsed and analysed: move what survives a young collection
+        out of the collector's reach (`gc.freeze`), so that the full collections the next edits
+        trigger do not scan hundreds of thousands of long-lived syntax objects (that took
+        hundreds of milliseconds per edit). Those objects are still freed by reference counting;
+        at most once every few seconds."""
+        now = time.monotonic()
+        if len(state.document.lines) <= INLINE_LINES or now - self._settled < SETTLE_SECONDS:
+            return
+        self._settled = now
+        gc.collect(1)
+        gc.freeze()
 
     def shutdown(self) -> None:
         """Cancel every job and stop the worker."""

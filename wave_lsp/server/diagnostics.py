@@ -133,6 +133,7 @@ class Publisher:
             return  # never publish for a stale version
         self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=doc.uri, version=version, diagnostics=items))
+        self.server.documents.settle(doc)
 
     def document_closed(self, uri: str) -> None:
         self.converted.pop(uri, None)
