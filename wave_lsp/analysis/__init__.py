@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..syntax.document import Document
-from .codes import CODES
+from .codes import CODES, enabled_by_default
 from .config import Config, ConfigProblem, config_from_mapping, find_config, load_config
 from .diagnostic import Diagnostic, Fix, Range, Related, Severity, TextEdit
 from .incremental import AnalysisState
@@ -34,7 +34,8 @@ def analyze(document: Document | str, config: Config | None = None,
     elif state.document is not document:
         raise ValueError("the analysis state belongs to another document")
     config = config or Config()
-    key = (config.disabled, tuple(sorted(config.severities.items())), config.compat)
+    key = (config.disabled, tuple(sorted(config.severities.items())), config.compat,
+           config.targets)
     return state.result(key, lambda: _analyze(state, config))
 
 
@@ -42,9 +43,12 @@ def _analyze(state: AnalysisState, config: Config) -> list[Diagnostic]:
     found = state.collect(config.compat)
     by_line, problems = suppressions(state.document.lines, sorted(state.marked))
     found.extend(problems)
+    found.extend(state.portability_diagnostics(config.targets))
     out = []
     for diag in found:
         if diag.code in config.disabled or (by_line and is_suppressed(diag, by_line)):
+            continue
+        if not enabled_by_default(diag.code) and diag.code not in config.severities:
             continue
         severity = config.severities.get(diag.code)
         if severity is not None and severity != diag.severity:

@@ -3,7 +3,11 @@
 Codes are stable: configuration, suppression comments and editors refer to them. Families:
 S1xx syntax, O2xx operands, K3xx kernels/structure/labels, L4xx legacy syntax, U5xx accepted by
 wave-asm but misbehaves, D6xx divergence, C7xx encoding differences from wave-asm, X9xx files and
-configuration.
+configuration, P8xx portability between the GPU backends, R0xx results of running a kernel from
+the editor (inline runs).
+
+A code with `enabled=False` is off by default; giving it a severity in the configuration turns
+it on.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from dataclasses import dataclass
 
 from .diagnostic import Diagnostic, Range, Related, Severity
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFORMATION
+E, W, I, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT
 
 
 @dataclass(frozen=True)
@@ -20,6 +24,7 @@ class Code:
     code: str
     severity: Severity
     title: str
+    enabled: bool = True
 
 
 _CODES = (
@@ -86,14 +91,43 @@ _CODES = (
     Code("D604", W, "barrier after a halt that only some threads may take"),
     Code("D605", I, "wave operation inside divergent control flow"),
     Code("D606", W, "shuffle source lane may be inactive"),
+    # portability between the backends (isa/backends.py; analysis/portability*.py)
+    Code("P801", E, "f64 instruction on a target without f64"),
+    Code("P802", W, "register the backends do not declare (at or beyond .registers)"),
+    Code("P803", W, "ballot mask used as if the wave were 32 lanes wide"),
+    Code("P804", W, "constant shuffle lane or offset at or beyond a target's wave width"),
+    Code("P805", W, "code that assumes a value of sr_wave_width"),
+    Code("P806", I, "operation a backend emulates with several instructions", enabled=False),
+    Code("P807", W, "store address from sr_lane_id alone in a workgroup of several waves"),
+    # where upstream's backends translate wrongly (isa/backends.py UPSTREAM_DEFECTS); off by
+    # default: they concern upstream's translators, not `wave-lsp emit`
+    Code("P811", W, "upstream backends convert in the opposite direction", enabled=False),
+    Code("P812", W, "upstream's PTX backend drops the guard of this instruction", enabled=False),
+    Code("P813", W, "upstream's compare-and-swap may fail spuriously", enabled=False),
+    Code("P814", W, "upstream computes imul_hi unsigned", enabled=False),
+    Code("P815", W, "upstream computes bitfind as trailing zeros", enabled=False),
+    Code("P816", W, "upstream rounds fround halfway cases to even", enabled=False),
+    Code("P817", W, "upstream's bf16 arithmetic does not compile (undeclared r[])", enabled=False),
+    Code("P818", W, "upstream's PTX mma uses 16x16x16 fragments", enabled=False),
     # files and configuration
     Code("X900", E, "binary file"),
     Code("X901", E, "file is not UTF-8"),
     Code("X902", E, "invalid configuration"),
     Code("X903", W, "unknown code in a suppression comment"),
+    # results of an inline run (wave_lsp.ide.run_results); they last until the next run or clear
+    Code("R001", E, "run-time error stopped the run"),
+    Code("R002", E, "run stopped by the instruction or time limit"),
+    Code("R003", W, "emulator warning in this run"),
+    Code("R004", E, "invalid launch line"),
+    Code("R005", E, "the launch cannot run"),
+    Code("R006", H, "not executed in this run"),
 )
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
+
+
+def enabled_by_default(code: str) -> bool:
+    return CODES[code].enabled
 
 
 def severity_of(code: str) -> Severity:

@@ -7,6 +7,7 @@ problem with a configuration is reported as a `ConfigProblem`; nothing is silent
     disable = ["U505"]               # codes to drop
     severity = { U501 = "error" }    # error, warning, information (info) or hint
     compat = "wave-asm"              # or "none" (the default): reproduce wave-asm's bytes
+    targets = ["ptx", "hip", "metal", "sycl"]   # backends the portability lints check (all)
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..isa.backends import TARGET_NAMES
 from .codes import CODES
 from .diagnostic import Severity
 
-KEYS = ("disable", "severity", "compat")
+KEYS = ("disable", "severity", "compat", "targets")
 COMPAT_MODES = ("none", "wave-asm")
 
 
@@ -30,6 +32,7 @@ class Config:
     severities: dict[str, Severity] = field(default_factory=dict)
     compat: bool = False
     source: str | None = None
+    targets: tuple[str, ...] = TARGET_NAMES
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,20 @@ def config_from_mapping(data: Any, source: str,
         problem(f"'compat' must be one of {', '.join(repr(m) for m in COMPAT_MODES)}, not {raw!r}")
     else:
         compat = raw == "wave-asm"
-    return Config(frozenset(disabled), severities, compat, source), problems
+    targets = _targets(data.get("targets", list(TARGET_NAMES)), problem)
+    return Config(frozenset(disabled), severities, compat, source, targets), problems
+
+
+def _targets(raw: Any, problem) -> tuple[str, ...]:
+    """The `targets` list: backend names, in the table's order; invalid ones are reported."""
+    if not isinstance(raw, list) or not all(isinstance(t, str) for t in raw):
+        problem(f"'targets' must be a list of backend names ({', '.join(TARGET_NAMES)})")
+        return TARGET_NAMES
+    for name in raw:
+        if name.lower() not in TARGET_NAMES:
+            problem(f"unknown target '{name}' in 'targets' (known: {', '.join(TARGET_NAMES)})")
+    chosen = {t.lower() for t in raw}
+    return tuple(t for t in TARGET_NAMES if t in chosen)
 
 
 def find_config(start: Path) -> Path | None:

@@ -89,6 +89,13 @@ class Diagnostic:
 _LINE_NUMBER = re.compile(r"\bline (\d+)")
 
 
+def moved_message(message: str, delta: int) -> str:
+    """A message whose quoted 1-based line numbers ("line 12") moved by `delta`."""
+    if "line " not in message:
+        return message
+    return _LINE_NUMBER.sub(lambda m: f"line {int(m.group(1)) + delta}", message)
+
+
 def moved(diagnostic: Diagnostic, delta: int, memo: dict | None = None) -> Diagnostic:
     """The same diagnostic `delta` lines further down: ranges, fixes, related locations and the
     1-based line numbers its messages quote. Only for diagnostics whose every location moved
@@ -109,8 +116,7 @@ def moved(diagnostic: Diagnostic, delta: int, memo: dict | None = None) -> Diagn
             return message
         out = memo.get(message)
         if out is None:
-            out = memo[message] = _LINE_NUMBER.sub(
-                lambda m: f"line {int(m.group(1)) + delta}", message)
+            out = memo[message] = moved_message(message, delta)
         return out
 
     def related(r: Related) -> Related:

@@ -27,6 +27,7 @@ from .failures import guarded
 from .findings import LineFinding
 from .kernel_checks import KernelSummary, check_kernel
 from .line_checks import check_line
+from .portability import Finding, kernel_findings, moved_finding, portability_diagnostics
 from .structure import reference_diagnostics, shape_diagnostics
 from .suppression import line_suppression
 from .uniformity import KernelUniformity, analyse_kernel
@@ -66,6 +67,8 @@ class AnalysisState:
         self.kernels: dict[int, KernelResult] = {}       # by id(kernel), kernel kept alive
         self._uniformity: dict[int, KernelUniformity] = {}   # last analysis, by id(kernel)
         self._recorded: dict[int, tuple[tuple, KernelUniformity]] = {}  # hover's, by id(kernel)
+        # portability findings (all backends), by id(kernel): (kernel, revision, line, findings)
+        self._portability: dict[int, tuple[Kernel, int, int, tuple[Finding, ...]]] = {}
         self._result: tuple[tuple, list[Diagnostic]] | None = None
 
     # ---- line findings -------------------------------------------------------------------------
@@ -146,10 +149,30 @@ class AnalysisState:
             results.append(cached)
         self.kernels = fresh
         live = set(fresh)
-        for cache in (self._uniformity, self._recorded):
+        for cache in (self._uniformity, self._recorded, self._portability):
             for key in [k for k in cache if k not in live]:
                 del cache[key]
         return results
+
+    def portability_findings(self, kernel: Kernel) -> tuple[Finding, ...]:
+        """The kernel's portability findings for every backend, kept per kernel revision (and
+        moved with the kernel when lines above it are added or removed)."""
+        hit = self._portability.get(id(kernel))
+        if hit is not None and hit[0] is kernel and hit[1] == kernel.revision:
+            if hit[2] == kernel.line:
+                return hit[3]
+            found = tuple(moved_finding(f, kernel.line - hit[2]) for f in hit[3])
+        else:
+            with guarded(f"portability analysis of kernel '{kernel.name}'"):
+                found = ()
+                found = kernel_findings(kernel)
+        self._portability[id(kernel)] = (kernel, kernel.revision, kernel.line, found)
+        return found
+
+    def portability_diagnostics(self, targets: tuple[str, ...]) -> list[Diagnostic]:
+        """P8xx for the configured targets."""
+        return portability_diagnostics(self.document.program, targets,
+                                       self.portability_findings)
 
     # ---- everything ----------------------------------------------------------------------------
     def collect(self, compat: bool) -> list[Diagnostic]:

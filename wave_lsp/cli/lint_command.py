@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ..analysis import Config, Diagnostic, Severity, analyze, find_config, load_config
@@ -18,6 +19,7 @@ from ..analysis.codes import severity_of
 from ..analysis.diagnostic import Range
 from ..analysis.fixes import apply_edits, fix_edits
 from ..analysis.source import decode_source
+from ..isa.backends import TARGET_NAMES
 from ..syntax.document import Document
 
 
@@ -34,10 +36,22 @@ def register(subparsers) -> None:
                         "with [tool.wave-lsp])")
     p.add_argument("--no-config", action="store_true", help="ignore configuration files")
     p.add_argument("--compat", choices=("wave-asm",), help="analyse for wave-asm's exact bytes")
+    p.add_argument("--targets", type=_targets, metavar="T1,T2",
+                   help="backends the portability lints check (ptx, hip, metal, sycl; "
+                        "overrides the configuration's 'targets')")
     p.add_argument("--fix", action="store_true",
                    help="apply the mechanical fixes (legacy syntax and the like) in place, then "
                         "report what is left")
     p.set_defaults(func=run)
+
+
+def _targets(text: str) -> tuple[str, ...]:
+    names = [t.strip().lower() for t in text.split(",") if t.strip()]
+    unknown = [t for t in names if t not in TARGET_NAMES]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown target(s) {', '.join(unknown)} "
+                                         f"(known: {', '.join(TARGET_NAMES)})")
+    return tuple(t for t in TARGET_NAMES if t in names)
 
 
 def collect(paths: list[str]) -> tuple[list[Path], list[str]]:
@@ -78,7 +92,7 @@ class ConfigCache:
             self._by_path[cfg_path] = config
         config = self._by_path[cfg_path]
         if self.compat and not config.compat:
-            config = Config(config.disabled, config.severities, True, config.source)
+            config = replace(config, compat=True)
         return config
 
 
@@ -130,7 +144,10 @@ def run(args: argparse.Namespace) -> int:
     results: list[tuple[str, Diagnostic]] = []
     for path in files:
         try:
-            diags = lint_file(path, configs.for_file(path), args.fix)
+            config = configs.for_file(path)
+            if args.targets is not None:
+                config = replace(config, targets=args.targets)
+            diags = lint_file(path, config, args.fix)
         except OSError as err:
             io_problems.append(f"{path}: error: cannot read: {err.strerror or err}")
             continue

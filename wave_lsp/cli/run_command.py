@@ -11,7 +11,8 @@ as JSON on stdout instead of the text output), `--trace` (one stderr line per wa
 instruction: `wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM`, see
 `wave_lsp.emu.recording`), `--time-limit SECONDS`, `--compat wave-asm` (assemble source exactly
 as wave-asm would, defects included), and `--dump-regs` (prints thread 0's registers; upstream
-only prints that it is not implemented).
+only prints that it is not implemented), `--wave-widths 16,32,64` (run at each width and report
+the memory that differs, by store line; see `wave_widths_option`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ def register(subparsers) -> None:
     p.add_argument("file", type=Path, metavar="FILE", help=".wave source or .wbin binary")
     add_launch_flags(p)
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    p.add_argument("--wave-widths", metavar="W1,W2,...",
+                   help="run at each wave width (or 'targets': the configured targets' "
+                        "widths) and report the memory that differs")
     p.add_argument("--compat", choices=("wave-asm",),
                    help="assemble source exactly as wave-asm does, defects included")
     p.set_defaults(func=run)
@@ -78,6 +82,9 @@ def run(args) -> int:
     try:
         program = _program(args.file, bool(args.compat))
         launch = build_launch(args)
+        if args.wave_widths:
+            from .wave_widths_option import run_widths
+            return run_widths(args, program, launch)
         report = run_kernel(program, launch)
     except (LaunchError, ValueError) as err:
         return _error(str(err))

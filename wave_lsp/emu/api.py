@@ -97,8 +97,10 @@ def _pick(explicit, metadata, default, metadata_first):
 
 
 def run(program, launch: Launch | None = None, *,
-        cancel: Callable[[], bool] | None = None) -> RunReport:
-    """Run one kernel of `program` as described by `launch` and report what happened."""
+        cancel: Callable[[], bool] | None = None, observe=None) -> RunReport:
+    """Run one kernel of `program` as described by `launch` and report what happened.
+    `observe(compiled, geometry)`, when given, returns an extra observer of the run (see
+    `recording`), used instead of the launch's recording."""
     launch = launch or Launch()
     kernel = select_kernel(load_kernels(program), launch.kernel)
     geo = geometry(kernel, launch)
@@ -109,7 +111,7 @@ def run(program, launch: Launch | None = None, *,
     instructions = kernel.instructions
     ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
     compiled = compile_kernel(kernel, geo.registers, ctx, instructions)
-    observer = _observer(launch, geo, compiled)
+    observer = observe(compiled, geo) if observe else _observer(launch, geo, compiled)
     report = RunReport(kernel=kernel.name, device_memory=device)
     wanted = {int(t) for t in launch.register_threads}
 

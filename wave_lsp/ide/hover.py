@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..isa import (CACHE_HINTS, DIRECTIVE_BY_NAME, INSTRUCTIONS, LEGACY_DIRECTIVES,
                    LEGACY_MNEMONICS, LEGACY_SPECIAL_REGISTERS, MAX_REGISTER, PREDICATE_COUNT,
                    SCOPE_BY_NAME, SPECIAL_BY_NAME, InstructionSpec)
+from ..isa.backends import TARGET_NAMES
 from ..syntax.ast import Instruction
 from .encoding import instruction_views, label_offset
 from .locate import Target, TargetKind
@@ -151,12 +152,13 @@ def label_markdown(state: DocumentState, name: str) -> str:
     return text
 
 
-def kernel_markdown(state: DocumentState, name: str) -> str:
-    resources = resources_of(state, name)
+def kernel_markdown(state: DocumentState, name: str, targets=TARGET_NAMES) -> str:
+    resources = resources_of(state, name, targets)
     return resources.markdown() if resources is not None else f"`{name}`"
 
 
-def hover_markdown(state: DocumentState, target: Target, compat: bool = False) -> str | None:
+def hover_markdown(state: DocumentState, target: Target, compat: bool = False,
+                   targets=TARGET_NAMES) -> str | None:
     """The hover text (Markdown) for the element `target` of a document."""
     kind = target.kind
     if kind is TargetKind.MNEMONIC:
@@ -176,7 +178,7 @@ def hover_markdown(state: DocumentState, target: Target, compat: bool = False) -
     if kind in (TargetKind.LABEL_DEFINITION, TargetKind.LABEL_REFERENCE):
         return label_markdown(state, target.text)
     if kind is TargetKind.KERNEL:
-        return kernel_markdown(state, target.text)
+        return kernel_markdown(state, target.text, targets)
     if kind is TargetKind.HINT:
         hint = CACHE_HINTS.get(target.text.lstrip("."))
         return f"`{target.text}`: cache {hint} (no encoding bits)" if hint else None

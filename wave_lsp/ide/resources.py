@@ -1,5 +1,6 @@
 """A kernel's resources: registers declared and used, local memory, workgroup shape, waves per
-workgroup, code size and occupancy (spec §2.4: max_resident_waves = floor(F / (R * W * 4))).
+workgroup, code size and occupancy (spec §2.4: max_resident_waves = floor(F / (R * W * 4))),
+per configured backend at each wave width it runs with (`isa/backends.py`).
 
 Protocol-free: the code lens, hover and commands render it.
 """
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 
 from ..analysis.kernel_checks import facts
 from ..isa import REGISTER_FILE_SIZE
+from ..isa.backends import BACKEND_BY_NAME, TARGET_NAMES
 from ..syntax.program import Kernel
 
 WAVE_WIDTHS = (32, 64)
@@ -25,6 +27,17 @@ class KernelResources:
     local_memory: int
     workgroup_size: tuple[int, int, int]
     code_size: int | None
+    targets: tuple[str, ...] = TARGET_NAMES
+
+    @property
+    def widths(self) -> tuple[int, ...]:
+        """32 and 64, and every width of a configured target, ascending."""
+        return tuple(sorted(set(WAVE_WIDTHS).union(
+            *(BACKEND_BY_NAME[t].wave_widths for t in self.targets))))
+
+    def target_occupancy(self) -> list[tuple[str, tuple[int, ...]]]:
+        """(target, its widths) for each configured backend."""
+        return [(t, BACKEND_BY_NAME[t].wave_widths) for t in self.targets]
 
     @property
     def threads(self) -> int:
@@ -54,6 +67,10 @@ class KernelResources:
             waves = self.waves_per_workgroup(w)
             wg = f"{waves} waves/wg, " if waves is not None else ""
             parts.append(f"W{w}: {wg}occupancy {self.resident_waves(w)} waves")
+        if self.targets:
+            parts.append("occupancy " + " · ".join(
+                f"{t} " + "/".join(f"{self.resident_waves(w)} (W{w})" for w in widths)
+                for t, widths in self.target_occupancy()))
         return " | ".join(parts)
 
     def markdown(self) -> str:
@@ -79,6 +96,11 @@ class KernelResources:
             if waves is not None:
                 text += f"; {waves} waves per workgroup, {groups} resident workgroups"
             rows.append((f"wave width {w}", text))
+        for t, widths in self.target_occupancy():
+            rows.append((f"{t} ({BACKEND_BY_NAME[t].hardware})", "; ".join(
+                f"W{w}: {self.resident_waves(w)} resident waves"
+                + (f", {self.waves_per_workgroup(w)} per workgroup"
+                   if self.waves_per_workgroup(w) is not None else "") for w in widths)))
         table = "\n".join(f"| {k} | {v} |" for k, v in rows)
         return f"**kernel `{self.name}`**\n\n| resource | value |\n|---|---|\n{table}"
 
@@ -89,10 +111,14 @@ class KernelResources:
             "workgroupSize": list(self.workgroup_size), "codeSize": self.code_size,
             "wavesPerWorkgroup": {str(w): self.waves_per_workgroup(w) for w in WAVE_WIDTHS},
             "residentWaves": {str(w): self.resident_waves(w) for w in WAVE_WIDTHS},
+            "targets": {t: {str(w): {"wavesPerWorkgroup": self.waves_per_workgroup(w),
+                                     "residentWaves": self.resident_waves(w)} for w in widths}
+                        for t, widths in self.target_occupancy()},
         }
 
 
-def kernel_resources(kernel: Kernel, code_size: int | None = None) -> KernelResources:
+def kernel_resources(kernel: Kernel, code_size: int | None = None,
+                     targets: tuple[str, ...] = TARGET_NAMES) -> KernelResources:
     """Measure one kernel of a document."""
     highest = -1
     distinct: set[int] = set()
@@ -104,10 +130,11 @@ def kernel_resources(kernel: Kernel, code_size: int | None = None) -> KernelReso
         name=kernel.name, registers_declared=kernel.register_count,
         declares_registers=kernel.declares_registers, registers_used=highest + 1,
         distinct_registers=len(distinct), local_memory=kernel.local_memory,
-        workgroup_size=kernel.workgroup_size, code_size=code_size)
+        workgroup_size=kernel.workgroup_size, code_size=code_size, targets=targets)
 
 
-def resources_of(state, name: str) -> KernelResources | None:
+def resources_of(state, name: str,
+                 targets: tuple[str, ...] = TARGET_NAMES) -> KernelResources | None:
     """The resources of kernel `name` of a document state (None when there is no such kernel)."""
     from .encoding import kernel_layout
 
@@ -115,4 +142,4 @@ def resources_of(state, name: str) -> KernelResources | None:
     if kernel is None:
         return None
     kl = kernel_layout(state, name)
-    return kernel_resources(kernel, kl.size if kl else None)
+    return kernel_resources(kernel, kl.size if kl else None, targets)

@@ -73,6 +73,11 @@ class DocumentState:
         return self.document.lines
 
     @property
+    def text(self) -> str:
+        """The whole text (`Document.text`)."""
+        return self.document.text
+
+    @property
     def syntax(self):
         """The line parses (`Document.syntax`)."""
         return self.document.syntax

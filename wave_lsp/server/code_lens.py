@@ -1,6 +1,6 @@
 """Code lenses and commands: `textDocument/codeLens` puts two actionable lines above each
 `.kernel`: a resource summary (registers, local memory, workgroup, waves per workgroup, occupancy
-for wave widths 32 and 64) and "Assemble". Both are commands run through
+for wave widths 32 and 64 and per configured target) and "Assemble". Both are commands run through
 `workspace/executeCommand`, so they work in any client, Neovim included:
 
 - `wave-lsp.kernelResources [uri, kernel]` shows and returns the kernel's resources;
@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..ide.state import DocumentState
-from .documents import span
 from ..ide.assemble import assemble_report
 from ..ide.resources import resources_of
+from ..ide.state import DocumentState
+from . import run_view
+from .documents import span
 from .handlers import command, request
+from .portability import portability_lenses
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -51,7 +53,7 @@ def setup(server: "WaveLanguageServer") -> None:
             return []
         out = []
         for kernel in doc.program.kernels:
-            res = resources_of(doc, kernel.name)
+            res = resources_of(doc, kernel.name, server.settings.targets)
             if res is None:
                 continue
             rng = span(doc, kernel.line, kernel.directive.start, kernel.directive.end,
@@ -60,7 +62,8 @@ def setup(server: "WaveLanguageServer") -> None:
                 title=res.summary(), command=RESOURCES, arguments=[doc.uri, kernel.name])))
             out.append(types.CodeLens(range=rng, command=types.Command(
                 title="Assemble", command=ASSEMBLE, arguments=[doc.uri])))
-        return out
+        out.extend(portability_lenses(server, doc))
+        return out + run_view.code_lenses(server, doc)
 
     @command(server, RESOURCES)
     async def show_resources(*args):
@@ -68,7 +71,9 @@ def setup(server: "WaveLanguageServer") -> None:
         doc = await server.documents.ready(uri) if isinstance(uri, str) else None
         res = None
         if doc is not None and not doc.binary and isinstance(name, str):
-            res = await server.documents.run(doc, lambda d: resources_of(d, name), reader=True)
+            targets = server.settings.targets
+            res = await server.documents.run(doc, lambda d: resources_of(d, name, targets),
+                                             reader=True)
         if res is None:
             _show(server, f"wave-lsp: no kernel {name!r} in {uri}", types.MessageType.Warning)
             return None

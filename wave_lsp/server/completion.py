@@ -17,6 +17,7 @@ from lsprotocol import types
 from ..ide.completion import context_at, operand_choices
 from ..ide.state import DocumentState
 from ..isa import CACHE_HINTS, DIRECTIVES, INSTRUCTIONS, PREDICATE_COUNT, InstructionSpec
+from . import run_view
 from .documents import span, to_server_position
 from .handlers import request
 from ..ide.hover import spec_markdown
@@ -79,6 +80,9 @@ def setup(server: "WaveLanguageServer") -> None:
         if doc is None:
             return None
         line, col = to_server_position(doc, params.position, server.codec)
+        flags = run_view.flag_completions(server, doc, line, col)
+        if flags is not None:
+            return types.CompletionList(is_incomplete=False, items=flags)
         ctx = context_at(doc.lines[line], col)
         word = span(doc, line, ctx.word_start, col, server.codec)
         snippets = bool(server.capability(

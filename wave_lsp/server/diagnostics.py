@@ -18,6 +18,7 @@ from lsprotocol import types
 from ..analysis.diagnostic import Diagnostic, Severity
 from ..cancellation import Cancelled
 from ..ide.state import DocumentState
+from . import run_view
 from .documents import to_client_range
 from .handlers import report_failure, request
 
@@ -115,20 +116,31 @@ class Publisher:
         if doc is None:
             return
         try:
-            await self.publish(doc)
+            await self.publish_now(doc)
         except Cancelled:
             pass            # a newer edit: its own publication follows
         except Exception as exc:
             report_failure(self.server, "publishing diagnostics", exc)
 
-    async def publish(self, doc: DocumentState) -> None:
+    def publish(self, doc: DocumentState) -> asyncio.Future:
+        """Publish the document's diagnostics soon (see `publish_now`)."""
+        async def guarded() -> None:
+            try:
+                await self.publish_now(doc)
+            except Cancelled:
+                pass
+            except Exception as exc:
+                report_failure(self.server, "publishing diagnostics", exc)
+        return asyncio.ensure_future(guarded())
+
+    async def publish_now(self, doc: DocumentState) -> None:
         """Analyse the current text (off the event loop for a large document) and publish it
         with its version."""
         doc = await self.server.documents.ready(doc.uri) or doc
         version = doc.version
         items = await self.server.documents.run(
-            doc, lambda d: convert_all(self.server, d, self.server.analysis(d)),
-            name="diagnostics")
+            doc, lambda d: convert_all(self.server, d, self.server.analysis(d))
+            + run_view.lsp_diagnostics(self.server, d), name="diagnostics")
         if doc.version != version or self.server.document(doc.uri) is not doc:
             return  # never publish for a stale version
         self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
@@ -165,10 +177,12 @@ def register_pull(server: "WaveLanguageServer") -> None:
         doc = server.document(params.text_document.uri)
         if doc is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
-        result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}"
+        runs = server.runs.generation(doc.uri) if server.runs is not None else 0
+        result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}.{runs}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         items = convert_all(server, doc, server.analysis(doc))
+        items += run_view.lsp_diagnostics(server, doc)
         return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 

@@ -3,7 +3,8 @@
 On a mnemonic: its syntax, operands, semantics, spec section and required capability (all from
 the ISA table), then the encoding of this very instruction (words in hex, a table of fields and
 values) and its byte offset in the kernel. On registers, special registers, predicates,
-directives, scopes, labels and kernels: what they are and what this document says about them.
+directives, scopes, labels and kernels: what they are and what this document says about them
+(the text is `ide.hover`'s). Above it, the results of the last inline run on that line.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from lsprotocol import types
 
 from ..ide.hover import hover_markdown
 from ..ide.locate import target_at
+from . import run_view
 from .documents import span, to_server_position
 from .handlers import request
 
@@ -29,9 +31,12 @@ def setup(server: "WaveLanguageServer") -> None:
             return None
         line, col = to_server_position(doc, params.position, server.codec)
         target = target_at(doc, line, col)
-        if target is None:
+        ran = run_view.hover(server, doc, line, target)
+        if target is None and ran is None:
             return None
-        text = hover_markdown(doc, target, server.settings.compat)
+        text = hover_markdown(doc, target, server.settings.compat, server.settings.targets) \
+            if target is not None else None
+        text = "\n\n---\n".join(t for t in (ran, text) if t)
         if not text:
             return None
         formats = server.capability("text_document.hover.content_format", None)
@@ -39,4 +44,5 @@ def setup(server: "WaveLanguageServer") -> None:
         if formats and types.MarkupKind.Markdown not in formats:
             kind = types.MarkupKind.PlainText
         return types.Hover(contents=types.MarkupContent(kind=kind, value=text),
-                           range=span(doc, line, target.start, target.end, server.codec))
+                           range=span(doc, line, target.start, target.end, server.codec)
+                           if target is not None else None)

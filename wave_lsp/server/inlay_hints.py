@@ -1,6 +1,7 @@
 """Inlay hints: `textDocument/inlayHint` returns small labels drawn inside the text: before each
 instruction its byte offset in the kernel, after it its encoded words (`ide.inlay`). Both parts
-can be switched off (`inlayHints.offsets`, `inlayHints.encoding`).
+can be switched off (`inlayHints.offsets`, `inlayHints.encoding`). Then the values of the last
+inline run (`run_view`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..ide.inlay import hints
+from . import run_view
 from .documents import to_client_position, to_server_position
 from .handlers import request
 
@@ -36,4 +38,4 @@ def setup(server: "WaveLanguageServer") -> None:
                 kind=types.InlayHintKind.Type if offset else types.InlayHintKind.Parameter,
                 padding_right=True if offset else None, padding_left=None if offset else True,
                 tooltip=h.tooltip))
-        return out
+        return out + run_view.inlay_hints(server, doc, first, last)

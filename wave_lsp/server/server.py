@@ -35,7 +35,8 @@ logger = logging.getLogger("wave_lsp.server")
 FEATURES = (
     "sync", "diagnostics", "hover", "completion", "signature_help", "navigation", "symbols",
     "semantic_tokens", "folding", "selection", "inlay_hints", "code_actions", "formatting",
-    "code_lens", "encoding_command",
+    "code_lens", "encoding_command", "run_commands",
+    "portability", "emit_command",
 )
 
 
@@ -68,6 +69,7 @@ class WaveLanguageServer(LanguageServer):
         self.settings = Settings()
         self.settings_generation = 0
         self.publisher: Any = None  # diagnostics.Publisher, set by diagnostics.setup
+        self.runs: Any = None       # runs.RunService, set by run_commands.setup
         _forward_failures(self)
 
     # ---- helpers used by the feature modules -----------------------------------------------------

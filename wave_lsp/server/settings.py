@@ -7,8 +7,10 @@ each invalid setting instead of silently dropping it.
 
     {
       "disable": ["U501"], "severity": {"U505": "error"}, "compat": "wave-asm",
+      "targets": ["ptx", "hip", "metal", "sycl"],
       "inlayHints": {"offsets": true, "encoding": true},
-      "diagnostics": {"mode": "auto", "debounceMs": 30}
+      "diagnostics": {"mode": "auto", "debounceMs": 30},
+      "run": {"maxInstructions": 1000000, "timeLimitMs": 2000, "live": false}
     }
 """
 
@@ -18,10 +20,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis.config import config_from_mapping
+from ..ide.run_limits import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIME_LIMIT_MS
+from ..isa.backends import TARGET_NAMES
 
 SECTION = "wave"
 DIAGNOSTIC_MODES = ("auto", "push", "pull")
-SERVER_KEYS = ("inlayHints", "diagnostics")
+SERVER_KEYS = ("inlayHints", "diagnostics", "run")
+# `run.*`: limits of inline runs (an infinite loop stops within about 2 s) and live mode
+RUN_INTEGERS = {"maxInstructions": ("run_max_instructions", 0, 1 << 40),
+                "timeLimitMs": ("run_time_limit_ms", 0, 600_000)}
 
 
 @dataclass
@@ -33,7 +40,15 @@ class Settings:
     inlay_encoding: bool = True
     diagnostics_mode: str = "auto"
     debounce_ms: int = 30
+    run_max_instructions: int = DEFAULT_MAX_INSTRUCTIONS
+    run_time_limit_ms: int = DEFAULT_TIME_LIMIT_MS
+    run_live: bool = False
     raw: dict = field(default_factory=dict)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The configured backends (`targets`; all four by default)."""
+        return getattr(self.analysis, "targets", TARGET_NAMES)
 
     @property
     def compat(self) -> bool:
@@ -87,7 +102,31 @@ def parse_settings(data: Any, origin: str = "settings") -> tuple[Settings, list[
             else:
                 problems.append(f"diagnostics.{key}: unknown setting (use mode, debounceMs)")
 
+    problems.extend(_run_settings(data.get("run", {}), settings))
     config, analysis_problems = config_from_mapping(data, origin, extra_keys=SERVER_KEYS)
     settings.analysis = config
     problems.extend(p.message for p in analysis_problems)
     return settings, problems
+
+
+def _run_settings(run, settings: Settings) -> list[str]:
+    """`run.maxInstructions` (wave-instructions per workgroup, 0 = unlimited), `run.timeLimitMs`
+    (0 = none) and `run.live`."""
+    if not isinstance(run, dict):
+        return ["run must be an object with 'maxInstructions', 'timeLimitMs' and 'live'"]
+    problems = []
+    for key, value in run.items():
+        if key in RUN_INTEGERS:
+            attr, low, high = RUN_INTEGERS[key]
+            if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+                setattr(settings, attr, value)
+            else:
+                problems.append(f"run.{key} must be an integer {low}..{high}, not {value!r}")
+        elif key == "live":
+            if isinstance(value, bool):
+                settings.run_live = value
+            else:
+                problems.append(f"run.live must be true or false, not {value!r}")
+        else:
+            problems.append(f"run.{key}: unknown setting (use maxInstructions, timeLimitMs, live)")
+    return problems

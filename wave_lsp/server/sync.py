@@ -9,6 +9,7 @@ An invalid setting is shown with `window/showMessage` and logged, never silently
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -48,6 +49,7 @@ async def fetch_configuration(server: "WaveLanguageServer") -> None:
         return  # the client has no `wave` section: keep initializationOptions
     apply_settings(server, data, "workspace/configuration")
     server.publisher.settings_changed()
+    server.runs.settings_changed()
 
 
 def setup(server: "WaveLanguageServer") -> None:
@@ -67,12 +69,21 @@ def setup(server: "WaveLanguageServer") -> None:
         else:
             apply_settings(server, params.settings, "workspace/didChangeConfiguration")
             server.publisher.settings_changed()
+            server.runs.settings_changed()
 
     @notification(server, types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
         item = params.text_document
         doc = server.documents.open(item.uri, item.text, item.version)
         server.publisher.document_changed(doc, immediate=True)
+        if server.documents.is_ready(item.uri):
+            server.runs.document_changed(doc, immediate=True)
+        else:       # a large text is still being parsed: its launch lines are not known yet
+            async def when_parsed() -> None:
+                state = await server.documents.ready(item.uri)
+                if state is not None:
+                    server.runs.document_changed(state, immediate=True)
+            asyncio.ensure_future(when_parsed())
 
     @notification(server, types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
@@ -85,6 +96,7 @@ def setup(server: "WaveLanguageServer") -> None:
             except Exception as exc:
                 report_failure(server, types.TEXT_DOCUMENT_DID_CHANGE, exc)
             server.publisher.document_changed(state)
+            server.runs.document_changed(state)
 
         if server.documents.change(ident.uri, apply) is None:
             warn(f"didChange for {ident.uri}, which is not open: ignored")
@@ -97,3 +109,4 @@ def setup(server: "WaveLanguageServer") -> None:
         uri = params.text_document.uri
         server.documents.close(uri)
         server.publisher.document_closed(uri)
+        server.runs.document_closed(uri)

@@ -1,0 +1,2 @@
+-- WAVE GPU assembly: *.wave files.
+vim.filetype.add({ extension = { wave = 'wave' } })

@@ -1,0 +1,176 @@
+--- Buffer-local commands for wave-lsp, in the nvim-lspconfig style: each calls one of the
+--- server's `workspace/executeCommand` commands with `client:exec_cmd`.
+---
+---   :LspWaveRun [NAME]    run the kernel at the cursor (or NAME) with its first launch line
+---                         (`; wave-lsp run: FLAGS`) or the default launch; with the cursor on a
+---                         launch line, with that one. The kernel then re-runs on every edit.
+---   :LspWaveClear [NAME]  clear the run results of one kernel, or of all kernels
+---   :LspWaveAssemble      assemble the buffer (writes NAME.wbin beside the file)
+---   :LspWaveEncoding      the encoded words of every line, in a split beside the source
+
+local M = {}
+
+local LAUNCH = '^%s*;%s*wave%-lsp%s+run%s*:%s*(.-)%s*$'
+
+--- The names of the buffer's kernels, in order, with the line (1-based) of each `.kernel`.
+local function kernels(bufnr)
+  local out = {}
+  for i, text in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+    local name = text:match('^%s*%.kernel%s+([^%s;#]+)')
+    if name then
+      out[#out + 1] = { name = name, line = i }
+    end
+  end
+  return out
+end
+
+--- The kernel the cursor is in (or just below, or the first one), or nil without kernels.
+local function kernel_at_cursor(bufnr)
+  local found = kernels(bufnr)
+  local row = vim.api.nvim_win_get_cursor(0)[1]
+  local best = found[1]
+  for _, kernel in ipairs(found) do
+    if kernel.line <= row then
+      best = kernel
+    end
+  end
+  -- a launch line directly above a kernel belongs to that kernel
+  local text = vim.api.nvim_buf_get_lines(bufnr, row - 1, row, false)[1] or ''
+  if text:match(LAUNCH) then
+    for _, kernel in ipairs(found) do
+      if kernel.line > row then
+        local between = vim.api.nvim_buf_get_lines(bufnr, row, kernel.line - 1, false)
+        local only_comments = true
+        for _, line in ipairs(between) do
+          if not line:match('^%s*[;#]') and not line:match('^%s*$') then
+            only_comments = false
+          end
+        end
+        if only_comments then
+          best = kernel
+        end
+        break
+      end
+    end
+  end
+  return best and best.name or nil
+end
+
+local function notify(message, level)
+  vim.notify('wave-lsp: ' .. message, level or vim.log.levels.INFO)
+end
+
+--- Run `command` with `arguments` on `client`; `on_result(result)` gets the answer.
+local function exec(client, bufnr, command, arguments, on_result)
+  client:exec_cmd({ title = command, command = command, arguments = arguments }, { bufnr = bufnr },
+    function(err, result)
+      if err then
+        notify(command .. ' failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+        return
+      end
+      if on_result then
+        on_result(result)
+      end
+    end)
+end
+
+--- Ask the editor for the server's inlay hints and code lenses again (after a run or a clear).
+local function refresh(bufnr)
+  if vim.lsp.inlay_hint.is_enabled({ bufnr = bufnr }) then
+    vim.lsp.inlay_hint.enable(false, { bufnr = bufnr })
+    vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+  end
+  vim.lsp.codelens.refresh({ bufnr = bufnr })
+end
+
+--- The `wave-lsp.run` arguments for `:LspWaveRun [NAME]`: [uri, kernel, launch line or null],
+--- the launch line being the cursor's (0-based) when it is a `; wave-lsp run:` comment.
+local function run_arguments(bufnr, name)
+  local kernel = name or kernel_at_cursor(bufnr)
+  local row = vim.api.nvim_win_get_cursor(0)[1]
+  local text = vim.api.nvim_buf_get_lines(bufnr, row - 1, row, false)[1] or ''
+  local launch = (name == nil and text:match(LAUNCH)) and row - 1 or vim.NIL
+  return { vim.uri_from_bufnr(bufnr), kernel, launch }, kernel
+end
+
+--- Show `text` in a read-only scratch buffer named `name`, in a vertical split (reused).
+local function show_listing(name, text)
+  local buf = vim.fn.bufnr(name)
+  if buf == -1 then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, name)
+    vim.bo[buf].bufhidden = 'wipe'
+    vim.bo[buf].swapfile = false
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, '\n', { plain = true }))
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+  vim.bo[buf].syntax = 'wave'
+  local win = vim.fn.bufwinid(buf)
+  if win == -1 then
+    vim.cmd('vertical sbuffer ' .. buf)
+  else
+    vim.api.nvim_set_current_win(win)
+  end
+  return buf
+end
+
+local function complete_kernels(bufnr)
+  return function(lead)
+    local names = {}
+    for _, kernel in ipairs(kernels(bufnr)) do
+      if vim.startswith(kernel.name, lead) then
+        names[#names + 1] = kernel.name
+      end
+    end
+    return names
+  end
+end
+
+--- Create the buffer-local commands for `client` on `bufnr` (the config's on_attach).
+function M.attach(client, bufnr)
+  local function create(name, fn, opts)
+    vim.api.nvim_buf_create_user_command(bufnr, name, fn, opts)
+  end
+
+  create('LspWaveRun', function(opts)
+    local arguments, kernel = run_arguments(bufnr, opts.args ~= '' and opts.args or nil)
+    if kernel == nil then
+      notify('no .kernel in this buffer to run', vim.log.levels.WARN)
+      return
+    end
+    -- the server reports a failed run itself (a message, diagnostics, the code lens)
+    exec(client, bufnr, 'wave-lsp.run', arguments, function(result)
+      vim.b[bufnr].wave_last_run = result
+      refresh(bufnr)
+    end)
+  end, { nargs = '?', complete = complete_kernels(bufnr),
+         desc = 'wave-lsp: run the kernel at the cursor (or NAME), showing values inline' })
+
+  create('LspWaveClear', function(opts)
+    local kernel = opts.args ~= '' and opts.args or vim.NIL
+    exec(client, bufnr, 'wave-lsp.clear', { vim.uri_from_bufnr(bufnr), kernel }, function()
+      refresh(bufnr)
+    end)
+  end, { nargs = '?', complete = complete_kernels(bufnr),
+         desc = 'wave-lsp: clear the run results of a kernel (default: all)' })
+
+  create('LspWaveAssemble', function()
+    exec(client, bufnr, 'wave-lsp.assemble', { vim.uri_from_bufnr(bufnr) }, function(result)
+      vim.b[bufnr].wave_last_assemble = result
+    end)
+  end, { desc = 'wave-lsp: assemble the buffer to a .wbin beside the file' })
+
+  create('LspWaveEncoding', function()
+    exec(client, bufnr, 'wave-lsp.encoding', { vim.uri_from_bufnr(bufnr) }, function(result)
+      if type(result) ~= 'table' or type(result.text) ~= 'string' then
+        return -- the server said why in a message
+      end
+      local source = vim.api.nvim_buf_get_name(bufnr)
+      show_listing('wave-encoding://' .. source, result.text)
+    end)
+  end, { desc = 'wave-lsp: show the encoded words of every line in a split' })
+end
+
+return M

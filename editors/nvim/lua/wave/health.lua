@@ -1,0 +1,149 @@
+--- `:checkhealth wave`: is wave-lsp installed and found, which version, on which Python, with
+--- which libraries; is the Neovim side (filetype, syntax, LSP config) in place. Says what is
+--- missing and how to fix it.
+
+local M = {}
+
+local health = vim.health
+
+local PYTHON_PROBE = [[
+import importlib.metadata as m, sys
+print("python", sys.version.split()[0], sys.executable)
+for name in ("pygls", "lsprotocol", "parsimonious", "numpy"):
+    try:
+        print(name, m.version(name))
+    except m.PackageNotFoundError:
+        print(name, "MISSING")
+]]
+
+--- The server command from the `wave` LSP config, or the default.
+local function server_cmd()
+  local config = vim.lsp.config and vim.lsp.config.wave
+  if config and type(config.cmd) == 'table' then
+    return config.cmd
+  end
+  return config and config.cmd or { 'wave-lsp', 'serve' }
+end
+
+--- The interpreter named on the `#!` line of a Python console script, or nil.
+local function shebang_python(path)
+  local file = io.open(path, 'rb')
+  if not file then
+    return nil
+  end
+  local first = file:read('*l') or ''
+  file:close()
+  local interpreter = first:match('^#!%s*(%S+)')
+  if interpreter and interpreter:match('python[%d.]*$') then
+    return interpreter
+  end
+  return nil
+end
+
+local function check_neovim()
+  health.start('Neovim')
+  if vim.fn.has('nvim-0.11') == 1 then
+    health.ok('Neovim ' .. tostring(vim.version()))
+  else
+    health.error('Neovim ' .. tostring(vim.version()) .. ' is too old',
+      { 'editors/nvim needs Neovim 0.11 or newer (vim.lsp.config / vim.lsp.enable)' })
+  end
+  if vim.filetype.match({ filename = 'kernel.wave' }) == 'wave' then
+    health.ok('*.wave files get filetype "wave"')
+  else
+    health.error('*.wave files are not detected', {
+      "add the repository's editors/nvim directory to 'runtimepath' before filetype detection",
+    })
+  end
+  local syntax = vim.api.nvim_get_runtime_file('syntax/wave.vim', false)
+  if #syntax > 0 then
+    health.ok('syntax file: ' .. syntax[1])
+  else
+    health.warn('syntax/wave.vim not found on runtimepath: no colours before the server attaches')
+  end
+  if not (vim.lsp.config and vim.lsp.config.wave) then
+    health.error('no LSP configuration "wave"', {
+      "add editors/nvim to 'runtimepath' (it holds lsp/wave.lua)",
+    })
+  elseif vim.lsp.is_enabled and not vim.lsp.is_enabled('wave') then
+    health.warn('the "wave" LSP configuration is not enabled', { "call vim.lsp.enable('wave')" })
+  else
+    health.ok('LSP configuration "wave" is enabled')
+  end
+end
+
+local function check_server()
+  health.start('wave-lsp server')
+  local cmd = server_cmd()
+  if type(cmd) ~= 'table' then
+    health.info('cmd is a function (a custom transport): not checked')
+    return
+  end
+  local exe = vim.fn.exepath(cmd[1])
+  if exe == '' then
+    health.error(('server command %q not found (cmd = %s)'):format(cmd[1], vim.inspect(cmd)), {
+      "install it: python3 -m venv ~/.venvs/wave && ~/.venvs/wave/bin/pip install /path/to/wave-lsp",
+      "then put that venv's bin on PATH, or set vim.lsp.config('wave', { cmd = "
+        .. "{ '/path/to/venv/bin/wave-lsp', 'serve' } })",
+    })
+    return
+  end
+  health.ok('server: ' .. exe)
+  local version = vim.system({ exe, '--version' }, { text = true }):wait(10000)
+  if version.code == 0 then
+    health.ok('version: ' .. vim.trim(version.stdout))
+  else
+    health.error(('%s --version failed (exit %s): %s'):format(exe, tostring(version.code),
+      vim.trim((version.stderr or '') .. (version.stdout or ''))),
+      { 'reinstall wave-lsp in its virtual environment' })
+  end
+
+  local python = shebang_python(exe)
+  if not python then
+    health.info('not a Python console script: its Python was not checked')
+    return
+  end
+  if vim.fn.executable(python) ~= 1 then
+    health.error('its Python interpreter is gone: ' .. python,
+      { 'recreate the virtual environment and reinstall wave-lsp' })
+    return
+  end
+  local probe = vim.system({ python, '-c', PYTHON_PROBE }, { text = true }):wait(10000)
+  if probe.code ~= 0 then
+    health.error('running ' .. python .. ' failed: ' .. vim.trim(probe.stderr or ''))
+    return
+  end
+  for line in vim.gsplit(vim.trim(probe.stdout), '\n', { plain = true }) do
+    local name, rest = line:match('^(%S+)%s+(.*)$')
+    if name == 'python' then
+      health.ok('Python ' .. rest)
+    elseif rest == 'MISSING' then
+      health.error(('Python package %s is missing'):format(name),
+        { ('reinstall wave-lsp with %s -m pip install /path/to/wave-lsp (it brings %s)'):format(
+          python, name) })
+    elseif name then
+      health.ok(('%s %s'):format(name, rest))
+    end
+  end
+end
+
+local function check_clients()
+  health.start('Running clients')
+  local clients = vim.lsp.get_clients({ name = 'wave' })
+  if #clients == 0 then
+    health.info('no wave-lsp client is running (open a .wave file to start one)')
+  end
+  for _, client in ipairs(clients) do
+    local buffers = vim.tbl_keys(client.attached_buffers)
+    health.ok(('client %d: root %s, %d buffer(s), position encoding %s'):format(
+      client.id, client.root_dir or '(none)', #buffers, client.offset_encoding))
+  end
+end
+
+function M.check()
+  check_neovim()
+  check_server()
+  check_clients()
+end
+
+return M

@@ -1,0 +1,67 @@
+"""wave-lsp in a real Emacs (Debian `emacs-nox` + `elpa-eglot`): editors/emacs/wave-mode.el
+opens a kernel, eglot starts the server, and the diagnostics arrive in flymake at the right
+characters (after astral-plane letters); formatting goes through `eglot-format-buffer`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from wave_lsp.server.formatter import format_text
+
+from .nvim import ROOT, editor_env, require_tool
+
+ASTRAL = """.kernel k
+.registers 8
+𝒜𝒜: add.s32 r1, r2, r3   ; 😀 sum
+      halt
+.end
+"""
+
+SCRIPT = """
+(add-to-list 'load-path %(load_path)s)
+(require 'wave-mode)
+(find-file %(file)s)
+(call-interactively #'eglot)
+(let ((deadline (+ (float-time) 30)))
+  (while (and (< (float-time) deadline) (< (length (flymake-diagnostics)) 2))
+    (accept-process-output nil 0.1)))
+(let ((diags (mapcar (lambda (d) (list (flymake-diagnostic-beg d) (flymake-diagnostic-end d)
+                                       (symbol-name (flymake-diagnostic-type d))
+                                       (flymake-diagnostic-text d)))
+                     (flymake-diagnostics))))
+  (eglot-format-buffer)
+  (let ((out (json-encode (list (cons 'mode (symbol-name major-mode))
+                                (cons 'diagnostics (vconcat (mapcar #'vconcat diags)))
+                                (cons 'text (buffer-string))))))
+    (with-temp-file %(result)s
+      (insert out))))
+(kill-emacs 0)
+"""
+
+
+def test_eglot_diagnostics_and_formatting(tmp_path):
+    emacs = require_tool("emacs", "bash .ci/tools/editors.sh (Debian emacs-nox, elpa-eglot)")
+    path = tmp_path / "astral.wave"
+    path.write_text(ASTRAL, encoding="utf-8")
+    result = tmp_path / "result.json"
+    script = tmp_path / "test.el"
+    script.write_text(SCRIPT % {"load_path": json.dumps(str(ROOT / "editors" / "emacs")),
+                                "file": json.dumps(str(path)),
+                                "result": json.dumps(str(result))}, encoding="utf-8")
+    proc = subprocess.run(["timeout", "90", emacs, "--batch", "-q", "-l", str(script)],
+                          cwd=tmp_path, env=editor_env(tmp_path), capture_output=True,
+                          text=True, timeout=120)
+    assert result.is_file(), proc.stdout + proc.stderr
+    data = json.loads(result.read_text(encoding="utf-8"))
+    assert data["mode"] == "wave-mode"
+    line_start = ASTRAL.index("𝒜")  # Emacs counts characters; points start at 1
+    diags = {d[3].split("]")[0].split("[")[-1]: d for d in data["diagnostics"]}
+    line = ASTRAL.split("\n")[2]
+    legacy = diags["L401"]
+    assert legacy[:3] == [1 + line_start + line.index("add.s32"),
+                          1 + line_start + line.index("add.s32") + len("add.s32"), "eglot-error"]
+    assert "the current form is 'iadd'" in legacy[3]
+    assert diags["S104"][:2] == [1 + line_start, 1 + line_start + 2]
+    assert data["text"] == format_text(ASTRAL)
+    assert data["text"] != ASTRAL

@@ -1,0 +1,134 @@
+"""wave-lsp in the real Neovim 0.11: `vim.lsp.enable('wave')` with the repository's editors/nvim,
+then diagnostics (utf-8 positions after astral-plane characters), hover, completion, formatting
+and a quick fix, each through Neovim's own LSP client."""
+
+from __future__ import annotations
+
+import json
+
+from wave_lsp.isa import INSTRUCTIONS
+from wave_lsp.server.formatter import format_text
+
+from .nvim import run_nvim
+
+# A label of astral-plane letters (4 utf-8 bytes, 2 utf-16 units each) before an obsolete
+# mnemonic on the same line: the error's range must be counted in bytes.
+ASTRAL = """.kernel k
+.registers 8
+𝒜𝒜: add.s32 r1, r2, r3   ; 😀 sum
+    halt
+.end
+"""
+
+
+def write(folder, name: str, text: str):
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_attach_filetype_and_root(tmp_path):
+    project = tmp_path / "project"
+    (project / "kernels").mkdir(parents=True)
+    (project / "wave-lsp.toml").write_text('disable = ["U505"]\n')
+    path = write(project / "kernels", "k.wave", ASTRAL)
+    result = run_nvim(tmp_path, f"""
+        local buf = H.open({json.dumps(str(path))})
+        local client = H.client(buf)
+        return {{ filetype = vim.bo[buf].filetype, name = client.name,
+                  root = client.root_dir, encoding = client.offset_encoding,
+                  cmd = client.config.cmd, commentstring = vim.bo[buf].commentstring,
+                  commands = vim.tbl_keys(vim.api.nvim_buf_get_commands(buf, {{}})),
+                  inlay = vim.lsp.inlay_hint.is_enabled({{ bufnr = buf }}) }}
+    """)
+    assert result["filetype"] == "wave"
+    assert result["name"] == "wave"
+    assert result["root"] == str(project)
+    assert result["encoding"] == "utf-8"
+    assert result["cmd"] == ["wave-lsp", "serve"]
+    assert result["commentstring"] == "; %s"
+    assert sorted(result["commands"]) == ["LspWaveAssemble", "LspWaveClear", "LspWaveEncoding",
+                                          "LspWaveRun"]
+    assert result["inlay"] is True
+
+
+def test_diagnostics_ranges_in_bytes_after_astral_characters(tmp_path):
+    path = write(tmp_path, "astral.wave", ASTRAL)
+    result = run_nvim(tmp_path, f"""
+        local buf = H.open({json.dumps(str(path))})
+        local out = {{}}
+        for _, d in ipairs(H.diagnostics(buf, 2)) do
+          out[#out + 1] = {{ code = d.code, lnum = d.lnum, col = d.col, end_col = d.end_col,
+                            severity = d.severity, message = d.message }}
+        end
+        table.sort(out, function(a, b) return a.col < b.col end)
+        return out
+    """)
+    line = ASTRAL.split("\n")[2]
+    prefix = lambda text: len(line[:line.index(text)].encode("utf-8"))  # noqa: E731
+    by_code = {d["code"]: d for d in result}
+    legacy = by_code["L401"]
+    assert (legacy["lnum"], legacy["col"]) == (2, prefix("add.s32"))
+    assert legacy["end_col"] == prefix("add.s32") + len("add.s32")
+    assert legacy["severity"] == 1  # vim.diagnostic.severity.ERROR
+    assert "iadd" in legacy["message"]
+    label = by_code["S104"]
+    assert (label["col"], label["end_col"]) == (0, len("𝒜𝒜".encode("utf-8")))
+
+
+def request_at(tmp_path, line: str, column: int, method: str, answer: str):
+    """`method` at `column` of `line` (inside a small kernel) through Neovim's client; `answer`
+    is a Lua expression over the result `r`, returned to Python."""
+    path = write(tmp_path, "request.wave", f".kernel k\n.registers 8\n{line}\n    halt\n.end\n")
+    return run_nvim(tmp_path, f"""
+        local buf = H.attach({json.dumps(str(path))})
+        local r = H.request_at(buf, 3, {column}, {json.dumps(method)})
+        return {answer}
+    """)
+
+
+def test_hover_shows_the_instruction(tmp_path):
+    result = request_at(tmp_path, "    fma r1, r2, r3, r4", 5, "textDocument/hover",
+                        "r.contents.value or r.contents")
+    spec = INSTRUCTIONS["fma"]
+    assert spec.summary in result
+    assert spec.syntax in result
+
+
+def test_completion_offers_mnemonics(tmp_path):
+    result = request_at(tmp_path, "    device_lo", 13, "textDocument/completion",
+                        "vim.tbl_map(function(item) return item.label end, r.items or r)")
+    loads = sorted(m for m in INSTRUCTIONS if m.startswith("device_load"))
+    assert set(loads) <= set(result)
+
+
+def test_formatting_through_vim_lsp_buf_format(tmp_path):
+    source = (".kernel k\n.registers 8\n  mov_imm r1,4 ;   😀 four\nloop_top:   iadd r2,  r1, r1\n"
+              "        halt\n.end\n")
+    path = write(tmp_path, "format.wave", source)
+    result = run_nvim(tmp_path, f"""
+        local buf = H.attach({json.dumps(str(path))})
+        vim.lsp.buf.format({{ bufnr = buf, async = false, timeout_ms = 20000 }})
+        return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    """)
+    assert result == format_text(source).split("\n")[:-1]
+    assert result != source.split("\n")[:-1]
+
+
+def test_quick_fix_replaces_the_obsolete_mnemonic(tmp_path):
+    path = write(tmp_path, "fix.wave", ASTRAL)
+    result = run_nvim(tmp_path, f"""
+        local buf = H.open({json.dumps(str(path))})
+        H.diagnostics(buf, 2)
+        local line = vim.api.nvim_buf_get_lines(buf, 2, 3, false)[1]
+        vim.api.nvim_win_set_cursor(0, {{ 3, (line:find('add.s32', 1, true)) }})
+        vim.lsp.buf.code_action({{
+          apply = true,
+          filter = function(action) return action.title:find('iadd', 1, true) ~= nil end,
+        }})
+        H.wait('the fix to apply', function()
+          return not vim.api.nvim_buf_get_lines(buf, 2, 3, false)[1]:find('add.s32', 1, true)
+        end)
+        return vim.api.nvim_buf_get_lines(buf, 2, 3, false)[1]
+    """)
+    assert result == ASTRAL.split("\n")[2].replace("add.s32", "iadd")

@@ -1,0 +1,118 @@
+"""Neovim as a person sees it: the real `nvim` (not headless) in a tmux terminal, opening a
+kernel; the screen is captured with `tmux capture-pane` and saved under test-artifacts/."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from wave_lsp.asm.encoding_view import instruction_views
+from wave_lsp.syntax.document import Document
+
+from .nvim import INIT, ROOT, editor_env, nvim_path, require_tool, server_commands
+
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+class Terminal:
+    """A detached tmux session of fixed size running one command, on its own tmux server."""
+
+    def __init__(self, tmux: str, command: str, cwd, env, width: int = 120, height: int = 32):
+        self.tmux = [tmux, "-L", f"wave-test-{uuid.uuid4().hex[:8]}", "-f", "/dev/null"]
+        subprocess.run(self.tmux + ["new-session", "-d", "-s", "t", "-x", str(width),
+                                    "-y", str(height), command],
+                       cwd=cwd, env=env, check=True, timeout=30)
+
+    def screen(self) -> str:
+        return subprocess.run(self.tmux + ["capture-pane", "-p", "-t", "t"], capture_output=True,
+                              text=True, timeout=30).stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run(self.tmux + ["send-keys", "-t", "t", *keys], check=True, timeout=30)
+
+    def wait_for(self, *texts: str, timeout: float = 30) -> str:
+        """The screen once it shows every one of `texts` (the last screen on a timeout)."""
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if all(text in screen for text in texts):
+                break
+            time.sleep(0.2)
+        return screen
+
+    def close(self) -> None:
+        subprocess.run(self.tmux + ["kill-server"], capture_output=True, timeout=30)
+
+
+@pytest.fixture
+def terminal(tmp_path):
+    tmux = require_tool("tmux", "bash .ci/tools/editors.sh (Debian package tmux)")
+    started: list[Terminal] = []
+
+    def start(path) -> Terminal:
+        command = (f"timeout 120 {shlex.quote(nvim_path())} --clean -n -u {shlex.quote(str(INIT))}"
+                   f" {shlex.quote(path.name)}")
+        term = Terminal(tmux, command, path.parent, editor_env(tmp_path, TERM="xterm-256color"))
+        started.append(term)
+        return term
+
+    yield start
+    for term in started:
+        term.close()
+
+
+def save(name: str, screen: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / name).write_text(screen, encoding="utf-8")
+
+
+KERNEL = """; lane ids, doubled
+.kernel twice
+.registers 4
+    mov_sr  r0, sr_lane_id
+    add.s32 r1, r0, r0
+    halt
+.end
+"""
+
+
+def test_terminal_shows_the_error_and_the_encodings(tmp_path, terminal):
+    path = tmp_path / "twice.wave"
+    path.write_text(KERNEL, encoding="utf-8")
+    words = instruction_views(Document(KERNEL), 3, False)[0].hex
+    term = terminal(path)
+    screen = term.wait_for("is obsolete", words)
+    save("nvim-tmux-error.txt", screen)
+    lines = screen.split("\n")
+    error_row = next((l for l in lines if "add.s32" in l), "")
+    assert "'add.s32' is obsolete" in error_row, screen   # the diagnostic beside its line
+    assert "current form is 'iadd'" in screen
+    mov_row = next((l for l in lines if "mov_sr" in l), "")
+    assert words in mov_row, screen                        # inlay hint: the encoded words
+    assert "0000" in mov_row                               # inlay hint: the byte offset
+    assert "twice.wave" in screen                          # the status line names the file
+
+
+def test_terminal_shows_the_run_values(tmp_path, terminal):
+    assert "wave-lsp.run" in server_commands(tmp_path)
+    source = (ROOT / "examples" / "divergent_break.wave").read_text(encoding="utf-8").replace(
+        ".kernel divergent_break",
+        "; wave-lsp run: --workgroup 8,1,1 --wave-width 8 --dump-u32 0:8\n.kernel divergent_break")
+    path = tmp_path / "divergent_break.wave"
+    path.write_text(source, encoding="utf-8")
+    term = terminal(path)
+    term.wait_for("mov_sr")
+    time.sleep(1)
+    term.keys(":/mov_sr", "Enter", ":LspWaveRun", "Enter")
+    screen = term.wait_for("r0 = 0, 1, 2", "✓")
+    save("nvim-tmux-run.txt", screen)
+    rows = screen.split("\n")
+    row = lambda text: next((line for line in rows if text in line), "")  # noqa: E731
+    assert "r0 = 0, 1, 2 … 7" in row("mov_sr"), screen       # lane values after the line
+    assert "×8" in row("iadd r1"), screen                     # ran eight times in the loop
+    assert "✓" in row("; wave-lsp run:"), screen             # the lens reports the run

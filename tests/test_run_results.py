@@ -1,0 +1,154 @@
+"""The protocol-free side of inline runs (wave_lsp.ide): launch lines, value formatting, and
+what a run shows per line, data-driven on source text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wave_lsp.analysis import CODES
+from wave_lsp.ide.launch_lines import launch_lines, parse_lanes
+from wave_lsp.ide.run_hover import register_table
+from wave_lsp.ide.run_limits import RunLimits
+from wave_lsp.ide.run_session import execute, kernel_launch_lines, plan_runs
+from wave_lsp.ide.value_format import compact, display_kind, format_value, mask_text
+from wave_lsp.emu.launch_flags import LaunchFlagError
+from wave_lsp.syntax.document import Document
+
+
+def run_kernel(source: str, kernel: str = "k", ordinal: int | None = None,
+               limits: RunLimits = RunLimits(), base: Path | None = None):
+    doc = Document(source)
+    snapshot = plan_runs(doc, {kernel: ordinal}, kernel_launch_lines(doc, base))
+    return execute(snapshot, limits)[0]
+
+
+@pytest.mark.parametrize("bits, kind, text", [
+    (0xFFFFFFFF, "int", "-1"), (0xFFFFFFFF, "hex", "0xffffffff"), (0x3FC00000, "f32", "1.5"),
+    (0x3C00, "f16", "1.0"), (0x3FC0, "bf16", "1.5"), (0x3FF8000000000000, "f64", "1.5"),
+    (0x3F800000, "auto", "1.0"), (12, "auto", "12"), (0x7FC00000, "f32", "NaN"),
+    (0x3C003C00, "f16", "1.0|1.0"), (0xFFFFFFFF, "uint", "4294967295"),
+])
+def test_values_read_by_kind(bits, kind, text):
+    assert format_value(bits, kind) == text
+
+
+@pytest.mark.parametrize("mnemonic, record_kind, kind", [
+    ("iadd", "u32", "int"), ("xor", "u32", "hex"), ("fadd", "f32", "f32"),
+    ("icmp_lt", "pred", "pred"), ("device_load_u32", "u32", "auto"), ("wave_ballot", "u32", "hex"),
+    ("cvt_i32_f32", "i32", "int"), ("dadd", "f64lo", "f64"), ("mov_sr", "u32", "int"),
+])
+def test_display_kind_follows_the_instruction_class(mnemonic, record_kind, kind):
+    assert display_kind(mnemonic, record_kind) == kind
+
+
+def test_compact_lists():
+    assert compact([str(i) for i in range(64)]) == "0, 1, 2 … 63"
+    assert compact(["7"] * 32) == "7"
+    assert compact(["1", "5", "2"]) == "1, 5, 2"
+    assert compact(["1", "5", "2", "9", "4", "8"]) == "1, 5, 2, 9 … 8"
+    assert mask_text([True, False, True, True]) == "0xd (lanes 0,2-3)"
+    assert mask_text([False] * 4) == "0x0 (no lanes)"
+
+
+KERNELS = """; wave-lsp run: --grid 2,1,1 --lanes 0-3,64
+; another comment
+.kernel first
+.registers 4
+    ; wave-lsp run: --workgroup 8,1,1 --dump-u32 0:2
+    halt
+.end
+; wave-lsp run: --bogus
+.kernel second
+    halt
+.end
+"""
+
+
+def test_launch_lines_belong_to_the_kernel_below_or_around_them():
+    found = launch_lines(Document(KERNELS))
+    assert [(ll.line, ll.kernel, ll.ordinal) for ll in found] == \
+        [(0, "first", 0), (4, "first", 1), (7, "second", 0)]
+    first, inside, bad = found
+    assert first.lanes == (0, 1, 2, 3, 64) and first.launch.grid == (2, 1, 1)
+    assert inside.launch.workgroup == (8, 1, 1) and inside.dumps[0].count == 2
+    assert bad.launch is None and "--bogus" in bad.problem.message
+    assert (bad.problem.start, bad.problem.end) == (16, 23)
+
+
+def test_lanes_flag():
+    assert parse_lanes("0-2,7") == (0, 1, 2, 7)
+    with pytest.raises(LaunchFlagError) as err:
+        parse_lanes("0-100")
+    assert err.value.flag == "--lanes"
+
+
+def test_arg_files_are_read_relative_to_the_document(tmp_path):
+    (tmp_path / "in.bin").write_bytes((5).to_bytes(4, "little"))
+    source = """; wave-lsp run: --workgroup 1,1,1 --arg 0:in.bin --dump-u32 4:1
+.kernel k
+.registers 4
+    mov_imm r0, 0
+    device_load_u32 r1, r0
+    mov_imm r2, 4
+    device_store_u32 r2, r1
+    halt
+.end
+"""
+    result = run_kernel(source, base=tmp_path)
+    assert result.status == "ok" and result.dumps[0].values == ("5",)
+    missing = run_kernel(source.replace("in.bin", "nope.bin"), base=tmp_path)
+    assert missing.status == "invalid" and "nope.bin" in missing.message
+
+
+def test_default_launch_uses_the_workgroup_size_and_one_workgroup():
+    source = ".kernel k\n.registers 4\n.workgroup_size 8, 1, 1\n    mov_sr r1, sr_thread_id_x\n" \
+             "    halt\n.end\n"
+    result = run_kernel(source)
+    assert result.launch_line is None and result.threads == tuple(range(8))
+    assert result.lines[3].label == "r1 = 0, 1, 2 … 7"
+    assert result.instructions == 2
+
+
+WARNS = """.kernel k
+.registers 8
+.workgroup_size 4, 1, 1
+    mov_sr  r0, sr_lane_id
+    mov_imm r1, 2
+    icmp_lt p1, r0, r1
+    mov_imm r3, 1
+    mov_imm r4, 0
+    if p1
+        wave_shuffle r2, r0, r3
+    endif
+    mov_imm r5, 2
+    device_load_u32 r6, r5
+    halt
+.end
+"""
+
+
+def test_every_emulator_warning_becomes_an_r003_on_its_line():
+    result = run_kernel(WARNS.replace("wave_shuffle r2, r0, r3", "wave_shuffle r2, r0, r1"))
+    found = {d.range.start_line: d for d in result.diagnostics if d.code == "R003"}
+    assert set(found) == {9, 12}
+    assert "inactive" in found[9].message and "unaligned" in found[12].message
+    assert all(d.severity == CODES["R003"].severity for d in found.values())
+    assert found[12].related[0].message == "launched here"
+
+
+def test_limits_come_from_the_settings():
+    source = ".kernel k\n.registers 4\n    mov_imm r1, 1\n    loop\n        iadd r2, r2, r1\n" \
+             "    endloop\n    halt\n.end\n"
+    result = run_kernel(source, limits=RunLimits(max_instructions=1000, time_limit_ms=0))
+    assert result.status == "error" and result.message.startswith("instruction limit")
+    (limit,) = [d for d in result.diagnostics if d.code == "R002"]
+    assert limit.range.start_line in (3, 4, 5)
+    table = register_table(result, 4, "r2")
+    assert "| lane | thread | active | before | after |" in table
+
+
+def test_a_source_that_does_not_assemble_fails_the_launch():
+    result = run_kernel(".kernel k\n    iadd r1\n    halt\n.end\n")
+    assert result.status == "failed" and "cannot run" in result.summary()

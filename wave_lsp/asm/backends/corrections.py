@@ -1,0 +1,114 @@
+"""Where upstream's translators are wrong (`isa/backends.py` UPSTREAM_DEFECTS, lints P811-P816),
+the templates `wave-lsp emit` uses instead; `--compat upstream` keeps upstream's.
+
+- P811: each swapped conversion takes its partner's template (upstream translates `cvt_A_B` as
+  `cvt_B_A`, so the partner's text is the right direction); HIP's bf16-to-f32 is rewritten.
+- P812 (PTX guards): handled by the PTX emitter itself.
+- P813: a compare-and-swap that cannot fail spuriously (SYCL's `compare_exchange_strong`;
+  Metal has only the weak form, so it retries while the failure was spurious).
+- P814: `imul_hi` takes the high half of the signed product.
+- P815: `bitfind` counts leading zeros (0xFFFFFFFF for 0).
+- P816: `fround` rounds halfway cases away from zero.
+- P817: HIP's and SYCL's bf16 arithmetic name the registers `rN`, not an undeclared `r[N]`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...isa.backends import UPSTREAM_DEFECTS
+
+_REGISTER_ARRAY = re.compile(r"\br\[(\$\w+(?:\+\d)?)\]")
+
+_METAL_CAS = (
+    "{{",
+    "    uint expected_tmp = r$rs2;",
+    "    while (!atomic_compare_exchange_weak_explicit(({space} atomic_uint*)({base} + r$rs1), "
+    "&expected_tmp, r$rs3, memory_order_relaxed, memory_order_relaxed) && expected_tmp == r$rs2) "
+    "{{}}",
+    "{result}",
+    "}}",
+)
+
+_BY_TARGET: dict[str, dict[str, tuple[str, ...]]] = {
+    "ptx": {
+        "bitfind": ("clz.b32 %t0, %r$rs1;", "setp.eq.u32 %pt0, %r$rs1, 0;",
+                    "selp.b32 %r$rd, 0xFFFFFFFF, %t0, %pt0;"),
+        "fround": ("mov.b32 %f$rs1, %r$rs1;", "abs.f32 %ft0, %f$rs1;",
+                   "add.rz.f32 %ft0, %ft0, 0f3F000000;", "cvt.rzi.f32.f32 %ft0, %ft0;",
+                   "copysign.f32 %f$rd, %f$rs1, %ft0;", "mov.b32 %r$rd, %f$rd;"),
+    },
+    "hip": {
+        "cvt_f32_bf16": ("r$rd = (r$rs1 & 0xFFFFu) << 16;",),
+        "imul_hi": ("r$rd = (uint32_t)__mulhi((int)r$rs1, (int)r$rs2);",),
+        "bitfind": ("r$rd = (r$rs1 == 0u) ? 0xFFFFFFFFu : (uint32_t)__clz((int)r$rs1);",),
+        "fround": ("r$rd = ri(roundf(rf(r$rs1)));",),
+    },
+    "metal": {
+        "imul_hi": ("r$rd = (uint32_t)mulhi((int)r$rs1, (int)r$rs2);",),
+        "bitfind": ("r$rd = (r$rs1 == 0u) ? 0xFFFFFFFFu : clz(r$rs1);",),
+        "fround": ("r$rd = ri(round(rf(r$rs1)));",),
+    },
+    "sycl": {
+        "imul_hi": ("r$rd = (uint32_t)sycl::mul_hi((int32_t)r$rs1, (int32_t)r$rs2);",),
+        "bitfind": ("r$rd = (r$rs1 == 0u) ? 0xFFFFFFFFu : sycl::clz(r$rs1);",),
+        "fround": ("r$rd = ri(sycl::round(rf(r$rs1)));",),
+    },
+}
+
+
+def _metal_cas(space: str, base: str, returning: bool) -> tuple[str, ...]:
+    result = "    r$rd = expected_tmp;" if returning else None
+    lines = [line.format(space=space, base=base, result=result or "") for line in _METAL_CAS]
+    return tuple(line for line in lines if line)
+
+
+def _cas_fixes(target: str, templates: dict) -> dict[str, tuple[str, ...]]:
+    out = {}
+    for key, lines in templates.items():
+        if key.split("/")[0] not in ("atomic_cas", "local_atomic_cas"):
+            continue
+        if target == "sycl":
+            out[key] = tuple(line.replace("compare_exchange_weak", "compare_exchange_strong")
+                             for line in lines)
+        elif target == "metal":
+            local = key.startswith("local_")
+            out[key] = _metal_cas("threadgroup" if local else "device",
+                                  "local_mem" if local else "device_mem",
+                                  not key.endswith("/nort"))
+    return out
+
+
+def _register_arrays(templates: dict) -> dict[str, tuple[str, ...]]:
+    return {key: tuple(_REGISTER_ARRAY.sub(r"r\1", line) for line in lines)
+            for key, lines in templates.items() if any(_REGISTER_ARRAY.search(l) for l in lines)}
+
+
+def _conversion_swaps(target: str, templates: dict) -> dict[str, tuple[str, ...]]:
+    out = {}
+    for defect in UPSTREAM_DEFECTS:
+        if defect.code != "P811" or target not in defect.backends:
+            continue
+        for m in defect.mnemonics:
+            _, a, b = m.split("_")
+            out[m] = templates[f"cvt_{b}_{a}"]
+    return out
+
+
+_CACHE: dict[str, tuple[dict, dict]] = {}
+
+
+def corrected(target: str, templates: dict[str, tuple[str, ...]], compat: bool) -> dict:
+    """The templates `wave-lsp emit` uses for `target` (built once per backend table):
+    upstream's own under `compat`."""
+    if compat:
+        return templates
+    cached = _CACHE.get(target)
+    if cached is None or cached[0] is not templates:
+        table = dict(templates)
+        table.update(_conversion_swaps(target, templates))
+        table.update(_cas_fixes(target, templates))
+        table.update(_register_arrays(table))
+        table.update(_BY_TARGET.get(target, {}))
+        cached = _CACHE[target] = (templates, table)
+    return cached[1]

@@ -1,0 +1,63 @@
+"""`wave-lsp emit --target ptx|hip|metal|sycl FILE [-o OUT] [--compat upstream]`: what a vendor
+backend makes of a kernel file.
+
+FILE is `.wave` source or a `.wbin`. The text goes to stdout, or to OUT with `-o`. By default
+the output is upstream's `wave-ptx`/`wave-hip`/`wave-metal`/`wave-sycl` text with upstream's
+translation defects corrected (lints P811-P816 name each); `--compat upstream` reproduces
+upstream's pipeline exactly, defects included (source is assembled as `wave-asm` does).
+Errors print `error: MESSAGE` to stderr and exit with status 1, as upstream's backends do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..asm.backends import TARGETS, EmitError, emit
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "emit", help="translate a kernel file to PTX, HIP, Metal or SYCL",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", type=Path, metavar="FILE", help=".wave source or .wbin binary")
+    p.add_argument("--target", "-t", required=True, choices=TARGETS, help="the backend")
+    p.add_argument("-o", "--output", type=Path, metavar="OUT", help="write here, not stdout")
+    p.add_argument("--compat", choices=("upstream",),
+                   help="reproduce upstream's output exactly, defects included")
+    p.set_defaults(func=run)
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 1
+
+
+def run(args) -> int:
+    from ..asm import AssemblyError, WbinError
+    try:
+        data = args.file.read_bytes()
+    except OSError as err:
+        return _error(f"cannot read '{args.file}': {err.strerror or err}")
+    if data[:4] == b"WAVE" or args.file.suffix == ".wbin":
+        program = data
+    else:
+        try:
+            program = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return _error(f"'{args.file}' is neither UTF-8 WAVE source nor a .wbin")
+    try:
+        result = emit(program, args.target, compat=args.compat == "upstream")
+    except AssemblyError as err:
+        return _error(f"{args.file}:{err.line + 1}: {err.message}")
+    except (EmitError, WbinError) as err:
+        return _error(str(err))
+    if args.output is None:
+        sys.stdout.write(result.text)
+        return 0
+    try:
+        args.output.write_text(result.text, encoding="utf-8")
+    except OSError as err:
+        return _error(f"cannot write '{args.output}': {err.strerror or err}")
+    return 0

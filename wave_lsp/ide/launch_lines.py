@@ -1,0 +1,240 @@
+"""Launch lines: `; wave-lsp run: FLAGS` comments that say how the editor runs a kernel.
+
+A launch line sits inside a kernel's block or directly above its `.kernel` (only comments and
+blank lines between). Its flags are exactly those of `wave-lsp run` (parsed by
+`wave_lsp.emu.launch_flags`, the one parser), plus `--lanes` choosing which threads' values the
+editor shows (default: the first wave of workgroup 0). `--arg OFFSET:FILE` is relative to the
+document's folder. A kernel may have several launch lines; one without any runs with the default
+launch (its `.workgroup_size`, grid 1, zeroed memory). A flag that cannot be parsed becomes a
+`LaunchProblem` with the columns of the flag at fault.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ..emu.launch import Launch
+from ..emu.launch_flags import (DumpRequest, LaunchFlagError, build_launch, dump_requests,
+                                launch_parser, number, parse_launch_flags)
+
+LAUNCH_COMMENT = re.compile(r"^(?P<lead>\s*[;#]+\s*)wave-lsp run:")
+LANES_FLAG = "--lanes"
+MAX_SHOWN_LANES = 64
+# Flags whose effect makes no sense inside the editor; they are accepted and ignored.
+IGNORED_FLAGS = ("--trace", "--stats", "--dump-regs")
+_TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|\S+")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One whitespace-separated word of a launch line, with its columns [start, end)."""
+
+    text: str
+    start: int
+    end: int
+
+    @property
+    def value(self) -> str:
+        """The word without surrounding quotes."""
+        if len(self.text) >= 2 and self.text[0] == self.text[-1] and self.text[0] in "\"'":
+            return self.text[1:-1]
+        return self.text
+
+
+@dataclass(frozen=True)
+class LaunchProblem:
+    """Why a launch line cannot run, and the columns to underline."""
+
+    message: str
+    start: int
+    end: int
+    flag: str | None = None
+
+
+@dataclass(frozen=True)
+class LaunchLine:
+    """One launch comment, parsed. `launch` is None exactly when `problem` is set."""
+
+    line: int
+    kernel: str
+    ordinal: int                   # position among the kernel's launch lines (0 = first)
+    start: int                     # columns of the whole comment
+    end: int
+    flags_start: int               # column where the flags begin
+    tokens: tuple[Token, ...]
+    launch: Launch | None
+    lanes: tuple[int, ...] | None  # None: the first wave of workgroup 0
+    dumps: tuple[DumpRequest, ...]
+    explicit: frozenset[str]       # flags written on the line
+    problem: LaunchProblem | None = None
+
+    @property
+    def flags(self) -> str:
+        return " ".join(t.text for t in self.tokens)
+
+
+def launch_comment(text: str) -> int | None:
+    """The column where the flags of a launch comment start, or None if `text` is not one."""
+    m = LAUNCH_COMMENT.match(text)
+    return m.end() if m else None
+
+
+def tokens_of(text: str, start: int) -> tuple[Token, ...]:
+    """The words of `text` from column `start` (quotes keep spaces inside a word)."""
+    return tuple(Token(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text, start))
+
+
+def parse_lanes(text: str) -> tuple[int, ...]:
+    """`--lanes` value: global thread ids and inclusive ranges, `0-7,32,40-47`."""
+    lanes: list[int] = []
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        if not first:
+            raise LaunchFlagError(f"--lanes: expected THREAD or FIRST-LAST, got '{part}'",
+                                  LANES_FLAG)
+        lo = number(first, LANES_FLAG)
+        hi = number(last, LANES_FLAG) if dash else lo
+        if lo < 0 or hi < lo:
+            raise LaunchFlagError(f"--lanes: '{part}' is not a thread or an increasing range",
+                                  LANES_FLAG)
+        lanes.extend(range(lo, min(hi, lo + MAX_SHOWN_LANES) + 1))
+        if len(set(lanes)) > MAX_SHOWN_LANES:
+            raise LaunchFlagError(f"--lanes: at most {MAX_SHOWN_LANES} threads can be shown",
+                                  LANES_FLAG)
+    return tuple(sorted(set(lanes)))
+
+
+def _split_lanes(tokens: Sequence[Token]) -> tuple[list[str], str | None]:
+    """The flag words for the run parser, and the `--lanes` value (taken out)."""
+    words, lanes = [], None
+    i = 0
+    while i < len(tokens):
+        word = tokens[i].value
+        if word == LANES_FLAG:
+            if i + 1 >= len(tokens):
+                raise LaunchFlagError("--lanes expects THREADS, e.g. 0-7,32", LANES_FLAG)
+            lanes = tokens[i + 1].value
+            i += 2
+            continue
+        if word.startswith(LANES_FLAG + "="):
+            lanes = word.split("=", 1)[1]
+        else:
+            words.append(word)
+        i += 1
+    return words, lanes
+
+
+def flag_columns(tokens: Sequence[Token], flag: str | None, message: str) -> tuple[int, int]:
+    """Columns of the flag at fault (with its value); the whole flag list when unknown. Of
+    several uses of one flag, the one whose value the message quotes."""
+    if not tokens:
+        return 0, 0
+    whole = (tokens[0].start, tokens[-1].end)
+    if not flag:
+        return whole
+    places = []
+    for i, tok in enumerate(tokens):
+        name = tok.value.split("=", 1)[0]
+        if name == flag:
+            end = tok.end
+            if "=" not in tok.value and i + 1 < len(tokens) \
+                    and not tokens[i + 1].value.startswith("--"):
+                end = tokens[i + 1].end
+            value = tokens[i + 1].value if end != tok.end else tok.value.partition("=")[2]
+            places.append((tok.start, end, value))
+    if not places:
+        return whole
+    for start, end, value in places:
+        if value and value in message:
+            return start, end
+    return places[0][0], places[0][1]
+
+
+def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
+                      base_dir: Path | None) -> LaunchLine | None:
+    """Parse the launch comment on one line (None when the line is not a launch comment)."""
+    flags_start = launch_comment(text)
+    if flags_start is None:
+        return None
+    tokens = tokens_of(text, flags_start)
+    stripped = len(text) - len(text.lstrip())
+    place = dict(line=line, kernel=kernel, ordinal=ordinal, start=stripped, end=len(text.rstrip()),
+                 flags_start=flags_start, tokens=tokens)
+    explicit = frozenset(t.value.split("=", 1)[0] for t in tokens if t.value.startswith("--"))
+    try:
+        words, lanes_text = _split_lanes(tokens)
+        args = parse_launch_flags(words)
+        if args.kernel is not None and args.kernel != kernel:
+            raise LaunchFlagError(f"--kernel: this launch line belongs to kernel '{kernel}', "
+                                  f"not '{args.kernel}'", "--kernel")
+        if base_dir is None and args.arg:
+            raise LaunchFlagError("--arg: the document has no folder to read files from "
+                                  "(save it first)", "--arg")
+        launch = build_launch(args, base_dir, kernel=kernel, trace=False)
+        dumps = tuple(dump_requests(args))
+        lanes = parse_lanes(lanes_text) if lanes_text is not None else None
+    except LaunchFlagError as err:
+        start, end = flag_columns(tokens, err.flag, str(err))
+        problem = LaunchProblem(str(err), start, end, err.flag)
+        return LaunchLine(**place, launch=None, lanes=None, dumps=(), explicit=explicit,
+                          problem=problem)
+    return LaunchLine(**place, launch=launch, lanes=lanes, dumps=dumps, explicit=explicit)
+
+
+def _is_comment_or_blank(text: str) -> bool:
+    stripped = text.strip()
+    return not stripped or stripped[0] in ";#"
+
+
+def launch_lines(doc, base_dir: Path | None = None) -> list[LaunchLine]:
+    """Every launch line of a document (a syntax `Document`), in line order."""
+    out: list[LaunchLine] = []
+    lines = doc.lines
+    for kernel in doc.program.kernels:
+        found: list[int] = []
+        above = kernel.line - 1
+        while above >= 0 and _is_comment_or_blank(lines[above]):
+            above -= 1
+        for line in range(above + 1, min(kernel.last_line, len(lines) - 1) + 1):
+            if launch_comment(lines[line]) is not None:
+                found.append(line)
+        for ordinal, line in enumerate(found):
+            parsed = parse_launch_line(lines[line], line, kernel.name, ordinal, base_dir)
+            if parsed is not None:
+                out.append(parsed)
+    out.sort(key=lambda ll: ll.line)
+    return out
+
+
+def default_launch(kernel: str) -> Launch:
+    """The launch of a kernel without a launch line: its `.workgroup_size` (else upstream's
+    default), grid 1, zeroed device memory."""
+    return Launch(kernel=kernel)
+
+
+def flag_help() -> list[tuple[str, str]]:
+    """(flag, help) for every flag a launch line accepts, for completion."""
+    out = [(LANES_FLAG, "threads whose values the editor shows, e.g. 0-7,32 "
+                        "(default: the first wave of workgroup 0)")]
+    for action in launch_parser()._actions:
+        for name in action.option_strings:
+            if name.startswith("--") and name not in IGNORED_FLAGS:
+                metavar = f" {action.metavar}" if action.metavar else ""
+                out.append((name, f"{action.help or ''}{metavar and ' —' + metavar}"))
+    return out
+
+
+def flag_word_at(text: str, col: int) -> int | None:
+    """Where a flag being typed at `col` on a launch line starts (None when the cursor is not
+    where a flag may be written)."""
+    flags_start = launch_comment(text)
+    if flags_start is None or col < flags_start:
+        return None
+    prefix = text[flags_start:col]
+    word = re.search(r"\S*$", prefix).group(0)
+    if word and not word.startswith("-"):
+        return None
+    return col - len(word)

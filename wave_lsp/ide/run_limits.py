@@ -1,0 +1,20 @@
+"""The limits of an inline run (settings `run.maxInstructions` and `run.timeLimitMs`) and the
+few facts about runs the server needs before any run: small and free of the emulator, so the
+server can name them without loading it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_MAX_INSTRUCTIONS = 1_000_000     # wave-instructions per workgroup
+DEFAULT_TIME_LIMIT_MS = 2_000            # an infinite loop stops within about 2 s
+LAUNCH_MARKER = "wave-lsp run:"          # cheap test before parsing launch lines
+NOT_EXECUTED = "R006"                    # the code of lines no shown lane executed (greyed)
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """From the settings `run.maxInstructions` and `run.timeLimitMs` (0: no limit)."""
+
+    max_instructions: int = DEFAULT_MAX_INSTRUCTIONS
+    time_limit_ms: int = DEFAULT_TIME_LIMIT_MS

@@ -1,0 +1,339 @@
+"""What one run of a kernel shows in the editor, per source line: plain data built from a
+`RunReport` (the emulator's public result).
+
+- `LineResult`: the values an executed line produced in the shown lanes (compact text for an
+  inlay hint), how often it ran, and which shown lanes were active;
+- not-executed lines (instruction lines of the kernel the shown lanes never reached);
+- diagnostics: every emulator error kind as R001 (R002 for the instruction and time limits),
+  every warning kind as R003, not-executed lines as R006 — generically, so new kinds appear
+  without more code;
+- the `--dump-*` regions of the launch, and a one-line summary for the code lens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..analysis.codes import diagnostic
+from ..analysis.diagnostic import Diagnostic, Range, Related
+from ..emu import RunReport
+from ..emu.formats import dump_values, hex_dump
+from ..emu.launch_flags import DumpRequest
+from .run_limits import NOT_EXECUTED
+from .value_format import (compact, display_kind, format_value, lane_ranges, mask_text,
+                           resolve_kind)
+
+LIMIT_KINDS = ("instruction_limit", "time_limit")
+
+
+@dataclass(frozen=True)
+class LineValue:
+    """One register, predicate or memory location written by a line's last recorded execution."""
+
+    target: str                  # "r5", "p1", "r2:r3" (f64), "[0x100]", "[r8]", "local[r3]"
+    kind: str                    # display kind (value_format.display_kind)
+    values: dict[int, int]       # shown thread -> bits, for the threads that were active
+    text: str                    # compact, for the inlay hint
+    earlier: dict[int, int] = field(default_factory=dict)  # per thread, its latest earlier write
+
+
+@dataclass(frozen=True)
+class LineResult:
+    """What the shown lanes did on one source line."""
+
+    line: int
+    mnemonic: str
+    count: int                           # executions
+    active: tuple[int, ...] | None       # shown threads active on the last recorded execution
+    values: tuple[LineValue, ...]
+    label: str                           # the inlay hint ("" when there is nothing to say)
+
+
+@dataclass(frozen=True)
+class Dump:
+    """One `--dump-*` region after the run: values as upstream prints them."""
+
+    kind: str
+    start: int
+    count: int
+    values: tuple[str, ...]
+
+    def title(self) -> str:
+        if self.kind == "memory":
+            return f"device memory 0x{self.start:x}..0x{self.start + self.count:x}"
+        return f"{self.count} × {self.kind} at 0x{self.start:x}"
+
+
+@dataclass
+class KernelRun:
+    """The outcome of running one kernel of one document revision."""
+
+    kernel: str
+    revision: int
+    version: int | None
+    launch_line: int | None              # source line of the launch comment; None: default
+    ordinal: int | None                  # which of the kernel's launch lines
+    flags: str
+    status: str                          # ok, error, invalid, failed, cancelled
+    message: str = ""
+    elapsed_ms: float = 0.0
+    instructions: int = 0
+    lanes_active: float | None = None    # share of shown lanes active, over executed lines
+    threads: tuple[int, ...] = ()
+    lines: dict[int, LineResult] = field(default_factory=dict)
+    not_executed: tuple[int, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    dumps: tuple[Dump, ...] = ()
+    initial: dict[int, int] = field(default_factory=dict)   # --set-reg register -> value
+    errors: list[dict] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """The code lens title: `✓ 3.1 ms · 2,048 instr · 94% lanes active` or the error."""
+        if self.status == "ok":
+            parts = [f"✓ {self.elapsed_ms:.1f} ms", f"{self.instructions:,} instr"]
+            if self.lanes_active is not None:
+                parts.append(f"{round(100 * self.lanes_active)}% lanes active")
+            return " · ".join(parts)
+        if self.status == "error":
+            return f"✕ {self.message} · {self.elapsed_ms:.1f} ms"
+        return f"✕ {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The result of the `wave-lsp.run` command."""
+        return {
+            "kernel": self.kernel, "version": self.version, "launchLine": self.launch_line,
+            "flags": self.flags, "status": self.status, "ok": self.status == "ok",
+            "message": self.message, "summary": self.summary(),
+            "elapsedMs": round(self.elapsed_ms, 3), "instructions": self.instructions,
+            "lanesActive": self.lanes_active, "threads": list(self.threads),
+            "lines": [{"line": r.line, "mnemonic": r.mnemonic, "count": r.count,
+                       "active": None if r.active is None else list(r.active),
+                       "label": r.label,
+                       "values": [{"target": v.target, "kind": v.kind, "text": v.text,
+                                   "values": {str(t): b for t, b in v.values.items()}}
+                                  for v in r.values]}
+                      for r in sorted(self.lines.values(), key=lambda r: r.line)],
+            "notExecuted": list(self.not_executed),
+            "diagnostics": [{"code": d.code, "severity": d.severity.label, "line": d.range.start_line,
+                             "message": d.message} for d in self.diagnostics],
+            "dumps": [{"kind": d.kind, "start": d.start, "count": d.count,
+                       "values": list(d.values)} for d in self.dumps],
+            "errors": self.errors, "warnings": self.warnings, "stats": self.stats,
+        }
+
+
+@dataclass(frozen=True)
+class RunPlace:
+    """Where a run's results go in the source of the revision it ran on."""
+
+    kernel_line: int
+    anchor: Range                        # launch comment, or the `.kernel` directive
+    instruction_lines: tuple[tuple[int, int, int], ...]   # (line, start col, end col)
+
+
+def _merge_f64(writes) -> list[tuple[str, str, dict[int, int]]]:
+    out, i = [], 0
+    while i < len(writes):
+        w = writes[i]
+        if w.kind == "f64lo" and i + 1 < len(writes) and writes[i + 1].kind == "f64hi":
+            hi = writes[i + 1]
+            values = {t: (v & 0xFFFFFFFF) | ((hi.values.get(t, 0) & 0xFFFFFFFF) << 32)
+                      for t, v in w.values.items()}
+            out.append((f"{w.target}:{hi.target}", "f64", values))
+            i += 2
+            continue
+        out.append((w.target, w.kind, w.values))
+        i += 1
+    return out
+
+
+def _target_text(target: str) -> str:
+    if target.startswith("device["):
+        return target[len("device"):]
+    return target
+
+
+def line_result(record, threads: tuple[int, ...]) -> LineResult:
+    """A `LineRecord` as what the editor shows on its line."""
+    last = record.writes[-1] if record.writes else []
+    values: list[LineValue] = []
+    active: tuple[int, ...] | None = None
+    for target, kind, bits in _merge_f64(last):
+        shown = display_kind(record.mnemonic, kind)
+        if active is None:
+            active = tuple(t for t in threads if t in bits)
+        if shown == "pred":
+            text = mask_text([bool(bits.get(t, 0)) for t in threads])
+        else:
+            listed = [bits[t] for t in threads if t in bits]
+            shown = resolve_kind(shown, listed)
+            text = compact([format_value(b, shown) for b in listed])
+        values.append(LineValue(_target_text(target), shown, dict(bits), text,
+                                _earlier(record.writes, target, threads)))
+    if active is None and record.count == 1 and record.first_active:
+        active = tuple(t for t, on in zip(threads, record.first_active) if on)
+    return LineResult(record.line, record.mnemonic, record.count, active, tuple(values),
+                      _label(values, active, threads, record.count))
+
+
+def _earlier(executions, target: str, threads) -> dict[int, int]:
+    """Per thread, the value this line wrote to `target` before its last execution."""
+    name = target.split(":")[0]
+    out: dict[int, int] = {}
+    for writes in reversed(executions[:-1]):
+        for w in writes:
+            if w.target == name:
+                for t, bits in w.values.items():
+                    out.setdefault(t, bits)
+        if len(out) == len(threads):
+            break
+    return out
+
+
+def _label(values: list[LineValue], active, threads, count: int) -> str:
+    parts = []
+    everyone = active is not None and len(active) == len(threads) and len(threads) > 1
+    for v in values:
+        if v.kind == "pred":
+            parts.append(f"{v.target} = {v.text}")
+            continue
+        text = v.text
+        if everyone and len(set(v.values.values())) == 1:
+            text += " (all lanes)"
+        arrow = " ← " if v.target.startswith(("[", "local[")) else " = "
+        parts.append(f"{v.target}{arrow}{text}")
+    label = "; ".join(parts)
+    if active is not None and not everyone and len(threads) > 1 and \
+            not all(v.kind == "pred" for v in values):
+        positions = [threads.index(t) for t in active]
+        label += f" [lane{'s' if len(positions) != 1 else ''} {lane_ranges(positions) or 'none'}]"
+    if count > 1:
+        label = f"{label} ×{count:,}".strip()
+    return label
+
+
+def lanes_active(report: RunReport, threads: tuple[int, ...]) -> float | None:
+    """The share of shown lanes active over the recorded executions of writing lines."""
+    if not report.line_records or not threads:
+        return None
+    active = slots = 0
+    for record in report.line_records.values():
+        if not any(record.writes):
+            continue
+        executions = min(record.count, max(len(record.writes), 1))
+        slots += executions * len(threads)
+        active += sum(len(ex[0].values) for ex in record.writes if ex)
+    return active / slots if slots else None
+
+
+def dumps_of(report: RunReport, requests: tuple[DumpRequest, ...]) -> tuple[Dump, ...]:
+    out = []
+    for req in requests:
+        try:
+            if req.kind == "memory":
+                values = hex_dump(report.device_memory, req.start, req.start + req.count)[1:]
+            else:
+                values = dump_values(report.device_memory, req.start, req.count, req.kind)
+        except Exception as err:    # a region beyond memory: say so rather than fail the run
+            values = [f"cannot read: {err}"]
+        out.append(Dump(req.kind, req.start, req.count, tuple(values)))
+    return tuple(out)
+
+
+def _where(item) -> str:
+    parts = []
+    if item.workgroup is not None:
+        parts.append("workgroup ({},{},{})".format(*item.workgroup))
+    if item.wave is not None:
+        parts.append(f"wave {item.wave}")
+    if item.lanes:
+        parts.append(f"lane{'s' if len(item.lanes) > 1 else ''} {lane_ranges(list(item.lanes))}")
+    return ", ".join(parts)
+
+
+def _line_range(place: RunPlace, line: int | None) -> Range:
+    for ln, start, end in place.instruction_lines:
+        if ln == line:
+            return Range(ln, start, ln, end)
+    return place.anchor
+
+
+def run_diagnostics(report: RunReport, place: RunPlace, not_executed: tuple[int, ...],
+                    threads: tuple[int, ...]) -> tuple[Diagnostic, ...]:
+    """Errors, warnings and not-executed lines of a run, as analysis-style diagnostics."""
+    out: list[Diagnostic] = []
+    launched = Related(place.anchor, "launched here")
+    for err in report.errors:
+        if err.kind == "cancelled":
+            continue
+        rng = _line_range(place, err.line)
+        where = _where(err)
+        code = "R002" if err.kind in LIMIT_KINDS else "R001"
+        message = f"{err.message} ({err.kind.replace('_', ' ')}" + (f"; {where})" if where else ")")
+        related = [launched]
+        if err.details.get("thread") is not None:
+            related.append(Related(rng, f"first failing thread: {err.details['thread']}"))
+        out.append(diagnostic(code, rng.start_line, rng.start_col, rng.end_col, message,
+                              tuple(related)))
+    for warn in report.warnings:
+        rng = _line_range(place, warn.line)
+        where = _where(warn)
+        times = f", {warn.count} times" if warn.count > 1 else ""
+        message = f"{warn.message} ({warn.kind.replace('_', ' ')}" + \
+            (f"; {where}" if where else "") + f"{times})"
+        out.append(diagnostic("R003", rng.start_line, rng.start_col, rng.end_col, message,
+                              (launched,)))
+    shown = lane_ranges(list(threads)) if threads else "none"
+    for line in not_executed:
+        rng = _line_range(place, line)
+        out.append(diagnostic(NOT_EXECUTED, rng.start_line, rng.start_col, rng.end_col,
+                              f"not executed in this run (shown threads {shown})"))
+    return tuple(out)
+
+
+def build_run(report: RunReport, place: RunPlace, dumps: tuple[DumpRequest, ...],
+              **fields) -> KernelRun:
+    """A `KernelRun` from a report; `fields` are KernelRun's identity fields (kernel, revision,
+    version, launch_line, ordinal, flags, elapsed_ms, initial)."""
+    from dataclasses import asdict
+    threads = tuple(report.recorded_threads)
+    lines = {}
+    for record in (report.line_records or {}).values():
+        # a line passed with no shown lane active (the far side of a branch) did not execute
+        if record.line is not None and record.writes:
+            lines[record.line] = line_result(record, threads)
+    not_executed: tuple[int, ...] = ()
+    if report.line_records:
+        not_executed = tuple(ln for ln, _, _ in place.instruction_lines if ln not in lines)
+    failure = next((e for e in report.errors if e.kind != "cancelled"), None)
+    status, message = "ok", ""
+    if any(e.kind == "cancelled" for e in report.errors):
+        status, message = "cancelled", "run cancelled"
+    elif failure is not None:
+        at = f" at line {failure.line + 1}" if failure.line is not None else ""
+        status, message = "error", f"{failure.kind.replace('_', ' ')}{at}"
+    return KernelRun(
+        status=status, message=message, instructions=report.stats.total,
+        lanes_active=lanes_active(report, threads), threads=threads, lines=lines,
+        not_executed=not_executed, diagnostics=run_diagnostics(report, place, not_executed, threads),
+        dumps=dumps_of(report, dumps),
+        errors=[_plain(asdict(e)) for e in report.errors],
+        warnings=[_plain(asdict(w)) for w in report.warnings],
+        stats=asdict(report.stats), **fields)
+
+
+def _plain(item: dict) -> dict:
+    """JSON-safe copy (tuples to lists, numpy scalars to Python numbers)."""
+    out = {}
+    for key, value in item.items():
+        if isinstance(value, tuple):
+            value = list(value)
+        elif isinstance(value, dict):
+            value = {str(k): (v.item() if hasattr(v, "item") else v) for k, v in value.items()}
+        elif hasattr(value, "item"):
+            value = value.item()
+        out[key] = value
+    return out

@@ -1,0 +1,186 @@
+"""Running kernels for a document, off the event loop, and keeping what the runs showed.
+
+`plan_runs` (on the event loop, cheap) snapshots what to run from one document revision: the
+text, the kernels, their launch lines and where results go. `execute` (on the worker thread)
+assembles the snapshot once and runs each kernel through the emulator's public `run`, with the
+instruction and time limits of the settings and a cancel flag that a newer revision sets.
+`DocumentRuns` is the per-document state: which kernels are live (re-run on every edit) and the
+latest `KernelRun` of each, tagged with the revision it ran on so nothing stale is ever shown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..analysis.diagnostic import Range
+from ..emu import Launch, LaunchError, run
+from .launch_lines import LaunchLine, default_launch, launch_lines
+from .run_limits import RunLimits
+from .run_results import KernelRun, RunPlace, build_run
+
+RECORD_LIMIT = 256
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """One kernel to run, from one revision."""
+
+    kernel: str
+    launch: LaunchLine | None        # None: the default launch
+    place: RunPlace
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the worker needs from a document revision (immutable, safe across threads)."""
+
+    text: str
+    revision: int
+    version: int | None
+    plans: tuple[RunPlan, ...]
+
+
+def kernel_launch_lines(doc, base_dir: Path | None) -> dict[str, list[LaunchLine]]:
+    """The launch lines of each kernel, in order."""
+    out: dict[str, list[LaunchLine]] = {}
+    for ll in launch_lines(doc, base_dir):
+        out.setdefault(ll.kernel, []).append(ll)
+    return out
+
+
+def place_of(doc, kernel, launch: LaunchLine | None) -> RunPlace:
+    if launch is not None:
+        anchor = Range(launch.line, launch.start, launch.line, launch.end)
+    else:
+        d = kernel.directive
+        anchor = Range(kernel.line, d.start, kernel.line, d.end)
+    spots = tuple((line, ins.start, ins.end) for line, ins in kernel.instructions)
+    return RunPlace(kernel.line, anchor, spots)
+
+
+def plan_runs(doc, wanted: dict[str, int | None], by_kernel: dict[str, list[LaunchLine]]
+              ) -> Snapshot:
+    """Snapshot the revision: for each wanted kernel (name -> launch ordinal, None for the
+    first launch line or the default launch) what to run and where results go."""
+    plans = []
+    for name, ordinal in wanted.items():
+        kernel = doc.program.kernel_named(name)
+        if kernel is None:
+            continue
+        lines = by_kernel.get(name, [])
+        launch = None
+        if lines:
+            launch = lines[ordinal] if ordinal is not None and ordinal < len(lines) else lines[0]
+        plans.append(RunPlan(name, launch, place_of(doc, kernel, launch)))
+    return Snapshot(doc.text, doc.revision, doc.version, tuple(plans))
+
+
+def _launch_for(plan: RunPlan, limits: RunLimits) -> Launch:
+    ll = plan.launch
+    launch = ll.launch if ll is not None else default_launch(plan.kernel)
+    changes: dict = dict(record_threads=ll.lanes if ll is not None and ll.lanes else "first_wave",
+                         record_limit=RECORD_LIMIT, trace=False, kernel=plan.kernel)
+    explicit = ll.explicit if ll is not None else frozenset()
+    if "--max-instructions" not in explicit:
+        changes["max_instructions"] = limits.max_instructions
+    if "--time-limit" not in explicit:
+        changes["time_limit"] = limits.time_limit_ms / 1000 if limits.time_limit_ms > 0 else None
+    return dataclasses.replace(launch, **changes)
+
+
+def _identity(snapshot: Snapshot, plan: RunPlan) -> dict:
+    ll = plan.launch
+    return dict(kernel=plan.kernel, revision=snapshot.revision, version=snapshot.version,
+                launch_line=ll.line if ll else None, ordinal=ll.ordinal if ll else None,
+                flags=ll.flags if ll else "")
+
+
+def execute(snapshot: Snapshot, limits: RunLimits,
+            cancelled: Callable[[], bool] = lambda: False) -> list[KernelRun]:
+    """Run every planned kernel of a snapshot (called on the worker thread)."""
+    from ..asm import assemble
+    results: list[KernelRun] = []
+    assembly = None
+    for plan in snapshot.plans:
+        ident = _identity(snapshot, plan)
+        ll = plan.launch
+        if ll is not None and ll.problem is not None:
+            results.append(KernelRun(status="invalid", message=f"launch line: {ll.problem.message}",
+                                     **ident))
+            continue
+        if cancelled():
+            results.append(KernelRun(status="cancelled", message="run cancelled", **ident))
+            continue
+        try:
+            if assembly is None:
+                assembly = assemble(snapshot.text)
+            launch = _launch_for(plan, limits)
+            started = time.perf_counter()
+            report = run(assembly, launch, cancel=cancelled)
+            elapsed = (time.perf_counter() - started) * 1000
+        except LaunchError as err:
+            results.append(KernelRun(status="failed", message=str(err), **ident))
+            continue
+        except Exception as err:    # the assembler's errors: the source does not assemble
+            results.append(KernelRun(status="failed", message=f"cannot run: {err}", **ident))
+            continue
+        dumps = ll.dumps if ll is not None else ()
+        initial = dict(launch.set_regs)
+        results.append(build_run(report, plan.place, dumps, elapsed_ms=elapsed, initial=initial,
+                                 **ident))
+    return results
+
+
+class RunWorker:
+    """One background thread that runs snapshots; each job has its own cancel flag."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wave-run")
+
+    def submit(self, snapshot: Snapshot, limits: RunLimits,
+               cancel: threading.Event) -> Future:
+        return self._pool.submit(execute, snapshot, limits, cancel.is_set)
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass
+class DocumentRuns:
+    """The run state of one open document."""
+
+    live: dict[str, int | None] = field(default_factory=dict)   # kernel -> launch ordinal
+    results: dict[str, KernelRun] = field(default_factory=dict)
+    generation: int = 0                  # bumped whenever `results` changes
+    cancel: threading.Event | None = None   # the job in flight (or scheduled)
+
+    def stop(self) -> None:
+        """Cancel the job in flight, if any."""
+        if self.cancel is not None:
+            self.cancel.set()
+            self.cancel = None
+
+    def current(self, revision: int) -> list[KernelRun]:
+        """The results that belong to `revision` (never a stale one)."""
+        return [r for r in self.results.values() if r.revision == revision]
+
+    def store(self, runs: list[KernelRun]) -> None:
+        for r in runs:
+            if r.status != "cancelled":
+                self.results[r.kernel] = r
+        self.generation += 1
+
+    def clear(self, kernel: str | None) -> None:
+        if kernel is None:
+            self.live.clear()
+            self.results.clear()
+        else:
+            self.live.pop(kernel, None)
+            self.results.pop(kernel, None)
+        self.generation += 1

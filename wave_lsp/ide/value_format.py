@@ -1,0 +1,167 @@
+"""How a recorded value reads in the editor: by the class of the instruction that produced it.
+
+f32/f16/bf16/f64 results as numbers, integer results as signed decimal, bitwise results in hex,
+predicates as lane masks, and untyped moves (loads, shuffles, `mov`) as a float when the bits
+look like one, else as an integer. Lists of per-lane values are compacted: `0, 1, 2 … 63` for a
+progression, `7 (all lanes)` for one value everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import numpy as np
+
+from ..isa import INSTRUCTIONS
+from ..isa import InstructionClass as IC
+
+MAX_LISTED = 5          # values listed before an ellipsis
+_FLOAT_KINDS = ("f32", "f16", "bf16", "f64")
+_SIGNED_CLASSES = (IC.INTEGER, IC.ATOMIC, IC.COMPARE)
+_HEX_MNEMONICS = ("wave_ballot",)
+_SIGNED_MNEMONICS = ("mov_sr", "wave_prefix_sum", "wave_reduce_add", "wave_reduce_min",
+                     "wave_reduce_max")
+_UNTYPED_MNEMONICS = ("select",)
+
+
+def display_kind(mnemonic: str, record_kind: str) -> str:
+    """How values written by `mnemonic` read: int, hex, auto, pred or a float kind."""
+    if record_kind == "pred":
+        return "pred"
+    if record_kind in _FLOAT_KINDS or record_kind in ("f64lo", "f64hi"):
+        return "f64" if record_kind.startswith("f64") else record_kind
+    if record_kind == "i32":
+        return "int"
+    spec = INSTRUCTIONS.get(mnemonic)
+    if spec is None:
+        return "auto"
+    if mnemonic in _HEX_MNEMONICS or spec.iclass is IC.BITWISE:
+        return "hex"
+    if mnemonic in _SIGNED_MNEMONICS:
+        return "int"
+    if mnemonic in _UNTYPED_MNEMONICS:
+        return "auto"
+    if spec.iclass in _SIGNED_CLASSES:
+        return "int"
+    if mnemonic.startswith("cvt_"):
+        return "uint"
+    return "auto"
+
+
+def _signed(bits: int) -> int:
+    bits &= 0xFFFFFFFF
+    return bits - (1 << 32) if bits & 0x80000000 else bits
+
+
+def _f32(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+
+
+def number_text(x: float) -> str:
+    """A float with the fewest digits that read back as the same f32, `3.0`, `NaN`, `-inf`."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    text = str(np.float32(x)) if abs(x) < 3.5e38 else repr(x)
+    if "e" not in text and "." not in text and "n" not in text:
+        text += ".0"
+    return text
+
+
+def _half(bits: int, kind: str) -> float:
+    bits &= 0xFFFF
+    if kind == "f16":
+        return float(np.array([bits], dtype="<u2").view("<f2")[0])
+    return _f32(bits << 16)
+
+
+def _looks_like_float(bits: int) -> bool:
+    """Whether untyped bits are more plausibly an f32 than an integer."""
+    bits &= 0xFFFFFFFF
+    if bits < (1 << 24) or bits > 0xFFFFFFFF - (1 << 24):
+        return False
+    x = _f32(bits)
+    return math.isfinite(x) and 1e-6 <= abs(x) < 1e9
+
+
+def format_value(bits: int, kind: str) -> str:
+    """One 32-bit value (or f64 given as a 64-bit pattern) in display kind `kind`."""
+    if kind == "int":
+        return str(_signed(bits))
+    if kind == "uint":
+        return str(bits & 0xFFFFFFFF)
+    if kind == "hex":
+        return f"0x{bits & 0xFFFFFFFF:x}"
+    if kind == "pred":
+        return "1" if bits else "0"
+    if kind == "f32":
+        return number_text(_f32(bits))
+    if kind == "f64":
+        return number_text(struct.unpack("<d", struct.pack("<Q", bits & (2**64 - 1)))[0])
+    if kind in ("f16", "bf16"):
+        low = number_text(_half(bits, kind))
+        high = (bits >> 16) & 0xFFFF
+        return f"{low}|{number_text(_half(high, kind))}" if high else low
+    if _looks_like_float(bits):
+        return number_text(_f32(bits))
+    return str(_signed(bits))
+
+
+def resolve_kind(kind: str, values: list[int]) -> str:
+    """For untyped values ("auto"), one choice for the whole list: f32 when every value is zero
+    or looks like a float and at least one does, else int."""
+    if kind != "auto":
+        return kind
+    looks = [_looks_like_float(v) for v in values]
+    if any(looks) and all(on or (v & 0x7FFFFFFF) == 0 for on, v in zip(looks, values)):
+        return "f32"
+    return "int"
+
+
+def lane_ranges(lanes: list[int]) -> str:
+    """`0-3,8,10-11` for a sorted list of lane numbers."""
+    parts, i = [], 0
+    while i < len(lanes):
+        j = i
+        while j + 1 < len(lanes) and lanes[j + 1] == lanes[j] + 1:
+            j += 1
+        parts.append(str(lanes[i]) if i == j else f"{lanes[i]}-{lanes[j]}")
+        i = j + 1
+    return ",".join(parts)
+
+
+def _progression(texts: list[str]) -> bool:
+    try:
+        values = [float(t) for t in texts]
+    except ValueError:
+        return False
+    if len(values) < 3 or not all(math.isfinite(v) for v in values):
+        return False
+    step = values[1] - values[0]
+    return step != 0 and all(b - a == step for a, b in zip(values, values[1:]))
+
+
+def compact(texts: list[str]) -> str:
+    """Per-lane value texts in lane order, compacted for one line."""
+    if not texts:
+        return "–"
+    if len(set(texts)) == 1 and len(texts) > 1:
+        return texts[0]
+    if len(texts) <= MAX_LISTED:
+        return ", ".join(texts)
+    if _progression(texts):
+        return f"{texts[0]}, {texts[1]}, {texts[2]} … {texts[-1]}"
+    return ", ".join(texts[:MAX_LISTED - 1]) + f" … {texts[-1]}"
+
+
+def mask_text(bits: list[bool]) -> str:
+    """A predicate over the shown lanes: hex mask (bit i = i-th shown lane) and its lanes."""
+    mask = sum(1 << i for i, on in enumerate(bits) if on)
+    on = [i for i, b in enumerate(bits) if b]
+    if not on:
+        return "0x0 (no lanes)"
+    if len(on) == len(bits):
+        return f"0x{mask:x} (all lanes)"
+    return f"0x{mask:x} (lane{'s' if len(on) > 1 else ''} {lane_ranges(on)})"

@@ -1,0 +1,194 @@
+"""The Vim/Neovim runtime files that restate ISA facts, generated from this package.
+
+Vim and Neovim colour a buffer with `editors/nvim/syntax/wave.vim` before (and without) the
+language server, so that file lists the mnemonics, directives, special registers, scopes and cache
+hints; the indent rules need the block structure (`editors/nvim/lua/wave/isa.lua`). Those facts
+live once, in `wave_lsp.isa`: `python -m wave_lsp.isa.vim_files` rewrites the checked-in copies
+and `--check` fails when one is stale (a test runs the check).
+
+Each instruction class gets its own syntax group (`waveInteger`, `waveDeviceMemory`, ...) linked
+to one of four groups a colour scheme can tell apart: instructions, memory accesses, control flow
+and synchronisation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from pathlib import Path
+
+from .blocks import BLOCK_CLOSERS, BLOCK_MIDDLES, BLOCK_OPENERS
+from .classes import InstructionClass
+from .directives import CACHE_HINTS, DIRECTIVES, SCOPES
+from .instructions import INSTRUCTIONS
+from .registers import SPECIAL_REGISTERS
+
+# Where the generated files live, relative to the repository root.
+SYNTAX_PATH = Path("editors/nvim/syntax/wave.vim")
+BLOCKS_PATH = Path("editors/nvim/lua/wave/isa.lua")
+
+# The group each instruction class is shown as, and the standard group that one links to.
+_FAMILY = {
+    InstructionClass.LOCAL_MEMORY: "waveMemoryAccess",
+    InstructionClass.DEVICE_MEMORY: "waveMemoryAccess",
+    InstructionClass.ATOMIC: "waveMemoryAccess",
+    InstructionClass.CONTROL: "waveControlFlow",
+    InstructionClass.SYNC: "waveSynchronization",
+}
+_FAMILY_LINKS = {
+    "waveInstruction": "Statement",
+    "waveMemoryAccess": "Function",
+    "waveControlFlow": "Conditional",
+    "waveSynchronization": "Exception",
+}
+_LINKS = {
+    "waveComment": "Comment",
+    "waveTodo": "Todo",
+    "waveToolComment": "SpecialComment",
+    "waveDirective": "PreProc",
+    "waveKernelName": "Function",
+    "waveLabel": "Label",
+    "waveGuard": "PreCondit",
+    "waveRegister": "Identifier",
+    "wavePredicate": "Identifier",
+    "waveSpecialRegister": "Special",
+    "waveScope": "StorageClass",
+    "waveCacheHint": "StorageClass",
+    "waveNumber": "Number",
+    "waveFloatLiteral": "Float",
+    "waveLegacySpecial": "Error",
+}
+
+
+def class_group(iclass: InstructionClass) -> str:
+    """The syntax group of an instruction class, e.g. `waveDeviceMemory`."""
+    return "wave" + "".join(part.capitalize() for part in iclass.name.split("_"))
+
+
+def family_group(iclass: InstructionClass) -> str:
+    """The group a class group links to (`waveInstruction`, `waveMemoryAccess`, ...)."""
+    return _FAMILY.get(iclass, "waveInstruction")
+
+
+def _keywords(group: str, words: list[str]) -> list[str]:
+    """`syn keyword` lines for `words`, wrapped to about 100 columns."""
+    prefix = f"syn keyword {group} "
+    lines = textwrap.wrap(" ".join(words), 100 - len(prefix), break_on_hyphens=False)
+    return [prefix + line for line in lines]
+
+
+def _alternatives(names) -> str:
+    return r"\%(" + r"\|".join(names) + r"\)"
+
+
+def render_syntax() -> str:
+    """The complete Vim syntax file."""
+    out = [
+        '" Vim syntax file for WAVE GPU assembly (.wave)',
+        '" GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_files`: do not edit.',
+        "",
+        'if exists("b:current_syntax")',
+        "  finish",
+        "endif",
+        "",
+        "syn case match",
+        "syn iskeyword @,48-57,_,192-255",
+        "",
+        '" Instructions, one group per instruction class.',
+    ]
+    for iclass in InstructionClass:
+        words = [m for m, spec in INSTRUCTIONS.items() if spec.iclass is iclass]
+        if words:
+            out += _keywords(class_group(iclass), words)
+    out += ["", '" Operands.']
+    out += _keywords("waveSpecialRegister", [s.name for s in SPECIAL_REGISTERS])
+    not_after_word = r"\%(\w\)\@<!"
+    out += [
+        r'syn match waveRegister "\<r\d\+\%(\.\h\w*\)\=\>"',
+        r'syn match wavePredicate "\<p\d\+\>"',
+        r'syn match waveNumber "\%(\w\)\@<![-+]\=\<\d[0-9_]*\>"',
+        r'syn match waveNumber "\%(\w\)\@<![-+]\=\<0[xX][0-9A-Fa-f_]\+\>"',
+        r'syn match waveFloatLiteral "\%(\w\)\@<![-+]\=\<\d[0-9_]*\.[0-9_]*\%([eE][-+]\=\d\+\)\="',
+        r'syn match waveFloatLiteral "\%(\w\)\@<![-+]\=\<\d[0-9_]*[eE][-+]\=\d\+\>"',
+        f'syn match waveScope "{not_after_word}\\.{_alternatives(s.name for s in SCOPES)}\\>"',
+        f'syn match waveCacheHint "{not_after_word}\\.{_alternatives(CACHE_HINTS)}\\>"',
+        r'syn match waveLegacySpecial "%\h[[:alnum:]_.]*"',
+        r'syn match waveGuard "@\s*!\=\s*p\d\+\>"',
+        "",
+        '" Directives, kernels and labels.',
+        f'syn match waveDirective "{not_after_word}\\.{_alternatives(d.name for d in DIRECTIVES)}'
+        r'\>"',
+        r'syn match waveKernelName "\%(\.kernel\s\+\)\@<=\h\w*"',
+        r'syn match waveLabel "^\s*\zs\h\w*\ze\s*:"',
+        "",
+        '" Comments: `;` or `#` to the end of the line; wave-lsp reads `; wave-lsp ...` ones.',
+        "syn keyword waveTodo contained TODO FIXME XXX NOTE",
+        r'syn match waveToolComment "\<wave-lsp\%(\s*:\|\s\+run\s*:\)" contained',
+        r'syn match waveComment "[;#].*$" contains=waveTodo,waveToolComment,@Spell',
+        "",
+    ]
+    for iclass in InstructionClass:
+        out.append(f"hi def link {class_group(iclass)} {family_group(iclass)}")
+    for group, target in {**_FAMILY_LINKS, **_LINKS}.items():
+        out.append(f"hi def link {group} {target}")
+    out += ["", 'let b:current_syntax = "wave"', ""]
+    return "\n".join(out)
+
+
+def _lua_set(words) -> str:
+    return "{ " + ", ".join(f'["{w}"] = true' for w in sorted(words)) + " }"
+
+
+def render_blocks() -> str:
+    """A Lua module with the mnemonics that open, continue and close a block (for indenting)."""
+    return "\n".join([
+        "-- WAVE facts for the Neovim runtime files.",
+        "-- GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_files`: do not edit.",
+        "return {",
+        f"  block_openers = {_lua_set(BLOCK_OPENERS)},",
+        f"  block_middles = {_lua_set(BLOCK_MIDDLES)},",
+        f"  block_closers = {_lua_set(BLOCK_CLOSERS)},",
+        "}",
+        "",
+    ])
+
+
+GENERATED = {SYNTAX_PATH: render_syntax, BLOCKS_PATH: render_blocks}
+
+
+def stale(root: Path) -> list[Path]:
+    """The generated files under repository `root` that are missing or differ from the table."""
+    out = []
+    for path, render in GENERATED.items():
+        target = root / path
+        current = target.read_text(encoding="utf-8") if target.is_file() else None
+        if current != render():
+            out.append(path)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m wave_lsp.isa.vim_files",
+        description="Write the Vim/Neovim runtime files for WAVE from the instruction table.")
+    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[2],
+                        help="repository root (default: the one this package is in)")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 when a file differs from the table")
+    args = parser.parse_args(argv)
+    outdated = stale(args.root)
+    if args.check:
+        for path in outdated:
+            print(f"{path} is stale: run python -m wave_lsp.isa.vim_files", file=sys.stderr)
+        return 1 if outdated else 0
+    for path in outdated:
+        target = args.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(GENERATED[path](), encoding="utf-8")
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

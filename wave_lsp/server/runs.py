@@ -1,0 +1,186 @@
+"""Inline runs in the server: when kernels run, and telling the client to redraw their results.
+
+A kernel becomes live when the user runs it (`wave-lsp.run`) or, with `run.live`, as soon as it
+has a launch line. Every edit of a document with live kernels restarts a debounce timer (the
+diagnostics delay); when it fires, the in-flight run of that document is cancelled and the
+current revision runs on the worker thread (`wave_lsp.ide.run_session`). Results are stored only
+if the document is still at the revision they ran on, then the client is asked to refresh inlay
+hints and code lenses, and diagnostics are re-delivered. The emulator is loaded only once a
+document has a launch line or a kernel is run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from ..ide.run_limits import LAUNCH_MARKER, RunLimits
+from .handlers import report_failure
+
+if TYPE_CHECKING:
+    from ..ide.launch_lines import LaunchLine
+    from ..ide.run_results import KernelRun
+    from ..ide.run_session import DocumentRuns
+    from .documents import OpenDocument
+    from .server import WaveLanguageServer
+
+
+def document_folder(uri: str) -> Path | None:
+    """The folder of a `file:` document (`--arg` files are relative to it)."""
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return Path(path).parent if path else None
+
+
+class RunService:
+    """Run state of every open document, the worker, and the refresh requests."""
+
+    def __init__(self, server: "WaveLanguageServer") -> None:
+        self.server = server
+        self._worker = None
+        self.docs: dict[str, "DocumentRuns"] = {}
+        self._timers: dict[str, asyncio.Task] = {}
+
+    # ---- state -------------------------------------------------------------------------------
+    def state(self, uri: str) -> "DocumentRuns":
+        if uri not in self.docs:
+            from ..ide.run_session import DocumentRuns
+            self.docs[uri] = DocumentRuns()
+        return self.docs[uri]
+
+    @property
+    def worker(self):
+        if self._worker is None:
+            from ..ide.run_session import RunWorker
+            self._worker = RunWorker()
+        return self._worker
+
+    def launch_lines(self, doc: "OpenDocument") -> dict[str, list["LaunchLine"]]:
+        """Each kernel's launch lines, parsed once per revision."""
+        return doc.derived("run.launch_lines", _parse_launch_lines)
+
+    def current(self, doc: "OpenDocument") -> list["KernelRun"]:
+        """Results of the document's current revision (never a stale run's)."""
+        state = self.docs.get(doc.uri)
+        return state.current(doc.revision) if state else []
+
+    def generation(self, uri: str) -> int:
+        state = self.docs.get(uri)
+        return state.generation if state else 0
+
+    def limits(self) -> RunLimits:
+        s = self.server.settings
+        return RunLimits(s.run_max_instructions, s.run_time_limit_ms)
+
+    def wanted(self, doc: "OpenDocument") -> dict[str, int | None]:
+        """Kernels to re-run for `doc`: the live ones, and with `run.live` every kernel with a
+        launch line."""
+        state = self.docs.get(doc.uri)
+        wanted = dict(state.live) if state is not None else {}
+        if self.server.settings.run_live:
+            for kernel in self.launch_lines(doc):
+                wanted.setdefault(kernel, None)
+        return wanted
+
+    # ---- events ------------------------------------------------------------------------------
+    def document_changed(self, doc: "OpenDocument", immediate: bool = False) -> None:
+        """Schedule a debounced re-run of the document's live kernels."""
+        if doc.binary or not self.wanted(doc):
+            return
+        self.state(doc.uri).stop()     # a stale run is cancelled at once, not at the timer
+        if (timer := self._timers.pop(doc.uri, None)) is not None:
+            timer.cancel()
+        delay = 0.0 if immediate else self.server.settings.debounce_ms / 1000
+        self._timers[doc.uri] = asyncio.ensure_future(self._run_later(doc.uri, delay))
+
+    def document_closed(self, uri: str) -> None:
+        if (timer := self._timers.pop(uri, None)) is not None:
+            timer.cancel()
+        state = self.docs.pop(uri, None)
+        if state is not None:
+            state.stop()
+
+    def settings_changed(self) -> None:
+        for doc in self.server.documents.all():
+            self.document_changed(doc, immediate=True)
+
+    async def _run_later(self, uri: str, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._timers.pop(uri, None)
+        doc = self.server.text_document(uri)
+        if doc is None:
+            return
+        try:
+            await self.run(doc, self.wanted(doc))
+        except Exception as exc:
+            report_failure(self.server, "re-running kernels", exc)
+
+    # ---- running -----------------------------------------------------------------------------
+    async def run(self, doc: "OpenDocument", wanted: dict[str, int | None]) -> list["KernelRun"]:
+        """Run `wanted` kernels of the current revision off the event loop; store and show the
+        results if the document has not changed meanwhile. Returns the results either way."""
+        from ..ide.run_session import plan_runs
+        state = self.state(doc.uri)
+        state.stop()
+        cancel = threading.Event()
+        state.cancel = cancel
+        snapshot = plan_runs(doc, wanted, self.launch_lines(doc))
+        try:
+            runs = await asyncio.wrap_future(self.worker.submit(snapshot, self.limits(), cancel))
+        finally:
+            if state.cancel is cancel:
+                state.cancel = None
+        fresh = (self.server.document(doc.uri) is doc and doc.revision == snapshot.revision
+                 and not cancel.is_set() and self.docs.get(doc.uri) is state)
+        if fresh:
+            state.store(runs)
+            self.refresh(doc)
+        return runs
+
+    def forget(self, doc: "OpenDocument", kernel: str | None) -> list[str]:
+        """Clear one kernel's results (or all) and stop re-running it; returns what was
+        cleared."""
+        state = self.state(doc.uri)
+        names = [kernel] if kernel else sorted(set(state.live) | set(state.results))
+        state.clear(kernel)
+        if not state.live:
+            state.stop()
+            if (timer := self._timers.pop(doc.uri, None)) is not None:
+                timer.cancel()
+        self.refresh(doc)
+        return names
+
+    def refresh(self, doc: "OpenDocument") -> None:
+        """Ask the client to redraw inlay hints, code lenses and diagnostics."""
+        server = self.server
+        if server.capability("workspace.inlay_hint.refresh_support", False):
+            server.workspace_inlay_hint_refresh(None)
+        if server.capability("workspace.code_lens.refresh_support", False):
+            server.workspace_code_lens_refresh(None)
+        publisher = server.publisher
+        if publisher is None:
+            return
+        if publisher.push:
+            publisher.publish(doc)
+        elif server.capability("workspace.diagnostics.refresh_support", False):
+            server.workspace_diagnostic_refresh(None)
+
+    def shutdown(self) -> None:
+        for state in self.docs.values():
+            state.stop()
+        if self._worker is not None:
+            self._worker.shutdown()
+
+
+def _parse_launch_lines(doc: "OpenDocument") -> dict:
+    if not any(LAUNCH_MARKER in line for line in doc.lines):
+        return {}
+    from ..ide.run_session import kernel_launch_lines
+    return kernel_launch_lines(doc, document_folder(doc.uri))
+
