@@ -26,8 +26,10 @@ import asyncio
 import concurrent.futures
 import gc
 import logging
+import threading
 import time
-from typing import Any, Callable
+from contextlib import contextmanager, nullcontext
+from typing import Any, Callable, Iterator
 
 from ..cancellation import CancelToken, Cancelled, running
 from ..syntax.document import Document
@@ -88,7 +90,7 @@ class AnalysisHost:
         state.jobs.add(token)
 
         def parse() -> Document:
-            with running(token):
+            with running(token), collector_paused():
                 return Document(text, uri=uri, version=version)
 
         future = loop.run_in_executor(self._executor, parse)
@@ -106,6 +108,7 @@ class AnalysisHost:
                 state.replace(text, version)
             else:
                 state.adopt(done.result(), text)
+                self.settle(state, force=True)
             for change in pending:
                 change()
 
@@ -158,9 +161,10 @@ class AnalysisHost:
             inline = len(state.document.lines) <= INLINE_LINES
         token = CancelToken()
         revision = state.revision
+        large = len(state.document.lines) > OPEN_IN_WORKER_LINES
 
         def job() -> Any:
-            with running(token):
+            with running(token), (collector_paused() if large and not inline else nullcontext()):
                 token.check()
                 if reader:
                     result = fn(state)
@@ -189,14 +193,15 @@ class AnalysisHost:
         finally:
             state.jobs.discard(token)
 
-    def settle(self, state: DocumentState) -> None:
+    def settle(self, state: DocumentState, force: bool = False) -> None:
         """After a large document is parsed and analysed: move what survives a young collection
         out of the collector's reach (`gc.freeze`), so that the full collections the next edits
         trigger do not scan hundreds of thousands of long-lived syntax objects (that took
         hundreds of milliseconds per edit). Those objects are still freed by reference counting;
         at most once every few seconds."""
         now = time.monotonic()
-        if len(state.document.lines) <= INLINE_LINES or now - self._settled < SETTLE_SECONDS:
+        if len(state.document.lines) <= INLINE_LINES or \
+                (now - self._settled < SETTLE_SECONDS and not force):
             return
         self._settled = now
         gc.collect(1)
@@ -208,6 +213,30 @@ class AnalysisHost:
             state.cancel_jobs("shutting down")
         self._executor.shutdown(wait=False, cancel_futures=True)
         self._readers.shutdown(wait=False, cancel_futures=True)
+
+
+_paused = 0
+_paused_lock = threading.Lock()
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a large text is parsed: the parse allocates millions
+    of long-lived objects, and each full collection it would trigger scans them all while
+    holding the interpreter lock, so the event loop would stall for up to a second. `settle`
+    then freezes what was built."""
+    global _paused
+    with _paused_lock:
+        _paused += 1
+        if _paused == 1:
+            gc.disable()
+    try:
+        yield
+    finally:
+        with _paused_lock:
+            _paused -= 1
+            if _paused == 0:
+                gc.enable()
 
 
 def _consume(future: asyncio.Future) -> None:
