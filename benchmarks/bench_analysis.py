@@ -12,6 +12,7 @@ medians in milliseconds. Run: python benchmarks/bench_analysis.py
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import time
@@ -57,6 +58,7 @@ def time_edits(text: str, kind: str, limit: int) -> float:
     comment; `insert`/`delete`: a line added or removed (every later line moves)."""
     state = DocumentState("file:///bench.wave", text, 1)
     state.diagnostics()
+    gc.freeze()           # what the host does after a large document's analysis (host.settle)
     samples = []
     version = 1
     for round_ in range(3):

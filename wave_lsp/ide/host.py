@@ -194,17 +194,18 @@ class AnalysisHost:
             state.jobs.discard(token)
 
     def settle(self, state: DocumentState, force: bool = False) -> None:
-        """After a large document is parsed and analysed: move what survives a young collection
-        out of the collector's reach (`gc.freeze`), so that the full collections the next edits
-        trigger do not scan hundreds of thousands of long-lived syntax objects (that took
-        hundreds of milliseconds per edit). Those objects are still freed by reference counting;
-        at most once every few seconds."""
+        """After a large document is parsed and analysed: move every tracked object out of the
+        cyclic collector's reach (`gc.freeze`, which costs nothing, unlike a collection), so
+        that the full collections the next edits trigger do not scan hundreds of thousands of
+        long-lived syntax objects (that took hundreds of milliseconds per edit, on whichever
+        thread triggered it). Frozen objects are still freed by reference counting; only garbage
+        cycles that existed at that moment are never reclaimed. At most once every few seconds
+        unless `force`."""
         now = time.monotonic()
         if len(state.document.lines) <= INLINE_LINES or \
                 (now - self._settled < SETTLE_SECONDS and not force):
             return
         self._settled = now
-        gc.collect(1)
         gc.freeze()
 
     def shutdown(self) -> None:
