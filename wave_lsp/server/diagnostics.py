@@ -138,13 +138,19 @@ class Publisher:
         with its version."""
         doc = await self.server.documents.ready(doc.uri) or doc
         version = doc.version
-        items = await self.server.documents.run(
-            doc, lambda d: convert_all(self.server, d, self.server.analysis(d))
-            + run_view.lsp_diagnostics(self.server, d), name="diagnostics")
+        protocol = self.server.protocol
+
+        def serialised(d: DocumentState) -> str:
+            items = convert_all(self.server, d, self.server.analysis(d)) \
+                + run_view.lsp_diagnostics(self.server, d)
+            return protocol.serialize_notification(
+                types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                types.PublishDiagnosticsParams(uri=d.uri, version=version, diagnostics=items))
+
+        body = await self.server.documents.run(doc, serialised, name="diagnostics")
         if doc.version != version or self.server.document(doc.uri) is not doc:
             return  # never publish for a stale version
-        self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=doc.uri, version=version, diagnostics=items))
+        protocol.send_serialized(body)
         self.server.documents.settle(doc)
 
     def document_closed(self, uri: str) -> None:

@@ -9,6 +9,8 @@ modules translate what the `ide` layer computes into lsprotocol types.
 from __future__ import annotations
 
 import asyncio
+import inspect
+import json
 import logging
 import sys
 import threading
@@ -18,7 +20,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol, lsp_method
 from pygls.workspace.position_codec import PositionCodec
 
 from .. import __version__
@@ -41,7 +43,24 @@ FEATURES = (
 
 
 class WaveProtocol(LanguageServerProtocol):
-    """pygls' protocol, minus its own copies of open documents: ours are the only ones."""
+    """pygls' protocol, minus its own copies of open documents (ours are the only ones), plus
+    notifications serialised off the event loop (`serialize_notification` in a worker,
+    `send_serialized` on the loop): publishing thousands of diagnostics is slow to encode."""
+
+    def serialize_notification(self, method: str, params: Any) -> str:
+        """The JSON body of a notification, as pygls would write it (thread-safe)."""
+        return json.dumps({"method": method, "params": self._converter.unstructure(params),
+                           "jsonrpc": JsonRPCProtocol.VERSION})
+
+    def send_serialized(self, body: str) -> None:
+        """Write a body made by `serialize_notification` (on the event loop)."""
+        if self.writer is None:
+            return
+        header = (f"Content-Length: {len(body.encode(self.CHARSET))}\r\n"
+                  f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n")
+        result = self.writer.write((header + body).encode(self.CHARSET))
+        if inspect.isawaitable(result):
+            asyncio.ensure_future(result)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
