@@ -108,7 +108,7 @@ def test_json_report(program, capsys):
 
 def test_trace_format(program, capsys):
     assert main(["run", str(program), "--workgroup", "4,1,1", "--wave-width", "4",
-                 "--trace"]) == 0
+                 "--trace-lines"]) == 0
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "wg(0,0,0) wave[0] pc=0x0000: mov_sr r0, sr_lane_id ; line 2 mask=0xf"
     assert lines[3] == ("wg(0,0,0) wave[0] pc=0x0014: mov_imm r3, 0x3f000000 ; line 5 "
@@ -124,3 +124,12 @@ def test_wbin_input_and_set_reg(tmp_path, capsys):
     assert main(["run", str(path), "--workgroup", "1,1,1", "--set-reg", "0:40",
                  "--set-reg", "r1:0x2", "--dump-u32", "0:1"]) == 0
     assert capsys.readouterr().out == "42\n"
+
+
+def test_upstream_trace_format(program, capsys):
+    assert main(["run", str(program), "--workgroup", "4,1,1", "--wave-width", "4",
+                 "--trace"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "wg(0,0,0) wave[0] pc=0x0000: mov r0, sr_4"
+    assert lines[3] == "wg(0,0,0) wave[0] pc=0x0014: mov_imm r3, 0x3f000000"
+    assert len(lines) == 6

@@ -19,6 +19,19 @@ from conftest import distinct_source
 SMALL = ".kernel k\n    mov_sr r0, sr_lane_id\n    iadd r1, r0, r0\n    halt\n.end\n"
 
 
+async def analysis_started(host: AnalysisHost, state: DocumentState) -> asyncio.Future:
+    """The analysis of `state` as a job in the worker, once it is running."""
+    started = threading.Event()
+
+    def analyse(s: DocumentState):
+        started.set()
+        return s.diagnostics()
+
+    job = asyncio.ensure_future(host.run(state, analyse, inline=False))
+    await asyncio.get_running_loop().run_in_executor(None, started.wait)
+    return job
+
+
 def test_derived_results_belong_to_one_revision():
     state = DocumentState("file:///a.wave", SMALL, 1)
     calls = []
@@ -74,14 +87,7 @@ async def test_an_edit_cancels_the_running_analysis_and_other_documents_are_answ
     big = host.open("file:///big.wave", distinct_source(50_000, seed=3), 1)
     await host.ready("file:///big.wave")
     small = host.open("file:///small.wave", SMALL, 1)
-    started = threading.Event()
-
-    def analyse(state: DocumentState):
-        started.set()
-        return state.diagnostics()
-
-    job = asyncio.ensure_future(host.run(big, analyse, inline=False))
-    await asyncio.get_running_loop().run_in_executor(None, started.wait)
+    job = await analysis_started(host, big)
     # the worker is analysing 50,000 lines; a request about another document is answered now
     answer = await host.run(small, lambda s: [d.code for d in s.diagnostics()])
     assert answer == [] and not job.done()
@@ -123,14 +129,7 @@ async def test_a_reader_of_the_document_being_analysed_is_answered_meanwhile():
     host = AnalysisHost()
     big = host.open("file:///big.wave", distinct_source(50_000, seed=5), 1)
     await host.ready("file:///big.wave")
-    started = threading.Event()
-
-    def analyse(state: DocumentState):
-        started.set()
-        return state.diagnostics()
-
-    job = asyncio.ensure_future(host.run(big, analyse, inline=False))
-    await asyncio.get_running_loop().run_in_executor(None, started.wait)
+    job = await analysis_started(host, big)
     line = next(i for i, text in enumerate(big.lines) if text.startswith("    mov_imm"))
 
     def hover(state: DocumentState) -> str | None:

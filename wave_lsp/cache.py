@@ -1,6 +1,7 @@
 """The user cache folder of wave-lsp and cheap fingerprints of installed packages.
 
-Used to keep start-up work (the compiled grammar, the server's initialize answer) between runs.
+Used to keep start-up work (the server's initialize answer, as JSON) between runs. Nothing in
+it is ever executed or unpickled.
 Imports nothing heavy: it runs before the big libraries are loaded.
 """
 
@@ -29,9 +30,10 @@ def package_stamp(name: str) -> str:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Write a cache file so that a concurrent reader never sees half of it; errors are the
-    caller's to ignore (a cache that cannot be written only makes the next start slower)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    """Write a cache file so that a concurrent reader never sees half of it (through a
+    temporary file with an unpredictable name); errors are the caller's to ignore (a cache that
+    cannot be written only makes the next start slower)."""
+    from .files import write_atomically as write
+
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write(path, data)

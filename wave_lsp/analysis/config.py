@@ -18,9 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..files import read_regular
 from ..isa.backends import TARGET_NAMES
 from .codes import CODES
 from .diagnostic import Severity
+
+MAX_CONFIG_BYTES = 1 << 20
 
 KEYS = ("disable", "severity", "compat", "targets")
 COMPAT_MODES = ("none", "wave-asm")
@@ -40,6 +43,15 @@ class ConfigProblem:
     message: str
     source: str
     line: int = 0  # 0-based, when known
+
+
+def listing(items: list[str], one: str, many: str, shown: int = 10) -> str:
+    """`code 'A'`, or `codes 'A', 'B', ... (N in all)` with at most `shown` of them named."""
+    if len(items) == 1:
+        return f"{one} {items[0][:80]!r}"
+    names = ", ".join(repr(item[:80]) for item in items[:shown])
+    more = f", ... ({len(items)} in all)" if len(items) > shown else ""
+    return f"{many} {names}{more}"
 
 
 def config_from_mapping(data: Any, source: str,
@@ -64,19 +76,20 @@ def config_from_mapping(data: Any, source: str,
     if not isinstance(raw, list) or not all(isinstance(c, str) for c in raw):
         problem("'disable' must be a list of diagnostic codes")
     else:
-        for code in raw:
-            if code.upper() in CODES:
-                disabled.add(code.upper())
-            else:
-                problem(f"unknown diagnostic code '{code}' in 'disable'")
+        unknown = [code for code in raw if code.upper() not in CODES]
+        disabled.update(code.upper() for code in raw if code.upper() in CODES)
+        if unknown:
+            problem(f"unknown diagnostic {listing(unknown, 'code', 'codes')} in 'disable'")
     severities: dict[str, Severity] = {}
     raw = data.get("severity", {})
     if not isinstance(raw, dict):
         problem("'severity' must map diagnostic codes to error, warning, information or hint")
     else:
+        unknown = [str(code) for code in raw if str(code).upper() not in CODES]
+        if unknown:
+            problem(f"unknown diagnostic {listing(unknown, 'code', 'codes')} in 'severity'")
         for code, value in raw.items():
             if str(code).upper() not in CODES:
-                problem(f"unknown diagnostic code '{code}' in 'severity'")
                 continue
             try:
                 severities[str(code).upper()] = Severity.parse(str(value))
@@ -97,9 +110,10 @@ def _targets(raw: Any, problem) -> tuple[str, ...]:
     if not isinstance(raw, list) or not all(isinstance(t, str) for t in raw):
         problem(f"'targets' must be a list of backend names ({', '.join(TARGET_NAMES)})")
         return TARGET_NAMES
-    for name in raw:
-        if name.lower() not in TARGET_NAMES:
-            problem(f"unknown target '{name}' in 'targets' (known: {', '.join(TARGET_NAMES)})")
+    unknown = [name for name in raw if name.lower() not in TARGET_NAMES]
+    if unknown:
+        problem(f"unknown {listing(unknown, 'target', 'targets')} in 'targets' "
+                f"(known: {', '.join(TARGET_NAMES)})")
     chosen = {t.lower() for t in raw}
     return tuple(t for t in TARGET_NAMES if t in chosen)
 
@@ -115,7 +129,7 @@ def find_config(start: Path) -> Path | None:
         pyproject = directory / "pyproject.toml"
         if pyproject.is_file():
             try:
-                text = pyproject.read_text(encoding="utf-8", errors="replace")
+                text = read_regular(pyproject, MAX_CONFIG_BYTES).decode("utf-8", "replace")
             except OSError:
                 continue
             if re.search(r"^\s*\[tool\.wave-lsp\]", text, re.MULTILINE):
@@ -127,7 +141,7 @@ def load_config(path: Path) -> tuple[Config, list[ConfigProblem]]:
     """Read and validate a configuration file."""
     source = str(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
     except OSError as err:
         return Config(source=source), [ConfigProblem(f"cannot read configuration: {err.strerror}", source)]
     except UnicodeDecodeError:
@@ -136,6 +150,12 @@ def load_config(path: Path) -> tuple[Config, list[ConfigProblem]]:
         m = re.search(r"line (\d+)", str(err))
         line = int(m.group(1)) - 1 if m else 0
         return Config(source=source), [ConfigProblem(f"invalid TOML: {err}", source, line)]
+    except RecursionError:
+        return Config(source=source), [ConfigProblem("invalid TOML: nested too deeply", source)]
     if path.name == "pyproject.toml":
-        data = data.get("tool", {}).get("wave-lsp", {})
+        tool = data.get("tool", {})
+        data = tool.get("wave-lsp", {}) if isinstance(tool, dict) else None
+        if data is None:
+            return Config(source=source), [ConfigProblem(
+                f"[tool] must be a table, not {type(tool).__name__}", source)]
     return config_from_mapping(data, source)

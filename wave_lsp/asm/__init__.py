@@ -6,10 +6,18 @@ and `disassemble` go back to instructions and text; `encoding_view` explains one
 bits for the editor.
 """
 
-from .assembler import Assembly, AssemblyError, assemble
-from .decoder import DecodeError, decode_words
-from .ir import DecodedInstruction, KernelCode
-from .wbin import WbinError, WbinFile, read_wbin, write_wbin
+from .. import lazy_attributes
+
+# Loaded on first use, so that reading a `.wbin` never loads the assembler and its grammar.
+_EXPORTS = {
+    "Assembly": "assembler", "AssemblyError": "assembler", "assemble": "assembler",
+    "DecodeError": "decoder", "decode_words": "decoder",
+    "DecodedInstruction": "ir", "KernelCode": "ir",
+    "WbinError": "wbin", "WbinFile": "wbin", "read_wbin": "wbin", "write_wbin": "wbin",
+}
+
+
+__getattr__ = lazy_attributes(__name__, _EXPORTS)
 
 __all__ = ["Assembly", "AssemblyError", "assemble", "DecodeError", "decode_words",
            "DecodedInstruction", "KernelCode", "WbinError", "WbinFile", "read_wbin",

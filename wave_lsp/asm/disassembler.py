@@ -13,6 +13,9 @@ from typing import Callable
 
 from ..isa import (INSTRUCTIONS, SCOPE_BY_VALUE, SPECIAL_BY_INDEX, Field, InstructionSpec,
                    OperandKind)
+from ..analysis.operand_checks import bad_name
+from ..syntax.ast import Directive
+from ..syntax.parser import parse_line
 from .ir import DecodedInstruction, KernelCode
 from .wbin import CODE_OFFSET, WbinFile
 from .words import WORD_MASK
@@ -161,10 +164,28 @@ def _starts_kernel(kernels: list[KernelCode], index: int, position: int) -> bool
     return any(k.code_offset == position and k.instructions for k in kernels[index:index + 1])
 
 
+def source_name(name: str) -> bool:
+    """Whether `name` reads back from `.kernel NAME` as exactly that name (one identifier
+    that wave-asm's lexer accepts), so a listing can print it as it is."""
+    if not name or bad_name(name):
+        return False
+    line = parse_line(f".kernel {name}")
+    if line.problem is not None or len(line.statements) != 1:
+        return False
+    (directive,) = line.statements
+    return isinstance(directive, Directive) and len(directive.args) == 1 and \
+        directive.args[0].text == name
+
+
 def _kernel_header(kernel: KernelCode, index: int) -> list[str]:
     x, y, z = kernel.workgroup_size
-    lines = [f".kernel {kernel.name or f'kernel_{index}'}",
-             f".registers {kernel.register_count}"]
+    lines = []
+    name = kernel.name
+    if name and not source_name(name):  # printable (wbin.py checks) but not an identifier
+        lines.append(f"; kernel #{index} is named {ascii(name)} in the file, which is not an "
+                     f"assembly name: listed as kernel_{index}")
+        name = ""
+    lines += [f".kernel {name or f'kernel_{index}'}", f".registers {kernel.register_count}"]
     if kernel.local_memory:
         lines.append(f".local_memory {kernel.local_memory}")
     lines.append(f".workgroup_size {x}, {y}, {z}")

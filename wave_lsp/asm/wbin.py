@@ -161,10 +161,14 @@ def _name(data: bytes, name_offset: int, index: int, symbols: tuple[int, int]) -
         raise WbinError(f"kernel #{index}: name at 0x{name_offset:X} is not NUL-terminated "
                         "inside the symbol section")
     try:
-        return data[name_offset:end].decode("utf-8")
+        name = data[name_offset:end].decode("utf-8")
     except UnicodeDecodeError:
         raise WbinError(f"kernel #{index}: name at 0x{name_offset:X} is not valid UTF-8") \
             from None
+    if not name.isprintable():  # line breaks, DEL, terminal escapes: never echoed raw
+        raise WbinError(f"kernel #{index}: name at 0x{name_offset:X} holds characters that "
+                        f"cannot be printed: {ascii(name)[:80]}")
+    return name
 
 
 def _kernel(data: bytes, record_at: int, index: int, code: bytes,

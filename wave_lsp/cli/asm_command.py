@@ -16,6 +16,7 @@ from pathlib import Path
 from ..analysis import Severity, analyze
 from ..analysis.source import decode_source
 from ..asm import AssemblyError, assemble
+from ..files import read_regular, write_atomically
 from ..syntax.document import Document
 from .lint_command import ConfigCache, format_text
 
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     path: Path = args.file
     compat = args.compat == "wave-asm"
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as err:
         print(f"{path}: error: cannot read: {err.strerror or err}", file=sys.stderr)
         return 2
@@ -78,9 +79,23 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(hex_dump(wbin))
         return 0
     out = args.output or path.with_suffix(".wbin")
+    if same_file(out, path):
+        print(f"{path}: error: the output {out} is the input file itself; nothing written "
+              f"(name the output with -o)", file=sys.stderr)
+        return 2
     try:
-        out.write_bytes(wbin)
+        write_atomically(out, wbin)  # a failed write leaves any existing file unchanged
     except OSError as err:
         print(f"{out}: error: cannot write: {err.strerror or err}", file=sys.stderr)
         return 2
     return 0
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name the same file (the same path, or links to one file)."""
+    if a.absolute() == b.absolute():
+        return True
+    try:
+        return a.exists() and a.samefile(b)
+    except OSError:
+        return False

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..asm import WbinError, read_wbin
 from ..asm.disassembler import disassemble
+from ..files import read_regular
 
 
 def register(subparsers) -> None:
@@ -31,7 +32,7 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     path: Path = args.file
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as err:
         print(f"{path}: error: cannot read: {err.strerror or err}", file=sys.stderr)
         return 2

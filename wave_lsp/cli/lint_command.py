@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -19,8 +20,13 @@ from ..analysis.codes import severity_of
 from ..analysis.diagnostic import Range
 from ..analysis.fixes import apply_edits, fix_edits
 from ..analysis.source import decode_source
+from ..files import FileWriteError, read_regular, write_text_atomically
 from ..isa.backends import TARGET_NAMES
 from ..syntax.document import Document
+
+
+class FileReadError(OSError):
+    """A file to lint could not be read."""
 
 
 def register(subparsers) -> None:
@@ -55,18 +61,36 @@ def _targets(text: str) -> tuple[str, ...]:
 
 
 def collect(paths: list[str]) -> tuple[list[Path], list[str]]:
-    """The .wave files named or found below directories, and problems with missing paths."""
+    """The .wave files named or found below directories, and a problem for each path that is
+    missing or cannot be read (a directory that cannot be listed is never skipped silently)."""
     files: list[Path] = []
     problems: list[str] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*.wave") if p.is_file()))
+            found, unreadable = walk_wave_files(path)
+            files.extend(found)
+            problems.extend(f"{p}: error: cannot read directory: {why}" for p, why in unreadable)
         elif path.exists():
             files.append(path)
         else:
             problems.append(f"{raw}: error: no such file or directory")
     return files, problems
+
+
+def walk_wave_files(root: Path) -> tuple[list[Path], list[tuple[str, str]]]:
+    """`*.wave` files below `root` (not following directory links), sorted, and the
+    directories that could not be listed with the reason."""
+    found: list[Path] = []
+    unreadable: list[tuple[str, str]] = []
+
+    def failed(err: OSError) -> None:
+        unreadable.append((err.filename or str(root), err.strerror or str(err)))
+
+    for folder, dirs, names in os.walk(root, onerror=failed):
+        dirs.sort()
+        found.extend(Path(folder) / n for n in names if n.endswith(".wave"))
+    return sorted(found), unreadable
 
 
 class ConfigCache:
@@ -97,9 +121,12 @@ class ConfigCache:
 
 
 def lint_file(path: Path, config: Config, fix: bool = False) -> list[Diagnostic]:
-    """Diagnostics of one file (after applying fixes when `fix`); raises OSError when it cannot
-    be read or written."""
-    data = path.read_bytes()
+    """Diagnostics of one file (after applying fixes when `fix`); raises FileReadError or
+    FileWriteError when it cannot be read or written."""
+    try:
+        data = read_regular(path)
+    except OSError as err:
+        raise FileReadError(err.errno, err.strerror or str(err), str(path)) from err
     text, problem = decode_source(data)
     if problem is not None:
         return [problem]
@@ -112,7 +139,7 @@ def lint_file(path: Path, config: Config, fix: bool = False) -> list[Diagnostic]
             text = apply_edits(text, edits)
             diagnostics = analyze(Document(text, uri=str(path)), config)
         if text.encode("utf-8") != data:
-            path.write_text(text, encoding="utf-8", newline="")
+            write_text_atomically(path, text)  # FileWriteError leaves the file as it was
     return diagnostics
 
 
@@ -148,6 +175,10 @@ def run(args: argparse.Namespace) -> int:
             if args.targets is not None:
                 config = replace(config, targets=args.targets)
             diags = lint_file(path, config, args.fix)
+        except FileWriteError as err:
+            io_problems.append(f"{path}: error: cannot write (the file is unchanged): "
+                               f"{err.strerror or err}")
+            continue
         except OSError as err:
             io_problems.append(f"{path}: error: cannot read: {err.strerror or err}")
             continue

@@ -6,13 +6,25 @@ Rust's `{:?}`) and the `--stats` block, in that order. As upstream, a workgroup 
 count or local memory size in the kernel's metadata wins over the flag. Errors print
 `Error: MESSAGE` to stderr and exit with status 1.
 
-Additions: `--kernel NAME` (upstream always runs the first kernel), `--json` (the whole report
-as JSON on stdout instead of the text output), `--trace` (one stderr line per wave per executed
-instruction: `wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM`, see
+Additions: `--kernel NAME` (upstream always runs the first), `--json` (the whole report
+as JSON on stdout instead of the text output), `--trace-lines` (`--trace` with the source line
+and the active mask: `wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM`, see
 `wave_lsp.emu.recording`), `--time-limit SECONDS`, `--compat wave-asm` (assemble source exactly
 as wave-asm would, defects included), and `--dump-regs` (prints thread 0's registers; upstream
 only prints that it is not implemented), `--wave-widths 16,32,64` (run at each width and report
 the memory that differs, by store line; see `wave_widths_option`).
+
+Warnings (unaligned accesses, shuffles from inactive lanes, data races between workgroups or
+between waves with no barrier between; upstream has none) are printed to stderr as
+`Warning: MESSAGE`; stdout is upstream's.
+
+Bounds (upstream has none): every value is checked before the run with a one-line error naming
+the flag: at most 1024 threads per workgroup (the kernel's metadata included), wave width 1-64,
+2**32 workgroups, 4 GiB device and 1 GiB local memory, `--set-reg` registers that exist and
+32-bit values, `--fill-iota` type f32, dumps inside device memory, `--time-limit` a finite
+positive number. `--max-instructions` counts the wave-instructions of the whole launch (upstream:
+per workgroup), so a spinning kernel stops however many workgroups it has. Dumps are written a
+chunk at a time.
 """
 
 from __future__ import annotations
@@ -21,10 +33,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Iterator
 
-from ..emu import LaunchError, run as run_kernel
-from ..emu.launch_flags import add_launch_flags, build_launch, pair as _pair
-from ..emu.formats import dump_values, hex_dump, stats_block
+from ..emu.launch_flags import add_launch_flags, build_launch, check_dumps, dump_requests
+from ..files import read_regular
 
 
 def register(subparsers) -> None:
@@ -47,25 +59,9 @@ def _error(message: str) -> int:
     return 1
 
 
-def describe_error(error) -> str:
-    """`message (kind) at pc 0x..., line L, workgroup (x,y,z), wave W, lanes ...`."""
-    where = []
-    if error.pc is not None:
-        where.append(f"pc 0x{error.pc:04x}")
-    if error.line is not None:
-        where.append(f"line {error.line + 1}")
-    if error.workgroup is not None:
-        where.append("workgroup ({},{},{})".format(*error.workgroup))
-    if error.wave is not None:
-        where.append(f"wave {error.wave}")
-    if error.lanes:
-        lanes = ",".join(str(l) for l in error.lanes[:16]) + ("…" if len(error.lanes) > 16 else "")
-        where.append(f"lanes {lanes}")
-    return error.message + (f" [{', '.join(where)}]" if where else "")
-
-
 def _program(path: Path, compat: bool):
-    data = path.read_bytes()
+    from ..emu.launch import LaunchError
+    data = read_regular(path)  # regular files only, bounded
     if data[:4] == b"WAVE" or path.suffix == ".wbin":
         return data
     text = data.decode("utf-8")
@@ -79,61 +75,75 @@ def _program(path: Path, compat: bool):
 
 
 def run(args) -> int:
+    from ..emu.api import run as run_kernel
+    from ..emu.launch import LaunchError
     try:
         program = _program(args.file, bool(args.compat))
         launch = build_launch(args)
+        requests = dump_requests(args)
+        check_dumps(requests, launch.device_memory)
         if args.wave_widths:
             from .wave_widths_option import run_widths
             return run_widths(args, program, launch)
         report = run_kernel(program, launch)
     except (LaunchError, ValueError) as err:
         return _error(str(err))
+    except MemoryError:
+        return _error("not enough memory for this launch")
     except OSError as err:
         return _error(f"cannot read '{args.file}': {err.strerror or err}")
     if args.json:
         data = report.to_json(include_memory=False)
-        try:
-            data["dumps"] = _dumps(args, report)
-        except ValueError as err:
-            return _error(str(err))
+        data["dumps"] = {r.kind: list(_lines(r, report.device_memory)) for r in requests}
         print(json.dumps(data, indent=1))
         return 1 if report.errors else 0
     if report.errors:
+        from ..emu.formats import describe_error
         return _error(describe_error(report.errors[0]))
+    for warning in report.warnings:          # upstream has none; stdout stays upstream's
+        where = f" [line {warning.line + 1}]" if warning.line is not None and \
+            warning.kind != "data_race" else ""
+        count = f" ({warning.count} times)" if warning.count > 1 else ""
+        print(f"Warning: {warning.message}{where}{count}", file=sys.stderr)
     try:
-        lines = []
-        for kind, values in _dumps(args, report).items():
-            lines += values
-        if args.dump_regs:
-            for tid, regs in report.registers.items():
-                lines.append(f"Thread {tid}: " + " ".join(f"{k}=0x{v:08x}" if k[0] == "r"
-                                                         else f"{k}={v}"
-                                                         for k, v in regs.items()))
-        if args.stats:
-            lines += stats_block(report.stats)
-    except ValueError as err:
-        return _error(str(err))
-    if lines:
-        sys.stdout.write("\n".join(lines) + "\n")
+        _write_output(args, requests, report)
+    except BrokenPipeError:
+        _quiet_stdout()
     return 0
 
 
-def _dumps(args, report) -> dict[str, list[str]]:
-    memory = report.device_memory
-    size = memory.size
-    out: dict[str, list[str]] = {}
-    if args.dump_memory:
-        start, end = _pair(args.dump_memory)
-        if not 0 <= start <= end <= size:
-            raise ValueError(f"memory access out of bounds: address 0x{max(start, end):016x}")
-        out["memory"] = hex_dump(memory, start, end)
-    for kind in ("u32", "f32", "f16", "bf16"):
-        spec = getattr(args, f"dump_{kind}")
-        if spec:
-            offset, count = _pair(spec)
-            width = 4 if kind in ("u32", "f32") else 2
-            if offset < 0 or count < 0 or offset + width * count > size:
-                raise ValueError(
-                    f"memory access out of bounds: address 0x{offset + width * count:016x}")
-            out[kind] = dump_values(memory, offset, count, kind)
-    return out
+def _lines(request, memory) -> Iterator[str]:
+    from ..emu.formats import dump_values, hex_dump
+    if request.kind == "memory":
+        return hex_dump(memory, request.start, request.start + request.count)
+    return dump_values(memory, request.start, request.count, request.kind)
+
+
+def _write_output(args, requests, report) -> None:
+    """Dumps, registers and statistics in upstream's order, written a chunk at a time."""
+    out = sys.stdout
+    batch: list[str] = []
+    for request in requests:
+        for line in _lines(request, report.device_memory):
+            batch.append(line)
+            if len(batch) >= 65536:
+                out.write("\n".join(batch) + "\n")
+                batch.clear()
+    if args.dump_regs:
+        for tid, regs in report.registers.items():
+            batch.append(f"Thread {tid}: " + " ".join(f"{k}=0x{v:08x}" if k[0] == "r"
+                                                      else f"{k}={v}"
+                                                      for k, v in regs.items()))
+    if args.stats:
+        from ..emu.formats import stats_block
+        batch += stats_block(report.stats)
+    if batch:
+        out.write("\n".join(batch) + "\n")
+    out.flush()
+
+
+def _quiet_stdout() -> None:
+    """After the reader closed the pipe: stop Python from complaining at exit."""
+    import os
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

@@ -57,5 +57,5 @@ def run(args: argparse.Namespace) -> int:
             return 2
         server.start_ws(*args.ws)
     else:
-        server.start_io(stdout=stdout, prefix=prefix)
+        return server.start_io(stdout=stdout, prefix=prefix)
     return 0

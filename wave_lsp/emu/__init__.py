@@ -6,12 +6,20 @@ emulator document where upstream `wave-emu` deviates from them (DESIGN.md §1). 
 vectorised with numpy: all waves of many workgroups run in lock-step as one lane array.
 """
 
-from .api import load_kernels, run, select_kernel
-from .compiler import implemented
-from .launch import DataFill, IotaFill, Launch, LaunchError, MemoryInit, ZeroFill
-from .recording import render
-from .report import (ERROR_KINDS, WARNING_KINDS, EmuError, EmuWarning, LineRecord, RunReport,
-                     Stats, WriteRecord)
+from .. import lazy_attributes
+
+# Loaded on first use: `wave-lsp run --help` and the launch-flag parser need none of it.
+_EXPORTS = {
+    "run": "api", "load_kernels": "api", "select_kernel": "api", "implemented": "compiler",
+    "render": "recording",
+    **{name: "launch" for name in ("DataFill", "IotaFill", "Launch", "LaunchError",
+                                   "MemoryInit", "ZeroFill")},
+    **{name: "report" for name in ("ERROR_KINDS", "WARNING_KINDS", "EmuError", "EmuWarning",
+                                   "LineRecord", "RunReport", "Stats", "WriteRecord")},
+}
+
+
+__getattr__ = lazy_attributes(__name__, _EXPORTS)
 
 __all__ = [
     "run", "load_kernels", "select_kernel", "implemented", "render",

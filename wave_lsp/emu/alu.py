@@ -1,15 +1,18 @@
 """Value semantics of the arithmetic, bitwise, compare, convert and move instructions, as numpy
 functions over whole lane arrays (DESIGN.md §1, reference §4.10).
 
-`UNITS[mnemonic] = (sources, destination, fn)`: `sources` has one letter per source field in
-the order rs1, rs2, rs3, rs4 — `u` a 32-bit register, `d` an f64 register pair, `p` a predicate;
-`destination` is `u`, `d` or `p`; `fn` takes the source arrays (uint32 for `u`, float64 for `d`,
-bool for `p`) and returns the destination array. Nothing here knows about masks or lanes.
+`FUNCTIONS[mnemonic] = fn`; what the operands hold comes from the instruction table
+(`signature(spec)`: one letter per source field in the order rs1, rs2, rs3, rs4 and one for
+the destination — `u` a 32-bit register, `d` an f64 register pair, `p` a predicate). `fn` takes
+the source arrays (uint32 for `u`, float64 for `d`, bool for `p`) and returns the destination
+array. Nothing here knows about masks or lanes.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from ..isa.values import operand_values
 
 U32, I32, F32 = np.uint32, np.int32, np.float32
 MASK32 = 0xFFFFFFFF
@@ -100,8 +103,8 @@ _F32_HALF = np.uint64(1 << 28)          # ... holding exactly half an f32 ulp: a
 
 
 def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray,
-            scratch: np.ndarray | None = None) -> np.ndarray:
-    """Fused multiply-add of f32 arrays with a single rounding.
+            scratch: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    """Fused multiply-add of f32 arrays with a single rounding (into `out` when given).
 
     a*b is exact in f64, so the only error of `f32(f64(a*b) + c)` is a double rounding: the f64
     sum lands exactly halfway between two f32 values although the exact sum does not. Only those
@@ -110,12 +113,13 @@ def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray,
     f32 (Boldo and Melquiond's round-to-odd theorem). Results in the f32 subnormal range, where
     the tie test does not apply, keep the f64 sum's rounding: spec v0.2 §6.4 lets
     implementations flush them to zero altogether."""
-    s = scratch if scratch is not None else np.empty(a.shape, dtype=np.float64)
+    s = scratch if scratch is not None and scratch.size == a.size else \
+        np.empty(a.shape, dtype=np.float64)
     np.multiply(a, b, out=s, dtype=np.float64)
     np.add(s, c, out=s, dtype=np.float64)
-    suspect = np.equal(np.bitwise_and(s.view(np.uint64), _BELOW_F32), _F32_HALF)
-    if suspect.any():
-        i = np.flatnonzero(suspect)
+    low = np.bitwise_and(s.view(np.uint64), _BELOW_F32)
+    if (low == _F32_HALF).any():
+        i = np.flatnonzero(low == _F32_HALF)
         x = a[i].astype(np.float64) * b[i].astype(np.float64)
         y = c[i].astype(np.float64)
         t = s[i]
@@ -125,6 +129,9 @@ def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray,
         fix = (err != 0) & even & np.isfinite(t)
         t[fix] = np.nextafter(t[fix], np.where(err[fix] > 0, np.inf, -np.inf))
         s[i] = t
+    if out is not None:
+        np.copyto(out, s, casting="same_kind")
+        return out
     return s.astype(F32)
 
 
@@ -186,114 +193,117 @@ def _cvt_u32_f32(a):
     return np.clip(x, 0.0, 2.0**32 - 1).astype(np.uint64).astype(U32)
 
 
-def _pred(fn):
-    return fn
-
-
-UNITS: dict[str, tuple[str, str, object]] = {
+FUNCTIONS: dict[str, object] = {
     # integer
-    "iadd": ("uu", "u", lambda a, b: a + b),
-    "isub": ("uu", "u", lambda a, b: a - b),
-    "imul": ("uu", "u", lambda a, b: a * b),
-    "imul_hi": ("uu", "u", _imul_hi),
-    "imad": ("uuu", "u", lambda a, b, c: a * b + c),
-    "idiv": ("uu", "u", _idiv),
-    "imod": ("uu", "u", _imod),
-    "ineg": ("u", "u", lambda a: U32(0) - a),
-    "iabs": ("u", "u", lambda a: np.abs(s(a)).view(U32)),
-    "imin": ("uu", "u", lambda a, b: np.minimum(s(a), s(b)).view(U32)),
-    "imax": ("uu", "u", lambda a, b: np.maximum(s(a), s(b)).view(U32)),
-    "iclamp": ("uuu", "u", lambda a, lo, hi: np.minimum(np.maximum(s(a), s(lo)), s(hi)).view(U32)),
+    "iadd": lambda a, b: a + b,
+    "isub": lambda a, b: a - b,
+    "imul": lambda a, b: a * b,
+    "imul_hi": _imul_hi,
+    "imad": lambda a, b, c: a * b + c,
+    "idiv": _idiv,
+    "imod": _imod,
+    "ineg": lambda a: U32(0) - a,
+    "iabs": lambda a: np.abs(s(a)).view(U32),
+    "imin": lambda a, b: np.minimum(s(a), s(b)).view(U32),
+    "imax": lambda a, b: np.maximum(s(a), s(b)).view(U32),
+    "iclamp": lambda a, lo, hi: np.minimum(np.maximum(s(a), s(lo)), s(hi)).view(U32),
     # f32
-    "fadd": ("uu", "u", _f32_binary(np.add)),
-    "fsub": ("uu", "u", _f32_binary(np.subtract)),
-    "fmul": ("uu", "u", _f32_binary(np.multiply)),
-    "fma": ("uuu", "u", _fma),
-    "fdiv": ("uu", "u", _f32_binary(np.divide)),
-    "fneg": ("u", "u", lambda a: a ^ U32(0x80000000)),
-    "fabs": ("u", "u", lambda a: a & U32(0x7FFFFFFF)),
-    "fmin": ("uu", "u", _f32_binary(np.fmin)),
-    "fmax": ("uu", "u", _f32_binary(np.fmax)),
-    "fclamp": ("uuu", "u", lambda a, lo, hi: bits(np.fmin(np.fmax(f(a), f(lo)), f(hi)))),
-    "fsqrt": ("u", "u", _f32_unit(np.sqrt)),
-    "frsqrt": ("u", "u", _f32_unit(lambda x: F32(1) / np.sqrt(x))),
-    "frcp": ("u", "u", _f32_unit(lambda x: F32(1) / x)),
-    "ffloor": ("u", "u", _f32_unit(np.floor)),
-    "fceil": ("u", "u", _f32_unit(np.ceil)),
-    "fround": ("u", "u", _fround),
-    "ftrunc": ("u", "u", _f32_unit(np.trunc)),
-    "ffract": ("u", "u", _f32_unit(lambda x: x - np.trunc(x))),
-    "fsat": ("u", "u", _f32_unit(lambda x: np.clip(x, F32(0), F32(1)))),
-    "fsin": ("u", "u", _f32_unit(np.sin)),
-    "fcos": ("u", "u", _f32_unit(np.cos)),
-    "fexp2": ("u", "u", _f32_unit(np.exp2)),
-    "flog2": ("u", "u", _f32_unit(np.log2)),
+    "fadd": _f32_binary(np.add),
+    "fsub": _f32_binary(np.subtract),
+    "fmul": _f32_binary(np.multiply),
+    "fma": _fma,
+    "fdiv": _f32_binary(np.divide),
+    "fneg": lambda a: a ^ U32(0x80000000),
+    "fabs": lambda a: a & U32(0x7FFFFFFF),
+    "fmin": _f32_binary(np.fmin),
+    "fmax": _f32_binary(np.fmax),
+    "fclamp": lambda a, lo, hi: bits(np.fmin(np.fmax(f(a), f(lo)), f(hi))),
+    "fsqrt": _f32_unit(np.sqrt),
+    "frsqrt": _f32_unit(lambda x: F32(1) / np.sqrt(x)),
+    "frcp": _f32_unit(lambda x: F32(1) / x),
+    "ffloor": _f32_unit(np.floor),
+    "fceil": _f32_unit(np.ceil),
+    "fround": _fround,
+    "ftrunc": _f32_unit(np.trunc),
+    "ffract": _f32_unit(lambda x: x - np.trunc(x)),
+    "fsat": _f32_unit(lambda x: np.clip(x, F32(0), F32(1))),
+    "fsin": _f32_unit(np.sin),
+    "fcos": _f32_unit(np.cos),
+    "fexp2": _f32_unit(np.exp2),
+    "flog2": _f32_unit(np.log2),
     # f16 / bf16 (computed in f32, rounded to f16 / truncated to bf16)
-    "hadd": ("uu", "u", _scalar16(half_to_f32, f32_to_half, _ADD)),
-    "hsub": ("uu", "u", _scalar16(half_to_f32, f32_to_half, _SUB)),
-    "hmul": ("uu", "u", _scalar16(half_to_f32, f32_to_half, _MUL)),
-    "hma": ("uuu", "u", _scalar16(half_to_f32, f32_to_half, _MA)),
-    "hadd2": ("uu", "u", _packed16(half_to_f32, f32_to_half, _ADD)),
-    "hmul2": ("uu", "u", _packed16(half_to_f32, f32_to_half, _MUL)),
-    "hma2": ("uuu", "u", _packed16(half_to_f32, f32_to_half, _MA)),
-    "badd": ("uu", "u", _scalar16(bf16_to_f32, f32_to_bf16, _ADD)),
-    "bsub": ("uu", "u", _scalar16(bf16_to_f32, f32_to_bf16, _SUB)),
-    "bmul": ("uu", "u", _scalar16(bf16_to_f32, f32_to_bf16, _MUL)),
-    "bma": ("uuu", "u", _scalar16(bf16_to_f32, f32_to_bf16, _MA)),
-    "badd2": ("uu", "u", _packed16(bf16_to_f32, f32_to_bf16, _ADD)),
-    "bmul2": ("uu", "u", _packed16(bf16_to_f32, f32_to_bf16, _MUL)),
-    "bma2": ("uuu", "u", _packed16(bf16_to_f32, f32_to_bf16, _MA)),
+    "hadd": _scalar16(half_to_f32, f32_to_half, _ADD),
+    "hsub": _scalar16(half_to_f32, f32_to_half, _SUB),
+    "hmul": _scalar16(half_to_f32, f32_to_half, _MUL),
+    "hma": _scalar16(half_to_f32, f32_to_half, _MA),
+    "hadd2": _packed16(half_to_f32, f32_to_half, _ADD),
+    "hmul2": _packed16(half_to_f32, f32_to_half, _MUL),
+    "hma2": _packed16(half_to_f32, f32_to_half, _MA),
+    "badd": _scalar16(bf16_to_f32, f32_to_bf16, _ADD),
+    "bsub": _scalar16(bf16_to_f32, f32_to_bf16, _SUB),
+    "bmul": _scalar16(bf16_to_f32, f32_to_bf16, _MUL),
+    "bma": _scalar16(bf16_to_f32, f32_to_bf16, _MA),
+    "badd2": _packed16(bf16_to_f32, f32_to_bf16, _ADD),
+    "bmul2": _packed16(bf16_to_f32, f32_to_bf16, _MUL),
+    "bma2": _packed16(bf16_to_f32, f32_to_bf16, _MA),
     # f64 on register pairs
-    "dadd": ("dd", "d", np.add),
-    "dsub": ("dd", "d", np.subtract),
-    "dmul": ("dd", "d", np.multiply),
-    "dma": ("ddd", "d", lambda a, b, c: a * b + c),
-    "ddiv": ("dd", "d", np.divide),
-    "dsqrt": ("d", "d", np.sqrt),
+    "dadd": np.add,
+    "dsub": np.subtract,
+    "dmul": np.multiply,
+    "dma": lambda a, b, c: a * b + c,
+    "ddiv": np.divide,
+    "dsqrt": np.sqrt,
     # bitwise
-    "and": ("uu", "u", np.bitwise_and),
-    "or": ("uu", "u", np.bitwise_or),
-    "xor": ("uu", "u", np.bitwise_xor),
-    "not": ("u", "u", np.invert),
-    "shl": ("uu", "u", lambda a, b: a << _shift(b)),
-    "shr": ("uu", "u", lambda a, b: a >> _shift(b)),
-    "sar": ("uu", "u", lambda a, b: (s(a) >> _shift(b).view(I32)).view(U32)),
-    "bitcount": ("u", "u", lambda a: np.bitwise_count(a).astype(U32)),
-    "bitfind": ("u", "u", _bitfind),
-    "bitrev": ("u", "u", _bitrev),
-    "bfe": ("uuu", "u", _bfe),
-    "bfi": ("uuuu", "u", _bfi),
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+    "not": np.invert,
+    "shl": lambda a, b: a << _shift(b),
+    "shr": lambda a, b: a >> _shift(b),
+    "sar": lambda a, b: (s(a) >> _shift(b).view(I32)).view(U32),
+    "bitcount": lambda a: np.bitwise_count(a).astype(U32),
+    "bitfind": _bitfind,
+    "bitrev": _bitrev,
+    "bfe": _bfe,
+    "bfi": _bfi,
     # compares and select
-    "icmp_eq": ("uu", "p", lambda a, b: a == b),
-    "icmp_ne": ("uu", "p", lambda a, b: a != b),
-    "icmp_lt": ("uu", "p", lambda a, b: s(a) < s(b)),
-    "icmp_le": ("uu", "p", lambda a, b: s(a) <= s(b)),
-    "icmp_gt": ("uu", "p", lambda a, b: s(a) > s(b)),
-    "icmp_ge": ("uu", "p", lambda a, b: s(a) >= s(b)),
-    "ucmp_lt": ("uu", "p", lambda a, b: a < b),
-    "ucmp_le": ("uu", "p", lambda a, b: a <= b),
-    "fcmp_eq": ("uu", "p", lambda a, b: f(a) == f(b)),
-    "fcmp_ne": ("uu", "p", lambda a, b: f(a) != f(b)),
-    "fcmp_lt": ("uu", "p", lambda a, b: f(a) < f(b)),
-    "fcmp_le": ("uu", "p", lambda a, b: f(a) <= f(b)),
-    "fcmp_gt": ("uu", "p", lambda a, b: f(a) > f(b)),
-    "fcmp_ord": ("uu", "p", lambda a, b: ~(np.isnan(f(a)) | np.isnan(f(b)))),
-    "fcmp_unord": ("uu", "p", lambda a, b: np.isnan(f(a)) | np.isnan(f(b))),
-    "select": ("puu", "u", lambda p, a, b: np.where(p, a, b)),
+    "icmp_eq": lambda a, b: a == b,
+    "icmp_ne": lambda a, b: a != b,
+    "icmp_lt": lambda a, b: s(a) < s(b),
+    "icmp_le": lambda a, b: s(a) <= s(b),
+    "icmp_gt": lambda a, b: s(a) > s(b),
+    "icmp_ge": lambda a, b: s(a) >= s(b),
+    "ucmp_lt": lambda a, b: a < b,
+    "ucmp_le": lambda a, b: a <= b,
+    "fcmp_eq": lambda a, b: f(a) == f(b),
+    "fcmp_ne": lambda a, b: f(a) != f(b),
+    "fcmp_lt": lambda a, b: f(a) < f(b),
+    "fcmp_le": lambda a, b: f(a) <= f(b),
+    "fcmp_gt": lambda a, b: f(a) > f(b),
+    "fcmp_ord": lambda a, b: ~(np.isnan(f(a)) | np.isnan(f(b))),
+    "fcmp_unord": lambda a, b: np.isnan(f(a)) | np.isnan(f(b)),
+    "select": lambda p, a, b: np.where(p, a, b),
     # conversions (cvt_A_B converts B to A)
-    "cvt_f32_i32": ("u", "u", lambda a: bits(s(a).astype(F32))),
-    "cvt_f32_u32": ("u", "u", lambda a: bits(a.astype(F32))),
-    "cvt_i32_f32": ("u", "u", _cvt_i32_f32),
-    "cvt_u32_f32": ("u", "u", _cvt_u32_f32),
-    "cvt_f32_f16": ("u", "u", lambda a: bits(half_to_f32(a))),
-    "cvt_f16_f32": ("u", "u", lambda a: f32_to_half(f(a))),
-    "cvt_f32_f64": ("d", "u", lambda d: bits(d.astype(F32))),
-    "cvt_f64_f32": ("u", "d", lambda a: f(a).astype(np.float64)),
-    "cvt_f32_bf16": ("u", "u", lambda a: bits(bf16_to_f32(a))),
-    "cvt_bf16_f32": ("u", "u", lambda a: a >> U32(16)),
+    "cvt_f32_i32": lambda a: bits(s(a).astype(F32)),
+    "cvt_f32_u32": lambda a: bits(a.astype(F32)),
+    "cvt_i32_f32": _cvt_i32_f32,
+    "cvt_u32_f32": _cvt_u32_f32,
+    "cvt_f32_f16": lambda a: bits(half_to_f32(a)),
+    "cvt_f16_f32": lambda a: f32_to_half(f(a)),
+    "cvt_f32_f64": lambda d: bits(d.astype(F32)),
+    "cvt_f64_f32": lambda a: f(a).astype(np.float64),
+    "cvt_f32_bf16": lambda a: bits(bf16_to_f32(a)),
+    "cvt_bf16_f32": lambda a: a >> U32(16),
     # moves
-    "mov": ("u", "u", lambda a: a.copy()),
+    "mov": lambda a: a.copy(),
 }
+
+
+def signature(spec) -> tuple[str, str]:
+    """(sources in rs1..rs4 order, destination) of an ALU instruction, from the operand table."""
+    values = dict(zip((o.field.value for o in spec.operands), operand_values(spec)))
+    sources = "".join(values[f] for f in ("rs1", "rs2", "rs3", "rs4") if f in values)
+    return sources, values.get("rd", "-")
 
 
 def pair_to_f64(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ assemble) raise `LaunchError`; everything that happens while running is in the r
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Callable
 
@@ -15,13 +16,15 @@ import numpy as np
 from ..asm.ir import KernelCode
 from .compiler import compile_kernel
 from .context import RunContext
-from .engine import Limits, execute
+from .engine import Limits, SequentialNeeded, execute
 from .launch import (DEFAULT_LOCAL_MEMORY, DEFAULT_REGISTERS, DEFAULT_WORKGROUP, Launch,
-                     LaunchError, apply_memory_init)
+                     LaunchError, apply_memory_init, check_device_memory, launch_error,
+                     new_device_memory)
+from .limits import (MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
+                     MAX_WORKGROUP_THREADS)
 from .report import RunReport
 from .state import Batch, Geometry
 
-MAX_WAVE_WIDTH = 64
 
 
 def load_kernels(program) -> list[KernelCode]:
@@ -66,10 +69,12 @@ def select_kernel(kernels: list[KernelCode], name: str | None) -> KernelCode:
 def geometry(kernel: KernelCode, launch: Launch) -> Geometry:
     """Resolve workgroup, registers and local memory from the launch and the metadata."""
     meta_wg = tuple(kernel.workgroup_size)
+    source = "--workgroup"
     if launch.workgroup is not None and not (launch.metadata_first and meta_wg[0] > 0):
         workgroup = tuple(launch.workgroup)
     elif meta_wg[0] > 0:
         workgroup = tuple(max(1, v) for v in meta_wg)
+        source = "the kernel's workgroup size (metadata, which wins over --workgroup)"
     else:
         workgroup = DEFAULT_WORKGROUP
     registers = _pick(launch.registers, kernel.register_count, DEFAULT_REGISTERS,
@@ -77,16 +82,29 @@ def geometry(kernel: KernelCode, launch: Launch) -> Geometry:
     local = _pick(launch.local_memory, kernel.local_memory, DEFAULT_LOCAL_MEMORY,
                   launch.metadata_first)
     grid = tuple(launch.grid)
-    if len(grid) != 3 or min(grid) < 1:
-        raise LaunchError(f"grid must be three positive numbers, got {grid}")
+    if len(grid) != 3 or min(grid) < 1 or grid[0] * grid[1] * grid[2] > MAX_GRID_WORKGROUPS:
+        raise launch_error(f"--grid: must be three positive numbers with at most "
+                           f"{MAX_GRID_WORKGROUPS} workgroups in all, got {grid}", "--grid")
     if len(workgroup) != 3 or min(workgroup) < 1:
-        raise LaunchError(f"workgroup must be three positive numbers, got {workgroup}")
+        raise launch_error(f"{source}: must be three positive numbers, got {workgroup}",
+                           "--workgroup")
+    threads = workgroup[0] * workgroup[1] * workgroup[2]
+    if threads > MAX_WORKGROUP_THREADS:
+        raise launch_error(f"{source}: {threads} threads per workgroup is more than the "
+                           f"emulator's {MAX_WORKGROUP_THREADS}", "--workgroup")
     if not 1 <= launch.wave_width <= MAX_WAVE_WIDTH:
-        raise LaunchError(f"wave width must be 1-{MAX_WAVE_WIDTH}, got {launch.wave_width}")
+        raise launch_error(f"--wave-width: must be 1-{MAX_WAVE_WIDTH}, got {launch.wave_width}",
+                           "--wave-width")
     if not 0 < registers <= 256:
-        raise LaunchError(f"register count must be 1-256, got {registers}")
-    if local < 0 or local > (1 << 30):
-        raise LaunchError(f"invalid local memory size {local}")
+        raise launch_error(f"--registers: the register count must be 1-256, got {registers}",
+                           "--registers")
+    if local < 0 or local > MAX_LOCAL_MEMORY:
+        raise launch_error(f"--local-memory: {local} bytes is outside 0..{MAX_LOCAL_MEMORY}",
+                           "--local-memory")
+    beyond = sorted(int(r) for r in launch.set_regs if not 0 <= int(r) < registers)
+    if beyond:
+        raise launch_error(f"--set-reg: r{beyond[0]} is beyond the kernel's {registers} "
+                           f"registers (r0..r{registers - 1})", "--set-reg")
     return Geometry(grid, workgroup, launch.wave_width, registers, local)
 
 
@@ -104,14 +122,9 @@ def run(program, launch: Launch | None = None, *,
     launch = launch or Launch()
     kernel = select_kernel(load_kernels(program), launch.kernel)
     geo = geometry(kernel, launch)
-    if launch.device_memory < 0 or launch.device_memory > (1 << 32):
-        raise LaunchError(f"invalid device memory size {launch.device_memory}")
-    device = np.zeros((launch.device_memory + 3) & ~3, dtype=np.uint8)[:launch.device_memory]
-    apply_memory_init(device, launch.memory_init)
+    check_device_memory(launch)
+    device = new_device_memory(launch)
     instructions = kernel.instructions
-    ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
-    compiled = compile_kernel(kernel, geo.registers, ctx, instructions)
-    observer = observe(compiled, geo) if observe else _observer(launch, geo, compiled)
     report = RunReport(kernel=kernel.name, device_memory=device)
     wanted = {int(t) for t in launch.register_threads}
 
@@ -119,12 +132,27 @@ def run(program, launch: Launch | None = None, *,
         if wanted:
             report.registers.update(_registers_of(b, wanted))
 
+    _check_limits(launch)
     deadline = time.monotonic() + launch.time_limit if launch.time_limit else None
     limits = Limits(launch.max_instructions, deadline, cancel)
     set_regs = {int(k): int(v) for k, v in launch.set_regs.items()}
-    with np.errstate(all="ignore"):
-        error = execute(compiled, geo, device, set_regs, ctx, limits, launch.max_batch_lanes,
-                        observer, collect)
+    races = []
+    for sequential in (False, True):
+        ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
+        compiled = compile_kernel(kernel, geo.registers, ctx, instructions,
+                                  skip_empty=not launch.trace)
+        observer = observe(compiled, geo) if observe else _observer(launch, geo, compiled)
+        try:
+            with np.errstate(all="ignore"):
+                error = execute(compiled, geo, device, set_regs, ctx, limits,
+                                launch.max_batch_lanes, observer, collect, sequential)
+            break
+        except SequentialNeeded as need:     # batched workgroups met: redo one at a time
+            races += [need.race] if need.race is not None else []
+            report.registers.clear()
+            device[:] = 0
+            apply_memory_init(device, launch.memory_init)
+    ctx.warnings[:0] = races
     if error is not None:
         report.errors.append(error)
         collect(ctx.batch)
@@ -133,20 +161,38 @@ def run(program, launch: Launch | None = None, *,
     if observer is not None and hasattr(observer, "records"):
         report.line_records = observer.records
         report.recorded_threads = observer.threads
-    report.launch_summary = {
+    report.launch_summary = launch_summary(kernel, geo, device)
+    return report
+
+
+def _check_limits(launch: Launch) -> None:
+    """The instruction and time limits of an API launch, as the flags check them."""
+    if launch.max_instructions < 0:
+        raise launch_error(f"--max-instructions: must be 0 (unlimited) or positive, got "
+                           f"{launch.max_instructions}", "--max-instructions")
+    limit = launch.time_limit
+    if limit is not None and not (math.isfinite(limit) and limit > 0):
+        raise launch_error(f"--time-limit: must be a positive number of seconds, got {limit}",
+                           "--time-limit")
+
+
+def launch_summary(kernel: KernelCode, geo: Geometry, device: np.ndarray) -> dict:
+    """The resolved launch as the report carries it."""
+    return {
         "grid": list(geo.grid), "workgroup": list(geo.workgroup), "wave_width": geo.wave_width,
         "registers": geo.registers, "local_memory": geo.local_memory,
         "device_memory": int(device.size), "kernel": kernel.name,
     }
-    return report
 
 
 def _observer(launch: Launch, geo: Geometry, compiled):
     if launch.record_threads is None and not launch.trace:
         return None
-    from .recording import LineRecorder, Tracer
+    from .recording import LineRecorder
+    from .trace import Tracer
     if launch.trace:
-        return Tracer(compiled, geo, launch.trace if callable(launch.trace) else None)
+        return Tracer(compiled, geo, launch.trace if callable(launch.trace) else None,
+                      detailed=launch.trace != "upstream")
     if launch.record_threads == "first_wave":
         threads = tuple(range(min(geo.wave_width, geo.threads_per_wg)))
     else:

@@ -11,10 +11,11 @@ import numpy as np
 
 from ..asm.ir import DecodedInstruction
 from ..isa import PREDICATE_COUNT, OperandKind
-from .alu import UNITS, f64_to_pair, fma_f32, pair_to_f64
+from .alu import FUNCTIONS, f64_to_pair, fma_f32, pair_to_f64, signature
 from .context import RunContext
-from .memory import addresses, atomic, device_space, gather, local_space, \
+from .memory import addresses, atomic, atomic_operation, device_space, gather, local_space, \
     mma_tile_addresses, scatter
+from .report import Stats
 from .state import Batch, Fault
 from .waveops import any_all, ballot, prefix_sum, reduce, shuffle
 
@@ -50,9 +51,11 @@ def register_error(ins: DecodedInstruction, regs: list[int], count: int, guard):
 
 
 def build_unit(ins: DecodedInstruction, count: int):
-    """ALU, compare, convert and move instructions from `alu.UNITS`."""
+    """ALU, compare, convert and move instructions (`alu.FUNCTIONS`; operand kinds and widths
+    from the instruction table)."""
     mnemonic = ins.spec.mnemonic
-    sources, dest, fn = UNITS[mnemonic]
+    fn = FUNCTIONS[mnemonic]
+    sources, dest = signature(ins.spec)
     fields = (ins.rs1, ins.rs2, ins.rs3, ins.rs4)[:len(sources)]
     guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
     used = []
@@ -136,7 +139,7 @@ def _fma_op(fn, a, c, d, rd):
     def op(b: Batch):
         if b.full:
             F = b.F
-            F[rd] = fma_f32(F[a], F[c], F[d], b.scratch64)
+            fma_f32(F[a], F[c], F[d], b.scratch64, out=F[rd])
         elif b.any_active:
             R = b.R
             np.copyto(R[rd], fn(R[a], R[c], R[d]), where=b.active)
@@ -217,16 +220,18 @@ def _aligned_words(b: Batch, ra: int, is_local: bool):
     reports)."""
     a = b.R[ra]
     size, mem32, base = b.word_view(is_local)
-    if int(a.max()) + 4 > size or (a & 3).any():
+    if int(a.max()) + 4 > size or int(np.bitwise_or.reduce(a)) & 3:
         return None
-    return mem32, (a >> 2 if base is None else base + (a >> 2))
+    words = a >> 2                 # a new array: access logs keep it
+    return mem32, (words if base is None else base + words)
 
 
 def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
     """Loads, stores and atomics on local or device memory (`spec.memory` says which)."""
     spec = ins.spec
     access = spec.memory
-    mod = spec.modifier  # atomics: which read-modify-write (reference §2.8)
+    atomics = access.kind not in ("load", "store")
+    operation = atomic_operation(spec) if atomics else None  # which read-modify-write (§2.8)
     is_local = access.space == "local"
     space_of = local_space if is_local else device_space
     guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
@@ -242,22 +247,38 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
         if any(r >= count for r in used):
             return register_error(ins, used, count, guard)
 
+        count = Stats.counter(access.space, access.kind, width)
+
         def op(b: Batch):
             if width == 4 and guard is None and b.full:
                 fast = _aligned_words(b, ra, is_local)
                 if fast is not None:
                     mem32, w = fast
+                    if b.log is not None and not is_local:
+                        b.log.record_words(index, w, None, not load)
+                    if b.epochs:
+                        b.epochs[access.space].record_words(
+                            index, w, None, not load, None if load else b.R[data])
                     if load:
                         b.R[data] = mem32[w]
                     else:
                         mem32[w] = b.R[data]
-                    stats.count_access(access.space, access.kind, b.n, 4)
+                    count(stats, b.n)
                     return
             lanes, n = _lanes(b, mask, guard)
             if not n:
                 return
             space = space_of(b)
             a = addresses(space, b.R[ra], lanes, width, warn)
+            if b.log is not None and not is_local:
+                b.log.record(index, a, width, lanes, not load)
+            if b.epochs:
+                if width == 4 and not load and not (a & 3).any():
+                    b.epochs[access.space].record_words(
+                        index, a >> 2, lanes, True,
+                        b.R[data] if lanes is None else b.R[data][lanes])
+                else:
+                    b.epochs[access.space].record(index, a, width, lanes, not load)
             if load:
                 for i, w in enumerate(gather(space, a, width)):
                     if lanes is None:
@@ -267,10 +288,10 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
             else:
                 scatter(space, a, [b.R[data + i] if lanes is None else b.R[data + i][lanes]
                                    for i in range(nwords)], width)
-            stats.count_access(access.space, access.kind, n, width)
+            count(stats, n)
         return op
     # atomics (32-bit)
-    cas = mod == 8
+    cas = operation == "cas"
     used = [ra, rv] + ([r3] if cas else []) + ([rd] if rd else [])
     if any(r >= count for r in used):
         return register_error(ins, used, count, guard)
@@ -282,7 +303,10 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
             return
         space = space_of(b)
         a = addresses(space, b.R[ra], lanes, 4, warn)
-        old = atomic(space, a, mod, b.R[rv][lanes], b.R[r3][lanes] if cas else None)
+        if b.log is not None and not is_local:
+            b.log.record(index, a, 4, lanes, True, atomic=True)
+        old = atomic(space, a, operation, b.R[rv][lanes], b.R[r3][lanes] if cas else None)
+        stats.atomic += lanes.size        # upstream also counts one atomic op per lane
         if rd:
             b.R[rd][lanes] = old
     return op
@@ -331,12 +355,14 @@ def build_wave(ins: DecodedInstruction, count: int, ctx: RunContext, index: int)
 
 def build_mma(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
     """mma_load_a / mma_load_b / mma_store_c / mma_compute on per-lane 4x4 f32 fragments."""
-    mod = ins.spec.modifier
+    name = ins.spec.mnemonic
     rd, r1, r2 = ins.rd, ins.rs1, ins.rs2
     guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
     mask = exec_mask(guard)
     warn = ctx.warner(index)
-    used = {0: [r1, r2], 1: [r1, r2], 2: [rd, r1], 3: []}[mod]
+    loads = {"mma_load_a": "A", "mma_load_b": "B"}
+    # registers read: the tile address and stride (fragments are numbered, not registers)
+    used = {"mma_store_c": [rd, r1], "mma_compute": []}.get(name, [r1, r2])
     if any(r >= count for r in used):
         return register_error(ins, used, count, guard)
 
@@ -351,15 +377,19 @@ def build_mma(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
         if not lanes.size:
             return
         space = local_space(b)
-        if mod in (0, 1):
+        if name in loads:
             tile = mma_tile_addresses(space, b.R[r1], b.R[r2], lanes, warn)
             values = gather(space, tile.reshape(-1), 4)[0].view(np.float32)
-            fragment(b, "A" if mod == 0 else "B", rd)[lanes] = values.reshape(-1, 4, 4)
-        elif mod == 2:
+            fragment(b, loads[name], rd)[lanes] = values.reshape(-1, 4, 4)
+        elif name == "mma_store_c":
             tile = mma_tile_addresses(space, b.R[rd], b.R[r1], lanes, warn)
             c = fragment(b, "C", r2)[lanes].reshape(-1).view(np.uint32)
             scatter(space, tile.reshape(-1), [c], 4)
         else:
             c = fragment(b, "C", r2)
-            c[lanes] += np.matmul(fragment(b, "A", rd)[lanes], fragment(b, "B", r1)[lanes])
+            a, bb = fragment(b, "A", rd)[lanes], fragment(b, "B", r1)[lanes]
+            acc = c[lanes]
+            for k in range(4):            # C[i][j] += A[i][k] * B[k][j], k in order, in f32
+                acc += a[:, :, k, None] * bb[:, None, k, :]
+            c[lanes] = acc
     return op

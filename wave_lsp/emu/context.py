@@ -22,7 +22,44 @@ class RunContext:
         self.lines = lines
         self.index = 0              # instruction being executed (set on faults and polls)
         self.counts: list[int] = []  # present waves summed per instruction (statistics)
+        self.executed = 0           # wave-instructions already moved from counts into stats
         self.extra_steps = 0        # instructions skipped over empty regions, this batch
+        self._races: set[tuple[str, int, int]] = set()
+
+    def end_epoch(self, b: Batch) -> None:
+        """A barrier or the end of the batch: report a race between waves of a workgroup in
+        the epoch that ends (once per pair of instructions), and start a new epoch."""
+        for log in b.epochs.values():
+            race = log.first_race()
+            if race is None:
+                continue
+            key = (race.space, race.write[0], race.other[0])
+            if key in self._races or len(self.warnings) >= MAX_WARNINGS:
+                continue
+            self._races.add(key)
+            self.warnings.append(self._race_warning(b, race))
+
+    def _race_warning(self, b: Batch, race) -> EmuWarning:
+        (i, lane), (j, other) = race.write, race.other
+        wg, wave, in_wave = b.describe_lane(lane)
+        _, wave2, in_wave2 = b.describe_lane(other)
+        address = race.word * 4
+        if race.space == "local":
+            address -= (lane // b.lanes_per_wg) * b.local_stride
+
+        def where(k: int) -> str:
+            line = self.lines[k]
+            return f"line {line + 1}" if line is not None else f"pc 0x{self.pcs[k]:04x}"
+
+        what = "writes" if race.other_writes else "reads"
+        message = (f"data race on {race.space} address 0x{address:x} in workgroup {wg}: wave "
+                   f"{wave} writes it ({where(i)}, lane {in_wave}) and wave {wave2} {what} it "
+                   f"({where(j)}, lane {in_wave2}) with no barrier between them")
+        return EmuWarning("data_race", message, self.pcs[i], self.lines[i], wg, wave,
+                          (in_wave,), 1, address=address, other_pc=self.pcs[j],
+                          other_line=self.lines[j], other_workgroup=wg, other_wave=wave2,
+                          other_lanes=(in_wave2,),
+                          other_access="write" if race.other_writes else "read")
 
     def skip(self, b: Batch, start: int, stop: int) -> None:
         """Account for instructions [start, stop) stepped over with no active lane."""

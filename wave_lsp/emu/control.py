@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..asm.ir import DecodedInstruction
-from ..isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH
+from ..isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH, PREDICATE_COUNT, OperandKind
 from .context import RunContext
 from .state import Batch, Fault
 
@@ -77,8 +77,9 @@ def _structure_error(b: Batch, message: str):
 
 
 def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) -> object:
-    """The op for a control-flow or synchronisation instruction (opcode 0x3F)."""
-    mod = ins.spec.modifier
+    """The op for a control-flow or synchronisation instruction, chosen by mnemonic; fences,
+    `wait` and `nop` do nothing (everything is immediately visible in the emulator)."""
+    name = ins.spec.mnemonic
     guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
     ps = ins.rs1
     stats = ctx.stats
@@ -86,13 +87,16 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
     def executing(b: Batch) -> np.ndarray:
         return b.guard_mask(*guard) if guard else b.active
 
-    if mod in (0, 4, 5) and ps >= 4:
+    missing = [getattr(ins, o.field.value) for o in ins.spec.operands
+               if o.kind is OperandKind.PREDICATE
+               and getattr(ins, o.field.value) >= PREDICATE_COUNT]
+    if missing:
         def bad(b: Batch):
-            raise Fault("invalid_instruction", f"predicate p{ps} does not exist",
+            raise Fault("invalid_instruction", f"predicate p{missing[0]} does not exist",
                         np.flatnonzero(b.active))
         return bad
 
-    if mod == 0:                                                     # if
+    if name == "if":
         skip_to = plan.if_skip.get(index)
 
         def op(b: Batch):
@@ -109,7 +113,7 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
                 ctx.skip(b, index + 1, skip_to)
                 return skip_to
         return op
-    if mod == 1:                                                     # else
+    if name == "else":
         skip_to = plan.else_skip.get(index)
 
         def op(b: Batch):
@@ -121,14 +125,14 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
                 ctx.skip(b, index + 1, skip_to)
                 return skip_to
         return op
-    if mod == 2:                                                     # endif
+    if name == "endif":
         def op(b: Batch):
             frame = b.ctrl.pop() if b.ctrl else None
             if not isinstance(frame, IfFrame):
                 raise _structure_error(b, "endif without matching if")
             restore(b, frame.entry, frame.loop)
         return op
-    if mod == 3:                                                     # loop
+    if name == "loop":
         skip_to = plan.loop_skip.get(index)
 
         def op(b: Batch):
@@ -137,8 +141,8 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
                 return skip_to
             _push(b, LoopFrame(b.active, b.n, index + 1, b.present, innermost_loop(b)))
         return op
-    if mod in (4, 5):                                                # break / continue
-        name = "break" if mod == 4 else "continue"
+    if name in ("break", "continue"):
+        breaks = name == "break"
 
         def op(b: Batch):
             loop = innermost_loop(b)
@@ -146,12 +150,12 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
                 raise _structure_error(b, f"{name} outside of loop")
             leaving = executing(b) & b.P[ps]
             if leaving.any():
-                if mod == 4:
+                if breaks:
                     loop.broken |= leaving
                 loop.out |= leaving
                 b.set_active(b.active & ~leaving)
         return op
-    if mod == 6:                                                     # endloop
+    if name == "endloop":
         def op(b: Batch):
             frame = b.ctrl[-1] if b.ctrl else None
             if not isinstance(frame, LoopFrame):
@@ -167,7 +171,7 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
             b.present = frame.entry_present & b.alive.reshape(b.n_waves, b.W).any(axis=1)
             b.present_count = int(b.present.sum())
         return op
-    if mod == 7:                                                     # call
+    if name == "call":
         target = plan.index_of_offset.get(ins.imm)
 
         def op(b: Batch):
@@ -189,7 +193,7 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
                 b.refresh_present(m)
             return target
         return op
-    if mod == 8:                                                     # return
+    if name == "return":
         def op(b: Batch):
             m = executing(b)
             if guard and not m.any():
@@ -203,15 +207,17 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
             b.present_count = int(b.present.sum())
             return frame.ret
         return op
-    if mod == 9:                                                     # halt
+    if name == "halt":
         def op(b: Batch):
             return _halt(b, executing(b), plan.end)
         return op
-    if mod == 10:                                                    # barrier
+    if name == "barrier":
         def op(b: Batch):
-            barrier(b, executing(b), stats)
+            barrier(b, executing(b), stats, guard is not None)
+            if b.epochs:
+                ctx.end_epoch(b)
         return op
-    return lambda b: None                                            # fences, wait, nop
+    return lambda b: None                                 # fences, wait, nop
 
 
 def _halt(b: Batch, ending: np.ndarray, end: int):
@@ -226,16 +232,20 @@ def _halt(b: Batch, ending: np.ndarray, end: int):
     return None
 
 
-def barrier(b: Batch, m: np.ndarray, stats) -> None:
-    """Check that every wave of each arriving workgroup is here with all its live lanes."""
+def barrier(b: Batch, m: np.ndarray, stats, guarded: bool = False) -> None:
+    """Count one release per workgroup that reaches the barrier (as upstream: every wave still
+    stepping through, even with no active lane; a guarded barrier only where a lane passes the
+    guard) and check that every wave of each workgroup with executing lanes is here with all its
+    live lanes."""
     W, nw = b.W, b.n_waves
     per_wg = b.geo.waves_per_wg
+    reaching = (m.reshape(nw, W).any(axis=1) if guarded else b.present)
+    stats.barriers += int(reaching.reshape(b.wg_count, per_wg).any(axis=1).sum())
     arriving = m.reshape(nw, W).any(axis=1)
     wg_here = arriving.reshape(b.wg_count, per_wg).any(axis=1)
     if not wg_here.any():
         return
     waves_here = np.repeat(wg_here, per_wg)
-    stats.barriers += int(waves_here.sum())
     alive = b.alive.reshape(nw, W)
     dead = waves_here & ~alive.any(axis=1)
     if dead.any():

@@ -3,9 +3,10 @@ many workgroups executed in lock-step as one lane array.
 
 Workgroups are ordered x fastest, then y, then z. Within one instruction, lanes act in global
 thread order, so colliding stores keep the last thread's value and colliding atomics return old
-values in thread order. Limits: `max_instructions` counts wave-instructions per workgroup
-(steps of the batch times waves per workgroup), checked at every step; the wall-time limit
-and the cancellation hook are polled every 256 steps.
+values in thread order. Batches where two workgroups touch one device word (see `overlap`) are
+run again one workgroup at a time. Limits: `max_instructions` counts the wave-instructions of
+the whole launch (all workgroups), polled every 256 steps and at every step near the limit; the
+wall-time limit and the cancellation hook are polled every 256 steps.
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ import numpy as np
 
 from .compiler import CompiledKernel
 from .context import RunContext
-from .report import EmuError
+from .overlap import AccessLog, Conflict, LogFull, find_conflict, find_race
+from .racecheck import EpochLog
+from .report import EmuError, EmuWarning
 from .state import Batch, Fault, Geometry
 
 POLL_EVERY = 256
 MAX_BATCH_WORDS = 1 << 25          # registers x lanes of one batch (128 MiB of uint32)
+MAX_BATCH_LOCAL = 1 << 28          # local memory bytes of one batch's workgroups together
 
 
 class Limits:
@@ -37,19 +41,38 @@ def batch_size(geo: Geometry, max_lanes: int, single: bool) -> int:
         return 1
     by_lanes = max(1, max_lanes // geo.lanes_per_wg)
     by_words = max(1, MAX_BATCH_WORDS // max(1, geo.registers * geo.lanes_per_wg))
-    return max(1, min(geo.workgroup_count, by_lanes, by_words))
+    by_local = max(1, MAX_BATCH_LOCAL // max(1, geo.local_memory))
+    return max(1, min(geo.workgroup_count, by_lanes, by_words, by_local))
+
+
+class SequentialNeeded(Exception):
+    """Workgroups of one batch met on device memory: the launch must run one workgroup at a
+    time. `race` is the warning describing a data race among them (None: only atomics met)."""
+
+    def __init__(self, race: EmuWarning | None):
+        super().__init__(race.message if race else "atomics of several workgroups met")
+        self.race = race
 
 
 def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             set_regs: dict[int, int], ctx: RunContext, limits: Limits, max_lanes: int,
-            observer=None, on_batch_end=None) -> EmuError | None:
-    """Run every workgroup; returns the first error (the run stops there) or None."""
-    per_batch = batch_size(geo, max_lanes, bool(observer and observer.single_workgroup))
+            observer=None, on_batch_end=None, sequential: bool = False) -> EmuError | None:
+    """Run every workgroup; returns the first error (the run stops there) or None. Raises
+    `SequentialNeeded` when batched workgroups touched the same device words (the caller
+    restores memory and runs again with `sequential`)."""
+    single = sequential or bool(observer and observer.single_workgroup)
+    per_batch = batch_size(geo, max_lanes, single)
     ctx.counts = [0] * len(compiled.ops)
     total = geo.workgroup_count
     for first in range(0, total, per_batch):
         count = min(per_batch, total - first)
         b = Batch(geo, first, count, device, set_regs)
+        if count > 1:
+            b.log = AccessLog((device.size + 3) // 4, b.wg_of_lane)
+        if geo.waves_per_wg > 1:
+            b.epochs = {"local": EpochLog("local", b.W, b.lanes_per_wg, count,
+                                          b.local32.size),
+                        "device": EpochLog("device", b.W, b.lanes_per_wg, count)}
         ctx.batch = b
         if observer is not None:
             observer.attach(b)
@@ -59,23 +82,70 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
                 _loop(compiled, b, ctx, limits, geo.waves_per_wg)
             else:
                 _observed_loop(compiled, b, ctx, limits, geo.waves_per_wg, observer)
+        except LogFull:
+            raise SequentialNeeded(None) from None
         except Fault as fault:
+            _check_overlap(b, compiled)
             index = ctx.index
             _finish_stats(compiled, ctx)
+            _finish_observer(observer)
             return to_error(fault, b, compiled, index)
+        _check_overlap(b, compiled)
+        ctx.end_epoch(b)
         ctx.stats.workgroups += count
         ctx.stats.waves += count * geo.waves_per_wg
         if on_batch_end is not None:
             on_batch_end(b)
     _finish_stats(compiled, ctx)
+    _finish_observer(observer)
     return None
 
 
+def _finish_observer(observer) -> None:
+    finish = getattr(observer, "finish", None)
+    if finish is not None:
+        finish()
+
+
+def _check_overlap(b: Batch, compiled: CompiledKernel) -> None:
+    if b.log is None:
+        return
+    log, b.log = b.log, None
+    if find_conflict(log, b.lanes_per_wg) is None:
+        return
+    race = find_race(log)
+    raise SequentialNeeded(None if race is None else race_warning(race, b, compiled))
+
+
+def race_warning(conflict: Conflict, b: Batch, compiled: CompiledKernel) -> EmuWarning:
+    """The `data_race` warning for two workgroups' accesses to one device word."""
+    (i, lane), (j, other) = conflict.first, conflict.second
+    wg, wave, in_wave = b.describe_lane(lane)
+    wg2, wave2, in_wave2 = b.describe_lane(other)
+    what = "writes" if conflict.second_writes else "reads"
+    line, line2 = compiled.lines[i], compiled.lines[j]
+    where = f"line {line + 1}" if line is not None else f"pc 0x{compiled.pcs[i]:04x}"
+    where2 = f"line {line2 + 1}" if line2 is not None else f"pc 0x{compiled.pcs[j]:04x}"
+    message = (f"data race on device address 0x{conflict.address:x}: workgroup {wg} writes it "
+               f"({where}, thread {b.global_thread(lane)}) and workgroup {wg2} {what} it "
+               f"({where2}, thread {b.global_thread(other)}) with no atomic between them; "
+               "results are those of running workgroups one at a time, in order")
+    return EmuWarning("data_race", message, compiled.pcs[i], line, wg, wave, (in_wave,), 1,
+                      address=conflict.address, other_pc=compiled.pcs[j], other_line=line2,
+                      other_workgroup=wg2, other_wave=wave2, other_lanes=(in_wave2,),
+                      other_access="write" if conflict.second_writes else "read")
+
+
 def _limit_fault(ctx: RunContext, limits: Limits, steps: int, step_limit: float) -> None:
-    if steps + ctx.extra_steps > step_limit:
-        raise Fault("instruction_limit",
-                    f"instruction limit exceeded ({limits.max_instructions} wave-instructions "
-                    "per workgroup)", np.flatnonzero(ctx.batch.active))
+    """Stop the run when the launch's wave-instructions (all workgroups so far) pass the limit,
+    the wall-time limit has passed or the run was cancelled."""
+    if limits.max_instructions > 0:
+        executed = ctx.executed + sum(ctx.counts)
+        if executed > limits.max_instructions:
+            raise Fault("instruction_limit",
+                        f"instruction limit exceeded: {executed} instructions (limit: "
+                        f"{limits.max_instructions} wave-instructions for the whole launch)",
+                        np.flatnonzero(ctx.batch.active))
     if limits.deadline is not None and time.monotonic() > limits.deadline:
         raise Fault("time_limit", "time limit exceeded", np.flatnonzero(ctx.batch.active))
     if limits.cancel is not None and limits.cancel():
@@ -83,9 +153,19 @@ def _limit_fault(ctx: RunContext, limits: Limits, steps: int, step_limit: float)
 
 
 def _step_limit(limits: Limits, waves_per_wg: int) -> float:
+    """Steps of one workgroup that surely pass the limit (the limit is checked at polls)."""
     if limits.max_instructions <= 0:
         return float("inf")
     return limits.max_instructions / waves_per_wg
+
+
+def _next_poll(ctx: RunContext, limits: Limits, b: Batch, steps: int) -> int:
+    """The step of the next limit check: every POLL_EVERY steps, sooner near the limit."""
+    gap = POLL_EVERY
+    if limits.max_instructions > 0:
+        remaining = limits.max_instructions - ctx.executed - sum(ctx.counts)
+        gap = min(gap, max(1, remaining // max(1, b.present_count)))
+    return steps + gap
 
 
 def _loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: Limits,
@@ -96,7 +176,7 @@ def _loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: Limits,
     step_limit = _step_limit(limits, waves_per_wg)
     ctx.extra_steps = 0
     steps = 0
-    check = min(POLL_EVERY, step_limit)
+    check = _next_poll(ctx, limits, b, 0)
     index = 0
     try:
         while index < n:
@@ -105,9 +185,9 @@ def _loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: Limits,
             counts[index] += present
             steps += 1
             if steps >= check:
-                check = min(steps + POLL_EVERY, step_limit)
                 ctx.index = index
                 _limit_fault(ctx, limits, steps, step_limit)
+                check = _next_poll(ctx, limits, b, steps)
             index = index + 1 if nxt is None else nxt
     except Fault:
         ctx.index = index
@@ -122,6 +202,7 @@ def _observed_loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: 
     step_limit = _step_limit(limits, waves_per_wg)
     ctx.extra_steps = 0
     steps = 0
+    check = _next_poll(ctx, limits, b, 0)
     index = 0
     try:
         while index < n:
@@ -132,8 +213,9 @@ def _observed_loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: 
             counts[index] += present
             steps += 1
             ctx.index = index
-            if steps >= step_limit or steps % POLL_EVERY == 0:
+            if steps >= check:
                 _limit_fault(ctx, limits, steps, step_limit)
+                check = _next_poll(ctx, limits, b, steps)
             index = index + 1 if nxt is None else nxt
     except Fault:
         ctx.index = index
@@ -142,6 +224,7 @@ def _observed_loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: 
 
 def _finish_stats(compiled: CompiledKernel, ctx: RunContext) -> None:
     stats = ctx.stats
+    ctx.executed += sum(ctx.counts)
     for count, category in zip(ctx.counts, compiled.categories):
         stats.total += count
         setattr(stats, category, getattr(stats, category) + count)

@@ -8,10 +8,13 @@ from typing import Callable, Sequence, Union
 
 import numpy as np
 
+from .limits import MAX_DEVICE_MEMORY
+
 DEFAULT_WORKGROUP = (32, 1, 1)       # upstream wave-emu's --workgroup default
 DEFAULT_LOCAL_MEMORY = 16384         # upstream --local-memory default (bytes)
 DEFAULT_DEVICE_MEMORY = 1 << 20      # upstream --device-memory default (bytes)
 DEFAULT_REGISTERS = 32
+FILL_CHUNK = 1 << 20              # values written per step by --fill-iota
 
 
 @dataclass(frozen=True)
@@ -67,12 +70,22 @@ class Launch:
     register_threads: Sequence[int] = ()
     metadata_first: bool = False
     max_batch_lanes: int = 1 << 20
-    trace: bool | Callable[[str], None] = False   # True: to stderr; or a line sink
+    # True: trace with lines and masks to stderr; "upstream": upstream's trace format; or a sink
+    trace: bool | str | Callable[[str], None] = False
     record_limit: int = 64               # executions kept per line in line_records
 
 
 class LaunchError(ValueError):
     """A launch description that cannot run (bad sizes, unknown kernel, fill out of range)."""
+
+
+def new_device_memory(launch: Launch) -> np.ndarray:
+    """Zeroed device memory of the launch's size with its initial contents written."""
+    if launch.device_memory < 0 or launch.device_memory > (1 << 32):
+        raise LaunchError(f"invalid device memory size {launch.device_memory}")
+    device = np.zeros((launch.device_memory + 3) & ~3, dtype=np.uint8)[:launch.device_memory]
+    apply_memory_init(device, launch.memory_init)
+    return device
 
 
 def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
@@ -85,8 +98,12 @@ def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
             memory[item.offset:item.offset + data.size] = data
         elif isinstance(item, IotaFill):
             _check_range(item.offset, 4 * item.count, size, "--fill-iota")
-            values = np.arange(item.count, dtype=np.float32) * np.float32(item.scale)
-            memory[item.offset:item.offset + 4 * item.count] = values.astype("<f4").view(np.uint8)
+            target = memory[item.offset:item.offset + 4 * item.count].view("<f4")
+            scale = np.float32(item.scale)
+            for lo in range(0, item.count, FILL_CHUNK):     # i as f32 times SCALE, in f32
+                hi = min(item.count, lo + FILL_CHUNK)
+                np.multiply(np.arange(lo, hi, dtype=np.int64).astype(np.float32), scale,
+                            out=target[lo:hi])
         elif isinstance(item, ZeroFill):
             _check_range(item.offset, 4 * item.count, size, "--fill-zero")
             memory[item.offset:item.offset + 4 * item.count] = 0
@@ -96,5 +113,21 @@ def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
 
 def _check_range(offset: int, length: int, size: int, what: str) -> None:
     if offset < 0 or length < 0 or offset + length > size:
-        raise LaunchError(f"memory access out of bounds: address 0x{max(offset, 0):016x} "
-                          f"({what}: {length} bytes at {offset}, device memory is {size} bytes)")
+        raise launch_error(f"memory access out of bounds: address 0x{max(offset, 0):016x} "
+                           f"({what}: {length} bytes at {offset}, device memory is {size} "
+                           "bytes)", what)
+
+
+def launch_error(message: str, flag: str | None) -> LaunchError:
+    """A `LaunchError` whose `flag` attribute names the command-line flag of the value at fault
+    (`--workgroup`), so an editor can underline it (`getattr(error, "flag", None)`)."""
+    error = LaunchError(message)
+    error.flag = flag
+    return error
+
+
+def check_device_memory(launch: Launch) -> None:
+    """The device memory size is one the emulator can address (32-bit addresses)."""
+    if not 0 <= launch.device_memory <= MAX_DEVICE_MEMORY:
+        raise launch_error(f"--device-memory: {launch.device_memory} bytes is outside "
+                           f"0..{MAX_DEVICE_MEMORY} (addresses are 32-bit)", "--device-memory")

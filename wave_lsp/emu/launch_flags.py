@@ -8,11 +8,17 @@ flags. Errors raise `LaunchFlagError`, which names the flag at fault so an edito
 from __future__ import annotations
 
 import argparse
+import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from .launch import DataFill, IotaFill, Launch, ZeroFill
+from ..files import read_regular
+from .limits import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
+                     MAX_WORKGROUP_THREADS)
+
+if TYPE_CHECKING:
+    from .launch import Launch
 
 DUMP_KINDS = ("u32", "f32", "f16", "bf16")
 
@@ -54,16 +60,20 @@ def add_launch_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set-reg", action="append", default=[], metavar="REG:VALUE",
                    help="initial register value in every thread (repeatable)")
     p.add_argument("--max-instructions", default="10000000",
-                   help="wave-instructions per workgroup (0 = unlimited)")
+                   help="wave-instructions for the whole launch (0 = unlimited)")
     p.add_argument("--dump-memory", metavar="START:END", help="hex dump of device memory")
     for kind in DUMP_KINDS:
         p.add_argument(f"--dump-{kind}", metavar="OFFSET:COUNT",
                        help=f"print COUNT {kind} values from device memory")
     p.add_argument("--stats", action="store_true", help="print execution statistics")
-    p.add_argument("--trace", action="store_true", help="trace every instruction to stderr")
+    p.add_argument("--trace", action="store_true",
+                   help="trace every wave-instruction to stderr (upstream's format)")
+    p.add_argument("--trace-lines", action="store_true",
+                   help="trace with source lines and active masks (`; line L mask=0x...`)")
     p.add_argument("--dump-regs", action="store_true", help="print thread 0's registers")
     p.add_argument("--kernel", metavar="NAME", help="kernel to run (default: the first)")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS", help="wall-time limit")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="wall-time limit (a positive number of seconds)")
 
 
 def launch_parser() -> argparse.ArgumentParser:
@@ -119,37 +129,103 @@ def dump_requests(args: argparse.Namespace) -> list[DumpRequest]:
     out = []
     if args.dump_memory:
         start, end = pair(args.dump_memory, "--dump-memory")
+        if start < 0 or end <= start:
+            raise LaunchFlagError(f"--dump-memory: END must be greater than START, got "
+                                  f"'{args.dump_memory}'", "--dump-memory")
         out.append(DumpRequest("memory", start, end - start))
     for kind in DUMP_KINDS:
         spec = getattr(args, f"dump_{kind.replace('-', '_')}")
         if spec:
             offset, count = pair(spec, f"--dump-{kind}")
+            if offset < 0 or count < 0:
+                raise LaunchFlagError(f"--dump-{kind}: OFFSET and COUNT must not be negative, "
+                                      f"got '{spec}'", f"--dump-{kind}")
             out.append(DumpRequest(kind, offset, count))
     return out
+
+
+def check_dumps(requests: Sequence[DumpRequest], device_memory: int) -> None:
+    """Every dump lies inside device memory of `device_memory` bytes (checked before the run)."""
+    for r in requests:
+        width = 1 if r.kind == "memory" else 4 if r.kind in ("u32", "f32") else 2
+        end = r.start + width * r.count
+        if end > device_memory:
+            flag = "--dump-memory" if r.kind == "memory" else f"--dump-{r.kind}"
+            raise LaunchFlagError(f"memory access out of bounds: address 0x{end:016x} ({flag} "
+                                  f"reaches byte {end}, device memory is {device_memory} bytes)",
+                                  flag)
+
+
+def _bounded(value: int, low: int, high: int, flag: str, what: str) -> int:
+    if not low <= value <= high:
+        raise LaunchFlagError(f"{flag}: {what} must be {low}..{high}, got {value}", flag)
+    return value
+
+
+def _sizes(text: str, flag: str, limit: int) -> tuple[int, int, int]:
+    x, y, z = triple(text, flag)
+    for v in (x, y, z):
+        _bounded(v, 1, limit, flag, "each size")
+    if x * y * z > limit:
+        raise LaunchFlagError(f"{flag}: {x}x{y}x{z} = {x * y * z} is more than {limit}", flag)
+    return x, y, z
+
+
+FILL_TYPES = {"--fill-iota": ("f32",), "--fill-zero": ("u32", "i32", "f32")}
+
+
+def _fill_type(text: str, flag: str) -> None:
+    if text.strip() not in FILL_TYPES[flag]:
+        raise LaunchFlagError(f"{flag}: TYPE must be {' or '.join(FILL_TYPES[flag])} "
+                              f"(it writes 4-byte values), got '{text}'", flag)
+
+
+def _limits(args: argparse.Namespace) -> tuple[int, float | None]:
+    """--max-instructions (>= 0, 0 = unlimited) and --time-limit (finite, > 0)."""
+    max_instructions = number(args.max_instructions, "--max-instructions")
+    if max_instructions < 0:
+        raise LaunchFlagError(f"--max-instructions: must be 0 (unlimited) or positive, got "
+                              f"{max_instructions}", "--max-instructions")
+    limit = args.time_limit
+    if limit is not None and not (math.isfinite(limit) and 0 < limit <= MAX_TIME_LIMIT):
+        raise LaunchFlagError(f"--time-limit: must be a number of seconds in (0, "
+                              f"{MAX_TIME_LIMIT}], got {limit}", "--time-limit")
+    return max_instructions, limit
+
+
+MAX_TIME_LIMIT = 7 * 24 * 3600.0
 
 
 def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overrides) -> Launch:
     """The `Launch` for parsed flags. `--arg` files are read relative to `base_dir` (default: the
     working folder). `overrides` replace Launch fields (e.g. recording options)."""
+    from .launch import DataFill, IotaFill, Launch, ZeroFill   # numpy: not for --help
     zero, iota, data = [], [], []
     for text in args.fill_zero:
         parts = text.split(":")
         if len(parts) != 3:
             raise LaunchFlagError(f"--fill-zero expects OFFSET:TYPE:COUNT, got '{text}'",
                                   "--fill-zero")
-        zero.append(ZeroFill(number(parts[0], "--fill-zero"), number(parts[2], "--fill-zero")))
+        _fill_type(parts[1], "--fill-zero")
+        zero.append(ZeroFill(_bounded(number(parts[0], "--fill-zero"), 0, MAX_DEVICE_MEMORY,
+                                      "--fill-zero", "OFFSET"),
+                             _bounded(number(parts[2], "--fill-zero"), 0, MAX_DEVICE_MEMORY,
+                                      "--fill-zero", "COUNT")))
     for text in args.fill_iota:
         parts = text.split(":")
         if len(parts) not in (3, 4):
             raise LaunchFlagError(f"--fill-iota expects OFFSET:TYPE:COUNT[:SCALE], got '{text}'",
                                   "--fill-iota")
+        _fill_type(parts[1], "--fill-iota")
         try:
             scale = float(parts[3]) if len(parts) == 4 else 1.0
         except ValueError:
             raise LaunchFlagError(f"--fill-iota: '{parts[3]}' is not a number",
                                   "--fill-iota") from None
-        iota.append(IotaFill(number(parts[0], "--fill-iota"), number(parts[2], "--fill-iota"),
-                             scale))
+        iota.append(IotaFill(_bounded(number(parts[0], "--fill-iota"), 0, MAX_DEVICE_MEMORY,
+                                      "--fill-iota", "OFFSET"),
+                             _bounded(number(parts[2], "--fill-iota"), 0, MAX_DEVICE_MEMORY,
+                                      "--fill-iota", "COUNT"), scale))
     for text in args.arg:
         offset, sep, name = text.partition(":")
         if not sep:
@@ -158,27 +234,37 @@ def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overr
         if base_dir is not None and not path.is_absolute():
             path = base_dir / path
         try:
-            content = path.read_bytes()
+            content = read_regular(path)  # a FIFO or /dev/zero is refused, not read
         except OSError as err:
             raise LaunchFlagError(f"cannot read '{name}': {err.strerror or err}", "--arg") from None
-        data.append(DataFill(number(offset, "--arg"), content))
+        data.append(DataFill(_bounded(number(offset, "--arg"), 0, MAX_DEVICE_MEMORY, "--arg",
+                                      "OFFSET"), content))
     regs = {}
     for text in args.set_reg:
         reg, sep, value = text.partition(":")
         if not sep:
             raise LaunchFlagError(f"--set-reg expects REG:VALUE, got '{text}'", "--set-reg")
         reg = reg.strip()
-        regs[number(reg[1:] if reg[:1] in "rR" else reg, "--set-reg")] = \
-            number(value, "--set-reg") & 0xFFFFFFFF
+        index = _bounded(number(reg[1:] if reg[:1] in "rR" else reg, "--set-reg"), 0,
+                         255, "--set-reg", "the register")
+        regs[index] = _bounded(number(value, "--set-reg"), -(1 << 31), (1 << 32) - 1,
+                               "--set-reg", "the value (32 bits)") & 0xFFFFFFFF
+    max_instructions, time_limit = _limits(args)
     fields = dict(
-        grid=triple(args.grid, "--grid"), workgroup=triple(args.workgroup, "--workgroup"),
-        wave_width=number(args.wave_width, "--wave-width"),
-        registers=number(args.registers, "--registers"),
-        local_memory=number(args.local_memory, "--local-memory"),
-        device_memory=number(args.device_memory, "--device-memory"),
+        grid=_sizes(args.grid, "--grid", MAX_GRID_WORKGROUPS),
+        workgroup=_sizes(args.workgroup, "--workgroup", MAX_WORKGROUP_THREADS),
+        wave_width=_bounded(number(args.wave_width, "--wave-width"), 1, MAX_WAVE_WIDTH,
+                            "--wave-width", "the wave width"),
+        registers=_bounded(number(args.registers, "--registers"), 1, 256,
+                           "--registers", "the register count"),
+        local_memory=_bounded(number(args.local_memory, "--local-memory"), 0, MAX_LOCAL_MEMORY,
+                              "--local-memory", "the size"),
+        device_memory=_bounded(number(args.device_memory, "--device-memory"), 0,
+                               MAX_DEVICE_MEMORY, "--device-memory", "the size"),
         kernel=args.kernel, memory_init=zero + iota + data, set_regs=regs,
-        max_instructions=number(args.max_instructions, "--max-instructions"),
-        time_limit=args.time_limit, metadata_first=True, trace=bool(args.trace),
+        max_instructions=max_instructions,
+        time_limit=time_limit, metadata_first=True,
+        trace=True if getattr(args, "trace_lines", False) else "upstream" if args.trace else False,
         register_threads=(0,) if args.dump_regs else ())
     fields.update(overrides)
     return Launch(**fields)

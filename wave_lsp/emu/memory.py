@@ -88,28 +88,39 @@ def scatter(space: Space, a: np.ndarray, words: list[np.ndarray], width: int) ->
 
 
 # ---- atomics -------------------------------------------------------------------------------------
-def _atomic_new(mod: int, old, value, third):
-    if mod == 0:
+ATOMIC_OPERATIONS = ("add", "sub", "min", "max", "and", "or", "xor", "exchange", "cas")
+
+
+def atomic_operation(spec) -> str:
+    """The read-modify-write of an atomic instruction: the last word of its mnemonic
+    (`atomic_add`, `local_atomic_cas`)."""
+    operation = spec.mnemonic.split("atomic_", 1)[1]
+    assert operation in ATOMIC_OPERATIONS, spec.mnemonic
+    return operation
+
+
+def _atomic_new(operation: str, old, value, third):
+    if operation == "add":
         return old + value
-    if mod == 1:
+    if operation == "sub":
         return old - value
-    if mod == 2:
+    if operation == "min":
         return np.minimum(old, value)
-    if mod == 3:
+    if operation == "max":
         return np.maximum(old, value)
-    if mod == 4:
+    if operation == "and":
         return old & value
-    if mod == 5:
+    if operation == "or":
         return old | value
-    if mod == 6:
+    if operation == "xor":
         return old ^ value
-    if mod == 7:
+    if operation == "exchange":
         return value.copy()
-    # 8: compare-and-swap — store `third` (desired) where memory equals `value` (expected)
+    # compare-and-swap: store `third` (desired) where memory equals `value` (expected)
     return np.where(old == value, third, old)
 
 
-def atomic(space: Space, a: np.ndarray, mod: int, value: np.ndarray,
+def atomic(space: Space, a: np.ndarray, operation: str, value: np.ndarray,
            third: np.ndarray | None) -> np.ndarray:
     """Apply an atomic for lanes in thread order; returns the old values (uint32)."""
     if a.size == 0:
@@ -120,13 +131,13 @@ def atomic(space: Space, a: np.ndarray, mod: int, value: np.ndarray,
     starts[1:] = sa[1:] != sa[:-1]
     if starts.all():                                   # no collisions: one vectorised step
         old = gather(space, a, 4)[0]
-        scatter(space, a, [_atomic_new(mod, old, value, third)], 4)
+        scatter(space, a, [_atomic_new(operation, old, value, third)], 4)
         return old
     group = np.cumsum(starts) - 1
     first_index = np.nonzero(starts)[0]
     rank = np.arange(sa.size) - first_index[group]
     old = np.empty(a.size, dtype=np.uint32)
-    if mod in (0, 1):                                  # add/sub: segmented exclusive scan
+    if operation in ("add", "sub"):                    # segmented exclusive scan
         v = value[order].astype(np.uint64)
         csum = np.cumsum(v)
         before = csum - v
@@ -134,18 +145,19 @@ def atomic(space: Space, a: np.ndarray, mod: int, value: np.ndarray,
         excl = (before - base) & np.uint64(0xFFFFFFFF)
         heads = sa[first_index]
         init = gather(space, heads, 4)[0].astype(np.uint64)[group]
-        sold = ((init + excl) if mod == 0 else (init - excl)) & np.uint64(0xFFFFFFFF)
+        add = operation == "add"
+        sold = ((init + excl) if add else (init - excl)) & np.uint64(0xFFFFFFFF)
         old[order] = sold.astype(np.uint32)
         last = np.append(first_index[1:], sa.size) - 1
         total = (excl[last] + v[last]) & np.uint64(0xFFFFFFFF)
         init_heads = init[first_index]
-        final = (init_heads + total) if mod == 0 else (init_heads - total)
+        final = (init_heads + total) if add else (init_heads - total)
         scatter(space, heads, [(final & np.uint64(0xFFFFFFFF)).astype(np.uint32)], 4)
         return old
     for r in range(int(rank.max()) + 1):               # one step per collision depth
         pick = order[rank == r]
         cur = gather(space, a[pick], 4)[0]
-        scatter(space, a[pick], [_atomic_new(mod, cur, value[pick],
+        scatter(space, a[pick], [_atomic_new(operation, cur, value[pick],
                                              None if third is None else third[pick])], 4)
         old[pick] = cur
     return old

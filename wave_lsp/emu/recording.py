@@ -1,27 +1,17 @@
-"""Observers of a run: per-line records for inline results, and the `--trace` printer.
+"""Observers of a run: per-line records for inline results (`LineRecorder`); the `--trace`
+printer is in `trace`.
 
 An observer sees every instruction before and after it runs (the engine switches to an observed
 loop only when one is requested, so the normal loop pays nothing).
-
-Trace format (one line per instruction per wave that steps through it, written to stderr):
-
-    wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM
-
-TEXT is the instruction as assembly (`@p1 iadd r3, r1, r2`, immediates and call targets as
-0x%08x, scopes with their dot), `line L` the 1-based source line (omitted for `.wbin` input),
-and `mask` the lanes of the wave that executed it (bit i = lane i). Tracing runs one workgroup
-at a time, in workgroup order, so waves interleave as upstream's round-robin scheduler does.
 """
 
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 
 from ..isa import SCOPE_BY_VALUE, SPECIAL_BY_INDEX, OperandKind
 from ..isa import InstructionClass as IC
-from .alu import UNITS
+from .alu import FUNCTIONS, signature
 from .report import LineRecord, WriteRecord
 from .state import Batch
 
@@ -66,8 +56,8 @@ def write_plan(ins):
     spec = ins.spec
     m = spec.mnemonic
     kind = _KIND_OF_CLASS.get(spec.iclass, "u32")
-    if m in UNITS:
-        dest = UNITS[m][1]
+    if m in FUNCTIONS:
+        dest = signature(spec)[1]
         if m.startswith("cvt_"):
             kind = {"f32": "f32", "f16": "f16", "f64": "f64", "bf16": "bf16"}.get(
                 m.split("_")[1], "u32")
@@ -167,36 +157,3 @@ class LineRecorder:
                         else f"{space}[r{ins.rs1}{'+' + str(4 * w) if w else ''}]"
                     writes.append(WriteRecord(target, dict(zip(active_ids, values)), "u32"))
         record.writes.append(writes)
-
-
-class Tracer:
-    """Prints one line per wave per executed instruction (see the module docstring)."""
-
-    single_workgroup = True
-
-    def __init__(self, compiled, geo, sink=None):
-        self.compiled = compiled
-        self.geo = geo
-        self.sink = sink or (lambda text: sys.stderr.write(text + "\n"))
-        self.texts = [render(ins) for ins in compiled.instructions]
-
-    def attach(self, b: Batch) -> None:
-        self.wg = b.geo.workgroup_id(b.first_wg)
-
-    def before(self, index: int, b: Batch):
-        ins = self.compiled.instructions[index]
-        return _mask_of(b, ins).copy(), b.present.copy()
-
-    def after(self, index: int, b: Batch, before) -> None:
-        mask, present = before
-        ins = self.compiled.instructions[index]
-        x, y, z = self.wg
-        line = f" line {ins.line + 1}" if ins.line is not None else ""
-        W = b.W
-        for wave in np.flatnonzero(present).tolist():
-            bits = 0
-            for i, on in enumerate(mask[wave * W:(wave + 1) * W].tolist()):
-                if on:
-                    bits |= 1 << i
-            self.sink(f"wg({x},{y},{z}) wave[{wave}] pc=0x{ins.offset:04x}: "
-                      f"{self.texts[index]} ;{line} mask=0x{bits:x}")

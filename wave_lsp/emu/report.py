@@ -1,5 +1,14 @@
 """What a run returns: final memory, registers of interest, statistics, warnings, errors and the
-per-line records the editor shows inline. Plain data, no behaviour beyond small conveniences."""
+per-line records the editor shows inline. Plain data, no behaviour beyond small conveniences.
+
+Warnings (`EmuWarning`) name one place: `pc`, `line` (0-based, None for `.wbin` input),
+`workgroup`, `wave` and `lanes` (lanes within that wave), `count` lane-events folded in. A
+`data_race` warning (two workgroups touched one device word, at least one writing, with no
+atomic) is about two places: the fields above are the writing side, and `address` (byte address
+of the word), `other_pc`, `other_line`, `other_workgroup`, `other_wave`, `other_lanes` and
+`other_access` ("read" or "write") are the other side. A client that shows warnings per line can
+show it at `line` and, with the same message, at `other_line`.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +26,7 @@ ERROR_KINDS = (
 
 # Stable `EmuWarning.kind` values.
 WARNING_KINDS = ("unaligned_access", "inactive_shuffle_source", "out_of_range_shuffle_source",
-                 "guarded_structure")
+                 "guarded_structure", "data_race")
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,14 @@ class EmuWarning:
     wave: int | None = None
     lanes: tuple[int, ...] = ()
     count: int = 1               # how many lane-events were folded into this warning
+    # data races only (kind "data_race"): the word's byte address and the other side
+    address: int | None = None
+    other_pc: int | None = None
+    other_line: int | None = None
+    other_workgroup: tuple[int, int, int] | None = None
+    other_wave: int | None = None
+    other_lanes: tuple[int, ...] = ()
+    other_access: str | None = None     # "read" or "write"
 
 
 @dataclass
@@ -75,11 +92,15 @@ class Stats:
     workgroups: int = 0
     waves: int = 0
 
-    def count_access(self, space: str, kind: str, lanes: int, width: int) -> None:
-        """Count `lanes` loads or stores (`kind`) of `width` bytes in local or device `space`."""
-        name = f"{space}_{kind}s"
-        setattr(self, name, getattr(self, name) + lanes)
-        setattr(self, f"{space}_{kind}_bytes", getattr(self, f"{space}_{kind}_bytes") + lanes * width)
+    @staticmethod
+    def counter(space: str, kind: str, width: int):
+        """`count(stats, lanes)`: count `lanes` accesses of `width` bytes (names bound once)."""
+        n_name, b_name = f"{space}_{kind}s", f"{space}_{kind}_bytes"
+
+        def count(stats: "Stats", lanes: int) -> None:
+            setattr(stats, n_name, getattr(stats, n_name) + lanes)
+            setattr(stats, b_name, getattr(stats, b_name) + lanes * width)
+        return count
 
 
 @dataclass

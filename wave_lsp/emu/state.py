@@ -89,6 +89,8 @@ class Batch:
         self.present_count = int(self.present.sum())
         self.ctrl: list = []          # control-flow frames (see control.py)
         self.calls: list = []         # call frames
+        self.log = None               # overlap.AccessLog while several workgroups run together
+        self.epochs: dict = {}        # racecheck.EpochLog per memory space ("local", "device")
         # memories
         self.device = device
         self.device32 = device.view(np.uint32) if device.size % 4 == 0 else None
@@ -135,26 +137,26 @@ class Batch:
         return cached
 
     def _compute_special(self, index: int) -> np.ndarray:
-        geo, n = self.geo, self.n
-        wx, wy, _ = geo.workgroup
-        t = self.local_thread
-        wg_linear = self.wg_of_lane + self.first_wg
-        gx, gy, _ = geo.grid
-        values = {
-            0: lambda: t % wx, 1: lambda: (t // wx) % wy, 2: lambda: t // (wx * wy),
-            3: lambda: t // self.W, 4: lambda: t % self.W,
-            5: lambda: wg_linear % gx, 6: lambda: (wg_linear // gx) % gy,
-            7: lambda: wg_linear // (gx * gy),
-            8: lambda: wx, 9: lambda: wy, 10: lambda: geo.workgroup[2],
-            11: lambda: gx, 12: lambda: gy, 13: lambda: geo.grid[2],
-            14: lambda: self.W, 15: lambda: geo.waves_per_wg,
-            16: lambda: 1, 17: lambda: 4, 18: lambda: 4, 19: lambda: 4,
-        }
-        make = values.get(index)
-        value = make() if make else 0
-        out = np.empty(n, dtype=np.uint32)
-        out[:] = np.asarray(value, dtype=np.int64) & 0xFFFFFFFF
-        return out
+        """Special register `index` for every lane: per-thread values are computed for one
+        workgroup and tiled, per-workgroup values repeated, constants filled."""
+        geo = self.geo
+        wx, wy, wz = geo.workgroup
+        gx, gy, gz = geo.grid
+        t = np.arange(self.lanes_per_wg, dtype=np.int64)
+        per_thread = {0: lambda: t % wx, 1: lambda: (t // wx) % wy, 2: lambda: t // (wx * wy),
+                      3: lambda: t // self.W, 4: lambda: t % self.W}
+        per_group = {5: lambda g: g % gx, 6: lambda g: (g // gx) % gy,
+                     7: lambda g: g // (gx * gy)}
+        constants = {8: wx, 9: wy, 10: wz, 11: gx, 12: gy, 13: gz, 14: self.W,
+                     15: geo.waves_per_wg, 16: 1, 17: 4, 18: 4, 19: 4}
+        if index in per_thread:
+            pattern = (per_thread[index]() & 0xFFFFFFFF).astype(np.uint32)
+            return np.tile(pattern, self.wg_count)
+        if index in per_group:
+            groups = np.arange(self.first_wg, self.first_wg + self.wg_count, dtype=np.int64)
+            values = (per_group[index](groups) & 0xFFFFFFFF).astype(np.uint32)
+            return np.repeat(values, self.lanes_per_wg)
+        return np.full(self.n, constants.get(index, 0) & 0xFFFFFFFF, dtype=np.uint32)
 
     # ---- naming for reports ------------------------------------------------------------------
     def describe_lane(self, lane: int) -> tuple[tuple[int, int, int], int, int]:

@@ -9,6 +9,7 @@ import hashlib
 from pathlib import Path
 
 from ..asm.assembler import AssemblyError, assemble
+from ..files import write_atomically
 from .state import DocumentState
 
 
@@ -22,6 +23,10 @@ def assemble_report(state: DocumentState, compat: bool, path: Path | None = None
     report = {"uri": state.uri, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
               "compat": compat, "kernels": [k.name for k in assembly.kernels], "path": None}
     if path is not None:
-        path.write_bytes(data)
+        try:
+            write_atomically(path, data)
+        except OSError as err:
+            report["not_written"] = f"cannot write {path}: {err.strerror or err}"
+            return report
         report["path"] = str(path)
     return report

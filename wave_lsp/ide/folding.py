@@ -13,6 +13,12 @@ from .locate import target_at
 from .state import DocumentState
 
 
+# The chain is sent as nested `parent` objects, which are serialised recursively; in a file with
+# hundreds of nested blocks only the innermost and outermost `MAX_BLOCKS // 2` blocks are kept, so
+# no nesting depth can exhaust the serialiser's recursion.
+MAX_BLOCKS = 128
+
+
 class Fold(NamedTuple):
     """Lines first..last can collapse; `kind` is "region" or "comment"."""
 
@@ -67,6 +73,8 @@ def selection_chain(state: DocumentState, line: int, col: int) -> list[Range]:
     candidates.append(Range.on_line(line, 0, len(text)))
     spans = sorted(((s, e) for s, e, _k in blocks(state.program) if s <= line <= e),
                    key=lambda se: se[1] - se[0])
+    if len(spans) > MAX_BLOCKS:
+        spans = spans[:MAX_BLOCKS // 2] + spans[-(MAX_BLOCKS // 2):]
     for s, e in spans:
         candidates.append(Range(s, 0, e, len(lines[e])))
     last = len(lines) - 1

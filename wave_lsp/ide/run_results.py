@@ -284,8 +284,12 @@ def run_diagnostics(report: RunReport, place: RunPlace, not_executed: tuple[int,
         times = f", {warn.count} times" if warn.count > 1 else ""
         message = f"{warn.message} ({warn.kind.replace('_', ' ')}" + \
             (f"; {where}" if where else "") + f"{times})"
+        related = [launched]
+        if getattr(warn, "other_line", None) is not None:     # a data race: the other side
+            related.append(Related(_line_range(place, warn.other_line),
+                                   f"the other {warn.other_access or 'access'}"))
         out.append(diagnostic("R003", rng.start_line, rng.start_col, rng.end_col, message,
-                              (launched,)))
+                              tuple(related)))
     shown = lane_ranges(list(threads)) if threads else "none"
     for line in not_executed:
         rng = _line_range(place, line)

@@ -55,6 +55,9 @@ class DocumentState:
         self.uri = uri
         self.version = version
         self.binary = looks_binary(text)
+        # a binary document is not parsed, but its text is kept in step with the client's, so
+        # it becomes WAVE text again, exactly, when its binary bytes are deleted
+        self.binary_text: str | None = text if self.binary else None
         self.document = document if document is not None else \
             Document("" if self.binary else text, uri=uri, version=version)
         self.lock = threading.RLock()
@@ -93,6 +96,7 @@ class DocumentState:
         with self.lock:
             document.revision = self.document.revision + 1
             self.binary = looks_binary(text)
+            self.binary_text = text if self.binary else None
             if self.binary:
                 document.replace("")
             self.document = document
@@ -109,6 +113,7 @@ class DocumentState:
         self.cancel_jobs()
         with self.lock, self.document.guard:
             self.binary = looks_binary(text)
+            self.binary_text = text if self.binary else None
             self.document.replace("" if self.binary else text, version)
             self.version = version
 
@@ -116,15 +121,21 @@ class DocumentState:
                    version: int) -> None:
         """An incremental change between two (line, code point) positions."""
         self.cancel_jobs()
+        if self.binary:
+            return      # see `edit_binary`
         with self.lock, self.document.guard:
-            # a NUL makes any text binary; the share of control characters only means something
-            # for a large piece (a pasted file), not for a few typed characters
-            if "\x00" in text or (len(text) > 1024 and looks_binary(text)):
-                self.binary = True
-                self.document.replace("", version)
-            elif not self.binary:
-                self.document.apply_edit(start, end, text, version)
+            self.document.apply_edit(start, end, text, version)
             self.version = version
+        # a NUL makes any text binary; the share of control characters only means something
+        # for a large piece (a pasted file), not for a few typed characters
+        if "\x00" in text or (len(text) > 1024 and looks_binary(text)):
+            self.replace(self.document.text, version)
+
+    def edit_binary(self, start: int, end: int, text: str, version: int) -> None:
+        """An edit of a binary document, between two code-point offsets of its text; the
+        document becomes WAVE text again when the result no longer looks binary."""
+        old = self.binary_text or ""
+        self.replace(old[:start] + text + old[end:], version)
 
     # ---- derived results (lock held) -----------------------------------------------------------
     def derived(self, key: Any, compute: Callable[["DocumentState"], Any]) -> Any:

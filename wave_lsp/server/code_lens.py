@@ -5,13 +5,16 @@ for wave widths 32 and 64 and per configured target) and "Assemble". Both are co
 
 - `wave-lsp.kernelResources [uri, kernel]` shows and returns the kernel's resources;
 - `wave-lsp.assemble [uri]` assembles the document (in the configured compatibility mode),
-  writes `NAME.wbin` beside a `file:` document, and shows and returns size and SHA-256.
+  writes `NAME.wbin` beside a `NAME.wave` file on disk (atomically; never the document itself,
+  never through a link: see `wbin_target`), and shows and returns size, SHA-256 and the path
+  written (`path`), or why nothing was written (`not_written`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -37,12 +40,42 @@ def _show(server: "WaveLanguageServer", message: str,
 
 
 def assemble_document(server: "WaveLanguageServer", doc: DocumentState) -> dict:
-    """Assemble (in the configured mode) and write `NAME.wbin` beside a `file:` document."""
-    path = None
-    if doc.uri.startswith("file:"):
-        source = Path(to_fs_path(doc.uri) or "")
-        path = source.with_suffix(".wbin") if source.name else None
-    return assemble_report(doc, server.settings.compat, path)
+    """Assemble (in the configured mode); returns a JSON-able report (with `error` when the
+    source does not assemble), writing the `.wbin` where `wbin_target` allows."""
+    target, why = wbin_target(doc.uri)
+    report = assemble_report(doc, server.settings.compat, target)
+    if "error" not in report and target is None:
+        report["not_written"] = why
+    return report
+
+
+def wbin_target(uri: str) -> tuple[Path | None, str]:
+    """Where the `.wbin` of the document at `uri` goes: the sibling `NAME.wbin` of a real
+    `NAME.wave` file named by an absolute `file:` URI. Otherwise None and why not: nothing is
+    written for other schemes, relative or `..` paths, a non-`.wave` document (a `.wbin` would
+    overwrite itself), a source that is not a regular file on disk, or a target that is a link
+    or not a regular file."""
+    parsed = urlsplit(uri)
+    if parsed.scheme != "file":
+        return None, "the document is not a file on disk"
+    if parsed.netloc not in ("", "localhost"):
+        return None, f"the file is on another host ({parsed.netloc})"
+    raw_path = unquote(parsed.path)
+    if not raw_path.startswith("/") or "\0" in raw_path:
+        return None, "the file URI has no absolute path"
+    if any(part in (".", "..") for part in raw_path.split("/")):
+        return None, "the file URI has '.' or '..' segments"
+    source = Path(to_fs_path(uri) or raw_path)
+    if source.suffix != ".wave":
+        return None, f"only a .wave file is assembled to a file ({source.name} is not one)"
+    if not source.is_absolute() or not source.is_file():
+        return None, f"{source} is not a file on disk (save it first)"
+    target = source.with_suffix(".wbin")
+    if target.is_symlink():
+        return None, f"{target} is a symbolic link; not written through it"
+    if target.exists() and not target.is_file():
+        return None, f"{target} exists and is not a regular file"
+    return target, ""
 
 
 def setup(server: "WaveLanguageServer") -> None:
@@ -96,7 +129,9 @@ def setup(server: "WaveLanguageServer") -> None:
             _show(server, f"wave-lsp: assembly failed at line {report['line'] + 1}: "
                           f"{report['error']}", types.MessageType.Error)
         else:
-            where = f" → {report['path']}" if report["path"] else ""
-            _show(server, f"wave-lsp: assembled {report['size']} bytes{where} "
-                          f"(sha256 {report['sha256'][:16]}…)")
+            where = f"; wrote {report['path']}" if report["path"] else \
+                f"; no file written: {report['not_written']}"
+            _show(server, f"wave-lsp: assembled {report['size']} bytes "
+                          f"(sha256 {report['sha256'][:16]}…){where}",
+                  types.MessageType.Info if report["path"] else types.MessageType.Warning)
         return report

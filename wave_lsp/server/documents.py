@@ -16,7 +16,7 @@ from pygls.workspace.position_codec import PositionCodec
 
 from ..analysis.diagnostic import Range
 from ..ide.state import DocumentState
-from ..syntax.document import Document
+from ..syntax.document import Document, split_lines
 
 
 def apply_changes(state: DocumentState, version: int,
@@ -33,6 +33,13 @@ def apply_changes(state: DocumentState, version: int,
         if rng is None:
             state.replace(change.text, version)
             continue
+        if state.binary:
+            text = state.binary_text or ""
+            lines, breaks = split_lines(text)
+            start = _offset(lines, breaks, rng.start, codec)
+            end = _offset(lines, breaks, rng.end, codec)
+            state.edit_binary(min(start, end), max(start, end), change.text, version)
+            continue
         problem = invalid_range(state.document, rng, codec)
         if problem:
             warn(f"{state.uri}: invalid change range {_show(rng)} ({problem}); clamped to the "
@@ -44,6 +51,22 @@ def apply_changes(state: DocumentState, version: int,
         state.apply_edit(start, end, change.text, version)
     if version is not None:
         state.version = version
+
+
+def _offset(lines: list[str], breaks: list[str], position: types.Position,
+            codec: PositionCodec) -> int:
+    """A client position in a text split into `lines` and `breaks` as a code-point offset,
+    clamped to the text."""
+    if position.line >= len(lines):
+        return sum(map(len, lines)) + sum(map(len, breaks))
+    start = sum(len(line) + len(brk) for line, brk in zip(lines[:position.line],
+                                                          breaks[:position.line]))
+    line = lines[position.line]
+    if position.character >= codec.client_num_units(line):
+        return start + len(line)
+    pos = codec.position_from_client_units(
+        lines, types.Position(line=position.line, character=position.character))
+    return start + pos.character
 
 
 def invalid_range(doc: Document, rng: types.Range, codec: PositionCodec) -> str | None:

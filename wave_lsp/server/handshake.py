@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..cache import cache_dir, package_stamp, write_atomically
+from ..files import read_regular
 
 HEADER_END = b"\r\n\r\n"
 
@@ -137,7 +138,7 @@ def early_initialize(stdin: BinaryIO, stdout: BinaryIO) -> tuple[bytes, Initiali
     cached = None
     try:
         path = cache_path(params)
-        cached = json.loads(path.read_text(encoding="utf-8"))
+        cached = json.loads(read_regular(path, 1 << 20).decode("utf-8"))
     except (OSError, ValueError):
         pass
     if cached is not None:

@@ -18,7 +18,7 @@ from typing import Any, BinaryIO, Optional
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.io_ import StdoutWriter, run_async
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol, lsp_method
 from pygls.workspace.position_codec import PositionCodec
@@ -30,7 +30,7 @@ from ..ide.state import DocumentState
 from .handlers import report_failure
 from ..cancellation import Cancelled
 from .settings import Settings
-from .transport import ChunkReader
+from .transport import ChunkReader, serve
 
 logger = logging.getLogger("wave_lsp.server")
 
@@ -78,6 +78,12 @@ class WaveProtocol(LanguageServerProtocol):
             yield handler, (params,), None
 
 
+def _strict_str(value: Any, _type: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, not {type(value).__name__}")
+    return value
+
+
 class WaveLanguageServer(LanguageServer):
     """The server: the analysis host, settings, and the features registered on it."""
 
@@ -88,6 +94,9 @@ class WaveLanguageServer(LanguageServer):
         self.settings = Settings()
         self.settings_generation = 0
         self.publisher: Any = None  # diagnostics.Publisher, set by diagnostics.setup
+        # lsprotocol would turn a null or a number into a string ("None") where the protocol
+        # wants one, so `rename` with `newName: null` renamed to None: strings must be strings.
+        self.protocol._converter.register_structure_hook(str, _strict_str)
         self.runs: Any = None       # runs.RunService, set by run_commands.setup
         _forward_failures(self)
 
@@ -133,19 +142,21 @@ class WaveLanguageServer(LanguageServer):
 
     # ---- transport ----------------------------------------------------------------------------
     def start_io(self, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None,
-                 prefix: bytes = b""):
-        """Serve on stdin/stdout, reading with `ChunkReader` (see transport.py); `prefix` holds
-        bytes already read from stdin (the early initialize of handshake.py)."""
+                 prefix: bytes = b"") -> int:
+        """Serve on stdin/stdout with our own transport (transport.py); `prefix` holds bytes
+        already read from stdin (the early initialize of handshake.py). Returns the exit status:
+        1 when the client sent `exit` without `shutdown`."""
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
 
-        async def main() -> None:
+        async def main() -> int:
             reader = ChunkReader(stdin or sys.stdin.buffer, prefix)
-            await run_async(stop_event=self._stop_event, reader=reader, protocol=self.protocol,
-                            logger=logger, error_handler=self.report_server_error)
+            return await serve(self._stop_event, reader, self.protocol,
+                               error_handler=self.report_server_error)
 
+        status = 0
         try:
-            asyncio.run(main())
+            status = asyncio.run(main())
         except BrokenPipeError:
             logger.error("connection to the client lost")
         except (KeyboardInterrupt, SystemExit):
@@ -153,6 +164,7 @@ class WaveLanguageServer(LanguageServer):
         finally:
             self.documents.shutdown()
             self.shutdown()
+        return status
 
 
 class _ClientLog(logging.Handler):

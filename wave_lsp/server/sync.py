@@ -4,7 +4,7 @@
 after `initialized` we ask for the `wave` section with `workspace/configuration` when the client
 supports it, and again on `workspace/didChangeConfiguration`. Documents arrive with `didOpen`,
 change with incremental `didChange` and leave with `didClose`; each change schedules diagnostics.
-An invalid setting is shown with `window/showMessage` and logged, never silently dropped.
+Invalid settings are shown in one `window/showMessage` and each logged, never silently dropped.
 """
 
 from __future__ import annotations
@@ -22,16 +22,26 @@ if TYPE_CHECKING:
     from .server import WaveLanguageServer
 
 
+MAX_SHOWN_PROBLEMS = 5
+
+
 def apply_settings(server: "WaveLanguageServer", data: Any, origin: str) -> None:
-    """Validate and install settings; report each problem to the user."""
+    """Validate and install settings; report the problems to the user in one message (each
+    one logged), however many there are."""
     settings, problems = parse_settings(data, origin)
     server.settings = settings
     server.settings_generation += 1
+    if not problems:
+        return
     for problem in problems:
-        message = f"wave-lsp: invalid setting ({origin}): {problem}"
-        server.window_show_message(types.ShowMessageParams(
-            type=types.MessageType.Warning, message=message))
-        server.log(message, types.MessageType.Warning)
+        server.log(f"wave-lsp: invalid setting ({origin}): {problem[:1000]}",
+                   types.MessageType.Warning)
+    shown = [p if len(p) <= 300 else p[:300] + "…" for p in problems[:MAX_SHOWN_PROBLEMS]]
+    more = len(problems) - len(shown)
+    message = f"wave-lsp: invalid setting{'s' if len(problems) > 1 else ''} ({origin}): " + \
+        "; ".join(shown) + (f"; and {more} more (see the log)" if more > 0 else "")
+    server.window_show_message(types.ShowMessageParams(
+        type=types.MessageType.Warning, message=message))
 
 
 async def fetch_configuration(server: "WaveLanguageServer") -> None:

@@ -97,16 +97,16 @@ class Document:
         (sl, sc), (el, ec) = self._clamp(start), self._clamp(end)
         if (el, ec) < (sl, sc):
             (sl, sc), (el, ec) = (el, ec), (sl, sc)
-        joined = self.lines[sl][:sc] + new_text + self.lines[el][ec:]
-        # a lone CR next to an inserted LF becomes one CRLF break: re-split across it
-        if joined.startswith("\n") and sl > 0 and self.breaks[sl - 1] == "\r":
+        # Re-split the edited lines *with* the break after the last one, so every break inside
+        # the segment is counted exactly as the client counts it in the whole text.
+        segment = self.lines[sl][:sc] + new_text + self.lines[el][ec:] + self.breaks[el]
+        # A CR ending the line before the segment and an LF starting it are one CRLF break.
+        if segment.startswith("\n") and sl > 0 and self.breaks[sl - 1] == "\r":
             sl -= 1
-            joined = self.lines[sl] + "\r" + joined
-        if joined.endswith("\r") and self.breaks[el] == "\n" and el + 1 < len(self.lines):
-            el += 1
-            joined = joined + "\n" + self.lines[el]
-        new_lines, new_breaks = split_lines(joined)
-        new_breaks[-1] = self.breaks[el]
+            segment = self.lines[sl] + "\r" + segment
+        new_lines, new_breaks = split_lines(segment)
+        if self.breaks[el]:  # the segment ends with a break: drop the empty text after it
+            del new_lines[-1], new_breaks[-1]
         old_syntax = self.syntax[sl:el + 1]
         new_syntax = [parse_line(line) for line in new_lines]
         self.lines[sl:el + 1] = new_lines

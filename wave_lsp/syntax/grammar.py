@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import pickle
 import re
-import sys
 from functools import cache
 from importlib import resources
 
 from parsimonious.grammar import Grammar
 
-from ..cache import cache_dir, package_stamp, write_atomically
 from ..isa import INSTRUCTIONS
 
 
@@ -30,20 +26,7 @@ def known_mnemonic_rule() -> str:
 
 @cache
 def wave_grammar() -> Grammar:
-    """The compiled grammar, built once per process; the build (about 0.15 s) is also cached
-    on disk, keyed by the grammar text and the Parsimonious and Python versions."""
-    text = grammar_text()
-    key = hashlib.sha256(f"{text}\0{package_stamp('parsimonious')}\0{sys.version}".encode()).hexdigest()
-    path = cache_dir() / f"grammar-{key[:32]}.pickle"
-    try:
-        grammar = pickle.loads(path.read_bytes())
-        if isinstance(grammar, Grammar):
-            return grammar
-    except Exception:  # missing, unreadable or stale cache: build it
-        pass
-    grammar = Grammar(text)
-    try:
-        write_atomically(path, pickle.dumps(grammar))
-    except OSError:  # a read-only home is fine: just slower next time
-        pass
-    return grammar
+    """The compiled grammar, built once per process (about 15 ms). It is deliberately never
+    cached on disk: a compiled Parsimonious grammar is only storable with pickle, and loading a
+    pickle from a cache folder runs whatever code a planted file holds."""
+    return Grammar(grammar_text())

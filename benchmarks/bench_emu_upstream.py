@@ -1,0 +1,112 @@
+"""`wave-lsp run` against upstream `wave-emu` as whole commands, side by side.
+
+Each workload runs both commands on the same `.wbin` (assembled by upstream `wave-asm`) with the
+same flags, in pairs (ours, upstream, ours, upstream, ...) so that load on the machine hits both
+alike; stdout must be equal. Prints the median of each and the ratio ours / upstream.
+Usage: python benchmarks/bench_emu_upstream.py [--repeat N] [--only NAME]
+Needs ../shared/upstream/bin (wave-asm, wave-emu).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+UPSTREAM = SHARED / "upstream" / "bin"
+EXAMPLES = SHARED / "wave-examples"
+sys.path.insert(0, str(ROOT))
+from bench_emu import VECTOR_ADD  # noqa: E402
+
+N_VEC = 1 << 20
+
+
+def gemm_flags(tmp: Path, n: int) -> list[str]:
+    rng = np.random.default_rng(1)
+    size = 4 * n * n
+    (tmp / f"A{n}.bin").write_bytes(rng.uniform(-1, 1, n * n).astype("<f4").tobytes())
+    (tmp / f"B{n}.bin").write_bytes(rng.uniform(-1, 1, n * n).astype("<f4").tobytes())
+    return ["--grid", f"{n // 128},{n // 128},1", "--workgroup", "16,16,1",
+            "--device-memory", str(3 * size), "--arg", f"0:{tmp / f'A{n}.bin'}",
+            "--arg", f"{size}:{tmp / f'B{n}.bin'}", "--set-reg", "0:0", "--set-reg", f"1:{size}",
+            "--set-reg", f"2:{2 * size}", "--set-reg", f"3:{n}", "--set-reg", f"4:{n}",
+            "--set-reg", f"5:{n}", "--max-instructions", "0",
+            "--dump-f32", f"{2 * size}:{n * n}"]
+
+
+def workloads(tmp: Path) -> dict[str, tuple[Path | None, list[str]]]:
+    def wbin(name: str, text: str) -> Path:
+        (tmp / f"{name}.wave").write_text(text)
+        out = tmp / f"{name}.wbin"
+        subprocess.run([str(UPSTREAM / "wave-asm"), str(tmp / f"{name}.wave"), "-o", str(out)],
+                       check=True, capture_output=True)
+        return out
+
+    vec = wbin("vector_add", VECTOR_ADD)
+    gemm = wbin("gemm", (EXAMPLES / "gemm_blocked.wave").read_text())
+    size = 4 * N_VEC
+    vec_flags = ["--grid", f"{N_VEC // 256},1,1", "--device-memory", str(3 * size),
+                 "--fill-iota", f"0:f32:{N_VEC}:1", "--fill-iota", f"{size}:f32:{N_VEC}:2",
+                 "--set-reg", "0:0", "--set-reg", f"1:{size}", "--set-reg", f"2:{2 * size}",
+                 "--dump-f32", f"{2 * size + 4 * (N_VEC - 4)}:4"]
+    return {
+        "start-up (--help)": (None, ["--help"]),
+        "tiny kernel (reduction.wave)": (wbin("reduction", (EXAMPLES / "reduction.wave")
+                                              .read_text()), ["--fill-iota", "0:f32:256:1"]),
+        "vector add 1M threads": (vec, vec_flags),
+        "gemm_blocked N=128": (gemm, gemm_flags(tmp, 128)),
+        "gemm_blocked N=256": (gemm, gemm_flags(tmp, 256)),
+        "gemm_blocked N=512": (gemm, gemm_flags(tmp, 512)),
+        "print 1M f32 values": (vec, ["--device-memory", str(size), "--fill-iota",
+                                      f"0:f32:{N_VEC}:0.37", "--dump-f32", f"0:{N_VEC}"]),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--only", help="run the workloads whose name contains this")
+    args = parser.parse_args()
+    if not (UPSTREAM / "wave-emu").is_file():
+        raise SystemExit(f"upstream wave-emu not found in {UPSTREAM}")
+    ours_cmd = [sys.executable, "-m", "wave_lsp.cli.main", "run"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs; "
+          f"{args.repeat} paired runs each; medians")
+    print(f"{'workload':32} {'ours':>9} {'upstream':>9} {'ratio':>7}")
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        for name, (wbin, flags) in workloads(tmp).items():
+            if args.only and args.only not in name:
+                continue
+            target = [] if wbin is None else [str(wbin)]
+            commands = {"ours": ours_cmd + target + flags,
+                        "upstream": [str(UPSTREAM / "wave-emu")] + target + flags}
+            times: dict[str, list[float]] = {"ours": [], "upstream": []}
+            outputs = {}
+            for _ in range(args.repeat):
+                for who, argv in commands.items():
+                    start = time.perf_counter()
+                    done = subprocess.run(argv, env=env, capture_output=True, text=True,
+                                          cwd=tmp)
+                    times[who].append(time.perf_counter() - start)
+                    if done.returncode:
+                        raise SystemExit(f"{who} failed on {name}: {done.stderr}")
+                    outputs[who] = done.stdout
+            same = wbin is None or outputs["ours"] == outputs["upstream"]
+            ours, up = statistics.median(times["ours"]), statistics.median(times["upstream"])
+            print(f"{name:32} {ours:8.3f}s {up:8.3f}s {ours / up:6.2f}x"
+                  + ("" if same else "  OUTPUT DIFFERS"), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+--- The WAVE kernel debugger in nvim-dap: the `wave` adapter (`wave-lsp debug`, the Debug Adapter
+--- Protocol on stdio) and launch configurations for `.wave` files.
+---
+---   require('wave.dap').setup()                                -- with nvim-dap installed
+---   require('wave.dap').setup({ command = { '/path/to/venv/bin/wave-lsp', 'debug' } })
+---
+--- Then `:lua require('dap').continue()` offers the configurations below, and `:WaveDebug [FLAGS]`
+--- debugs the kernel at the cursor (FLAGS: `wave-lsp run` flags; none: the kernel's
+--- `; wave-lsp run:` launch line, else its default launch). Waves are threads named
+--- `wg(X,Y,Z) wave N`; each register's lanes are its children in the scopes view; conditions
+--- such as `r3 > 10` hold when any active lane satisfies them.
+
+local M = {}
+
+--- The name of the kernel containing the cursor (or the nearest one above it, or the first).
+function M.kernel_at_cursor(bufnr)
+  bufnr = bufnr or 0
+  local row = vim.api.nvim_win_get_cursor(0)[1]
+  local best
+  for i, text in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+    local name = text:match('^%s*%.kernel%s+([^%s;#]+)')
+    if name and (best == nil or i <= row) then
+      best = name
+    end
+  end
+  return best
+end
+
+--- A launch configuration of the current file's kernel at the cursor.
+local function current_kernel(name, extra)
+  return vim.tbl_extend('force', {
+    type = 'wave',
+    request = 'launch',
+    name = name,
+    program = '${file}',
+    kernel = function() return M.kernel_at_cursor() end,
+    stopOnEntry = false,
+  }, extra or {})
+end
+
+--- Launch configurations for `.wave` files (nvim-dap evaluates the functions when starting).
+function M.configurations()
+  return {
+    current_kernel('Debug kernel at cursor (its launch line)'),
+    current_kernel('Debug kernel at cursor, stop on entry', { stopOnEntry = true }),
+    current_kernel('Debug kernel with wave-lsp run flags…', {
+      args = function()
+        return vim.split(vim.fn.input('wave-lsp run flags: '), '%s+', { trimempty = true })
+      end,
+    }),
+  }
+end
+
+--- The adapter definition for `command` (default `{ 'wave-lsp', 'debug' }`).
+function M.adapter(command)
+  command = command or { 'wave-lsp', 'debug' }
+  return {
+    type = 'executable',
+    command = command[1],
+    args = vim.list_slice(command, 2),
+    options = { detached = false },
+  }
+end
+
+--- Register the adapter, the configurations and the :WaveDebug command with nvim-dap.
+function M.setup(opts)
+  opts = opts or {}
+  local ok, dap = pcall(require, 'dap')
+  if not ok then
+    vim.notify('wave.dap: nvim-dap is not installed', vim.log.levels.WARN)
+    return false
+  end
+  dap.adapters.wave = M.adapter(opts.command)
+  dap.configurations.wave = vim.list_extend(vim.deepcopy(dap.configurations.wave or {}),
+    M.configurations())
+  vim.api.nvim_create_user_command('WaveDebug', function(command)
+    local config = {
+      type = 'wave',
+      request = 'launch',
+      name = 'WAVE: debug kernel',
+      program = vim.api.nvim_buf_get_name(0),
+      kernel = M.kernel_at_cursor(),
+      stopOnEntry = command.bang,
+    }
+    if command.args ~= '' then
+      config.args = vim.split(command.args, '%s+', { trimempty = true })
+    end
+    dap.run(config)
+  end, { nargs = '*', bang = true, desc = 'Debug the WAVE kernel at the cursor (! stops on entry)' })
+  return true
+end
+
+return M

@@ -1,0 +1,201 @@
+"""Framing and lifecycle through a raw JSON-RPC client (issue 16, item 8): malformed headers and
+bodies get a parse error and never deafen the session; invalid params, requests before
+`initialize` and after `shutdown` are answered per the LSP specification; `exit` without
+`shutdown` ends the server with status 1."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .rawclient import INIT_PARAMS, RawClient, frame
+
+HOVER = {"textDocument": {"uri": "file:///tmp/t.wave"}, "position": {"line": 0, "character": 0}}
+SHUTDOWN_REQUEST = {"jsonrpc": "2.0", "id": "bye", "method": "shutdown"}
+
+
+@pytest.fixture
+def raw(tmp_path):
+    client = RawClient(tmp_path / "cache")
+    yield client
+    client.close()
+
+
+def still_answers(raw: RawClient, msg_id) -> None:
+    """The session still works: a well-formed request gets its answer."""
+    raw.request(msg_id, "textDocument/hover", HOVER)
+    answer = raw.response(msg_id)
+    assert "result" in answer, answer
+
+
+def ping(msg_id):
+    return {"jsonrpc": "2.0", "id": msg_id, "method": "textDocument/hover", "params": HOVER}
+
+
+@pytest.mark.parametrize("header", [
+    b"content-length: %d\r\n\r\n",                                        # lower case
+    b"Content-Length:%d\r\n\r\n",                                         # no space
+    b"CONTENT-LENGTH :  %d\r\n\r\n",                                      # spaces around
+    b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %d\r\n\r\n",
+])
+def test_header_spellings_are_read(raw, header):
+    raw.initialize()
+    body = json.dumps(ping(1)).encode()
+    raw.send(frame(body, header % len(body)))
+    assert "result" in raw.response(1)
+    still_answers(raw, 2)
+
+
+@pytest.mark.parametrize("case", ["negative", "missing", "garbage", "too-short", "too-long",
+                                  "not-json", "deep-json", "not-an-object", "no-jsonrpc"])
+def test_a_malformed_message_is_answered_and_the_session_goes_on(raw, case):
+    raw.initialize()
+    body = json.dumps(ping(1)).encode()
+    data = {
+        "negative": frame(body, b"Content-Length: -5\r\n\r\n"),
+        "missing": frame(body, b"Content-Type: x\r\n\r\n"),
+        "garbage": b"hello there\r\n\r\n",
+        "too-short": frame(body, b"Content-Length: %d\r\n\r\n" % (len(body) - 7)),
+        "too-long": frame(body, b"Content-Length: %d\r\n\r\n" % (len(body) + 30)),
+        "not-json": frame(b"{not json at all"),
+        "deep-json": frame(b"[" * 100_000 + b"]" * 100_000),
+        "not-an-object": frame(b"[1, 2, 3]"),
+        "no-jsonrpc": frame({"id": 7, "method": "textDocument/hover", "params": HOVER}),
+    }[case]
+    raw.send(data)
+    still_answers(raw, 2)  # the next well-formed request, sent right behind, is answered
+    if case == "no-jsonrpc":
+        assert [m["error"]["code"] for m in raw.seen if m.get("id") == 7] == [-32600]
+    elif case == "not-an-object":
+        assert [m["error"]["code"] for m in raw.errors_with_null_id()] == [-32600]
+    else:
+        errors = raw.errors_with_null_id()
+        assert errors and {e["error"]["code"] for e in errors} == {-32700}, raw.seen
+    if case in ("too-short", "negative", "missing"):  # the broken request is not answered
+        assert not [m for m in raw.seen if m.get("id") == 1]
+    raw.request("bye", "shutdown")
+    raw.response("bye")
+
+
+def test_invalid_params_get_an_error_response(raw):
+    raw.initialize()
+    raw.request(1, "textDocument/hover", {"textDocument": {"uri": 5}, "position": "x"})
+    assert raw.response(1)["error"]["code"] == -32602
+    raw.request(2, "textDocument/rename", {"textDocument": {"uri": "file:///tmp/t.wave"},
+                                           "position": {"line": 0, "character": 0},
+                                           "newName": None})
+    assert raw.response(2)["error"]["code"] == -32602
+    raw.request(3, "textDocument/hover", "a string")
+    assert raw.response(3)["error"]["code"] == -32602
+    still_answers(raw, 4)
+
+
+def test_rename_with_null_name_never_renames_to_none(raw):
+    raw.initialize()
+    text = ".kernel k\nloop_top:\n    halt\n.end\n"
+    raw.notify("textDocument/didOpen", {"textDocument": {
+        "uri": "file:///tmp/r.wave", "languageId": "wave", "version": 1, "text": text}})
+    raw.request(1, "textDocument/rename", {"textDocument": {"uri": "file:///tmp/r.wave"},
+                                           "position": {"line": 1, "character": 2},
+                                           "newName": None})
+    answer = raw.response(1)
+    assert "None" not in json.dumps(answer.get("result"))
+    assert answer["error"]["code"] == -32602
+    raw.request(2, "textDocument/rename", {"textDocument": {"uri": "file:///tmp/r.wave"},
+                                           "position": {"line": 1, "character": 2},
+                                           "newName": "again"})
+    edits = raw.response(2)["result"]["changes"]["file:///tmp/r.wave"]
+    assert {e["newText"] for e in edits} == {"again"}
+
+
+def test_requests_before_initialize_get_server_not_initialized(raw):
+    raw.seen = []
+    raw.request(1, "textDocument/hover", HOVER)
+    assert raw.response(1)["error"]["code"] == -32002
+    raw.request(2, "shutdown")
+    assert raw.response(2)["error"]["code"] == -32002
+    raw.notify("textDocument/didOpen", {"textDocument": {
+        "uri": "file:///tmp/early.wave", "languageId": "wave", "version": 1, "text": "x"}})
+    raw.request(3, "initialize", INIT_PARAMS)
+    assert "capabilities" in raw.response(3)["result"]
+    raw.request(4, "initialize", INIT_PARAMS)
+    assert raw.response(4)["error"]["code"] == -32600  # initialize only once
+    raw.notify("initialized", {})
+    still_answers(raw, 5)
+
+
+def test_requests_after_shutdown_get_invalid_request_and_exit_is_0(raw):
+    raw.initialize()
+    raw.request(1, "shutdown")
+    assert raw.response(1)["result"] is None
+    raw.request(2, "textDocument/hover", HOVER)
+    assert raw.response(2)["error"]["code"] == -32600
+    raw.notify("exit")
+    assert raw.wait() == 0
+
+
+def test_exit_without_shutdown_is_status_1(raw):
+    raw.initialize()
+    still_answers(raw, 1)
+    raw.notify("exit")
+    assert raw.wait() == 1
+
+
+def test_exit_before_initialize_is_status_1(raw):
+    raw.notify("exit")
+    assert raw.wait() == 1
+
+
+def test_burst_of_junk_then_valid_traffic(raw):
+    """Thousands of broken pieces in one write: every valid request among them is answered."""
+    import random
+
+    raw.initialize()
+    rng = random.Random(8)
+    data, expected = b"", []
+    for i in range(300):
+        body = json.dumps(ping(100 + i)).encode()
+        kind = rng.randrange(6)
+        if kind == 0:
+            data += frame(body)
+            expected.append(100 + i)
+        elif kind == 1:
+            data += bytes(rng.randrange(256) for _ in range(rng.randrange(40)))
+        elif kind == 2:
+            data += frame(body, b"Content-Length: %d\r\n\r\n" % (len(body) - rng.randrange(1, 9)))
+        elif kind == 3:
+            data += frame(b"{" + body)
+        elif kind == 4:
+            data += b"Content-Length: x\r\n\r\n"
+        else:
+            data += frame(body, b"content-length:%d\r\n\r\n" % len(body))
+            expected.append(100 + i)
+        data += b"\r\n" if rng.randrange(4) == 0 else b""
+    raw.send(data)
+    still_answers(raw, "last")
+    answered = {m.get("id") for m in raw.seen if "result" in m}
+    # every valid message that does not directly follow junk swallowing its header is answered
+    assert len(answered & set(expected)) >= len(expected) * 0.8, (len(answered), len(expected))
+    raw.send(frame(SHUTDOWN_REQUEST))
+    raw.response("bye")
+    raw.notify("exit")
+    assert raw.wait() == 0
+
+
+def test_a_fifo_planted_as_the_cached_initialize_answer_is_not_read(tmp_path, monkeypatch):
+    """The server's only cache file is read as a regular file of bounded size: a FIFO (or a
+    device) planted in its place never blocks the start."""
+    import os
+
+    from wave_lsp.server.handshake import cache_path
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = cache_path(INIT_PARAMS)
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    client = RawClient(tmp_path / "cache")
+    try:
+        assert "capabilities" in client.initialize()["result"]
+    finally:
+        client.close()

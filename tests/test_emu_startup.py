@@ -1,0 +1,49 @@
+"""Start-up imports only what the input needs (issue 14 item 4): `wave-lsp run --help` and the
+launch-flag parser load neither numpy nor the emulator, and a `.wbin` never loads the grammar."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from wave_lsp.asm import assemble
+
+PROBE = """
+import contextlib, io, json, sys
+from wave_lsp.cli.main import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        status = main(sys.argv[1:])
+    except SystemExit as exit_:
+        status = exit_.code
+print(json.dumps({"status": status, "modules": sorted(m for m in sys.modules
+                                                      if m.split(".")[0] in ("numpy", "wave_lsp",
+                                                                             "parsimonious"))}))
+"""
+
+
+def loaded(*argv: str) -> tuple[int, list[str]]:
+    done = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True,
+                          check=True)
+    data = json.loads(done.stdout.splitlines()[-1])
+    return data["status"], data["modules"]
+
+
+def test_run_help_loads_no_numpy_and_no_emulator():
+    status, modules = loaded("run", "--help")
+    assert status == 0
+    assert not any(m.startswith("numpy") for m in modules)
+    assert "wave_lsp.emu.api" not in modules and "wave_lsp.emu.launch" not in modules
+
+
+def test_a_wbin_never_loads_the_grammar(tmp_path):
+    path = tmp_path / "k.wbin"
+    path.write_bytes(assemble(".kernel k\n    mov_imm r1, 1\n    halt\n.end\n").wbin())
+    status, modules = loaded("run", str(path), "--workgroup", "1,1,1")
+    assert status == 0 and "wave_lsp.emu.api" in modules
+    assert not any(m.startswith(("parsimonious", "wave_lsp.syntax.grammar",
+                                 "wave_lsp.syntax.parser", "wave_lsp.asm.assembler",
+                                 "wave_lsp.analysis"))
+                   for m in modules), modules

@@ -1,0 +1,173 @@
+"""Instruction-by-instruction execution of one launch, for the debugger.
+
+`SteppingRun` prepares a launch exactly as `run` does (the same kernel selection, geometry,
+device memory, compiled instructions and run context) but executes one workgroup at a time, in
+workgroup order, one instruction per `step()`. The waves of the running workgroup advance in
+lock-step, as the engine runs them: after a step every wave is before the same instruction, and
+a wave whose lanes are all inactive there (the other side of a divergent `if`, a finished loop)
+simply has no active lane. Between steps the state (`batch`: registers, predicates, masks,
+divergence and call frames, local memory; `device`) may be read and changed.
+
+Running a `SteppingRun` to its end gives the same `RunReport` (memory, errors, statistics,
+warnings) as `run(program, launch)`; tests/debug/test_stepping.py checks it on every example.
+
+What it relies on from the rest of the emulator (keep these when refactoring): `api.geometry`,
+`api.launch_summary`, `api.load_kernels`, `api.select_kernel`, `launch.new_device_memory`,
+`compiler.compile_kernel` (one `op(batch) -> next index | None` per instruction),
+`engine.to_error`, `engine._limit_fault`, `engine._step_limit`, `engine._finish_stats`, and
+`Batch(geo, first_wg, 1, device, set_regs)` with its `ctrl`/`calls` frames.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .api import geometry, launch_summary, load_kernels, select_kernel
+from .compiler import CompiledKernel, compile_kernel
+from .context import RunContext
+from .engine import Limits, _finish_stats, _limit_fault, _step_limit, to_error
+from .launch import Launch, new_device_memory
+from .report import EmuError, RunReport
+from .state import Batch, Fault
+
+# What `step()` returns.
+RAN = "ran"                      # the instruction ran; the workgroup goes on
+WORKGROUP_DONE = "workgroup"     # the workgroup ended; the next one is now loaded
+FINISHED = "finished"            # the last workgroup ended (or the run was already over)
+FAULTED = "error"                # the instruction raised a run-time error (see `error`)
+
+
+class SteppingRun:
+    """One launch of one kernel, advanced one instruction of the current workgroup at a time."""
+
+    def __init__(self, program, launch: Launch):
+        self.launch = launch
+        self.kernel = select_kernel(load_kernels(program), launch.kernel)
+        self.geo = geometry(self.kernel, launch)
+        self.device = new_device_memory(launch)
+        instructions = self.kernel.instructions
+        self.ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
+        self.compiled: CompiledKernel = compile_kernel(self.kernel, self.geo.registers,
+                                                       self.ctx, instructions)
+        self.ctx.counts = [0] * len(self.compiled.ops)
+        self.limits = Limits(launch.max_instructions, None, None)
+        self.step_limit = _step_limit(self.limits, self.geo.waves_per_wg)
+        self.set_regs = {int(k): int(v) for k, v in launch.set_regs.items()}
+        self.error: EmuError | None = None
+        self.finished = False
+        self.workgroup = -1            # linear id of the workgroup being run
+        self.batch: Batch | None = None
+        self.index = 0                 # the next instruction of the current workgroup
+        self.steps = 0                 # steps taken in the current workgroup
+        self._stats_done = False
+        self._load_workgroup(0)
+
+    # ---- geometry --------------------------------------------------------------------------
+    @property
+    def waves(self) -> int:
+        """Waves per workgroup."""
+        return self.geo.waves_per_wg
+
+    @property
+    def instructions(self):
+        return self.compiled.instructions
+
+    def wave_lanes(self, wave: int) -> slice:
+        """The batch lanes of `wave` of the current workgroup."""
+        W = self.geo.wave_width
+        return slice(wave * W, (wave + 1) * W)
+
+    def lane_count(self, wave: int) -> int:
+        """Lanes of `wave` that are real threads (the last wave may be partial)."""
+        W = self.geo.wave_width
+        return max(0, min(W, self.geo.threads_per_wg - wave * W))
+
+    def active(self, wave: int) -> np.ndarray:
+        """Per lane of `wave`: active before the next instruction."""
+        if self.batch is None:
+            return np.zeros(self.geo.wave_width, dtype=bool)
+        return self.batch.active[self.wave_lanes(wave)]
+
+    def executing(self, wave: int) -> np.ndarray:
+        """Per lane of `wave`: would execute the next instruction (its guard applied)."""
+        if self.batch is None or self.index >= len(self.instructions):
+            return np.zeros(self.geo.wave_width, dtype=bool)
+        ins = self.instructions[self.index]
+        mask = self.batch.guard_mask(ins.pred_reg, ins.pred_neg) if ins.guarded \
+            else self.batch.active
+        return mask[self.wave_lanes(wave)]
+
+    def has_active(self, wave: int) -> bool:
+        return bool(self.active(wave).any())
+
+    @property
+    def call_depth(self) -> int:
+        return len(self.batch.calls) if self.batch is not None else 0
+
+    @property
+    def current(self):
+        """The next instruction (after a fault: the faulting one), or None at the end."""
+        if self.index >= len(self.instructions):
+            return None
+        return self.instructions[self.index]
+
+    # ---- execution -------------------------------------------------------------------------
+    def step(self) -> str:
+        """Execute the next instruction for every wave of the current workgroup."""
+        if self.finished:
+            return FINISHED
+        b = self.batch
+        index = self.index
+        ops = self.compiled.ops
+        try:
+            present = b.present_count
+            with np.errstate(all="ignore"):
+                nxt = ops[index](b)
+            self.ctx.counts[index] += present
+            self.steps += 1
+            self.ctx.index = index
+            _limit_fault(self.ctx, self.limits, self.steps, self.step_limit)
+        except Fault as fault:
+            self.error = to_error(fault, b, self.compiled, index)
+            self._finish()
+            return FAULTED
+        self.index = index + 1 if nxt is None else nxt
+        if self.index < len(ops):
+            return RAN
+        self.ctx.stats.workgroups += 1
+        self.ctx.stats.waves += self.geo.waves_per_wg
+        if self.workgroup + 1 < self.geo.workgroup_count:
+            self._load_workgroup(self.workgroup + 1)
+            return WORKGROUP_DONE
+        self._finish()
+        return FINISHED
+
+    def run_to_end(self) -> RunReport:
+        """Step until the run finishes or faults; the report."""
+        while not self.finished:
+            self.step()
+        return self.report()
+
+    def _load_workgroup(self, linear: int) -> None:
+        self.workgroup = linear
+        self.batch = Batch(self.geo, linear, 1, self.device, self.set_regs)
+        self.ctx.batch = self.batch
+        self.ctx.extra_steps = 0
+        self.index = 0
+        self.steps = 0
+
+    def _finish(self) -> None:
+        self.finished = True
+        if not self._stats_done:
+            _finish_stats(self.compiled, self.ctx)
+            self._stats_done = True
+
+    def report(self) -> RunReport:
+        """What `run` reports for the part of the launch executed so far."""
+        report = RunReport(kernel=self.kernel.name, device_memory=self.device)
+        if self.error is not None:
+            report.errors.append(self.error)
+        report.stats = self.ctx.stats
+        report.warnings = self.ctx.warnings
+        report.launch_summary = launch_summary(self.kernel, self.geo, self.device)
+        return report
