@@ -6,11 +6,11 @@ lines that changed.
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from ..isa import DIRECTIVE_BY_NAME, LEGACY_DIRECTIVES, MAX_REGISTER, ArgKind
 from ..syntax.ast import Directive, Guard, Instruction, Label, OperandSyntax as Syn
-from ..syntax.parser import LINE_CACHE_SIZE, parse_line
+from ..syntax.memo import line_memo
+from ..syntax.parser import parse_line
 from .findings import LineFinding, replace_fix
 from .mnemonics import resolve, suggest
 from .operand_checks import bad_name, check_operands
@@ -18,7 +18,7 @@ from .operand_checks import bad_name, check_operands
 CAS = frozenset({"atomic_cas", "local_atomic_cas"})
 
 
-@lru_cache(maxsize=LINE_CACHE_SIZE)
+@line_memo
 def check_line(text: str) -> tuple[LineFinding, ...]:
     """Every finding on one line of source."""
     syntax = parse_line(text)

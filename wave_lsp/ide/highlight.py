@@ -8,12 +8,12 @@ client's position encoding). Lines are encoded once per text and encoding.
 from __future__ import annotations
 
 import itertools
-from functools import lru_cache
 
 from ..cancellation import checkpoint
 from ..isa import INSTRUCTIONS, InstructionClass
 from ..syntax.ast import Directive, Instruction, Label, OperandSyntax
-from ..syntax.parser import LINE_CACHE_SIZE, parse_line
+from ..syntax.memo import line_memo
+from ..syntax.parser import parse_line
 from .locate import TargetKind, operand_kind
 
 TOKEN_TYPES = ["keyword", "function", "variable", "parameter", "enumMember", "macro", "label",
@@ -96,7 +96,7 @@ def _units(text: str, encoding: str) -> list[int]:
     return cols
 
 
-@lru_cache(maxsize=LINE_CACHE_SIZE)
+@line_memo
 def encoded_line(text: str, encoding: str) -> tuple[int, ...]:
     """The line's tokens as LSP integers; the first token's deltaLine (index 0) is a placeholder
     and its deltaStart is absolute."""

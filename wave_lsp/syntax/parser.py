@@ -6,7 +6,6 @@ once per process.
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from parsimonious.exceptions import ParseError, VisitationError
 from parsimonious.nodes import Node
@@ -14,16 +13,13 @@ from parsimonious.nodes import Node
 from .ast import (Directive, Guard, Instruction, Label, LineSyntax, Operand, OperandSyntax,
                   Statement, SyntaxProblem, Token)
 from .grammar import wave_grammar
+from .memo import LINE_CACHE_SIZE, line_memo  # noqa: F401 - LINE_CACHE_SIZE for the layers above
 
 MAX_PARSED_LINE = 20_000
-# Entries of the per-line caches (here and in the layers above): more than the lines of the
-# largest file we expect, or a file bigger than the cache evicts its own lines and every pass
-# over it parses them again.
-LINE_CACHE_SIZE = 1 << 18
 EMPTY_LINE = LineSyntax((), None, None)  # longer lines are reported, not parsed (no real statement is that long)
 
 
-@lru_cache(maxsize=LINE_CACHE_SIZE)
+@line_memo
 def parse_line(text: str) -> LineSyntax:
     """Parse one line (without its newline)."""
     if len(text) > MAX_PARSED_LINE:
