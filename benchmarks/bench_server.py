@@ -1,12 +1,16 @@
 """Benchmark the language server through its real subprocess (DESIGN.md §5 targets).
 
-    python benchmarks/bench_server.py [--lines 20000] [--repeat 50]
+    python benchmarks/bench_server.py [--lines 20000] [--repeat 50] [--huge 100000]
 
-Measures, on a document made of `gemm_blocked.wave` repeated to --lines lines:
+Measures, on a document of --lines distinct lines (`corpus.distinct_source`) and on one made of
+`gemm_blocked.wave` repeated (the cache-friendly case):
 - process start to the `initialize` response (median of 5 starts),
+- open to the first `publishDiagnostics`,
 - hover and completion latency (median over --repeat requests),
-- a one-line `didChange` to its `publishDiagnostics` (median, debounce included),
-and prints one line per figure.
+- a one-line `didChange` to its `publishDiagnostics` (median, debounce included);
+then, with a --huge-line document of distinct lines: while it is opened and analysed, the
+latency of hovers in another (small) document, and the time of semantic tokens, formatting,
+inlay hints and code actions on the huge document itself. Prints one line per figure.
 """
 
 from __future__ import annotations
@@ -21,12 +25,16 @@ from pathlib import Path
 from lsprotocol import types as t
 from pytest_lsp import client_capabilities, make_test_lsp_client
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import distinct_source  # noqa: E402
+
 EXAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "wave-examples"
 SERVER = (sys.executable, "-m", "wave_lsp", "serve")
 
 
-def big_document(lines: int) -> tuple[str, int, int]:
-    """The text, and the line of an instruction and of a blank line in its last copy."""
+def repeated_document(lines: int) -> tuple[str, int, int]:
+    """`gemm_blocked.wave` repeated: the text, and the line of an instruction and of a blank
+    line in its last copy."""
     src = (EXAMPLES / "gemm_blocked.wave").read_text().splitlines()
     out: list[str] = []
     copy = 0
@@ -37,6 +45,17 @@ def big_document(lines: int) -> tuple[str, int, int]:
     instr = base + next(i for i, l in enumerate(src) if l.strip().startswith("imul"))
     blank = base + next(i for i, l in enumerate(src) if i > 50 and not l.strip())
     return "\n".join(out) + "\n", instr, blank
+
+
+def distinct_document(lines: int) -> tuple[str, int, int]:
+    """Distinct lines: the text, and the line of an instruction and of a blank line inside a
+    kernel near its end."""
+    text = distinct_source(lines, seed=21)
+    src = text.splitlines()
+    instr = next(i for i in range(len(src) - 200, 0, -1) if src[i].startswith("    iadd"))
+    blank = next(i for i in range(len(src) - 100, 0, -1) if not src[i].strip()
+                 and src[i - 1].startswith("    ") and src[i + 1].startswith("    "))
+    return text, instr, blank
 
 
 async def start(preset: str):
@@ -54,7 +73,7 @@ async def stop(client) -> None:
     await client.stop()
 
 
-async def bench(lines: int, repeat: int, preset: str) -> None:
+async def bench(lines: int, repeat: int, preset: str, huge: int) -> None:
     starts = []
     for _ in range(5):
         client, elapsed = await start(preset)
@@ -62,15 +81,30 @@ async def bench(lines: int, repeat: int, preset: str) -> None:
         await stop(client)
     print(f"start -> initialize response: median {statistics.median(starts) * 1000:.0f} ms "
           f"(min {min(starts) * 1000:.0f})")
+    await bench_document("distinct lines", *distinct_document(lines), repeat, preset)
+    if (EXAMPLES / "gemm_blocked.wave").exists():
+        await bench_document("repeated gemm_blocked", *repeated_document(lines), repeat, preset)
+    if huge:
+        await bench_huge(huge, repeat, preset)
 
-    text, instr, blank = big_document(lines)
+
+async def published(client, uri: str, version: int | None = None):
+    while True:
+        params = await client.wait_for_notification(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        if params.uri == uri and (version is None or params.version == version):
+            return params
+
+
+async def bench_document(name: str, text: str, instr: int, blank: int, repeat: int,
+                         preset: str) -> None:
     client, _ = await start(preset)
     uri = "file:///bench/big.wave"
     began = time.perf_counter()
     client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=t.TextDocumentItem(
         uri=uri, language_id="wave", version=1, text=text)))
-    await client.wait_for_notification(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    print(f"open + analyse {text.count(chr(10))} lines: {(time.perf_counter() - began) * 1000:.0f} ms")
+    await published(client, uri)
+    print(f"[{name}] open + analyse {text.count(chr(10))} lines: "
+          f"{(time.perf_counter() - began) * 1000:.0f} ms")
     ident = t.TextDocumentIdentifier(uri=uri)
 
     async def timed(call) -> float:
@@ -84,8 +118,8 @@ async def bench(lines: int, repeat: int, preset: str) -> None:
     completions = [await timed(lambda: client.text_document_completion_async(t.CompletionParams(
         text_document=ident, position=t.Position(line=blank, character=0))))
         for _ in range(repeat)]
-    print(f"hover: median {statistics.median(hovers) * 1000:.1f} ms")
-    print(f"completion: median {statistics.median(completions) * 1000:.1f} ms")
+    print(f"[{name}] hover: median {statistics.median(hovers) * 1000:.1f} ms")
+    print(f"[{name}] completion: median {statistics.median(completions) * 1000:.1f} ms")
 
     latencies = []
     for i in range(repeat // 2 or 1):
@@ -98,14 +132,73 @@ async def bench(lines: int, repeat: int, preset: str) -> None:
                 range=t.Range(start=t.Position(line=blank, character=0),
                               end=t.Position(line=blank, character=len(text.splitlines()[blank]))),
                 text=edit)]))
-        while True:
-            published = await client.wait_for_notification(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if published.version == version:
-                break
+        await published(client, uri, version)
         latencies.append(time.perf_counter() - began)
         text = "\n".join(l if n != blank else edit for n, l in enumerate(text.splitlines()))
-    print(f"didChange -> publishDiagnostics: median {statistics.median(latencies) * 1000:.0f} ms "
-          f"(debounce included)")
+    print(f"[{name}] didChange -> publishDiagnostics: median "
+          f"{statistics.median(latencies) * 1000:.0f} ms (debounce included)")
+    await stop(client)
+
+
+async def bench_huge(lines: int, repeat: int, preset: str) -> None:
+    """A huge document does not block the server: hovers elsewhere while it is analysed, and
+    how long each heavy request on it takes."""
+    client, _ = await start(preset)
+    small = "file:///bench/small.wave"
+    client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=t.TextDocumentItem(
+        uri=small, language_id="wave", version=1,
+        text=".kernel k\n    iadd r1, r2, r3\n    halt\n.end\n")))
+    await published(client, small)
+    text = distinct_source(lines, seed=22)
+    uri = "file:///bench/huge.wave"
+    began = time.perf_counter()
+    client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=t.TextDocumentItem(
+        uri=uri, language_id="wave", version=1, text=text)))
+    analysed = asyncio.ensure_future(published(client, uri))
+    hovers = []
+    while not analysed.done():
+        t0 = time.perf_counter()
+        await client.text_document_hover_async(t.HoverParams(
+            text_document=t.TextDocumentIdentifier(uri=small),
+            position=t.Position(line=1, character=5)))
+        hovers.append(time.perf_counter() - t0)
+        await asyncio.sleep(0.02)
+    await analysed
+    print(f"[huge] open + analyse {lines} distinct lines: "
+          f"{(time.perf_counter() - began) * 1000:.0f} ms; meanwhile {len(hovers)} hovers in "
+          f"another document: median {statistics.median(hovers) * 1000:.1f} ms, "
+          f"max {max(hovers) * 1000:.1f} ms")
+    ident = t.TextDocumentIdentifier(uri=uri)
+    end = len(text.splitlines()) - 1
+    requests = {
+        "semantic tokens": lambda: client.text_document_semantic_tokens_full_async(
+            t.SemanticTokensParams(text_document=ident)),
+        "formatting": lambda: client.text_document_formatting_async(
+            t.DocumentFormattingParams(text_document=ident,
+                                       options=t.FormattingOptions(tab_size=4,
+                                                                   insert_spaces=True))),
+        "inlay hints (200 visible lines)": lambda: client.text_document_inlay_hint_async(
+            t.InlayHintParams(text_document=ident, range=t.Range(
+                start=t.Position(line=end - 300, character=0),
+                end=t.Position(line=end - 100, character=0)))),
+        "inlay hints (whole file)": lambda: client.text_document_inlay_hint_async(
+            t.InlayHintParams(text_document=ident, range=t.Range(
+                start=t.Position(line=0, character=0), end=t.Position(line=end, character=0)))),
+        "code actions": lambda: client.text_document_code_action_async(t.CodeActionParams(
+            text_document=ident, range=t.Range(start=t.Position(line=5, character=0),
+                                               end=t.Position(line=5, character=0)),
+            context=t.CodeActionContext(diagnostics=[]))),
+        "hover": lambda: client.text_document_hover_async(t.HoverParams(
+            text_document=ident, position=t.Position(line=end - 3, character=5))),
+    }
+    for label, call in requests.items():
+        t0 = time.perf_counter()
+        await call()
+        first = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        await call()
+        print(f"[huge] {label} on {lines} lines: {first * 1000:.0f} ms "
+              f"(again: {(time.perf_counter() - t0) * 1000:.0f} ms)")
     await stop(client)
 
 
@@ -113,13 +206,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--huge", type=int, default=100_000,
+                        help="lines of the document that must not block (0: skip)")
     parser.add_argument("--client", default="visual-studio-code",
                         choices=("visual-studio-code", "neovim"))
     args = parser.parse_args()
-    if not (EXAMPLES / "gemm_blocked.wave").exists():
-        print(f"benchmark needs {EXAMPLES}/gemm_blocked.wave", file=sys.stderr)
-        return 2
-    asyncio.run(bench(args.lines, args.repeat, args.client))
+    asyncio.run(bench(args.lines, args.repeat, args.client, args.huge))
     return 0
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,24 +16,21 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
+# A failing analysis pass is raised, not only logged (wave_lsp/analysis/failures.py); servers
+# and commands started by the tests inherit it.
+os.environ["WAVE_LSP_STRICT"] = "1"
+
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_EXAMPLES = ROOT.parent / "shared" / "wave-examples"
-
-
-def shared_examples_dir() -> Path:
-    """The upstream conformance corpus, or a skip with the reason."""
-    if not (SHARED_EXAMPLES / "INDEX.md").is_file():
-        pytest.skip(f"upstream example kernels not found at {SHARED_EXAMPLES} "
-                    "(they live in ../shared/wave-examples beside the repository)")
-    return SHARED_EXAMPLES
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from corpus import distinct_source, repeated_source  # noqa: E402,F401  (inputs of distinct lines)
+from shared import EXAMPLES as SHARED_EXAMPLES  # noqa: E402  (the one definition)
+from shared import example_names, examples_dir as shared_examples_dir  # noqa: E402
 
 
 def shared_example_names() -> list[str]:
-    """File names listed in INDEX.md (empty when the corpus is absent: tests then skip)."""
-    index = SHARED_EXAMPLES / "INDEX.md"
-    if not index.is_file():
-        return ["(corpus absent)"]
-    return sorted(set(re.findall(r"^\| \d+ \| (\S+\.wave) \|", index.read_text(), re.MULTILINE)))
+    """File names listed in INDEX.md (a placeholder when the corpus is absent: tests then skip,
+    or fail under CI)."""
+    return example_names()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 from wave_lsp.asm import assemble, read_wbin
 from wave_lsp.asm.disassembler import disassemble
 
-EXAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "wave-examples"
+from shared import EXAMPLES, examples_dir
 _ROW = re.compile(r"^\| (\w+\.wave) \| (\d+) \| ([0-9a-f]{64}) \|", re.M)
 
 
@@ -29,14 +29,11 @@ NAMES = sorted(INDEX) or ["<missing>"]
 
 
 def _source(name: str) -> str:
-    if not INDEX:
-        pytest.skip(f"example kernels not found at {EXAMPLES}")
-    return (EXAMPLES / name).read_text(encoding="utf-8")
+    return (examples_dir() / name).read_text(encoding="utf-8")
 
 
 def test_index_lists_sixteen_kernels():
-    if not INDEX:
-        pytest.skip(f"example kernels not found at {EXAMPLES}")
+    examples_dir()
     assert len(INDEX) == 16
 
 

@@ -9,12 +9,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from wave_lsp.analysis.diagnostic import Diagnostic
+from wave_lsp.analysis import AnalysisState
 from wave_lsp.analysis.divergence import divergence_diagnostics
 from wave_lsp.analysis.uniformity import analyse_kernel, uniformity_of
 from wave_lsp.analysis.uniformity_model import Uniformity
 from wave_lsp.syntax.document import Document
 
-EXAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "wave-examples"
+from shared import EXAMPLES, examples_dir
 D, WG, WV, T = Uniformity.DISPATCH, Uniformity.WORKGROUP, Uniformity.WAVE, Uniformity.THREAD
 
 
@@ -42,16 +43,12 @@ def codes(text: str) -> list[tuple[int, str]]:
 
 # ---- the shared examples ---------------------------------------------------------------------
 def _examples() -> list[Path]:
-    if not EXAMPLES.is_dir():
-        return []
-    return sorted(EXAMPLES.glob("*.wave"))
+    return sorted(examples_dir().glob("*.wave"))
 
 
 @pytest.mark.parametrize("name", ["reduction", "barrier_in_loop", "gemm_blocked", "mma_simple"])
 def test_no_false_positive_on_examples_with_barriers(name):
-    path = EXAMPLES / f"{name}.wave"
-    if not path.exists():
-        pytest.skip(f"shared examples not found at {EXAMPLES}")
+    path = examples_dir() / f"{name}.wave"
     text = path.read_text(encoding="utf-8")
     assert "barrier" in text
     assert codes(text) == []
@@ -59,16 +56,12 @@ def test_no_false_positive_on_examples_with_barriers(name):
 
 def test_no_divergence_lint_on_any_shared_example():
     paths = _examples()
-    if not paths:
-        pytest.skip(f"shared examples not found at {EXAMPLES}")
     for path in paths:
         assert codes(path.read_text(encoding="utf-8")) == [], path.name
 
 
 def test_examples_uniformity_facts():
-    path = EXAMPLES / "barrier_in_loop.wave"
-    if not path.exists():
-        pytest.skip(f"shared examples not found at {EXAMPLES}")
+    path = examples_dir() / "barrier_in_loop.wave"
     doc = Document(path.read_text(encoding="utf-8"))
     u = uniformity_of(doc.program, doc.program.kernels[0].name)
     lines = doc.lines
@@ -236,6 +229,7 @@ def test_every_diagnostic_is_a_d6_code_with_related_chain():
 def test_results_are_cached_per_kernel_instructions():
     doc = Document(kernel("    mov_sr r0, sr_lane_id"))
     k = doc.program.kernels[0]
+    analyse_kernel = AnalysisState(doc).uniformity   # the document's own cache (no global one)
     assert analyse_kernel(k) is analyse_kernel(k)
     assert uniformity_of(doc.program, "nope") is None
 
@@ -289,8 +283,8 @@ def test_random_programs_never_raise(lines):
 # ---- incremental re-analysis (uniformity_reuse.py) equals a fresh analysis ------------------
 from hypothesis import example, given, settings as hsettings, strategies as hst  # noqa: E402
 
+from wave_lsp.analysis import AnalysisState as _AnalysisState  # noqa: E402
 from wave_lsp.analysis import analyze as _analyze  # noqa: E402
-from wave_lsp.analysis import uniformity as _uniformity  # noqa: E402
 from wave_lsp.syntax.document import Document as _Document  # noqa: E402
 
 _BASE = """.kernel k
@@ -348,12 +342,12 @@ def test_incremental_reanalysis_of_a_long_kernel(edits):
 
 def check_edits(base: str, edits) -> None:
     doc = _Document(base)
-    _analyze(doc)
+    state = _AnalysisState(doc)             # kept between edits: the incremental analysis
+    _analyze(doc, state=state)
     for line, piece in edits:
         doc.apply_edit((line, 4), (line, len(doc.lines[line])), piece)
-        incremental = _analyze(doc)
-        _uniformity._CACHE.clear()          # the fresh analysis must compute everything
-        fresh = _analyze(_Document(doc.text))
+        incremental = _analyze(doc, state=state)
+        fresh = _analyze(_Document(doc.text))   # a new state: computes everything
         assert incremental == fresh
 
 

@@ -12,9 +12,13 @@ import pytest
 from wave_lsp.cli.main import main
 from wave_lsp.emu import DataFill, IotaFill, Launch, ZeroFill, run
 
-EXAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "wave-examples"
-pytestmark = pytest.mark.skipif(not EXAMPLES.is_dir(),
-                                reason="../shared/wave-examples is not available")
+from shared import EXAMPLES, examples_dir
+
+
+@pytest.fixture(autouse=True)
+def _corpus():
+    """Every test here needs ../shared/wave-examples (skipped without it; failed under CI)."""
+    examples_dir()
 
 
 def source(name: str) -> str:

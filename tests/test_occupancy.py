@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wave_lsp.server.resources import kernel_resources
+from wave_lsp.ide.resources import kernel_resources
 from wave_lsp.syntax.document import Document
 
 SOURCE = ".kernel k\n.registers 16\n.workgroup_size 128, 1, 1\n    iadd r1, r2, r3\n    halt\n.end\n"
@@ -10,7 +10,7 @@ SOURCE = ".kernel k\n.registers 16\n.workgroup_size 128, 1, 1\n    iadd r1, r2, 
 
 def resources(targets):
     doc = Document(SOURCE)
-    return kernel_resources(doc, doc.program.kernels[0], 16, targets)
+    return kernel_resources(doc.program.kernels[0], 16, targets)
 
 
 def test_occupancy_per_target_and_width():

@@ -144,3 +144,15 @@ def test_grammar_is_built_in_process_and_never_stored(tmp_path, monkeypatch):
         assert not (tmp_path / "wave-lsp").exists()
     finally:
         grammar.wave_grammar.cache_clear()
+
+
+def test_long_lines_are_parsed_but_never_kept_in_the_line_memo():
+    from wave_lsp.syntax.memo import MEMO_MAX_LINE
+    from wave_lsp.syntax.parser import parse_line
+
+    long_line = "    iadd r1, r2, r3 ; " + "x" * MEMO_MAX_LINE
+    before = parse_line.cache_info().currsize
+    assert parse_line(long_line).statements[0].mnemonic.text == "iadd"
+    assert parse_line.cache_info().currsize == before
+    parse_line("    iadd r1, r2, r4 ; a short line is kept")
+    assert parse_line.cache_info().currsize == before + 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from wave_lsp.server.formatter import format_text
+from wave_lsp.ide.formatting import format_text
 
 from .nvim import ROOT, editor_env, require_tool
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from wave_lsp.isa import INSTRUCTIONS
-from wave_lsp.server.formatter import format_text
+from wave_lsp.ide.formatting import format_text
 
 from .nvim import run_nvim
 

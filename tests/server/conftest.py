@@ -18,22 +18,19 @@ from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 PRESETS = ("neovim", "visual-studio-code")
-EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "wave-examples"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from shared import EXAMPLES, example_names as _names, example_text  # noqa: E402
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "wave_lsp", "serve"])
 CURSOR = "<|>"
 _counter = itertools.count()
 
 
 def example_names() -> list[str]:
-    if not EXAMPLES.is_dir():
-        return []
-    return sorted(p.stem for p in EXAMPLES.glob("*.wave"))
+    return _names(stem=True)
 
 
 def example(name: str) -> str:
-    if not EXAMPLES.is_dir():
-        pytest.skip(f"shared examples not found at {EXAMPLES}")
-    return (EXAMPLES / f"{name}.wave").read_text()
+    return example_text(name)
 
 
 @pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")

@@ -39,8 +39,6 @@ def settle(raw: RawClient, msg_id: str) -> None:
     raw.response(msg_id + "+", timeout=300)
 
 
-@pytest.mark.xfail(strict=False, reason="issue 9: per-line caches are module-level, keyed by "
-                                        "line text, and kept after the document closes")
 def test_memory_is_bounded_over_edits_and_released_on_close(tmp_path):
     raw = RawClient(tmp_path / "cache", env={"MALLOC_MMAP_THRESHOLD_": str(128 * 1024)})
     try:

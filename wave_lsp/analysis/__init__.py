@@ -1,8 +1,10 @@
 """Analysis layer: diagnostics with stable codes, symbols, control-flow structure, uniformity
 and lints.
 
-`analyze(document, config)` runs every check and returns the diagnostics sorted by position,
-after configuration (disabled codes, severity overrides) and suppression comments.
+`analyze(document, config, state)` runs every check and returns the diagnostics sorted by
+position, after configuration (disabled codes, severity overrides) and suppression comments.
+With an `AnalysisState` (one per document, kept by the caller: the IDE layer's `DocumentState`)
+a re-analysis after an edit only checks what changed; without one everything is computed.
 """
 
 from __future__ import annotations
@@ -13,31 +15,35 @@ from ..syntax.document import Document
 from .codes import CODES, enabled_by_default
 from .config import Config, ConfigProblem, config_from_mapping, find_config, load_config
 from .diagnostic import Diagnostic, Fix, Range, Related, Severity, TextEdit
-from ..syntax.program import Kernel, Program
-from .divergence import divergence_diagnostics
-from .incremental import cached_result, collect
-from .portability import portability_diagnostics
+from .incremental import AnalysisState
 from .suppression import is_suppressed, suppressions
 
 __all__ = ["analyze", "Diagnostic", "Severity", "Range", "Fix", "TextEdit", "Related", "Config",
-           "ConfigProblem", "config_from_mapping", "find_config", "load_config", "CODES"]
+           "ConfigProblem", "config_from_mapping", "find_config", "load_config", "CODES",
+           "AnalysisState"]
 
 
-def analyze(document: Document | str, config: Config | None = None) -> list[Diagnostic]:
-    """Every diagnostic of a document (or source text), sorted by position."""
+def analyze(document: Document | str, config: Config | None = None,
+            state: AnalysisState | None = None) -> list[Diagnostic]:
+    """Every diagnostic of a document (or source text), sorted by position. `state` must be the
+    document's own `AnalysisState` (it keeps results between calls)."""
     if isinstance(document, str):
         document = Document(document)
+    if state is None:
+        state = AnalysisState(document)
+    elif state.document is not document:
+        raise ValueError("the analysis state belongs to another document")
     config = config or Config()
     key = (config.disabled, tuple(sorted(config.severities.items())), config.compat,
            config.targets)
-    return cached_result(document, key, lambda: _analyze(document, config))
+    return state.result(key, lambda: _analyze(state, config))
 
 
-def _analyze(document: Document, config: Config) -> list[Diagnostic]:
-    found, state = collect(document, config.compat, _divergence)
-    by_line, problems = suppressions(document.lines, sorted(state.marked))
+def _analyze(state: AnalysisState, config: Config) -> list[Diagnostic]:
+    found = state.collect(config.compat)
+    by_line, problems = suppressions(state.document.lines, sorted(state.marked))
     found.extend(problems)
-    found.extend(portability_diagnostics(document.program, config.targets))
+    found.extend(state.portability_diagnostics(config.targets))
     out = []
     for diag in found:
         if diag.code in config.disabled or (by_line and is_suppressed(diag, by_line)):
@@ -50,7 +56,3 @@ def _analyze(document: Document, config: Config) -> list[Diagnostic]:
         out.append(diag)
     out.sort(key=lambda d: d.sort_key)
     return out
-
-
-def _divergence(kernel: Kernel) -> list[Diagnostic]:
-    return divergence_diagnostics(Program(kernels=[kernel]))

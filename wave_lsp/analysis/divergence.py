@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from ..syntax.program import Program
 from .codes import severity_of
+from .failures import guarded
 from .diagnostic import Diagnostic, Range, Related
 from .uniformity import analyse_kernel
 from .uniformity_state import CallFrame, Event, IfFrame, LoopFrame
@@ -36,22 +37,28 @@ from .uniformity_steps import BARRIER, SHUFFLE
 _T, _WV = Uniformity.THREAD, Uniformity.WAVE
 
 
-def divergence_diagnostics(program: Program) -> list[Diagnostic]:
-    """D601–D606 for every kernel of the program (never raises on broken programs)."""
+def divergence_diagnostics(program: Program, analyse=analyse_kernel) -> list[Diagnostic]:
+    """D601–D606 for every kernel of the program. `analyse(kernel)` gives a kernel's uniformity
+    (an `AnalysisState` passes its own, which reuses the previous analysis). A failure of the
+    analysis of one kernel is reported (see failures.py) and does not stop the others."""
     out: list[Diagnostic] = []
     for kernel in program.kernels:
-        try:
-            analysis = analyse_kernel(kernel)
-        except Exception:  # pragma: no cover - a defect must not take the other checks down
-            continue
-        seen: set[tuple[int, str]] = set()     # a function called from several places: once
-        for event in analysis.events:
-            found = _barrier(event) if event.step.op == BARRIER else _wave_op(event)
-            for diag in found:
-                key = (diag.range.start_line, diag.code)
-                if key not in seen:
-                    seen.add(key)
-                    out.append(diag)
+        with guarded(f"divergence analysis of kernel '{kernel.name}'"):
+            out.extend(kernel_divergence(analyse(kernel)))
+    return out
+
+
+def kernel_divergence(analysis) -> list[Diagnostic]:
+    """D601–D606 of one kernel's uniformity analysis."""
+    out: list[Diagnostic] = []
+    seen: set[tuple[int, str]] = set()     # a function called from several places: once
+    for event in analysis.events:
+        found = _barrier(event) if event.step.op == BARRIER else _wave_op(event)
+        for diag in found:
+            key = (diag.range.start_line, diag.code)
+            if key not in seen:
+                seen.add(key)
+                out.append(diag)
     return out
 
 

@@ -1,125 +1,197 @@
-"""Incremental analysis of a `Document`: after an edit, only the changed lines and the kernels
-that contain them are checked again.
+"""Incremental analysis of one `Document`: `AnalysisState` keeps what the last analysis found,
+so that after an edit only the changed lines and the kernels that contain them are checked again.
 
-State is kept per document (weakly). Line findings are stored per line and updated from the
-document's edit log while edits keep the line count; kernel diagnostics are cached per kernel
-object and revision (the document patches kernels in place for such edits). Anything else — a
-new line, a label or directive changed, a full replacement — recomputes everything, which is
-still linear and fast.
+One `AnalysisState` belongs to one document (the IDE layer's `DocumentState` owns it; a plain
+`analyze(document)` makes a throw-away one). It holds:
+- line findings per line, updated from the document's edit log (`Document.edits_since`), moved
+  when an edit adds or removes lines;
+- per kernel object: its diagnostics and summary for the kernel's revision (the document
+  patches kernels in place for edits inside them, and moves the kernels after an edit that
+  adds or removes lines: their results move with them), and its last uniformity analysis,
+  which the next one starts from;
+- the diagnostics of the last configuration, by document revision.
+Anything the edit log cannot explain (a full replacement, a trimmed log) recomputes everything,
+which is still linear.
 """
 
 from __future__ import annotations
 
-import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from ..cancellation import checkpoint
 from ..syntax.document import Document
 from ..syntax.program import Kernel, Program
-from .diagnostic import Diagnostic
+from .diagnostic import Diagnostic, moved
+from .divergence import kernel_divergence
+from .failures import guarded
 from .findings import LineFinding
-from .line_checks import check_line
 from .kernel_checks import KernelSummary, check_kernel
+from .line_checks import check_line
+from .portability import Finding, kernel_findings, moved_finding, portability_diagnostics
 from .structure import reference_diagnostics, shape_diagnostics
 from .suppression import line_suppression
+from .uniformity import KernelUniformity, analyse_kernel
+
+CHECKPOINT_EVERY = 512   # lines between cancellation checkpoints
 
 
 @dataclass
-class _KernelResult:
+class KernelResult:
+    """A kernel's diagnostics and summary, valid while the kernel keeps its revision."""
+
     kernel: Kernel
     revision: int
+    line: int                    # the kernel's first line when computed
     diagnostics: list[Diagnostic]
     summary: KernelSummary
 
-
-@dataclass
-class _State:
-    revision: int = -1
-    findings: dict[int, tuple[LineFinding, ...]] = field(default_factory=dict)
-    marked: set[int] = field(default_factory=set)   # lines with a suppression marker
-    kernels: dict[int, _KernelResult] = field(default_factory=dict)
-    shape: tuple[Program | None, list[Diagnostic]] = (None, [])  # shape diagnostics, by program
-    findings_version: int = 0   # bumped whenever a line's findings or markers change
-    result_key: tuple | None = None
-    result: list[Diagnostic] = field(default_factory=list)
+    def moved_to(self, line: int) -> "KernelResult":
+        """The result of the same kernel moved to start at `line` (an edit above it added or
+        removed lines)."""
+        delta = line - self.line
+        summary = KernelSummary(self.summary.upstream_size, self.summary.labels,
+                                tuple((n + delta, op) for n, op in self.summary.calls))
+        memo: dict = {}
+        return KernelResult(self.kernel, self.revision, line,
+                            [moved(d, delta, memo) for d in self.diagnostics], summary)
 
 
-_STATES: "weakref.WeakKeyDictionary[Document, _State]" = weakref.WeakKeyDictionary()
+class AnalysisState:
+    """Everything the analysis of one document keeps between runs."""
 
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.revision = -1                               # of the line findings
+        self.findings: dict[int, tuple[LineFinding, ...]] = {}
+        self.marked: set[int] = set()                    # lines with a suppression marker
+        self.kernels: dict[int, KernelResult] = {}       # by id(kernel), kernel kept alive
+        self._uniformity: dict[int, KernelUniformity] = {}   # last analysis, by id(kernel)
+        self._recorded: dict[int, tuple[tuple, KernelUniformity]] = {}  # hover's, by id(kernel)
+        # portability findings (all backends), by id(kernel): (kernel, revision, line, findings)
+        self._portability: dict[int, tuple[Kernel, int, int, tuple[Finding, ...]]] = {}
+        self._result: tuple[tuple, list[Diagnostic]] | None = None
 
-def _line_state(state: _State, lines: list[str], numbers) -> None:
-    for number in numbers:
-        text = lines[number]
-        found = check_line(text)
-        if state.findings.get(number, ()) != found:
-            state.findings_version += 1
+    # ---- line findings -------------------------------------------------------------------------
+    def _check_lines(self, numbers) -> None:
+        lines, findings, marked = self.document.lines, self.findings, self.marked
+        for count, number in enumerate(numbers):
+            if count % CHECKPOINT_EVERY == 0:
+                checkpoint()
+            text = lines[number]
+            found = check_line(text)
             if found:
-                state.findings[number] = found
+                findings[number] = found
             else:
-                del state.findings[number]
-        marked = line_suppression(text) is not None
-        if marked != (number in state.marked):
-            state.findings_version += 1
-            if marked:
-                state.marked.add(number)
+                findings.pop(number, None)
+            if line_suppression(text) is not None:
+                marked.add(number)
             else:
-                state.marked.discard(number)
+                marked.discard(number)
 
+    def refresh(self) -> None:
+        """Bring the line findings up to date with the document."""
+        document = self.document
+        edits = document.edits_since(self.revision) if self.revision >= 0 else None
+        if edits is None:
+            self.findings, self.marked = {}, set()
+            self.revision = -1
+            self._check_lines(range(len(document.lines)))
+        else:
+            for edit in edits:
+                if edit.old_count != edit.new_count:
+                    self._move_lines(edit.first + edit.old_count, edit.new_count - edit.old_count)
+                self._check_lines(range(edit.first, edit.first + edit.new_count))
+        self.revision = document.revision
 
-def refresh(document: Document) -> _State:
-    """Bring the document's line-level state up to date and return it."""
-    state = _STATES.get(document)
-    edits = document.edits_since(state.revision) if state is not None else None
-    if state is None or edits is None or any(e.old_count != e.new_count for e in edits):
-        state = _State()
-        _STATES[document] = state
-        _line_state(state, document.lines, range(len(document.lines)))
-    else:
-        for edit in edits:
-            _line_state(state, document.lines, range(edit.first, edit.first + edit.new_count))
-    state.revision = document.revision
-    return state
+    def _move_lines(self, after: int, delta: int) -> None:
+        """Lines from `after` on moved by `delta` (lines before it that the edit replaced are
+        checked again by the caller)."""
+        first = after + min(delta, 0)
+        self.findings = {n + delta if n >= after else n: f
+                         for n, f in self.findings.items() if not first <= n < after}
+        self.marked = {n + delta if n >= after else n
+                       for n in self.marked if not first <= n < after}
 
+    # ---- kernels -------------------------------------------------------------------------------
+    def uniformity(self, kernel: Kernel) -> KernelUniformity:
+        """The kernel's uniformity (not recorded), starting from its previous analysis."""
+        previous = self._uniformity.get(id(kernel))
+        result = analyse_kernel(kernel, previous=previous)
+        self._uniformity[id(kernel)] = result
+        return result
 
-def kernel_results(state: _State, program: Program, extra) -> list[_KernelResult]:
-    """Per-kernel diagnostics (plus `extra(kernel)`), reusing the cache for unchanged kernels."""
-    fresh: dict[int, _KernelResult] = {}
-    results = []
-    for kernel in program.kernels:
-        cached = state.kernels.get(id(kernel))
-        if cached is None or cached.kernel is not kernel or cached.revision != kernel.revision:
-            diags, summary = check_kernel(kernel)
-            cached = _KernelResult(kernel, kernel.revision, diags + extra(kernel), summary)
-        fresh[id(kernel)] = cached
-        results.append(cached)
-    state.kernels = fresh
-    return results
+    def recorded_uniformity(self, kernel: Kernel) -> KernelUniformity:
+        """The kernel's uniformity with the state at every line (for hover), cached by the
+        kernel's revision."""
+        key = (kernel.revision, kernel.line)
+        hit = self._recorded.get(id(kernel))
+        if hit is not None and hit[1].kernel is kernel and hit[0] == key:
+            return hit[1]
+        result = analyse_kernel(kernel, record=True)
+        self._recorded[id(kernel)] = (key, result)
+        return result
 
+    def kernel_results(self, program: Program) -> list[KernelResult]:
+        """Per-kernel diagnostics (checks and divergence), reusing unchanged kernels' results."""
+        fresh: dict[int, KernelResult] = {}
+        results = []
+        for kernel in program.kernels:
+            cached = self.kernels.get(id(kernel))
+            if cached is None or cached.kernel is not kernel or cached.revision != kernel.revision:
+                checkpoint()
+                diags, summary = check_kernel(kernel)
+                with guarded(f"divergence analysis of kernel '{kernel.name}'"):
+                    diags = diags + kernel_divergence(self.uniformity(kernel))
+                cached = KernelResult(kernel, kernel.revision, kernel.line, diags, summary)
+            elif cached.line != kernel.line:
+                cached = cached.moved_to(kernel.line)
+            fresh[id(kernel)] = cached
+            results.append(cached)
+        self.kernels = fresh
+        live = set(fresh)
+        for cache in (self._uniformity, self._recorded, self._portability):
+            for key in [k for k in cache if k not in live]:
+                del cache[key]
+        return results
 
-def cached_result(document: Document, key: tuple, compute) -> list[Diagnostic]:
-    """`compute()` unless nothing that analysis depends on changed since the last call with
-    the same `key` (configuration); the line state is refreshed either way."""
-    state = refresh(document)
-    program = document.program
-    full_key = (key, state.findings_version, id(program),
-                tuple(k.revision for k in program.kernels))
-    if state.result_key != full_key:
-        state.result = compute()
-        state.result_key = full_key
-    return list(state.result)
+    def portability_findings(self, kernel: Kernel) -> tuple[Finding, ...]:
+        """The kernel's portability findings for every backend, kept per kernel revision (and
+        moved with the kernel when lines above it are added or removed)."""
+        hit = self._portability.get(id(kernel))
+        if hit is not None and hit[0] is kernel and hit[1] == kernel.revision:
+            if hit[2] == kernel.line:
+                return hit[3]
+            found = tuple(moved_finding(f, kernel.line - hit[2]) for f in hit[3])
+        else:
+            with guarded(f"portability analysis of kernel '{kernel.name}'"):
+                found = ()
+                found = kernel_findings(kernel)
+        self._portability[id(kernel)] = (kernel, kernel.revision, kernel.line, found)
+        return found
 
+    def portability_diagnostics(self, targets: tuple[str, ...]) -> list[Diagnostic]:
+        """P8xx for the configured targets."""
+        return portability_diagnostics(self.document.program, targets,
+                                       self.portability_findings)
 
-def collect(document: Document, compat: bool, extra) -> tuple[list[Diagnostic], _State]:
-    """Every diagnostic before configuration and suppression."""
-    state = refresh(document)
-    program = document.program
-    found: list[Diagnostic] = []
-    for number, findings in state.findings.items():
-        found.extend(f.at(number) for f in findings)
-    results = kernel_results(state, program, extra)
-    for result in results:
-        found.extend(result.diagnostics)
-    if state.shape[0] is not program:
-        state.shape = (program, shape_diagnostics(program))
-    found.extend(state.shape[1])
-    found.extend(reference_diagnostics(program, [r.summary for r in results], compat))
-    return found, state
+    # ---- everything ----------------------------------------------------------------------------
+    def collect(self, compat: bool) -> list[Diagnostic]:
+        """Every diagnostic before configuration and suppression."""
+        self.refresh()
+        program = self.document.program
+        found: list[Diagnostic] = []
+        for number, findings in self.findings.items():
+            found.extend(f.at(number) for f in findings)
+        results = self.kernel_results(program)
+        for result in results:
+            found.extend(result.diagnostics)
+        found.extend(shape_diagnostics(program))
+        found.extend(reference_diagnostics(program, [r.summary for r in results], compat))
+        return found
+
+    def result(self, key: tuple, compute) -> list[Diagnostic]:
+        """`compute()` unless it already ran for this configuration `key` at this revision."""
+        full_key = (key, self.document.revision)
+        if self._result is None or self._result[0] != full_key:
+            self._result = (full_key, compute())
+        return list(self._result[1])

@@ -2,25 +2,27 @@
 budget (U502), reaching `.end` without `halt` (U505), and the kernel's summary (code sizes,
 label offsets, `call`s) for the program-level checks.
 
-What each instruction contributes is computed once per `Instruction` object (parsed lines are
-shared, so identical lines anywhere share it), which keeps re-checking an edited kernel cheap.
+What each instruction contributes (`facts`) is a pure function of the instruction, memoised by
+its value, which keeps re-checking an edited kernel cheap.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
-from ..isa import INSTRUCTIONS, MAX_REGISTER, MIN_DIVERGENCE_DEPTH, OperandKind
+from ..cancellation import checkpoint
+from ..isa import BLOCK_ROLES, CLOSER, INSTRUCTIONS, MAX_REGISTER, MIN_DIVERGENCE_DEPTH, OperandKind
+from ..syntax.blocks import Matching, match_blocks
 from ..syntax.ast import Instruction, Operand, OperandSyntax as Syn
 from ..syntax.program import Kernel
 from .codes import diagnostic as _diag
 from .diagnostic import Diagnostic, Range, Related
+from .layout import sizes
+from ..syntax.parser import LINE_CACHE_SIZE
 
-CLOSERS = {"endif": ("if", "K306"), "endloop": ("loop", "K307")}
-# what an instruction does to the structure checks (0: nothing)
-OPEN, ELSE, CLOSE, EXIT, HALT = 1, 2, 3, 4, 5
-ROLES = {"if": OPEN, "loop": OPEN, "else": ELSE, "endif": CLOSE, "endloop": CLOSE,
-         "break": EXIT, "continue": EXIT, "halt": HALT}
+# the code of a broken block of each construct (the matching itself is syntax.blocks)
+BLOCK_CODES = {"if": "K306", "loop": "K307"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,29 +37,18 @@ class KernelSummary:
 @dataclass(frozen=True, slots=True)
 class InstructionFacts:
     mnemonic: str
-    size: int                 # bytes emitted (4 for an unknown mnemonic)
+    size: int                 # bytes emitted (0 for an unknown mnemonic: see layout.sizes)
     upstream_size: int        # bytes wave-asm's label pass counts
     unconditional: bool       # no guard, or `@p0` (which wave-asm encodes as none)
     labels: tuple[Operand, ...]                      # label operands (of `call`)
     registers: tuple[tuple[int, Operand], ...]       # (last register touched, operand)
     max_register: int                                # highest register touched, or -1
-    role: int                                        # OPEN, ELSE, CLOSE, EXIT, HALT or 0
 
 
-_FACTS: dict[int, tuple[Instruction, InstructionFacts]] = {}
-
-
+@lru_cache(maxsize=LINE_CACHE_SIZE)
 def facts(ins: Instruction) -> InstructionFacts:
-    """The facts of an instruction, memoised per object (the object is kept alive with them,
-    so its id cannot be reused while the entry exists)."""
-    entry = _FACTS.get(id(ins))
-    if entry is not None and entry[0] is ins:
-        return entry[1]
-    if len(_FACTS) > 200_000:
-        _FACTS.clear()
-    found = _compute(ins)
-    _FACTS[id(ins)] = (ins, found)
-    return found
+    """The facts of an instruction (memoised by value: equal instructions have equal facts)."""
+    return _compute(ins)
 
 
 def _compute(ins: Instruction) -> InstructionFacts:
@@ -77,10 +68,11 @@ def _compute(ins: Instruction) -> InstructionFacts:
         elif aligned and specs[i].kind is OperandKind.LABEL and op.syntax is Syn.NAME:
             labels.append(op)
     guard = ins.guard
+    _encoded, size, upstream_size = sizes(ins)
     return InstructionFacts(
-        m, spec.size if spec else 4, spec.upstream_label_size if spec else 4,
+        m, size, upstream_size,
         guard is None or (guard.index == 0 and not guard.negated), tuple(labels),
-        tuple(registers), max((r for r, _ in registers), default=-1), ROLES.get(m, 0))
+        tuple(registers), max((r for r, _ in registers), default=-1))
 
 
 def check_kernel(kernel: Kernel) -> tuple[list[Diagnostic], KernelSummary]:
@@ -89,17 +81,16 @@ def check_kernel(kernel: Kernel) -> tuple[list[Diagnostic], KernelSummary]:
     count = kernel.register_count
     where = (f".registers {count}" if kernel.setting("registers")
              else f"the default of {count} registers")
-    stack: list[list] = []   # [kind, line, ins, saw_else]
-    deep_reported = halts = False
     upstream = offset = 0
     labels: list[tuple[str, int, int]] = []
     calls: list[tuple[int, Operand]] = []
     pending = iter(kernel.labels)
     label = next(pending, None)
-    known = _FACTS.get
-    for line, ins in kernel.instructions:
-        entry = known(id(ins))
-        f = entry[1] if entry is not None and entry[0] is ins else facts(ins)
+    items = kernel.instructions
+    for index, (line, ins) in enumerate(items):
+        if not index & 4095:
+            checkpoint()
+        f = facts(ins)
         while label is not None and (label[0], label[1].start) <= (line, ins.start):
             labels.append((label[1].name.text, upstream, offset))
             label = next(pending, None)
@@ -109,37 +100,48 @@ def check_kernel(kernel: Kernel) -> tuple[list[Diagnostic], KernelSummary]:
             calls.extend((line, op) for op in f.labels)
         if f.max_register >= count:
             out.extend(_beyond(f, line, count, where))
-        role = f.role
-        if not role:
-            continue
-        m = f.mnemonic
-        if role == OPEN:
-            stack.append([m, line, ins, False])
-            if len(stack) > MIN_DIVERGENCE_DEPTH and not deep_reported:
-                deep_reported = True
-                out.append(_diag("K309", line, ins.mnemonic.start, ins.mnemonic.end,
-                                 f"control flow nested {len(stack)} levels deep; the specification "
-                                 f"guarantees only {MIN_DIVERGENCE_DEPTH} (MIN_DIVERGENCE_DEPTH)"))
-        elif role == ELSE:
-            out.extend(_else(stack, line, ins))
-        elif role == CLOSE:
-            out.extend(_close(stack, line, ins))
-        elif role == EXIT:
-            if not any(frame[0] == "loop" for frame in stack):
-                out.append(_diag("K308", line, ins.mnemonic.start, ins.mnemonic.end,
-                                 f"{m} outside a loop"))
-        elif not stack and f.unconditional:  # HALT at the top level
-            halts = True
     while label is not None:
         labels.append((label[1].name.text, upstream, offset))
         label = next(pending, None)
-    for kind, line, ins, _ in stack:
-        code, closer = ("K306", "endif") if kind == "if" else ("K307", "endloop")
-        out.append(_diag(code, line, ins.mnemonic.start, ins.mnemonic.end,
-                         f"{kind} without a matching {closer} in kernel '{kernel.name}'"))
-    if not halts:
+    matching = match_blocks((i, ins.mnemonic.text) for i, (_line, ins) in enumerate(items))
+    out.extend(_structure(kernel, matching))
+    if not any(facts(items[i][1]).unconditional for i in matching.top_level_halts):
         out.append(_no_halt(kernel))
     return out, KernelSummary(upstream, tuple(labels), tuple(calls))
+
+
+def _structure(kernel: Kernel, matching: Matching) -> list[Diagnostic]:
+    """K306-K309 from the block matching."""
+    items = kernel.instructions
+    out = []
+
+    def at(i: int, code: str, message: str, related=()) -> Diagnostic:
+        line, ins = items[i]
+        return _diag(code, line, ins.mnemonic.start, ins.mnemonic.end, message, related)
+
+    deep = next((b for b in matching.blocks if b.depth + 1 > MIN_DIVERGENCE_DEPTH), None)
+    if deep is not None:
+        out.append(at(deep.open, "K309", f"control flow nested {deep.depth + 1} levels deep; the "
+                      f"specification guarantees only {MIN_DIVERGENCE_DEPTH} "
+                      f"(MIN_DIVERGENCE_DEPTH)"))
+    for p in matching.problems:
+        inside = f" (the innermost open construct is '{p.innermost}')" if p.innermost else ""
+        kind = BLOCK_ROLES[p.mnemonic][1]
+        if p.why == "stray else":
+            out.append(at(p.at, "K306", "else without a matching if" + inside))
+        elif p.why == "second else":
+            line, first = items[p.other]
+            out.append(at(p.at, "K306", "second else for the same if", (Related(
+                Range.on_line(line, first.mnemonic.start, first.mnemonic.end), "the if"),)))
+        elif p.why == "unclosed":
+            out.append(at(p.at, BLOCK_CODES[kind], f"{kind} without a matching {CLOSER[kind]} "
+                          f"in kernel '{kernel.name}'"))
+        else:   # a stray or crossing end
+            out.append(at(p.at, BLOCK_CODES[kind], f"{p.mnemonic} without a matching {kind}"
+                          + inside))
+    for i in matching.exits_outside_loops:
+        out.append(at(i, "K308", f"{items[i][1].mnemonic.text} outside a loop"))
+    return out
 
 
 def _beyond(f: InstructionFacts, line: int, count: int, where: str) -> list[Diagnostic]:
@@ -151,38 +153,6 @@ def _beyond(f: InstructionFacts, line: int, count: int, where: str) -> list[Diag
                              f"{op.text}{covers} is beyond {where}: the upstream emulator reads 0 "
                              f"and drops writes, wave-lsp's emulator stops with an error"))
     return out
-
-
-def _else(stack: list[list], line: int, ins: Instruction) -> list[Diagnostic]:
-    span = (ins.mnemonic.start, ins.mnemonic.end)
-    if not stack or stack[-1][0] != "if":
-        return [_diag("K306", line, *span, "else without a matching if" + _inside(stack))]
-    if stack[-1][3]:
-        first = stack[-1][2]
-        return [_diag("K306", line, *span, "second else for the same if",
-                      (Related(Range.on_line(stack[-1][1], first.mnemonic.start,
-                                             first.mnemonic.end), "the if"),))]
-    stack[-1][3] = True
-    return []
-
-
-def _close(stack: list[list], line: int, ins: Instruction) -> list[Diagnostic]:
-    m = ins.mnemonic.text
-    want, code = CLOSERS[m]
-    if stack and stack[-1][0] == want:
-        stack.pop()
-        return []
-    found = [_diag(code, line, ins.mnemonic.start, ins.mnemonic.end,
-                   f"{m} without a matching {want}" + _inside(stack))]
-    if any(frame[0] == want for frame in stack):   # close the intervening constructs
-        while stack[-1][0] != want:
-            stack.pop()
-        stack.pop()
-    return found
-
-
-def _inside(stack: list[list]) -> str:
-    return f" (the innermost open construct is '{stack[-1][0]}')" if stack else ""
 
 
 def _no_halt(kernel: Kernel) -> Diagnostic:

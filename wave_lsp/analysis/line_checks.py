@@ -6,10 +6,10 @@ lines that changed.
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from ..isa import DIRECTIVE_BY_NAME, LEGACY_DIRECTIVES, MAX_REGISTER, ArgKind
 from ..syntax.ast import Directive, Guard, Instruction, Label, OperandSyntax as Syn
+from ..syntax.memo import line_memo
 from ..syntax.parser import parse_line
 from .findings import LineFinding, replace_fix
 from .mnemonics import resolve, suggest
@@ -18,7 +18,7 @@ from .operand_checks import bad_name, check_operands
 CAS = frozenset({"atomic_cas", "local_atomic_cas"})
 
 
-@lru_cache(maxsize=1 << 16)
+@line_memo
 def check_line(text: str) -> tuple[LineFinding, ...]:
     """Every finding on one line of source."""
     syntax = parse_line(text)

@@ -11,7 +11,7 @@ translates them as specified).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..isa import INSTRUCTIONS, InstructionClass
@@ -19,7 +19,7 @@ from ..isa.backends import (BACKEND_BY_NAME, BACKENDS, F64_CONVERSIONS, UPSTREAM
                             targets_widths)
 from ..syntax.program import Kernel, Program
 from .codes import diagnostic
-from .diagnostic import Diagnostic
+from .diagnostic import Diagnostic, moved_message
 from .kernel_checks import facts
 from .portability_flow import depends_on_width, steps
 from .portability_width import width_findings
@@ -55,29 +55,27 @@ class Finding:
                           self.message.replace("{targets}", "; ".join(parts)))
 
 
-_CACHE: dict[int, tuple[Kernel, int, tuple[Finding, ...]]] = {}
-
-
 def kernel_findings(kernel: Kernel) -> tuple[Finding, ...]:
-    """Every portability finding of a kernel, for all backends (memoised per kernel revision;
-    the entry keeps the kernel alive, so its id is not reused while cached)."""
-    entry = _CACHE.get(id(kernel))
-    if entry is not None and entry[0] is kernel and entry[1] == kernel.revision:
-        return entry[2]
-    if len(_CACHE) > 10_000:
-        _CACHE.clear()
-    found = tuple(_compute(kernel))
-    _CACHE[id(kernel)] = (kernel, kernel.revision, found)
-    return found
+    """Every portability finding of a kernel, for all backends (computed: the per-document
+    `AnalysisState` keeps them per kernel revision)."""
+    return tuple(_compute(kernel))
 
 
-def portability_diagnostics(program: Program, targets: tuple[str, ...]) -> list[Diagnostic]:
-    """The P8xx diagnostics of a program for the configured targets."""
+def moved_finding(finding: Finding, delta: int) -> Finding:
+    """The finding of a kernel that moved `delta` lines (an edit above it added lines)."""
+    return replace(finding, line=finding.line + delta,
+                   message=moved_message(finding.message, delta))
+
+
+def portability_diagnostics(program: Program, targets: tuple[str, ...],
+                            findings=kernel_findings) -> list[Diagnostic]:
+    """The P8xx diagnostics of a program for the configured targets; `findings(kernel)` gives
+    a kernel's findings (an `AnalysisState` passes its cached ones)."""
     out = []
     if not targets:
         return out
     for kernel in program.kernels:
-        for finding in kernel_findings(kernel):
+        for finding in findings(kernel):
             diag = finding.diagnostic(targets)
             if diag is not None:
                 out.append(diag)

@@ -9,10 +9,12 @@ loop is unknown throughout the loop, a guarded write or a `call` forgets what it
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterator
 
 from ..isa import INSTRUCTIONS, InstructionClass as IC, OperandKind
 from ..syntax.ast import Instruction, Operand, OperandSyntax as Syn
+from ..syntax.parser import LINE_CACHE_SIZE
 from ..syntax.program import Kernel
 
 BALLOT, WAVE_WIDTH, LANE_ID = "ballot", "wave width", "lane id"
@@ -68,15 +70,9 @@ class _Facts:
     width_relevant: bool    # a ballot or shuffle, or reads sr_wave_width / sr_lane_id
 
 
-_FACTS: dict[int, tuple[Instruction, _Facts]] = {}
-
-
+@lru_cache(maxsize=LINE_CACHE_SIZE)
 def _facts(ins: Instruction) -> _Facts:
-    entry = _FACTS.get(id(ins))
-    if entry is not None and entry[0] is ins:
-        return entry[1]
-    if len(_FACTS) > 200_000:
-        _FACTS.clear()
+    """Memoised by the instruction's value (equal instructions have equal facts)."""
     aligned = operands_of(ins)
     sources, written = [], []
     if aligned is not None:
@@ -91,9 +87,7 @@ def _facts(ins: Instruction) -> _Facts:
                             if op.syntax is Syn.SPECIAL else None))
     relevant = ins.mnemonic.text in WIDTH_MNEMONICS or any(kind in _WIDTH_KINDS
                                                            for _o, _r, kind in sources)
-    found = _Facts(tuple(sources), tuple(written), relevant)
-    _FACTS[id(ins)] = (ins, found)
-    return found
+    return _Facts(tuple(sources), tuple(written), relevant)
 
 
 def _loop_writes(items: list[tuple[int, Instruction]]) -> dict[int, set[int]]:

@@ -9,14 +9,23 @@ _CONTROL = set(range(0, 9)) | {11, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 2
                                 29, 30, 31, 127}
 
 
-def looks_binary(data: bytes) -> bool:
-    """NUL bytes, or many control bytes, in the first 8 KiB."""
+_CONTROL_TEXT = "".join(map(chr, sorted(_CONTROL)))
+
+
+def looks_binary(data: bytes | str) -> bool:
+    """NUL, or many control characters, in the first 8 KiB: the one test of "is this a binary
+    file" for files read from disk (bytes) and documents an editor opened (text)."""
     head = data[:8192]
-    if b"\x00" in head:
-        return True
     if not head:
         return False
-    control = sum(1 for b in head if b in _CONTROL)
+    if isinstance(head, str):
+        if "\x00" in head:
+            return True
+        control = sum(head.count(c) for c in _CONTROL_TEXT)
+    else:
+        if b"\x00" in head:
+            return True
+        control = sum(1 for b in head if b in _CONTROL)
     return control / len(head) > 0.10
 
 

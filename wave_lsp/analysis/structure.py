@@ -14,12 +14,6 @@ def _span(d: Directive) -> tuple[int, int]:
     return d.start, (d.args[-1].end if d.args else d.name.end)
 
 
-def program_diagnostics(program: Program, summaries: list[KernelSummary],
-                        compat: bool) -> list[Diagnostic]:
-    """Checks across kernels: blocks, labels, settings outside kernels, call targets."""
-    return shape_diagnostics(program) + reference_diagnostics(program, summaries, compat)
-
-
 def shape_diagnostics(program: Program) -> list[Diagnostic]:
     """What depends only on the program's shape (kernel blocks, label definitions, directives
     outside kernels): unchanged while edits only patch instructions."""

@@ -4,8 +4,8 @@ after the code of the line it silences, or alone on the line before it."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
+from ..syntax.memo import line_memo
 from ..syntax.parser import parse_line
 from .codes import CODES, severity_of
 from .diagnostic import Diagnostic, Range
@@ -14,7 +14,7 @@ _MARK = re.compile(r"wave-lsp:\s*ignore(?:\[([^\]]*)\])?")
 ALL = "*"
 
 
-@lru_cache(maxsize=1 << 14)
+@line_memo
 def line_suppression(text: str) -> tuple[frozenset[str], tuple[int, int, str], ...] | None:
     """For a line whose comment has a suppression marker: (codes, unknown codes as
     (start, end, code)...); None for every other line."""

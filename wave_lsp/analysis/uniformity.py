@@ -26,6 +26,7 @@ enclosing constructs) — see `divergence.py`.
 
 from __future__ import annotations
 
+from ..cancellation import checkpoint
 from ..syntax.program import Kernel, Program
 from .uniformity_model import Cause, Uniformity
 from .uniformity_reuse import TopLevelRun, changed_lines, has_call, run_top_level
@@ -116,7 +117,9 @@ class KernelUniformity:
 
     # ---- the pass --------------------------------------------------------------------------
     def _block(self, items: list, st: State, frames: tuple) -> State:
-        for item in items:
+        for count, item in enumerate(items):
+            if not count & 1023:
+                checkpoint()          # a huge kernel is long to analyse: stay cancellable
             if type(item) is tuple:
                 line, step = item
                 if self.record:
@@ -360,45 +363,31 @@ def _key_of(name: str) -> int | None:
     return None
 
 
-_CACHE: dict[tuple, tuple[list, KernelUniformity]] = {}   # recorded analyses (hover)
-# the last analysis of each kernel object, which the next one (after an edit) starts from
-_LAST: dict[int, tuple[Kernel, KernelUniformity]] = {}
+def analyse_kernel(kernel: Kernel, record: bool = False,
+                   previous: KernelUniformity | None = None) -> KernelUniformity:
+    """The uniformity analysis of a kernel. `previous`, an earlier analysis of the same kernel
+    object, is returned when none of its instructions changed and is the starting point of the
+    new one otherwise (see uniformity_reuse.py). `record` keeps the state at every line (hover).
+    Nothing is cached here: the per-document `AnalysisState` keeps what is worth keeping."""
+    if not record and previous is not None and previous.kernel is kernel and \
+            previous.run is not None and \
+            changed_lines(previous.run.instructions, kernel.instructions) is None:
+        return previous
+    if previous is not None and previous.kernel is not kernel:
+        previous = None
+    return KernelUniformity(kernel, record, None if record else previous)
 
 
-def analyse_kernel(kernel: Kernel, record: bool = False) -> KernelUniformity:
-    """The uniformity analysis of a kernel. Without `record`, the last analysis of the same
-    kernel object is reused when none of its instructions changed, and is the starting point
-    of the new one otherwise (see uniformity_reuse.py); with `record` (hover), results are
-    cached by the kernel's instructions."""
-    if not record:
-        last = _LAST.get(id(kernel))
-        previous = last[1] if last is not None and last[0] is kernel else None
-        if previous is not None and previous.run is not None and \
-                changed_lines(previous.run.instructions, kernel.instructions) is None:
-            return previous
-        result = KernelUniformity(kernel, False, previous)
-        if len(_LAST) > 256:
-            _LAST.clear()
-        _LAST[id(kernel)] = (kernel, result)
-        return result
-    key = (kernel.line, tuple((line, id(ins)) for line, ins in kernel.instructions))
-    hit = _CACHE.get(key)
-    if hit is not None:
-        return hit[1]
-    result = KernelUniformity(kernel, True)
-    if len(_CACHE) > 256:
-        _CACHE.clear()
-    _CACHE[key] = (list(kernel.instructions), result)   # keeps the instructions' ids alive
-    return result
-
-
-def uniformity_of(program: Program, kernel: Kernel | str) -> KernelUniformity | None:
+def uniformity_of(program: Program, kernel: Kernel | str,
+                  analysis=None) -> KernelUniformity | None:
     """The uniformity of every register and predicate in `kernel` (a Kernel or its name), with
     states recorded per line: `result.level(line, "r4")` answers "is r4 uniform at line L, and
-    per what?" as `(Uniformity, Cause | None)`."""
+    per what?" as `(Uniformity, Cause | None)`. `analysis` (an `AnalysisState`) caches it."""
     if isinstance(kernel, str):
         found = program.kernel_named(kernel)
         if found is None:
             return None
         kernel = found
+    if analysis is not None:
+        return analysis.recorded_uniformity(kernel)
     return analyse_kernel(kernel, record=True)

@@ -11,9 +11,13 @@ Keys: register rN is the integer N, predicate pN is -1-N, `HALT` marks a partial
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..isa import INSTRUCTIONS, SPECIAL_BY_NAME, Field, InstructionClass, OperandKind
 from ..syntax.ast import Instruction, OperandSyntax
+from ..syntax.blocks import match_blocks
 from .uniformity_model import Uniformity
+from ..syntax.parser import LINE_CACHE_SIZE
 
 HALT = -100
 
@@ -108,21 +112,13 @@ def _describe(step: Step) -> str:
     return f"{dest_text or key_name(step.dests[0])} ← {body}{guard}"
 
 
-_CACHE: dict[int, tuple[Instruction, Step | None]] = {}
-
-
+@lru_cache(maxsize=LINE_CACHE_SIZE)
 def step_of(instr: Instruction) -> Step | None:
     """The analysis step of an instruction, or None when its mnemonic is unknown.
 
-    Steps are cached per parsed instruction (identical lines share one), so they hold no line."""
-    hit = _CACHE.get(id(instr))
-    if hit is not None and hit[0] is instr:
-        return hit[1]
-    step = _decode(instr)
-    if len(_CACHE) > 200_000:
-        _CACHE.clear()
-    _CACHE[id(instr)] = (instr, step)
-    return step
+    A pure function of the instruction, memoised by its value (equal instructions, wherever
+    they are, share one step), so a step holds no line."""
+    return _decode(instr)
 
 
 def _decode(instr: Instruction) -> Step | None:
@@ -243,41 +239,44 @@ class LoopNode:
 
 
 def structure(instructions: list[tuple[int, Instruction]]) -> list:
-    """Nest a kernel's instructions into (line, Step) pairs, `IfNode`s and `LoopNode`s.
+    """Nest a kernel's instructions into (line, Step) pairs, `IfNode`s and `LoopNode`s, as
+    `syntax.blocks.match_blocks` matches them.
 
     Unknown mnemonics are left out; a stray `else`/`endif`/`endloop` is skipped; an end that
     closes an outer block closes the blocks left open inside it; blocks still open at the end of
     the kernel are closed there. Never raises."""
+    steps = [(line, step) for line, instr in instructions
+             if (step := step_of(instr)) is not None]
+    matching = match_blocks((i, step.mnemonic) for i, (_line, step) in enumerate(steps))
+    opens = {b.open: b for b in matching.blocks}
+    elses = {b.else_: b for b in matching.blocks if b.else_ is not None}
+    delimiters = set(opens) | set(elses) | {p.at for p in matching.problems
+                                            if p.why != "unclosed"}
+    closes: dict[int, int] = {}       # position of an end -> how many blocks it closes
+    for b in matching.blocks:
+        if b.close is not None:
+            closes[b.close] = closes.get(b.close, 0) + 1
     top: list = []
     stack: list[tuple[IfNode | LoopNode, list]] = []   # open node and the list it was added to
     current = top
-    for line, instr in instructions:
-        step = step_of(instr)
-        if step is None:
-            continue
-        op = step.op
-        if op == IF or op == LOOP:
-            node = IfNode(line, step) if op == IF else LoopNode(line, step)
+    for i, (line, step) in enumerate(steps):
+        if i in opens:
+            node = IfNode(line, step) if opens[i].kind == "if" else LoopNode(line, step)
             current.append(node)
             stack.append((node, current))
-            current = node.then if op == IF else node.body
-        elif op == ELSE:
-            if stack and isinstance(stack[-1][0], IfNode) and stack[-1][0].else_ is None:
-                node = stack[-1][0]
-                node.else_line = line
-                node.else_ = []
-                current = node.else_
-        elif op == ENDIF or op == ENDLOOP:
-            wanted = IfNode if op == ENDIF else LoopNode
-            if any(isinstance(n, wanted) for n, _ in stack):
-                while stack:
-                    node, parent = stack.pop()
-                    _finish(node)
-                    current = parent
-                    if isinstance(node, wanted):
-                        node.end_line = line
-                        break
-        else:
+            current = node.then if type(node) is IfNode else node.body
+        elif i in elses:
+            node = stack[-1][0]
+            node.else_line = line
+            node.else_ = []
+            current = node.else_
+        elif i in closes:
+            for n in range(closes[i]):
+                node, current = stack.pop()
+                _finish(node)
+                if n == closes[i] - 1:
+                    node.end_line = line
+        elif i not in delimiters:
             current.append((line, step))
     while stack:
         node, _ = stack.pop()

@@ -14,7 +14,7 @@ from ..syntax.ast import Directive, Instruction, OperandSyntax
 from ..syntax.document import Document
 from .encoder import EncodingError, encode_instruction, scope_value
 from .ir import DecodedInstruction, KernelCode
-from .layout import CodeLayout, KernelLayout, layout_document
+from ..analysis.layout import CodeLayout, KernelLayout, layout_document
 from .wbin import write_wbin
 
 _DIRECTIVE_ARGS = {"kernel": 1, "end": 0, "registers": 1, "local_memory": 1, "workgroup_size": 3}

@@ -9,6 +9,8 @@ emits for `atomic_cas`: a modifier-0 atomic that also fills rs3.
 
 from __future__ import annotations
 
+from functools import cache
+
 import struct
 
 from ..isa import (BY_ENCODING, MAX_REGISTER, PREDICATE_COUNT, SPECIAL_BY_INDEX, Field,
@@ -33,14 +35,7 @@ def _field_kinds(spec: InstructionSpec) -> dict[Field, OperandKind]:
     return {op.field: op.kind for op in spec.operands}
 
 
-_KINDS: dict[int, dict[Field, OperandKind]] = {}
-
-
-def _kinds(spec: InstructionSpec) -> dict[Field, OperandKind]:
-    kinds = _KINDS.get(id(spec))
-    if kinds is None:
-        kinds = _KINDS[id(spec)] = _field_kinds(spec)
-    return kinds
+_kinds = cache(_field_kinds)   # per instruction record (a handful of them)
 
 
 def _is_upstream_cas(spec: InstructionSpec) -> bool:

@@ -17,9 +17,9 @@ from ..isa import (BY_ENCODING, CACHE_HINTS, INSTRUCTIONS, MAX_REGISTER, PREDICA
                    OperandKind, OperandSpec)
 from ..syntax.ast import Instruction, Operand, OperandSyntax
 from .ir import DecodedInstruction
+from ..analysis.layout import spec_for
 from .words import WORD_MASK, pack_word0, pack_word1
 
-_MOV_SR = INSTRUCTIONS["mov_sr"]
 _IMM_MIN, _IMM_MAX = -(1 << 31), (1 << 32) - 1
 _SCOPE_WORDS = ", ".join("." + name for name in SCOPE_BY_NAME)
 _REG = OperandSyntax.REGISTER
@@ -34,15 +34,6 @@ class EncodingError(Exception):
         self.message = message
         self.start = start
         self.end = end
-
-
-def spec_for(instr: Instruction) -> InstructionSpec | None:
-    """The spec an instruction encodes as (`mov rd, sr_*` is `mov_sr`), or None if unknown."""
-    spec = INSTRUCTIONS.get(instr.mnemonic.text)
-    if spec is not None and spec.mnemonic == "mov" and len(instr.operands) == 2 \
-            and instr.operands[1].syntax is _SPECIAL:
-        return _MOV_SR
-    return spec
 
 
 def float_immediate(value: float, compat: bool) -> int:

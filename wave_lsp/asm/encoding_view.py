@@ -1,25 +1,26 @@
 """The encoding view: for an instruction in a document, its offset, words and every field.
 
 Computed from the syntax tree and the ISA table only: instruction offsets come from the layout
-pass (sizes from the ISA, cached per document revision) and only the instructions on the asked
-line are encoded, so a hover on a 20,000-line document costs a dictionary lookup and one encode.
-Never raises: an instruction that cannot be encoded gets a partial view with its error.
+pass (sizes from the ISA; the IDE layer's document state keeps one layout per revision and passes
+it in) and only the instructions on the asked line are encoded, so a hover on a 20,000-line
+document costs a dictionary lookup and one encode. An instruction that cannot be encoded gets a
+partial view with its error; any other failure is reported (analysis/failures.py).
 """
 
 from __future__ import annotations
 
 import struct
-import weakref
 from dataclasses import dataclass, field
 
 from ..isa import OPCODE_NAMES, SCOPE_BY_VALUE, SPECIAL_BY_INDEX, Field, OperandKind
 from ..isa.encoding import MODIFIER, OPCODE, PRED_NEG, PRED_REG, RD, RS1, RS2, RS3, RS4, SCOPE
 from ..isa.encoding import WORD1_VALUE, BitField
+from ..analysis.failures import guarded
 from ..syntax.document import Document
 from .disassembler import immediate_text, upstream_cas
 from .encoder import EncodingError, encode_instruction
 from .ir import DecodedInstruction
-from .layout import CodeLayout, Placed, layout_document
+from ..analysis.layout import CodeLayout, Placed, layout_document
 
 _FIELD_OF_BITS = {RD: Field.RD, RS1: Field.RS1, RS2: Field.RS2, RS3: Field.RS3, RS4: Field.RS4,
                   SCOPE: Field.SCOPE}
@@ -68,36 +69,23 @@ class InstructionView:
         return " ".join(f"{b:02x}" for w in self.words for b in w.to_bytes(4, "little"))
 
 
-_CACHE: "weakref.WeakKeyDictionary[Document, tuple[int, CodeLayout]]" = \
-    weakref.WeakKeyDictionary()
-
-
-def document_layout(document: Document) -> CodeLayout:
-    """The document's code layout, computed once per revision."""
-    cached = _CACHE.get(document)
-    if cached is not None and cached[0] == document.revision:
-        return cached[1]
-    layout = layout_document(document)
-    _CACHE[document] = (document.revision, layout)
-    return layout
-
-
-def kernel_code_sizes(document: Document) -> dict[str, int]:
+def kernel_code_sizes(document: Document, layout: CodeLayout | None = None) -> dict[str, int]:
     """Code bytes per kernel name (the first kernel of a duplicated name)."""
     sizes: dict[str, int] = {}
-    for kl in document_layout(document).kernels:
+    for kl in (layout or layout_document(document)).kernels:
         sizes.setdefault(kl.name, kl.size)
     return sizes
 
 
-def instruction_views(document: Document, line: int,
-                      compat: bool = False) -> list[InstructionView]:
-    """Views of the instructions on a source line (0-based); [] when there are none."""
-    try:
-        layout = document_layout(document)
-        return [_view(placed, layout, compat) for placed in layout.by_line.get(line, ())]
-    except Exception:  # pragma: no cover - a view must never break a hover
-        return []
+def instruction_views(document: Document, line: int, compat: bool = False,
+                      layout: CodeLayout | None = None) -> list[InstructionView]:
+    """Views of the instructions on a source line (0-based); [] when there are none. `layout`
+    is the document's current layout (computed when not given)."""
+    views: list[InstructionView] = []
+    with guarded(f"encoding view of line {line + 1}"):
+        layout = layout or layout_document(document)
+        views = [_view(placed, layout, compat) for placed in layout.by_line.get(line, ())]
+    return views
 
 
 def _view(placed: Placed, layout: CodeLayout, compat: bool) -> InstructionView:
@@ -206,13 +194,15 @@ def _f32(word: int) -> str:
     return repr(struct.unpack("<f", word.to_bytes(4, "little"))[0])
 
 
-def encoding_listing(document: Document, compat: bool = False) -> str:
+def encoding_listing(document: Document, compat: bool = False,
+                     layout: CodeLayout | None = None) -> str:
     """The document's encoded words beside its source, one row per instruction, as a read-only
     listing for an editor pane: a header per kernel, then `OFFSET  WORDS  LINE  SOURCE`.
-    Instructions that do not encode show their error instead of words."""
-    layout = document_layout(document)
+    Instructions that do not encode show their error instead of words. `layout` is the
+    document's current layout (computed when not given)."""
+    layout = layout or layout_document(document)
     views = [view for line in sorted(layout.by_line)
-             for view in instruction_views(document, line, compat)]
+             for view in instruction_views(document, line, compat, layout)]
     width = max((len(view.hex) for view in views), default=8)
     mode = "wave-asm compatibility" if compat else "specification"
     rows = [f"; {document.uri or 'document'}: encoded words ({mode} mode)"]

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..asm.ir import DecodedInstruction, KernelCode
+from ..isa import DELIMITERS
 from ..isa import InstructionClass as IC
 from ..isa import OperandKind
+from ..syntax.blocks import match_blocks
 from .alu import FUNCTIONS
 from .compile_ops import (build_memory, build_mma, build_mov_imm, build_mov_sr, build_unit,
                           build_wave, invalid)
@@ -56,7 +58,6 @@ def make_plan(instructions, skip_empty: bool = True) -> Plan:
     plan = Plan(len(instructions), {ins.offset: i for i, ins in enumerate(instructions)})
     if not skip_empty:
         return plan
-    stack: list[tuple[str, int, int | None]] = []   # (kind, index, else index)
     # Regions holding a call are never skipped (the callee may lie anywhere), nor regions
     # holding a barrier (upstream counts a barrier release even with no active lane).
     stops = [i for i, ins in enumerate(instructions) if ins.spec.mnemonic in ("call", "barrier")]
@@ -64,27 +65,27 @@ def make_plan(instructions, skip_empty: bool = True) -> Plan:
     def clean(a: int, b: int) -> bool:
         return not any(a <= c < b for c in stops)
 
-    for i, ins in enumerate(instructions):
-        m = ins.spec.mnemonic
-        if ins.guarded and m in ("if", "else", "endif", "loop", "endloop"):
+    # the block matching of the syntax layer; a guarded block delimiter delimits nothing
+    matching = match_blocks(
+        (i, None if ins.guarded and ins.spec.mnemonic in DELIMITERS else ins.spec.mnemonic)
+        for i, ins in enumerate(instructions))
+    for block in matching.blocks:
+        start, else_at, end = block.open, block.else_, block.close
+        if end is None or block.closed_by_outer:
+            if else_at is not None and clean(start, else_at):
+                plan.if_skip[start] = else_at
             continue
-        if m in ("if", "loop"):
-            stack.append((m, i, None))
-        elif m == "else" and stack and stack[-1][0] == "if" and stack[-1][2] is None:
-            kind, start, _ = stack.pop()
-            stack.append((kind, start, i))
-            if clean(start, i):
-                plan.if_skip[start] = i
-        elif m == "endif" and stack and stack[-1][0] == "if":
-            _, start, else_at = stack.pop()
-            if else_at is None and clean(start, i):
-                plan.if_skip[start] = i
-            elif else_at is not None and clean(else_at, i):
-                plan.else_skip[else_at] = i
-        elif m == "endloop" and stack and stack[-1][0] == "loop":
-            _, start, _ = stack.pop()
-            if clean(start, i):
-                plan.loop_skip[start] = i + 1
+        if block.kind == "loop":
+            if clean(start, end):
+                plan.loop_skip[start] = end + 1
+        elif else_at is None:
+            if clean(start, end):
+                plan.if_skip[start] = end
+        else:
+            if clean(start, else_at):
+                plan.if_skip[start] = else_at
+            if clean(else_at, end):
+                plan.else_skip[else_at] = end
     return plan
 
 

@@ -6,6 +6,7 @@ legacy forms of older documents. Everything else (grammar, analysis, encoder, em
 completion, TextMate keywords) derives from here.
 """
 
+from .blocks import BLOCK_ROLES, CLOSER, DELIMITERS, OPENER, BlockRole
 from .classes import SPEC_SECTION, Capability, InstructionClass
 from .directives import (CACHE_HINTS, DIRECTIVE_BY_NAME, DIRECTIVES, SCOPE_BY_NAME,
                          SCOPE_BY_VALUE, SCOPES, ArgKind, Directive, Scope)

@@ -53,14 +53,3 @@ RS4 = BitField("rs4", 1, 15, 8, "fourth source register")
 RESERVED1 = BitField("reserved", 1, 7, 2, "always 0")
 SCOPE = BitField("scope", 1, 1, 0, "memory scope (atomics and fences)")
 WORD1_VALUE = BitField("word1", 1, 31, 0, "a whole 32-bit value")
-
-WORD0_FIELDS: tuple[BitField, ...] = (OPCODE, RD, RS1, MODIFIER, RESERVED0, PRED_NEG, PRED_REG)
-WORD1_FIELDS: tuple[BitField, ...] = (RS2, RS3, RS4, RESERVED1, SCOPE)
-
-# Which bits an operand field fills.
-FIELD_BITS: dict[Field, BitField] = {
-    Field.RD: RD, Field.RS1: RS1, Field.RS2: RS2, Field.RS3: RS3, Field.RS4: RS4,
-    Field.SCOPE: SCOPE, Field.IMM: WORD1_VALUE, Field.TARGET: WORD1_VALUE,
-}
-
-WORD_BYTES = 4

@@ -1,6 +1,7 @@
 """Code actions: `textDocument/codeAction` offers edits for a range. Every fix the analysis layer
 attaches to a diagnostic becomes a quick fix; the source action "convert all legacy syntax in
-this file" applies the first fix of every legacy-syntax (L4xx) diagnostic at once.
+this file" applies the first fix of every legacy-syntax (L4xx) diagnostic at once (the
+selection of fixes is `ide.actions`').
 """
 
 from __future__ import annotations
@@ -9,43 +10,23 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..analysis.diagnostic import Diagnostic, Range, TextEdit
+from ..ide.actions import fixable, legacy_edits
+from ..ide.state import DocumentState
 from .diagnostics import to_lsp
-from .documents import OpenDocument, to_client_range, to_server_position
+from .documents import to_client_range, to_server_position
 from .handlers import request
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
 
 CONVERT_LEGACY = "source.convertLegacySyntax"
-LEGACY_PREFIX = "L4"
-
-
-def _overlaps(a: Range, first: tuple[int, int], last: tuple[int, int]) -> bool:
-    return (a.start_line, a.start_col) <= last and first <= (a.end_line, a.end_col)
-
-
-def legacy_edits(diagnostics: list[Diagnostic]) -> list[TextEdit]:
-    """The first fix of every legacy diagnostic, without overlapping edits, in order."""
-    edits: list[TextEdit] = []
-    for diag in diagnostics:
-        if diag.code.startswith(LEGACY_PREFIX) and diag.fixes:
-            edits.extend(diag.fixes[0].edits)
-    edits.sort(key=lambda e: (e.range.start_line, e.range.start_col))
-    out: list[TextEdit] = []
-    for edit in edits:
-        if out and (edit.range.start_line, edit.range.start_col) < (
-                out[-1].range.end_line, out[-1].range.end_col):
-            continue
-        out.append(edit)
-    return out
 
 
 def _wanted(only: list[str] | None, kind: str) -> bool:
     return not only or any(kind == k or kind.startswith(k + ".") for k in only)
 
 
-def code_actions(server: "WaveLanguageServer", doc: OpenDocument, rng: types.Range,
+def code_actions(server: "WaveLanguageServer", doc: DocumentState, rng: types.Range,
                  only: list[str] | None) -> list[types.CodeAction]:
     codec = server.codec
     first = to_server_position(doc, rng.start, codec)
@@ -59,9 +40,7 @@ def code_actions(server: "WaveLanguageServer", doc: OpenDocument, rng: types.Ran
 
     out: list[types.CodeAction] = []
     if _wanted(only, types.CodeActionKind.QuickFix):
-        for diag in diagnostics:
-            if not diag.fixes or not _overlaps(diag.range, first, last):
-                continue
+        for diag in fixable(diagnostics, first, last):
             lsp_diag = to_lsp(server, doc, diag)
             for i, fix in enumerate(diag.fixes):
                 out.append(types.CodeAction(
@@ -81,7 +60,7 @@ def setup(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_CODE_ACTION,
              types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
                                                         CONVERT_LEGACY]),
-             default=list)
+             default=list, analysis=True)
     def actions(params: types.CodeActionParams) -> list[types.CodeAction]:
         doc = server.text_document(params.text_document.uri)
         if doc is None:

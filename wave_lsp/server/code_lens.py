@@ -12,7 +12,6 @@ for wave widths 32 and 64 and per configured target) and "Assemble". Both are co
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
@@ -20,14 +19,13 @@ from urllib.parse import unquote, urlsplit
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..files import write_atomically
+from ..ide.assemble import assemble_report
+from ..ide.resources import resources_of
+from ..ide.state import DocumentState
 from . import run_view
-from ..isa.backends import TARGET_NAMES
-from .documents import OpenDocument, span
-from .encoding import kernel_layout
+from .documents import span
 from .handlers import command, request
 from .portability import portability_lenses
-from .resources import kernel_resources
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -41,36 +39,13 @@ def _show(server: "WaveLanguageServer", message: str,
     server.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
 
-def resources_of(doc: OpenDocument, name: str, targets=TARGET_NAMES):
-    kernel = doc.program.kernel_named(name)
-    if kernel is None:
-        return None
-    kl = kernel_layout(doc, name)
-    return kernel_resources(doc, kernel, kl.size if kl else None, targets)
-
-
-def assemble_document(server: "WaveLanguageServer", doc: OpenDocument) -> dict:
-    """Assemble; returns a JSON-able report (with `error` when the source does not assemble)."""
-    from ..asm.assembler import AssemblyError, assemble
-
-    compat = server.settings.compat
-    try:
-        assembly = assemble(doc, compat=compat)
-    except AssemblyError as err:
-        return {"uri": doc.uri, "error": err.message, "line": err.line}
-    data = assembly.wbin()
-    report = {"uri": doc.uri, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
-              "compat": compat, "kernels": [k.name for k in assembly.kernels], "path": None}
+def assemble_document(server: "WaveLanguageServer", doc: DocumentState) -> dict:
+    """Assemble (in the configured mode); returns a JSON-able report (with `error` when the
+    source does not assemble), writing the `.wbin` where `wbin_target` allows."""
     target, why = wbin_target(doc.uri)
-    if target is None:
+    report = assemble_report(doc, server.settings.compat, target)
+    if "error" not in report and target is None:
         report["not_written"] = why
-        return report
-    try:
-        write_atomically(target, data)
-    except OSError as err:
-        report["not_written"] = f"cannot write {target}: {err.strerror or err}"
-        return report
-    report["path"] = str(target)
     return report
 
 
@@ -124,10 +99,14 @@ def setup(server: "WaveLanguageServer") -> None:
         return out + run_view.code_lenses(server, doc)
 
     @command(server, RESOURCES)
-    def show_resources(*args):
+    async def show_resources(*args):
         uri, name = (list(args) + [None, None])[:2]
-        doc = server.document(uri) if isinstance(uri, str) else None
-        res = resources_of(doc, name, server.settings.targets) if doc is not None and isinstance(name, str) else None
+        doc = await server.documents.ready(uri) if isinstance(uri, str) else None
+        res = None
+        if doc is not None and not doc.binary and isinstance(name, str):
+            targets = server.settings.targets
+            res = await server.documents.run(doc, lambda d: resources_of(d, name, targets),
+                                             reader=True)
         if res is None:
             _show(server, f"wave-lsp: no kernel {name!r} in {uri}", types.MessageType.Warning)
             return None
@@ -135,14 +114,17 @@ def setup(server: "WaveLanguageServer") -> None:
         return res.as_dict()
 
     @command(server, ASSEMBLE)
-    def assemble_command(*args):
+    async def assemble_command(*args):
         uri = args[0] if args else None
+        if isinstance(uri, str):
+            await server.documents.ready(uri)
         doc = server.text_document(uri) if isinstance(uri, str) else None
         if doc is None:
             _show(server, f"wave-lsp: cannot assemble {uri!r}: not an open WAVE document",
                   types.MessageType.Warning)
             return None
-        report = assemble_document(server, doc)
+        report = await server.documents.run(doc, lambda d: assemble_document(server, d),
+                                            reader=True)
         if "error" in report:
             _show(server, f"wave-lsp: assembly failed at line {report['line'] + 1}: "
                           f"{report['error']}", types.MessageType.Error)

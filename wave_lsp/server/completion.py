@@ -9,73 +9,21 @@ the ISA table.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..isa import (CACHE_HINTS, DIRECTIVES, INSTRUCTIONS, MAX_REGISTER, PREDICATE_COUNT, SCOPES,
-                   SPECIAL_REGISTERS, InstructionSpec, OperandKind)
-from ..syntax.document import Document
+from ..ide.completion import context_at, operand_choices
+from ..ide.state import DocumentState
+from ..isa import CACHE_HINTS, DIRECTIVES, INSTRUCTIONS, PREDICATE_COUNT, InstructionSpec
 from . import run_view
 from .documents import span, to_server_position
 from .handlers import request
-from .hover import spec_markdown
+from ..ide.hover import spec_markdown
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
-
-_LABEL = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_]*:")
-_GUARD = re.compile(r"\s*@\s*!?\s*[A-Za-z0-9_]*")
-_WORD = re.compile(r"[A-Za-z0-9_.%!]*$")
-
-
-@dataclass(frozen=True)
-class Context:
-    """Where the cursor is: what may go there and the word typed so far."""
-
-    kind: str                     # mnemonic, directive, predicate, operand, hint, none
-    word_start: int
-    spec: InstructionSpec | None = None
-    operand_index: int = 0
-
-
-def context_at(line_text: str, col: int) -> Context:
-    """Classify the cursor position from the text before it."""
-    prefix = line_text[:col]
-    for marker in (";", "#"):
-        if marker in prefix:
-            return Context("none", col)
-    word_start = col - len(_WORD.search(prefix).group(0))
-    rest_start = 0
-    if m := _LABEL.match(prefix):
-        rest_start = m.end()
-    if m := _GUARD.match(prefix, rest_start):
-        if m.end() == col:
-            return Context("predicate", col - len(re.search(r"[A-Za-z0-9_]*$", prefix).group(0)))
-        rest_start = m.end()
-    rest = prefix[rest_start:]
-    stripped = rest.lstrip()
-    if not stripped or re.fullmatch(r"[A-Za-z0-9_.]*", stripped):
-        if stripped.startswith("."):
-            return Context("directive", word_start)
-        return Context("mnemonic", word_start)
-    head, _, operands = stripped.partition(" ")
-    if head.startswith("."):
-        return Context("none", col)
-    spec = INSTRUCTIONS.get(head.split(".")[0])
-    if spec is None:
-        return Context("none", col)
-    written = operands.lstrip()
-    if written.startswith(".") and "," not in written and " " not in written.strip() \
-            and not (spec.operands and spec.operands[0].kind is OperandKind.SCOPE):
-        return Context("hint", word_start, spec)
-    if re.match(r"\.[A-Za-z]+\s", written):
-        written = written.split(None, 1)[1] if len(written.split(None, 1)) > 1 else ""
-    return Context("operand", word_start, spec, written.count(","))
-
 
 @lru_cache(maxsize=4)
 def mnemonic_items(snippets: bool, markdown: bool) -> tuple[types.CompletionItem, ...]:
@@ -103,33 +51,24 @@ def _dotted(label: str, detail: str, kind: types.CompletionItemKind, rng: types.
         insert_text_format=types.InsertTextFormat.Snippet if snippet else None)
 
 
-def operand_items(doc: Document, line: int, spec: InstructionSpec, index: int,
+_CHOICE_KINDS = {
+    "register": types.CompletionItemKind.Variable, "predicate": types.CompletionItemKind.Variable,
+    "special": types.CompletionItemKind.Constant, "label": types.CompletionItemKind.Reference,
+    "scope": types.CompletionItemKind.EnumMember,
+}
+
+
+def operand_items(doc: DocumentState, line: int, spec: InstructionSpec, index: int,
                   dotted_range: types.Range) -> list[types.CompletionItem]:
-    if index >= len(spec.operands):
-        return []
-    slot = spec.operands[index]
-    items: list[types.CompletionItem] = []
-    if slot.kind is OperandKind.REGISTER:
-        kernel = doc.program.kernel_at(line)
-        count = min(kernel.register_count if kernel else 32, MAX_REGISTER + 1)
-        items += [types.CompletionItem(label=f"r{i}", kind=types.CompletionItemKind.Variable,
-                                       detail=f"{slot.name}: register", sort_text=f"{i:03d}")
-                  for i in range(count)]
-    if slot.kind is OperandKind.PREDICATE:
-        items += [types.CompletionItem(label=f"p{i}", kind=types.CompletionItemKind.Variable,
-                                       detail=f"{slot.name}: predicate")
-                  for i in range(PREDICATE_COUNT)]
-    if slot.kind is OperandKind.SPECIAL or slot.also_special:
-        items += [types.CompletionItem(label=sr.name, kind=types.CompletionItemKind.Constant,
-                                       detail=sr.meaning, documentation=sr.value_range)
-                  for sr in SPECIAL_REGISTERS]
-    if slot.kind is OperandKind.LABEL:
-        items += [types.CompletionItem(label=name, kind=types.CompletionItemKind.Reference,
-                                       detail=f"label, line {defs[0][0] + 1}")
-                  for name, defs in doc.program.labels.items()]
-    if slot.kind is OperandKind.SCOPE:
-        items += [_dotted(f".{s.name}", s.meaning, types.CompletionItemKind.EnumMember,
-                          dotted_range) for s in SCOPES]
+    items = []
+    for c in operand_choices(doc, line, spec, index):
+        kind = _CHOICE_KINDS[c.kind]
+        if c.dotted:
+            items.append(_dotted(c.label, c.detail, kind, dotted_range))
+        else:
+            items.append(types.CompletionItem(label=c.label, kind=kind, detail=c.detail,
+                                              documentation=c.documentation,
+                                              sort_text=c.sort_text))
     return items
 
 

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..analysis.diagnostic import Diagnostic, Severity
+from ..cancellation import Cancelled
+from ..ide.state import DocumentState
 from . import run_view
-from .documents import OpenDocument, to_client_range
+from .documents import to_client_range
 from .handlers import report_failure, request
 
 if TYPE_CHECKING:
@@ -32,7 +34,7 @@ SEVERITY = {
 }
 
 
-def to_lsp(server: "WaveLanguageServer", doc: OpenDocument,
+def to_lsp(server: "WaveLanguageServer", doc: DocumentState,
            diagnostic: Diagnostic) -> types.Diagnostic:
     """One analysis diagnostic as an lsprotocol Diagnostic (with related information)."""
     codec = server.codec
@@ -48,6 +50,34 @@ def to_lsp(server: "WaveLanguageServer", doc: OpenDocument,
         message=diagnostic.message, related_information=related)
 
 
+def convert_all(server: "WaveLanguageServer", doc: DocumentState,
+                diagnostics: list[Diagnostic]) -> list[types.Diagnostic]:
+    """`to_lsp` of every diagnostic, reusing the conversions of the document's previous
+    publication (building lsprotocol objects is the slowest part of publishing a large file,
+    and most diagnostics survive an edit). A conversion is reused for an equal diagnostic whose
+    lines have the same text (columns depend on the text) under the same position encoding."""
+    lines = doc.lines
+    count = len(lines)
+    setting = (server.codec.encoding, server.capability(
+        "text_document.publish_diagnostics.related_information", True))
+    previous = server.publisher.converted.get(doc.uri)
+    if previous is None or previous[0] != setting:
+        previous = (setting, {})
+    cache, fresh = previous[1], {}
+    out = []
+    for d in diagnostics:
+        touched = {d.range.start_line, d.range.end_line, *(r.range.start_line for r in d.related),
+                   *(r.range.end_line for r in d.related)}
+        key = (d, tuple(lines[n] if n < count else "" for n in sorted(touched)))
+        item = cache.get(key)
+        if item is None:
+            item = to_lsp(server, doc, d)
+        fresh[key] = item
+        out.append(item)
+    server.publisher.converted[doc.uri] = (setting, fresh)
+    return out
+
+
 class Publisher:
     """Decides push or pull, debounces pushes, and answers pulls."""
 
@@ -55,6 +85,8 @@ class Publisher:
         self.server = server
         self.pull = False
         self._timers: dict[str, asyncio.Task] = {}
+        # per document: (encoding and capability, {(diagnostic, line texts): lsp diagnostic})
+        self.converted: dict[str, tuple[tuple, dict]] = {}
 
     @property
     def push(self) -> bool:
@@ -68,7 +100,7 @@ class Publisher:
         if self.pull:
             register_pull(self.server)
 
-    def document_changed(self, doc: OpenDocument, immediate: bool = False) -> None:
+    def document_changed(self, doc: DocumentState, immediate: bool = False) -> None:
         if not self.push:
             return
         uri = doc.uri
@@ -84,21 +116,45 @@ class Publisher:
         if doc is None:
             return
         try:
-            self.publish(doc)
+            await self.publish_now(doc)
+        except Cancelled:
+            pass            # a newer edit: its own publication follows
         except Exception as exc:
             report_failure(self.server, "publishing diagnostics", exc)
 
-    def publish(self, doc: OpenDocument) -> None:
-        """Analyse the current text and publish it with its version."""
+    def publish(self, doc: DocumentState) -> asyncio.Future:
+        """Publish the document's diagnostics soon (see `publish_now`)."""
+        async def guarded() -> None:
+            try:
+                await self.publish_now(doc)
+            except Cancelled:
+                pass
+            except Exception as exc:
+                report_failure(self.server, "publishing diagnostics", exc)
+        return asyncio.ensure_future(guarded())
+
+    async def publish_now(self, doc: DocumentState) -> None:
+        """Analyse the current text (off the event loop for a large document) and publish it
+        with its version."""
+        doc = await self.server.documents.ready(doc.uri) or doc
         version = doc.version
-        items = [to_lsp(self.server, doc, d) for d in self.server.analysis(doc)]
-        items += run_view.lsp_diagnostics(self.server, doc)
+        protocol = self.server.protocol
+
+        def serialised(d: DocumentState) -> str:
+            items = convert_all(self.server, d, self.server.analysis(d)) \
+                + run_view.lsp_diagnostics(self.server, d)
+            return protocol.serialize_notification(
+                types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                types.PublishDiagnosticsParams(uri=d.uri, version=version, diagnostics=items))
+
+        body = await self.server.documents.run(doc, serialised, name="diagnostics")
         if doc.version != version or self.server.document(doc.uri) is not doc:
             return  # never publish for a stale version
-        self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=doc.uri, version=version, diagnostics=items))
+        protocol.send_serialized(body)
+        self.server.documents.settle(doc)
 
     def document_closed(self, uri: str) -> None:
+        self.converted.pop(uri, None)
         if (timer := self._timers.pop(uri, None)) is not None:
             timer.cancel()
         if self.push:
@@ -122,7 +178,7 @@ def register_pull(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_DIAGNOSTIC,
              types.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=False,
                                      workspace_diagnostics=False),
-             default=lambda: types.RelatedFullDocumentDiagnosticReport(items=[]))
+             default=lambda: types.RelatedFullDocumentDiagnosticReport(items=[]), analysis=True)
     def pull(params: types.DocumentDiagnosticParams):
         doc = server.document(params.text_document.uri)
         if doc is None:
@@ -131,7 +187,7 @@ def register_pull(server: "WaveLanguageServer") -> None:
         result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}.{runs}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-        items = [to_lsp(server, doc, d) for d in server.analysis(doc)]
+        items = convert_all(server, doc, server.analysis(doc))
         items += run_view.lsp_diagnostics(server, doc)
         return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 

@@ -1,106 +1,60 @@
-"""Open documents and position conversion (text synchronisation).
+"""Text synchronisation and position conversion.
 
 The client owns the text of an open document and sends it with `didOpen`, then edits with
-`didChange` (incremental ranges). We keep one `Document` per URI and apply each edit to it, so
-only the touched lines are re-parsed. Client positions count UTF-16 code units (VS Code) or
+`didChange` (incremental ranges). The IDE layer keeps one `DocumentState` per URI (ide/host.py);
+each edit is applied to it, so only the touched lines are re-parsed. Client positions count UTF-16 code units (VS Code) or
 UTF-8 bytes (Neovim, when negotiated); our columns count code points. Every conversion goes
 through pygls' `PositionCodec`, applied to *our* lines (LF, CRLF and CR breaks).
 """
 
 from __future__ import annotations
 
+from typing import Callable
+
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from ..analysis.diagnostic import Range
+from ..ide.state import DocumentState
 from ..syntax.document import Document, split_lines
 
-# Files with NUL bytes are treated as binary: kept, but never analysed or parsed line by line.
-BINARY_MARKER = "\x00"
 
-
-class OpenDocument(Document):
-    """A `Document` plus what the server needs about it."""
-
-    def __init__(self, text: str, uri: str, version: int) -> None:
-        self.binary = BINARY_MARKER in text
-        # a binary document is not parsed, but its text is kept in step with the client's, so
-        # it becomes WAVE text again, exactly, when its NUL bytes are deleted
-        self.binary_text: str | None = text if self.binary else None
-        self._derived: dict[str, tuple[int, object]] = {}
-        super().__init__("" if self.binary else text, uri=uri, version=version)
-
-    def derived(self, key: str, compute):
-        """`compute(self)`, cached until the next edit (per `key`)."""
-        hit = self._derived.get(key)
-        if hit is not None and hit[0] == self.revision:
-            return hit[1]
-        value = compute(self)
-        self._derived[key] = (self.revision, value)
-        return value
-
-
-class DocumentStore:
-    """The open documents, by URI."""
-
-    def __init__(self) -> None:
-        self._docs: dict[str, OpenDocument] = {}
-
-    def open(self, uri: str, text: str, version: int) -> OpenDocument:
-        doc = OpenDocument(text, uri, version)
-        self._docs[uri] = doc
-        return doc
-
-    def close(self, uri: str) -> None:
-        self._docs.pop(uri, None)
-
-    def get(self, uri: str) -> OpenDocument | None:
-        return self._docs.get(uri)
-
-    def all(self) -> list[OpenDocument]:
-        return list(self._docs.values())
-
-    def change(self, uri: str, version: int,
-               changes: list[types.TextDocumentContentChangeEvent],
-               codec: PositionCodec) -> OpenDocument | None:
-        """Apply `didChange` content changes in order; returns the document (None if unknown)."""
-        doc = self._docs.get(uri)
-        if doc is None:
-            return None
-        for change in changes:
-            rng = getattr(change, "range", None)
-            if rng is None:
-                _set_text(doc, change.text, version)
-                continue
-            if doc.binary:
-                text = doc.binary_text or ""
-                lines, breaks = split_lines(text)
-                start = _offset(lines, breaks, rng.start, codec)
-                end = _offset(lines, breaks, rng.end, codec)
-                start, end = min(start, end), max(start, end)
-                _set_text(doc, text[:start] + change.text + text[end:], version)
-                continue
-            start = to_server_position(doc, rng.start, codec)
-            end = to_server_position(doc, rng.end, codec)
-            doc.apply_edit(start, end, change.text, version)
-            if BINARY_MARKER in change.text:
-                _set_text(doc, doc.text, version)
-        doc.version = version
-        return doc
-
-
-def _set_text(doc: OpenDocument, text: str, version: int) -> None:
-    """Replace the whole text; a text with NUL bytes is kept aside, unparsed, as binary."""
-    if BINARY_MARKER in text:
-        doc.binary, doc.binary_text = True, text
-        doc.replace("", version)
-    else:
-        doc.binary, doc.binary_text = False, None
-        doc.replace(text, version)
+def apply_changes(state: DocumentState, version: int,
+                  changes: list[types.TextDocumentContentChangeEvent], codec: PositionCodec,
+                  warn: Callable[[str], None]) -> None:
+    """Apply `didChange` content changes in order. An invalid change (a range past the end,
+    an end before its start, a version not above the current one) is applied as editors
+    expect (clamped, ends swapped) and reported with one line through `warn`."""
+    if version is not None and version <= state.version:
+        warn(f"{state.uri}: version {version} of a change is not above the current version "
+             f"{state.version}; applying the change anyway")
+    for change in changes:
+        rng = getattr(change, "range", None)
+        if rng is None:
+            state.replace(change.text, version)
+            continue
+        if state.binary:
+            text = state.binary_text or ""
+            lines, breaks = split_lines(text)
+            start = _offset(lines, breaks, rng.start, codec)
+            end = _offset(lines, breaks, rng.end, codec)
+            state.edit_binary(min(start, end), max(start, end), change.text, version)
+            continue
+        problem = invalid_range(state.document, rng, codec)
+        if problem:
+            warn(f"{state.uri}: invalid change range {_show(rng)} ({problem}); clamped to the "
+                 f"document")
+        start = to_server_position(state.document, rng.start, codec)
+        end = to_server_position(state.document, rng.end, codec)
+        if end < start:
+            start, end = end, start
+        state.apply_edit(start, end, change.text, version)
+    if version is not None:
+        state.version = version
 
 
 def _offset(lines: list[str], breaks: list[str], position: types.Position,
-             codec: PositionCodec) -> int:
+            codec: PositionCodec) -> int:
     """A client position in a text split into `lines` and `breaks` as a code-point offset,
     clamped to the text."""
     if position.line >= len(lines):
@@ -113,6 +67,26 @@ def _offset(lines: list[str], breaks: list[str], position: types.Position,
     pos = codec.position_from_client_units(
         lines, types.Position(line=position.line, character=position.character))
     return start + pos.character
+
+
+def invalid_range(doc: Document, rng: types.Range, codec: PositionCodec) -> str | None:
+    """Why a client range cannot be applied as it is to `doc`, or None."""
+    for name, pos in (("start", rng.start), ("end", rng.end)):
+        if pos.line < 0 or pos.character < 0:
+            return f"negative {name}"
+        if pos.line >= len(doc.lines):
+            if pos.line == len(doc.lines) and pos.character == 0:
+                continue        # the position just after a final line break
+            return f"{name} line {pos.line} past the last line {len(doc.lines) - 1}"
+        if pos.character > codec.client_num_units(doc.lines[pos.line]):
+            return f"{name} character {pos.character} past the end of line {pos.line}"
+    if (rng.end.line, rng.end.character) < (rng.start.line, rng.start.character):
+        return "end before start"
+    return None
+
+
+def _show(rng: types.Range) -> str:
+    return f"{rng.start.line}:{rng.start.character}-{rng.end.line}:{rng.end.character}"
 
 
 def to_server_position(doc: Document, position: types.Position,

@@ -30,7 +30,7 @@ def emit_document(doc, target: str, compat: bool) -> dict:
     from ..asm import AssemblyError
     base = {"uri": doc.uri, "target": target, "compat": "upstream" if compat else "none"}
     try:
-        result = emit(doc, target, compat=compat)
+        result = emit(doc.document, target, compat=compat)
     except AssemblyError as err:
         return {**base, "error": f"line {err.line + 1}: {err.message}", "line": err.line}
     except EmitError as err:

@@ -22,12 +22,18 @@ ENCODING = "wave-lsp.encoding"
 
 def setup(server: "WaveLanguageServer") -> None:
     @command(server, ENCODING)
-    def show_encoding(*args):
+    async def show_encoding(*args):
         uri = args[0] if args else None
+        if isinstance(uri, str):
+            await server.documents.ready(uri)
         doc = server.text_document(uri) if isinstance(uri, str) else None
         if doc is None:
             server.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning,
                 message=f"wave-lsp: no encoding for {uri!r}: not an open WAVE document"))
             return None
-        return {"uri": doc.uri, "text": encoding_listing(doc, compat=server.settings.compat)}
+        compat = server.settings.compat
+        text = await server.documents.run(
+            doc, lambda d: encoding_listing(d.document, compat, d.layout()), name=ENCODING,
+            reader=True)
+        return {"uri": doc.uri, "text": text}

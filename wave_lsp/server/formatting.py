@@ -1,6 +1,7 @@
 """Formatting: `textDocument/formatting` and `textDocument/rangeFormatting` return the edits that
-lay a document (or the lines of a range) out as `formatter.py` describes: one edit per changed
-line, replacing that line's content only, so line breaks and unchanged lines are untouched.
+lay a document (or the lines of a range) out as `ide/formatting.py` describes: one edit per
+changed line, replacing that line's content only, so line breaks and unchanged lines are
+untouched (beyond `MAX_LINE_EDITS` changed lines, one edit over the span that changed).
 """
 
 from __future__ import annotations
@@ -9,19 +10,33 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from .documents import OpenDocument, line_range, to_server_position
-from .formatter import format_lines
+from ..ide.formatting import format_lines
+from ..ide.state import DocumentState
+from .documents import line_range, to_server_position
 from .handlers import request
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
 
 
-def line_edits(server: "WaveLanguageServer", doc: OpenDocument, first: int,
+MAX_LINE_EDITS = 2_000   # more changed lines than this: one edit over the changed span
+
+
+def line_edits(server: "WaveLanguageServer", doc: DocumentState, first: int,
                last: int) -> list[types.TextEdit]:
     formatted = doc.derived("formatted", lambda d: format_lines(d.lines, d.syntax))
-    return [types.TextEdit(range=line_range(doc, n, server.codec), new_text=formatted[n])
-            for n in range(first, last + 1) if formatted[n] != doc.lines[n]]
+    lines = doc.lines
+    changed = [n for n in range(first, last + 1) if formatted[n] != lines[n]]
+    if len(changed) <= MAX_LINE_EDITS:
+        return [types.TextEdit(range=line_range(doc, n, server.codec), new_text=formatted[n])
+                for n in changed]
+    # a huge reformat (a file never formatted): one edit is far cheaper to send and to apply
+    lo, hi = changed[0], changed[-1]
+    breaks = doc.document.breaks
+    text = "".join(formatted[n] + breaks[n] for n in range(lo, hi)) + formatted[hi]
+    return [types.TextEdit(range=types.Range(start=line_range(doc, lo, server.codec).start,
+                                             end=line_range(doc, hi, server.codec).end),
+                           new_text=text)]
 
 
 def setup(server: "WaveLanguageServer") -> None:

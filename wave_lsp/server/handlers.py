@@ -5,17 +5,28 @@ A language server must outlive its own bugs: an exception inside a feature becom
 error the editor shows as a crash. Request handlers are coroutines that yield once before
 computing, so a `$/cancelRequest` that arrived with (or right after) the request cancels the task
 before any work is done, and pygls answers it with `RequestCancelled`.
+
+A request about one document (its params have a `text_document`) waits until the document is
+parsed, then runs as a job of that document (`AnalysisHost.run`): on the event loop for a small
+document, in a worker thread for a large one, so the loop keeps answering other requests; a
+request that uses the diagnostics runs as a writer (after the running analysis), any other as
+a reader (at once, even while the document is analysed). An
+edit that arrives meanwhile cancels the job, which is then run again on the new text (after
+`RETRIES` tries the answer is `ContentModified`); a `$/cancelRequest` cancels it too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import traceback
 from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcContentModified, JsonRpcException
+
+from ..cancellation import Cancelled
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -27,22 +38,27 @@ def report_failure(server: "WaveLanguageServer", what: str, exc: BaseException) 
     """Log a handler failure to the client and to stderr."""
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     logger.error("%s failed: %s", what, text)
-    try:
-        server.window_log_message(types.LogMessageParams(
-            type=types.MessageType.Error, message=f"wave-lsp: {what} failed: {exc!r}\n{text}"))
-    except Exception:  # the transport itself is gone; nothing more to do
-        pass
+
+    def send() -> None:
+        try:
+            server.window_log_message(types.LogMessageParams(
+                type=types.MessageType.Error, message=f"wave-lsp: {what} failed: {exc!r}\n{text}"))
+        except Exception:  # the transport itself is gone; nothing more to do
+            pass
+
+    server.documents.call_on_loop(send)
 
 
 def request(server: "WaveLanguageServer", method: str, options: Any = None,
-            default: Callable[[], Any] = lambda: None):
-    """Register `fn(params)` for a request; failures give `default()`."""
+            default: Callable[[], Any] = lambda: None, analysis: bool = False):
+    """Register `fn(params)` for a request; failures give `default()`. `analysis`: `fn` uses
+    the document's diagnostics (`server.analysis`), so it runs as a writer job."""
 
     def decorator(fn: Callable[[Any], Any]):
         async def handler(params):
             await asyncio.sleep(0)  # a queued $/cancelRequest takes effect here
             try:
-                return fn(params)
+                return await _answer(server, method, fn, params, analysis)
             except JsonRpcException:
                 raise  # a deliberate protocol error (e.g. an invalid new name for rename)
             except Exception as exc:
@@ -53,6 +69,28 @@ def request(server: "WaveLanguageServer", method: str, options: Any = None,
         return fn
 
     return decorator
+
+
+RETRIES = 3
+
+
+async def _answer(server: "WaveLanguageServer", method: str, fn: Callable[[Any], Any], params,
+                  analysis: bool = False):
+    """`fn(params)`, as a job of the document the request is about (if any): a reader, or a
+    writer when it uses the analysis."""
+    uri = getattr(getattr(params, "text_document", None), "uri", None)
+    state = await server.documents.ready(uri) if isinstance(uri, str) else None
+    if state is None:
+        return fn(params)
+    for _ in range(RETRIES):
+        try:
+            return await server.documents.run(state, lambda _state: fn(params), name=method,
+                                              reader=not analysis)
+        except Cancelled:
+            state = await server.documents.ready(uri)
+            if state is None:
+                break
+    raise JsonRpcContentModified(f"{method}: the document kept changing")
 
 
 def notification(server: "WaveLanguageServer", method: str, options: Any = None):
@@ -78,7 +116,8 @@ def command(server: "WaveLanguageServer", name: str):
         async def handler(*args):
             await asyncio.sleep(0)
             try:
-                return fn(*args)
+                result = fn(*args)
+                return await result if inspect.isawaitable(result) else result
             except Exception as exc:
                 report_failure(server, f"command {name}", exc)
                 return None

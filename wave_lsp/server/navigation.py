@@ -1,60 +1,28 @@
 """Navigation for labels and kernels: go to definition, find references, document highlight,
 and rename (with `prepareRename`, which tells the editor what range can be renamed).
 
-A label is defined by `name:` and referenced by `call name`; a kernel is defined by
-`.kernel name` (nothing in a source file refers to it).
+What a symbol is and where it is defined and used comes from `ide.navigation`.
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ..analysis.operand_checks import bad_name
-from .documents import OpenDocument, span, to_server_position
+from ..ide.navigation import (definitions, references, rename_places, rename_problem,
+                              symbol_at)
+from ..ide.state import DocumentState
+from .documents import span, to_server_position
 from .handlers import request
-from .locate import TargetKind, label_references, target_at
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
 
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_LABELS = (TargetKind.LABEL_DEFINITION, TargetKind.LABEL_REFERENCE)
-
-
-def symbol_at(doc: OpenDocument, line: int, col: int) -> tuple[str, str, int, int] | None:
-    """(kind "label"/"kernel", name, start, end) of the named symbol at a position."""
-    target = target_at(doc, line, col)
-    if target is None:
-        return None
-    if target.kind in _LABELS:
-        return "label", target.text, target.start, target.end
-    if target.kind is TargetKind.KERNEL:
-        return "kernel", target.text, target.start, target.end
-    return None
-
-
-def definitions(doc: OpenDocument, kind: str, name: str) -> list[tuple[int, int, int]]:
-    """(line, start, end) of every definition."""
-    if kind == "label":
-        return [(line, lab.name.start, lab.name.end)
-                for line, lab, _k in doc.program.labels.get(name, [])]
-    return [(k.line, k.directive.args[0].start, k.directive.args[0].end)
-            for k in doc.program.kernels if k.name == name and k.directive.args]
-
-
-def references(doc: OpenDocument, kind: str, name: str) -> list[tuple[int, int, int]]:
-    """(line, start, end) of every use (not definitions)."""
-    if kind != "label":
-        return []
-    return [(line, op.start, op.end) for line, op in label_references(doc, name)]
-
 
 def setup(server: "WaveLanguageServer") -> None:
-    def locate(params) -> tuple[OpenDocument, tuple[str, str, int, int], int] | None:
+    def locate(params) -> tuple[DocumentState, tuple[str, str, int, int], int] | None:
         doc = server.text_document(params.text_document.uri)
         if doc is None:
             return None
@@ -114,15 +82,10 @@ def setup(server: "WaveLanguageServer") -> None:
             return None
         doc, (kind, name, _s, _e), _line = found
         new = params.new_name
-        problem = None if NAME.fullmatch(new) else "is not a valid name"
-        problem = problem or bad_name(new)
-        if problem is None and new != name and (
-                (kind == "label" and new in doc.program.labels)
-                or (kind == "kernel" and doc.program.kernel_named(new))):
-            problem = f"is already a {kind} in this file"
+        problem = rename_problem(doc, kind, name, new)
         if problem:
             raise JsonRpcInvalidParams(f"cannot rename {kind} '{name}' to '{new}': {new!r} "
                                        f"{problem}")
         edits = [types.TextEdit(range=span(doc, *p, server.codec), new_text=new)
-                 for p in sorted(definitions(doc, kind, name) + references(doc, kind, name))]
+                 for p in rename_places(doc, kind, name)]
         return types.WorkspaceEdit(changes={doc.uri: edits})

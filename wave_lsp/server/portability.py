@@ -23,7 +23,8 @@ from ..emu import Launch, LaunchError
 from ..emu.launch_flags import build_launch, parse_launch_flags
 from ..emu.wave_widths import WidthComparison, compare_widths
 from ..isa.backends import targets_widths
-from .documents import OpenDocument, span
+from ..ide.state import DocumentState
+from .documents import span
 from .handlers import report_failure
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ MAX_INSTRUCTIONS = 2_000_000
 TIME_LIMIT = 10.0     # seconds per width
 
 
-def launch_tokens(doc: OpenDocument, kernel) -> list[str] | None:
+def launch_tokens(doc: DocumentState, kernel) -> list[str] | None:
     """The flags of the kernel's launch line: inside the kernel, or in the comment block right
     above `.kernel`; None when it has none."""
     lines = doc.lines
@@ -49,7 +50,7 @@ def launch_tokens(doc: OpenDocument, kernel) -> list[str] | None:
     return None
 
 
-def kernel_launch(doc: OpenDocument, kernel) -> Launch:
+def kernel_launch(doc: DocumentState, kernel) -> Launch:
     """The launch the check runs (raises LaunchFlagError / ValueError on a bad launch line)."""
     tokens = launch_tokens(doc, kernel)
     base = Path(to_fs_path(doc.uri) or ".").parent if doc.uri.startswith("file:") else None
@@ -67,7 +68,7 @@ def results(server: "WaveLanguageServer") -> dict:
     return server.portability_results
 
 
-def portability_lenses(server: "WaveLanguageServer", doc: OpenDocument) -> list[types.CodeLens]:
+def portability_lenses(server: "WaveLanguageServer", doc: DocumentState) -> list[types.CodeLens]:
     """"Check portability" above each kernel, and one lens per store line that differs."""
     out = []
     for kernel in doc.program.kernels:

@@ -14,8 +14,9 @@ from lsprotocol import types
 from ..analysis.codes import diagnostic
 from ..analysis.diagnostic import Range
 from ..ide.run_limits import LAUNCH_MARKER, NOT_EXECUTED
-from .documents import OpenDocument, span, to_client_position
-from .locate import TargetKind
+from ..ide.state import DocumentState
+from .documents import span, to_client_position
+from ..ide.locate import TargetKind
 
 if TYPE_CHECKING:
     from ..ide.run_results import KernelRun
@@ -33,7 +34,7 @@ def _cmd(title: str, name: str, *args) -> types.Command:
     return types.Command(title=title, command=name, arguments=list(args))
 
 
-def code_lenses(server: "WaveLanguageServer", doc: OpenDocument) -> list[types.CodeLens]:
+def code_lenses(server: "WaveLanguageServer", doc: DocumentState) -> list[types.CodeLens]:
     """`▶ Run` above each kernel and launch line; the outcome where a kernel last ran."""
     runs = _runs(server)
     if runs is None:
@@ -74,7 +75,7 @@ def code_lenses(server: "WaveLanguageServer", doc: OpenDocument) -> list[types.C
     return out
 
 
-def inlay_hints(server: "WaveLanguageServer", doc: OpenDocument, first: int,
+def inlay_hints(server: "WaveLanguageServer", doc: DocumentState, first: int,
                 last: int) -> list[types.InlayHint]:
     """After each executed line in [first, last]: what it produced in the shown lanes."""
     runs = _runs(server)
@@ -97,7 +98,7 @@ def inlay_hints(server: "WaveLanguageServer", doc: OpenDocument, first: int,
     return out
 
 
-def hover(server: "WaveLanguageServer", doc: OpenDocument, line: int, target) -> str | None:
+def hover(server: "WaveLanguageServer", doc: DocumentState, line: int, target) -> str | None:
     """A register's values on an executed line, or the dumps on a launch line."""
     runs = _runs(server)
     if runs is None:
@@ -124,7 +125,7 @@ def hover(server: "WaveLanguageServer", doc: OpenDocument, line: int, target) ->
     return None
 
 
-def diagnostics(server: "WaveLanguageServer", doc: OpenDocument) -> list:
+def diagnostics(server: "WaveLanguageServer", doc: DocumentState) -> list:
     """Analysis-style diagnostics: invalid launch lines, then the current runs' results."""
     runs = _runs(server)
     if runs is None or doc.binary:
@@ -144,7 +145,7 @@ def diagnostics(server: "WaveLanguageServer", doc: OpenDocument) -> list:
     return out
 
 
-def _anchor(doc: OpenDocument, result: "KernelRun") -> Range:
+def _anchor(doc: DocumentState, result: "KernelRun") -> Range:
     if result.launch_line is not None:
         text = doc.lines[result.launch_line]
         return Range(result.launch_line, len(text) - len(text.lstrip()), result.launch_line,
@@ -154,7 +155,7 @@ def _anchor(doc: OpenDocument, result: "KernelRun") -> Range:
     return Range(line, 0, line, len(doc.lines[line]))
 
 
-def lsp_diagnostics(server: "WaveLanguageServer", doc: OpenDocument) -> list[types.Diagnostic]:
+def lsp_diagnostics(server: "WaveLanguageServer", doc: DocumentState) -> list[types.Diagnostic]:
     """`diagnostics` as lsprotocol, not-executed lines tagged `Unnecessary`."""
     from .diagnostics import to_lsp
     out = []
@@ -166,7 +167,7 @@ def lsp_diagnostics(server: "WaveLanguageServer", doc: OpenDocument) -> list[typ
     return out
 
 
-def flag_completions(server: "WaveLanguageServer", doc: OpenDocument, line: int,
+def flag_completions(server: "WaveLanguageServer", doc: DocumentState, line: int,
                      col: int) -> list[types.CompletionItem] | None:
     """Launch flags, when the cursor is where a flag goes on a launch line."""
     text = doc.lines[line]

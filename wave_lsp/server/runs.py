@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..ide.launch_lines import LaunchLine
     from ..ide.run_results import KernelRun
     from ..ide.run_session import DocumentRuns
-    from .documents import OpenDocument
+    from ..ide.state import DocumentState
     from .server import WaveLanguageServer
 
 
@@ -61,11 +61,11 @@ class RunService:
             self._worker = RunWorker()
         return self._worker
 
-    def launch_lines(self, doc: "OpenDocument") -> dict[str, list["LaunchLine"]]:
+    def launch_lines(self, doc: "DocumentState") -> dict[str, list["LaunchLine"]]:
         """Each kernel's launch lines, parsed once per revision."""
         return doc.derived("run.launch_lines", _parse_launch_lines)
 
-    def current(self, doc: "OpenDocument") -> list["KernelRun"]:
+    def current(self, doc: "DocumentState") -> list["KernelRun"]:
         """Results of the document's current revision (never a stale run's)."""
         state = self.docs.get(doc.uri)
         return state.current(doc.revision) if state else []
@@ -78,7 +78,7 @@ class RunService:
         s = self.server.settings
         return RunLimits(s.run_max_instructions, s.run_time_limit_ms)
 
-    def wanted(self, doc: "OpenDocument") -> dict[str, int | None]:
+    def wanted(self, doc: "DocumentState") -> dict[str, int | None]:
         """Kernels to re-run for `doc`: the live ones, and with `run.live` every kernel with a
         launch line."""
         state = self.docs.get(doc.uri)
@@ -89,7 +89,7 @@ class RunService:
         return wanted
 
     # ---- events ------------------------------------------------------------------------------
-    def document_changed(self, doc: "OpenDocument", immediate: bool = False) -> None:
+    def document_changed(self, doc: "DocumentState", immediate: bool = False) -> None:
         """Schedule a debounced re-run of the document's live kernels."""
         if doc.binary or not self.wanted(doc):
             return
@@ -122,7 +122,7 @@ class RunService:
             report_failure(self.server, "re-running kernels", exc)
 
     # ---- running -----------------------------------------------------------------------------
-    async def run(self, doc: "OpenDocument", wanted: dict[str, int | None]) -> list["KernelRun"]:
+    async def run(self, doc: "DocumentState", wanted: dict[str, int | None]) -> list["KernelRun"]:
         """Run `wanted` kernels of the current revision off the event loop; store and show the
         results if the document has not changed meanwhile. Returns the results either way."""
         from ..ide.run_session import plan_runs
@@ -143,7 +143,7 @@ class RunService:
             self.refresh(doc)
         return runs
 
-    def forget(self, doc: "OpenDocument", kernel: str | None) -> list[str]:
+    def forget(self, doc: "DocumentState", kernel: str | None) -> list[str]:
         """Clear one kernel's results (or all) and stop re-running it; returns what was
         cleared."""
         state = self.state(doc.uri)
@@ -156,7 +156,7 @@ class RunService:
         self.refresh(doc)
         return names
 
-    def refresh(self, doc: "OpenDocument") -> None:
+    def refresh(self, doc: "DocumentState") -> None:
         """Ask the client to redraw inlay hints, code lenses and diagnostics."""
         server = self.server
         if server.capability("workspace.inlay_hint.refresh_support", False):
@@ -178,7 +178,7 @@ class RunService:
             self._worker.shutdown()
 
 
-def _parse_launch_lines(doc: "OpenDocument") -> dict:
+def _parse_launch_lines(doc: "DocumentState") -> dict:
     if not any(LAUNCH_MARKER in line for line in doc.lines):
         return {}
     from ..ide.run_session import kernel_launch_lines

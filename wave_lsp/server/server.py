@@ -1,13 +1,16 @@
 """The wave-lsp language server: a pygls `LanguageServer` with one module per LSP feature.
 
 `create_server()` builds the server and lets every feature module register its handlers through
-its own `setup(server)`. The server holds the open documents, the settings and a cache of the
-analysis results per document revision; feature modules translate those into lsprotocol types.
+its own `setup(server)`. The server holds the analysis host (`ide.host.AnalysisHost`: one state
+per open document, and the worker that computes off the event loop) and the settings; feature
+modules translate what the `ide` layer computes into lsprotocol types.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
+import json
 import logging
 import sys
 import threading
@@ -17,14 +20,15 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol, lsp_method
 from pygls.workspace.position_codec import PositionCodec
 
 from .. import __version__
-from ..analysis import analyze
-from ..analysis.diagnostic import Diagnostic, Range, Severity
-from .documents import DocumentStore, OpenDocument
+from ..analysis.diagnostic import Diagnostic
+from ..ide.host import AnalysisHost
+from ..ide.state import DocumentState
 from .handlers import report_failure
+from ..cancellation import Cancelled
 from .settings import Settings
 from .transport import ChunkReader, serve
 
@@ -39,7 +43,24 @@ FEATURES = (
 
 
 class WaveProtocol(LanguageServerProtocol):
-    """pygls' protocol, minus its own copies of open documents: ours are the only ones."""
+    """pygls' protocol, minus its own copies of open documents (ours are the only ones), plus
+    notifications serialised off the event loop (`serialize_notification` in a worker,
+    `send_serialized` on the loop): publishing thousands of diagnostics is slow to encode."""
+
+    def serialize_notification(self, method: str, params: Any) -> str:
+        """The JSON body of a notification, as pygls would write it (thread-safe)."""
+        return json.dumps({"method": method, "params": self._converter.unstructure(params),
+                           "jsonrpc": JsonRPCProtocol.VERSION})
+
+    def send_serialized(self, body: str) -> None:
+        """Write a body made by `serialize_notification` (on the event loop)."""
+        if self.writer is None:
+            return
+        header = (f"Content-Length: {len(body.encode(self.CHARSET))}\r\n"
+                  f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n")
+        result = self.writer.write((header + body).encode(self.CHARSET))
+        if inspect.isawaitable(result):
+            asyncio.ensure_future(result)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
@@ -64,20 +85,20 @@ def _strict_str(value: Any, _type: Any) -> str:
 
 
 class WaveLanguageServer(LanguageServer):
-    """The server: documents, settings, cached analysis, and the features registered on it."""
+    """The server: the analysis host, settings, and the features registered on it."""
 
     def __init__(self) -> None:
         super().__init__("wave-lsp", __version__, protocol_cls=WaveProtocol,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
-        self.documents = DocumentStore()
+        self.documents = AnalysisHost()
         self.settings = Settings()
         self.settings_generation = 0
-        self._analysis: dict[str, tuple[tuple[int, int], list[Diagnostic]]] = {}
         self.publisher: Any = None  # diagnostics.Publisher, set by diagnostics.setup
         # lsprotocol would turn a null or a number into a string ("None") where the protocol
         # wants one, so `rename` with `newName: null` renamed to None: strings must be strings.
         self.protocol._converter.register_structure_hook(str, _strict_str)
         self.runs: Any = None       # runs.RunService, set by run_commands.setup
+        _forward_failures(self)
 
     # ---- helpers used by the feature modules -----------------------------------------------------
     @property
@@ -91,38 +112,29 @@ class WaveLanguageServer(LanguageServer):
             return default
         return get_capability(caps, path, default)
 
-    def document(self, uri: str) -> Optional[OpenDocument]:
+    def document(self, uri: str) -> Optional[DocumentState]:
+        """The state of an open document (ready or still being parsed), or None."""
         return self.documents.get(uri)
 
-    def text_document(self, uri: str) -> Optional[OpenDocument]:
-        """The open document at `uri` when it is WAVE text (None when unknown or binary): what
-        every per-document feature works on."""
+    def text_document(self, uri: str) -> Optional[DocumentState]:
+        """The open document at `uri` when it is parsed WAVE text (None when unknown, binary or
+        still being parsed): what every per-document feature works on."""
         doc = self.documents.get(uri)
-        return None if doc is None or doc.binary else doc
+        if doc is None or doc.binary or not self.documents.is_ready(uri):
+            return None
+        return doc
 
-    def analysis(self, doc: OpenDocument) -> list[Diagnostic]:
-        """The analysis layer's diagnostics for a document, cached per revision and settings."""
-        key = (doc.revision, self.settings_generation)
-        cached = self._analysis.get(doc.uri)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        if doc.binary:
-            result = [Diagnostic("X900", Severity.ERROR, Range(0, 0, 0, 0),
-                                 "binary file: not WAVE assembly text; nothing is analysed")]
-        else:
-            result = self._run_analysis(doc)
-        self._analysis[doc.uri] = (key, result)
-        return result
-
-    def _run_analysis(self, doc: OpenDocument) -> list[Diagnostic]:
+    def analysis(self, doc: DocumentState) -> list[Diagnostic]:
+        """The analysis layer's diagnostics for a document under the current settings (computed
+        once per revision and settings by the document state). Called inside a job of the
+        document (`documents.run`), which holds its lock."""
         try:
-            return list(analyze(doc, self.settings.analysis))
+            return doc.diagnostics(self.settings.analysis)
+        except Cancelled:
+            raise
         except Exception as exc:
             report_failure(self, f"analysis of {doc.uri}", exc)
             return []
-
-    def forget(self, uri: str) -> None:
-        self._analysis.pop(uri, None)
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         logger.info("%s", message)
@@ -150,8 +162,41 @@ class WaveLanguageServer(LanguageServer):
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
+            self.documents.shutdown()
             self.shutdown()
         return status
+
+
+class _ClientLog(logging.Handler):
+    """Forwards failures of analysis passes (logged on `wave_lsp.analysis`, see
+    analysis/failures.py) and of the IDE layer to the client's log."""
+
+    def __init__(self, server: WaveLanguageServer) -> None:
+        super().__init__(logging.ERROR)
+        self.server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = self.format(record)
+        if record.exc_info:
+            text += "\n" + logging.Formatter().formatException(record.exc_info)
+
+        def send() -> None:
+            try:
+                self.server.window_log_message(types.LogMessageParams(
+                    type=types.MessageType.Error, message=f"wave-lsp: {text}"))
+            except Exception:  # the transport is gone, or not yet there
+                pass
+
+        self.server.documents.call_on_loop(send)
+
+
+def _forward_failures(server: WaveLanguageServer) -> None:
+    handler = _ClientLog(server)
+    for name in ("wave_lsp.analysis", "wave_lsp.ide"):
+        log = logging.getLogger(name)
+        for old in [h for h in log.handlers if isinstance(h, _ClientLog)]:
+            log.removeHandler(old)
+        log.addHandler(handler)
 
 
 def create_server() -> WaveLanguageServer:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..isa import INSTRUCTIONS, InstructionSpec
-from .completion import context_at
+from ..ide.completion import context_at
 from .documents import to_server_position
 from .handlers import request
 

@@ -9,10 +9,12 @@ Invalid settings are shown in one `window/showMessage` and each logged, never si
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from .documents import apply_changes
 from .handlers import notification, report_failure
 from .settings import SECTION, parse_settings
 
@@ -95,21 +97,37 @@ def setup(server: "WaveLanguageServer") -> None:
         item = params.text_document
         doc = server.documents.open(item.uri, item.text, item.version)
         server.publisher.document_changed(doc, immediate=True)
-        server.runs.document_changed(doc, immediate=True)
+        if server.documents.is_ready(item.uri):
+            server.runs.document_changed(doc, immediate=True)
+        else:       # a large text is still being parsed: its launch lines are not known yet
+            async def when_parsed() -> None:
+                state = await server.documents.ready(item.uri)
+                if state is not None:
+                    server.runs.document_changed(state, immediate=True)
+            asyncio.ensure_future(when_parsed())
 
     @notification(server, types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
         ident = params.text_document
-        doc = server.documents.change(ident.uri, ident.version, list(params.content_changes),
-                                      server.codec)
-        if doc is not None:
-            server.publisher.document_changed(doc)
-            server.runs.document_changed(doc)
+        changes = list(params.content_changes)
+
+        def apply(state) -> None:
+            try:
+                apply_changes(state, ident.version, changes, server.codec, warn)
+            except Exception as exc:
+                report_failure(server, types.TEXT_DOCUMENT_DID_CHANGE, exc)
+            server.publisher.document_changed(state)
+            server.runs.document_changed(state)
+
+        if server.documents.change(ident.uri, apply) is None:
+            warn(f"didChange for {ident.uri}, which is not open: ignored")
+
+    def warn(message: str) -> None:
+        server.log(f"wave-lsp: {message}", types.MessageType.Warning)
 
     @notification(server, types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         server.documents.close(uri)
-        server.forget(uri)
         server.publisher.document_closed(uri)
         server.runs.document_closed(uri)

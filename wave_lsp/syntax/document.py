@@ -7,8 +7,10 @@ breaks are those of the Language Server Protocol: LF, CRLF and CR.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 
+from ..cancellation import checkpoint
 from .ast import LineSyntax
 from .parser import parse_line
 from .program import Program, build_program, patch_instructions
@@ -36,6 +38,15 @@ def split_lines(text: str) -> tuple[list[str], list[str]]:
     return lines, breaks
 
 
+def parse_lines(lines: list[str]) -> list[LineSyntax]:
+    """Every line's parse (a cancellation checkpoint every few hundred lines)."""
+    out: list[LineSyntax] = []
+    for first in range(0, len(lines), 256):
+        checkpoint()
+        out.extend(map(parse_line, lines[first:first + 256]))
+    return out
+
+
 class Document:
     """A WAVE source text that can be edited in place and re-parsed line by line."""
 
@@ -43,10 +54,11 @@ class Document:
         self.uri = uri
         self.version = version
         self.lines, self.breaks = split_lines(text)
-        self.syntax: list[LineSyntax] = [parse_line(line) for line in self.lines]
+        self.syntax: list[LineSyntax] = parse_lines(self.lines)
         self._program: Program | None = None
         self.revision = 0  # bumped on every change; lets callers cache derived results
         self.edits: list[LineEdit] = []  # recent line edits, for incremental consumers
+        self.guard = threading.Lock()     # held around edits by an owner with reader threads
 
     # ---- reading -------------------------------------------------------------------------------
     @property
@@ -55,10 +67,17 @@ class Document:
 
     @property
     def program(self) -> Program:
-        """Kernels, labels and directives, rebuilt lazily from the cached line parses."""
-        if self._program is None:
-            self._program = build_program(self.syntax)
-        return self._program
+        """Kernels, labels and directives, rebuilt lazily from the cached line parses. A reader
+        in another thread may build it while the owner edits the document: it is kept only if
+        no edit came in between (`guard` is held by the owner around its edits)."""
+        program = self._program
+        if program is None:
+            revision = self.revision
+            program = build_program(self.syntax)
+            with self.guard:
+                if self.revision == revision and self._program is None:
+                    self._program = program
+        return program
 
     def line_count(self) -> int:
         return len(self.lines)
@@ -67,7 +86,7 @@ class Document:
     def replace(self, text: str, version: int | None = None) -> None:
         """Replace the whole text (a full-document change)."""
         self.lines, self.breaks = split_lines(text)
-        self.syntax = [parse_line(line) for line in self.lines]
+        self.syntax = parse_lines(self.lines)
         self._changed(version)
         self.edits.clear()
 

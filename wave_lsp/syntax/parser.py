@@ -6,7 +6,6 @@ once per process.
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from parsimonious.exceptions import ParseError, VisitationError
 from parsimonious.nodes import Node
@@ -14,12 +13,13 @@ from parsimonious.nodes import Node
 from .ast import (Directive, Guard, Instruction, Label, LineSyntax, Operand, OperandSyntax,
                   Statement, SyntaxProblem, Token)
 from .grammar import wave_grammar
+from .memo import LINE_CACHE_SIZE, line_memo  # noqa: F401 - LINE_CACHE_SIZE for the layers above
 
 MAX_PARSED_LINE = 20_000
 EMPTY_LINE = LineSyntax((), None, None)  # longer lines are reported, not parsed (no real statement is that long)
 
 
-@lru_cache(maxsize=1 << 16)
+@line_memo
 def parse_line(text: str) -> LineSyntax:
     """Parse one line (without its newline)."""
     if len(text) > MAX_PARSED_LINE:
@@ -63,56 +63,29 @@ def _problem(text: str, pos: int) -> SyntaxProblem:
 
 
 def _line(tree: Node) -> LineSyntax:
-    statements: list[Statement] = []
+    _ws, statements, comment_opt, _ws2 = tree.children
+    out = tuple(_statement(s.children[0].children[0]) for s in statements.children)
     comment = None
-    for child in tree.children:
-        name = _name(child)
-        if name == "statements":
-            statements.extend(_statements(child))
-        elif name == "comment":
-            comment = Token(child.text, child.start, child.end)
-    return LineSyntax(tuple(statements), comment, None)
-
-
-def _name(node: Node) -> str:
-    """The rule name of a node, looking through unnamed optional/choice wrappers."""
-    while not node.expr_name and len(node.children) == 1:
-        node = node.children[0]
-    return node.expr_name
-
-
-def _unwrap(node: Node) -> Node:
-    while not node.expr_name and len(node.children) == 1:
-        node = node.children[0]
-    return node
-
-
-def _statements(node: Node) -> list[Statement]:
-    node = _unwrap(node)
-    first, rest = node.children
-    out = [_statement(first)]
-    for pair in rest.children:
-        out.append(_statement(pair.children[1]))
-    return out
+    for c in comment_opt.children:
+        comment = Token(c.text, c.start, c.end)
+    return LineSyntax(out, comment, None)
 
 
 def _statement(node: Node) -> Statement:
-    node = _unwrap(node)
-    if node.expr_name == "statement":
-        node = _unwrap(node.children[0])
     kind = node.expr_name
+    if kind == "instruction":
+        return _instruction(node)
     if kind == "label_def":
-        name = node.children[0]
-        return Label(Token(name.text, name.start, name.end), node.start, node.end)
+        text = node.text
+        name = text[:len(text) - 1].rstrip(" \t\r\f\v")
+        return Label(Token(name, node.start, node.start + len(name)), node.start, node.end)
     if kind == "end_directive":
         return Directive(Token("end", node.start + 1, node.start + 4), (), node.start, node.end)
-    if kind == "directive":
-        word = node.children[1]
-        args: tuple[Operand, ...] = ()
-        for opt in node.children[2].children:
-            args = _operand_list(opt.children[1])
-        return Directive(Token(word.text, word.start, word.end), args, node.start, node.end)
-    return _instruction(node)
+    word, args_opt = node.children
+    args: tuple[Operand, ...] = ()
+    for opt in args_opt.children:
+        args = _operand_list(opt.children[1])
+    return Directive(Token(word.text[1:], word.start + 1, word.end), args, node.start, node.end)
 
 
 def _instruction(node: Node) -> Instruction:
@@ -121,11 +94,19 @@ def _instruction(node: Node) -> Instruction:
     for g in guard_opt.children:
         guard = _guard(g)
     mnem = Token(mnemonic.text, mnemonic.start, mnemonic.end)
-    sufs = tuple(Token(s.text, s.start, s.end) for s in suffixes.children)
+    sufs: tuple[Token, ...] = ()
+    if suffixes.end > suffixes.start:
+        at = suffixes.start
+        parts = []
+        for word in suffixes.text.split(".")[1:]:
+            parts.append(Token("." + word, at, at + 1 + len(word)))
+            at += 1 + len(word)
+        sufs = tuple(parts)
     hint = None
     for h in hint_opt.children:
-        dot = h.children[1]
-        hint = Token(h.text[dot.start - h.start:], dot.start, h.end)
+        words = h.children[0]
+        dot = words.text.index(".")
+        hint = Token(words.text[dot:], words.start + dot, words.end)
     operands: tuple[Operand, ...] = ()
     for o in operands_opt.children:
         operands = _operand_list(o.children[1])
@@ -133,46 +114,39 @@ def _instruction(node: Node) -> Instruction:
 
 
 def _guard(node: Node) -> Guard:
-    _at, ws1, neg_opt, ws2, reg, _ws3 = node.children
-    text = reg.text
+    m = node.match
+    text = m.group("register")
+    start = node.start + m.start("register") - m.start()
     index = int(text[1:]) if text[:1] == "p" and text[1:].isdigit() else None
-    spaced = bool(ws1.text or ws2.text)
-    return Guard(bool(neg_opt.text), Token(text, reg.start, reg.end), node.start, reg.end, index,
-                 spaced)
+    spaced = bool(m.group("space1") or m.group("space2"))
+    return Guard(bool(m.group("negation")), Token(text, start, start + len(text)), node.start,
+                 start + len(text), index, spaced)
 
 
 def _operand_list(node: Node) -> tuple[Operand, ...]:
     first, rest = node.children
-    out = [_operand(first)]
-    for group in rest.children:
-        out.append(_operand(group.children[3]))
-    return tuple(out)
+    return (_operand(first), *(_operand(group.children[1]) for group in rest.children))
 
 
 def _operand(node: Node) -> Operand:
-    node = _unwrap(node)
-    if node.expr_name == "operand":
-        node = _unwrap(node.children[0])
-    kind, text, start, end = node.expr_name, node.text, node.start, node.end
-    if kind == "register":
+    form, text, start, end = node.match.lastgroup, node.text, node.start, node.end
+    if form == "register":
         digits, _, suffix = text[1:].partition(".")
         return Operand(OperandSyntax.REGISTER, text, start, end, int(digits), suffix or None)
-    if kind == "predicate":
-        return Operand(OperandSyntax.PREDICATE, text, start, end, int(text[1:]))
-    if kind == "negated":
-        pred = node.children[2].text
-        return Operand(OperandSyntax.NEGATED_PREDICATE, text, start, end, int(pred[1:]))
-    if kind == "number":
+    if form == "number":
         return _number(text, start, end)
-    if kind == "dotted":
-        return Operand(OperandSyntax.DOTTED, text, start, end)
-    if kind == "special":
-        return Operand(OperandSyntax.SPECIAL, text, start, end)
-    if kind == "legacy_special":
-        return Operand(OperandSyntax.LEGACY_SPECIAL, text, start, end)
-    if kind == "memory":
-        return Operand(OperandSyntax.MEMORY, text, start, end)
-    return Operand(OperandSyntax.NAME, text, start, end)
+    if form == "name":
+        return Operand(OperandSyntax.NAME, text, start, end)
+    if form == "predicate":
+        return Operand(OperandSyntax.PREDICATE, text, start, end, int(text[1:]))
+    if form == "negated":
+        return Operand(OperandSyntax.NEGATED_PREDICATE, text, start, end,
+                       int(text[1:].lstrip(" \t\r\f\v")[1:]))
+    return Operand(_FORMS[form], text, start, end)
+
+
+_FORMS = {"dotted": OperandSyntax.DOTTED, "special": OperandSyntax.SPECIAL,
+          "legacy_special": OperandSyntax.LEGACY_SPECIAL, "memory": OperandSyntax.MEMORY}
 
 
 def _number(text: str, start: int, end: int) -> Operand:

@@ -7,6 +7,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ..cancellation import checkpoint
 from ..isa import DEFAULT_REGISTER_COUNT
 from .ast import Directive, Instruction, Label, LineSyntax
 
@@ -123,22 +124,84 @@ def is_structural(line: LineSyntax) -> bool:
 
 def patch_instructions(program: Program, first: int, old: Sequence[LineSyntax],
                        new: Sequence[LineSyntax]) -> bool:
-    """Update `program` in place for lines first..first+len(old)-1 replaced by as many lines,
-    none of them structural. Returns False (program untouched) when a patch is not possible."""
-    if len(old) != len(new) or any(map(is_structural, old)) or any(map(is_structural, new)):
+    """Update `program` in place for lines first..first+len(old)-1 replaced by `new`, none of
+    them structural, inside one kernel's body. Lines after the edit move by
+    len(new) - len(old): kernels after it keep their objects and revisions, with every line
+    number moved (`Kernel.line` tells where a kernel now starts). Returns False (program
+    untouched) when a patch is not possible."""
+    if any(map(is_structural, old)) or any(map(is_structural, new)):
         return False
-    if all(o.statements == n.statements for o, n in zip(old, new)):
+    delta = len(new) - len(old)
+    if not delta and all(o.statements == n.statements for o, n in zip(old, new)):
         return True  # only comments or blanks changed: the program is the same
     last = first + len(old) - 1
     kernel = program.kernel_at(first)
-    if kernel is None or not kernel.line < first <= last <= kernel.last_line:
+    if kernel is None:
+        return _patch_outside(program, first, last, new, delta)
+    if not kernel.line < first <= last <= kernel.last_line:
         return False
+    if delta and kernel.end_line is None and kernel.closed_by == "kernel":
+        return False  # the lines before the next .kernel: keep the simple path
     items = kernel.instructions
     lo = bisect_left(items, first, key=_line_of)
     hi = bisect_right(items, last, key=_line_of)
-    items[lo:hi] = [(first + i, ins) for i, line in enumerate(new) for ins in line.instructions]
+    patched = [(first + i, ins) for i, line in enumerate(new) for ins in line.instructions]
+    items[lo:hi] = patched
     kernel.revision += 1
+    if delta:
+        tail = lo + len(patched)
+        items[tail:] = [(n + delta, i) for n, i in items[tail:]]
+        _move_after(program, kernel, last, delta)
     return True
+
+
+def _patch_outside(program: Program, first: int, last: int, new: Sequence[LineSyntax],
+                   delta: int) -> bool:
+    """The edited lines lie between kernels (their instructions are stray): patch the stray
+    list; kernels keep their objects."""
+    before = [k for k in program.kernels if k.line < first]
+    if before and (before[-1].end_line is None or before[-1].end_line >= first):
+        return False       # after an unclosed kernel the lines may still be its own
+    if program.kernel_at(last) is not None:
+        return False
+    items = program.stray_instructions
+    lo = bisect_left(items, first, key=_line_of)
+    hi = bisect_right(items, last, key=_line_of)
+    patched = [(first + i, ins) for i, line in enumerate(new) for ins in line.instructions]
+    items[lo:hi] = patched
+    if delta:
+        tail = lo + len(patched)
+        items[tail:] = [(n + delta, i) for n, i in items[tail:]]
+        _move_after(program, None, last, delta)
+    return True
+
+
+def _move_after(program: Program, edited: Kernel | None, last: int, delta: int) -> None:
+    """Move every line number after `last` by `delta`, but the edited kernel's instructions
+    (done by the caller)."""
+    def moved(pairs: list) -> list:
+        return [(n + delta, *rest) if n > last else (n, *rest) for n, *rest in pairs]
+
+    for kernel in program.kernels:
+        if kernel.settings and kernel.settings[-1][0] > last:
+            kernel.settings[:] = moved(kernel.settings)   # also `.registers` after its .end
+        if kernel is not edited and kernel.line < last:
+            continue
+        if kernel is not edited:
+            kernel.line += delta
+            kernel.instructions[:] = [(n + delta, i) for n, i in kernel.instructions]
+        if kernel.end_line is not None:
+            kernel.end_line += delta
+        kernel.labels[:] = moved(kernel.labels)
+    for name, defs in program.labels.items():
+        if defs[-1][0] > last:
+            defs[:] = moved(defs)
+    groups = [program.stray_ends, program.outside_settings, program.other_directives]
+    if edited is not None:        # (otherwise the caller moved the stray instructions)
+        groups.append(program.stray_instructions)
+    for group in groups:
+        if group and group[-1][0] > last:
+            group[:] = moved(group)
 
 
 def _line_of(item: tuple[int, object]) -> int:
@@ -152,6 +215,8 @@ def build_program(lines: Sequence[LineSyntax]) -> Program:
     last: Kernel | None = None      # most recently opened kernel (settings go here)
     labels = program.labels
     for number, line in enumerate(lines):
+        if not number & 4095:
+            checkpoint()
         for stmt in line.statements:
             if isinstance(stmt, Instruction):
                 if current is not None:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from ..analysis.kernel_checks import facts
 from ..isa import REGISTER_FILE_SIZE
 from ..isa.backends import BACKEND_BY_NAME, TARGET_NAMES
-from ..syntax.document import Document
 from ..syntax.program import Kernel
 
 WAVE_WIDTHS = (32, 64)
@@ -118,7 +117,7 @@ class KernelResources:
         }
 
 
-def kernel_resources(doc: Document, kernel: Kernel, code_size: int | None = None,
+def kernel_resources(kernel: Kernel, code_size: int | None = None,
                      targets: tuple[str, ...] = TARGET_NAMES) -> KernelResources:
     """Measure one kernel of a document."""
     highest = -1
@@ -132,3 +131,15 @@ def kernel_resources(doc: Document, kernel: Kernel, code_size: int | None = None
         declares_registers=kernel.declares_registers, registers_used=highest + 1,
         distinct_registers=len(distinct), local_memory=kernel.local_memory,
         workgroup_size=kernel.workgroup_size, code_size=code_size, targets=targets)
+
+
+def resources_of(state, name: str,
+                 targets: tuple[str, ...] = TARGET_NAMES) -> KernelResources | None:
+    """The resources of kernel `name` of a document state (None when there is no such kernel)."""
+    from .encoding import kernel_layout
+
+    kernel = state.document.program.kernel_named(name)
+    if kernel is None:
+        return None
+    kl = kernel_layout(state, name)
+    return kernel_resources(kernel, kl.size if kl else None, targets)

@@ -5,18 +5,44 @@ within its kernel, and the value of every label under both conventions (DESIGN.m
 the true byte offset (our default: `call` carries it relative to the calling kernel's start), and
 upstream's label pass (reference §3.4: the 23-mnemonic size table, counted from the start of the
 code section). No instruction is encoded here, so the pass is cheap and never fails.
+
+The one layout: the assembler places instructions with it, the encoding views and hovers show
+its offsets, and the analysis (`kernel_checks`) sizes instructions with `sizes()` for the label
+offsets that `call` targets check.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..cancellation import checkpoint
 from ..isa import INSTRUCTIONS, InstructionSpec
-from ..syntax.ast import Directive, Instruction, Label
+from ..isa.encoding import WORD1_VALUE
+from ..syntax.ast import Directive, Instruction, Label, OperandSyntax
 from ..syntax.document import Document
 from ..syntax.program import Kernel
-from .encoder import spec_for
-from .words import WORD_MASK
+
+WORD_MASK = WORD1_VALUE.mask
+UNKNOWN_UPSTREAM_SIZE = 4   # wave-asm's label pass counts an unknown mnemonic as 4 bytes
+
+
+def spec_for(instr: Instruction) -> InstructionSpec | None:
+    """The spec an instruction encodes as (`mov rd, sr_*` is `mov_sr`), or None if unknown."""
+    spec = INSTRUCTIONS.get(instr.mnemonic.text)
+    if spec is not None and spec.mnemonic == "mov" and len(instr.operands) == 2 \
+            and instr.operands[1].syntax is OperandSyntax.SPECIAL:
+        return INSTRUCTIONS["mov_sr"]
+    return spec
+
+
+def sizes(instr: Instruction) -> tuple[InstructionSpec | None, int, int]:
+    """(spec it encodes as, bytes emitted, bytes wave-asm's label pass counts); an unknown
+    mnemonic emits nothing (the assembler rejects it)."""
+    written = INSTRUCTIONS.get(instr.mnemonic.text)
+    if written is None:
+        return None, 0, UNKNOWN_UPSTREAM_SIZE
+    spec = written if written.mnemonic != "mov" else spec_for(instr)
+    return spec, spec.size, written.upstream_label_size
 
 
 @dataclass(slots=True)
@@ -92,23 +118,21 @@ def layout_document(document: Document) -> CodeLayout:
     cursor = 0            # true offset in the code section
     upstream = 0          # wave-asm's label-pass offset
     current: KernelLayout | None = None
-    lookup = INSTRUCTIONS.get
     for number, syntax in enumerate(document.syntax):
+        if not number & 4095:
+            checkpoint()
         statements = syntax.statements
         if not statements:
             continue
         for stmt in statements:
             kind = type(stmt)
             if kind is Instruction:
-                written = lookup(stmt.mnemonic.text)
-                upstream += written.upstream_label_size if written else 4
-                spec = written if written is None or written.mnemonic != "mov" \
-                    else spec_for(stmt)
+                spec, size, upstream_size = sizes(stmt)
+                upstream += upstream_size
                 if current is not None:
                     placed = Placed(number, stmt, spec, cursor - current.code_offset, current)
                     current.placed.append(placed)
-                    if spec is not None:
-                        cursor += spec.size
+                    cursor += size
                 else:
                     placed = Placed(number, stmt, spec, cursor, None)
                     layout.stray.append(placed)

@@ -9,6 +9,7 @@ the old whitespace, so formatting is idempotent.
 
 from __future__ import annotations
 
+from ..cancellation import checkpoint
 from ..syntax.ast import Directive, Instruction, Label, LineSyntax
 from ..syntax.parser import parse_line
 
@@ -120,7 +121,11 @@ def _render(lines: list[_Line]) -> list[str]:
 def format_lines(lines: list[str], syntax: list[LineSyntax] | None = None) -> list[str]:
     """The formatted text of every line (same number of lines)."""
     syntax = syntax or [parse_line(t) for t in lines]
-    laid = [_layout(t, s) for t, s in zip(lines, syntax)]
+    laid = []
+    for number, (t, s) in enumerate(zip(lines, syntax)):
+        if not number & 1023:
+            checkpoint()
+        laid.append(_layout(t, s))
     out: list[str] = []
     run: list[_Line] = []
     for item in laid + [""]:

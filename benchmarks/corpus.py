@@ -1,0 +1,132 @@
+"""Synthetic WAVE sources made of distinct lines, as real files are: varied mnemonics, registers,
+immediates, comments and structure (kernels, if/else, loops, labels and calls, barriers).
+
+Benchmarks and the tests of the analysis host build their inputs here, so that per-line caches
+do not hide the real cost of parsing and checking (a file of one kernel repeated hits them on
+almost every line). `distinct_source(lines, seed)` is deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+import random
+
+from wave_lsp.isa import INSTRUCTIONS, SCOPES, SPECIAL_REGISTERS, InstructionClass, OperandKind
+
+REGISTERS = 64
+_WORDS = ("load", "tile", "row", "column", "sum", "partial", "index", "offset", "stride",
+          "lane", "wave", "block", "accumulate", "scale", "bias", "mask", "carry", "pivot",
+          "stage", "prefetch", "result", "store", "bound", "check", "swap", "merge")
+_PLAIN = tuple(spec for spec in INSTRUCTIONS.values()
+               if spec.iclass not in (InstructionClass.CONTROL, InstructionClass.SYNC,
+                                      InstructionClass.MMA)
+               and all(op.kind is not OperandKind.LABEL for op in spec.operands)
+               and spec.mnemonic not in ("atomic_cas", "local_atomic_cas", "mov_imm"))
+
+
+def _operand(rng: random.Random, kind: OperandKind) -> str:
+    if kind is OperandKind.REGISTER:
+        return f"r{rng.randrange(REGISTERS - 4)}"
+    if kind is OperandKind.PREDICATE:
+        return f"p{rng.randrange(1, 4)}"
+    if kind is OperandKind.SPECIAL:
+        return rng.choice(SPECIAL_REGISTERS).name
+    if kind is OperandKind.SCOPE:
+        return "." + rng.choice(SCOPES).name
+    return str(rng.randrange(1 << 20))
+
+
+def _comment(rng: random.Random, serial: int) -> str:
+    return f"; {' '.join(rng.sample(_WORDS, rng.randrange(1, 4)))} {serial}"
+
+
+def _instruction(rng: random.Random, serial: int) -> str:
+    roll = rng.random()
+    if roll < 0.12:
+        value = (f"{rng.uniform(-1e4, 1e4):.{rng.randrange(1, 6)}f}" if rng.random() < 0.3
+                 else str(rng.randrange(-(1 << 20), 1 << 24)))
+        text = f"mov_imm r{rng.randrange(REGISTERS - 4)}, {value}"
+    else:
+        spec = rng.choice(_PLAIN)
+        text = spec.mnemonic
+        if spec.operands:
+            text += " " + ", ".join(_operand(rng, op.kind) for op in spec.operands)
+    if rng.random() < 0.08:
+        text = f"@{'!' if rng.random() < 0.3 else ''}p{rng.randrange(1, 4)} {text}"
+    if rng.random() < 0.35:
+        text += "  " + _comment(rng, serial)
+    return "    " + text
+
+
+def _kernel(rng: random.Random, number: int, body_lines: int, serial: list[int]) -> list[str]:
+    out = [f".kernel kernel_{number}_{rng.randrange(1 << 30):x}", f".registers {REGISTERS}",
+           f".workgroup_size {rng.choice((32, 64, 128))}, 1, 1",
+           "    mov_sr r0, sr_thread_id_x"]
+    depth: list[str] = []
+    function = None
+    while len(out) < body_lines:
+        serial[0] += 1
+        roll = rng.random()
+        if roll < 0.04 and len(depth) < 4:
+            p = rng.randrange(1, 4)
+            out.append(f"    icmp_lt p{p}, r{rng.randrange(REGISTERS - 4)}, "
+                       f"r{rng.randrange(REGISTERS - 4)}")
+            out.append(f"    if p{p}")
+            depth.append("if")
+        elif roll < 0.06 and len(depth) < 4:
+            out.append("    loop")
+            depth.append("loop")
+        elif roll < 0.08 and depth:
+            kind = depth.pop()
+            if kind == "loop":
+                p = rng.randrange(1, 4)
+                out.append(f"    icmp_ge p{p}, r{rng.randrange(REGISTERS - 4)}, r1")
+                out.append(f"    break p{p}")
+                out.append("    endloop")
+            else:
+                if rng.random() < 0.4:
+                    out.append("    else")
+                    out.append(_instruction(rng, serial[0]))
+                out.append("    endif")
+        elif roll < 0.09 and not depth and function is None:
+            function = f"helper_{number}_{serial[0]}"
+            out.append(f"    call {function}")
+        elif roll < 0.10 and not depth:
+            out.append("    barrier")
+        elif roll < 0.16:
+            out.append(_comment(rng, serial[0]))
+        elif roll < 0.20:
+            out.append("")
+        else:
+            out.append(_instruction(rng, serial[0]))
+    while depth:
+        out.append("    endloop" if depth.pop() == "loop" else "    endif")
+    out.append("    halt")
+    if function is not None:
+        out += [f"{function}:", _instruction(rng, serial[0] + 1), "    return"]
+    out.append(".end")
+    out.append("")
+    return out
+
+
+def distinct_source(lines: int, seed: int = 1, kernel_lines: int = 300) -> str:
+    """About `lines` lines of valid WAVE (every kernel closed and halting), nearly all
+    distinct."""
+    rng = random.Random(seed)
+    out: list[str] = [f"; synthetic WAVE source, {lines} lines, seed {seed}"]
+    serial = [0]
+    number = 0
+    while len(out) < lines:
+        size = min(max(20, lines - len(out) - 8), rng.randrange(kernel_lines // 2,
+                                                                kernel_lines * 3 // 2))
+        out += _kernel(rng, number, size, serial)
+        number += 1
+    return "\n".join(out) + "\n"
+
+
+def repeated_source(source: str, lines: int) -> str:
+    """`source` repeated to about `lines` lines (the cache-friendly case)."""
+    out, n = [], 0
+    while n < lines:
+        out.append(source)
+        n += source.count("\n")
+    return "".join(out)

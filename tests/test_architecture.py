@@ -1,0 +1,154 @@
+"""Tests that guard the architecture (DESIGN.md §2): imports only point down the layers, nothing
+below `server` speaks the protocol, the IDE layer has no module-level caches of documents, and
+the ../shared fixture fails under CI when the folder is missing."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+import shared
+
+PACKAGE = Path(__file__).resolve().parents[1] / "wave_lsp"
+# Layers, lowest first; an import may only point to the same layer or a lower one. `debug` sits
+# beside `server` (neither imports the other). Modules at the package root (cache.py,
+# cancellation.py, files.py) are below every layer and import only each other.
+LAYERS = ["isa", "grammar", "syntax", "analysis", "asm", "emu", "ide", "server", "debug", "cli"]
+RANK = {name: i for i, name in enumerate(LAYERS)}
+RANK["debug"] = RANK["server"]
+ROOT_MODULES = {"cache", "cancellation", "files"}
+PROTOCOL = ("pygls", "lsprotocol")
+
+
+def modules() -> list[tuple[str, Path]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        out.append((".".join(parts), path))
+    return out
+
+
+def imports(name: str, path: Path) -> list[tuple[str, int]]:
+    """(absolute module imported, line) for every import of a module."""
+    package = name.split(".")[:-1] if not name.endswith("__init__") else name.split(".")[:-1]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = (["wave_lsp"] + package)[:len(package) + 2 - node.level]
+                target = ".".join(base + ([node.module] if node.module else []))
+                if not node.module:     # `from . import x`: x is a module or a name
+                    found += [(_module_or_package(target, alias.name), node.lineno)
+                              for alias in node.names]
+                    continue
+            else:
+                target = node.module or ""
+            found.append((target, node.lineno))
+    return found
+
+
+def _module_or_package(package: str, name: str) -> str:
+    folder = PACKAGE.parent.joinpath(*package.split("."), name)
+    return f"{package}.{name}" if folder.is_dir() or folder.with_suffix(".py").is_file() \
+        else package
+
+
+def layer_of(module: str) -> str | None:
+    """The layer of `wave_lsp.<layer>...`, "root" for root modules, None outside the package."""
+    parts = module.split(".")
+    if parts[0] != "wave_lsp":
+        return None
+    if len(parts) == 1 or parts[1] in ("__init__", "__main__"):
+        return "package"
+    return "root" if parts[1] in ROOT_MODULES else parts[1]
+
+
+def test_every_module_is_in_a_layer():
+    for name, _path in modules():
+        top = name.split(".")[0]
+        assert top in RANK or top in ROOT_MODULES or top in ("__init__", "__main__"), name
+
+
+def upward_imports(name: str, path: Path) -> list[str]:
+    """Every import of module `name` that points up the layers (or across server/debug)."""
+    wrong = []
+    source = layer_of(f"wave_lsp.{name}")
+    for target, line in imports(name, path):
+        dest = layer_of(target)
+        if dest is None or dest == "package" or source == "package":
+            continue
+        if source == "root":
+            if dest != "root":
+                wrong.append(f"{name}:{line} root module imports {target}")
+        elif dest != "root" and (RANK[dest] > RANK[source] or
+                                 {source, dest} == {"server", "debug"}):
+            wrong.append(f"{name}:{line} ({source}) imports {target} ({dest})")
+    return wrong
+
+
+def test_imports_only_point_down():
+    assert [w for name, path in modules() for w in upward_imports(name, path)] == []
+
+
+def test_nothing_below_the_server_speaks_the_protocol():
+    wrong = []
+    for name, path in modules():
+        layer = layer_of(f"wave_lsp.{name}")
+        if layer in ("server", "debug", "cli", "package"):
+            continue
+        for target, line in imports(name, path):
+            if target.split(".")[0] in PROTOCOL:
+                wrong.append(f"{name}:{line} imports {target}")
+    assert wrong == []
+
+
+def test_the_checker_sees_upward_imports(tmp_path):
+    """The import walker resolves relative imports and flags upward ones (a test of the test)."""
+    found = dict(imports("syntax.document", PACKAGE / "syntax" / "document.py"))
+    assert "wave_lsp.syntax.parser" in found and "wave_lsp.cancellation" in found
+    bad = tmp_path / "bad.py"
+    bad.write_text("from ..ide.state import DocumentState\nfrom . import codes\n"
+                   "import wave_lsp.server.hover\nfrom .. import cancellation\n")
+    assert [w.split(" imports ")[1] for w in upward_imports("analysis.bad", bad)] == \
+        ["wave_lsp.ide.state (ide)", "wave_lsp.server.hover (server)"]
+
+
+def test_no_module_level_caches_of_documents():
+    """Derived results live in the per-document state: no module-level dict keyed by id() or by
+    documents, and no weak dict of documents, in syntax, analysis, asm, emu or ide (DESIGN.md
+    §2). (Memos of pure functions keyed by value, `lru_cache`, are fine.)"""
+    wrong = []
+    for name, path in modules():
+        if layer_of(f"wave_lsp.{name}") not in ("syntax", "analysis", "asm", "emu", "ide"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                continue
+            shown = ast.unparse(node.value)
+            annotation = ast.unparse(node.annotation) if isinstance(node, ast.AnnAssign) else ""
+            if "WeakKeyDictionary" in shown or "WeakKeyDictionary" in annotation or \
+                    re.match(r"dict\[(int|Document|.*Document)\b", annotation):
+                wrong.append(f"{name}: {ast.unparse(node)}")
+        for node in ast.walk(tree):     # `_CACHE[id(x)]` on a module-level name
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
+                    node.value.id.lstrip("_").isupper() and "id(" in ast.unparse(node.slice):
+                wrong.append(f"{name}: {ast.unparse(node)} keyed by id()")
+    assert wrong == []
+
+
+def test_shared_folder_missing_fails_under_ci(monkeypatch, tmp_path):
+    missing = tmp_path / "shared" / "wave-examples" / "INDEX.md"
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="under CI"):
+        shared.require(missing, "upstream example kernels")
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="not found"):
+        shared.require(missing, "upstream example kernels")
+    assert shared.require(tmp_path, "a folder") == tmp_path

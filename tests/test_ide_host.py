@@ -1,0 +1,142 @@
+"""The analysis host and the per-document state (wave_lsp/ide): results by revision, work off the
+event loop, cancellation by a newer edit, and requests for other documents answered meanwhile.
+In process, on real documents built from distinct lines (benchmarks/corpus.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from wave_lsp.analysis import analyze
+from wave_lsp.cancellation import CancelToken, Cancelled, checkpoint, running
+from wave_lsp.ide.host import AnalysisHost
+from wave_lsp.ide.state import DocumentState
+
+from conftest import distinct_source
+
+SMALL = ".kernel k\n    mov_sr r0, sr_lane_id\n    iadd r1, r0, r0\n    halt\n.end\n"
+
+
+async def analysis_started(host: AnalysisHost, state: DocumentState) -> asyncio.Future:
+    """The analysis of `state` as a job in the worker, once it is running."""
+    started = threading.Event()
+
+    def analyse(s: DocumentState):
+        started.set()
+        return s.diagnostics()
+
+    job = asyncio.ensure_future(host.run(state, analyse, inline=False))
+    await asyncio.get_running_loop().run_in_executor(None, started.wait)
+    return job
+
+
+def test_derived_results_belong_to_one_revision():
+    state = DocumentState("file:///a.wave", SMALL, 1)
+    calls = []
+
+    def count(s: DocumentState) -> int:
+        calls.append(s.revision)
+        return len(s.document.program.kernels[0].instructions)
+
+    assert state.derived("count", count) == 3
+    assert state.derived("count", count) == 3 and len(calls) == 1      # same revision: kept
+    state.apply_edit((2, 0), (2, 0), "    nop\n", 2)
+    assert state.derived("count", count) == 4 and len(calls) == 2      # never the old value
+    assert state.diagnostics() == analyze(state.document.text)
+
+
+def test_diagnostics_follow_edits_and_binary_switches():
+    state = DocumentState("file:///b.wave", SMALL, 1)
+    assert state.diagnostics() == []
+    state.apply_edit((3, 4), (3, 8), "nop", 2)                           # halt -> nop: U505
+    assert [d.code for d in state.diagnostics()] == ["U505"]
+    state.replace("\x00\x01binary", 3)
+    assert [d.code for d in state.diagnostics()] == ["X900"]
+    state.replace(SMALL, 4)
+    assert state.diagnostics() == []
+
+
+def test_checkpoint_raises_only_inside_a_cancelled_job():
+    checkpoint()                                  # no job: nothing happens
+    token = CancelToken()
+    with running(token):
+        checkpoint()
+        token.cancel("newer edit")
+        with pytest.raises(Cancelled, match="newer edit"):
+            checkpoint()
+    checkpoint()
+
+
+async def test_a_large_document_is_parsed_off_the_event_loop():
+    host = AnalysisHost()
+    text = distinct_source(50_000)
+    state = host.open("file:///big.wave", text, 1)
+    assert not host.is_ready("file:///big.wave")          # returned before the parse
+    host.change("file:///big.wave", lambda s: s.apply_edit((0, 0), (0, 0), "; first\n", 2))
+    ready = await host.ready("file:///big.wave")
+    assert ready is state and host.is_ready("file:///big.wave")
+    assert state.lines[0] == "; first" and state.version == 2        # queued edit applied
+    assert state.document.text == "; first\n" + text
+    host.shutdown()
+
+
+async def test_an_edit_cancels_the_running_analysis_and_other_documents_are_answered():
+    host = AnalysisHost()
+    big = host.open("file:///big.wave", distinct_source(50_000, seed=3), 1)
+    await host.ready("file:///big.wave")
+    small = host.open("file:///small.wave", SMALL, 1)
+    job = await analysis_started(host, big)
+    # the worker is analysing 50,000 lines; a request about another document is answered now
+    answer = await host.run(small, lambda s: [d.code for d in s.diagnostics()])
+    assert answer == [] and not job.done()
+    # an edit of the big document cancels its running analysis (cooperative checkpoints)
+    host.change("file:///big.wave", lambda s: s.apply_edit((1, 0), (1, 0), "; edit\n", 2))
+    with pytest.raises(Cancelled):
+        await job
+    # and the next analysis is of the new text
+    found = await host.run(big, lambda s: s.diagnostics(), inline=False)
+    assert found == analyze(big.document.text)
+    host.shutdown()
+
+
+async def test_a_cancelled_request_cancels_its_job():
+    host = AnalysisHost()
+    big = host.open("file:///big.wave", distinct_source(20_000, seed=4), 1)
+    await host.ready("file:///big.wave")
+    tokens: list[CancelToken] = []
+    started = threading.Event()
+
+    def analyse(state: DocumentState):
+        tokens.extend(state.jobs)
+        started.set()
+        return state.diagnostics()
+
+    task = asyncio.ensure_future(host.run(big, analyse, inline=False))
+    await asyncio.get_running_loop().run_in_executor(None, started.wait)
+    task.cancel()                                   # what pygls does on $/cancelRequest
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert tokens and all(t.cancelled for t in tokens)
+    host.shutdown()
+
+
+async def test_a_reader_of_the_document_being_analysed_is_answered_meanwhile():
+    from wave_lsp.ide.hover import hover_markdown
+    from wave_lsp.ide.locate import target_at
+
+    host = AnalysisHost()
+    big = host.open("file:///big.wave", distinct_source(50_000, seed=5), 1)
+    await host.ready("file:///big.wave")
+    job = await analysis_started(host, big)
+    line = next(i for i, text in enumerate(big.lines) if text.startswith("    mov_imm"))
+
+    def hover(state: DocumentState) -> str | None:
+        target = target_at(state.document, line, 6)
+        return hover_markdown(state, target)
+
+    text = await host.run(big, hover, reader=True, inline=False)
+    assert "mov_imm" in text and not job.done()     # a reader does not wait for the writer
+    assert await job == analyze(big.document.text)
+    host.shutdown()

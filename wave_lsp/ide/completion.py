@@ -1,0 +1,105 @@
+"""Completion as plain data: what may be written at the cursor, from the ISA table and the
+document. `context_at` classifies the cursor (statement start: mnemonics; after `.`:
+directives; after `@`: predicates; an operand position: what the instruction's operand kind
+there accepts; after a mnemonic and `.`: cache hints); `operand_choices` lists what fits an
+operand slot (registers of the kernel, predicates, special registers, labels, scopes).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..isa import (MAX_REGISTER, PREDICATE_COUNT, SCOPES, SPECIAL_REGISTERS, InstructionSpec,
+                   OperandKind)
+from ..isa import INSTRUCTIONS
+from .state import DocumentState
+
+_LABEL = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_]*:")
+_GUARD = re.compile(r"\s*@\s*!?\s*[A-Za-z0-9_]*")
+_WORD = re.compile(r"[A-Za-z0-9_.%!]*$")
+
+
+@dataclass(frozen=True)
+class Context:
+    """Where the cursor is: what may go there and the word typed so far."""
+
+    kind: str                     # mnemonic, directive, predicate, operand, hint, none
+    word_start: int
+    spec: InstructionSpec | None = None
+    operand_index: int = 0
+
+
+def context_at(line_text: str, col: int) -> Context:
+    """Classify the cursor position from the text before it."""
+    prefix = line_text[:col]
+    for marker in (";", "#"):
+        if marker in prefix:
+            return Context("none", col)
+    word_start = col - len(_WORD.search(prefix).group(0))
+    rest_start = 0
+    if m := _LABEL.match(prefix):
+        rest_start = m.end()
+    if m := _GUARD.match(prefix, rest_start):
+        if m.end() == col:
+            return Context("predicate", col - len(re.search(r"[A-Za-z0-9_]*$", prefix).group(0)))
+        rest_start = m.end()
+    rest = prefix[rest_start:]
+    stripped = rest.lstrip()
+    if not stripped or re.fullmatch(r"[A-Za-z0-9_.]*", stripped):
+        if stripped.startswith("."):
+            return Context("directive", word_start)
+        return Context("mnemonic", word_start)
+    head, _, operands = stripped.partition(" ")
+    if head.startswith("."):
+        return Context("none", col)
+    spec = INSTRUCTIONS.get(head.split(".")[0])
+    if spec is None:
+        return Context("none", col)
+    written = operands.lstrip()
+    if written.startswith(".") and "," not in written and " " not in written.strip() \
+            and not (spec.operands and spec.operands[0].kind is OperandKind.SCOPE):
+        return Context("hint", word_start, spec)
+    if re.match(r"\.[A-Za-z]+\s", written):
+        written = written.split(None, 1)[1] if len(written.split(None, 1)) > 1 else ""
+    return Context("operand", word_start, spec, written.count(","))
+
+
+
+class Choice(NamedTuple):
+    """One proposal: `kind` is "register", "predicate", "special", "label" or "scope"; a
+    `dotted` choice replaces the word typed so far (it starts with a dot)."""
+
+    label: str
+    kind: str
+    detail: str
+    documentation: str | None = None
+    sort_text: str | None = None
+    dotted: bool = False
+
+
+def operand_choices(state: DocumentState, line: int, spec: InstructionSpec,
+                    index: int) -> list[Choice]:
+    """What may be written as operand `index` of `spec` on `line`."""
+    if index >= len(spec.operands):
+        return []
+    slot = spec.operands[index]
+    items: list[Choice] = []
+    if slot.kind is OperandKind.REGISTER:
+        kernel = state.program.kernel_at(line)
+        count = min(kernel.register_count if kernel else 32, MAX_REGISTER + 1)
+        items += [Choice(f"r{i}", "register", f"{slot.name}: register", sort_text=f"{i:03d}")
+                  for i in range(count)]
+    if slot.kind is OperandKind.PREDICATE:
+        items += [Choice(f"p{i}", "predicate", f"{slot.name}: predicate")
+                  for i in range(PREDICATE_COUNT)]
+    if slot.kind is OperandKind.SPECIAL or slot.also_special:
+        items += [Choice(sr.name, "special", sr.meaning, sr.value_range)
+                  for sr in SPECIAL_REGISTERS]
+    if slot.kind is OperandKind.LABEL:
+        items += [Choice(name, "label", f"label, line {defs[0][0] + 1}")
+                  for name, defs in state.program.labels.items()]
+    if slot.kind is OperandKind.SCOPE:
+        items += [Choice(f".{s.name}", "scope", s.meaning, dotted=True) for s in SCOPES]
+    return items

@@ -1,0 +1,246 @@
+"""The analysis host: the open documents (one `DocumentState` each) and the worker thread that
+computes off the event loop.
+
+- `open(uri, text, version)` makes the state. A large text is parsed by the worker (a 100,000-line
+  file takes seconds): until it is ready, `ready(uri)` waits for it and edits that arrive are
+  queued and applied, in order, as soon as it is.
+- `run(state, fn)` computes `fn(state)` off the event loop for a large document, on the calling
+  thread for a small one (a thread hop costs more than the work). A job that uses the analysis
+  state (`state.diagnostics()`) is a *writer*: it runs in the analysis worker with the state's
+  lock held. Any other job is a *reader* (`reader=True`: hover, formatting, semantic tokens...):
+  it only reads the document, which only the event loop changes, so it runs in a second worker
+  without the lock, and is answered even while the analysis of its document runs.
+- An edit of the document cancels its running jobs (`cancellation.py`) before it changes
+  anything; the awaiting coroutine then gets `Cancelled` (a reader's result computed across
+  the edit is dropped the same way). A coroutine cancelled while it waits (a `$/cancelRequest`)
+  cancels its job.
+- Requests for other documents are answered meanwhile: the event loop never waits for a worker,
+  except for the few milliseconds an edit waits for a writer to reach its next checkpoint.
+
+Protocol-free: the server translates; a debugger or the command line can use the same host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import gc
+import logging
+import threading
+import time
+from contextlib import contextmanager, nullcontext
+from typing import Any, Callable, Iterator
+
+from ..cancellation import CancelToken, Cancelled, running
+from ..syntax.document import Document
+from .state import DocumentState
+
+logger = logging.getLogger("wave_lsp.ide")
+
+INLINE_LINES = 2_000      # documents up to this size are computed on the calling thread
+OPEN_IN_WORKER_LINES = 5_000  # larger texts are parsed by the worker when they are opened
+SETTLE_SECONDS = 5.0
+
+
+class AnalysisHost:
+    """Open documents by URI, and the worker that computes for them."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, DocumentState] = {}
+        self._opening: dict[str, tuple[asyncio.Future, list[Callable[[], None]]]] = {}
+        self._executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="wave-lsp-worker")
+        self._readers = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="wave-lsp-reader")
+        self.loop: asyncio.AbstractEventLoop | None = None   # the event loop, once seen
+        self._settled = -SETTLE_SECONDS
+
+    def call_on_loop(self, fn: Callable[[], None]) -> None:
+        """Call `fn` on the event loop's thread (now when already there): for a job that must
+        talk to the client, whose transport is not thread-safe."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            fn()
+            return
+        try:
+            running_loop = asyncio.get_running_loop()
+        except RuntimeError:
+            running_loop = None
+        if running_loop is loop:
+            fn()
+        else:
+            loop.call_soon_threadsafe(fn)
+
+    # ---- documents -----------------------------------------------------------------------------
+    def open(self, uri: str, text: str, version: int) -> DocumentState:
+        """Open (or reopen) a document. A large text is parsed off the event loop when one is
+        running; the state is returned at once and `ready(uri)` waits for the parse."""
+        self.close(uri)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None:
+            self.loop = loop
+        if loop is None or text.count("\n", 0, 1 << 22) < OPEN_IN_WORKER_LINES:
+            state = self._states[uri] = DocumentState(uri, text, version)
+            return state
+        state = self._states[uri] = DocumentState(uri, "", version)   # until parsed
+        token = CancelToken()
+        state.jobs.add(token)
+
+        def parse() -> Document:
+            with running(token), collector_paused():
+                return Document(text, uri=uri, version=version)
+
+        future = loop.run_in_executor(self._executor, parse)
+        pending: list[Callable[[], None]] = []
+        self._opening[uri] = (future, pending)
+
+        def loaded(done: asyncio.Future) -> None:
+            state.jobs.discard(token)
+            if self._opening.get(uri, (None,))[0] is not done:
+                return                       # closed or reopened meanwhile
+            del self._opening[uri]
+            if done.cancelled() or done.exception() is not None:
+                if not done.cancelled() and not isinstance(done.exception(), Cancelled):
+                    logger.error("parsing %s failed: %r", uri, done.exception())
+                state.replace(text, version)
+            else:
+                state.adopt(done.result(), text)
+                self.settle(state, force=True)
+            for change in pending:
+                change()
+
+        future.add_done_callback(loaded)
+        return state
+
+    def change(self, uri: str, apply: Callable[[DocumentState], None]) -> DocumentState | None:
+        """Apply a change (`apply(state)`, on the event loop), now or, while the document is
+        still being parsed, right after it; None for an unknown document."""
+        state = self._states.get(uri)
+        if state is None:
+            return None
+        opening = self._opening.get(uri)
+        if opening is not None:
+            opening[1].append(lambda: apply(state))
+        else:
+            apply(state)
+        return state
+
+    def close(self, uri: str) -> None:
+        state = self._states.pop(uri, None)
+        self._opening.pop(uri, None)
+        if state is not None:
+            state.cancel_jobs("the document was closed")
+
+    def get(self, uri: str) -> DocumentState | None:
+        """The state, whether or not it is ready."""
+        return self._states.get(uri)
+
+    def all(self) -> list[DocumentState]:
+        return list(self._states.values())
+
+    def is_ready(self, uri: str) -> bool:
+        return uri in self._states and uri not in self._opening
+
+    async def ready(self, uri: str) -> DocumentState | None:
+        """The state once its text is parsed (None for an unknown document)."""
+        while (opening := self._opening.get(uri)) is not None:
+            await asyncio.wait([opening[0]])
+            await asyncio.sleep(0)           # the parse's done-callback installs the result
+        return self._states.get(uri)
+
+    # ---- computing -----------------------------------------------------------------------------
+    async def run(self, state: DocumentState, fn: Callable[[DocumentState], Any],
+                  name: str = "job", inline: bool | None = None, reader: bool = False) -> Any:
+        """`fn(state)`, off the event loop for a large document: a writer with the state's lock
+        held, a reader (`reader=True`, a job that does not use the analysis state) without it.
+        Raises `Cancelled` when an edit (or the caller's own cancellation) stops it first."""
+        if inline is None:
+            inline = len(state.document.lines) <= INLINE_LINES
+        token = CancelToken()
+        revision = state.revision
+        large = len(state.document.lines) > OPEN_IN_WORKER_LINES
+
+        def job() -> Any:
+            with running(token), (collector_paused() if large and not inline else nullcontext()):
+                token.check()
+                if reader:
+                    result = fn(state)
+                else:
+                    with state.lock:
+                        token.check()
+                        if state.revision != revision:
+                            raise Cancelled(f"{name}: the document changed")
+                        result = fn(state)
+                token.check()            # computed across an edit: never returned
+                return result
+
+        state.jobs.add(token)
+        try:
+            self.loop = asyncio.get_running_loop()
+            if inline:
+                return job()
+            executor = self._readers if reader else self._executor
+            future = asyncio.get_running_loop().run_in_executor(executor, job)
+            future.add_done_callback(_consume)   # a job left behind by its caller may fail
+            try:
+                return await asyncio.shield(future)
+            except asyncio.CancelledError:
+                token.cancel(f"{name}: the request was cancelled")
+                raise
+        finally:
+            state.jobs.discard(token)
+
+    def settle(self, state: DocumentState, force: bool = False) -> None:
+        """After a large document is parsed and analysed: move every tracked object out of the
+        cyclic collector's reach (`gc.freeze`, which costs nothing, unlike a collection), so
+        that the full collections the next edits trigger do not scan hundreds of thousands of
+        long-lived syntax objects (that took hundreds of milliseconds per edit, on whichever
+        thread triggered it). Frozen objects are still freed by reference counting; only garbage
+        cycles that existed at that moment are never reclaimed. At most once every few seconds
+        unless `force`."""
+        now = time.monotonic()
+        if len(state.document.lines) <= INLINE_LINES or \
+                (now - self._settled < SETTLE_SECONDS and not force):
+            return
+        self._settled = now
+        gc.freeze()
+
+    def shutdown(self) -> None:
+        """Cancel every job and stop the worker."""
+        for state in self._states.values():
+            state.cancel_jobs("shutting down")
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._readers.shutdown(wait=False, cancel_futures=True)
+
+
+_paused = 0
+_paused_lock = threading.Lock()
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a large text is parsed: the parse allocates millions
+    of long-lived objects, and each full collection it would trigger scans them all while
+    holding the interpreter lock, so the event loop would stall for up to a second. `settle`
+    then freezes what was built."""
+    global _paused
+    with _paused_lock:
+        _paused += 1
+        if _paused == 1:
+            gc.disable()
+    try:
+        yield
+    finally:
+        with _paused_lock:
+            _paused -= 1
+            if _paused == 0:
+                gc.enable()
+
+
+def _consume(future: asyncio.Future) -> None:
+    """Retrieve a finished job's exception (a `Cancelled` nobody waits for any more)."""
+    if not future.cancelled():
+        future.exception()
