@@ -76,6 +76,11 @@ export class WaveClient implements vscode.Disposable {
         return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
     }
 
+    /** The command line that starts the server (the debugger derives its adapter from it). */
+    serverCommand(): ServerCommand | undefined {
+        return this.locate();
+    }
+
     private locate(): ServerCommand | undefined {
         const config = vscode.workspace.getConfiguration(SECTION);
         return locateServer({

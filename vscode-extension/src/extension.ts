@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { WaveClient } from './client';
 import { EncodingView } from './encodingView';
 import { kernelAt } from './kernels';
+import { registerDebugger } from './debug';
 import { SECTION } from './settings';
 import { ServerStatus } from './statusBar';
 
@@ -59,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): void {
     const register = (name: string, handler: (...args: unknown[]) => unknown) =>
         context.subscriptions.push(vscode.commands.registerCommand(name, handler));
 
+    registerDebugger(context, () => Promise.resolve(client.serverCommand()));
     register('wave.showServerLog', () => log.show());
     register('wave.restartServer', () => client.restart());
     register('wave.runKernel', async () => {
