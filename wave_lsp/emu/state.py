@@ -103,6 +103,7 @@ class Batch:
         self.local_base = self.wg_of_lane * self.local_stride
         self.local_base_words = self.local_base >> 2
         self.scratch64 = np.empty(n, dtype=np.float64)
+        self.scratch_rows: dict[int, np.ndarray] = {}     # (k, lanes) float64, see fusion.py
         self.fragments: dict[tuple[str, int], np.ndarray] = {}
         self._specials: dict[int, np.ndarray] = {}
 
