@@ -143,10 +143,17 @@ def rust_debug_f32_many(values: np.ndarray) -> list[str]:
 
 def hex_dump(memory: np.ndarray, start: int, end: int) -> Iterator[str]:
     """Upstream's `--dump-memory START:END` lines, produced a chunk at a time."""
-    yield f"Device memory 0x{start:08x}-0x{end:08x}:"
+    for chunk in hex_dump_chunks(memory, start, end):
+        yield from chunk
+
+
+def hex_dump_chunks(memory: np.ndarray, start: int, end: int) -> Iterator[list[str]]:
+    """`hex_dump`'s lines as lists of at most CHUNK / 16 + 1 lines."""
+    yield [f"Device memory 0x{start:08x}-0x{end:08x}:"]
     step = CHUNK - CHUNK % 16
     for base in range(start, end, step):
         data = memory[base:min(end, base + step)].tobytes()
+        lines = []
         for row in range(0, len(data), 16):
             chunk = data[row:row + 16]
             cells = " ".join(f"{c:02x}" for c in chunk[:8])
@@ -154,19 +161,27 @@ def hex_dump(memory: np.ndarray, start: int, end: int) -> Iterator[str]:
                 cells += "  " + " ".join(f"{c:02x}" for c in chunk[8:])
             cells = (cells + " ").ljust(50)
             text = "".join(chr(c) if 0x20 <= c < 0x7F else "." for c in chunk)
-            yield f"{base + row:08x}: {cells}|{text}|"
+            lines.append(f"{base + row:08x}: {cells}|{text}|")
+        yield lines
 
 
 def dump_values(memory: np.ndarray, offset: int, count: int, kind: str) -> Iterator[str]:
     """`--dump-u32/-f32/-f16/-bf16 OFFSET:COUNT`: one value per line, a chunk at a time (so a
     dump of any size needs memory for one chunk of text only)."""
+    for chunk in dump_value_chunks(memory, offset, count, kind):
+        yield from chunk
+
+
+def dump_value_chunks(memory: np.ndarray, offset: int, count: int,
+                      kind: str) -> Iterator[list[str]]:
+    """`dump_values`'s lines as lists of at most CHUNK lines."""
     width = 4 if kind in ("u32", "f32") else 2
     for first in range(0, count, CHUNK):
         n = min(CHUNK, count - first)
         start = offset + width * first
         raw = memory[start:start + width * n].tobytes()
         if kind == "u32":
-            yield from map(str, np.frombuffer(raw, dtype="<u4").tolist())
+            yield list(map(str, np.frombuffer(raw, dtype="<u4").tolist()))
             continue
         if kind == "f32":
             values = np.frombuffer(raw, dtype="<f4")
@@ -174,7 +189,7 @@ def dump_values(memory: np.ndarray, offset: int, count: int, kind: str) -> Itera
             values = np.frombuffer(raw, dtype="<f2").astype(np.float32)
         else:
             values = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
-        yield from rust_debug_f32_many(values)
+        yield rust_debug_f32_many(values)
 
 
 def stats_block(stats: Stats) -> list[str]:
