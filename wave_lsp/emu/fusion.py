@@ -57,11 +57,8 @@ def _fused_fma(run: list[tuple[int, int, int, int]]):
 
     def op(batch: Batch):
         F = batch.F
-        scratch = batch.scratch_rows.get(k)
-        if scratch is None:
-            scratch = batch.scratch_rows[k] = np.empty((k, batch.n), dtype=np.float64)
-        fma_f32(a(F), b(F), c(F), scratch, out=scratch)
-        write(F, scratch)
+        scratch = batch.fma_scratch(k)
+        write(F, fma_f32(a(F), b(F), c(F), scratch, out=scratch[0]))
     return op
 
 

@@ -75,12 +75,12 @@ class EpochLog:
         writer[keys] = waves
         clash = bool((writer[keys] != waves).any())
         if not clash:
-            for _, w, l, write, _ in entries:
-                if not write and w.size:
-                    seen = writer[w & slots]
-                    if ((seen >= 0) & (seen != self._waves(l))).any():
-                        clash = True
-                        break
+            reads = [(w, l) for _, w, l, write, _ in entries if not write and w.size]
+            if reads:
+                seen = writer[np.concatenate([w for w, _ in reads]) & slots]
+                clash = bool(((seen >= 0)
+                              & (seen != np.concatenate([self._waves(l) for _, l in reads])))
+                             .any())
         writer[keys] = -1
         return clash
 
