@@ -30,7 +30,6 @@ chunk at a time.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Iterator
@@ -93,6 +92,7 @@ def run(args) -> int:
     except OSError as err:
         return _error(f"cannot read '{args.file}': {err.strerror or err}")
     if args.json:
+        import json
         data = report.to_json(include_memory=False)
         data["dumps"] = {r.kind: list(_lines(r, report.device_memory)) for r in requests}
         print(json.dumps(data, indent=1))
