@@ -98,3 +98,22 @@ def test_fused_fma_runs_match_upstream(work):  # noqa: F811
     got = np.array(ours.stdout.split(), dtype=np.uint32).view(np.float32).reshape(len(STORED), -1)
     naive = (inputs()[0].astype(np.float64) * inputs()[8] + inputs()[16]).astype(np.float32)
     assert (got[32 - 8] != naive).any()
+
+
+def test_instruction_limit_stops_at_the_same_instruction_inside_a_fused_run():
+    """The limit is polled as if the run's instructions ran one by one: with one wave, a limit
+    of N stops at instruction N (0-based), fused run or not."""
+    from wave_lsp.emu import Launch, run
+
+    body = "".join(f"    fma r{8 + i}, r1, r2, r{8 + i}\n" for i in range(8))
+    source = (".kernel k\n.registers 16\n    mov_imm r1, 0x3F800000\n    mov_imm r2, 0x40000000\n"
+              + body + "    halt\n.end\n")
+    for limit in range(1, 11):
+        report = run(source, Launch(workgroup=(4, 1, 1), wave_width=4, device_memory=16,
+                                    max_instructions=limit))
+        assert report.errors and report.errors[0].kind == "instruction_limit", limit
+        assert report.errors[0].pc == 8 * limit, (limit, report.errors[0].pc)
+    done = run(source, Launch(workgroup=(4, 1, 1), wave_width=4, device_memory=16,
+                              max_instructions=11))
+    assert not done.errors
+    assert done.stats.float == 8
