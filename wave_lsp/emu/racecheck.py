@@ -75,12 +75,15 @@ class EpochLog:
         writer[keys] = waves
         clash = bool((writer[keys] != waves).any())
         if not clash:
-            reads = [(w, l) for _, w, l, write, _ in entries if not write and w.size]
-            if reads:
-                seen = writer[np.concatenate([w for w, _ in reads]) & slots]
-                clash = bool(((seen >= 0)
-                              & (seen != np.concatenate([self._waves(l) for _, l in reads])))
-                             .any())
+            for _, w, l, write, _ in entries:
+                if write or not w.size:
+                    continue
+                seen = writer[w & slots]
+                if seen.max() < 0:            # reads no word written in the epoch
+                    continue
+                if ((seen >= 0) & (seen != self._waves(l))).any():
+                    clash = True
+                    break
         writer[keys] = -1
         return clash
 
