@@ -17,15 +17,7 @@ LANES = 64
 LOADED = range(8, 32)          # r8..r31 loaded from memory
 STORED = range(8, 48)
 
-RUNS = """
-    fma r32, r8, r16, r24
-    fma r33, r9, r16, r25
-    fma r34, r10, r16, r26
-    fma r35, r11, r16, r27
-    fma r36, r12, r16, r28
-    fma r37, r13, r16, r29
-    fma r38, r14, r16, r30
-    fma r39, r15, r16, r31
+RUNS = "".join(f"    fma r{32 + i}, r{8 + i}, r16, r{24 + i}\n" for i in range(8)) + """
     mov_imm r2, 0
     fma r24, r24, r8, r24
     fma r26, r24, r9, r17
