@@ -147,9 +147,15 @@ def rust_debug_f32_many(values: np.ndarray) -> list[str]:
     `_halfway_candidates`) are rounded away from zero."""
     values = np.asarray(values, dtype=np.float32).reshape(-1)
     out = list(map(str, values))
-    for i in [i for i, t in enumerate(out) if "e" in t or t[-1] in "fn"]:
+    with np.errstate(invalid="ignore"):
+        magnitude = np.abs(values)
+        # numpy writes an exponent outside 1e-4 <= |x| < 1e6 for an f32 (this mask holds more
+        # than those: the text decides)
+        odd = np.flatnonzero(~(magnitude < 1e5) | ((magnitude < 1e-3) & (magnitude != 0)))
+    for i in odd.tolist():
         t = out[i]
-        out[i] = ("NaN" if t == "nan" else t) if t[-1] in "fn" else _rust_layout(t)
+        if "e" in t or t[-1] in "fn":
+            out[i] = ("NaN" if t == "nan" else t) if t[-1] in "fn" else _rust_layout(t)
     ties = _halfway_candidates(values)
     for i, magnitude in zip(ties.tolist(), np.abs(values[ties].astype(np.float64)).tolist()):
         # numpy broke the tie to the even digit: where that is the decimal below, take the one
