@@ -183,7 +183,7 @@ def register_pull(server: "WaveLanguageServer") -> None:
         doc = server.document(params.text_document.uri)
         if doc is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
-        runs = server.runs.generation(doc.uri) if server.runs is not None else 0
+        runs = server.runs.generation(doc) if server.runs is not None else 0
         result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}.{runs}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)

@@ -52,7 +52,7 @@ async def run_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any
             return _refuse(server, uri, kernel, f"line {launch_line!r} is not a launch line "
                                                 f"of kernel '{kernel}'")
         ordinal = match[0].ordinal
-    runs.state(doc.uri).live[kernel] = ordinal
+    runs.state(doc).live[kernel] = ordinal
     results = await runs.run(doc, runs.wanted(doc))
     result = next((r for r in results if r.kernel == kernel), None)
     if result is None:
