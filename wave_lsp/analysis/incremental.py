@@ -27,7 +27,8 @@ from .failures import guarded
 from .findings import LineFinding
 from .kernel_checks import KernelSummary, check_kernel
 from .line_checks import check_line
-from .portability import Finding, kernel_findings, moved_finding, portability_diagnostics
+from .portability import (Finding, kernel_findings, moved_finding,
+                          portability_diagnostics_of)
 from .structure import reference_diagnostics, shape_diagnostics
 from .suppression import line_suppression
 from .uniformity import KernelUniformity, analyse_kernel
@@ -70,6 +71,14 @@ class AnalysisState:
         # portability findings (all backends), by id(kernel): (kernel, revision, line, findings)
         self._portability: dict[int, tuple[Kernel, int, int, tuple[Finding, ...]]] = {}
         self._result: tuple[tuple, list[Diagnostic]] | None = None
+        # the diagnostics of each line's findings: line -> (findings, diagnostics); kept while
+        # the line keeps its findings object at the same number, so unchanged lines keep the
+        # same Diagnostic objects (the server reuses their conversions by identity)
+        self._line_diagnostics: dict[int, tuple[tuple[LineFinding, ...], list[Diagnostic]]] = {}
+        # severity overrides of the configuration: id(diagnostic) -> (diagnostic, overridden)
+        self.overridden: dict[int, tuple[Diagnostic, Diagnostic]] = {}
+        # P8xx diagnostics per kernel: id(kernel) -> (findings, targets, diagnostics)
+        self._portability_diagnostics: dict[int, tuple[tuple, tuple, list[Diagnostic]]] = {}
 
     # ---- line findings -------------------------------------------------------------------------
     def _check_lines(self, numbers) -> None:
@@ -149,7 +158,8 @@ class AnalysisState:
             results.append(cached)
         self.kernels = fresh
         live = set(fresh)
-        for cache in (self._uniformity, self._recorded, self._portability):
+        for cache in (self._uniformity, self._recorded, self._portability,
+                      self._portability_diagnostics):
             for key in [k for k in cache if k not in live]:
                 del cache[key]
         return results
@@ -171,8 +181,18 @@ class AnalysisState:
 
     def portability_diagnostics(self, targets: tuple[str, ...]) -> list[Diagnostic]:
         """P8xx for the configured targets."""
-        return portability_diagnostics(self.document.program, targets,
-                                       self.portability_findings)
+        out: list[Diagnostic] = []
+        if not targets:
+            return out
+        cache = self._portability_diagnostics
+        for kernel in self.document.program.kernels:
+            findings = self.portability_findings(kernel)
+            hit = cache.get(id(kernel))
+            if hit is None or hit[0] is not findings or hit[1] != targets:
+                hit = cache[id(kernel)] = (findings, targets, portability_diagnostics_of(
+                    findings, targets))
+            out.extend(hit[2])
+        return out
 
     # ---- everything ----------------------------------------------------------------------------
     def collect(self, compat: bool) -> list[Diagnostic]:
@@ -180,8 +200,14 @@ class AnalysisState:
         self.refresh()
         program = self.document.program
         found: list[Diagnostic] = []
+        previous, kept = self._line_diagnostics, {}
         for number, findings in self.findings.items():
-            found.extend(f.at(number) for f in findings)
+            hit = previous.get(number)
+            if hit is None or hit[0] is not findings:
+                hit = (findings, [f.at(number) for f in findings])
+            kept[number] = hit
+            found.extend(hit[1])
+        self._line_diagnostics = kept
         results = self.kernel_results(program)
         for result in results:
             found.extend(result.diagnostics)
