@@ -77,8 +77,9 @@ class AnalysisState:
         self._line_diagnostics: dict[int, tuple[tuple[LineFinding, ...], list[Diagnostic]]] = {}
         # severity overrides of the configuration: id(diagnostic) -> (diagnostic, overridden)
         self.overridden: dict[int, tuple[Diagnostic, Diagnostic]] = {}
-        # P8xx diagnostics per kernel: id(kernel) -> (findings, targets, diagnostics)
-        self._portability_diagnostics: dict[int, tuple[tuple, tuple, list[Diagnostic]]] = {}
+        # P8xx diagnostics per kernel: id(kernel) -> (kernel, revision, line, targets,
+        # diagnostics), moved with the kernel
+        self._portability_diagnostics: dict[int, tuple] = {}
 
     # ---- line findings -------------------------------------------------------------------------
     def _check_lines(self, numbers) -> None:
@@ -186,12 +187,17 @@ class AnalysisState:
             return out
         cache = self._portability_diagnostics
         for kernel in self.document.program.kernels:
-            findings = self.portability_findings(kernel)
             hit = cache.get(id(kernel))
-            if hit is None or hit[0] is not findings or hit[1] != targets:
-                hit = cache[id(kernel)] = (findings, targets, portability_diagnostics_of(
-                    findings, targets))
-            out.extend(hit[2])
+            if hit is None or hit[0] is not kernel or hit[1] != kernel.revision \
+                    or hit[3] != targets:
+                found = portability_diagnostics_of(self.portability_findings(kernel), targets)
+                hit = cache[id(kernel)] = (kernel, kernel.revision, kernel.line, targets, found)
+            elif hit[2] != kernel.line:    # lines above the kernel were added or removed
+                memo: dict = {}
+                delta = kernel.line - hit[2]
+                hit = cache[id(kernel)] = (kernel, kernel.revision, kernel.line, targets,
+                                           [moved(d, delta, memo) for d in hit[4]])
+            out.extend(hit[4])
         return out
 
     # ---- everything ----------------------------------------------------------------------------
