@@ -2,12 +2,14 @@
 
     python benchmarks/bench_server.py [--lines 20000] [--repeat 50] [--huge 100000]
 
-Measures, on a document of --lines distinct lines (`corpus.distinct_source`) and on one made of
+Measures, on documents of --lines distinct lines (`corpus.distinct_source`, in its clean style,
+as real files are, and with many diagnostics: about 2,000 in 20,000 lines) and on one made of
 `gemm_blocked.wave` repeated (the cache-friendly case):
 - process start to the `initialize` response (median of 5 starts),
 - open to the first `publishDiagnostics`,
 - hover and completion latency (median over --repeat requests),
-- a one-line `didChange` to its `publishDiagnostics` (median, debounce included);
+- a one-line `didChange` to its `publishDiagnostics` (median, debounce included): an
+  instruction replacing a blank line, a comment appended to a line, a line inserted and removed;
 then, with a --huge-line document of distinct lines: while it is opened and analysed, the
 latency of hovers in another (small) document, and the time of semantic tokens, formatting,
 inlay hints and code actions on the huge document itself. Prints one line per figure.
@@ -47,10 +49,10 @@ def repeated_document(lines: int) -> tuple[str, int, int]:
     return "\n".join(out) + "\n", instr, blank
 
 
-def distinct_document(lines: int) -> tuple[str, int, int]:
+def distinct_document(lines: int, clean: bool) -> tuple[str, int, int]:
     """Distinct lines: the text, and the line of an instruction and of a blank line inside a
     kernel near its end."""
-    text = distinct_source(lines, seed=21)
+    text = distinct_source(lines, seed=21, clean=clean)
     src = text.splitlines()
     instr = next(i for i in range(len(src) - 200, 0, -1) if src[i].startswith("    iadd"))
     blank = next(i for i in range(len(src) - 100, 0, -1) if not src[i].strip()
@@ -81,7 +83,10 @@ async def bench(lines: int, repeat: int, preset: str, huge: int) -> None:
         await stop(client)
     print(f"start -> initialize response: median {statistics.median(starts) * 1000:.0f} ms "
           f"(min {min(starts) * 1000:.0f})")
-    await bench_document("distinct lines", *distinct_document(lines), repeat, preset)
+    await bench_document("distinct lines, clean", *distinct_document(lines, True), repeat,
+                         preset)
+    await bench_document("distinct lines, many diagnostics", *distinct_document(lines, False),
+                         repeat, preset)
     if (EXAMPLES / "gemm_blocked.wave").exists():
         await bench_document("repeated gemm_blocked", *repeated_document(lines), repeat, preset)
     if huge:
@@ -121,22 +126,36 @@ async def bench_document(name: str, text: str, instr: int, blank: int, repeat: i
     print(f"[{name}] hover: median {statistics.median(hovers) * 1000:.1f} ms")
     print(f"[{name}] completion: median {statistics.median(completions) * 1000:.1f} ms")
 
-    latencies = []
-    for i in range(repeat // 2 or 1):
-        version = i + 2
-        edit = f"    iadd r1, r2, r{i % 30}"
+    version = [1]
+
+    async def change(line: int, start: int, end_line: int, end: int, new: str) -> float:
+        version[0] += 1
         began = time.perf_counter()
         client.text_document_did_change(t.DidChangeTextDocumentParams(
-            text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=version[0]),
             content_changes=[t.TextDocumentContentChangePartial(
-                range=t.Range(start=t.Position(line=blank, character=0),
-                              end=t.Position(line=blank, character=len(text.splitlines()[blank]))),
-                text=edit)]))
-        await published(client, uri, version)
-        latencies.append(time.perf_counter() - began)
-        text = "\n".join(l if n != blank else edit for n, l in enumerate(text.splitlines()))
-    print(f"[{name}] didChange -> publishDiagnostics: median "
-          f"{statistics.median(latencies) * 1000:.0f} ms (debounce included)")
+                range=t.Range(start=t.Position(line=line, character=start),
+                              end=t.Position(line=end_line, character=end)),
+                text=new)]))
+        await published(client, uri, version[0])
+        return time.perf_counter() - began
+
+    lines = text.splitlines()
+    edits = {"instruction": [], "comment": [], "insert + delete": []}
+    for i in range(repeat // 2 or 1):
+        edit = f"    iadd r1, r2, r{i % 30}"
+        edits["instruction"].append(await change(blank, 0, blank, len(lines[blank]), edit))
+        lines[blank] = edit
+        note = f" ; note {i}"
+        edits["comment"].append(await change(instr, len(lines[instr]), instr,
+                                             len(lines[instr]), note))
+        lines[instr] += note
+        edits["insert + delete"].append(await change(blank, 0, blank, 0,
+                                                     f"    iadd r{i % 30}, r2, r3\n"))
+        edits["insert + delete"].append(await change(blank, 0, blank + 1, 0, ""))
+    for kind, latencies in edits.items():
+        print(f"[{name}] didChange ({kind}) -> publishDiagnostics: median "
+              f"{statistics.median(latencies) * 1000:.0f} ms (debounce included)")
     await stop(client)
 
 

@@ -43,7 +43,7 @@ def _analyze(state: AnalysisState, config: Config) -> list[Diagnostic]:
     found = state.collect(config.compat)
     by_line, problems = suppressions(state.document.lines, sorted(state.marked))
     found.extend(problems)
-    found.extend(state.portability_diagnostics(config.targets))
+    found.extend(state.portability_diagnostics(config.targets, frozenset(config.severities)))
     out = []
     overridden, kept = state.overridden, {}
     for diag in found:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..cancellation import checkpoint
+from .codes import enabled_by_default
 from ..syntax.document import Document
 from ..syntax.program import Kernel, Program
 from .diagnostic import Diagnostic, moved
@@ -180,8 +181,10 @@ class AnalysisState:
         self._portability[id(kernel)] = (kernel, kernel.revision, kernel.line, found)
         return found
 
-    def portability_diagnostics(self, targets: tuple[str, ...]) -> list[Diagnostic]:
-        """P8xx for the configured targets."""
+    def portability_diagnostics(self, targets: tuple[str, ...],
+                                configured: frozenset[str] = frozenset()) -> list[Diagnostic]:
+        """P8xx for the configured targets, without the codes that are off by default unless
+        `configured` (the codes given a severity) names them."""
         out: list[Diagnostic] = []
         if not targets:
             return out
@@ -189,13 +192,16 @@ class AnalysisState:
         for kernel in self.document.program.kernels:
             hit = cache.get(id(kernel))
             if hit is None or hit[0] is not kernel or hit[1] != kernel.revision \
-                    or hit[3] != targets:
-                found = portability_diagnostics_of(self.portability_findings(kernel), targets)
-                hit = cache[id(kernel)] = (kernel, kernel.revision, kernel.line, targets, found)
+                    or hit[3] != (targets, configured):
+                found = [d for d in portability_diagnostics_of(self.portability_findings(kernel),
+                                                               targets)
+                         if enabled_by_default(d.code) or d.code in configured]
+                hit = cache[id(kernel)] = (kernel, kernel.revision, kernel.line,
+                                           (targets, configured), found)
             elif hit[2] != kernel.line:    # lines above the kernel were added or removed
                 memo: dict = {}
                 delta = kernel.line - hit[2]
-                hit = cache[id(kernel)] = (kernel, kernel.revision, kernel.line, targets,
+                hit = cache[id(kernel)] = (kernel, kernel.revision, kernel.line, hit[3],
                                            [moved(d, delta, memo) for d in hit[4]])
             out.extend(hit[4])
         return out
