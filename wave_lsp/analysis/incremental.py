@@ -66,6 +66,8 @@ class AnalysisState:
         self.revision = -1                               # of the line findings
         self.findings: dict[int, tuple[LineFinding, ...]] = {}
         self.marked: set[int] = set()                    # lines with a suppression marker
+        self.lines_changed = True     # since the last result: line findings or markers changed
+        self._program: Program | None = None               # of the last result
         self.kernels: dict[int, KernelResult] = {}       # by id(kernel), kernel kept alive
         self._uniformity: dict[int, KernelUniformity] = {}   # last analysis, by id(kernel)
         self._recorded: dict[int, tuple[tuple, KernelUniformity]] = {}  # hover's, by id(kernel)
@@ -90,11 +92,15 @@ class AnalysisState:
                 checkpoint()
             text = lines[number]
             found = check_line(text)
+            suppression = line_suppression(text)
+            if (findings.get(number) or ()) is not (found or ()) or number in marked \
+                    or suppression is not None:
+                self.lines_changed = True
             if found:
                 findings[number] = found
             else:
                 findings.pop(number, None)
-            if line_suppression(text) is not None:
+            if suppression is not None:
                 marked.add(number)
             else:
                 marked.discard(number)
@@ -104,6 +110,7 @@ class AnalysisState:
         document = self.document
         edits = document.edits_since(self.revision) if self.revision >= 0 else None
         if edits is None:
+            self.lines_changed = True
             self.findings, self.marked = {}, set()
             self.revision = -1
             self._check_lines(range(len(document.lines)))
@@ -117,6 +124,7 @@ class AnalysisState:
     def _move_lines(self, after: int, delta: int) -> None:
         """Lines from `after` on moved by `delta` (lines before it that the edit replaced are
         checked again by the caller)."""
+        self.lines_changed = True
         first = after + min(delta, 0)
         self.findings = {n + delta if n >= after else n: f
                          for n, f in self.findings.items() if not first <= n < after}
@@ -210,7 +218,7 @@ class AnalysisState:
     def collect(self, compat: bool) -> list[Diagnostic]:
         """Every diagnostic before configuration and suppression."""
         self.refresh()
-        program = self.document.program
+        program = self._program = self.document.program
         found: list[Diagnostic] = []
         previous, kept = self._line_diagnostics, {}
         for number, findings in self.findings.items():
@@ -228,8 +236,39 @@ class AnalysisState:
         return found
 
     def result(self, key: tuple, compute) -> list[Diagnostic]:
-        """`compute()` unless it already ran for this configuration `key` at this revision."""
+        """`compute()` unless it already ran for this configuration `key` at this revision, or
+        at an earlier one whose diagnostics are still the document's (`_unchanged_since`)."""
         full_key = (key, self.document.revision)
-        if self._result is None or self._result[0] != full_key:
+        last = self._result
+        if last is not None and last[0] != full_key and last[0][0] == key \
+                and self._unchanged_since(last[0][1]):
+            self._result = last = (full_key, last[1])
+        if last is None or last[0] != full_key:
             self._result = (full_key, compute())
+            self.lines_changed = False
         return list(self._result[1])
+
+    def _unchanged_since(self, revision: int) -> bool:
+        """Whether the diagnostics computed at `revision` are still the document's: every edit
+        since replaced lines inside one kernel's body by as many lines with the same statements
+        (a comment or blanks changed), and no line's findings or suppression changed."""
+        document = self.document
+        edits = document.edits_since(revision)
+        if not edits or self.revision != revision:
+            return False
+        program = document.program
+        if program is not self._program:
+            return False
+        for edit in edits:
+            if edit.old_count != edit.new_count or not edit.patched:
+                return False
+            kernel = program.kernel_at(edit.first)
+            if kernel is None or not kernel.line < edit.first \
+                    or edit.first + edit.new_count - 1 > kernel.last_line:
+                return False
+            cached = self.kernels.get(id(kernel))
+            if cached is None or cached.kernel is not kernel \
+                    or cached.revision != kernel.revision or cached.line != kernel.line:
+                return False
+        self.refresh()
+        return not self.lines_changed
