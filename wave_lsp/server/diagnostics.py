@@ -65,31 +65,34 @@ class Converted:
     """The conversions of one document's last publication, to reuse for the diagnostics that
     survive an edit (building and encoding lsprotocol objects is the slowest part of publishing
     a large file). An entry is found by the diagnostic object (the analysis keeps the objects
-    of unchanged lines and kernels, so a lookup by identity needs no hashing of the value) or,
-    failing that, by value; it is reused only while the lines its columns depend on keep their
-    text, under the same position encoding and capabilities."""
+    of unchanged lines and kernels, so a lookup by identity needs no hashing of the value); it
+    is reused only while the lines its columns depend on keep their text, under the same
+    position encoding and capabilities."""
 
     def __init__(self, setting: tuple) -> None:
         self.setting = setting
-        # id(diagnostic) -> (diagnostic, (line texts), lsp diagnostic, JSON text or None)
+        # id(diagnostic) -> (diagnostic, touched lines, their texts, lsp diagnostic, JSON or None)
         self.by_id: dict[int, tuple] = {}
 
-    def lookup(self, doc: DocumentState, d: Diagnostic, previous: "Converted | None"):
-        lines = doc.lines
-        count = len(lines)
-        touched = _touched(d)
-        texts = tuple(lines[n] if n < count else "" for n in touched)
+    def lookup(self, lines: list[str], d: Diagnostic, previous: "Converted | None"):
+        """The previous entry of `d` if it still holds, else (None, touched lines, texts)."""
         if previous is not None:
             hit = previous.by_id.get(id(d))
-            if hit is not None and hit[0] is d and hit[1] == texts:
-                self.by_id[id(d)] = hit
-                return hit
-        return None, texts
+            if hit is not None and hit[0] is d:
+                count = len(lines)
+                for n, text in zip(hit[1], hit[2]):
+                    if (lines[n] if n < count else "") != text:
+                        break
+                else:
+                    return hit
+        count = len(lines)
+        touched = _touched(d)
+        return None, touched, tuple(lines[n] if n < count else "" for n in touched)
 
 
 def _convert(server: "WaveLanguageServer", doc: DocumentState, diagnostics: list[Diagnostic],
              encode: bool) -> list[tuple]:
-    """(diagnostic, texts, lsp diagnostic, JSON or None) for each diagnostic, reusing the
+    """(diagnostic, lines, texts, lsp diagnostic, JSON or None) for each diagnostic, reusing the
     document's previous conversions (see `Converted`)."""
     setting = (server.codec.encoding, server.capability(
         "text_document.publish_diagnostics.related_information", True))
@@ -99,13 +102,15 @@ def _convert(server: "WaveLanguageServer", doc: DocumentState, diagnostics: list
     fresh = Converted(setting)
     converter = server.protocol._converter
     out = []
+    lines = doc.lines
+    by_id = fresh.by_id
     for d in diagnostics:
-        hit = fresh.lookup(doc, d, previous)
+        hit = fresh.lookup(lines, d, previous)
         if hit[0] is None:
-            hit = (d, hit[1], to_lsp(server, doc, d), None)
-        if encode and hit[3] is None:
-            hit = hit[:3] + (json.dumps(converter.unstructure(hit[2])),)
-        fresh.by_id[id(d)] = hit
+            hit = (d, hit[1], hit[2], to_lsp(server, doc, d), None)
+        if encode and hit[4] is None:
+            hit = hit[:4] + (json.dumps(converter.unstructure(hit[3])),)
+        by_id[id(d)] = hit
         out.append(hit)
     server.publisher.converted[doc.uri] = fresh
     return out
@@ -115,7 +120,7 @@ def convert_all(server: "WaveLanguageServer", doc: DocumentState,
                 diagnostics: list[Diagnostic]) -> list[types.Diagnostic]:
     """`to_lsp` of every diagnostic, reusing the conversions of the document's previous
     publication (see `Converted`)."""
-    return [hit[2] for hit in _convert(server, doc, diagnostics, encode=False)]
+    return [hit[3] for hit in _convert(server, doc, diagnostics, encode=False)]
 
 
 def publication(server: "WaveLanguageServer", doc: DocumentState, version: int | None,
@@ -124,7 +129,7 @@ def publication(server: "WaveLanguageServer", doc: DocumentState, version: int |
     lsprotocol diagnostics `extra`), as pygls would write it; each diagnostic's JSON is kept
     and reused by the next publication while it stays the same."""
     converter = server.protocol._converter
-    parts = [hit[3] for hit in _convert(server, doc, diagnostics, encode=True)]
+    parts = [hit[4] for hit in _convert(server, doc, diagnostics, encode=True)]
     parts += [json.dumps(converter.unstructure(item)) for item in extra]
     params = json.dumps(converter.unstructure(types.PublishDiagnosticsParams(
         uri=doc.uri, version=version, diagnostics=[])))

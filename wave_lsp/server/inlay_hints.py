@@ -11,6 +11,7 @@ document), each hint's JSON kept per revision: asking for a whole 100,000-line f
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring_ascii as _string
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -41,7 +42,7 @@ def setup(server: "WaveLanguageServer") -> None:
         for h in found:
             text = known.get(h)
             if text is None:
-                text = known[h] = json.dumps(_json(doc, h, server.codec))
+                text = known[h] = _json(doc, h, server.codec)
             parts.append(text)
         converter = server.protocol._converter
         parts += [json.dumps(converter.unstructure(hint))
@@ -49,14 +50,14 @@ def setup(server: "WaveLanguageServer") -> None:
         return Serialised("[" + ", ".join(parts) + "]")
 
 
-def _json(doc, h: Hint, codec) -> dict:
-    """The JSON of an lsprotocol `InlayHint` for `h`."""
+def _json(doc, h: Hint, codec) -> str:
+    """The JSON of the lsprotocol `InlayHint` for `h` (written directly: this runs for every
+    instruction of a file whose hints are all asked for)."""
     position = to_client_position(doc, h.line, h.column, codec)
-    out = {"position": {"line": position.line, "character": position.character},
-           "label": h.label}
+    head = (f'{{"position": {{"line": {position.line}, "character": {position.character}}}, '
+            f'"label": {_string(h.label)}, ')
     if h.kind == "offset":
-        out.update(kind=types.InlayHintKind.Type.value, tooltip=h.tooltip, paddingRight=True)
-    else:
-        out.update(kind=types.InlayHintKind.Parameter.value, tooltip=h.tooltip,
-                   paddingLeft=True)
-    return out
+        return (head + f'"kind": {types.InlayHintKind.Type.value}, '
+                f'"tooltip": {_string(h.tooltip)}, "paddingRight": true}}')
+    return (head + f'"kind": {types.InlayHintKind.Parameter.value}, '
+            f'"tooltip": {_string(h.tooltip)}, "paddingLeft": true}}')
