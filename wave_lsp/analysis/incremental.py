@@ -75,7 +75,7 @@ class AnalysisState:
         self._portability: dict[int, tuple[Kernel, int, int, tuple[Finding, ...]]] = {}
         self._result: tuple[tuple, list[Diagnostic]] | None = None
         # the diagnostics of each line's findings: line -> (findings, diagnostics); kept while
-        # the line keeps its findings object at the same number, so unchanged lines keep the
+        # the line keeps equal findings at the same number, so unchanged lines keep the
         # same Diagnostic objects (the server reuses their conversions by identity)
         self._line_diagnostics: dict[int, tuple[tuple[LineFinding, ...], list[Diagnostic]]] = {}
         # severity overrides of the configuration: id(diagnostic) -> (diagnostic, overridden)
@@ -93,7 +93,7 @@ class AnalysisState:
             text = lines[number]
             found = check_line(text)
             suppression = line_suppression(text)
-            if (findings.get(number) or ()) is not (found or ()) or number in marked \
+            if (findings.get(number) or ()) != (found or ()) or number in marked \
                     or suppression is not None:
                 self.lines_changed = True
             if found:
@@ -223,7 +223,7 @@ class AnalysisState:
         previous, kept = self._line_diagnostics, {}
         for number, findings in self.findings.items():
             hit = previous.get(number)
-            if hit is None or hit[0] is not findings:
+            if hit is None or (hit[0] is not findings and hit[0] != findings):
                 hit = (findings, [f.at(number) for f in findings])
             kept[number] = hit
             found.extend(hit[1])
