@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from typing import Any
 
 SERVER = (sys.executable, "-m", "wave_lsp", "serve")
+_LENGTH = re.compile(rb"content-length:\s*(\d+)", re.IGNORECASE)
 
 
 class RawSession:
@@ -44,16 +46,11 @@ class RawSession:
     async def _read(self) -> None:
         stream = self.proc.stdout
         while True:
-            length = None
-            while True:
-                line = await stream.readline()
-                if not line:
-                    return
-                if line == b"\r\n":
-                    break
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value.strip())
+            try:
+                header = await stream.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError:
+                return
+            length = int(_LENGTH.search(header).group(1))
             message = json.loads(await stream.readexactly(length))
             if "id" in message and "method" not in message:
                 future = self._pending.pop(message["id"], None)
