@@ -35,6 +35,15 @@ def example(name: str) -> str:
 
 @pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
 async def client(request, lsp_client: LanguageClient):
+    # Neovim and VS Code answer the refresh requests their capabilities announce; so does this
+    # client (pytest-lsp's has no handler for them), recording each in `lens_refreshes` and
+    # `inlay_hint_refreshes` (test_portability's count_refreshes reads the first).
+    lsp_client.lens_refreshes = []
+    lsp_client.inlay_hint_refreshes = []
+    for method, seen in ((t.WORKSPACE_CODE_LENS_REFRESH, lsp_client.lens_refreshes),
+                         (t.WORKSPACE_INLAY_HINT_REFRESH, lsp_client.inlay_hint_refreshes)):
+        if method not in lsp_client.protocol.fm.features:
+            lsp_client.feature(method)(lambda params, seen=seen: seen.append(params))
     await lsp_client.initialize_session(t.InitializeParams(
         capabilities=client_capabilities(request.param),
         initialization_options={"diagnostics": {"debounceMs": 5}}))

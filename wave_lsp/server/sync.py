@@ -44,6 +44,15 @@ def apply_settings(server: "WaveLanguageServer", data: Any, origin: str) -> None
         type=types.MessageType.Warning, message=message))
 
 
+def refresh_views(server: "WaveLanguageServer") -> None:
+    """Ask the client to re-request what the settings shape (inlay hints show encodings and
+    offsets, code lenses and hovers the compat mode's bytes), where it supports the refresh."""
+    if server.capability("workspace.inlay_hint.refresh_support", False):
+        server.workspace_inlay_hint_refresh(None)
+    if server.capability("workspace.code_lens.refresh_support", False):
+        server.workspace_code_lens_refresh(None)
+
+
 async def fetch_configuration(server: "WaveLanguageServer") -> None:
     """Ask the client for the `wave` section and apply it (when it supports the request)."""
     if not server.capability("workspace.configuration", False):
@@ -60,6 +69,7 @@ async def fetch_configuration(server: "WaveLanguageServer") -> None:
     apply_settings(server, data, "workspace/configuration")
     server.publisher.settings_changed()
     server.runs.settings_changed()
+    refresh_views(server)
 
 
 def setup(server: "WaveLanguageServer") -> None:
@@ -80,6 +90,7 @@ def setup(server: "WaveLanguageServer") -> None:
             apply_settings(server, params.settings, "workspace/didChangeConfiguration")
             server.publisher.settings_changed()
             server.runs.settings_changed()
+            refresh_views(server)
 
     @notification(server, types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:

@@ -1,0 +1,75 @@
+"""Fixtures of the VS Code tests: the tools (installed by .ci/tools/vscode.sh), the built
+`.vsix`, and code-server workbenches on temporary workspaces of kernels."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .workbench import ARTIFACTS, EXTENSION, ROOT, CodeServer, Workbench, missing_tools
+
+KERNELS = Path(__file__).with_name("kernels")
+
+
+@pytest.fixture(scope="session")
+def vscode_tools() -> None:
+    """Fails under CI and skips elsewhere when the tools are not installed."""
+    missing = missing_tools()
+    if missing:
+        message = f"VS Code test tools missing: {', '.join(missing)}; run bash .ci/tools/vscode.sh"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """`npm ARGS` in vscode-extension/, failing the test with its output."""
+    done = subprocess.run(["npm", "--silent", *args], cwd=EXTENSION, capture_output=True,
+                          text=True, timeout=timeout)
+    assert done.returncode == 0, f"npm {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="session")
+def vsix(vscode_tools) -> Path:
+    """The extension packaged by `npm run package` (wheel, compile, vsce package)."""
+    npm("run", "package")
+    path = EXTENSION / "wave-lsp-0.1.0.vsix"
+    assert path.is_file()
+    return path
+
+
+def kernel_workspace(folder: Path, with_venv: bool = True) -> Path:
+    """A workspace of the test kernels; `.venv` links to the repository's environment (where
+    the extension finds `wave-lsp` as it would in a user's project)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for kernel in KERNELS.glob("*.wave"):
+        shutil.copy(kernel, folder / kernel.name)
+    if with_venv:
+        (folder / ".venv").symlink_to(ROOT / ".venv")
+    return folder
+
+
+def artifacts(name: str) -> Path:
+    folder = ARTIFACTS / name
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def vscode(vsix, tmp_path_factory):
+    """code-server with the extension and a workbench on a workspace of kernels (shared by the
+    tests of one module, which run in order as one user session)."""
+    home = tmp_path_factory.mktemp("code-server")
+    workspace = kernel_workspace(home / "kernels")
+    server = CodeServer(home, vsix, settings={})
+    wb = Workbench(server, workspace, artifacts("workbench"))
+    wb.workspace = workspace
+    yield wb
+    wb.close()
+    server.stop()

@@ -1,0 +1,243 @@
+// Drives the VS Code workbench (code-server) in Debian's Chromium with playwright-core.
+//
+// Started by tests/vscode/workbench.py with the workbench URL; reads one JSON request per line on
+// stdin, {"id": 1, "call": "openFile", "args": ["broken.wave"]}, runs the step of the same name
+// below and answers {"id": 1, "result": ...} or {"id": 1, "error": "..."} on stdout. The steps
+// only act and observe (what the user sees: the DOM); the Python tests assert.
+import { createRequire } from 'module';
+import * as readline from 'readline';
+
+const require = createRequire(process.env.WAVE_EXTENSION_DIR + '/package.json');
+const { chromium } = require('playwright-core');
+
+const [url, artifacts] = process.argv.slice(2);
+const browser = await chromium.launch({
+    executablePath: process.env.WAVE_CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+});
+const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+const pageErrors = [];
+page.on('pageerror', (error) => pageErrors.push(String(error)));
+
+const editor = () => page.locator('.editor-instance .monaco-editor').first();
+const lines = () => page.locator('.editor-instance .monaco-editor .view-lines').first();
+
+async function text(locator) {
+    return (await locator.innerText()).replace(/\u00a0/g, ' ');
+}
+
+const steps = {
+    async load() {
+        await page.goto(url);
+        await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+        await page.locator('.explorer-folders-view, .monaco-workbench .part.sidebar').first().waitFor({ timeout: 60000 });
+        return true;
+    },
+
+    async screenshot(name) {
+        const path = `${artifacts}/${name}.png`;
+        await page.screenshot({ path });
+        return path;
+    },
+
+    /** Runs a command from the palette (F1), by its title as shown there. */
+    async command(title) {
+        await page.keyboard.press('Escape');
+        await editorFocus();
+        await page.keyboard.press('F1');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor();
+        await input.fill(`>${title}`);
+        const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+        await row.waitFor({ timeout: 30000 });
+        await page.keyboard.press('Enter');
+        return true;
+    },
+
+    /** Opens a workspace file through Quick Open and waits for its text. */
+    async openFile(name) {
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('Control+P');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor();
+        await input.fill(name);
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 30000 });
+        await page.keyboard.press('Enter');
+        await page.locator('.tab.active', { hasText: name }).first().waitFor({ timeout: 30000 });
+        await lines().waitFor();
+        await page.waitForTimeout(300);
+        return true;
+    },
+
+    /** The visible lines of the active editor (with inlay hints and other injected text). */
+    async editorText() {
+        return text(lines());
+    },
+
+    /** The CSS classes of the tokens of the first visible line containing `needle`. */
+    async lineTokens(needle) {
+        const line = lines().locator('.view-line', { hasText: needle }).first();
+        await line.waitFor();
+        return line.locator('span > span').evaluateAll((spans) => spans.map((s) => ({
+            text: s.textContent, cls: s.className, color: getComputedStyle(s).color,
+        })));
+    },
+
+    /** Puts the cursor on `needle` (the nth occurrence in the visible lines), `offset` into it. */
+    async clickText(needle, nth = 0, offset = 1) {
+        await dismissHover();
+        const span = lines().locator('.view-line span > span', { hasText: needle }).nth(nth);
+        await span.waitFor();
+        const box = await span.boundingBox();
+        const full = await span.textContent();
+        const start = full.indexOf(needle);
+        const charWidth = box.width / Math.max(1, full.length);
+        await page.mouse.click(box.x + (start + offset) * charWidth, box.y + box.height / 2);
+        return true;
+    },
+
+    /** Hovers `needle` and returns the hover's text once it shows `expect` (a substring). */
+    async hover(needle, expect, nth = 0) {
+        const span = lines().locator('.view-line span > span', { hasText: needle }).nth(nth);
+        await span.waitFor();
+        const box = await span.boundingBox();
+        const full = await span.textContent();
+        const charWidth = box.width / Math.max(1, full.length);
+        const x = box.x + (full.indexOf(needle) + 1) * charWidth;
+        const hover = page.locator('.monaco-hover:not(.hidden) .monaco-hover-content', { hasText: expect }).first();
+        await dismissHover();
+        for (let attempt = 0; attempt < 5; attempt++) {
+            await page.mouse.move(1, 1);
+            await page.mouse.move(x, box.y + box.height / 2, { steps: 3 });
+            try {
+                await hover.waitFor({ timeout: 4000 });
+                return text(hover);
+            } catch { /* hover again */ }
+        }
+        return text(page.locator('.monaco-hover').first()).catch(() => '');
+    },
+
+    async press(keys) {
+        for (const key of [].concat(keys)) {
+            await page.keyboard.press(key);
+        }
+        return true;
+    },
+
+    async type(chars) {
+        await page.keyboard.type(chars, { delay: 20 });
+        return true;
+    },
+
+    /** Waits until a selector shows (optionally with `hasText`); returns its text. */
+    async waitFor(selector, hasText = undefined, timeout = 30000) {
+        const loc = page.locator(selector, hasText === undefined ? {} : { hasText }).first();
+        await loc.waitFor({ timeout });
+        return text(loc);
+    },
+
+    /** Texts of every element matching `selector` (none: an empty list). */
+    async texts(selector) {
+        return page.locator(selector).evaluateAll((els) => els.map((e) => e.innerText.replace(/\u00a0/g, ' ')));
+    },
+
+    async count(selector) {
+        return page.locator(selector).count();
+    },
+
+    /** The aria-labels of the rows of the open suggest widget. */
+    async suggestions() {
+        const rows = page.locator('.editor-widget.suggest-widget .monaco-list-row');
+        await rows.first().waitFor({ timeout: 30000 });
+        return rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.innerText));
+    },
+
+    /** Clicks the first element matching `selector` (with `hasText`). */
+    async click(selector, hasText = undefined) {
+        const loc = page.locator(selector, hasText === undefined ? {} : { hasText }).first();
+        await loc.waitFor({ timeout: 30000 });
+        await loc.click();
+        return true;
+    },
+
+    /** Picks the entry of the open action widget (quick fixes) containing `label`, by keyboard
+     * as a user would (the widget blocks pointer events around it). */
+    async chooseAction(label) {
+        const focused = page.locator('.action-widget .monaco-list-row.focused');
+        for (let i = 0; i < 30; i++) {
+            if ((await focused.count()) > 0 && (await focused.first().innerText()).includes(label)) {
+                await page.keyboard.press('Enter');
+                return true;
+            }
+            await page.keyboard.press('ArrowDown');
+        }
+        throw new Error(`no action ${label}`);
+    },
+
+    async statusBar() {
+        const item = page.locator('.statusbar-item', { hasText: 'WAVE' }).first();
+        await item.waitFor({ timeout: 30000 });
+        return { text: await text(item), label: await item.getAttribute('aria-label') };
+    },
+
+    /** Texts of the notifications: the toasts, and those in the notification center (which
+     * this opens when there are no toasts: toasts of a background window hide early). */
+    async notifications() {
+        const toasts = page.locator('.notifications-toasts .notification-list-item');
+        if ((await toasts.count()) === 0 && !(await page.locator('.notifications-center.visible').count())) {
+            await steps.command('Notifications: Show Notifications');
+            await page.waitForTimeout(300);
+        }
+        return page.locator('.notifications-toasts .notification-list-item, .notifications-center .notification-list-item')
+            .evaluateAll((els) => els.map((e) => e.innerText.replace(/\u00a0/g, ' ')));
+    },
+
+    async wait(ms) {
+        await page.waitForTimeout(ms);
+        return true;
+    },
+
+    async pageErrors() {
+        return pageErrors;
+    },
+
+    async close() {
+        await browser.close();
+        return true;
+    },
+};
+
+async function dismissHover() {
+    await page.mouse.move(1, 1);
+    await page.keyboard.press('Escape');
+    await page.locator('.monaco-hover:not(.hidden) .monaco-hover-content').first()
+        .waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
+}
+
+async function editorFocus() {
+    const ed = editor();
+    if (await ed.count() > 0) {
+        await ed.locator('.view-lines').first().click({ position: { x: 5, y: 5 }, trial: true }).catch(() => {});
+    }
+}
+
+const input = readline.createInterface({ input: process.stdin });
+for await (const line of input) {
+    let request;
+    try {
+        request = JSON.parse(line);
+        const step = steps[request.call];
+        if (step === undefined) {
+            throw new Error(`no step ${request.call}`);
+        }
+        const result = await step(...(request.args ?? []));
+        process.stdout.write(JSON.stringify({ id: request.id, result }) + '\n');
+        if (request.call === 'close') {
+            break;
+        }
+    } catch (error) {
+        process.stdout.write(JSON.stringify({ id: request?.id, error: String(error?.stack ?? error) }) + '\n');
+    }
+}
+process.exit(0);

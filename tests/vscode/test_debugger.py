@@ -1,0 +1,65 @@
+"""The kernel debugger in a real VS Code (code-server): a breakpoint set with F9, "WAVE: Debug
+Kernel", the stop at the line, the waves in the Call Stack and the lanes of a register in the
+Variables view; then a step and continue to the end. Screenshots under
+test-artifacts/vscode/debugger/."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import artifacts, kernel_workspace
+from .workbench import CodeServer, Workbench
+
+
+@pytest.fixture(scope="module")
+def vscode(vsix, tmp_path_factory):
+    home = tmp_path_factory.mktemp("code-server-debug")
+    workspace = kernel_workspace(home / "kernels")
+    server = CodeServer(home, vsix, settings={"debug.toolBarLocation": "docked"})
+    wb = Workbench(server, workspace, artifacts("debugger"))
+    yield wb
+    wb.close()
+    server.stop()
+
+
+def rows(vscode, pane: str) -> list[str]:
+    return vscode.texts(f".pane:has(.pane-header[aria-label*='{pane}' i]) .monaco-list-row")
+
+
+def test_breakpoint_stop_shows_lanes_in_the_variables_view(vscode):
+    vscode.openFile("calls.wave")
+    lenses = vscode.wait_until(
+        lambda: [t for t in vscode.texts(".codelens-decoration") if "Debug Kernel" in t],
+        "the Debug Kernel code lens")
+    assert len(lenses) == 1
+    vscode.clickText("iadd")
+    vscode.press("F9")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-breakpoint") > 0, "the breakpoint dot")
+    vscode.command("WAVE: Debug Kernel")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") > 0,
+                      "the stop at the breakpoint", timeout=60)
+    vscode.wait_until(lambda: [r for r in rows(vscode, "Call Stack") if "wg(0,0,0) wave 1" in r],
+                      "the waves in the Call Stack")
+    vscode.wait_until(lambda: [r for r in rows(vscode, "Variables") if "Registers" in r],
+                      "the Registers scope")
+    vscode.screenshot("01-stopped")
+    r2 = vscode.wait_until(lambda: [r for r in rows(vscode, "Variables") if r.startswith("r2")],
+                           "r2 in the Variables view")
+    assert "[0, 1, 4, 9]" in r2[0]
+    vscode.click(".pane:has(.pane-header[aria-label*='Variables' i]) .monaco-list-row", "r2 =")
+    lanes = vscode.wait_until(
+        lambda: [r for r in rows(vscode, "Variables") if r.startswith("lane ")], "the lanes of r2")
+    vscode.screenshot("02-lanes-of-r2")
+    assert ["".join(lane.split()) for lane in lanes[:4]] == ["lane0=0", "lane1=1", "lane2=4",
+                                                           "lane3=9"]
+
+
+def test_step_and_continue_to_the_end(vscode):
+    vscode.press("F10")
+    vscode.wait_until(lambda: [r for r in rows(vscode, "Variables") if r.startswith("r2")
+                               and "[4, 5, 8, 13]" in r], "r2 after the step")
+    vscode.screenshot("03-after-step")
+    vscode.press("F5")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") == 0,
+                      "the end of the session", timeout=60)
+    vscode.screenshot("04-ended")

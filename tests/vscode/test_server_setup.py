@@ -1,0 +1,79 @@
+"""Finding the server in a real VS Code: a broken server is a clear notification (and the file is
+still coloured by the TextMate grammar); with no server at all the extension offers to install
+the one it ships, installs it into a private environment with progress shown, and starts it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import artifacts, kernel_workspace
+from .workbench import CodeServer, Workbench
+
+
+def _path_without_wave_lsp() -> str:
+    dirs = os.environ.get("PATH", "").split(os.pathsep)
+    return os.pathsep.join(d for d in dirs if d and not (Path(d) / "wave-lsp").exists())
+
+
+@pytest.fixture
+def workbench_with(vsix, tmp_path):
+    """Starts code-server with the given user settings on a workspace without a .venv."""
+    opened = []
+
+    def start(name: str, settings: dict) -> Workbench:
+        workspace = kernel_workspace(tmp_path / "kernels", with_venv=False)
+        server = CodeServer(tmp_path, vsix, settings, env={"PATH": _path_without_wave_lsp()})
+        wb = Workbench(server, workspace, artifacts(name))
+        wb.workspace = workspace
+        opened.append((wb, server))
+        return wb
+
+    yield start
+    for wb, server in opened:
+        wb.close()
+        server.stop()
+
+
+def test_broken_server_is_a_clear_notification_and_textmate_still_colours(workbench_with):
+    broken = [sys.executable, "-c", "import sys; sys.exit('wave-lsp: simulated broken install')"]
+    wb = workbench_with("broken-server", {"wave.server.command": broken})
+    wb.openFile("scale.wave")
+    notes = wb.wait_until(
+        lambda: [n for n in wb.notifications() if "failed to start" in n],
+        "the failure notification")
+    wb.wait_until(lambda: "failed" in wb.statusBar()["label"], "the failed state")
+    wb.screenshot("01-broken-server")
+    assert "wave.server.command" in notes[0]
+    assert "Show Log" in notes[0]
+    # Colours from the grammar alone: mnemonic, registers and comment differ from plain text.
+    tokens = {t["text"].strip(): t["color"] for t in wb.lineTokens("imul    r2")}
+    plain = wb.lineTokens("imul    r2")[0]["color"]  # the indentation
+    assert tokens["imul"] != plain
+    assert tokens["r2"] != plain and tokens["r2"] != tokens["imul"]
+    comment = wb.lineTokens("Multiplies each")[0]["color"]
+    assert comment not in (plain, tokens["imul"], tokens["r2"])
+    assert "simulated broken install" in wb.server.output_channel()
+
+
+def test_missing_server_is_installed_from_the_vsix(workbench_with):
+    wb = workbench_with("install-server", {})
+    wb.openFile("broken.wave")
+    wb.waitFor(".notifications-toasts .notification-list-item", "Install wave-lsp 0.1.0")
+    assert "not installed" in wb.statusBar()["label"]
+    wb.screenshot("01-install-offer")
+    wb.click(".notifications-toasts .notification-list-item .monaco-button",
+             "Install wave-lsp 0.1.0")
+    wb.waitFor(".notifications-toasts .notification-list-item", "installing the wave-lsp server")
+    wb.screenshot("02-installing")
+    wb.wait_until(lambda: "running" in wb.statusBar()["label"], "the installed server running",
+                  timeout=240)
+    wb.wait_until(lambda: wb.count(".monaco-editor .squiggly-error") > 0, "the error squiggle")
+    wb.screenshot("03-installed-and-running")
+    env = next((wb.server.user_data / "User" / "globalStorage").glob("*/server-env"))
+    assert (env / "bin" / "wave-lsp").is_file()
+    assert (env / "wave-lsp-wheel.txt").read_text().strip() == "wave_lsp-0.1.0-py3-none-any.whl"
+    assert "Starting the server (bundled)" in wb.server.output_channel()

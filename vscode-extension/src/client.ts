@@ -1,0 +1,283 @@
+/**
+ * The language client: finds the server (serverLocator.ts), offers to install the bundled one
+ * when there is none (installer.ts), starts `wave-lsp serve` over stdio with vscode-languageclient,
+ * and reports every failure as a notification naming the fix, and in the status bar.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+    CloseAction, CloseHandlerResult, ErrorAction, ErrorHandler, ErrorHandlerResult, ExecuteCommandRequest,
+    LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State, TransportKind,
+} from 'vscode-languageclient/node';
+import { InstallError, installBundledServer, shippedWheel } from './installer';
+import { isExecutable, locateServer, ServerCommand, wheelVersion } from './serverLocator';
+import { declaredKeys, SECTION, serverSettings } from './settings';
+import { ServerStatus } from './statusBar';
+
+const INSTALLED_MARKER = 'wave-lsp-wheel.txt';
+const MAX_CRASHES = 4;            // restarts within CRASH_WINDOW_MS before giving up
+const CRASH_WINDOW_MS = 3 * 60 * 1000;
+
+
+export class WaveClient implements vscode.Disposable {
+    private client: LanguageClient | undefined;
+    private readonly keys: string[];
+    private readonly privateEnv: string;
+    private starting: Promise<void> | undefined;
+    activatedAt = Date.now();
+
+    constructor(
+        private readonly context: vscode.ExtensionContext,
+        readonly log: vscode.OutputChannel,
+        readonly status: ServerStatus,
+    ) {
+        this.keys = declaredKeys(context.extension.packageJSON as Parameters<typeof declaredKeys>[0]);
+        this.privateEnv = path.join(context.globalStorageUri.fsPath, 'server-env');
+    }
+
+    get running(): LanguageClient | undefined {
+        return this.client?.state === State.Running ? this.client : undefined;
+    }
+
+    /** Starts the server (once at a time); resolves when it runs or has failed visibly. */
+    start(): Promise<void> {
+        this.starting ??= this.doStart().finally(() => { this.starting = undefined; });
+        return this.starting;
+    }
+
+    async restart(): Promise<void> {
+        await this.stop();
+        await this.start();
+    }
+
+    async stop(): Promise<void> {
+        const client = this.client;
+        this.client = undefined;
+        if (client !== undefined) {
+            try {
+                await client.dispose(2000);
+            } catch (error) {
+                this.log.appendLine(`stopping the server: ${String(error)}`);
+            }
+        }
+        this.status.set('stopped');
+    }
+
+    /** Runs a server command (workspace/executeCommand), showing failures. */
+    async execute(command: string, args: unknown[]): Promise<unknown> {
+        if (this.running === undefined) {
+            await this.start();
+        }
+        const client = this.running;
+        if (client === undefined) {
+            throw new Error('the WAVE language server is not running (see the WAVE output channel)');
+        }
+        return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+    }
+
+    /** The command line that starts the server (the debugger derives its adapter from it). */
+    serverCommand(): ServerCommand | undefined {
+        return this.locate();
+    }
+
+    private locate(): ServerCommand | undefined {
+        const config = vscode.workspace.getConfiguration(SECTION);
+        return locateServer({
+            command: config.get<string[]>('server.command', []),
+            interpreter: config.get<string>('server.interpreter', ''),
+            workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+            envPath: process.env.PATH ?? '',
+            platform: process.platform,
+            privateEnv: this.privateEnv,
+            isExecutable,
+        });
+    }
+
+    private async doStart(): Promise<void> {
+        this.status.set('starting');
+        let server = this.locate();
+        const wheel = shippedWheel(this.context.extensionPath);
+        if (server?.source === 'bundled' && wheel !== undefined && !this.installedIs(wheel)) {
+            server = await this.install(wheel, `updating the bundled server to ${path.basename(wheel)}`);
+        } else if (server === undefined) {
+            server = await this.offerInstall(wheel);
+        }
+        if (server === undefined) {
+            return;
+        }
+        await this.launch(server);
+    }
+
+    private installedIs(wheel: string): boolean {
+        try {
+            return fs.readFileSync(path.join(this.privateEnv, INSTALLED_MARKER), 'utf8').trim() === path.basename(wheel);
+        } catch {
+            return false;
+        }
+    }
+
+    private async offerInstall(wheel: string | undefined): Promise<ServerCommand | undefined> {
+        const looked = 'wave.server.command, wave.server.interpreter, the workspace\'s .venv/venv/env and PATH';
+        this.log.appendLine(`No wave-lsp server found (looked at ${looked}).`);
+        this.status.set('missing', 'No wave-lsp server found');
+        const settings = 'Open Settings';
+        if (wheel === undefined) {
+            const pick = await vscode.window.showErrorMessage(
+                `WAVE: the wave-lsp language server was not found (looked at ${looked}). ` +
+                'Install it with "pip install wave-lsp" or set "wave.server.command".', settings, 'Show Log');
+            this.followUp(pick);
+            return undefined;
+        }
+        const install = `Install wave-lsp ${wheelVersion(wheel) ?? ''}`.trimEnd();
+        const pick = await vscode.window.showWarningMessage(
+            `WAVE: no wave-lsp language server found (looked at ${looked}). ` +
+            'Install the server bundled with this extension into a private environment? (Needs Python 3.11+.)',
+            install, settings);
+        if (pick !== install) {
+            this.followUp(pick);
+            return undefined;
+        }
+        return this.install(wheel, 'installing the bundled server');
+    }
+
+    private async install(wheel: string, what: string): Promise<ServerCommand | undefined> {
+        this.status.set('installing', what);
+        this.log.appendLine(`${what} into ${this.privateEnv}`);
+        try {
+            const interpreter = vscode.workspace.getConfiguration(SECTION).get<string>('server.interpreter', '');
+            await installBundledServer(wheel, this.privateEnv, interpreter, this.log);
+            fs.writeFileSync(path.join(this.privateEnv, INSTALLED_MARKER), `${path.basename(wheel)}\n`);
+        } catch (error) {
+            const message = error instanceof InstallError ? error.message : String(error);
+            this.log.appendLine(`Installing the server failed: ${message}`);
+            this.status.set('failed', `Installing the server failed: ${message}`);
+            const pick = await vscode.window.showErrorMessage(
+                `WAVE: installing the wave-lsp server failed: ${message}. ` +
+                'Set "wave.server.interpreter" to a Python 3.11+ or install wave-lsp yourself.', 'Show Log', 'Open Settings');
+            this.followUp(pick);
+            return undefined;
+        }
+        this.log.appendLine('The bundled server is installed.');
+        return this.locate();
+    }
+
+    private followUp(pick: string | undefined): void {
+        if (pick === 'Open Settings') {
+            void vscode.commands.executeCommand('workbench.action.openSettings', 'wave.server');
+        } else if (pick === 'Show Log') {
+            this.log.show();
+        }
+    }
+
+    private async launch(server: ServerCommand): Promise<void> {
+        const commandLine = [server.command, ...server.args].join(' ');
+        this.log.appendLine(`Starting the server (${server.source}): ${commandLine}`);
+        const serverOptions: ServerOptions = {
+            command: server.command, args: server.args, transport: TransportKind.stdio,
+        };
+        const clientOptions: LanguageClientOptions = {
+            documentSelector: [{ language: 'wave' }],
+            outputChannel: this.log,
+            traceOutputChannel: this.log,
+            revealOutputChannelOn: RevealOutputChannelOn.Never,
+            errorHandler: this.errorHandler(() => client),
+            // A server that cannot initialize is reported once, below, not retried.
+            initializationFailedHandler: (error) => {
+                failure = error instanceof Error ? error.message : String(error);
+                this.log.appendLine(`Server initialization failed: ${failure}`);
+                return false;
+            },
+            initializationOptions: serverSettings(this.keys),
+            synchronize: { configurationSection: SECTION },
+            middleware: {
+                workspace: {
+                    // The `wave` section as the server knows it (not the client's own keys).
+                    configuration: (params) => params.items.map((item) => {
+                        if (item.section !== SECTION) {
+                            return null;
+                        }
+                        const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
+                        return serverSettings(this.keys, scope);
+                    }),
+                },
+            },
+        };
+        const launchedAt = Date.now();
+        let failure: string | undefined;
+        const client = new LanguageClient('wave', 'WAVE Language Server', serverOptions, clientOptions);
+        this.client = client;
+        client.onDidChangeState((event) => {
+            if (this.client !== client) {
+                return;
+            }
+            if (event.newState === State.Running) {
+                this.status.set('running', `${commandLine}`);
+            } else if (event.newState === State.Stopped) {
+                this.status.set('stopped', `${commandLine}`);
+            }
+        });
+        try {
+            await client.start();
+            if (client.state !== State.Running) {
+                // vscode-languageclient resolves start() after a failed initialize.
+                throw new Error(failure === undefined ? 'the server stopped during start-up'
+                    : `the server stopped during start-up (${failure})`);
+            }
+            this.log.appendLine(`Server started in ${Date.now() - launchedAt} ms (${Date.now() - this.activatedAt} ms after activation).`);
+        } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            this.log.appendLine(`The server failed to start: ${message}`);
+            this.status.set('failed', `${commandLine}: ${message}`);
+            if (this.client === client) {
+                this.client = undefined;
+            }
+            const pick = await vscode.window.showErrorMessage(
+                `WAVE: the language server failed to start (${commandLine}): ${message}. ` +
+                'Check "wave.server.command" / "wave.server.interpreter", or see the log.', 'Show Log', 'Open Settings');
+            this.followUp(pick);
+        }
+    }
+
+    /** Restarts a server that stopped after it ran (up to MAX_CRASHES times in CRASH_WINDOW_MS,
+     * then one notification); a server that never ran is reported by launch(). */
+    private errorHandler(current: () => LanguageClient): ErrorHandler {
+        const crashes: number[] = [];
+        let ran = false;
+        return {
+            error: (_error, _message, count): ErrorHandlerResult => ({
+                action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true,
+            }),
+            closed: (): CloseHandlerResult => {
+                ran ||= current().state === State.Running || crashes.length > 0;
+                if (!ran || this.client !== current()) {
+                    return { action: CloseAction.DoNotRestart, handled: true };
+                }
+                const now = Date.now();
+                crashes.push(now);
+                while (crashes.length > 0 && now - crashes[0] > CRASH_WINDOW_MS) {
+                    crashes.shift();
+                }
+                if (crashes.length <= MAX_CRASHES) {
+                    this.log.appendLine('The server stopped unexpectedly: restarting it.');
+                    return { action: CloseAction.Restart, handled: true };
+                }
+                this.status.set('failed', 'The server stopped 5 times in 3 minutes');
+                void vscode.window.showErrorMessage(
+                    'WAVE: the language server stopped 5 times in 3 minutes and was not restarted.',
+                    'Show Log', 'Restart Server').then((pick) => {
+                    if (pick === 'Restart Server') {
+                        void this.restart();
+                    } else {
+                        this.followUp(pick);
+                    }
+                });
+                return { action: CloseAction.DoNotRestart, handled: true };
+            },
+        };
+    }
+
+    dispose(): void {
+        void this.stop();
+    }
+}

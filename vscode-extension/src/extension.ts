@@ -1,0 +1,111 @@
+/**
+ * The WAVE extension: the language (grammar, configuration, snippets are declared in
+ * package.json), the language client, and the commands of the palette, editor title and status
+ * bar: Restart Server, Run Kernel, Clear Results, Show Encoding, Assemble, Show Server Log.
+ */
+import * as vscode from 'vscode';
+import { WaveClient } from './client';
+import { EncodingView } from './encodingView';
+import { kernelAt } from './kernels';
+import { registerDebugger } from './debug';
+import { SECTION } from './settings';
+import { ServerStatus } from './statusBar';
+
+let waveClient: WaveClient | undefined;
+
+function waveEditor(): vscode.TextEditor | undefined {
+    const editor = vscode.window.activeTextEditor;
+    if (editor === undefined || editor.document.languageId !== 'wave') {
+        void vscode.window.showWarningMessage('WAVE: open a .wave file first.');
+        return undefined;
+    }
+    return editor;
+}
+
+/** Runs a server command, turning a failure into a notification. */
+async function serverCommand(client: WaveClient, command: string, args: unknown[]): Promise<unknown> {
+    try {
+        return await client.execute(command, args);
+    } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const unknown = /not found|not defined|unknown command|MethodNotFound/i.test(message);
+        void vscode.window.showErrorMessage(unknown
+            ? `WAVE: this wave-lsp server does not provide ${command}; update the server (${message}).`
+            : `WAVE: ${command} failed: ${message}`);
+        client.log.appendLine(`${command} failed: ${message}`);
+        return undefined;
+    }
+}
+
+function watchFirstDiagnostics(client: WaveClient, context: vscode.ExtensionContext): void {
+    const watcher = vscode.languages.onDidChangeDiagnostics((event) => {
+        const wave = event.uris.some((uri) => uri.path.endsWith('.wave'));
+        if (wave) {
+            client.log.appendLine(`First diagnostics ${Date.now() - client.activatedAt} ms after activation.`);
+            watcher.dispose();
+        }
+    });
+    context.subscriptions.push(watcher);
+}
+
+export function activate(context: vscode.ExtensionContext): void {
+    const log = vscode.window.createOutputChannel('WAVE');
+    const status = new ServerStatus();
+    const client = new WaveClient(context, log, status);
+    waveClient = client;
+    const encoding = new EncodingView((command, args) => client.execute(command, args));
+    context.subscriptions.push(log, status, client, encoding);
+    watchFirstDiagnostics(client, context);
+
+    const register = (name: string, handler: (...args: unknown[]) => unknown) =>
+        context.subscriptions.push(vscode.commands.registerCommand(name, handler));
+
+    registerDebugger(context, () => Promise.resolve(client.serverCommand()));
+    register('wave.showServerLog', () => log.show());
+    register('wave.restartServer', () => client.restart());
+    register('wave.runKernel', async () => {
+        const editor = waveEditor();
+        if (editor === undefined) {
+            return;
+        }
+        const kernel = await kernelAt(editor.document, editor.selection.active);
+        if (kernel !== undefined) {
+            return serverCommand(client, 'wave-lsp.run', [editor.document.uri.toString(), kernel, null]);
+        }
+    });
+    register('wave.clearResults', () => {
+        const editor = waveEditor();
+        if (editor !== undefined) {
+            return serverCommand(client, 'wave-lsp.clear', [editor.document.uri.toString(), null]);
+        }
+    });
+    register('wave.showEncoding', () => {
+        const editor = waveEditor();
+        if (editor !== undefined) {
+            return encoding.show(editor.document);
+        }
+    });
+    register('wave.assemble', () => {
+        const editor = waveEditor();
+        if (editor !== undefined) {
+            return serverCommand(client, 'wave-lsp.assemble', [editor.document.uri.toString()]);
+        }
+    });
+
+    context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration(`${SECTION}.compat`)) {
+            status.render();
+        }
+        if (event.affectsConfiguration(`${SECTION}.server`)) {
+            log.appendLine('The server settings changed: restarting the server.');
+            void client.restart();
+        }
+    }));
+
+    log.appendLine(`WAVE extension ${String((context.extension.packageJSON as { version?: string }).version)} activated.`);
+    void client.start();  // activation does not wait for the server (or its installation)
+}
+
+export async function deactivate(): Promise<void> {
+    await waveClient?.stop();
+}
