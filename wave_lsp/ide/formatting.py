@@ -4,9 +4,9 @@ indented, operands of consecutive instructions aligned in one column, trailing c
 It only changes whitespace: every rewritten line must give the same statements (mnemonics,
 operands, guards, comments) as before, or the line is left as it was. The check is cheap for
 the usual rewrite (the same tokens, only the blanks between them differ, and no token needs
-the blanks around it: see `_same_tokens`); any other rewrite is re-parsed and compared. Lines that do
-not parse are left alone (trailing blanks aside). The layout depends only on the tokens, not on
-the old whitespace, so formatting is idempotent.
+the blanks around it: see `_same_tokens`); any other rewrite is re-parsed and compared. Lines
+that do not parse are left alone (trailing blanks aside). The layout depends only on the tokens,
+not on the old whitespace, so formatting is idempotent.
 """
 
 from __future__ import annotations
