@@ -192,6 +192,10 @@ CORRECTIONS = [
     ("ptx", K("    bitfind r1, r2"), "bfind.u32 %r1, %t0;", "selp.b32 %r1, 0xFFFFFFFF, %t0, %pt0;"),
     ("metal", K("    fround r1, r2"), "r1 = ri(rint(rf(r2)));", "r1 = ri(round(rf(r2)));"),
     ("ptx", K("    fround r1, r2"), "cvt.rni.f32.f32 %f1, %f2;", "copysign.f32 %f1, %f2, %ft0;"),
+    ("ptx", K("    @p1 wave_reduce_add r1, r2"), "    add.s32 %r1, %r1, %t0;",
+     "    @%p1 mov.b32 %r1, %t6;"),
+    ("ptx", K("    mma_compute r1, r2, r3"), "wmma.mma.sync.aligned.row.col.m16n16k16",
+     "mul.rn.f32 %ft0, %mmaA1_0, %mmaB2_0;"),
     ("sycl", K("    bsub r1, r2, r3"), "r[1] = (bit_cast<uint32_t>(bit_cast<float>((r[2] & 0xFFFFu)",
      "r1 = (bit_cast<uint32_t>(bit_cast<float>((r2 & 0xFFFFu)"),
 ]
@@ -227,10 +231,113 @@ def test_compat_upstream_matches_upstream_on_the_corrections(tmp_path):
         assert emit(wbin.read_bytes(), target, compat=True).text == theirs.stdout
 
 
-def test_guarded_wave_operation_stays_unguarded_in_ptx():
-    """P812 for wave operations is not fixed (a guarded shfl.sync is undefined)."""
-    text = emit(K("    @p1 wave_shuffle r1, r2, r3"), "ptx").text
-    assert "    shfl.sync.idx.b32 %r1, %r2, %r3, 31, 0xFFFFFFFF;" in text
+WAVE_GUARDS = """.kernel k
+.registers 16
+    mov_sr r0, sr_lane_id
+    mov_imm r9, 3
+    imul r2, r0, r9
+    mov_imm r9, 7
+    iadd r2, r2, r9
+    mov_imm r9, 20
+    ucmp_lt p1, r0, r9
+    mov_imm r9, 6
+    and r10, r0, r9
+    mov_imm r11, 0
+    icmp_eq p2, r10, r11
+    mov_imm r9, 2
+    iadd r12, r0, r9
+    mov_imm r9, 5
+    mov_imm r1, 0xDEAD
+    mov_imm r3, 0xBEEF
+    mov_imm r5, 0xF00D
+    @p1 wave_reduce_add r1, r2
+    @!p2 wave_reduce_min r3, r2
+    @p1 wave_reduce_max r4, r2
+    @!p2 wave_prefix_sum r5, r2
+    @p1 wave_shuffle_xor r6, r2, r9
+    @!p2 wave_broadcast r7, r2, r12
+    @p1 wave_ballot r8, p2
+    @p1 wave_any p3, p2
+    @!p1 wave_all p0, p2
+    @p1 wave_shuffle r13, r2, r12
+    halt
+.end
+"""
+
+
+def _mma_kernel() -> str:
+    lines = [".kernel k", ".registers 32", ".local_memory 6144", "    mov_sr r0, sr_lane_id",
+             "    mov_imm r1, 192", "    imul r1, r0, r1", "    mov_imm r2, 0x3F800000",
+             "    mov_imm r3, 15", "    shl r4, r0, r3", "    iadd r2, r2, r4"]
+    for e in range(48):      # 48 distinct normal floats per lane, some negative
+        step = (e * 0x61000 + (0x80000000 if e % 3 == 0 else 0)) & 0xFFFFFFFF
+        lines += [f"    mov_imm r7, {step:#x}", "    iadd r6, r2, r7", f"    mov_imm r8, {4 * e}",
+                  "    iadd r8, r1, r8", "    local_store_u32 r8, r6"]
+    lines += ["    mov_imm r9, 32", "    mov_imm r10, 16", "    mov_imm r11, 64",
+              "    iadd r11, r1, r11", "    mov_imm r12, 128", "    iadd r12, r1, r12",
+              "    mov_imm r13, 20", "    ucmp_lt p1, r0, r13",
+              "    mma_load_a r1, r1, r9", "    mma_load_b r2, r11, r10",
+              "    mma_compute r1, r2, r3", "    mma_compute r1, r2, r3",
+              "    @p1 mma_store_c r12, r10, r3", "    mma_compute r1, r2, r5",
+              "    mov_imm r13, 0", "    iadd r13, r1, r13", "    mma_store_c r13, r9, r5"]
+    for e in range(16):      # read back C#3 (lanes below 20) and C#5 (over the A tile, stride 32)
+        lines += [f"    mov_imm r14, {128 + 4 * e}", "    iadd r14, r1, r14",
+                  f"    local_load_u32 r{16 + e}, r14"]
+    lines += ["    mov_sr r15, sr_mma_m", "    mov_sr r14, sr_mma_supported", "    halt", ".end"]
+    return "\n".join(lines) + "\n"
+
+
+def _emulated(source: str) -> dict[str, list[int]]:
+    from wave_lsp.emu.api import run
+    from wave_lsp.emu.launch import Launch
+    report = run(source, Launch(workgroup=(32, 1, 1), register_threads=list(range(32))))
+    assert not report.errors, report.errors
+    names = report.registers[0].keys()
+    return {n: [report.registers[t][n] for t in range(32)] for n in names}
+
+
+def _interpreted(text: str, names, shared: int = 0) -> dict[str, list[int]]:
+    from ptx_lockstep import Warp
+    warp = Warp(shared)
+    warp.run(text)
+    return {n: [int(v) for v in warp.value("%" + n)] for n in names}
+
+
+def test_guarded_wave_operations_write_under_their_guard_in_ptx():
+    """P812: the emitted PTX, run in lockstep over one warp, gives the emulator's registers:
+    lanes whose guard fails neither contribute (identity) nor are written; no shfl.sync or
+    vote.sync is guarded. Upstream's text (compat) does not."""
+    text = emit(WAVE_GUARDS, "ptx").text
+    body = text.split("ld.param.u64")[1]
+    for op in ("shfl.sync", "vote.sync"):
+        assert not [l for l in body.splitlines() if op in l and l.strip().startswith("@")]
+    assert "    @%p1 mov.b32 %r1, %t6;" in text and "    @!%p2 mov.b32 %r3, %t6;" in text
+    assert "    @%p1 mov.pred %p3, %pt1;" in text
+    expected = _emulated(WAVE_GUARDS)
+    assert _interpreted(text, expected) == expected
+    compat = _interpreted(emit(WAVE_GUARDS, "ptx", compat=True).text, expected)
+    assert [n for n in expected if compat[n] != expected[n]]     # upstream's differs
+
+
+def test_mma_is_wave_4x4x4_f32_tiles_in_ptx():
+    """P818: per-lane 4x4 f32 fragments in registers, loads/stores over .shared with the
+    stride, k-ordered f32 multiply-adds; run in lockstep, the registers match the emulator's.
+    Upstream's text (compat) uses 16x16x16 wmma."""
+    source = _mma_kernel()
+    text = emit(source, "ptx").text
+    compat = emit(source, "ptx", compat=True).text
+    assert "wmma." not in text and "m16n16k16" in compat
+    assert "    .reg .f32 %mmaA1_<16>;" in text and "    .reg .f32 %mmaC3_<16>;" in text
+    assert "    mov.f32 %mmaC5_15, 0f00000000;" in text
+    assert "    @%p1 st.shared.f32 [%t0+12], %mmaC3_15;" in text
+    assert "    ld.shared.f32 %mmaA1_5, [%t0+4];" in text
+    assert text.count("mul.rn.f32 %ft0, %mmaA1_0, %mmaB2_0;") == 3
+    assert "fma" not in text
+    expected = _emulated(source)
+    assert expected["r15"] == [4] * 32 and expected["r14"] == [1] * 32
+    got = _interpreted(text, expected, shared=6144)
+    assert got == expected
+    assert any(v != 0 for v in expected["r16"][20:])     # lanes >= 20 kept their A data
 
 
 # ---- source map, errors, inputs ----------------------------------------------------------------

@@ -82,7 +82,8 @@ FIRES = [
           absent=("wave-ptx", "wave-sycl")),
     Fires("P812", K("    @p1 «device_store_u32» r1, r2"), words=("guard is dropped",
                                                               "on every emitted line")),
-    Fires("P812", K("    @!p2 «wave_shuffle» r1, r2, r3"), ("ptx", "hip"), words=("not fixed",)),
+    Fires("P812", K("    @!p2 «wave_shuffle» r1, r2, r3"), ("ptx", "hip"),
+          words=("unguarded", "identity", "write of the result", "--compat upstream")),
     Fires("P813", K("    «atomic_cas» r1, r2, r3, r4, .device"), words=("wave-metal", "wave-sycl",
                                                                        "compare_exchange_strong"),
           absent=("wave-ptx", "wave-hip")),
@@ -91,7 +92,8 @@ FIRES = [
     Fires("P816", K("    «fround» r1, r2"), ("metal",), words=("away from zero",)),
     Fires("P817", K("    «bmul» r1, r2, r3"), words=("wave-hip", "wave-sycl", "r[N]"),
           absent=("wave-ptx", "wave-metal")),
-    Fires("P818", K("    «mma_compute» r1, r2, r3"), words=("wave-ptx", "16x16x16", "not fixed")),
+    Fires("P818", K("    «mma_compute» r1, r2, r3"), words=("wave-ptx", "16x16x16",
+                                                                    "4x4 f32", "--compat upstream")),
 ]
 
 QUIET = [

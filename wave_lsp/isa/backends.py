@@ -125,9 +125,9 @@ UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
     UpstreamDefect("P812", ("ptx",), _MEMORY, _GUARD, "the guard on every emitted line",
                    guarded_only=True),
     UpstreamDefect("P812", ("ptx",), _WAVE_OPS, _GUARD,
-                   "not fixed: a guarded shfl.sync or vote.sync with a full member mask is "
-                   "undefined in PTX; compute the wave operation unguarded and select after it",
-                   guarded_only=True, fixed=False),
+                   "the wave operation unguarded, the lanes whose guard fails contributing its "
+                   "identity, and the guard on the write of the result (a guarded shfl.sync or "
+                   "vote.sync with a full member mask is undefined)", guarded_only=True),
     UpstreamDefect("P813", ("metal", "sycl"), frozenset({"atomic_cas", "local_atomic_cas"}),
                    "compare_exchange_weak, which may fail spuriously without storing",
                    "compare_exchange_strong"),
@@ -145,5 +145,6 @@ UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
     UpstreamDefect("P818", ("ptx",), _MMA_OPS,
                    "wmma 16x16x16 fragment operations, not WAVE's 4x4x4 f32 tiles in local "
                    "memory (and mma_load_* reads a whole 16x16 tile)",
-                   "not fixed: the PTX preview of mma_* is upstream's", fixed=False),
+                   "per-lane 4x4 f32 fragments in registers, loaded from and stored to .shared "
+                   "at addr + row * stride + col * 4, C += A x B in f32 with k in order"),
 )

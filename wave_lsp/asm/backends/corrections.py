@@ -3,7 +3,8 @@ the templates `wave-lsp emit` uses instead; `--compat upstream` keeps upstream's
 
 - P811: each swapped conversion takes its partner's template (upstream translates `cvt_A_B` as
   `cvt_B_A`, so the partner's text is the right direction); HIP's bf16-to-f32 is rewritten.
-- P812 (PTX guards): handled by the PTX emitter itself.
+- P812 (PTX guards) and P818 (PTX mma tiles): handled by the PTX emitter itself (`ptx.py`,
+  `ptx_fixes.py`).
 - P813: a compare-and-swap that cannot fail spuriously (SYCL's `compare_exchange_strong`;
   Metal has only the weak form, so it retries while the failure was spurious).
 - P814: `imul_hi` takes the high half of the signed product.

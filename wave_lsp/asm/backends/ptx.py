@@ -3,7 +3,9 @@
 Structured control flow becomes labels and branches (`$L_else_N`, `$L_endif_N`, `$L_loop_N`,
 `$L_endloop_N`, one number per `if` or `loop`); a guard becomes a `@%pN` / `@!%pN` prefix on
 every line its instruction emits. Upstream drops the guard of loads, stores, atomics and wave
-operations (P812): `compat` keeps that, the default guards loads, stores and atomics.
+operations (P812) and translates `mma_*` as 16x16x16 `wmma` fragments (P818): `compat` keeps
+that, the default guards loads, stores and atomics, writes a guarded wave operation's result
+under its guard, and emits WAVE's per-lane 4x4x4 f32 tiles (`ptx_fixes.py`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from ...isa import InstructionClass as IC
 from ..ir import KernelCode
 from .c_family import EmitError, Line, template_lines
 from .corrections import corrected
+from .ptx_fixes import (SPECIAL_REGISTERS, fragment_declarations, fragment_zeroing, guarded_wave,
+                        is_mma, mma_lines)
 from .ptx_table import TEMPLATES
 
 HEADER = (".version 7.5", ".target sm_75", ".address_size 64", "")
@@ -20,27 +24,34 @@ REGISTERS = (".reg .pred %p<4>;", ".reg .b64 %rd<4>;", ".reg .b32 %t<8>;", ".reg
              ".reg .f32 %mD<8>;")
 STRUCTURED = frozenset({"if", "else", "endif", "loop", "endloop", "break", "continue"})
 UNGUARDED_UPSTREAM = frozenset({IC.LOCAL_MEMORY, IC.DEVICE_MEMORY, IC.ATOMIC, IC.WAVE})
-UNGUARDED_FIXED = frozenset({IC.WAVE})   # P812: not fixed (see isa/backends.py)
 
 
 def emit_ptx(kernels: list[KernelCode], compat: bool) -> list[Line]:
     out: list[Line] = [(line, None) for line in HEADER]
     table = corrected("ptx", TEMPLATES, compat)
+    if not compat:
+        table = {**table, **SPECIAL_REGISTERS}
     for kernel in kernels:
-        out.extend((line, None) for line in _prologue(kernel))
+        out.extend((line, None) for line in _prologue(kernel, compat))
         out.extend(_body(kernel, table, compat))
         out.extend((line, None) for line in ("", "    ret;", "}", ""))
     return out
 
 
-def _prologue(kernel: KernelCode) -> list[str]:
+def _prologue(kernel: KernelCode, compat: bool) -> list[str]:
     n = kernel.register_count
     out = [f".visible .entry {kernel.name}(", "    .param .u64 _device_mem_ptr", ") {",
            f"    .reg .b32 %r<{n}>;", f"    .reg .f32 %f<{n}>;"]
     out.extend("    " + r for r in REGISTERS)
+    if not compat:
+        out.extend("    " + r for r in fragment_declarations(kernel))
     if kernel.local_memory > 0:
         out.append(f"    .shared .align 4 .b8 _shared_mem[{kernel.local_memory}];")
     out += ["", "    ld.param.u64 %rd0, [_device_mem_ptr];", ""]
+    if not compat:
+        fragments = fragment_zeroing(kernel)
+        out.extend("    " + line for line in fragments)
+        out.extend([""] if fragments else [])
     return out
 
 
@@ -48,7 +59,6 @@ def _body(kernel: KernelCode, table: dict, compat: bool) -> list[Line]:
     out: list[Line] = []
     blocks: list[list] = []     # [kind, number, has_else]
     counter = 0
-    unguarded = UNGUARDED_UPSTREAM if compat else UNGUARDED_FIXED
     for ins in kernel.instructions:
         m = ins.spec.mnemonic
         where = ins.line
@@ -89,10 +99,18 @@ def _body(kernel: KernelCode, table: dict, compat: bool) -> list[Line]:
         elif m == "call":
             raise EmitError("unsupported operation: call instructions are not supported in the "
                             "PTX backend")
+        elif not compat and ins.guarded and ins.spec.iclass is IC.WAVE:
+            for text in guarded_wave(ins, table[m]):
+                put(text)
         else:
-            lines = ["ret;"] if m in ("halt", "return") else template_lines(table, ins, "PTX")
+            if m in ("halt", "return"):
+                lines = ["ret;"]
+            elif not compat and is_mma(ins):
+                lines = mma_lines(ins)
+            else:
+                lines = template_lines(table, ins, "PTX")
             prefix = ""
-            if ins.guarded and ins.spec.iclass not in unguarded:
+            if ins.guarded and not (compat and ins.spec.iclass in UNGUARDED_UPSTREAM):
                 prefix = f"@{'!' if ins.pred_neg else ''}%p{ins.pred_reg} "
             for text in lines:
                 put(prefix + text)

@@ -1,0 +1,137 @@
+"""A lockstep interpreter for the straight-line PTX subset `wave-lsp emit` writes for its P812
+(guarded wave operations) and P818 (4x4x4 mma tiles) corrections, one warp of 32 lanes, so
+tests can compare the emitted code's results with the emulator's (ptxas is not available
+here). It follows the PTX ISA for what it supports (shfl.sync with a full member mask and
+clamp 31 / 0, vote.sync, predicated execution, .rn f32 arithmetic) and raises on anything
+else, so an unexpected instruction fails the test rather than being skipped."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+LANES = 32
+_GUARD = re.compile(r"^@(!?)(%\w+)\s+")
+_ADDRESS = re.compile(r"^\[(%\w+)(?:\+(\d+))?\]$")
+
+
+class Warp:
+    def __init__(self, shared_bytes: int):
+        self.regs: dict[str, np.ndarray] = {}
+        self.shared = np.zeros(shared_bytes, dtype=np.uint8)
+        self.lane = np.arange(LANES, dtype=np.uint32)
+
+    # ---- operands --------------------------------------------------------------------------
+    def value(self, text: str) -> np.ndarray:
+        negate = text.startswith("!")
+        text = text.lstrip("!")
+        if text == "%laneid":
+            out = self.lane.copy()
+        elif text == "_shared_mem":
+            out = np.zeros(LANES, dtype=np.uint32)
+        elif text.startswith("%"):
+            out = self.regs.get(text, np.zeros(LANES, dtype=np.uint32))
+        elif text.startswith("0f"):
+            out = np.full(LANES, int(text[2:], 16), dtype=np.uint32)
+        else:
+            out = np.full(LANES, int(text, 0) & 0xFFFFFFFF, dtype=np.uint32)
+        return (out == 0).astype(np.uint32) if negate else out
+
+    def write(self, name: str, values, where: np.ndarray) -> None:
+        old = self.regs.get(name, np.zeros(LANES, dtype=np.uint32))
+        self.regs[name] = np.where(where, np.asarray(values).astype(np.uint32), old)
+
+    def address(self, text: str) -> np.ndarray:
+        found = _ADDRESS.match(text)
+        if not found:
+            raise ValueError(f"unsupported address {text}")
+        return self.value(found.group(1)) + np.uint32(int(found.group(2) or 0))
+
+    # ---- execution -------------------------------------------------------------------------
+    def run(self, text: str) -> None:
+        for raw in text.splitlines():
+            line = raw.strip()
+            if not line or line.startswith((".", "ld.param", "}", ")", "ret;")) or line == "{":
+                continue
+            self.step(line)
+
+    def step(self, line: str) -> None:
+        where = np.ones(LANES, dtype=bool)
+        guard = _GUARD.match(line)
+        if guard:
+            where = (self.value(guard.group(2)) != 0) ^ (guard.group(1) == "!")
+            line = line[guard.end():]
+        op, _, rest = line.rstrip(";").partition(" ")
+        args = [a.strip() for a in rest.split(",")]
+        parts = op.split(".")
+        f32 = lambda a: self.value(a).view(np.float32)      # noqa: E731
+        signed = lambda a: self.value(a).view(np.int32)     # noqa: E731
+        if parts[0] == "mov":
+            self.write(args[0], self.value(args[1]), where)
+        elif op in ("add.u32", "add.s32"):
+            self.write(args[0], self.value(args[1]) + self.value(args[2]), where)
+        elif op == "shl.b32":
+            self.write(args[0], self.value(args[1]) << (self.value(args[2]) & 31), where)
+        elif op == "mul.lo.s32":
+            self.write(args[0], self.value(args[1]) * self.value(args[2]), where)
+        elif op == "neg.s32":
+            self.write(args[0], np.uint32(0) - self.value(args[1]), where)
+        elif op == "and.b32":
+            self.write(args[0], self.value(args[1]) & self.value(args[2]), where)
+        elif parts[0] in ("min", "max") and len(parts) == 2:
+            get = signed if parts[1] == "s32" else self.value
+            pick = np.minimum if parts[0] == "min" else np.maximum
+            self.write(args[0], pick(get(args[1]), get(args[2])).view(np.uint32), where)
+        elif op in ("add.rn.f32", "mul.rn.f32"):
+            a, b = f32(args[1]), f32(args[2])
+            self.write(args[0], ((a + b) if parts[0] == "add" else (a * b)).view(np.uint32),
+                       where)
+        elif op == "selp.b32":
+            pick = self.value(args[3]) != 0
+            self.write(args[0], np.where(pick, self.value(args[1]), self.value(args[2])), where)
+        elif parts[0] == "setp":
+            get = signed if parts[2] == "s32" else self.value
+            compare = {"ne": np.not_equal, "eq": np.equal, "lt": np.less, "le": np.less_equal}
+            self.write(args[0], compare[parts[1]](get(args[1]), get(args[2])), where)
+        elif op == "bfind.u32":
+            v = self.value(args[1]).astype(np.int64)
+            top = np.where(v == 0, 0xFFFFFFFF, np.floor(np.log2(np.maximum(v, 1))).astype(np.int64))
+            self.write(args[0], top, where)
+        elif op.startswith("shfl.sync."):
+            self.shuffle(parts[2], args, where)
+        elif op.startswith("vote.sync."):
+            self.vote(parts[2], args, where)
+        elif op in ("ld.shared.f32", "ld.shared.u32"):
+            at = self.address(args[1]).astype(np.int64)
+            words = [self.shared[a:a + 4].view(np.uint32)[0] if w else 0 for a, w in zip(at, where)]
+            self.write(args[0], np.array(words, dtype=np.uint32), where)
+        elif op in ("st.shared.f32", "st.shared.u32"):
+            at, values = self.address(args[0]).astype(np.int64), self.value(args[1])
+            for lane in np.flatnonzero(where):
+                self.shared[at[lane]:at[lane] + 4] = values[lane:lane + 1].view(np.uint8)
+        else:
+            raise ValueError(f"the lockstep interpreter does not support: {line}")
+
+    def shuffle(self, mode: str, args: list[str], where: np.ndarray) -> None:
+        if args[4] != "0xFFFFFFFF" or not where.all():
+            raise ValueError("shfl.sync with a partial member mask or a guard is undefined here")
+        dest, _, flag = args[0].partition("|")
+        a, b = self.value(args[1]), self.value(args[2]).astype(np.int64)
+        lane = self.lane.astype(np.int64)
+        j = {"idx": b & 31, "up": lane - b, "down": lane + b, "bfly": lane ^ b}[mode]
+        valid = (j >= 0) if mode == "up" else (j <= 31)
+        j = np.where(valid, j, lane)
+        self.write(dest, a[j], where)
+        if flag:
+            self.write(flag, valid, where)
+
+    def vote(self, mode: str, args: list[str], where: np.ndarray) -> None:
+        if args[2] != "0xFFFFFFFF" or not where.all():
+            raise ValueError("vote.sync with a partial member mask or a guard is undefined here")
+        p = self.value(args[1]) != 0
+        if mode == "ballot":
+            word = int(sum(1 << i for i in np.flatnonzero(p)))
+            self.write(args[0], np.full(LANES, word, dtype=np.uint32), where)
+        else:
+            self.write(args[0], np.full(LANES, p.any() if mode == "any" else p.all()), where)
