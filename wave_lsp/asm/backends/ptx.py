@@ -14,8 +14,7 @@ from ...isa import InstructionClass as IC
 from ..ir import KernelCode
 from .c_family import EmitError, Line, template_lines
 from .corrections import corrected
-from .ptx_fixes import (SPECIAL_REGISTERS, fragment_declarations, fragment_zeroing, guarded_wave,
-                        is_mma, mma_lines)
+from .ptx_fixes import fragment_declarations, fragment_zeroing, guarded_wave, is_mma, mma_lines
 from .ptx_table import TEMPLATES
 
 HEADER = (".version 7.5", ".target sm_75", ".address_size 64", "")
@@ -29,8 +28,6 @@ UNGUARDED_UPSTREAM = frozenset({IC.LOCAL_MEMORY, IC.DEVICE_MEMORY, IC.ATOMIC, IC
 def emit_ptx(kernels: list[KernelCode], compat: bool) -> list[Line]:
     out: list[Line] = [(line, None) for line in HEADER]
     table = corrected("ptx", TEMPLATES, compat)
-    if not compat:
-        table = {**table, **SPECIAL_REGISTERS}
     for kernel in kernels:
         out.extend((line, None) for line in _prologue(kernel, compat))
         out.extend(_body(kernel, table, compat))

@@ -14,7 +14,8 @@ swap cannot fix (`isa/backends.py` UPSTREAM_DEFECTS; `--compat upstream` keeps u
   are 16 `ld/st.shared.f32` at `addr + row * stride + col * 4`, and `mma_compute` is
   `C[i][j] += A[i][k] * B[k][j]` for k = 0..3 in order, each product and sum rounded in f32
   (`mul.rn` / `add.rn`, which PTX does not contract to a fused multiply-add), as the emulator
-  computes it. `sr_mma_supported` reads 1 and `sr_mma_m/n/k` 4 to match.
+  computes it. `sr_mma_supported` still reads 0 (and `sr_mma_m/n/k` 0) as upstream's: a kernel
+  that tests it takes its fallback path, which is correct code too.
 """
 
 from __future__ import annotations
@@ -76,10 +77,6 @@ def guarded_wave(ins: DecodedInstruction, templates: tuple[str, ...]) -> list[st
 # ---- P818: 4x4x4 f32 tiles --------------------------------------------------------------------
 _KINDS = {"mma_load_a": (("A", "rd"),), "mma_load_b": (("B", "rd"),),
           "mma_store_c": (("C", "rs2"),), "mma_compute": (("A", "rd"), ("B", "rs1"), ("C", "rs2"))}
-SPECIAL_REGISTERS = {"mov_sr/sr_mma_supported": ("mov.u32 %r$rd, 1;",),
-                     "mov_sr/sr_mma_m": ("mov.u32 %r$rd, 4;",),
-                     "mov_sr/sr_mma_n": ("mov.u32 %r$rd, 4;",),
-                     "mov_sr/sr_mma_k": ("mov.u32 %r$rd, 4;",)}
 
 
 def _fragments(kernel: KernelCode) -> list[tuple[str, int]]:
