@@ -1,0 +1,88 @@
+"""Show PTX/HIP/Metal/SYCL and Check Portability in a real VS Code (code-server): the PTX of a
+kernel beside its source, refreshed after an edit, the generated lines of the instruction under
+the cursor highlighted, and the source instruction in the hover of a generated line.
+Screenshots under test-artifacts/vscode/backends/."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import artifacts, kernel_workspace
+from .workbench import CodeServer, Workbench
+
+SOURCE, VIEW = 0, 1  # the editor groups: the source, and the backend's text beside it
+
+
+@pytest.fixture(scope="module")
+def vscode(vsix, tmp_path_factory):
+    home = tmp_path_factory.mktemp("code-server-backends")
+    workspace = kernel_workspace(home / "kernels")
+    server = CodeServer(home, vsix, settings={"editor.inlayHints.enabled": "off"})
+    wb = Workbench(server, workspace, artifacts("backends"))
+    yield wb
+    wb.close()
+    server.stop()
+
+
+def test_show_ptx_beside_the_source(vscode):
+    vscode.openFile("scale.wave")
+    vscode.command("WAVE: Show PTX")
+    vscode.waitFor(".tab", "scale.wave.ptx")
+    text = vscode.wait_until(lambda: (t := vscode.groupText(VIEW)) and "mul.lo.s32" in t and t,
+                             "the PTX beside the source")
+    vscode.screenshot("01-show-ptx")
+    assert ".entry scale(" in text
+    assert "mov.b32 %r1, 3;" in text and "mov.u32 %r0, %tid.x;" in text
+    assert "mov_imm" in vscode.groupText(SOURCE)  # the source stays in the first group
+
+
+def test_ptx_follows_edits_of_the_source(vscode):
+    vscode.clickText("halt")
+    vscode.press("Home")
+    vscode.type("mov_imm r5, 77")
+    vscode.press("Enter")
+    vscode.wait_until(lambda: "mov.b32 %r5, 77;" in vscode.groupText(VIEW),
+                      "the PTX to follow the edit")
+    vscode.screenshot("02-ptx-follows-edit")
+    vscode.command("File: Revert File")
+    vscode.wait_until(lambda: "%r5, 77" not in vscode.groupText(VIEW), "the PTX after the revert")
+
+
+def test_cursor_in_the_source_highlights_its_generated_lines(vscode):
+    vscode.clickText("device_store_u32")
+    lines = vscode.wait_until(lambda: vscode.decoratedLines(VIEW), "the highlighted PTX lines")
+    vscode.screenshot("03-store-highlights-its-ptx")
+    assert [line.split()[0] for line in lines] == ["cvt.u64.u32", "add.u64", "st.global.u32"]
+    vscode.clickText("mov_sr")
+    vscode.wait_until(lambda: [line.strip() for line in vscode.decoratedLines(VIEW)]
+                      == ["mov.u32 %r0, %tid.x;"], "the mov_sr line highlighted instead")
+    vscode.screenshot("04-mov-sr-highlights-its-ptx")
+
+
+def test_hover_on_a_generated_line_shows_its_instruction(vscode):
+    text = vscode.hover("st.global.u32", "device_store_u32", 0, VIEW)
+    vscode.screenshot("05-hover-generated-line")
+    assert "scale.wave:10" in text
+    assert "device_store_u32 r4, r2" in text
+
+
+def test_show_hip_metal_and_sycl(vscode):
+    for title, marker in (("HIP", "__global__ void scale"), ("Metal", "kernel void scale"),
+                          ("SYCL", "using namespace sycl")):
+        vscode.openFile("scale.wave")
+        vscode.command(f"WAVE: Show {title}")
+        vscode.waitFor(".tab", f"scale.wave.{title.lower()}")
+        vscode.wait_until(lambda: marker in vscode.groupText(VIEW), f"the {title} text")
+        vscode.screenshot(f"06-show-{title.lower()}")
+        # highlighted as C++: more than one token colour in the generated text
+        assert len(vscode.groupTokenClasses(VIEW)) > 2
+
+
+def test_check_portability_reports_the_widths(vscode):
+    vscode.openFile("scale.wave")
+    vscode.command("WAVE: Check Portability")
+    note = vscode.wait_until(
+        lambda: [n for n in vscode.notifications() if "same device memory" in n],
+        "the portability message", timeout=90)
+    vscode.screenshot("07-check-portability")
+    assert "kernel scale" in note[0] and "W32" in note[0] and "W64" in note[0]
