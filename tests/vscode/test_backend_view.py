@@ -67,15 +67,20 @@ def test_hover_on_a_generated_line_shows_its_instruction(vscode):
 
 
 def test_show_hip_metal_and_sycl(vscode):
-    for title, marker in (("HIP", "__global__ void scale"), ("Metal", "kernel void scale"),
-                          ("SYCL", "using namespace sycl")):
-        vscode.openFile("scale.wave")
+    vscode.openFile("scale.wave")
+    vscode.clickText("mov_sr")
+    for title, marker, tid in (("HIP", "__global__ void scale", "threadIdx.x"),
+                               ("Metal", "kernel void scale", "tid.x"),
+                               ("SYCL", "using namespace sycl", "it.get_local_id(0)")):
         vscode.command(f"WAVE: Show {title}")
         vscode.waitFor(".tab", f"scale.wave.{title.lower()}")
         vscode.wait_until(lambda: marker in vscode.groupText(VIEW), f"the {title} text")
+        # highlighted as C++ (the tokenizer runs after the text shows): several token colours
+        vscode.wait_until(lambda: len(vscode.groupTokenClasses(VIEW)) > 3, f"{title} as C++")
+        # the cursor's instruction (mov_sr r0, sr_thread_id_x) highlighted in the new view
+        lines = vscode.wait_until(lambda: vscode.decoratedLines(VIEW), f"the {title} highlight")
         vscode.screenshot(f"06-show-{title.lower()}")
-        # highlighted as C++: more than one token colour in the generated text
-        assert len(vscode.groupTokenClasses(VIEW)) > 2
+        assert [line.strip() for line in lines] == [f"r0 = (uint32_t){tid};"]
 
 
 def test_check_portability_reports_the_widths(vscode):
