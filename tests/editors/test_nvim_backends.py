@@ -5,6 +5,7 @@ the wave-width check of the kernel at the cursor."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -12,6 +13,7 @@ from wave_lsp.asm.backends import emit
 from wave_lsp.syntax.document import Document
 
 from .nvim import ROOT, run_nvim
+from .test_nvim_terminal import save, terminal  # noqa: F401 (the tmux fixture)
 
 EXAMPLE = ROOT / "examples" / "divergent_break.wave"
 
@@ -74,3 +76,23 @@ def test_portability_checks_the_kernel_at_the_cursor(tmp_path):
     assert result["kernel"] == "scale"
     assert result["uri"] == path.as_uri()
     assert len(result["widths"]) >= 2 and result["portable"] is True  # out[tid] = 3 * tid
+
+
+def test_terminal_shows_the_ptx_beside_the_source(tmp_path, terminal):
+    path = tmp_path / "scale.wave"
+    path.write_text((ROOT / "tests" / "vscode" / "kernels" / "scale.wave").read_text(),
+                    encoding="utf-8")
+    term = terminal(path)
+    term.wait_for("mov_sr")
+    time.sleep(1)
+    term.keys(":LspWaveEmit ptx", "Enter")
+    screen = term.wait_for("mul.lo.s32", "wave-ptx://")
+    save("nvim-tmux-emit-ptx.txt", screen)
+    rows = screen.split("\n")
+    # two windows side by side: the PTX in one, the source in the other
+    split = [row.split("│") for row in rows if "│" in row]
+    ptx = "\n".join(sides[0] for sides in split)
+    source = "\n".join(sides[-1] for sides in split)
+    assert ".entry scale(" in ptx and "mov.b32 %r1, 3;" in ptx, screen
+    assert "st.global.u32 [%rd1], %r2;" in ptx, screen
+    assert "mov_sr  r0, sr_thread_id_x" in source and "mov.b32" not in source, screen
