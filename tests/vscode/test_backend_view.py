@@ -7,21 +7,15 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import artifacts, kernel_workspace
-from .workbench import CodeServer, Workbench
+from .conftest import workbench
 
 SOURCE, VIEW = 0, 1  # the editor groups: the source, and the backend's text beside it
 
 
 @pytest.fixture(scope="module")
 def vscode(vsix, tmp_path_factory):
-    home = tmp_path_factory.mktemp("code-server-backends")
-    workspace = kernel_workspace(home / "kernels")
-    server = CodeServer(home, vsix, settings={"editor.inlayHints.enabled": "off"})
-    wb = Workbench(server, workspace, artifacts("backends"))
-    yield wb
-    wb.close()
-    server.stop()
+    with workbench(tmp_path_factory, vsix, "backends", {"editor.inlayHints.enabled": "off"}) as wb:
+        yield wb
 
 
 def test_show_ptx_beside_the_source(vscode):

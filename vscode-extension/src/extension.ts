@@ -66,16 +66,19 @@ export function activate(context: vscode.ExtensionContext): void {
     registerDebugger(context, () => Promise.resolve(client.serverCommand()));
     register('wave.showServerLog', () => log.show());
     register('wave.restartServer', () => client.restart());
-    register('wave.runKernel', async () => {
+    /** A command on the kernel at the cursor of the active WAVE editor: `[uri, kernel, ...rest]`. */
+    const kernelCommand = (name: string, serverName: string, rest: unknown[]) => register(name, async () => {
         const editor = waveEditor();
         if (editor === undefined) {
             return;
         }
         const kernel = await kernelAt(editor.document, editor.selection.active);
         if (kernel !== undefined) {
-            return serverCommand(client, 'wave-lsp.run', [editor.document.uri.toString(), kernel, null]);
+            return serverCommand(client, serverName, [editor.document.uri.toString(), kernel, ...rest]);
         }
     });
+    kernelCommand('wave.runKernel', 'wave-lsp.run', [null]);
+    kernelCommand('wave.checkPortability', 'wave-lsp.checkPortability', []);
     register('wave.clearResults', () => {
         const editor = waveEditor();
         if (editor !== undefined) {
@@ -96,16 +99,6 @@ export function activate(context: vscode.ExtensionContext): void {
             }
         });
     }
-    register('wave.checkPortability', async () => {
-        const editor = waveEditor();
-        if (editor === undefined) {
-            return;
-        }
-        const kernel = await kernelAt(editor.document, editor.selection.active);
-        if (kernel !== undefined) {
-            return serverCommand(client, 'wave-lsp.checkPortability', [editor.document.uri.toString(), kernel]);
-        }
-    });
     register('wave.assemble', () => {
         const editor = waveEditor();
         if (editor !== undefined) {
