@@ -207,6 +207,20 @@ const steps = {
         throw new Error(`no action ${label}`);
     },
 
+    /** Picks the entry `label` of the open menu (a context menu, an editor-title submenu) by
+     * keyboard. */
+    async chooseMenuItem(label) {
+        const focused = page.locator('.monaco-menu .action-item.focused');
+        for (let i = 0; i < 30; i++) {
+            if ((await focused.count()) > 0 && (await focused.first().innerText()).includes(label)) {
+                await page.keyboard.press('Enter');
+                return true;
+            }
+            await page.keyboard.press('ArrowDown');
+        }
+        throw new Error(`no menu item ${label}`);
+    },
+
     async statusBar() {
         const item = page.locator('.statusbar-item', { hasText: 'WAVE' }).first();
         await item.waitFor({ timeout: 30000 });
