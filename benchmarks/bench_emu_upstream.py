@@ -3,6 +3,8 @@
 Each workload runs both commands on the same `.wbin` (assembled by upstream `wave-asm`) with the
 same flags, in pairs (ours, upstream, ours, upstream, ...) so that load on the machine hits both
 alike; stdout must be equal. Prints the median of each and the ratio ours / upstream.
+The package's bytecode is compiled first (as an installed package has it), so that runs under
+PYTHONDONTWRITEBYTECODE do not time the compilation of every module.
 Usage: python benchmarks/bench_emu_upstream.py [--repeat N] [--only NAME]
 Needs ../shared/upstream/bin (wave-asm, wave-emu).
 """
@@ -10,6 +12,7 @@ Needs ../shared/upstream/bin (wave-asm, wave-emu).
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import statistics
 import subprocess
@@ -78,6 +81,7 @@ def main() -> None:
     args = parser.parse_args()
     if not (UPSTREAM / "wave-emu").is_file():
         raise SystemExit(f"upstream wave-emu not found in {UPSTREAM}")
+    compileall.compile_dir(str(ROOT / "wave_lsp"), quiet=1)
     ours_cmd = [sys.executable, "-m", "wave_lsp.cli.main", "run"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs; "

@@ -4,12 +4,19 @@ immediates, comments and structure (kernels, if/else, loops, labels and calls, b
 Benchmarks and the tests of the analysis host build their inputs here, so that per-line caches
 do not hide the real cost of parsing and checking (a file of one kernel repeated hits them on
 almost every line). `distinct_source(lines, seed)` is deterministic for a seed.
+
+Two styles: by default every instruction of the ISA appears anywhere, so about one line in ten
+gets a diagnostic (f64 instructions that some targets lack, float immediates, wave operations
+under divergent control flow: the "many diagnostics" case). `clean=True` writes what a kernel
+author would: no f64 (the default targets include Metal, which has none), integer or bit-pattern
+immediates, wave operations only in uniform code, so the file is mostly clean, as real files are.
 """
 
 from __future__ import annotations
 
 import random
 
+from wave_lsp.isa.backends import F64_CONVERSIONS
 from wave_lsp.isa import INSTRUCTIONS, SCOPES, SPECIAL_REGISTERS, InstructionClass, OperandKind
 
 REGISTERS = 64
@@ -21,6 +28,12 @@ _PLAIN = tuple(spec for spec in INSTRUCTIONS.values()
                                       InstructionClass.MMA)
                and all(op.kind is not OperandKind.LABEL for op in spec.operands)
                and spec.mnemonic not in ("atomic_cas", "local_atomic_cas", "mov_imm"))
+# clean style: no f64 anywhere, wave operations only where every lane of the wave is active
+_CLEAN = tuple(spec for spec in _PLAIN
+               if spec.iclass not in (InstructionClass.F64, InstructionClass.WAVE)
+               and spec.mnemonic not in F64_CONVERSIONS)
+_WAVE = tuple(spec for spec in _PLAIN if spec.iclass is InstructionClass.WAVE
+              and spec.mnemonic != "wave_shuffle_xor")
 
 
 def _operand(rng: random.Random, kind: OperandKind) -> str:
@@ -39,25 +52,40 @@ def _comment(rng: random.Random, serial: int) -> str:
     return f"; {' '.join(rng.sample(_WORDS, rng.randrange(1, 4)))} {serial}"
 
 
-def _instruction(rng: random.Random, serial: int) -> str:
+def _instruction(rng: random.Random, serial: int, clean: bool = False,
+                 uniform: bool = True) -> str:
     roll = rng.random()
     if roll < 0.12:
-        value = (f"{rng.uniform(-1e4, 1e4):.{rng.randrange(1, 6)}f}" if rng.random() < 0.3
-                 else str(rng.randrange(-(1 << 20), 1 << 24)))
+        if clean:   # an integer, or a float's bit pattern
+            value = (f"0x{rng.randrange(1 << 32):08x}" if rng.random() < 0.3
+                     else str(rng.randrange(-(1 << 20), 1 << 24)))
+        else:
+            value = (f"{rng.uniform(-1e4, 1e4):.{rng.randrange(1, 6)}f}" if rng.random() < 0.3
+                     else str(rng.randrange(-(1 << 20), 1 << 24)))
         text = f"mov_imm r{rng.randrange(REGISTERS - 4)}, {value}"
     else:
-        spec = rng.choice(_PLAIN)
+        if not clean:
+            spec = rng.choice(_PLAIN)
+        elif uniform and rng.random() < 0.03:
+            spec = rng.choice(_WAVE)
+        else:
+            spec = rng.choice(_CLEAN)
         text = spec.mnemonic
         if spec.operands:
             text += " " + ", ".join(_operand(rng, op.kind) for op in spec.operands)
-    if rng.random() < 0.08:
+    if rng.random() < 0.08 and not (clean and spec_is_wave(text)):
         text = f"@{'!' if rng.random() < 0.3 else ''}p{rng.randrange(1, 4)} {text}"
     if rng.random() < 0.35:
         text += "  " + _comment(rng, serial)
     return "    " + text
 
 
-def _kernel(rng: random.Random, number: int, body_lines: int, serial: list[int]) -> list[str]:
+def spec_is_wave(text: str) -> bool:
+    return text.startswith("wave_")
+
+
+def _kernel(rng: random.Random, number: int, body_lines: int, serial: list[int],
+            clean: bool = False) -> list[str]:
     out = [f".kernel kernel_{number}_{rng.randrange(1 << 30):x}", f".registers {REGISTERS}",
            f".workgroup_size {rng.choice((32, 64, 128))}, 1, 1",
            "    mov_sr r0, sr_thread_id_x"]
@@ -85,7 +113,7 @@ def _kernel(rng: random.Random, number: int, body_lines: int, serial: list[int])
             else:
                 if rng.random() < 0.4:
                     out.append("    else")
-                    out.append(_instruction(rng, serial[0]))
+                    out.append(_instruction(rng, serial[0], clean, False))
                 out.append("    endif")
         elif roll < 0.09 and not depth and function is None:
             function = f"helper_{number}_{serial[0]}"
@@ -97,20 +125,21 @@ def _kernel(rng: random.Random, number: int, body_lines: int, serial: list[int])
         elif roll < 0.20:
             out.append("")
         else:
-            out.append(_instruction(rng, serial[0]))
+            out.append(_instruction(rng, serial[0], clean, not depth))
     while depth:
         out.append("    endloop" if depth.pop() == "loop" else "    endif")
     out.append("    halt")
     if function is not None:
-        out += [f"{function}:", _instruction(rng, serial[0] + 1), "    return"]
+        out += [f"{function}:", _instruction(rng, serial[0] + 1, clean), "    return"]
     out.append(".end")
     out.append("")
     return out
 
 
-def distinct_source(lines: int, seed: int = 1, kernel_lines: int = 300) -> str:
+def distinct_source(lines: int, seed: int = 1, kernel_lines: int = 300,
+                    clean: bool = False) -> str:
     """About `lines` lines of valid WAVE (every kernel closed and halting), nearly all
-    distinct."""
+    distinct; `clean`: mostly without diagnostics, as real files are (see above)."""
     rng = random.Random(seed)
     out: list[str] = [f"; synthetic WAVE source, {lines} lines, seed {seed}"]
     serial = [0]
@@ -118,7 +147,7 @@ def distinct_source(lines: int, seed: int = 1, kernel_lines: int = 300) -> str:
     while len(out) < lines:
         size = min(max(20, lines - len(out) - 8), rng.randrange(kernel_lines // 2,
                                                                 kernel_lines * 3 // 2))
-        out += _kernel(rng, number, size, serial)
+        out += _kernel(rng, number, size, serial, clean)
         number += 1
     return "\n".join(out) + "\n"
 

@@ -45,5 +45,6 @@ def test_a_wbin_never_loads_the_grammar(tmp_path):
     assert status == 0 and "wave_lsp.emu.api" in modules
     assert not any(m.startswith(("parsimonious", "wave_lsp.syntax.grammar",
                                  "wave_lsp.syntax.parser", "wave_lsp.asm.assembler",
-                                 "wave_lsp.analysis"))
+                                 "wave_lsp.analysis", "wave_lsp.syntax.program",
+                                 "wave_lsp.syntax.ast"))
                    for m in modules), modules

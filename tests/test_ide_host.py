@@ -140,3 +140,18 @@ async def test_a_reader_of_the_document_being_analysed_is_answered_meanwhile():
     assert "mov_imm" in text and not job.done()     # a reader does not wait for the writer
     assert await job == analyze(big.document.text)
     host.shutdown()
+
+
+def test_run_state_belongs_to_the_document_and_stops_when_it_closes():
+    import threading as _threading
+    host = AnalysisHost()
+    state = host.open("file:///run.wave", ".kernel k\n    halt\n.end\n", 1)
+    assert state.runs is None                       # nothing is created for documents never run
+    runs = state.run_state()
+    assert state.run_state() is runs
+    in_flight = runs.cancel = _threading.Event()
+    host.close("file:///run.wave")
+    assert in_flight.is_set() and runs.cancel is None
+    again = host.open("file:///run.wave", ".kernel k\n    halt\n.end\n", 1)
+    assert again.runs is None                       # a reopened document starts without results
+    host.shutdown()

@@ -43,8 +43,9 @@ def _analyze(state: AnalysisState, config: Config) -> list[Diagnostic]:
     found = state.collect(config.compat)
     by_line, problems = suppressions(state.document.lines, sorted(state.marked))
     found.extend(problems)
-    found.extend(state.portability_diagnostics(config.targets))
+    found.extend(state.portability_diagnostics(config.targets, frozenset(config.severities)))
     out = []
+    overridden, kept = state.overridden, {}
     for diag in found:
         if diag.code in config.disabled or (by_line and is_suppressed(diag, by_line)):
             continue
@@ -52,7 +53,13 @@ def _analyze(state: AnalysisState, config: Config) -> list[Diagnostic]:
             continue
         severity = config.severities.get(diag.code)
         if severity is not None and severity != diag.severity:
-            diag = replace(diag, severity=severity)
+            # the same object for the same diagnostic, run after run (see AnalysisState)
+            hit = overridden.get(id(diag))
+            if hit is None or hit[0] is not diag or hit[1].severity != severity:
+                hit = (diag, replace(diag, severity=severity))
+            kept[id(diag)] = hit
+            diag = hit[1]
         out.append(diag)
+    state.overridden = kept
     out.sort(key=lambda d: d.sort_key)
     return out

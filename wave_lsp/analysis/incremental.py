@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..cancellation import checkpoint
+from .codes import enabled_by_default
 from ..syntax.document import Document
 from ..syntax.program import Kernel, Program
 from .diagnostic import Diagnostic, moved
@@ -27,7 +28,8 @@ from .failures import guarded
 from .findings import LineFinding
 from .kernel_checks import KernelSummary, check_kernel
 from .line_checks import check_line
-from .portability import Finding, kernel_findings, moved_finding, portability_diagnostics
+from .portability import (Finding, kernel_findings, moved_finding,
+                          portability_diagnostics_of)
 from .structure import reference_diagnostics, shape_diagnostics
 from .suppression import line_suppression
 from .uniformity import KernelUniformity, analyse_kernel
@@ -64,12 +66,23 @@ class AnalysisState:
         self.revision = -1                               # of the line findings
         self.findings: dict[int, tuple[LineFinding, ...]] = {}
         self.marked: set[int] = set()                    # lines with a suppression marker
+        self.lines_changed = True     # since the last result: line findings or markers changed
+        self._program: Program | None = None               # of the last result
         self.kernels: dict[int, KernelResult] = {}       # by id(kernel), kernel kept alive
         self._uniformity: dict[int, KernelUniformity] = {}   # last analysis, by id(kernel)
         self._recorded: dict[int, tuple[tuple, KernelUniformity]] = {}  # hover's, by id(kernel)
         # portability findings (all backends), by id(kernel): (kernel, revision, line, findings)
         self._portability: dict[int, tuple[Kernel, int, int, tuple[Finding, ...]]] = {}
         self._result: tuple[tuple, list[Diagnostic]] | None = None
+        # the diagnostics of each line's findings: line -> (findings, diagnostics); kept while
+        # the line keeps equal findings at the same number, so unchanged lines keep the
+        # same Diagnostic objects (the server reuses their conversions by identity)
+        self._line_diagnostics: dict[int, tuple[tuple[LineFinding, ...], list[Diagnostic]]] = {}
+        # severity overrides of the configuration: id(diagnostic) -> (diagnostic, overridden)
+        self.overridden: dict[int, tuple[Diagnostic, Diagnostic]] = {}
+        # P8xx diagnostics per kernel: id(kernel) -> (kernel, revision, line, targets,
+        # diagnostics), moved with the kernel
+        self._portability_diagnostics: dict[int, tuple] = {}
 
     # ---- line findings -------------------------------------------------------------------------
     def _check_lines(self, numbers) -> None:
@@ -79,11 +92,15 @@ class AnalysisState:
                 checkpoint()
             text = lines[number]
             found = check_line(text)
+            suppression = line_suppression(text)
+            if (findings.get(number) or ()) != (found or ()) or number in marked \
+                    or suppression is not None:
+                self.lines_changed = True
             if found:
                 findings[number] = found
             else:
                 findings.pop(number, None)
-            if line_suppression(text) is not None:
+            if suppression is not None:
                 marked.add(number)
             else:
                 marked.discard(number)
@@ -93,6 +110,7 @@ class AnalysisState:
         document = self.document
         edits = document.edits_since(self.revision) if self.revision >= 0 else None
         if edits is None:
+            self.lines_changed = True
             self.findings, self.marked = {}, set()
             self.revision = -1
             self._check_lines(range(len(document.lines)))
@@ -106,6 +124,7 @@ class AnalysisState:
     def _move_lines(self, after: int, delta: int) -> None:
         """Lines from `after` on moved by `delta` (lines before it that the edit replaced are
         checked again by the caller)."""
+        self.lines_changed = True
         first = after + min(delta, 0)
         self.findings = {n + delta if n >= after else n: f
                          for n, f in self.findings.items() if not first <= n < after}
@@ -149,7 +168,8 @@ class AnalysisState:
             results.append(cached)
         self.kernels = fresh
         live = set(fresh)
-        for cache in (self._uniformity, self._recorded, self._portability):
+        for cache in (self._uniformity, self._recorded, self._portability,
+                      self._portability_diagnostics):
             for key in [k for k in cache if k not in live]:
                 del cache[key]
         return results
@@ -169,19 +189,45 @@ class AnalysisState:
         self._portability[id(kernel)] = (kernel, kernel.revision, kernel.line, found)
         return found
 
-    def portability_diagnostics(self, targets: tuple[str, ...]) -> list[Diagnostic]:
-        """P8xx for the configured targets."""
-        return portability_diagnostics(self.document.program, targets,
-                                       self.portability_findings)
+    def portability_diagnostics(self, targets: tuple[str, ...],
+                                configured: frozenset[str] = frozenset()) -> list[Diagnostic]:
+        """P8xx for the configured targets, without the codes that are off by default unless
+        `configured` (the codes given a severity) names them."""
+        out: list[Diagnostic] = []
+        if not targets:
+            return out
+        cache = self._portability_diagnostics
+        for kernel in self.document.program.kernels:
+            hit = cache.get(id(kernel))
+            if hit is None or hit[0] is not kernel or hit[1] != kernel.revision \
+                    or hit[3] != (targets, configured):
+                found = [d for d in portability_diagnostics_of(self.portability_findings(kernel),
+                                                               targets)
+                         if enabled_by_default(d.code) or d.code in configured]
+                hit = cache[id(kernel)] = (kernel, kernel.revision, kernel.line,
+                                           (targets, configured), found)
+            elif hit[2] != kernel.line:    # lines above the kernel were added or removed
+                memo: dict = {}
+                delta = kernel.line - hit[2]
+                hit = cache[id(kernel)] = (kernel, kernel.revision, kernel.line, hit[3],
+                                           [moved(d, delta, memo) for d in hit[4]])
+            out.extend(hit[4])
+        return out
 
     # ---- everything ----------------------------------------------------------------------------
     def collect(self, compat: bool) -> list[Diagnostic]:
         """Every diagnostic before configuration and suppression."""
         self.refresh()
-        program = self.document.program
+        program = self._program = self.document.program
         found: list[Diagnostic] = []
+        previous, kept = self._line_diagnostics, {}
         for number, findings in self.findings.items():
-            found.extend(f.at(number) for f in findings)
+            hit = previous.get(number)
+            if hit is None or (hit[0] is not findings and hit[0] != findings):
+                hit = (findings, [f.at(number) for f in findings])
+            kept[number] = hit
+            found.extend(hit[1])
+        self._line_diagnostics = kept
         results = self.kernel_results(program)
         for result in results:
             found.extend(result.diagnostics)
@@ -190,8 +236,39 @@ class AnalysisState:
         return found
 
     def result(self, key: tuple, compute) -> list[Diagnostic]:
-        """`compute()` unless it already ran for this configuration `key` at this revision."""
+        """`compute()` unless it already ran for this configuration `key` at this revision, or
+        at an earlier one whose diagnostics are still the document's (`_unchanged_since`)."""
         full_key = (key, self.document.revision)
-        if self._result is None or self._result[0] != full_key:
+        last = self._result
+        if last is not None and last[0] != full_key and last[0][0] == key \
+                and self._unchanged_since(last[0][1]):
+            self._result = last = (full_key, last[1])
+        if last is None or last[0] != full_key:
             self._result = (full_key, compute())
+            self.lines_changed = False
         return list(self._result[1])
+
+    def _unchanged_since(self, revision: int) -> bool:
+        """Whether the diagnostics computed at `revision` are still the document's: every edit
+        since replaced lines inside one kernel's body by as many lines with the same statements
+        (a comment or blanks changed), and no line's findings or suppression changed."""
+        document = self.document
+        edits = document.edits_since(revision)
+        if not edits or self.revision != revision:
+            return False
+        program = document.program
+        if program is not self._program:
+            return False
+        for edit in edits:
+            if edit.old_count != edit.new_count or not edit.patched:
+                return False
+            kernel = program.kernel_at(edit.first)
+            if kernel is None or not kernel.line < edit.first \
+                    or edit.first + edit.new_count - 1 > kernel.last_line:
+                return False
+            cached = self.kernels.get(id(kernel))
+            if cached is None or cached.kernel is not kernel \
+                    or cached.revision != kernel.revision or cached.line != kernel.line:
+                return False
+        self.refresh()
+        return not self.lines_changed

@@ -24,7 +24,7 @@ from .kernel_checks import facts
 from .portability_flow import depends_on_width, steps
 from .portability_width import width_findings
 
-__all__ = ["Finding", "kernel_findings", "portability_diagnostics"]
+__all__ = ["Finding", "kernel_findings", "portability_diagnostics", "portability_diagnostics_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,15 +71,17 @@ def portability_diagnostics(program: Program, targets: tuple[str, ...],
                             findings=kernel_findings) -> list[Diagnostic]:
     """The P8xx diagnostics of a program for the configured targets; `findings(kernel)` gives
     a kernel's findings (an `AnalysisState` passes its cached ones)."""
-    out = []
+    out: list[Diagnostic] = []
     if not targets:
         return out
     for kernel in program.kernels:
-        for finding in findings(kernel):
-            diag = finding.diagnostic(targets)
-            if diag is not None:
-                out.append(diag)
+        out.extend(portability_diagnostics_of(findings(kernel), targets))
     return out
+
+
+def portability_diagnostics_of(findings, targets: tuple[str, ...]) -> list[Diagnostic]:
+    """The diagnostics of some findings for the configured targets."""
+    return [d for d in (finding.diagnostic(targets) for finding in findings) if d is not None]
 
 
 def _compute(kernel: Kernel) -> list[Finding]:

@@ -78,17 +78,21 @@ def kernel_code_sizes(document: Document, layout: CodeLayout | None = None) -> d
 
 
 def instruction_views(document: Document, line: int, compat: bool = False,
-                      layout: CodeLayout | None = None) -> list[InstructionView]:
+                      layout: CodeLayout | None = None,
+                      fields: bool = True) -> list[InstructionView]:
     """Views of the instructions on a source line (0-based); [] when there are none. `layout`
-    is the document's current layout (computed when not given)."""
+    is the document's current layout (computed when not given); `fields=False` leaves out the
+    field views (for what only shows the words: inlay hints)."""
     views: list[InstructionView] = []
     with guarded(f"encoding view of line {line + 1}"):
         layout = layout or layout_document(document)
-        views = [_view(placed, layout, compat) for placed in layout.by_line.get(line, ())]
+        views = [_view(placed, layout, compat, fields)
+                 for placed in layout.by_line.get(line, ())]
     return views
 
 
-def _view(placed: Placed, layout: CodeLayout, compat: bool) -> InstructionView:
+def _view(placed: Placed, layout: CodeLayout, compat: bool,
+          fields: bool = True) -> InstructionView:
     ins = placed.instruction
     kernel = placed.kernel
     spec = placed.spec
@@ -113,7 +117,8 @@ def _view(placed: Placed, layout: CodeLayout, compat: bool) -> InstructionView:
     words = (decoded.word0,) if decoded.word1 is None else (decoded.word0, decoded.word1)
     label = ins.operands[0].text if spec.mnemonic == "call" and ins.operands else None
     return InstructionView(mnemonic=spec.mnemonic, words=words,
-                           fields=field_views(decoded, compat, label), **common)
+                           fields=field_views(decoded, compat, label) if fields else [],
+                           **common)
 
 
 def _opcode_meaning(opcode: int, mnemonic: str) -> str:

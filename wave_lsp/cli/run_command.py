@@ -30,7 +30,6 @@ chunk at a time.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Iterator
@@ -93,6 +92,7 @@ def run(args) -> int:
     except OSError as err:
         return _error(f"cannot read '{args.file}': {err.strerror or err}")
     if args.json:
+        import json
         data = report.to_json(include_memory=False)
         data["dumps"] = {r.kind: list(_lines(r, report.device_memory)) for r in requests}
         print(json.dumps(data, indent=1))
@@ -119,16 +119,21 @@ def _lines(request, memory) -> Iterator[str]:
     return dump_values(memory, request.start, request.count, request.kind)
 
 
+def _chunks(request, memory) -> Iterator[list[str]]:
+    from ..emu.formats import dump_value_chunks, hex_dump_chunks
+    if request.kind == "memory":
+        return hex_dump_chunks(memory, request.start, request.start + request.count)
+    return dump_value_chunks(memory, request.start, request.count, request.kind)
+
+
 def _write_output(args, requests, report) -> None:
     """Dumps, registers and statistics in upstream's order, written a chunk at a time."""
     out = sys.stdout
     batch: list[str] = []
     for request in requests:
-        for line in _lines(request, report.device_memory):
-            batch.append(line)
-            if len(batch) >= 65536:
-                out.write("\n".join(batch) + "\n")
-                batch.clear()
+        for chunk in _chunks(request, report.device_memory):
+            if chunk:
+                out.write("\n".join(chunk) + "\n")
     if args.dump_regs:
         for tid, regs in report.registers.items():
             batch.append(f"Thread {tid}: " + " ".join(f"{k}=0x{v:08x}" if k[0] == "r"

@@ -102,9 +102,18 @@ _BELOW_F32 = np.uint64((1 << 29) - 1)   # f64 significand bits below f32's ...
 _F32_HALF = np.uint64(1 << 28)          # ... holding exactly half an f32 ulp: a tie
 
 
+def fma_scratch(shape) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Work arrays for `fma_f32` results of `shape` (reused, no allocation per instruction)."""
+    return (np.empty(shape, dtype=np.float64), np.empty(shape, dtype=np.uint64),
+            np.empty(shape, dtype=bool))
+
+
 def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray,
-            scratch: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
-    """Fused multiply-add of f32 arrays with a single rounding (into `out` when given).
+            scratch=None, out: np.ndarray | None = None) -> np.ndarray:
+    """Fused multiply-add of f32 arrays with a single rounding (into `out` when given). The
+    operands may have any shapes that broadcast together (`fusion` runs several fma at once on
+    (instructions, lanes) arrays); `scratch`: `fma_scratch(shape)` of the result's shape, or
+    a float64 array of it.
 
     a*b is exact in f64, so the only error of `f32(f64(a*b) + c)` is a double rounding: the f64
     sum lands exactly halfway between two f32 values although the exact sum does not. Only those
@@ -113,15 +122,23 @@ def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray,
     f32 (Boldo and Melquiond's round-to-odd theorem). Results in the f32 subnormal range, where
     the tie test does not apply, keep the f64 sum's rounding: spec v0.2 §6.4 lets
     implementations flush them to zero altogether."""
-    s = scratch if scratch is not None and scratch.size == a.size else \
-        np.empty(a.shape, dtype=np.float64)
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape) if out is None else out.shape
+    if not isinstance(scratch, tuple):
+        scratch = (scratch, None, None)
+    s, low, tie = scratch
+    if s is None or s.shape != shape:
+        s, low = np.empty(shape, dtype=np.float64), None
     np.multiply(a, b, out=s, dtype=np.float64)
     np.add(s, c, out=s, dtype=np.float64)
-    low = np.bitwise_and(s.view(np.uint64), _BELOW_F32)
-    if (low == _F32_HALF).any():
-        i = np.flatnonzero(low == _F32_HALF)
-        x = a[i].astype(np.float64) * b[i].astype(np.float64)
-        y = c[i].astype(np.float64)
+    if low is None or low.shape != shape:
+        low, tie = np.empty(shape, dtype=np.uint64), np.empty(shape, dtype=bool)
+    np.bitwise_and(s.view(np.uint64), _BELOW_F32, out=low)
+    np.equal(low, _F32_HALF, out=tie)
+    if tie.any():
+        i = np.nonzero(tie)
+        x = np.broadcast_to(a, shape)[i].astype(np.float64) * \
+            np.broadcast_to(b, shape)[i].astype(np.float64)
+        y = np.broadcast_to(c, shape)[i].astype(np.float64)
         t = s[i]
         v = t - x
         err = (x - (t - v)) + (y - v)
@@ -130,7 +147,8 @@ def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray,
         t[fix] = np.nextafter(t[fix], np.where(err[fix] > 0, np.inf, -np.inf))
         s[i] = t
     if out is not None:
-        np.copyto(out, s, casting="same_kind")
+        if out is not s:
+            np.copyto(out, s, casting="same_kind")
         return out
     return s.astype(F32)
 

@@ -139,7 +139,7 @@ def _fma_op(fn, a, c, d, rd):
     def op(b: Batch):
         if b.full:
             F = b.F
-            fma_f32(F[a], F[c], F[d], b.scratch64, out=F[rd])
+            fma_f32(F[a], F[c], F[d], b.fma_scratch(), out=F[rd])
         elif b.any_active:
             R = b.R
             np.copyto(R[rd], fn(R[a], R[c], R[d]), where=b.active)

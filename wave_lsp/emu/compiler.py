@@ -15,6 +15,7 @@ from .compile_ops import (build_memory, build_mma, build_mov_imm, build_mov_sr, 
                           build_wave, invalid)
 from .context import RunContext
 from .control import build_control
+from .fusion import fuse
 
 CONTROL_CLASSES = (IC.CONTROL, IC.SYNC)
 DEFAULT_REGISTERS = 256       # register file used by `implemented` (any size would do)
@@ -50,6 +51,7 @@ class CompiledKernel:
     pcs: list[int]
     lines: list[int | None]
     categories: list[str]
+    fused: list = field(default_factory=list)    # per index: None or (op, span), see fusion.py
 
 
 def make_plan(instructions, skip_empty: bool = True) -> Plan:
@@ -127,7 +129,8 @@ def compile_kernel(kernel: KernelCode, registers: int, ctx: RunContext,
         kernel, instructions, ops, plan,
         pcs=[ins.offset for ins in instructions],
         lines=[ins.line for ins in instructions],
-        categories=[CATEGORY[ins.spec.iclass] for ins in instructions])
+        categories=[CATEGORY[ins.spec.iclass] for ins in instructions],
+        fused=fuse(instructions, registers))
 
 
 def implemented(mnemonic: str) -> bool:

@@ -171,6 +171,7 @@ def _next_poll(ctx: RunContext, limits: Limits, b: Batch, steps: int) -> int:
 def _loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: Limits,
           waves_per_wg: int) -> None:
     ops = compiled.ops
+    fused = compiled.fused or [None] * len(ops)
     n = len(ops)
     counts = ctx.counts
     step_limit = _step_limit(limits, waves_per_wg)
@@ -181,6 +182,16 @@ def _loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: Limits,
     try:
         while index < n:
             present = b.present_count
+            run = fused[index]
+            if run is not None and b.full and steps + run[1] < check:
+                # a fused run (see fusion.py): no poll would fall inside it one by one either
+                run[0](b)
+                span = run[1]
+                for j in range(index, index + span):
+                    counts[j] += present
+                steps += span
+                index += span
+                continue
             nxt = ops[index](b)
             counts[index] += present
             steps += 1

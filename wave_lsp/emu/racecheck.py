@@ -76,11 +76,14 @@ class EpochLog:
         clash = bool((writer[keys] != waves).any())
         if not clash:
             for _, w, l, write, _ in entries:
-                if not write and w.size:
-                    seen = writer[w & slots]
-                    if ((seen >= 0) & (seen != self._waves(l))).any():
-                        clash = True
-                        break
+                if write or not w.size:
+                    continue
+                seen = writer[w & slots]
+                if seen.max() < 0:            # reads no word written in the epoch
+                    continue
+                if ((seen >= 0) & (seen != self._waves(l))).any():
+                    clash = True
+                    break
         writer[keys] = -1
         return clash
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..isa import PREDICATE_COUNT
+from .alu import fma_scratch
 
 
 class Fault(Exception):
@@ -102,9 +103,16 @@ class Batch:
         self.local32 = self.local.view(np.uint32)
         self.local_base = self.wg_of_lane * self.local_stride
         self.local_base_words = self.local_base >> 2
-        self.scratch64 = np.empty(n, dtype=np.float64)
+        self.scratch_rows: dict[int, tuple] = {}     # fma work arrays per row count, see fma
         self.fragments: dict[tuple[str, int], np.ndarray] = {}
         self._specials: dict[int, np.ndarray] = {}
+
+    def fma_scratch(self, rows: int = 0) -> tuple:
+        """`alu.fma_scratch` for one register row (rows 0) or (rows, lanes), kept per batch."""
+        work = self.scratch_rows.get(rows)
+        if work is None:
+            work = self.scratch_rows[rows] = fma_scratch((rows, self.n) if rows else self.n)
+        return work
 
     # ---- masks -------------------------------------------------------------------------------
     def set_active(self, mask: np.ndarray) -> None:

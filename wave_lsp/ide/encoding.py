@@ -34,8 +34,8 @@ def label_offset(state: DocumentState, name: str) -> tuple[str | None, int] | No
     return place.kernel.name, place.offset - place.kernel.code_offset
 
 
-def instruction_views(state: DocumentState, line: int,
-                      compat: bool = False) -> list[InstructionView]:
+def instruction_views(state: DocumentState, line: int, compat: bool = False,
+                      fields: bool = True) -> list[InstructionView]:
     """The encoding views of the instructions on a line ([] when the line does not encode), as
-    the configured compatibility mode encodes them."""
-    return list(_views(state.document, line, compat, code_layout(state)))
+    the configured compatibility mode encodes them (`fields=False`: without field views)."""
+    return list(_views(state.document, line, compat, code_layout(state), fields))

@@ -1,13 +1,17 @@
 """The WAVE source formatter (protocol-free): labels and directives at column 0, instructions
 indented, operands of consecutive instructions aligned in one column, trailing comments aligned.
 
-It only changes whitespace: every rewritten line is re-parsed and must give the same statements
-(mnemonics, operands, guards, comments) as before, or the line is left as it was. Lines that do
-not parse are left alone (trailing blanks aside). The layout depends only on the tokens, not on
-the old whitespace, so formatting is idempotent.
+It only changes whitespace: every rewritten line must give the same statements (mnemonics,
+operands, guards, comments) as before, or the line is left as it was. The check is cheap for
+the usual rewrite (the same tokens, only the blanks between them differ, and no token needs
+the blanks around it: see `_same_tokens`); any other rewrite is re-parsed and compared. Lines
+that do not parse are left alone (trailing blanks aside). The layout depends only on the tokens,
+not on the old whitespace, so formatting is idempotent.
 """
 
 from __future__ import annotations
+
+import re
 
 from ..cancellation import checkpoint
 from ..syntax.ast import Directive, Instruction, Label, LineSyntax
@@ -17,6 +21,24 @@ INDENT = 4
 COMMENT_GAP = 2
 MAX_COMMENT_COLUMN = 80
 _BLANKS = " \t\f\v"
+
+
+# a token: a comment (to the end of the line), a word (names, registers, numbers, dotted names;
+# `.` and `%` included so that `iadd.u32` differs from `iadd .u32`), or one other character
+_TOKEN = re.compile(r"[;#].*|[\w.%]+|\S")
+# blanks that the grammar reads: inside a guard (`@ p1`), before a hint, inside `! p1` or a
+# memory operand: a line with any of these is checked by parsing it
+_SPACED = re.compile(r"[@!\[]")
+
+
+def _same_tokens(old: str, new: str) -> bool:
+    """Whether `new` is `old` with only the blanks between tokens changed, where those blanks
+    cannot change what the line means (else the caller re-parses)."""
+    old, new = old.rstrip(_BLANKS), new.rstrip(_BLANKS)
+    code = old.split(";", 1)[0].split("#", 1)[0]
+    if _SPACED.search(code):
+        return False
+    return _TOKEN.findall(old) == _TOKEN.findall(new)
 
 
 def _joined(text: str, items) -> str:
@@ -141,7 +163,8 @@ def format_lines(lines: list[str], syntax: list[LineSyntax] | None = None) -> li
             out.append(item)
     out.pop()  # the sentinel
     for i, (old, new) in enumerate(zip(lines, out)):
-        if old != new and _signature(parse_line(new)) != _signature(syntax[i]):
+        if old != new and not _same_tokens(old, new) \
+                and _signature(parse_line(new)) != _signature(syntax[i]):
             out[i] = old  # never change what a line means
     return out
 

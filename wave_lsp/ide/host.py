@@ -133,6 +133,8 @@ class AnalysisHost:
         self._opening.pop(uri, None)
         if state is not None:
             state.cancel_jobs("the document was closed")
+            if state.runs is not None:
+                state.runs.stop()
 
     def get(self, uri: str) -> DocumentState | None:
         """The state, whether or not it is ready."""

@@ -64,6 +64,15 @@ class DocumentState:
         self.jobs: set[CancelToken] = set()        # running jobs of this document
         self._derived: dict[Any, tuple[int, Any]] = {}
         self.analysis = AnalysisState(self.document)
+        self.runs: Any = None   # ide.run_session.DocumentRuns, from the first inline run on
+
+    def run_state(self) -> Any:
+        """The inline-run state (results by revision, live kernels, the run in flight), created
+        on first use: most documents are never run, and the emulator loads only for those."""
+        if self.runs is None:
+            from .run_session import DocumentRuns
+            self.runs = DocumentRuns()
+        return self.runs
 
     # ---- identity of the current content -------------------------------------------------------
     @property

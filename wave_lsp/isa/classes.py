@@ -8,6 +8,8 @@ import enum
 class InstructionClass(enum.Enum):
     """The semantic class of a mnemonic: used for docs, semantic tokens and statistics."""
 
+    __hash__ = object.__hash__   # members are singletons; Enum's own hashes the name (slow)
+
     INTEGER = "integer"
     FLOAT = "float"
     F16 = "f16"

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 class OperandKind(enum.Enum):
     """What may be written in an operand position."""
 
+    __hash__ = object.__hash__   # members are singletons; Enum's own hashes the name (slow)
+
     REGISTER = "register"          # r0..r254 (a special register is accepted upstream, with a warning)
     PREDICATE = "predicate"        # p0..p3
     SPECIAL = "special register"   # sr_* (mov_sr, and mov's source)
@@ -24,6 +26,8 @@ class OperandKind(enum.Enum):
 
 class Field(enum.Enum):
     """Encoding fields an operand can fill (reference §3.1)."""
+
+    __hash__ = object.__hash__   # members are singletons; Enum's own hashes the name (slow)
 
     RD = "rd"
     RS1 = "rs1"

@@ -24,7 +24,7 @@ from ..ide.resources import resources_of
 from ..ide.state import DocumentState
 from . import run_view
 from .documents import span
-from .handlers import command, request
+from .handlers import command, command_document, request
 from .portability import portability_lenses
 
 if TYPE_CHECKING:
@@ -115,13 +115,8 @@ def setup(server: "WaveLanguageServer") -> None:
 
     @command(server, ASSEMBLE)
     async def assemble_command(*args):
-        uri = args[0] if args else None
-        if isinstance(uri, str):
-            await server.documents.ready(uri)
-        doc = server.text_document(uri) if isinstance(uri, str) else None
+        doc = await command_document(server, args, "assemble")
         if doc is None:
-            _show(server, f"wave-lsp: cannot assemble {uri!r}: not an open WAVE document",
-                  types.MessageType.Warning)
             return None
         report = await server.documents.run(doc, lambda d: assemble_document(server, d),
                                             reader=True)

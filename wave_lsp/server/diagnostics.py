@@ -11,9 +11,11 @@ client that declares pull support gets pull only (no duplicates), others get pus
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
+from pygls.protocol import JsonRPCProtocol
 
 from ..analysis.diagnostic import Diagnostic, Severity
 from ..cancellation import Cancelled
@@ -50,32 +52,93 @@ def to_lsp(server: "WaveLanguageServer", doc: DocumentState,
         message=diagnostic.message, related_information=related)
 
 
-def convert_all(server: "WaveLanguageServer", doc: DocumentState,
-                diagnostics: list[Diagnostic]) -> list[types.Diagnostic]:
-    """`to_lsp` of every diagnostic, reusing the conversions of the document's previous
-    publication (building lsprotocol objects is the slowest part of publishing a large file,
-    and most diagnostics survive an edit). A conversion is reused for an equal diagnostic whose
-    lines have the same text (columns depend on the text) under the same position encoding."""
-    lines = doc.lines
-    count = len(lines)
+def _touched(d: Diagnostic) -> tuple[int, ...]:
+    """The lines whose text a diagnostic's client positions depend on."""
+    r = d.range
+    if not d.related:
+        return (r.start_line,) if r.start_line == r.end_line else (r.start_line, r.end_line)
+    return tuple(sorted({r.start_line, r.end_line, *(x.range.start_line for x in d.related),
+                         *(x.range.end_line for x in d.related)}))
+
+
+class Converted:
+    """The conversions of one document's last publication, to reuse for the diagnostics that
+    survive an edit (building and encoding lsprotocol objects is the slowest part of publishing
+    a large file). An entry is found by the diagnostic object (the analysis keeps the objects
+    of unchanged lines and kernels, so a lookup by identity needs no hashing of the value); it
+    is reused only while the lines its columns depend on keep their text, under the same
+    position encoding and capabilities."""
+
+    def __init__(self, setting: tuple) -> None:
+        self.setting = setting
+        # id(diagnostic) -> (diagnostic, touched lines, their texts, lsp diagnostic, JSON or None)
+        self.by_id: dict[int, tuple] = {}
+
+    def lookup(self, lines: list[str], d: Diagnostic, previous: "Converted | None"):
+        """The previous entry of `d` if it still holds, else (None, touched lines, texts)."""
+        if previous is not None:
+            hit = previous.by_id.get(id(d))
+            if hit is not None and hit[0] is d:
+                count = len(lines)
+                for n, text in zip(hit[1], hit[2]):
+                    if (lines[n] if n < count else "") != text:
+                        break
+                else:
+                    return hit
+        count = len(lines)
+        touched = _touched(d)
+        return None, touched, tuple(lines[n] if n < count else "" for n in touched)
+
+
+def _convert(server: "WaveLanguageServer", doc: DocumentState, diagnostics: list[Diagnostic],
+             encode: bool) -> list[tuple]:
+    """(diagnostic, lines, texts, lsp diagnostic, JSON or None) for each diagnostic, reusing the
+    document's previous conversions (see `Converted`)."""
     setting = (server.codec.encoding, server.capability(
         "text_document.publish_diagnostics.related_information", True))
     previous = server.publisher.converted.get(doc.uri)
-    if previous is None or previous[0] != setting:
-        previous = (setting, {})
-    cache, fresh = previous[1], {}
+    if previous is not None and previous.setting != setting:
+        previous = None
+    fresh = Converted(setting)
+    converter = server.protocol._converter
     out = []
+    lines = doc.lines
+    by_id = fresh.by_id
     for d in diagnostics:
-        touched = {d.range.start_line, d.range.end_line, *(r.range.start_line for r in d.related),
-                   *(r.range.end_line for r in d.related)}
-        key = (d, tuple(lines[n] if n < count else "" for n in sorted(touched)))
-        item = cache.get(key)
-        if item is None:
-            item = to_lsp(server, doc, d)
-        fresh[key] = item
-        out.append(item)
-    server.publisher.converted[doc.uri] = (setting, fresh)
+        hit = fresh.lookup(lines, d, previous)
+        if hit[0] is None:
+            hit = (d, hit[1], hit[2], to_lsp(server, doc, d), None)
+        if encode and hit[4] is None:
+            hit = hit[:4] + (json.dumps(converter.unstructure(hit[3])),)
+        by_id[id(d)] = hit
+        out.append(hit)
+    server.publisher.converted[doc.uri] = fresh
     return out
+
+
+def convert_all(server: "WaveLanguageServer", doc: DocumentState,
+                diagnostics: list[Diagnostic]) -> list[types.Diagnostic]:
+    """`to_lsp` of every diagnostic, reusing the conversions of the document's previous
+    publication (see `Converted`)."""
+    return [hit[3] for hit in _convert(server, doc, diagnostics, encode=False)]
+
+
+def publication(server: "WaveLanguageServer", doc: DocumentState, version: int | None,
+                diagnostics: list[Diagnostic], extra: list[types.Diagnostic]) -> str:
+    """The JSON body of the `publishDiagnostics` notification of `diagnostics` (and of the
+    lsprotocol diagnostics `extra`), as pygls would write it; each diagnostic's JSON is kept
+    and reused by the next publication while it stays the same."""
+    converter = server.protocol._converter
+    parts = [hit[4] for hit in _convert(server, doc, diagnostics, encode=True)]
+    parts += [json.dumps(converter.unstructure(item)) for item in extra]
+    params = json.dumps(converter.unstructure(types.PublishDiagnosticsParams(
+        uri=doc.uri, version=version, diagnostics=[])))
+    marker = '"diagnostics": []'
+    assert params.count(marker) == 1
+    params = params.replace(marker, '"diagnostics": [' + ", ".join(parts) + "]")
+    return json.dumps({"method": types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": None,
+                       "jsonrpc": JsonRPCProtocol.VERSION}).replace(
+        '"params": null', '"params": ' + params, 1)
 
 
 class Publisher:
@@ -85,8 +148,8 @@ class Publisher:
         self.server = server
         self.pull = False
         self._timers: dict[str, asyncio.Task] = {}
-        # per document: (encoding and capability, {(diagnostic, line texts): lsp diagnostic})
-        self.converted: dict[str, tuple[tuple, dict]] = {}
+        # per document: the conversions of its last publication
+        self.converted: dict[str, Converted] = {}
 
     @property
     def push(self) -> bool:
@@ -141,11 +204,8 @@ class Publisher:
         protocol = self.server.protocol
 
         def serialised(d: DocumentState) -> str:
-            items = convert_all(self.server, d, self.server.analysis(d)) \
-                + run_view.lsp_diagnostics(self.server, d)
-            return protocol.serialize_notification(
-                types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
-                types.PublishDiagnosticsParams(uri=d.uri, version=version, diagnostics=items))
+            return publication(self.server, d, version, self.server.analysis(d),
+                               run_view.lsp_diagnostics(self.server, d))
 
         body = await self.server.documents.run(doc, serialised, name="diagnostics")
         if doc.version != version or self.server.document(doc.uri) is not doc:
@@ -183,7 +243,7 @@ def register_pull(server: "WaveLanguageServer") -> None:
         doc = server.document(params.text_document.uri)
         if doc is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
-        runs = server.runs.generation(doc.uri) if server.runs is not None else 0
+        runs = server.runs.generation(doc) if server.runs is not None else 0
         result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}.{runs}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)

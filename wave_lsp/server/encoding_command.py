@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lsprotocol import types
 
 from ..asm.encoding_view import encoding_listing
-from .handlers import command
+from .handlers import command, command_document
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -23,14 +22,8 @@ ENCODING = "wave-lsp.encoding"
 def setup(server: "WaveLanguageServer") -> None:
     @command(server, ENCODING)
     async def show_encoding(*args):
-        uri = args[0] if args else None
-        if isinstance(uri, str):
-            await server.documents.ready(uri)
-        doc = server.text_document(uri) if isinstance(uri, str) else None
+        doc = await command_document(server, args, "show the encoding of")
         if doc is None:
-            server.window_show_message(types.ShowMessageParams(
-                type=types.MessageType.Warning,
-                message=f"wave-lsp: no encoding for {uri!r}: not an open WAVE document"))
             return None
         compat = server.settings.compat
         text = await server.documents.run(

@@ -126,3 +126,18 @@ def command(server: "WaveLanguageServer", name: str):
         return fn
 
     return decorator
+
+
+async def command_document(server: "WaveLanguageServer", args: tuple, action: str):
+    """The open WAVE document whose URI is a command's first argument, once the host has it;
+    None, with a warning that says what could not be done (`action`), when there is none."""
+    uri = args[0] if args else None
+    doc = None
+    if isinstance(uri, str):
+        await server.documents.ready(uri)
+        doc = server.text_document(uri)
+    if doc is None:
+        server.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning,
+            message=f"wave-lsp: cannot {action} {uri!r}: not an open WAVE document"))
+    return doc

@@ -2,18 +2,25 @@
 instruction its byte offset in the kernel, after it its encoded words (`ide.inlay`). Both parts
 can be switched off (`inlayHints.offsets`, `inlayHints.encoding`). Then the values of the last
 inline run (`run_view`).
+
+The answer is written as JSON by the handler (in the document's job: a worker for a large
+document), each hint's JSON kept per revision: asking for a whole 100,000-line file gives some
+175,000 hints, too many to build and encode as lsprotocol objects on the event loop.
 """
 
 from __future__ import annotations
 
+import json
+from json.encoder import encode_basestring_ascii as _string
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..ide.inlay import hints
+from ..ide.inlay import Hint, hints
 from . import run_view
 from .documents import to_client_position, to_server_position
 from .handlers import request
+from .server import Serialised
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -21,21 +28,36 @@ if TYPE_CHECKING:
 
 def setup(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_INLAY_HINT, default=list)
-    def inlay_hints(params: types.InlayHintParams) -> list[types.InlayHint]:
+    def inlay_hints(params: types.InlayHintParams) -> list[types.InlayHint] | Serialised:
         doc = server.text_document(params.text_document.uri)
         if doc is None:
             return []
         first, _ = to_server_position(doc, params.range.start, server.codec)
         last, _ = to_server_position(doc, params.range.end, server.codec)
         settings = server.settings
-        out = []
-        for h in hints(doc, first, last, settings.inlay_offsets, settings.inlay_encoding,
-                       settings.compat):
-            offset = h.kind == "offset"
-            out.append(types.InlayHint(
-                position=to_client_position(doc, h.line, h.column, server.codec),
-                label=h.label,
-                kind=types.InlayHintKind.Type if offset else types.InlayHintKind.Parameter,
-                padding_right=True if offset else None, padding_left=None if offset else True,
-                tooltip=h.tooltip))
-        return out + run_view.inlay_hints(server, doc, first, last)
+        found = hints(doc, first, last, settings.inlay_offsets, settings.inlay_encoding,
+                      settings.compat)
+        known = doc.derived(("inlay hint JSON", server.codec.encoding), lambda d: {})
+        parts = []
+        for h in found:
+            text = known.get(h)
+            if text is None:
+                text = known[h] = _json(doc, h, server.codec)
+            parts.append(text)
+        converter = server.protocol._converter
+        parts += [json.dumps(converter.unstructure(hint))
+                  for hint in run_view.inlay_hints(server, doc, first, last)]
+        return Serialised("[" + ", ".join(parts) + "]")
+
+
+def _json(doc, h: Hint, codec) -> str:
+    """The JSON of the lsprotocol `InlayHint` for `h` (written directly: this runs for every
+    instruction of a file whose hints are all asked for)."""
+    position = to_client_position(doc, h.line, h.column, codec)
+    head = (f'{{"position": {{"line": {position.line}, "character": {position.character}}}, '
+            f'"label": {_string(h.label)}, ')
+    if h.kind == "offset":
+        return (head + f'"kind": {types.InlayHintKind.Type.value}, '
+                f'"tooltip": {_string(h.tooltip)}, "paddingRight": true}}')
+    return (head + f'"kind": {types.InlayHintKind.Parameter.value}, '
+            f'"tooltip": {_string(h.tooltip)}, "paddingLeft": true}}')

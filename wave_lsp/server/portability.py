@@ -25,7 +25,7 @@ from ..emu.wave_widths import WidthComparison, compare_widths
 from ..isa.backends import targets_widths
 from ..ide.state import DocumentState
 from .documents import span
-from .handlers import report_failure
+from .handlers import command
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -101,15 +101,9 @@ def _summary(comparison: WidthComparison) -> str:
 
 
 def setup(server: "WaveLanguageServer") -> None:
+    @command(server, CHECK)
     async def check(*args):
-        await asyncio.sleep(0)
-        try:
-            return await _check(server, *args)
-        except Exception as exc:
-            report_failure(server, f"command {CHECK}", exc)
-            return None
-
-    server.command(CHECK)(check)
+        return await _check(server, *args)
 
 
 async def _check(server: "WaveLanguageServer", *args):

@@ -10,12 +10,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from .handlers import report_failure
+from .handlers import command
 from .run_view import CLEAR, RUN
 from .runs import RunService
 
@@ -53,7 +52,7 @@ async def run_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any
             return _refuse(server, uri, kernel, f"line {launch_line!r} is not a launch line "
                                                 f"of kernel '{kernel}'")
         ordinal = match[0].ordinal
-    runs.state(doc.uri).live[kernel] = ordinal
+    runs.state(doc).live[kernel] = ordinal
     results = await runs.run(doc, runs.wanted(doc))
     result = next((r for r in results if r.kernel == kernel), None)
     if result is None:
@@ -75,23 +74,13 @@ def clear_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = N
 def setup(server: "WaveLanguageServer") -> None:
     server.runs = RunService(server)
 
-    @server.command(RUN)
+    @command(server, RUN)
     async def run(*args):
-        await asyncio.sleep(0)
-        try:
-            return await run_command(server, *args)
-        except Exception as exc:
-            report_failure(server, f"command {RUN}", exc)
-            return None
+        return await run_command(server, *args)
 
-    @server.command(CLEAR)
-    async def clear(*args):
-        await asyncio.sleep(0)
-        try:
-            return clear_command(server, *args)
-        except Exception as exc:
-            report_failure(server, f"command {CLEAR}", exc)
-            return None
+    @command(server, CLEAR)
+    def clear(*args):
+        return clear_command(server, *args)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(params: Any = None) -> None:

@@ -39,20 +39,18 @@ def document_folder(uri: str) -> Path | None:
 
 
 class RunService:
-    """Run state of every open document, the worker, and the refresh requests."""
+    """Runs for the open documents: the worker, the debounced re-runs and the refresh requests.
+    Each document's results live on its `DocumentState` (`run_state()`), so they go with it."""
 
     def __init__(self, server: "WaveLanguageServer") -> None:
         self.server = server
         self._worker = None
-        self.docs: dict[str, "DocumentRuns"] = {}
         self._timers: dict[str, asyncio.Task] = {}
 
     # ---- state -------------------------------------------------------------------------------
-    def state(self, uri: str) -> "DocumentRuns":
-        if uri not in self.docs:
-            from ..ide.run_session import DocumentRuns
-            self.docs[uri] = DocumentRuns()
-        return self.docs[uri]
+    @staticmethod
+    def state(doc: "DocumentState") -> "DocumentRuns":
+        return doc.run_state()
 
     @property
     def worker(self):
@@ -67,12 +65,11 @@ class RunService:
 
     def current(self, doc: "DocumentState") -> list["KernelRun"]:
         """Results of the document's current revision (never a stale run's)."""
-        state = self.docs.get(doc.uri)
-        return state.current(doc.revision) if state else []
+        return doc.runs.current(doc.revision) if doc.runs is not None else []
 
-    def generation(self, uri: str) -> int:
-        state = self.docs.get(uri)
-        return state.generation if state else 0
+    @staticmethod
+    def generation(doc: "DocumentState") -> int:
+        return doc.runs.generation if doc.runs is not None else 0
 
     def limits(self) -> RunLimits:
         s = self.server.settings
@@ -81,8 +78,7 @@ class RunService:
     def wanted(self, doc: "DocumentState") -> dict[str, int | None]:
         """Kernels to re-run for `doc`: the live ones, and with `run.live` every kernel with a
         launch line."""
-        state = self.docs.get(doc.uri)
-        wanted = dict(state.live) if state is not None else {}
+        wanted = dict(doc.runs.live) if doc.runs is not None else {}
         if self.server.settings.run_live:
             for kernel in self.launch_lines(doc):
                 wanted.setdefault(kernel, None)
@@ -93,7 +89,7 @@ class RunService:
         """Schedule a debounced re-run of the document's live kernels."""
         if doc.binary or not self.wanted(doc):
             return
-        self.state(doc.uri).stop()     # a stale run is cancelled at once, not at the timer
+        self.state(doc).stop()     # a stale run is cancelled at once, not at the timer
         if (timer := self._timers.pop(doc.uri, None)) is not None:
             timer.cancel()
         delay = 0.0 if immediate else self.server.settings.debounce_ms / 1000
@@ -102,9 +98,6 @@ class RunService:
     def document_closed(self, uri: str) -> None:
         if (timer := self._timers.pop(uri, None)) is not None:
             timer.cancel()
-        state = self.docs.pop(uri, None)
-        if state is not None:
-            state.stop()
 
     def settings_changed(self) -> None:
         for doc in self.server.documents.all():
@@ -126,7 +119,7 @@ class RunService:
         """Run `wanted` kernels of the current revision off the event loop; store and show the
         results if the document has not changed meanwhile. Returns the results either way."""
         from ..ide.run_session import plan_runs
-        state = self.state(doc.uri)
+        state = self.state(doc)
         state.stop()
         cancel = threading.Event()
         state.cancel = cancel
@@ -137,7 +130,7 @@ class RunService:
             if state.cancel is cancel:
                 state.cancel = None
         fresh = (self.server.document(doc.uri) is doc and doc.revision == snapshot.revision
-                 and not cancel.is_set() and self.docs.get(doc.uri) is state)
+                 and not cancel.is_set())
         if fresh:
             state.store(runs)
             self.refresh(doc)
@@ -146,7 +139,7 @@ class RunService:
     def forget(self, doc: "DocumentState", kernel: str | None) -> list[str]:
         """Clear one kernel's results (or all) and stop re-running it; returns what was
         cleared."""
-        state = self.state(doc.uri)
+        state = self.state(doc)
         names = [kernel] if kernel else sorted(set(state.live) | set(state.results))
         state.clear(kernel)
         if not state.live:
@@ -172,8 +165,9 @@ class RunService:
             server.workspace_diagnostic_refresh(None)
 
     def shutdown(self) -> None:
-        for state in self.docs.values():
-            state.stop()
+        for doc in self.server.documents.all():
+            if doc.runs is not None:
+                doc.runs.stop()
         if self._worker is not None:
             self._worker.shutdown()
 

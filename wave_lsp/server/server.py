@@ -42,6 +42,11 @@ FEATURES = (
 )
 
 
+class Serialised(str):
+    """A request's result already written as JSON (by a handler, in a worker for a large
+    document): the protocol sends it as it is, instead of encoding it on the event loop."""
+
+
 class WaveProtocol(LanguageServerProtocol):
     """pygls' protocol, minus its own copies of open documents (ours are the only ones), plus
     notifications serialised off the event loop (`serialize_notification` in a worker,
@@ -61,6 +66,14 @@ class WaveProtocol(LanguageServerProtocol):
         result = self.writer.write((header + body).encode(self.CHARSET))
         if inspect.isawaitable(result):
             asyncio.ensure_future(result)
+
+    def _send_response(self, msg_id, result: Any | None = None, error: Any = None) -> None:
+        if error is None and isinstance(result, Serialised):
+            self._result_types.pop(msg_id, None)
+            self.send_serialized('{"id": ' + json.dumps(msg_id) + ', "jsonrpc": "'
+                                 + JsonRPCProtocol.VERSION + '", "result": ' + result + '}')
+            return
+        super()._send_response(msg_id, result, error)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):

@@ -23,6 +23,8 @@ class Token:
 class OperandSyntax(enum.Enum):
     """The written form of an operand (what it looks like, not what the slot wants)."""
 
+    __hash__ = object.__hash__   # members are singletons; Enum's own hashes the name (slow)
+
     REGISTER = "register"            # r7, r7.lo
     PREDICATE = "predicate"          # p1
     NEGATED_PREDICATE = "negated predicate"  # !p1 (legacy, break !p0)

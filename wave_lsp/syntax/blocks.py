@@ -12,10 +12,12 @@ blocks still open at the end stay open (`close` None).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, NamedTuple
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 from ..isa import BLOCK_ROLES, OPENER, BlockRole
-from .program import Program
+
+if TYPE_CHECKING:              # annotations only: the emulator's plan needs no syntax tree
+    from .program import Program
 
 
 @dataclass(slots=True)
