@@ -144,6 +144,7 @@ export class BackendView implements vscode.TextDocumentContentProvider, vscode.H
         if (editor.document.uri.scheme === SCHEME) {
             this.highlightSource(editor);
         } else if (editor.document.languageId === 'wave') {
+            editor.setDecorations(this.source, []);   // the cursor left the generated text
             this.highlightGenerated(editor, true);
         }
     }
