@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -61,15 +63,25 @@ def artifacts(name: str) -> Path:
     return folder
 
 
+@contextmanager
+def workbench(tmp_path_factory, vsix: Path, name: str, settings: dict) -> Iterator[Workbench]:
+    """code-server with the extension (and `settings`) and a workbench on a fresh workspace of
+    kernels, its screenshots under test-artifacts/vscode/NAME/; stopped on leaving."""
+    home = tmp_path_factory.mktemp(f"code-server-{name}")
+    workspace = kernel_workspace(home / "kernels")
+    server = CodeServer(home, vsix, settings=settings)
+    wb = Workbench(server, workspace, artifacts(name))
+    wb.workspace = workspace
+    try:
+        yield wb
+    finally:
+        wb.close()
+        server.stop()
+
+
 @pytest.fixture(scope="module")
 def vscode(vsix, tmp_path_factory):
     """code-server with the extension and a workbench on a workspace of kernels (shared by the
     tests of one module, which run in order as one user session)."""
-    home = tmp_path_factory.mktemp("code-server")
-    workspace = kernel_workspace(home / "kernels")
-    server = CodeServer(home, vsix, settings={})
-    wb = Workbench(server, workspace, artifacts("workbench"))
-    wb.workspace = workspace
-    yield wb
-    wb.close()
-    server.stop()
+    with workbench(tmp_path_factory, vsix, "workbench", {}) as wb:
+        yield wb

@@ -97,9 +97,11 @@ const steps = {
         return true;
     },
 
-    /** Hovers `needle` and returns the hover's text once it shows `expect` (a substring). */
-    async hover(needle, expect, nth = 0) {
-        const span = lines().locator('.view-line span > span', { hasText: needle }).nth(nth);
+    /** Hovers `needle` and returns the hover's text once it shows `expect` (a substring); in
+     * the `group`th editor group (0: the first). */
+    async hover(needle, expect, nth = 0, group = 0) {
+        const view = page.locator('.editor-instance .monaco-editor .view-lines').nth(group);
+        const span = view.locator('.view-line span > span', { hasText: needle }).nth(nth);
         await span.waitFor();
         const box = await span.boundingBox();
         const full = await span.textContent();
@@ -116,6 +118,36 @@ const steps = {
             } catch { /* hover again */ }
         }
         return text(page.locator('.monaco-hover').first()).catch(() => '');
+    },
+
+    /** The text of the visible lines of the `group`th editor group's editor. */
+    async groupText(group) {
+        return text(page.locator('.editor-instance .monaco-editor .view-lines').nth(group));
+    },
+
+    /** The token classes (`mtk*`) of the visible text of the `group`th editor group's editor. */
+    async groupTokenClasses(group) {
+        const view = page.locator('.editor-instance .monaco-editor .view-lines').nth(group);
+        return view.locator('.view-line span > span').evaluateAll((spans) =>
+            [...new Set(spans.map((s) => s.className))]);
+    },
+
+    /** The visible lines of the `group`th editor that carry an extension's whole-line decoration
+     * (`TextEditorDecorationType`, rendered as a `ced-*` element in the view overlays). */
+    async decoratedLines(group) {
+        const editorRoot = page.locator('.editor-instance .monaco-editor').nth(group);
+        return editorRoot.evaluate((root) => {
+            const tops = new Set();
+            for (const overlay of root.querySelectorAll('.view-overlays > div')) {
+                if (overlay.querySelector('[class*="ced-"]')) {
+                    tops.add(overlay.style.top);
+                }
+            }
+            return [...root.querySelectorAll('.view-lines .view-line')]
+                .filter((line) => tops.has(line.style.top))
+                .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
+                .map((line) => line.innerText.replace(/\u00a0/g, ' '));
+        });
     },
 
     async press(keys) {
@@ -173,6 +205,20 @@ const steps = {
             await page.keyboard.press('ArrowDown');
         }
         throw new Error(`no action ${label}`);
+    },
+
+    /** Picks the entry `label` of the open menu (a context menu, an editor-title submenu) by
+     * keyboard. */
+    async chooseMenuItem(label) {
+        const focused = page.locator('.monaco-menu .action-item.focused');
+        for (let i = 0; i < 30; i++) {
+            if ((await focused.count()) > 0 && (await focused.first().innerText()).includes(label)) {
+                await page.keyboard.press('Enter');
+                return true;
+            }
+            await page.keyboard.press('ArrowDown');
+        }
+        throw new Error(`no menu item ${label}`);
     },
 
     async statusBar() {

@@ -7,19 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import artifacts, kernel_workspace
-from .workbench import CodeServer, Workbench
+from .conftest import workbench
 
 
 @pytest.fixture(scope="module")
 def vscode(vsix, tmp_path_factory):
-    home = tmp_path_factory.mktemp("code-server-debug")
-    workspace = kernel_workspace(home / "kernels")
-    server = CodeServer(home, vsix, settings={"debug.toolBarLocation": "docked"})
-    wb = Workbench(server, workspace, artifacts("debugger"))
-    yield wb
-    wb.close()
-    server.stop()
+    with workbench(tmp_path_factory, vsix, "debugger", {"debug.toolBarLocation": "docked"}) as wb:
+        yield wb
 
 
 def rows(vscode, pane: str) -> list[str]:

@@ -133,3 +133,27 @@ def test_the_server_knows_no_setting_the_manifest_lacks():
     declared = {k.removeprefix("wave.").split(".")[0] for k in _server_keys()}
     server = set(KEYS) | set(SERVER_KEYS)
     assert declared == server
+
+
+def test_backend_views_cover_exactly_the_targets():
+    """"WAVE: Show PTX/HIP/Metal/SYCL": one command per backend, in the palette for WAVE files and
+    in the editor title's submenu, and the view's table of targets is the ISA's."""
+    view = (EXTENSION / "src" / "backendView.ts").read_text()
+    table = view[view.index("export const TARGETS"):view.index("} as const")]
+    assert re.findall(r"^\s+(\w+): \{ title", table, re.MULTILINE) == list(TARGET_NAMES)
+    titles = dict(re.findall(r"^\s+(\w+): \{ title: '(\w+)'", table, re.MULTILINE))
+    commands = {c["command"]: c for c in MANIFEST["contributes"]["commands"]}
+    menus = MANIFEST["contributes"]["menus"]
+    palette = {m["command"]: m.get("when") for m in menus["commandPalette"]}
+    submenu = [m["command"] for m in menus["wave.backends"]]
+    expected = [f"wave.show{titles[t]}" for t in TARGET_NAMES]
+    assert submenu == expected
+    for name, target in zip(expected, TARGET_NAMES):
+        assert commands[name]["title"] == f"Show {titles[target]}"
+        assert target == titles[target].lower()   # the view's URI ends in .TARGET
+        assert palette[name] == "editorLangId == wave"
+    assert {"submenu": "wave.backends", "when": "editorLangId == wave",
+            "group": "navigation@4"} in menus["editor/title"]
+    assert palette["wave.checkPortability"] == "editorLangId == wave"
+    source = (EXTENSION / "src" / "extension.ts").read_text()
+    assert "'wave.checkPortability', 'wave-lsp.checkPortability'" in source

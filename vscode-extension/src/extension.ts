@@ -1,10 +1,12 @@
 /**
  * The WAVE extension: the language (grammar, configuration, snippets are declared in
  * package.json), the language client, and the commands of the palette, editor title and status
- * bar: Restart Server, Run Kernel, Clear Results, Show Encoding, Assemble, Show Server Log.
+ * bar: Restart Server, Run Kernel, Clear Results, Show Encoding, Show PTX/HIP/Metal/SYCL, Check
+ * Portability, Assemble, Show Server Log.
  */
 import * as vscode from 'vscode';
 import { WaveClient } from './client';
+import { BackendView, TARGETS, type Target } from './backendView';
 import { EncodingView } from './encodingView';
 import { kernelAt } from './kernels';
 import { registerDebugger } from './debug';
@@ -54,7 +56,8 @@ export function activate(context: vscode.ExtensionContext): void {
     const client = new WaveClient(context, log, status);
     waveClient = client;
     const encoding = new EncodingView((command, args) => client.execute(command, args));
-    context.subscriptions.push(log, status, client, encoding);
+    const backends = new BackendView((command, args) => client.execute(command, args));
+    context.subscriptions.push(log, status, client, encoding, backends);
     watchFirstDiagnostics(client, context);
 
     const register = (name: string, handler: (...args: unknown[]) => unknown) =>
@@ -63,16 +66,19 @@ export function activate(context: vscode.ExtensionContext): void {
     registerDebugger(context, () => Promise.resolve(client.serverCommand()));
     register('wave.showServerLog', () => log.show());
     register('wave.restartServer', () => client.restart());
-    register('wave.runKernel', async () => {
+    /** A command on the kernel at the cursor of the active WAVE editor: `[uri, kernel, ...rest]`. */
+    const kernelCommand = (name: string, serverName: string, rest: unknown[]) => register(name, async () => {
         const editor = waveEditor();
         if (editor === undefined) {
             return;
         }
         const kernel = await kernelAt(editor.document, editor.selection.active);
         if (kernel !== undefined) {
-            return serverCommand(client, 'wave-lsp.run', [editor.document.uri.toString(), kernel, null]);
+            return serverCommand(client, serverName, [editor.document.uri.toString(), kernel, ...rest]);
         }
     });
+    kernelCommand('wave.runKernel', 'wave-lsp.run', [null]);
+    kernelCommand('wave.checkPortability', 'wave-lsp.checkPortability', []);
     register('wave.clearResults', () => {
         const editor = waveEditor();
         if (editor !== undefined) {
@@ -85,6 +91,14 @@ export function activate(context: vscode.ExtensionContext): void {
             return encoding.show(editor.document);
         }
     });
+    for (const target of Object.keys(TARGETS) as Target[]) {
+        register(`wave.show${TARGETS[target].title}`, () => {
+            const editor = waveEditor();
+            if (editor !== undefined) {
+                return backends.show(editor.document, target);
+            }
+        });
+    }
     register('wave.assemble', () => {
         const editor = waveEditor();
         if (editor !== undefined) {

@@ -7,6 +7,13 @@
 ---   :LspWaveClear [NAME]  clear the run results of one kernel, or of all kernels
 ---   :LspWaveAssemble      assemble the buffer (writes NAME.wbin beside the file)
 ---   :LspWaveEncoding      the encoded words of every line, in a split beside the source
+---   :LspWaveEmit {ptx|hip|metal|sycl}
+---                         what that vendor backend makes of the buffer (`wave-lsp.emit`), in a
+---                         read-only split (filetype set; b:wave_emit_map holds the server's
+---                         [generated line, source line] pairs)
+---   :LspWavePortability [NAME]
+---                         run the kernel at the cursor (or NAME) at every wave width of the
+---                         configured targets and report the memory that differs
 
 local M = {}
 
@@ -93,8 +100,12 @@ local function run_arguments(bufnr, name)
   return { vim.uri_from_bufnr(bufnr), kernel, launch }, kernel
 end
 
---- Show `text` in a read-only scratch buffer named `name`, in a vertical split (reused).
-local function show_listing(name, text)
+--- The backends of `:LspWaveEmit` and the filetype that highlights each one's text.
+local TARGETS = { ptx = 'asm', hip = 'cpp', metal = 'cpp', sycl = 'cpp' }
+
+--- Show `text` in a read-only scratch buffer named `name`, in a vertical split (reused),
+--- highlighted as `filetype` (default: WAVE syntax).
+local function show_listing(name, text, filetype)
   local buf = vim.fn.bufnr(name)
   if buf == -1 then
     buf = vim.api.nvim_create_buf(false, true)
@@ -106,7 +117,11 @@ local function show_listing(name, text)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, '\n', { plain = true }))
   vim.bo[buf].modifiable = false
   vim.bo[buf].modified = false
-  vim.bo[buf].syntax = 'wave'
+  if filetype then
+    vim.bo[buf].filetype = filetype
+  else
+    vim.bo[buf].syntax = 'wave'
+  end
   local win = vim.fn.bufwinid(buf)
   if win == -1 then
     vim.cmd('vertical sbuffer ' .. buf)
@@ -171,6 +186,46 @@ function M.attach(client, bufnr)
       show_listing('wave-encoding://' .. source, result.text)
     end)
   end, { desc = 'wave-lsp: show the encoded words of every line in a split' })
+
+  create('LspWaveEmit', function(opts)
+    local target = opts.args
+    if TARGETS[target] == nil then
+      notify('unknown target ' .. vim.inspect(target) .. ' (use ptx, hip, metal or sycl)',
+        vim.log.levels.ERROR)
+      return
+    end
+    exec(client, bufnr, 'wave-lsp.emit', { vim.uri_from_bufnr(bufnr), target }, function(result)
+      if type(result) ~= 'table' then
+        return -- the server said why in a message
+      end
+      if type(result.text) ~= 'string' then
+        notify('no ' .. target .. ' for this buffer: ' .. tostring(result.error), vim.log.levels.ERROR)
+        return
+      end
+      local source = vim.api.nvim_buf_get_name(bufnr)
+      local buf = show_listing('wave-' .. target .. '://' .. source, result.text, TARGETS[target])
+      vim.b[buf].wave_emit_map = result.map
+    end)
+  end, { nargs = 1, complete = function(lead)
+           return vim.tbl_filter(function(t) return vim.startswith(t, lead) end,
+             vim.tbl_keys(TARGETS))
+         end,
+         desc = 'wave-lsp: show the PTX, HIP, Metal or SYCL a backend makes of the buffer' })
+
+  create('LspWavePortability', function(opts)
+    local kernel = opts.args ~= '' and opts.args or kernel_at_cursor(bufnr)
+    if kernel == nil then
+      notify('no .kernel in this buffer to check', vim.log.levels.WARN)
+      return
+    end
+    -- the server reports the outcome itself (a message and code lenses at the store lines)
+    exec(client, bufnr, 'wave-lsp.checkPortability', { vim.uri_from_bufnr(bufnr), kernel },
+      function(result)
+        vim.b[bufnr].wave_last_portability = result
+        refresh(bufnr)
+      end)
+  end, { nargs = '?', complete = complete_kernels(bufnr),
+         desc = 'wave-lsp: run the kernel at every wave width of the targets and compare memory' })
 end
 
 return M
