@@ -396,3 +396,15 @@ def test_emit_command(tmp_path):
     assert out.returncode == 2
     out = run_wave_lsp("emit", "-t", "hip", str(tmp_path / "missing.wave"))
     assert out.returncode == 1 and b"cannot read" in out.stderr
+
+
+def test_emit_reads_regular_files_only(tmp_path):
+    """A FIFO is refused at once (no hang), like every other command's input."""
+    import os
+    import subprocess
+    import sys
+    fifo = tmp_path / "pipe.wave"
+    os.mkfifo(fifo)
+    done = subprocess.run([sys.executable, "-m", "wave_lsp", "emit", "--target", "ptx", str(fifo)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "cannot read" in done.stderr

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from ..asm.backends import TARGETS, EmitError, emit
+from ..files import read_program, write_text_atomically
 
 
 def register(subparsers) -> None:
@@ -37,16 +38,11 @@ def _error(message: str) -> int:
 def run(args) -> int:
     from ..asm import AssemblyError, WbinError
     try:
-        data = args.file.read_bytes()
+        program = read_program(args.file)
     except OSError as err:
         return _error(f"cannot read '{args.file}': {err.strerror or err}")
-    if data[:4] == b"WAVE" or args.file.suffix == ".wbin":
-        program = data
-    else:
-        try:
-            program = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return _error(f"'{args.file}' is neither UTF-8 WAVE source nor a .wbin")
+    except ValueError as err:
+        return _error(str(err))
     try:
         result = emit(program, args.target, compat=args.compat == "upstream")
     except AssemblyError as err:
@@ -57,7 +53,7 @@ def run(args) -> int:
         sys.stdout.write(result.text)
         return 0
     try:
-        args.output.write_text(result.text, encoding="utf-8")
+        write_text_atomically(args.output, result.text)
     except OSError as err:
         return _error(f"cannot write '{args.output}': {err.strerror or err}")
     return 0

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..emu.launch_flags import add_launch_flags, build_launch, check_dumps, dump_requests
-from ..files import read_regular
+from ..files import read_program
 
 
 def register(subparsers) -> None:
@@ -60,17 +60,14 @@ def _error(message: str) -> int:
 
 def _program(path: Path, compat: bool):
     from ..emu.launch import LaunchError
-    data = read_regular(path)  # regular files only, bounded
-    if data[:4] == b"WAVE" or path.suffix == ".wbin":
-        return data
-    text = data.decode("utf-8")
-    if compat:
-        from ..asm import AssemblyError, assemble
-        try:
-            return assemble(text, compat=True)
-        except AssemblyError as err:
-            raise LaunchError(f"the program does not assemble: {err}") from None
-    return text
+    program = read_program(path)  # regular files only, bounded
+    if isinstance(program, bytes) or not compat:
+        return program
+    from ..asm import AssemblyError, assemble
+    try:
+        return assemble(program, compat=True)
+    except AssemblyError as err:
+        raise LaunchError(f"the program does not assemble: {err}") from None
 
 
 def run(args) -> int:
