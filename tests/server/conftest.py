@@ -3,7 +3,9 @@
 `client` is a real `wave-lsp serve` subprocess, initialised with the capabilities of Neovim or of
 VS Code (every test runs with both). One server per preset per test module; each test opens its
 own documents under fresh URIs. `-W error::pytest_lsp.LspSpecificationWarning` is applied to this
-package (see `pytestmark` in the test modules).
+package (see `pytestmark` in the test modules). The client is `lspclient.WaveTestClient`: every
+request has a deadline and every publication is recorded, so a lost message fails the test with
+a message that says what was missing instead of hanging the run.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 PRESETS = ("neovim", "visual-studio-code")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from shared import EXAMPLES, example_names as _names, example_text  # noqa: E402
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "wave_lsp", "serve"])
+from .lspclient import make_client  # noqa: E402
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "wave_lsp", "serve"],
+                            client_factory=make_client)
 CURSOR = "<|>"
 _counter = itertools.count()
 
@@ -35,6 +39,13 @@ def example(name: str) -> str:
 
 @pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
 async def client(request, lsp_client: LanguageClient):
+    await start_session(lsp_client, request.param)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def start_session(lsp_client: LanguageClient, preset: str) -> None:
+    """Initialise a session as the editor `preset` would (`lsp_client.preset` then says which)."""
     # Neovim and VS Code answer the refresh requests their capabilities announce; so does this
     # client (pytest-lsp's has no handler for them), recording each in `lens_refreshes` and
     # `inlay_hint_refreshes` (test_portability's count_refreshes reads the first).
@@ -45,11 +56,9 @@ async def client(request, lsp_client: LanguageClient):
         if method not in lsp_client.protocol.fm.features:
             lsp_client.feature(method)(lambda params, seen=seen: seen.append(params))
     await lsp_client.initialize_session(t.InitializeParams(
-        capabilities=client_capabilities(request.param),
+        capabilities=client_capabilities(preset),
         initialization_options={"diagnostics": {"debounceMs": 5}}))
-    lsp_client.preset = request.param
-    yield
-    await lsp_client.shutdown_session()
+    lsp_client.preset = preset
 
 
 def split_cursor(text: str) -> tuple[str, int, int]:
@@ -76,13 +85,12 @@ def open_document(client: LanguageClient, text: str, name: str = "doc") -> str:
 
 
 async def diagnostics(client: LanguageClient, uri: str, version: int = 1) -> list[t.Diagnostic]:
-    """The document's diagnostics: pulled when the server offers pull, else the push of
-    `version`."""
+    """The document's diagnostics: pulled when the server offers pull, else the first push of
+    `version` or later (already received or still to come)."""
     if client.capabilities.text_document.diagnostic is not None:
         report = await client.text_document_diagnostic_async(t.DocumentDiagnosticParams(
             text_document=t.TextDocumentIdentifier(uri=uri)))
         return list(report.items)
-    while True:
-        params = await client.wait_for_notification(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if params.uri == uri and (params.version is None or params.version >= version):
-            return list(params.diagnostics)
+    params = await client.protocol.publication(
+        uri, lambda p: p.version is None or p.version >= version)
+    return list(params.diagnostics)
