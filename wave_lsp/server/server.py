@@ -61,9 +61,12 @@ class WaveProtocol(LanguageServerProtocol):
         """Write a body made by `serialize_notification` (on the event loop)."""
         if self.writer is None:
             return
-        header = (f"Content-Length: {len(body.encode(self.CHARSET))}\r\n"
-                  f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n")
-        result = self.writer.write((header + body).encode(self.CHARSET))
+        data = body.encode(self.CHARSET)
+        if self._include_headers:    # not on a WebSocket, where each message is one frame
+            data = (f"Content-Length: {len(data)}\r\n"
+                    f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+                    ).encode(self.CHARSET) + data
+        result = self.writer.write(data)
         if inspect.isawaitable(result):
             asyncio.ensure_future(result)
 
@@ -74,6 +77,23 @@ class WaveProtocol(LanguageServerProtocol):
                                  + JsonRPCProtocol.VERSION + '", "result": ' + result + '}')
             return
         super()._send_response(msg_id, result, error)
+
+    def _send_data(self, data: Any) -> None:
+        """Write a message. A response whose result cannot be encoded is answered with an
+        InternalError instead (pygls would log the failure and send nothing, and the client
+        would wait for that answer forever): every request gets an answer."""
+        if not _is_result(data) or self.writer is None:
+            super()._send_data(data)
+            return
+        try:
+            body = json.dumps(data, default=self._serialize_message)
+        except Exception as exc:
+            logger.exception("the result of request %r could not be encoded", data.id)
+            super()._send_data(types.ResponseErrorMessage(id=data.id, error=types.ResponseError(
+                code=types.ErrorCodes.InternalError,
+                message=f"wave-lsp: the result could not be encoded: {exc!r}")))
+            return
+        self.send_serialized(body)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
@@ -89,6 +109,12 @@ class WaveProtocol(LanguageServerProtocol):
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
             yield handler, (params,), None
+
+
+def _is_result(message: Any) -> bool:
+    """A successful response (not a request, a notification or an error response)."""
+    return hasattr(message, "result") and not hasattr(message, "method") and \
+        getattr(message, "id", None) is not None
 
 
 def _strict_str(value: Any, _type: Any) -> str:

@@ -16,7 +16,8 @@ Lifecycle (LSP "Server lifecycle"): before `initialize`, requests get `-32002
 ServerNotInitialized` and notifications are dropped; after `shutdown`, requests get `-32600
 InvalidRequest`; `exit` ends the server with status 0 after `shutdown`, 1 without. A request whose
 parameters do not have the protocol's shape gets `-32602 InvalidParams`; a message that is not a
-JSON-RPC 2.0 request, notification or response gets `-32600`.
+JSON-RPC 2.0 request, notification or response gets `-32600`. Every request is answered: one
+whose dispatch fails gets `-32603 InternalError`.
 """
 
 from __future__ import annotations
@@ -319,6 +320,8 @@ class Session:
             self.protocol.handle_message(message)
         except Exception as exc:  # a bug behind a handler: logged, the session goes on
             logger.exception("unable to handle a message")
+            if method is not None:  # a request is answered all the same
+                self.error(msg_id, INTERNAL_ERROR, f"{method}: {exc!r}")
             if self.error_handler is not None:
                 self.error_handler(exc, JsonRpcException)
         return True
