@@ -82,6 +82,21 @@ async def test_a_large_document_is_parsed_off_the_event_loop():
     host.shutdown()
 
 
+async def test_a_failing_queued_change_does_not_lose_the_ones_after_it():
+    host = AnalysisHost()
+    state = host.open("file:///big.wave", distinct_source(20_000, seed=6), 1)
+    assert not host.is_ready("file:///big.wave")
+
+    def broken(_state: DocumentState) -> None:
+        raise RuntimeError("injected failure of a queued change")
+
+    host.change("file:///big.wave", broken)
+    host.change("file:///big.wave", lambda s: s.apply_edit((0, 0), (0, 0), "; after\n", 2))
+    assert await host.ready("file:///big.wave") is state
+    assert state.lines[0] == "; after" and state.version == 2
+    host.shutdown()
+
+
 async def test_an_edit_cancels_the_running_analysis_and_other_documents_are_answered():
     host = AnalysisHost()
     big = host.open("file:///big.wave", distinct_source(50_000, seed=3), 1)

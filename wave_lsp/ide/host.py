@@ -109,8 +109,11 @@ class AnalysisHost:
             else:
                 state.adopt(done.result(), text)
                 self.settle(state, force=True)
-            for change in pending:
-                change()
+            for change in pending:       # one that fails must not lose the ones after it
+                try:
+                    change()
+                except Exception:
+                    logger.exception("a change of %s queued during its parse failed", uri)
 
         future.add_done_callback(loaded)
         return state
