@@ -199,3 +199,55 @@ def test_a_fifo_planted_as_the_cached_initialize_answer_is_not_read(tmp_path, mo
         assert "capabilities" in client.initialize()["result"]
     finally:
         client.close()
+
+
+def test_websocket_messages_are_bare_json(tmp_path, unused_tcp_port):
+    """On a WebSocket each message is one frame of JSON, without the stdio headers: responses
+    and the publications the server encodes itself included."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from websockets.sync.client import connect
+
+    address = f"127.0.0.1:{unused_tcp_port}"
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "serve", "--ws", address],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                ws = connect(f"ws://{address}", open_timeout=5)
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+                time.sleep(0.1)
+        with ws:
+            def send(message: dict) -> None:
+                ws.send(json.dumps(dict(message, jsonrpc="2.0")))
+
+            def until(found) -> dict:
+                while True:
+                    message = json.loads(ws.recv(timeout=60))   # each frame is bare JSON
+                    if found(message):
+                        return message
+
+            send({"id": 1, "method": "initialize", "params": INIT_PARAMS})
+            assert "capabilities" in until(lambda m: m.get("id") == 1)["result"]
+            send({"method": "initialized", "params": {}})
+            uri = "file:///tmp/ws.wave"
+            send({"method": "textDocument/didOpen", "params": {"textDocument": {
+                "uri": uri, "languageId": "wave", "version": 1,
+                "text": ".kernel k\n    ADD r1, r2, r3\n    halt\n.end\n"}}})
+            published = until(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+            assert published["params"]["uri"] == uri and published["params"]["diagnostics"]
+            send({"id": 2, "method": "textDocument/hover", "params": {
+                "textDocument": {"uri": uri}, "position": {"line": 2, "character": 5}}})
+            assert "halt" in json.dumps(until(lambda m: m.get("id") == 2)["result"])
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stderr.close()
