@@ -33,6 +33,7 @@ from .settings import Settings
 from .transport import ChunkReader, serve
 
 logger = logging.getLogger("wave_lsp.server")
+_wire_log = logging.getLogger("pygls.protocol.json_rpc")
 
 FEATURES = (
     "sync", "diagnostics", "hover", "completion", "signature_help", "navigation", "symbols",
@@ -93,6 +94,7 @@ class WaveProtocol(LanguageServerProtocol):
                 code=types.ErrorCodes.InternalError,
                 message=f"wave-lsp: the result could not be encoded: {exc!r}")))
             return
+        _wire_log.info("Sending data: %s", body)     # as pygls logs what it sends
         self.send_serialized(body)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
