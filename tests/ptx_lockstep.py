@@ -77,7 +77,7 @@ class Warp:
             self.write(args[0], self.value(args[1]), where)
         elif op in ("add.u32", "add.s32"):
             self.write(args[0], self.value(args[1]) + self.value(args[2]), where)
-        elif op == "sub.u32":
+        elif op in ("sub.u32", "sub.s32"):
             self.write(args[0], self.value(args[1]) - self.value(args[2]), where)
         elif op == "xor.b32":
             self.write(args[0], self.value(args[1]) ^ self.value(args[2]), where)

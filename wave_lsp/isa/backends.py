@@ -131,9 +131,10 @@ UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
     UpstreamDefect("P812", ("ptx",), _MEMORY, _GUARD, "the guard on every emitted line",
                    guarded_only=True),
     UpstreamDefect("P812", ("ptx",), _WAVE_OPS, _GUARD,
-                   "the wave operation unguarded, the lanes whose guard fails contributing its "
-                   "identity, and the guard on the write of the result (a guarded shfl.sync or "
-                   "vote.sync with a full member mask is undefined)", guarded_only=True),
+                   "the wave operation run by every lane of its member mask over the lanes whose "
+                   "guard holds (a ballot of the guard), and the guard on the write of the result "
+                   "(a guarded shfl.sync or vote.sync with a full member mask is undefined)",
+                   guarded_only=True),
     UpstreamDefect("P813", ("metal", "sycl"), frozenset({"atomic_cas", "local_atomic_cas"}),
                    "compare_exchange_weak, which may fail spuriously without storing",
                    "compare_exchange_strong"),
