@@ -8,6 +8,8 @@ here) and are checked in test_emit.py's CORRECTIONS.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from wave_lsp.asm.backends import emit
@@ -130,3 +132,86 @@ def test_the_divergent_kernel_exercises_what_it_should():
 def test_mask_bookkeeping_only_in_kernels_with_wave_operations():
     plain = ".kernel k\n.registers 4\n    loop\n    break p1\n    endloop\n    halt\n.end\n"
     assert emit(plain, "ptx").text == emit(plain, "ptx", compat=True).text
+
+
+# ---- generated programs ------------------------------------------------------------------------
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+WAVE_OPS = ["wave_shuffle", "wave_shuffle_up", "wave_shuffle_down", "wave_shuffle_xor",
+            "wave_broadcast", "wave_ballot", "wave_any", "wave_all", "wave_prefix_sum",
+            "wave_reduce_add", "wave_reduce_min", "wave_reduce_max"]
+DATA = [f"r{i}" for i in range(1, 8)]
+
+
+@st.composite
+def _op(draw) -> str:
+    guard = draw(st.sampled_from(["", "", "", "@p1 ", "@!p2 "]))
+    kind = draw(st.sampled_from(["wave", "wave", "alu", "compare"]))
+    reg = lambda: draw(st.sampled_from(["r0"] + DATA))      # noqa: E731
+    pred = lambda: draw(st.sampled_from(["p1", "p2", "p3"]))    # noqa: E731
+    if kind == "alu":
+        m = draw(st.sampled_from(["iadd", "imul", "xor", "and", "isub"]))
+        return f"{guard}{m} {draw(st.sampled_from(DATA))}, {reg()}, {reg()}"
+    if kind == "compare":
+        return f"{guard}{draw(st.sampled_from(['ucmp_lt', 'icmp_eq']))} {pred()}, {reg()}, {reg()}"
+    m = draw(st.sampled_from(WAVE_OPS))
+    dest = draw(st.sampled_from(DATA))
+    if m == "wave_ballot":
+        return f"{guard}{m} {dest}, {pred()}"
+    if m in ("wave_any", "wave_all"):
+        return f"{guard}{m} {pred()}, {pred()}"
+    if m.startswith(("wave_prefix", "wave_reduce")):
+        return f"{guard}{m} {dest}, {reg()}"
+    return f"{guard}{m} {dest}, {reg()}, {reg()}"
+
+
+@st.composite
+def _block(draw, depth: int, loops: int) -> list[str]:
+    out = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["op", "op", "if", "loop", "exit"] if depth < 3 else ["op"]))
+        if kind == "op":
+            out.append(draw(_op()))
+        elif kind == "exit" and loops:
+            out += [f"if {draw(st.sampled_from(['p1', 'p2', 'p3']))}",
+                    f"{draw(st.sampled_from(['break', 'continue']))} "
+                    f"{draw(st.sampled_from(['p1', 'p2', 'p3']))}", "endif"]
+        elif kind == "if":
+            out.append(f"if {draw(st.sampled_from(['p1', 'p2', 'p3']))}")
+            out += draw(_block(depth + 1, loops))
+            if draw(st.booleans()):
+                out.append("else")
+                out += draw(_block(depth + 1, loops))
+            out.append("endif")
+        elif kind == "loop" and loops < 2:
+            counter = f"r{8 + loops}"       # every lane leaves after at most 3 iterations
+            out += [f"mov_imm {counter}, 0", "loop", f"iadd {counter}, {counter}, r10",
+                    f"ucmp_lt p0, r11, {counter}", "break p0"]
+            out += draw(_block(depth + 1, loops + 1))
+            if draw(st.booleans()):
+                out.append(f"break {draw(st.sampled_from(['p1', 'p2', 'p3']))}")
+            out.append("endloop")
+    return out
+
+
+@st.composite
+def _program(draw) -> str:
+    seeds = [draw(st.integers(0, 2**32 - 1)) for _ in range(4)]
+    head = ["mov_sr r0, sr_lane_id", "mov_imm r10, 1", "mov_imm r11, 3"]
+    for i, seed in enumerate(seeds, start=1):
+        head += [f"mov_imm r{i + 4}, {seed}", f"imul r{i}, r0, r{i + 4}"]
+    head += ["mov_imm r5, 7", "and r5, r0, r5", "ucmp_lt p1, r5, r10", "mov_imm r6, 20",
+             "ucmp_lt p2, r0, r6", "icmp_eq p3, r5, r11"]
+    body = head + draw(_block(0, 0)) + ["halt"]
+    return ".kernel k\n.registers 16\n" + "".join(f"    {line}\n" for line in body) + ".end\n"
+
+
+@settings(max_examples=int(os.environ.get("EMIT_EXAMPLES", "60")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(source=_program(), threads=st.sampled_from([32, 32, 23]))
+def test_generated_wave_programs_give_the_emulators_registers(source, threads):
+    """Random nests of if/else/loop with break and continue inside ifs, guards and every wave
+    operation: the emitted PTX, with independent lanes, is defined and gives the emulator's
+    registers."""
+    expected = _emulated(source, threads)
+    assert _interpreted(emit(source, "ptx").text, expected, threads=threads) == expected
