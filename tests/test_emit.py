@@ -228,7 +228,7 @@ CORRECTIONS = [
      "uint32_t _src = group_broadcast(sg, r3, 0);"),
     # P822 wave operations in divergent code
     ("ptx", K("    if p1\n    wave_ballot r1, p2\n    endif"),
-     "vote.sync.ballot.b32 %r1, %p2, 0xFFFFFFFF;", "vote.sync.ballot.b32 %w4, %p2, %wm1;"),
+     "vote.sync.ballot.b32 %r1, %p2, 0xFFFFFFFF;", "vote.sync.ballot.b32 %w0, %wp0, %wm1;"),
     ("hip", K("    if p1\n    wave_reduce_add r1, r2\n    endif"),
      "r1 = (uint32_t)__shfl((int)_rv, 0);", "unsigned long long _am = __ballot(1);"),
 ]

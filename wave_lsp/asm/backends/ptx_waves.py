@@ -11,8 +11,9 @@ keeps upstream's templates; lints P812, P819-P822 name each difference):
   passes through each enclosing `endif` (`$L_join_<N>`), where all the branch's lanes meet
   again and ballot who left, down to the loop's tail (`$L_cont_<N>`), where the whole
   iteration meets, drops the lanes that broke and sends them to `$L_endloop_<N>`. So a mask
-  never names a lane waiting elsewhere; it may name lanes that have exited (`halt`), which
-  `shfl.sync`/`vote.sync` allow, and each operation ballots the lanes still running.
+  never names a lane waiting elsewhere. It may name lanes that have exited (`halt`), which
+  `shfl.sync`/`vote.sync` ignore ("all non-exited threads in membermask"); each operation first
+  ballots the lanes still running and names exactly those in its other syncs.
 - **Inactive and out-of-range sources** (P820). A shuffle or broadcast whose source lane is
   out of range (upstream: the lane's own value for `up`/`down`, `lane & 31` for `idx`/`bfly`) or
   not active reads 0, as in the emulator (DESIGN.md §1).
@@ -34,9 +35,10 @@ from ...isa import InstructionClass as IC
 from ..ir import DecodedInstruction, KernelCode
 from .templates import fill
 
-# scratch registers: %w0 active lanes, %w1 lane id, %w2 source lane, %w3..%w5 temporaries
-ACTIVE, LANE, SOURCE = "%w0", "%w1", "%w2"
-DECLARATIONS = (".reg .b32 %w<6>;", ".reg .pred %wp<3>;")
+# scratch registers: %w0 the lanes running the operation, %w6 the active ones (those whose guard
+# holds), %w1 lane id, %w2 source lane, %w3..%w5 temporaries
+LIVE, LANE, SOURCE = "%w0", "%w1", "%w2"
+DECLARATIONS = (".reg .b32 %w<7>;", ".reg .pred %wp<3>;")
 _IDENTITY = {"wave_reduce_add": "0", "wave_prefix_sum": "0", "wave_reduce_min": "0xFFFFFFFF",
              "wave_reduce_max": "0"}
 _COMBINE = {"wave_reduce_add": "add.u32", "wave_prefix_sum": "add.u32",
@@ -156,37 +158,42 @@ def loop_tail_lines(number: int) -> list[str]:
 
 
 # ---- one wave operation ---------------------------------------------------------------------------
-def wave_lines(ins: DecodedInstruction, mask: str, label: str) -> list[str]:
-    """One wave operation over the lanes of `mask` (a register naming the lanes that run it);
-    `label` is a fresh label for the loop of a reduction or prefix sum."""
+def wave_lines(ins: DecodedInstruction, region: str, label: str) -> list[str]:
+    """One wave operation run by the lanes of `region` (a register naming the lanes of the
+    enclosing block; it may still name lanes that have exited, which the first ballot leaves
+    out, so every later sync names exactly the lanes running it); `label` is a fresh label for
+    the loop of a reduction or prefix sum."""
     m = ins.spec.mnemonic
     g = f"@{'!' if ins.pred_neg else ''}%p{ins.pred_reg} " if ins.guarded else ""
     negated = "!" if ins.pred_neg else ""
+    mask = LIVE
+    out = [f"setp.ne.u32 %wp0, {region}, 0;", f"vote.sync.ballot.b32 {LIVE}, %wp0, {region};"]
     if ins.guarded:
-        out = [f"vote.sync.ballot.b32 {ACTIVE}, {negated}%p{ins.pred_reg}, {mask};"]
+        active = "%w6"
+        out.append(f"vote.sync.ballot.b32 {active}, {negated}%p{ins.pred_reg}, {mask};")
     else:
-        out = [f"setp.ne.u32 %wp0, {mask}, 0;", f"vote.sync.ballot.b32 {ACTIVE}, %wp0, {mask};"]
+        active = LIVE
     out.append(f"mov.u32 {LANE}, %laneid;")
     if m in ("wave_ballot", "wave_any", "wave_all"):
-        out += [f"vote.sync.ballot.b32 %w4, %$ps, {mask};", f"and.b32 %w4, %w4, {ACTIVE};"]
+        out += [f"vote.sync.ballot.b32 %w4, %$ps, {mask};", f"and.b32 %w4, %w4, {active};"]
         if m == "wave_ballot":
             out.append(f"{g}mov.b32 %r$rd, %w4;")
         else:
             test = "setp.ne.u32 %wp1, %w4, 0;" if m == "wave_any" \
-                else f"setp.eq.u32 %wp1, %w4, {ACTIVE};"
+                else f"setp.eq.u32 %wp1, %w4, {active};"
             out += [test, f"{g}mov.pred %$pd, %wp1;"]
     elif m in _COMBINE:
-        out += _combine(m, mask, label) + [f"{g}mov.b32 %r$rd, %w4;"]
+        out += _combine(m, mask, active, label) + [f"{g}mov.b32 %r$rd, %w4;"]
     else:
-        out += _source_lane(m, mask) + [
+        out += _source_lane(m, mask, active) + [
             f"shfl.sync.idx.b32 %w4, %r$rs1, {SOURCE}, 31, {mask};",
-            f"shr.b32 %w3, {ACTIVE}, {SOURCE};", "and.b32 %w3, %w3, 1;",
+            f"shr.b32 %w3, {active}, {SOURCE};", "and.b32 %w3, %w3, 1;",
             "setp.ne.and.u32 %wp1, %w3, 0, %wp1;", "selp.b32 %w4, %w4, 0, %wp1;",
             f"{g}mov.b32 %r$rd, %w4;"]
     return [fill(t, ins) for t in out]
 
 
-def _source_lane(m: str, mask: str) -> list[str]:
+def _source_lane(m: str, mask: str, active: str) -> list[str]:
     """`%w2` = the lane to read, `%wp1` = whether it is within the wave."""
     if m == "wave_shuffle":
         return [f"mov.b32 {SOURCE}, %r$rs2;", f"setp.lt.u32 %wp1, {SOURCE}, 32;"]
@@ -198,17 +205,17 @@ def _source_lane(m: str, mask: str) -> list[str]:
     if m == "wave_shuffle_xor":
         return [f"xor.b32 {SOURCE}, {LANE}, %r$rs2;", f"setp.lt.u32 %wp1, {SOURCE}, 32;"]
     # wave_broadcast: the lane index of the first active lane
-    return [f"neg.s32 %w3, {ACTIVE};", f"and.b32 %w3, %w3, {ACTIVE};", "bfind.u32 %w3, %w3;",
+    return [f"neg.s32 %w3, {active};", f"and.b32 %w3, %w3, {active};", "bfind.u32 %w3, %w3;",
             f"shfl.sync.idx.b32 {SOURCE}, %r$rs2, %w3, 31, {mask};",
             f"setp.lt.u32 %wp1, {SOURCE}, 32;"]
 
 
-def _combine(m: str, mask: str, label: str) -> list[str]:
+def _combine(m: str, mask: str, active: str, label: str) -> list[str]:
     """`%w4` = the active lanes' values combined in lane order (for the prefix sum, those of
     the lanes below this one)."""
     out = [f"mov.u32 {SOURCE}, 0;", f"mov.u32 %w4, {_IDENTITY[m]};", f"{label}:",
            f"shfl.sync.idx.b32 %w5, %r$rs1, {SOURCE}, 31, {mask};",
-           f"shr.b32 %w3, {ACTIVE}, {SOURCE};", "and.b32 %w3, %w3, 1;",
+           f"shr.b32 %w3, {active}, {SOURCE};", "and.b32 %w3, %w3, 1;",
            "setp.ne.u32 %wp1, %w3, 0;"]
     if m == "wave_prefix_sum":
         out.append(f"setp.lt.and.u32 %wp1, {SOURCE}, {LANE}, %wp1;")
