@@ -1,9 +1,11 @@
-"""A lockstep interpreter for the straight-line PTX subset `wave-lsp emit` writes for its P812
-(guarded wave operations) and P818 (4x4x4 mma tiles) corrections, one warp of 32 lanes, so
-tests can compare the emitted code's results with the emulator's (ptxas is not available
-here). It follows the PTX ISA for what it supports (shfl.sync with a full member mask and
-clamp 31 / 0, vote.sync, predicated execution, .rn f32 arithmetic) and raises on anything
-else, so an unexpected instruction fails the test rather than being skipped."""
+"""Interpreters for the PTX that `wave-lsp emit` writes (ptxas is not available here), so tests can
+compare the emitted code's results with the emulator's: `Warp` runs straight-line code in lockstep
+over one warp of 32 lanes; `Threads` gives each lane its own program counter (branches, loops,
+`ret`) and lets lanes meet only at shfl.sync / vote.sync, which complete once every non-exited
+lane of the member mask waits there (a mask naming a lane that never arrives is undefined PTX and
+raises DeadlockError). Both follow the PTX ISA for what they support (shfl modes with clamps,
+vote.sync, predicated execution, clamped shifts, .rn f32 arithmetic) and raise on anything else,
+so an unexpected instruction fails the test rather than being skipped."""
 
 from __future__ import annotations
 

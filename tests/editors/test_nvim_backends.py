@@ -5,6 +5,7 @@ the wave-width check of the kernel at the cursor."""
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -83,8 +84,8 @@ def test_terminal_shows_the_ptx_beside_the_source(tmp_path, terminal):
     path.write_text((ROOT / "tests" / "vscode" / "kernels" / "scale.wave").read_text(),
                     encoding="utf-8")
     term = terminal(path)
-    term.wait_for("mov_sr")
-    time.sleep(1)
+    # the code lens shows once the server has attached (and the buffer's commands exist)
+    term.wait_for("mov_sr", "▶ Run", timeout=60)
     term.keys(":LspWaveEmit ptx", "Enter")
     screen = term.wait_for("mul.lo.s32", "wave-ptx://")
     save("nvim-tmux-emit-ptx.txt", screen)
@@ -170,3 +171,42 @@ def test_emit_split_maps_the_cursor_both_ways_and_follows_edits(tmp_path):
     assert result["map_after"] == edited.map() and result["map_after"] != pairs
     assert result["lines_after"] == edited.text.split("\n")
     assert result["source_marks_after_close"] == []
+
+
+_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+_BACKGROUND = re.compile(r"\x1b\[(?:4[0-7]|10[0-7]|48;[0-9;]*)m")
+
+
+def _highlighted(screen: str, text: str, side: int) -> bool:
+    """Whether the row showing `text` carries a background colour on one side of the split
+    (0 left, 1 right)."""
+    for row in screen.split("\n"):
+        if text in _ESCAPE.sub("", row):
+            parts = row.split("│")
+            return bool(_BACKGROUND.search(parts[side] if len(parts) > 1 else ""))
+    raise AssertionError(f"{text!r} is not on the screen")
+
+
+def test_terminal_highlights_the_mapped_lines(tmp_path, terminal):
+    """In a real terminal: moving the cursor in the PTX split highlights its instruction in the
+    source, and moving it in the source highlights the PTX of the instruction."""
+    path = tmp_path / "scale.wave"
+    path.write_text((ROOT / "tests" / "vscode" / "kernels" / "scale.wave").read_text(),
+                    encoding="utf-8")
+    term = terminal(path)
+    term.wait_for("mov_sr", "▶ Run", timeout=60)
+    term.keys(":LspWaveEmit ptx", "Enter")
+    term.wait_for("mul.lo.s32", "wave-ptx://")
+    term.keys("/mul.lo.s32 %r4", "Enter")           # the cursor in the PTX split
+    time.sleep(1.5)
+    screen = term.screen(escapes=True)
+    save("nvim-tmux-emit-map-from-ptx.txt", screen)
+    assert _highlighted(screen, "imul    r4, r0, r3", 1), screen
+    assert not _highlighted(screen, "imul    r2, r0, r1", 1), screen
+    term.keys("C-w", "l")                            # the cursor in the source
+    term.keys("/imul    r2", "Enter")
+    time.sleep(1.5)
+    screen = term.screen(escapes=True)
+    save("nvim-tmux-emit-map-from-source.txt", screen)
+    assert _highlighted(screen, "mul.lo.s32 %r2, %r0, %r1;", 0), screen
+    assert not _highlighted(screen, "mul.lo.s32 %r4, %r0, %r3;", 0), screen
