@@ -79,7 +79,8 @@ def test_portability_checks_the_kernel_at_the_cursor(tmp_path):
     assert len(result["widths"]) >= 2 and result["portable"] is True  # out[tid] = 3 * tid
 
 
-def test_terminal_shows_the_ptx_beside_the_source(tmp_path, terminal):
+def _ptx_split(tmp_path, terminal):
+    """Neovim in tmux on scale.wave with `:LspWaveEmit ptx` open; the terminal and screen."""
     path = tmp_path / "scale.wave"
     path.write_text((ROOT / "tests" / "vscode" / "kernels" / "scale.wave").read_text(),
                     encoding="utf-8")
@@ -87,7 +88,11 @@ def test_terminal_shows_the_ptx_beside_the_source(tmp_path, terminal):
     # the code lens shows once the server has attached (and the buffer's commands exist)
     term.wait_for("mov_sr", "▶ Run", timeout=60)
     term.keys(":LspWaveEmit ptx", "Enter")
-    screen = term.wait_for("mul.lo.s32", "wave-ptx://")
+    return term, term.wait_for("mul.lo.s32", "wave-ptx://")
+
+
+def test_terminal_shows_the_ptx_beside_the_source(tmp_path, terminal):
+    term, screen = _ptx_split(tmp_path, terminal)
     save("nvim-tmux-emit-ptx.txt", screen)
     rows = screen.split("\n")
     # two windows side by side: the PTX in one, the source in the other
@@ -190,13 +195,7 @@ def _highlighted(screen: str, text: str, side: int) -> bool:
 def test_terminal_highlights_the_mapped_lines(tmp_path, terminal):
     """In a real terminal: moving the cursor in the PTX split highlights its instruction in the
     source, and moving it in the source highlights the PTX of the instruction."""
-    path = tmp_path / "scale.wave"
-    path.write_text((ROOT / "tests" / "vscode" / "kernels" / "scale.wave").read_text(),
-                    encoding="utf-8")
-    term = terminal(path)
-    term.wait_for("mov_sr", "▶ Run", timeout=60)
-    term.keys(":LspWaveEmit ptx", "Enter")
-    term.wait_for("mul.lo.s32", "wave-ptx://")
+    term, _ = _ptx_split(tmp_path, terminal)
     term.keys("/mul.lo.s32 %r4", "Enter")           # the cursor in the PTX split
     time.sleep(1.5)
     screen = term.screen(escapes=True)
