@@ -13,9 +13,10 @@ show it at `line` and, with the same message, at `other_line`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 # Stable `EmuError.kind` values (other layers compare against these strings).
 ERROR_KINDS = (

@@ -1,0 +1,14 @@
+"""Build of the native emulator core (`wave_lsp.emu.native._wavecore`, C, see
+wave_lsp/emu/native/core.h); everything else is in pyproject.toml. Compiled with -O2 and
+-ffp-contract=off so that float results stay IEEE-exact (no fused multiply-adds)."""
+
+from setuptools import Extension, setup
+
+NATIVE = "wave_lsp/emu/native/"
+
+setup(ext_modules=[Extension(
+    "wave_lsp.emu.native._wavecore",
+    sources=[NATIVE + name for name in ("_wavecore.c", "exec.c", "ops.c", "floatfmt.c")],
+    depends=[NATIVE + "core.h", NATIVE + "exec.h"],
+    extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math", "-std=c11"],
+)])

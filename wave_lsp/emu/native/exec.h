@@ -1,0 +1,66 @@
+/* The state of the workgroup being run, shared by exec.c (control flow, loops) and ops.c
+ * (ALU, memory and wave operations, race shadows). */
+#ifndef WAVECORE_EXEC_H
+#define WAVECORE_EXEC_H
+
+#include "core.h"
+
+#define BAIL_AT (-2)
+#define FRAME_IF 1
+#define FRAME_LOOP 2
+
+/* An if frame (entry lanes; aux = the else lanes) or a loop frame (entry lanes; aux = broken
+ * lanes; out = lanes broken or continued this iteration), as control.IfFrame / LoopFrame. */
+typedef struct {
+    int kind;
+    uint8_t *entry, *aux, *out, *entry_present;
+    int64_t start;       /* loop: first instruction of the body */
+    int64_t loop;        /* index of the enclosing loop frame, -1 none */
+} Frame;
+
+typedef struct {
+    int64_t ret, depth, loop;
+    uint8_t *active, *present;
+} CallFrame;
+
+typedef struct {
+    Run *run;
+    int64_t n, nw, W, threads;           /* lanes (whole waves), waves, wave width, threads */
+    int64_t linear, wg_id[3];            /* the workgroup being run */
+    uint32_t *R;                         /* registers x lanes */
+    uint8_t *P;                          /* 4 predicates x lanes */
+    uint8_t *alive, *active, *ex, *tmp8, *present;
+    uint32_t *tmp32, *tmp32b;
+    int any_active, full;
+    int64_t present_count;
+    Frame *frames;
+    int64_t depth;
+    CallFrame *calls;
+    int64_t n_calls;
+    uint8_t *local;
+    int64_t executed;                    /* wave-instructions of the launch so far */
+    /* race shadows (see ops.c) */
+    uint32_t *dev_owner;                 /* per device word: workgroup and access kinds */
+    uint32_t *dev_epoch, *loc_epoch;     /* per word: epoch, wave, written (waves > 1 only) */
+    uint32_t *loc_value;                 /* per local word: the value every store wrote */
+    uint64_t *loc_writers;               /* per local word: the waves that stored it */
+    uint32_t epoch;
+    int64_t dev_words, loc_words;
+    uint8_t *block;                      /* one allocation for the lane arrays */
+} WG;
+
+static inline int64_t bail(Run *run, const char *why)
+{
+    if (!run->bail)
+        run->bail = why;
+    return BAIL_AT;
+}
+
+void set_active(WG *g, const uint8_t *mask);
+const uint8_t *exec_mask(WG *g, const Ins *ins);
+int64_t execute_op(WG *g, const Ins *ins);
+void next_epoch(WG *g);
+int wg_setup(WG *g, Run *run);
+void wg_free(WG *g);
+
+#endif
