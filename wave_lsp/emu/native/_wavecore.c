@@ -6,11 +6,14 @@
  *   format_values(device, offset, count, kind) -> bytes   one value a line (u32/f32/f16/bf16)
  *   hex_rows(device, start, end) -> bytes     the rows of upstream's --dump-memory
  *   format_f32(bits) -> str                   one f32 as Rust's `{:?}`
- * Device memory is any writable buffer (a bytearray); no numpy.
+ *   Memory(size)                              zeroed device memory (a writable buffer)
+ * Device memory is any writable buffer (a bytearray, a Memory); no numpy.
  */
 #define PY_SSIZE_T_CLEAN
+#define _DEFAULT_SOURCE
 #include <Python.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core.h"
 
@@ -229,6 +232,82 @@ static PyObject *py_format_f32(PyObject *self, PyObject *arg)
     return PyUnicode_FromStringAndSize(out, (Py_ssize_t)n);
 }
 
+/* ---- Memory: zeroed device memory from mmap (huge pages where allowed: a large launch then
+ * costs a few page faults, not one per 4 KiB), exposed through the buffer protocol. ---------- */
+typedef struct {
+    PyObject_HEAD
+    uint8_t *data;
+    Py_ssize_t size;
+    Py_ssize_t exports;
+} Memory;
+
+static PyObject *memory_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "n", &size))
+        return NULL;
+    if (size < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative size");
+        return NULL;
+    }
+    Memory *self = (Memory *)type->tp_alloc(type, 0);
+    if (!self)
+        return NULL;
+    self->size = size;
+    void *p = mmap(NULL, (size_t)(size ? size : 1), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+#ifdef MADV_HUGEPAGE
+    if (size >= (4 << 20))
+        madvise(p, (size_t)size, MADV_HUGEPAGE);
+#endif
+    self->data = p;
+    return (PyObject *)self;
+}
+
+static void memory_dealloc(Memory *self)
+{
+    if (self->data)
+        munmap(self->data, (size_t)(self->size ? self->size : 1));
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int memory_getbuffer(Memory *self, Py_buffer *view, int flags)
+{
+    int rc = PyBuffer_FillInfo(view, (PyObject *)self, self->data, self->size, 0, flags);
+    if (rc == 0)
+        self->exports++;
+    return rc;
+}
+
+static void memory_releasebuffer(Memory *self, Py_buffer *view)
+{
+    self->exports--;
+}
+
+static Py_ssize_t memory_length(Memory *self) { return self->size; }
+
+static PyBufferProcs memory_as_buffer = {
+    (getbufferproc)memory_getbuffer, (releasebufferproc)memory_releasebuffer,
+};
+
+static PySequenceMethods memory_as_sequence = {.sq_length = (lenfunc)memory_length};
+
+static PyTypeObject MemoryType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "wave_lsp.emu.native._wavecore.Memory",
+    .tp_basicsize = sizeof(Memory),
+    .tp_dealloc = (destructor)memory_dealloc,
+    .tp_as_buffer = &memory_as_buffer,
+    .tp_as_sequence = &memory_as_sequence,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Zeroed device memory of SIZE bytes (a writable buffer).",
+    .tp_new = memory_new,
+};
+
 static PyMethodDef methods[] = {
     {"run", py_run, METH_VARARGS, "Run a pre-decoded kernel over the grid."},
     {"fill_iota", py_fill_iota, METH_VARARGS, "Write f32 values i * scale."},
@@ -260,5 +339,9 @@ PyMODINIT_FUNC PyInit__wavecore(void)
         return NULL;
     }
     PyModule_AddIntConstant(m, "INS_FIELDS", INS_FIELDS);
+    if (PyType_Ready(&MemoryType) < 0)
+        return NULL;
+    Py_INCREF(&MemoryType);
+    PyModule_AddObject(m, "Memory", (PyObject *)&MemoryType);
     return m;
 }

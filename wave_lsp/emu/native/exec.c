@@ -360,8 +360,10 @@ static int64_t run_workgroup(WG *g, int64_t linear)
     refresh_present(g, g->alive);
     g->depth = 0;
     g->n_calls = 0;
-    if (run->local_size)
+    if (g->local_dirty) {                     /* local memory starts zeroed in every workgroup */
         memset(g->local, 0, run->local_size);
+        g->local_dirty = 0;
+    }
 
     int64_t index = 0;
     while (index < run->n_code) {

@@ -38,10 +38,14 @@ typedef struct {
     CallFrame *calls;
     int64_t n_calls;
     uint8_t *local;
+    int local_dirty;                     /* local memory was written since it was cleared */
     int64_t executed;                    /* wave-instructions of the launch so far */
     /* race shadows (see ops.c) */
-    uint32_t *dev_owner;                 /* per device word: workgroup and access kinds */
-    uint32_t *dev_epoch, *loc_epoch;     /* per word: epoch, wave, written (waves > 1 only) */
+    uint32_t *dev_shadow;                /* per device word: owner workgroup and access kinds,
+                                            then epoch, wave, written (see ops.c) */
+    int dev_owned;                       /* several workgroups: the owner words are kept */
+    uint32_t *loc_epoch;                 /* per local word: epoch, wave, written (waves > 1) */
+    uint32_t *sr_lane;                   /* special registers 0-4 per lane */
     uint32_t *loc_value;                 /* per local word: the value every store wrote */
     uint64_t *loc_writers;               /* per local word: the waves that stored it */
     uint32_t epoch;

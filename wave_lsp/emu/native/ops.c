@@ -5,11 +5,41 @@
  * bails (see core.h). Also here: the race shadows that make the core bail on any access pattern
  * the numpy engine could report as a data race.
  */
+#define _DEFAULT_SOURCE
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "exec.h"
+
+static uint32_t special(WG *g, int64_t index, int64_t lane);
+
+/* Zeroed memory for a shadow: large ones in transparent huge pages where the system allows,
+ * so that touching them costs a few page faults instead of thousands. */
+static void *shadow_alloc(int64_t bytes)
+{
+    if (bytes < (4 << 20))
+        return calloc((size_t)bytes, 1);
+    void *p = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, (size_t)bytes, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+static void shadow_free(void *p, int64_t bytes)
+{
+    if (!p)
+        return;
+    if (bytes < (4 << 20))
+        free(p);
+    else
+        munmap(p, (size_t)bytes);
+}
 
 /* ---- workgroup state ------------------------------------------------------------------------ */
 
@@ -52,14 +82,18 @@ int wg_setup(WG *g, Run *run)
         g->calls[i].present = p; p += nw;
     }
     int64_t total = run->grid[0] * run->grid[1] * run->grid[2];
+    if (!(g->sr_lane = calloc(5 * n, 4)))
+        return -1;
+    for (int64_t i = 0; i < 5; i++)
+        for (int64_t l = 0; l < n; l++)
+            g->sr_lane[i * n + l] = special(g, i, l);
     g->dev_words = (run->device_size + 3) / 4;
     g->loc_words = (run->local_size + 3) / 4;
     g->epoch = 1;
-    if (total > 1 && g->dev_words && !(g->dev_owner = calloc(g->dev_words, 4)))
+    g->dev_owned = total > 1;
+    if ((total > 1 || g->nw > 1) && g->dev_words && !(g->dev_shadow = shadow_alloc(g->dev_words * 8)))
         return -1;
     if (g->nw > 1) {
-        if (g->dev_words && !(g->dev_epoch = calloc(g->dev_words, 4)))
-            return -1;
         if (g->loc_words && (!(g->loc_epoch = calloc(g->loc_words, 4))
                              || !(g->loc_value = calloc(g->loc_words, 4))
                              || !(g->loc_writers = calloc(g->loc_words, 8))))
@@ -71,7 +105,7 @@ int wg_setup(WG *g, Run *run)
 void wg_free(WG *g)
 {
     free(g->block); free(g->R); free(g->P); free(g->tmp32); free(g->tmp32b); free(g->frames);
-    free(g->calls); free(g->local); free(g->dev_owner); free(g->dev_epoch); free(g->loc_epoch);
+    free(g->calls); free(g->local); shadow_free(g->dev_shadow, g->dev_words * 8); free(g->sr_lane); free(g->loc_epoch);
     free(g->loc_value); free(g->loc_writers);
 }
 
@@ -99,8 +133,9 @@ void wg_free(WG *g)
 void next_epoch(WG *g)
 {
     if (++g->epoch > EPOCH_MAX) {
-        if (g->dev_epoch)
-            memset(g->dev_epoch, 0, g->dev_words * 4);
+        if (g->dev_shadow)                    /* the epoch words (odd) start afresh */
+            for (int64_t i = 0; i < g->dev_words; i++)
+                g->dev_shadow[2 * i + 1] = 0;
         if (g->loc_epoch)
             memset(g->loc_epoch, 0, g->loc_words * 4);
         g->epoch = 1;
@@ -141,29 +176,82 @@ static inline int epoch_conflict(WG *g, int64_t word, uint32_t *shadow, uint32_t
     return w == WAVE_MULTI && written && !benign;
 }
 
+/* One access of `kind` (0 read, 1 write, 2 atomic) to device word `word` by this workgroup. */
+static inline int track_device(WG *g, uint64_t word, int kind, uint32_t wave)
+{
+    uint32_t *shadow = g->dev_shadow + 2 * word;     /* owner word, epoch word */
+    if (g->dev_owned) {
+        uint32_t o = shadow[0];
+        uint32_t id = o & OWNER_MASK, me = (uint32_t)(g->linear + 1);
+        uint32_t flags = (o & ~OWNER_MASK) | (kind == 0 ? F_R : kind == 1 ? F_W : F_A);
+        id = id == 0 ? me : id == me ? me : OWNER_MULTI;
+        shadow[0] = id | flags;
+        if (id == OWNER_MULTI && ((flags & F_W) || ((flags & F_A) && (flags & F_R))))
+            return 1;
+    }
+    if (kind != 2 && g->nw > 1)
+        return epoch_conflict(g, 0, shadow + 1, NULL, NULL, wave, kind == 1, 0, 0);
+    return 0;
+}
+
+/* `track_device` for every executing lane of one aligned access of `width` bytes, with the
+ * loop invariants hoisted (the hot path of device loads and stores). */
+static int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width,
+                              int kind)
+{
+    uint32_t *sh = g->dev_shadow;
+    const uint32_t me = (uint32_t)(g->linear + 1), epoch = g->epoch;
+    const uint32_t flag = kind == 0 ? F_R : kind == 1 ? F_W : F_A;
+    const uint32_t written = kind == 1 ? WRITTEN : 0;
+    const int owned = g->dev_owned, waves = g->nw > 1 && kind != 2;
+    const int64_t per = width >= 4 ? width / 4 : 1, n = g->n, W = g->W;
+    for (int64_t l = 0, wave = 0, in_wave = 0; l < n; l++) {
+        if (m[l]) {
+            uint32_t *s = sh + 2 * (uint64_t)(addr[l] >> 2);
+            for (int64_t k = 0; k < per; k++, s += 2) {
+                if (owned) {
+                    uint32_t o = s[0], id = o & OWNER_MASK, f = (o & ~OWNER_MASK) | flag;
+                    if (id != me)
+                        id = id == 0 ? me : OWNER_MULTI;
+                    s[0] = id | f;
+                    if (id == OWNER_MULTI && ((f & F_W) || ((f & F_A) && (f & F_R))))
+                        return 1;
+                }
+                if (waves) {
+                    uint32_t e = s[1];
+                    if ((e >> 13) != epoch) {
+                        s[1] = (epoch << 13) | written | (uint32_t)(wave + 1);
+                    } else {
+                        uint32_t w = e & WAVE_MULTI, wr = (e & WRITTEN) | written;
+                        if (w != (uint32_t)(wave + 1))
+                            w = WAVE_MULTI;
+                        s[1] = (epoch << 13) | wr | w;
+                        if (w == WAVE_MULTI && wr)
+                            return 1;
+                    }
+                }
+            }
+        }
+        if (++in_wave == W) {
+            in_wave = 0;
+            wave++;
+        }
+    }
+    return 0;
+}
+
 /* kind: 0 read, 1 write, 2 atomic; `known`: a 32-bit store of `value` */
 static int track(WG *g, int local, uint64_t first, uint64_t last, int kind, uint32_t wave,
                  int known, uint32_t value)
 {
     for (uint64_t word = first; word <= last; word++) {
-        if (!local && g->dev_owner) {
-            uint32_t o = g->dev_owner[word];
-            uint32_t id = o & OWNER_MASK, me = (uint32_t)(g->linear + 1);
-            uint32_t flags = (o & ~OWNER_MASK) | (kind == 0 ? F_R : kind == 1 ? F_W : F_A);
-            id = id == 0 ? me : id == me ? me : OWNER_MULTI;
-            g->dev_owner[word] = id | flags;
-            if (id == OWNER_MULTI && ((flags & F_W) || ((flags & F_A) && (flags & F_R))))
-                return 1;
-        }
-        if (kind != 2) {
-            if (local && g->loc_epoch
+        if (local) {
+            if (kind != 2 && g->loc_epoch
                 && epoch_conflict(g, (int64_t)word, g->loc_epoch, g->loc_value, g->loc_writers,
                                   wave, kind == 1, known, value))
                 return 1;
-            if (!local && g->dev_epoch
-                && epoch_conflict(g, (int64_t)word, g->dev_epoch, NULL, NULL, wave, kind == 1,
-                                  0, 0))
-                return 1;
+        } else if (g->dev_shadow && track_device(g, word, kind, wave)) {
+            return 1;
         }
     }
     return 0;
@@ -438,7 +526,17 @@ int64_t execute_op(WG *g, const Ins *ins)
         LANES(D[l] = v;);
         break;
     }
-    case OP_MOV_SR: LANES(D[l] = special(g, ins->rs1, l);); break;
+    case OP_MOV_SR: {
+        int64_t index = ins->rs1;
+        if (index <= 4) {                    /* per thread: the same in every workgroup */
+            const uint32_t *row = g->sr_lane + index * n;
+            LANES(D[l] = row[l];);
+        } else {
+            uint32_t v = special(g, index, 0);
+            LANES(D[l] = v;);
+        }
+        break;
+    }
     default:
         return bail(run, "operation not in the native core");
     }
@@ -461,31 +559,40 @@ static int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m)
     uint64_t align = width >= 4 ? 3 : (uint64_t)width - 1;
     const uint32_t *addr = g->R + ins->rs1 * n;
     int64_t count = 0;
+    uint32_t top = 0, bits = 0;               /* largest address, OR of the addresses */
     for (int64_t l = 0; l < n; l++) {
-        if (!m[l])
-            continue;
-        uint64_t a = addr[l];
-        if (a + (uint64_t)width > size)
-            return bail(run, "memory access out of bounds");
-        if (a & align)
-            return bail(run, "unaligned access");
-        count++;
+        uint32_t a = m[l] ? addr[l] : 0;
+        top = a > top ? a : top;
+        bits |= a;
+        count += m[l];
     }
     if (!count)
         return -1;
-    int tracked = local ? g->loc_epoch != NULL : (g->dev_owner || g->dev_epoch);
-    if (tracked) {
-        for (int64_t l = 0; l < n; l++) {
-            if (!m[l])
-                continue;
-            uint64_t a = addr[l];
-            if (track(g, local, a >> 2, (a + width - 1) >> 2, load ? 0 : 1,
-                      (uint32_t)(l / g->W), !load && width == 4,
-                      load ? 0 : g->R[ins->rs2 * n + l]))
-                return bail(run, "possible data race");
+    if ((uint64_t)top + (uint64_t)width > size)
+        return bail(run, "memory access out of bounds");
+    if (bits & align)
+        return bail(run, "unaligned access");
+    int tracked = local ? g->loc_epoch != NULL : g->dev_shadow != NULL;
+    if (tracked && !local) {
+        if (track_device_lanes(g, addr, m, width, load ? 0 : 1))
+            return bail(run, "possible data race");
+    } else if (tracked) {
+        for (int64_t l = 0, wave = 0, in_wave = 0; l < n; l++) {
+            if (m[l]) {
+                uint64_t a = addr[l];
+                if (track(g, local, a >> 2, (a + width - 1) >> 2, load ? 0 : 1, (uint32_t)wave,
+                          !load && width == 4, load ? 0 : g->R[ins->rs2 * n + l]))
+                    return bail(run, "possible data race");
+            }
+            if (++in_wave == g->W) {
+                in_wave = 0;
+                wave++;
+            }
         }
     }
     uint32_t *data = g->R + (load ? ins->rd : ins->rs2) * n;
+    if (local && !load)
+        g->local_dirty = 1;
     for (int64_t l = 0; l < n; l++) {
         if (!m[l])
             continue;
@@ -532,6 +639,8 @@ static int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m)
     int operation = (int)(local ? ins->op - OP_LOCAL_ATOMIC_ADD : ins->op - OP_ATOMIC_ADD);
     uint8_t *mem = local ? g->local : run->device;
     uint64_t size = (uint64_t)(local ? run->local_size : run->device_size);
+    if (local)
+        g->local_dirty = 1;
     const uint32_t *addr = g->R + ins->rs1 * n, *V = g->R + ins->rs2 * n,
                    *T = g->R + ins->rs3 * n;
     uint32_t *D = g->R + ins->rd * n;
@@ -544,7 +653,7 @@ static int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m)
             return bail(run, "memory access out of bounds");
         if (a & 3)
             return bail(run, "unaligned access");
-        if (!local && g->dev_owner && track(g, 0, a >> 2, a >> 2, 2, 0, 0, 0))
+        if (!local && g->dev_shadow && track(g, 0, a >> 2, a >> 2, 2, 0, 0, 0))
             return bail(run, "possible data race");
         count++;
     }

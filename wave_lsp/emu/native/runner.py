@@ -25,7 +25,7 @@ MAX_WORKGROUPS = 0x1FFFFFFE         # workgroup ids the device shadow can hold (
 @dataclass
 class NativeRun:
     reason: str | None                           # why the numpy engine must run it, or None
-    device: bytearray = field(default_factory=bytearray)
+    device: object = field(default_factory=bytearray)    # a buffer: bytes(device)
     stats: Stats = field(default_factory=Stats)
 
 
@@ -43,9 +43,11 @@ def _ineligible(launch: Launch) -> str | None:
     return None
 
 
-def _memory(launch: Launch, core) -> bytearray:
-    """Device memory with its initial contents, as `launch.new_device_memory` writes it."""
-    device = bytearray(launch.device_memory)
+def _memory(launch: Launch, core):
+    """Device memory (a `_wavecore.Memory`) with its initial contents, as
+    `launch.new_device_memory` writes it."""
+    memory = core.Memory(launch.device_memory)
+    device = memoryview(memory)
     size = len(device)
     for item in launch.memory_init:
         if isinstance(item, DataFill):
@@ -60,7 +62,8 @@ def _memory(launch: Launch, core) -> bytearray:
             device[item.offset:item.offset + 4 * item.count] = bytes(4 * item.count)
         else:
             raise LaunchError(f"unknown memory initialiser {item!r}")
-    return device
+    device.release()
+    return memory
 
 
 def run_native(kernel: KernelCode, launch: Launch) -> NativeRun:
