@@ -31,6 +31,8 @@ typedef struct {
     uint8_t *P;                          /* 4 predicates x lanes */
     uint8_t *alive, *active, *ex, *tmp8, *present;
     uint32_t *tmp32, *tmp32b;
+    double *sums;                        /* fma scratch: f64 sums and their words */
+    uint32_t *words;
     int any_active, full;
     int64_t present_count;
     Frame *frames;

@@ -58,11 +58,14 @@ int wg_setup(WG *g, Run *run)
     g->P = calloc(4 * n, 1);
     g->tmp32 = calloc(n, 4);
     g->tmp32b = calloc(n, 4);
+    g->sums = calloc(n, 8);
+    g->words = calloc(2 * n, 4);
     g->frames = calloc(depth, sizeof(Frame));
     g->calls = calloc(calls ? calls : 1, sizeof(CallFrame));
     g->local = calloc(run->local_size + 16, 1);
     if (!g->block || !g->R || !g->P || !g->tmp32 || !g->tmp32b || !g->frames || !g->calls
-        || !g->local)
+        || !g->local
+        || !g->sums || !g->words)
         return -1;
     uint8_t *p = g->block;
     g->alive = p; p += n;
@@ -104,7 +107,7 @@ int wg_setup(WG *g, Run *run)
 
 void wg_free(WG *g)
 {
-    free(g->block); free(g->R); free(g->P); free(g->tmp32); free(g->tmp32b); free(g->frames);
+    free(g->block); free(g->R); free(g->P); free(g->tmp32); free(g->tmp32b); free(g->sums); free(g->words); free(g->frames);
     free(g->calls); free(g->local); shadow_free(g->dev_shadow, g->dev_words * 8); free(g->sr_lane); free(g->loc_epoch);
     free(g->loc_value); free(g->loc_writers);
 }
@@ -240,6 +243,57 @@ static int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int
     return 0;
 }
 
+/* `epoch_conflict` on local memory for every executing lane of one aligned access (loads and
+ * stores; `data`: the values a store writes), with the loop invariants hoisted. */
+static int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width,
+                             int write, const uint32_t *data)
+{
+    uint32_t *sh = g->loc_epoch, *values = g->loc_value;
+    uint64_t *writers = g->loc_writers;
+    const uint32_t epoch = g->epoch, written = write ? WRITTEN : 0;
+    const uint32_t shared_read = (epoch << 13) | WAVE_MULTI;  /* read by several, unwritten */
+    const int known = write && width == 4, small = g->nw <= 64;
+    const int64_t per = width >= 4 ? width / 4 : 1, W = g->W;
+    for (int64_t wave = 0; wave < g->nw; wave++) {
+        const uint64_t bit = small ? 1ull << wave : 0;
+        const uint32_t mine = (uint32_t)(wave + 1);
+        for (int64_t l = wave * W; l < (wave + 1) * W; l++) {
+            if (!m[l])
+                continue;
+            uint64_t word = addr[l] >> 2;
+            for (int64_t k = 0; k < per; k++, word++) {
+                uint32_t e = sh[word];
+                if (!write && e == shared_read)
+                    continue;                 /* the common case of a tile read by all */
+                if ((e >> 13) != epoch) {
+                    sh[word] = (epoch << 13) | (known ? BENIGN : 0) | written | mine;
+                    if (write) {
+                        values[word] = known ? data[l] : 0;
+                        writers[word] = bit;
+                    }
+                    continue;
+                }
+                uint32_t w = e & WAVE_MULTI, benign = e & BENIGN, wr = (e & WRITTEN) | written;
+                if (w != mine)
+                    w = WAVE_MULTI;
+                if (benign) {
+                    if (write) {
+                        if (!known || values[word] != data[l])
+                            benign = 0;
+                        writers[word] |= bit;
+                    } else if (!(writers[word] & bit)) {
+                        benign = 0;
+                    }
+                }
+                sh[word] = (epoch << 13) | benign | wr | w;
+                if (w == WAVE_MULTI && wr && !benign)
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* kind: 0 read, 1 write, 2 atomic; `known`: a 32-bit store of `value` */
 static int track(WG *g, int local, uint64_t first, uint64_t last, int kind, uint32_t wave,
                  int known, uint32_t value)
@@ -279,6 +333,28 @@ static inline float fma_single(float a, float b, float c)
         s = t;
     }
     return (float)s;
+}
+
+/* f32(f64(a) * f64(b) + f64(c)) for every lane into `out` (not one of the sources). Returns
+ * 1 when an f64 sum is a tie that fma_single must redo, 2 when a sum is NaN (an operand may be
+ * NaN: the caller checks). `sums` (n doubles) and `words` (2n words) are scratch. In passes of
+ * their own so that each vectorises (with AVX2 where the processor has it). */
+__attribute__((target_clones("avx2", "default")))
+static uint32_t fma_lanes(const float *restrict a, const float *restrict b,
+                          const float *restrict c, float *restrict out, int64_t n,
+                          double *restrict sums, uint32_t *restrict words)
+{
+    uint32_t nan = 0, tie = 0;
+    for (int64_t l = 0; l < n; l++)
+        sums[l] = (double)a[l] * (double)b[l] + (double)c[l];
+    for (int64_t l = 0; l < n; l++) {
+        out[l] = (float)sums[l];
+        nan |= sums[l] != sums[l];
+    }
+    memcpy(words, sums, (size_t)n * 8);
+    for (int64_t l = 0; l < n; l++)       /* the low word of each sum holds the 29 bits tested */
+        tie |= (words[2 * l] & ((1u << 29) - 1)) == (1u << 28);
+    return nan ? 2 : tie;
 }
 
 /* np.fmin / np.fmax where their result does not depend on the library: no NaN, and not two
@@ -404,6 +480,22 @@ int64_t execute_op(WG *g, const Ins *ins)
     case OP_FMUL: FLOAT2(u32(f32(a) * f32(b))); break;
     case OP_FDIV: FLOAT2(u32(f32(a) / f32(b))); break;
     case OP_FMA:
+        if (all) {
+            /* every lane: NaN check, f64 sums and tie test in vectorisable passes; the rare
+             * lanes whose sum is a tie are then redone one by one */
+            uint32_t *out = g->tmp32;
+            uint32_t tie = fma_lanes((const float *)A, (const float *)B, (const float *)C,
+                                     (float *)out, n, g->sums, g->words);
+            if (tie == 2)
+                for (int64_t l = 0; l < n; l++)
+                    if (is_nan(A[l]) || is_nan(B[l]) || is_nan(C[l]))
+                        return bail(run, "NaN operand");
+            if (tie)
+                for (int64_t l = 0; l < n; l++)
+                    out[l] = u32(fma_single(f32(A[l]), f32(B[l]), f32(C[l])));
+            memcpy(D, out, n * 4);
+            break;
+        }
         LANES({
             uint32_t a = A[l], b = B[l], c = C[l];
             if (is_nan(a) || is_nan(b) || is_nan(c))
@@ -577,23 +669,20 @@ static int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m)
         if (track_device_lanes(g, addr, m, width, load ? 0 : 1))
             return bail(run, "possible data race");
     } else if (tracked) {
-        for (int64_t l = 0, wave = 0, in_wave = 0; l < n; l++) {
-            if (m[l]) {
-                uint64_t a = addr[l];
-                if (track(g, local, a >> 2, (a + width - 1) >> 2, load ? 0 : 1, (uint32_t)wave,
-                          !load && width == 4, load ? 0 : g->R[ins->rs2 * n + l]))
-                    return bail(run, "possible data race");
-            }
-            if (++in_wave == g->W) {
-                in_wave = 0;
-                wave++;
-            }
-        }
+        if (track_local_lanes(g, addr, m, width, !load, g->R + ins->rs2 * n))
+            return bail(run, "possible data race");
     }
     uint32_t *data = g->R + (load ? ins->rd : ins->rs2) * n;
     if (local && !load)
         g->local_dirty = 1;
-    for (int64_t l = 0; l < n; l++) {
+    if (width == 4 && count == n) {          /* every lane, one word each */
+        if (load)
+            for (int64_t l = 0; l < n; l++)
+                data[l] = load32(mem + addr[l]);
+        else
+            for (int64_t l = 0; l < n; l++)
+                memcpy(mem + addr[l], &data[l], 4);
+    } else for (int64_t l = 0; l < n; l++) {
         if (!m[l])
             continue;
         uint8_t *p = mem + addr[l];
