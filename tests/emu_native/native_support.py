@@ -46,6 +46,11 @@ def assert_native_equal(program, launch, *, must_run: bool = True) -> NativeRun:
     """The core either ran the launch with the numpy engine's exact results (memory, statistics;
     and the numpy engine then reports nothing), or bailed (allowed unless `must_run`)."""
     report, native = both_engines(program, launch)
+    try:
+        from hypothesis import event
+        event("native" if native.reason is None else "bailed: " + native.reason.split(" (")[0])
+    except Exception:          # not inside a hypothesis test
+        pass
     if native.reason is not None:
         assert not must_run, f"the native core did not run it: {native.reason}"
         return native
