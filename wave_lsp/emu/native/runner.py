@@ -14,7 +14,7 @@ from ...isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH
 from ..geometry import Geometry, geometry
 from ..launch import (DataFill, IotaFill, Launch, LaunchError, ZeroFill, _check_range,
                       check_device_memory)
-from ..report import Stats
+from ..stats import Stats
 from . import core as native_core
 from .program import encode
 
