@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from native_support import need_core
+from .native_support import need_core
 
 from wave_lsp.asm import assemble
 

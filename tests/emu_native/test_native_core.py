@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from native_support import need_core
+from .native_support import need_core
 
 from wave_lsp.emu.formats import hex_dump, rust_debug_f32_many
 from wave_lsp.emu.launch import IotaFill, apply_memory_init

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import test_emu_differential as upstream_generated
 import test_emu_hypothesis as structured
-from native_support import assert_native_equal, need_core
+from .native_support import assert_native_equal, need_core
 
 from wave_lsp.emu import Launch
 
-EXAMPLES = int(os.environ.get("WAVE_NATIVE_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("WAVE_NATIVE_EXAMPLES", "30"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
                     suppress_health_check=list(HealthCheck))
 

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import test_emu_differential as diff
-from native_support import assert_native_equal, launch_of, need_core
+from .native_support import assert_native_equal, launch_of, need_core
 
 # The kernels the core cannot run (instructions it does not implement): the numpy engine does.
 NUMPY_ONLY = {"vector_add_f16": "hadd2", "mma_simple": "mma_load_a"}

@@ -3,6 +3,8 @@
 #ifndef WAVECORE_EXEC_H
 #define WAVECORE_EXEC_H
 
+#include <string.h>
+
 #include "core.h"
 
 #define BAIL_AT (-2)
@@ -55,6 +57,11 @@ typedef struct {
     uint8_t *block;                      /* one allocation for the lane arrays */
 } WG;
 
+static inline float f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t u32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline int is_nan(uint32_t u) { return (u & 0x7FFFFFFFu) > 0x7F800000u; }
+static inline uint32_t load32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
 static inline int64_t bail(Run *run, const char *why)
 {
     if (!run->bail)
@@ -62,11 +69,24 @@ static inline int64_t bail(Run *run, const char *why)
     return BAIL_AT;
 }
 
+/* exec.c */
 void set_active(WG *g, const uint8_t *mask);
 const uint8_t *exec_mask(WG *g, const Ins *ins);
-int64_t execute_op(WG *g, const Ins *ins);
-void next_epoch(WG *g);
+/* state.c */
 int wg_setup(WG *g, Run *run);
 void wg_free(WG *g);
+uint32_t special(WG *g, int64_t index, int64_t lane);
+/* alu.c (and the dispatch to memory.c and waveops.c) */
+int64_t execute_op(WG *g, const Ins *ins);
+int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m);
+int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m);
+int64_t wave_op(WG *g, const Ins *ins, const uint8_t *m);
+/* shadow.c: each returns 1 where the access may be a race (the core then bails) */
+void next_epoch(WG *g);
+int track(WG *g, int local, uint64_t first, uint64_t last, int kind, uint32_t wave, int known,
+          uint32_t value);
+int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width, int kind);
+int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width, int write,
+                      const uint32_t *data);
 
 #endif
