@@ -14,6 +14,8 @@ import pytest
 
 from .native_support import need_core
 
+from bench_emu import VECTOR_ADD as VECTOR_ADD_REGS  # base addresses in r0, r1, r2
+
 from wave_lsp.asm import assemble
 
 PROBE = """
@@ -51,32 +53,11 @@ VECTOR_ADD = """.kernel vector_add
 .end
 """
 
-VECTOR_ADD_REGS = """.kernel vector_add_regs
-.registers 16
-.workgroup_size 256, 1, 1
-    mov_sr r4, sr_thread_id_x
-    mov_sr r5, sr_workgroup_id_x
-    mov_sr r6, sr_workgroup_size_x
-    imul r7, r5, r6
-    iadd r7, r7, r4
-    mov_imm r8, 4
-    imul r9, r7, r8
-    iadd r10, r9, r0
-    device_load_u32 r11, r10
-    iadd r10, r9, r1
-    device_load_u32 r12, r10
-    fadd r13, r11, r12
-    iadd r10, r9, r2
-    device_store_u32 r10, r13
-    halt
-.end
-"""
-
 SPIN = """.kernel spin
 .registers 4
-    mov_imm r1, 1
+    mov_imm r1, 2
     loop
-        iadd r2, r2, r1
+        imul r3, r3, r1
     endloop
     halt
 .end

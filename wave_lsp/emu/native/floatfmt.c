@@ -80,6 +80,27 @@ static int big_cmp(const Big *a, const Big *b)
     return 0;
 }
 
+/* flt2dec's round_up: add one at the last of the `n` digits, carrying; all nines become 10...0
+ * with one digit more (returned count) and the exponent one higher. */
+static int round_up(char *buf, int n, int *k)
+{
+    int j = n - 1;
+    while (j >= 0 && buf[j] == '9')
+        j--;
+    if (j >= 0) {
+        buf[j]++;
+        for (int t = j + 1; t < n; t++)
+            buf[t] = '0';
+        return n;
+    }
+    buf[0] = '1';
+    for (int t = 1; t < n; t++)
+        buf[t] = '0';
+    buf[n] = '0';
+    *k += 1;
+    return n + 1;
+}
+
 typedef unsigned __int128 u128;
 
 /* `shortest` when every quantity fits in 128 bits (all of the positional range): the same
@@ -136,22 +157,7 @@ static int shortest(uint64_t m, uint64_t minus_, uint64_t plus_, int exp, int in
         int n = shortest_small(m, minus_, plus_, exp, inclusive, k, buf, kout);
         if (n > 0)
             return n;
-        n = -n;
-        int j = n - 1;
-        while (j >= 0 && buf[j] == '9')
-            j--;
-        if (j >= 0) {
-            buf[j]++;
-            for (int t = j + 1; t < n; t++)
-                buf[t] = '0';
-        } else {
-            buf[0] = '1';
-            for (int t = 1; t < n; t++)
-                buf[t] = '0';
-            buf[n++] = '0';
-            *kout += 1;
-        }
-        return n;
+        return round_up(buf, -n, kout);
     }
     Big mant, minus, plus, scale, sum;
     big_set(&mant, m);
@@ -206,22 +212,8 @@ static int shortest(uint64_t m, uint64_t minus_, uint64_t plus_, int exp, int in
 #undef BELOW
     Big twice = mant;
     big_shl(&twice, 1);
-    if (up && (!down || big_cmp(&twice, &scale) >= 0)) {
-        int j = i - 1;
-        while (j >= 0 && buf[j] == '9')
-            j--;
-        if (j >= 0) {
-            buf[j]++;
-            for (int t = j + 1; t < i; t++)
-                buf[t] = '0';
-        } else {                              /* all nines: 10...0 and one digit more */
-            buf[0] = '1';
-            for (int t = 1; t < i; t++)
-                buf[t] = '0';
-            buf[i++] = '0';
-            k += 1;
-        }
-    }
+    if (up && (!down || big_cmp(&twice, &scale) >= 0))
+        i = round_up(buf, i, &k);
     *kout = k;
     return i;
 }
