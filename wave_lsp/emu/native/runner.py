@@ -19,6 +19,7 @@ from . import core as native_core
 from .program import encode
 
 MAX_DEVICE_MEMORY = 256 << 20       # beyond this the race shadows would cost too much memory
+MAX_LOCAL_MEMORY = 16 << 20         # the same for local memory (4 times its size in shadows)
 MAX_WORKGROUPS = 0x1FFFFFFE         # workgroup ids the device shadow can hold (ops.c)
 
 
@@ -85,6 +86,8 @@ def run_native(kernel: KernelCode, launch: Launch) -> NativeRun:
     gx, gy, gz = geo.grid
     if gx * gy * gz > MAX_WORKGROUPS:
         return NativeRun("too many workgroups")
+    if geo.local_memory > MAX_LOCAL_MEMORY:
+        return NativeRun("local memory above 16 MiB")
     code = encode(kernel, geo.registers, core.OPS)
     if code is None:
         return NativeRun("an instruction the native core does not implement")
