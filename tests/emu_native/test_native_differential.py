@@ -44,12 +44,13 @@ def test_float_programs_with_barriers(lines, width):
 
 # ---- a generator of its own --------------------------------------------------------------
 BINARY = ["iadd", "isub", "imul", "imul_hi", "idiv", "imod", "imin", "imax", "and", "or", "xor",
-          "shl", "shr", "sar", "fadd", "fsub", "fmul", "fdiv", "fmin", "fmax"]
-TERNARY = ["imad", "iclamp", "fma", "fclamp", "bfe"]
+          "shl", "shr", "sar", "fadd", "fsub", "fmul", "fdiv", "fmin", "fmax", "hadd", "hsub",
+          "hmul", "hadd2", "hmul2", "badd", "bsub", "bmul", "badd2", "bmul2"]
+TERNARY = ["imad", "iclamp", "fma", "fclamp", "bfe", "hma", "hma2", "bma", "bma2"]
 UNARY = ["ineg", "iabs", "not", "mov", "bitcount", "bitfind", "bitrev", "fneg", "fabs", "fsqrt",
          "frsqrt", "frcp", "ffloor", "fceil", "fround", "ftrunc", "ffract", "fsat",
          "cvt_f32_i32", "cvt_f32_u32", "cvt_i32_f32", "cvt_u32_f32", "cvt_f32_bf16",
-         "cvt_bf16_f32", "cvt_f32_f16"]
+         "cvt_bf16_f32", "cvt_f32_f16", "cvt_f16_f32"]
 COMPARE = ["icmp_eq", "icmp_ne", "icmp_lt", "icmp_le", "icmp_gt", "icmp_ge", "ucmp_lt",
            "ucmp_le", "fcmp_eq", "fcmp_ne", "fcmp_lt", "fcmp_le", "fcmp_gt", "fcmp_ord",
            "fcmp_unord"]
@@ -59,7 +60,8 @@ SHUFFLE = ["wave_shuffle", "wave_shuffle_up", "wave_shuffle_down", "wave_shuffle
 ATOMIC = ["add", "sub", "min", "max", "and", "or", "xor", "exchange", "cas"]
 FLOATS = [0x3F800000, 0xBF800000, 0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000,
           0x00000001, 0x007FFFFF, 0x3EFFFFFF, 0x3F000000, 0x4B000001, 0x4F800000, 0xCF000001,
-          0x40490FDB, 0x3DCCCCCD, 0x7C00, 0x7E00, 0x3C00]
+          0x40490FDB, 0x3DCCCCCD, 0x7C00, 0x7E00, 0x3C00, 0x3C003C00, 0x7BFF0001, 0x80013800,
+          0x477FF000, 0x33000000, 0x38800000, 0x387FE000, 0x3F80BC00]
 
 reg = st.sampled_from([f"r{i}" for i in range(3, 9)])
 src = st.sampled_from([f"r{i}" for i in range(0, 9)])

@@ -15,7 +15,7 @@ import test_emu_differential as diff
 from .native_support import assert_native_equal, launch_of, need_core
 
 # The kernels the core cannot run (instructions it does not implement): the numpy engine does.
-NUMPY_ONLY = {"vector_add_f16": "hadd2", "mma_simple": "mma_load_a"}
+NUMPY_ONLY = {"mma_simple": "mma_load_a"}
 NAMES = diff.EXAMPLE_NAMES + ["sample"]
 
 

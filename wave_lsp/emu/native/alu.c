@@ -91,6 +91,69 @@ static inline uint64_t low_mask(uint32_t width) { return (1ull << (width & 31)) 
 #define FLOAT1(expr) LANES(uint32_t a = A[l];                                          \
     if (is_nan(a)) return bail(run, "NaN operand"); D[l] = (expr);)
 
+/* ---- f16 and bf16 (alu._scalar16 / _packed16): each 16-bit value widened to f32 exactly, the
+ * operation in f32 (hma: a multiply and an add, two roundings), the result rounded to f16 (nearest
+ * even) or truncated to bf16. A NaN anywhere bails (numpy's NaN payloads are its own). */
+static int widen16(uint32_t h, int bf, float *out)
+{
+    h &= 0xFFFFu;
+    if (bf) {
+        if (is_nan(h << 16))
+            return 0;
+        *out = f32(h << 16);
+        return 1;
+    }
+    if ((h & 0x7C00u) == 0x7C00u && (h & 0x3FFu))
+        return 0;
+    *out = half_to_float((uint16_t)h);
+    return 1;
+}
+
+static int narrow16(float x, int bf, uint32_t *out)
+{
+    uint32_t bits = u32(x);
+    if (is_nan(bits))
+        return 0;
+    if (bf) {
+        *out = bits >> 16;
+        return 1;
+    }
+    uint16_t h;
+    if (!float_to_half(bits, &h))
+        return 0;
+    *out = h;
+    return 1;
+}
+
+/* One 16-bit result of `op` (0 add, 1 sub, 2 mul, 3 multiply-add) from the 16-bit operands. */
+static int half_value(int op, int bf, uint32_t a, uint32_t b, uint32_t c, uint32_t *out)
+{
+    float x, y, z = 0.0f;
+    if (!widen16(a, bf, &x) || !widen16(b, bf, &y) || (op == 3 && !widen16(c, bf, &z)))
+        return 0;
+    float r = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x * y + z;
+    return narrow16(r, bf, out);
+}
+
+static int64_t half_op(WG *g, const Ins *ins, const uint8_t *m, int all)
+{
+    static const int8_t kinds[] = {0, 1, 2, 3, 0, 2, 3};   /* hadd hsub hmul hma hadd2 hmul2 hma2 */
+    Run *run = g->run;
+    int64_t n = g->n;
+    int bf = ins->op >= OP_BADD, index = (int)(ins->op - (bf ? OP_BADD : OP_HADD));
+    int op = kinds[index], packed = index >= 4;
+    const uint32_t *A = g->R + ins->rs1 * n, *B = g->R + ins->rs2 * n, *C = g->R + ins->rs3 * n;
+    uint32_t *D = g->R + ins->rd * n;
+    LANES({
+        uint32_t lo, hi = 0;
+        if (!half_value(op, bf, A[l], B[l], C[l], &lo)
+            || (packed && !half_value(op, bf, A[l] >> 16, B[l] >> 16, C[l] >> 16, &hi)))
+            return bail(run, "f16/bf16 NaN");
+        D[l] = lo | (hi << 16);
+    });
+    return -1;
+}
+
 int64_t execute_op(WG *g, const Ins *ins)
 {
     Run *run = g->run;
@@ -105,6 +168,8 @@ int64_t execute_op(WG *g, const Ins *ins)
         return atomic_op(g, ins, m);
     if (ins->op >= OP_WAVE_SHUFFLE && ins->op <= OP_WAVE_REDUCE_MAX)
         return wave_op(g, ins, m);
+    if (ins->op >= OP_HADD && ins->op <= OP_BMA2)
+        return half_op(g, ins, m, all);
     uint32_t *R = g->R;
     uint32_t *D = R + ins->rd * n;
     uint8_t *PD = g->P + ins->rd * n;
@@ -270,6 +335,14 @@ int64_t execute_op(WG *g, const Ins *ins)
         break;
     case OP_CVT_F32_BF16: UNARY((a & 0xFFFFu) << 16); break;
     case OP_CVT_BF16_F32: UNARY(a >> 16); break;
+    case OP_CVT_F16_F32:
+        LANES({
+            uint16_t h;
+            if (!float_to_half(A[l], &h))
+                return bail(run, "NaN operand");
+            D[l] = h;
+        });
+        break;
     case OP_CVT_F32_F16:
         LANES({
             uint32_t h = A[l] & 0xFFFFu;

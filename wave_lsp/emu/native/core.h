@@ -27,7 +27,10 @@ enum {
     OP_UCMP_LE, OP_FCMP_EQ, OP_FCMP_NE, OP_FCMP_LT, OP_FCMP_LE, OP_FCMP_GT, OP_FCMP_ORD,
     OP_FCMP_UNORD, OP_SELECT,
     OP_CVT_F32_I32, OP_CVT_F32_U32, OP_CVT_I32_F32, OP_CVT_U32_F32, OP_CVT_F32_BF16,
-    OP_CVT_BF16_F32, OP_CVT_F32_F16,
+    OP_CVT_BF16_F32, OP_CVT_F32_F16, OP_CVT_F16_F32,
+    /* f16 and bf16: computed in f32, rounded to f16 (nearest even) or truncated to bf16 */
+    OP_HADD, OP_HSUB, OP_HMUL, OP_HMA, OP_HADD2, OP_HMUL2, OP_HMA2,
+    OP_BADD, OP_BSUB, OP_BMUL, OP_BMA, OP_BADD2, OP_BMUL2, OP_BMA2,
     OP_MOV, OP_MOV_IMM, OP_MOV_SR,
     /* memory: loads and stores of every width, both spaces */
     OP_LOCAL_LOAD_U8, OP_LOCAL_LOAD_U16, OP_LOCAL_LOAD_U32, OP_LOCAL_LOAD_U64,
@@ -109,5 +112,6 @@ extern const char *const OP_NAMES[OP_COUNT];
 /* floatfmt.c */
 size_t format_f32(float x, char *out);   /* Rust `{:?}`; out needs 48 bytes */
 float half_to_float(uint16_t h);
+int float_to_half(uint32_t bits, uint16_t *out);   /* 0 for NaN (not reproduced) */
 
 #endif

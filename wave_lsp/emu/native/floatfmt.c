@@ -304,6 +304,39 @@ size_t format_f32(float x, char *out)
     return o;
 }
 
+/* binary32 to binary16, rounding to nearest even (overflow to infinity, underflow through the
+ * subnormals to zero), as numpy's astype(float16). NaN returns 0: numpy's NaN payloads depend
+ * on its build, so the core bails. */
+int float_to_half(uint32_t x, uint16_t *out)
+{
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    uint32_t ax = x & 0x7FFFFFFFu;
+    if (ax > 0x7F800000u)
+        return 0;
+    if (ax >= 0x477FF000u) {                  /* >= 65520 (and infinity): infinity */
+        *out = sign | 0x7C00u;
+        return 1;
+    }
+    uint32_t e = ax >> 23, m = ax & 0x7FFFFFu;
+    if (e < 113) {                            /* below 2^-14: a subnormal half or zero */
+        if (e < 102) {                        /* below 2^-25: rounds to zero */
+            *out = sign;
+            return 1;
+        }
+        uint32_t shift = 126 - e, full = m | 0x800000u;   /* value = full * 2^-24 >> ... */
+        uint32_t k = full >> shift, rest = full & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rest > half || (rest == half && (k & 1)))
+            k++;
+        *out = sign | (uint16_t)k;
+        return 1;
+    }
+    uint32_t h = ((e - 112) << 10) | (m >> 13), rest = m & 0x1FFFu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1)))
+        h++;                                  /* a carry may reach the exponent: correct */
+    *out = sign | (uint16_t)h;
+    return 1;
+}
+
 /* IEEE binary16 to binary32 (exact). */
 float half_to_float(uint16_t h)
 {
