@@ -73,7 +73,7 @@ guard = st.sampled_from(["", "", "", "@p1 ", "@!p2 ", "@p3 "])
 def native_line(draw) -> str:
     kind = draw(st.sampled_from(["bin"] * 3 + ["tern", "un", "un", "cmp", "sel", "imm", "imm",
                                                "wave", "shuffle", "ballot", "anyall", "mem",
-                                               "local", "atomic", "bfi", "sr"]))
+                                               "local", "atomic", "bfi", "sr", "f64"]))
     g = draw(guard)
     if kind == "bin":
         return f"{g}{draw(st.sampled_from(BINARY))} {draw(reg)}, {draw(src)}, {draw(src)}"
@@ -92,6 +92,14 @@ def native_line(draw) -> str:
         value = draw(st.one_of(st.sampled_from(FLOATS), st.integers(0, 40),
                                st.integers(0, 0xFFFFFFFF)))
         return f"{g}mov_imm {draw(reg)}, {value}"
+    if kind == "f64":
+        pairs = st.sampled_from(["r3", "r5", "r7"])
+        op = draw(st.sampled_from(["dadd", "dsub", "dmul", "dma", "ddiv", "dsqrt", "cvt_f32_f64",
+                                   "cvt_f64_f32"]))
+        count = {"dma": 3, "dsqrt": 1, "cvt_f32_f64": 1, "cvt_f64_f32": 1}.get(op, 2)
+        dest = draw(reg) if op == "cvt_f32_f64" else draw(pairs)
+        sources = [draw(src) if op == "cvt_f64_f32" else draw(pairs) for _ in range(count)]
+        return f"{g}{op} {dest}, {', '.join(sources)}"
     if kind == "sr":
         name = draw(st.sampled_from(["sr_thread_id_x", "sr_lane_id", "sr_wave_id",
                                      "sr_workgroup_id_x", "sr_wave_width", "sr_grid_size_x"]))

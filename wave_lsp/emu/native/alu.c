@@ -154,6 +154,57 @@ static int64_t half_op(WG *g, const Ins *ins, const uint8_t *m, int all)
     return -1;
 }
 
+/* ---- f64 on register pairs (alu.pair_to_f64 / f64_to_pair); a NaN operand or result bails. */
+static inline double pair(const uint32_t *lo, const uint32_t *hi, int64_t l)
+{
+    uint64_t bits = ((uint64_t)hi[l] << 32) | lo[l];
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+static int64_t f64_op(WG *g, const Ins *ins, const uint8_t *m, int all)
+{
+    Run *run = g->run;
+    int64_t n = g->n, op = ins->op;
+    const uint32_t *R = g->R;
+    const uint32_t *A = R + ins->rs1 * n, *A1 = A + n, *B = R + ins->rs2 * n, *B1 = B + n,
+                   *C = R + ins->rs3 * n, *C1 = C + n;
+    uint32_t *D = g->R + ins->rd * n, *D1 = D + n;
+    LANES({
+        if (op == OP_CVT_F64_F32) {
+            if (is_nan(A[l]))
+                return bail(run, "NaN operand");
+            double r = (double)f32(A[l]);
+            uint64_t bits;
+            memcpy(&bits, &r, 8);
+            D[l] = (uint32_t)bits;
+            D1[l] = (uint32_t)(bits >> 32);
+            continue;
+        }
+        double x = pair(A, A1, l), y = 0.0, z = 0.0;
+        if (op != OP_DSQRT && op != OP_CVT_F32_F64)
+            y = pair(B, B1, l);
+        if (op == OP_DMA)
+            z = pair(C, C1, l);
+        if (x != x || y != y || z != z)
+            return bail(run, "NaN operand");
+        if (op == OP_CVT_F32_F64) {
+            D[l] = u32((float)x);
+            continue;
+        }
+        double r = op == OP_DADD ? x + y : op == OP_DSUB ? x - y : op == OP_DMUL ? x * y
+                 : op == OP_DMA ? x * y + z : op == OP_DDIV ? x / y : sqrt(x);
+        if (r != r)
+            return bail(run, "NaN result");
+        uint64_t bits;
+        memcpy(&bits, &r, 8);
+        D[l] = (uint32_t)bits;
+        D1[l] = (uint32_t)(bits >> 32);
+    });
+    return -1;
+}
+
 int64_t execute_op(WG *g, const Ins *ins)
 {
     Run *run = g->run;
@@ -170,6 +221,8 @@ int64_t execute_op(WG *g, const Ins *ins)
         return wave_op(g, ins, m);
     if (ins->op >= OP_HADD && ins->op <= OP_BMA2)
         return half_op(g, ins, m, all);
+    if (ins->op >= OP_DADD && ins->op <= OP_CVT_F64_F32)
+        return f64_op(g, ins, m, all);
     uint32_t *R = g->R;
     uint32_t *D = R + ins->rd * n;
     uint8_t *PD = g->P + ins->rd * n;

@@ -31,6 +31,8 @@ enum {
     /* f16 and bf16: computed in f32, rounded to f16 (nearest even) or truncated to bf16 */
     OP_HADD, OP_HSUB, OP_HMUL, OP_HMA, OP_HADD2, OP_HMUL2, OP_HMA2,
     OP_BADD, OP_BSUB, OP_BMUL, OP_BMA, OP_BADD2, OP_BMUL2, OP_BMA2,
+    /* f64 on register pairs (low word first) */
+    OP_DADD, OP_DSUB, OP_DMUL, OP_DMA, OP_DDIV, OP_DSQRT, OP_CVT_F32_F64, OP_CVT_F64_F32,
     OP_MOV, OP_MOV_IMM, OP_MOV_SR,
     /* memory: loads and stores of every width, both spaces */
     OP_LOCAL_LOAD_U8, OP_LOCAL_LOAD_U16, OP_LOCAL_LOAD_U32, OP_LOCAL_LOAD_U64,

@@ -23,6 +23,7 @@ const char *const OP_NAMES[OP_COUNT] = {
     "cvt_bf16_f32", "cvt_f32_f16", "cvt_f16_f32",
     "hadd", "hsub", "hmul", "hma", "hadd2", "hmul2", "hma2",
     "badd", "bsub", "bmul", "bma", "badd2", "bmul2", "bma2",
+    "dadd", "dsub", "dmul", "dma", "ddiv", "dsqrt", "cvt_f32_f64", "cvt_f64_f32",
     "mov", "mov_imm", "mov_sr",
     "local_load_u8", "local_load_u16", "local_load_u32", "local_load_u64",
     "local_store_u8", "local_store_u16", "local_store_u32", "local_store_u64",

@@ -47,10 +47,14 @@ def _registers_used(ins: DecodedInstruction) -> tuple[list[int], bool]:
     for kind, reg in zip(sources, fields):
         if kind == "u":
             used.append(reg)
+        elif kind == "d":
+            used += [reg, reg + 1]
         elif kind == "p" and reg >= PREDICATE_COUNT:
             bad_predicate = True
     if dest == "u":
         used.append(ins.rd)
+    elif dest == "d":
+        used += [ins.rd, ins.rd + 1]
     elif dest == "p" and ins.rd >= PREDICATE_COUNT:
         bad_predicate = True
     return used, bad_predicate
