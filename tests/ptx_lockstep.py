@@ -1,9 +1,11 @@
-"""A lockstep interpreter for the straight-line PTX subset `wave-lsp emit` writes for its P812
-(guarded wave operations) and P818 (4x4x4 mma tiles) corrections, one warp of 32 lanes, so
-tests can compare the emitted code's results with the emulator's (ptxas is not available
-here). It follows the PTX ISA for what it supports (shfl.sync with a full member mask and
-clamp 31 / 0, vote.sync, predicated execution, .rn f32 arithmetic) and raises on anything
-else, so an unexpected instruction fails the test rather than being skipped."""
+"""Interpreters for the PTX that `wave-lsp emit` writes (ptxas is not available here), so tests can
+compare the emitted code's results with the emulator's: `Warp` runs straight-line code in lockstep
+over one warp of 32 lanes; `Threads` gives each lane its own program counter (branches, loops,
+`ret`) and lets lanes meet only at shfl.sync / vote.sync, which complete once every non-exited
+lane of the member mask waits there (a mask naming a lane that never arrives is undefined PTX and
+raises DeadlockError). Both follow the PTX ISA for what they support (shfl modes with clamps,
+vote.sync, predicated execution, clamped shifts, .rn f32 arithmetic) and raise on anything else,
+so an unexpected instruction fails the test rather than being skipped."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ class Warp:
         self.regs: dict[str, np.ndarray] = {}
         self.shared = np.zeros(shared_bytes, dtype=np.uint8)
         self.lane = np.arange(LANES, dtype=np.uint32)
+        self.specials = {"%tid.x": 0, "%tid.y": 0, "%tid.z": 0, "%ntid.x": LANES, "%ntid.y": 1,
+                         "%ntid.z": 1}
 
     # ---- operands --------------------------------------------------------------------------
     def value(self, text: str) -> np.ndarray:
@@ -28,6 +32,10 @@ class Warp:
         text = text.lstrip("!")
         if text == "%laneid":
             out = self.lane.copy()
+        elif text in self.specials:
+            out = np.full(LANES, self.specials[text], dtype=np.uint32)
+            if text == "%tid.x":
+                out = self.lane.copy()
         elif text == "_shared_mem":
             out = np.zeros(LANES, dtype=np.uint32)
         elif text.startswith("%"):
@@ -56,11 +64,11 @@ class Warp:
                 continue
             self.step(line)
 
-    def step(self, line: str) -> None:
-        where = np.ones(LANES, dtype=bool)
+    def step(self, line: str, within: np.ndarray | None = None) -> None:
+        where = np.ones(LANES, dtype=bool) if within is None else within.copy()
         guard = _GUARD.match(line)
         if guard:
-            where = (self.value(guard.group(2)) != 0) ^ (guard.group(1) == "!")
+            where &= (self.value(guard.group(2)) != 0) ^ (guard.group(1) == "!")
             line = line[guard.end():]
         op, _, rest = line.rstrip(";").partition(" ")
         args = [a.strip() for a in rest.split(",")]
@@ -71,8 +79,25 @@ class Warp:
             self.write(args[0], self.value(args[1]), where)
         elif op in ("add.u32", "add.s32"):
             self.write(args[0], self.value(args[1]) + self.value(args[2]), where)
-        elif op == "shl.b32":
-            self.write(args[0], self.value(args[1]) << (self.value(args[2]) & 31), where)
+        elif op in ("sub.u32", "sub.s32"):
+            self.write(args[0], self.value(args[1]) - self.value(args[2]), where)
+        elif op == "xor.b32":
+            self.write(args[0], self.value(args[1]) ^ self.value(args[2]), where)
+        elif op == "not.b32":
+            self.write(args[0], ~self.value(args[1]), where)
+        elif op == "shr.b32":      # shift amounts beyond 32 are clamped to 32
+            amount = self.value(args[2]).astype(np.int64)
+            shifted = self.value(args[1]).astype(np.int64) >> np.minimum(amount, 32)
+            self.write(args[0], shifted.astype(np.uint32), where)
+        elif op == "mul.lo.u32":
+            self.write(args[0], self.value(args[1]) * self.value(args[2]), where)
+        elif op == "mad.lo.u32":
+            self.write(args[0], self.value(args[1]) * self.value(args[2]) + self.value(args[3]),
+                       where)
+        elif op == "shl.b32":      # shift amounts beyond 32 are clamped to 32
+            amount = np.minimum(self.value(args[2]).astype(np.int64), 32)
+            shifted = (self.value(args[1]).astype(np.int64) << amount) & 0xFFFFFFFF
+            self.write(args[0], shifted.astype(np.uint32), where)
         elif op == "mul.lo.s32":
             self.write(args[0], self.value(args[1]) * self.value(args[2]), where)
         elif op == "neg.s32":
@@ -91,9 +116,13 @@ class Warp:
             pick = self.value(args[3]) != 0
             self.write(args[0], np.where(pick, self.value(args[1]), self.value(args[2])), where)
         elif parts[0] == "setp":
-            get = signed if parts[2] == "s32" else self.value
+            get = signed if parts[-1] == "s32" else self.value
             compare = {"ne": np.not_equal, "eq": np.equal, "lt": np.less, "le": np.less_equal}
-            self.write(args[0], compare[parts[1]](get(args[1]), get(args[2])), where)
+            result = compare[parts[1]](get(args[1]), get(args[2]))
+            if len(parts) == 4:        # setp.CMP.and.TYPE p, a, b, c
+                assert parts[2] == "and", line
+                result = result & (self.value(args[3]) != 0)
+            self.write(args[0], result, where)
         elif op == "bfind.u32":
             v = self.value(args[1]).astype(np.int64)
             top = np.where(v == 0, 0xFFFFFFFF, np.floor(np.log2(np.maximum(v, 1))).astype(np.int64))
@@ -135,3 +164,116 @@ class Warp:
             self.write(args[0], np.full(LANES, word, dtype=np.uint32), where)
         else:
             self.write(args[0], np.full(LANES, p.any() if mode == "any" else p.all()), where)
+
+
+# ---- threads with their own program counters ---------------------------------------------------
+POISON = 0xBAD0BAD0      # what an unpredictable value reads as
+_SYNC = ("shfl.sync.", "vote.sync.")
+
+
+class DeadlockError(AssertionError):
+    """The PTX is undefined: a sync's member mask names lanes that never reach it."""
+
+
+class Threads(Warp):
+    """One warp whose lanes run independently (as under independent thread scheduling) and meet
+    only at `shfl.sync` / `vote.sync`, which run once every non-exited lane named in the member
+    mask waits at the same instruction with the same mask; anything else (a lane that never
+    arrives, a lane outside its own mask) raises DeadlockError. Lanes at or beyond `threads`
+    do not exist. Reading the register of a lane that is not taking part gives POISON."""
+
+    def __init__(self, shared_bytes: int = 0, threads: int = LANES):
+        super().__init__(shared_bytes)
+        self.specials["%ntid.x"] = threads
+        self.exited = self.lane >= threads
+
+    def run(self, text: str, limit: int = 200_000) -> None:
+        lines, labels = [], {}
+        for raw in text.split("ld.param.u64", 1)[-1].splitlines()[1:]:
+            line = raw.strip()
+            if line.endswith(":") and line.startswith("$"):
+                labels[line[:-1]] = len(lines)
+            elif line and line != "}":
+                lines.append(line)
+        pc = np.zeros(LANES, dtype=np.int64)
+        waiting = np.zeros(LANES, dtype=bool)
+        steps = 0
+        while not self.exited.all():
+            for lane in range(LANES):
+                while not self.exited[lane] and not waiting[lane]:
+                    steps += 1
+                    if steps > limit:
+                        raise DeadlockError("too many steps")
+                    if pc[lane] >= len(lines):
+                        self.exited[lane] = True
+                        break
+                    line = lines[pc[lane]]
+                    only = self.lane == lane
+                    guard = _GUARD.match(line)
+                    body = line[guard.end():] if guard else line
+                    taken = True
+                    if guard:
+                        taken = bool(((self.value(guard.group(2)) != 0) ^ (guard.group(1) == "!"))[lane])
+                    if body.startswith(_SYNC) and taken:
+                        waiting[lane] = True
+                    elif body.startswith("bra"):
+                        pc[lane] = labels[body.split()[1].rstrip(";")] if taken else pc[lane] + 1
+                    elif body == "ret;":
+                        if taken:
+                            self.exited[lane] = True
+                        pc[lane] += 1
+                    else:
+                        self.step(line, only)
+                        pc[lane] += 1
+            if self.exited.all():
+                break
+            self.resolve(lines, pc, waiting)
+
+    def resolve(self, lines, pc, waiting) -> None:
+        live = ~self.exited
+        for where in sorted({int(pc[l]) for l in np.flatnonzero(waiting)}):
+            here = waiting & (pc == where)
+            line = lines[where]
+            guard = _GUARD.match(line)
+            body = line[guard.end():] if guard else line
+            op, _, rest = body.rstrip(";").partition(" ")
+            args = [a.strip() for a in rest.split(",")]
+            masks = self.value(args[-1])
+            for mask in sorted({int(masks[l]) for l in np.flatnonzero(here)}):
+                group = here & (masks == mask)
+                named = ((mask >> self.lane.astype(np.int64)) & 1).astype(bool)
+                if (group & ~named).any():
+                    raise DeadlockError(f"lane outside its member mask at: {line}")
+                if (named & live & ~group).any():
+                    continue            # someone named has not arrived (yet)
+                if op.startswith("shfl.sync."):
+                    self.collective_shuffle(op.split(".")[2], args, group)
+                else:
+                    self.collective_vote(op.split(".")[2], args, group)
+                waiting[group] = False
+                pc[group] += 1
+                return
+        raise DeadlockError("no sync can complete: " + "; ".join(
+            lines[int(pc[l])] for l in np.flatnonzero(waiting)[:3]))
+
+    def collective_shuffle(self, mode: str, args, group) -> None:
+        dest, _, flag = args[0].partition("|")
+        a, b = self.value(args[1]), self.value(args[2]).astype(np.int64) & 31
+        c = int(self.value(args[3])[0]) & 31
+        lane = self.lane.astype(np.int64)
+        j = {"idx": b, "up": lane - b, "down": lane + b, "bfly": lane ^ b}[mode]
+        valid = (j >= c) if mode == "up" else (j <= c)
+        j = np.where(valid, j, lane)
+        got = np.where(group[j], a[j], np.uint32(POISON))
+        self.write(dest, got, group)
+        if flag:
+            self.write(flag, valid, group)
+
+    def collective_vote(self, mode: str, args, group) -> None:
+        p = (self.value(args[1]) != 0) & group
+        if mode == "ballot":
+            word = int(sum(1 << int(i) for i in np.flatnonzero(p)))
+            self.write(args[0], np.full(LANES, word, dtype=np.uint32), group)
+        else:
+            result = p.any() if mode == "any" else (p | ~group).all()
+            self.write(args[0], np.full(LANES, result), group)

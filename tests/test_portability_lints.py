@@ -83,7 +83,7 @@ FIRES = [
     Fires("P812", K("    @p1 «device_store_u32» r1, r2"), words=("guard is dropped",
                                                               "on every emitted line")),
     Fires("P812", K("    @!p2 «wave_shuffle» r1, r2, r3"), ("ptx", "hip"),
-          words=("unguarded", "identity", "write of the result", "--compat upstream")),
+          words=("ballot of the guard", "write of the result", "--compat upstream")),
     Fires("P813", K("    «atomic_cas» r1, r2, r3, r4, .device"), words=("wave-metal", "wave-sycl",
                                                                        "compare_exchange_strong"),
           absent=("wave-ptx", "wave-hip")),
@@ -94,6 +94,29 @@ FIRES = [
           absent=("wave-ptx", "wave-metal")),
     Fires("P818", K("    «mma_compute» r1, r2, r3"), words=("wave-ptx", "16x16x16",
                                                                     "4x4 f32", "--compat upstream")),
+    Fires("P819", K("    «wave_reduce_min» r1, r2"), words=("wave-ptx", "wave-hip", "wave-sycl",
+                                                          "signed", "unsigned"),
+          absent=("wave-metal",)),
+    Fires("P819", K("    «wave_reduce_max» r1, r2"), ("sycl",), words=("int32_t",)),
+    Fires("P820", K("    «wave_shuffle_up» r1, r2, r3"), words=("wave-ptx", "wave-metal",
+                                                          "own value", "reads 0")),
+    # a constant offset: upstream is right only for offset 0
+    Fires("P820", K("    mov_imm r3, 1\n    «wave_shuffle_down» r1, r2, r3"), ("metal",)),
+    # lane 16 is in range on PTX and HIP but not on SYCL's 8-lane sub-groups
+    Fires("P820", K("    mov_imm r3, 16\n    «wave_shuffle» r1, r2, r3"), words=("wave-sycl",),
+          absent=("wave-ptx", "wave-hip", "wave-metal")),
+    # in divergent code a constant lane may be inactive
+    Fires("P820", K("    mov_imm r3, 1\n    if p1\n    «wave_shuffle_xor» r1, r2, r3\n    endif"),
+          ("ptx",), words=("inactive",)),
+    Fires("P821", K("    mov_sr r3, sr_lane_id\n    «wave_broadcast» r1, r2, r3"),
+          words=("first active lane", "wave-ptx", "wave-sycl")),
+    Fires("P822", K("    if p1\n    «wave_reduce_add» r1, r2\n    endif"),
+          words=("wave-ptx: shfl.sync", "wave-hip: a shuffle tree", "wave-sycl: a sub-group",
+                 "no correct SYCL translation")),
+    Fires("P822", K("    loop\n    «wave_ballot» r1, p2\n    break p1\n    endloop"), ("ptx", "hip"),
+          words=("member mask 0xFFFFFFFF",), absent=("wave-hip",)),
+    Fires("P822", K("    @p2 halt\n    «wave_any» p3, p1"), ("sycl",)),
+    Fires("P822", K("    @p2 «wave_prefix_sum» r1, r2"), ("hip",), words=("__ballot(1)",)),
 ]
 
 QUIET = [
@@ -141,6 +164,19 @@ QUIET = [
     Quiet("P816", K("    ffloor r1, r2")),
     Quiet("P817", K("    bmul r1, r2, r3"), ("ptx", "metal")),
     Quiet("P818", K("    mma_compute r1, r2, r3"), ("hip", "metal", "sycl")),
+    Quiet("P819", K("    wave_reduce_min r1, r2"), ("metal",)),
+    Quiet("P819", K("    wave_reduce_add r1, r2")),
+    # constants in range on every target, in code every lane runs
+    Quiet("P820", K("    mov_imm r3, 1\n    wave_shuffle_xor r1, r2, r3")),
+    Quiet("P820", K("    mov_imm r3, 0\n    wave_shuffle_up r1, r2, r3")),
+    Quiet("P820", K("    mov_imm r3, 16\n    wave_shuffle r1, r2, r3"), ("ptx", "hip", "metal")),
+    Quiet("P821", K("    mov_imm r3, 2\n    wave_broadcast r1, r2, r3")),
+    Quiet("P821", K("    wave_shuffle r1, r2, r3")),
+    Quiet("P822", K("    wave_reduce_add r1, r2\n    if p1\n    iadd r1, r1, r1\n    endif")),
+    # after the endif every lane runs again
+    Quiet("P822", K("    if p1\n    iadd r1, r1, r1\n    endif\n    wave_ballot r1, p2")),
+    Quiet("P822", K("    if p1\n    wave_reduce_add r1, r2\n    endif"), ("metal",)),
+    Quiet("P822", K("    if p1\n    wave_shuffle r1, r2, r3\n    endif"), ("hip", "metal")),
 ]
 
 
@@ -247,3 +283,12 @@ def test_lint_targets_option_overrides_the_configuration(tmp_path):
     assert result.returncode == 0 and b"P801" not in result.stdout
     result = run_wave_lsp("lint", "--targets", "cuda", str(kernel))
     assert result.returncode == 2 and b"unknown target(s) cuda" in result.stderr
+
+
+def test_upstream_wave_defect_lints_are_off_by_default():
+    source = K("    mov_sr r3, sr_lane_id\n    if p1\n    wave_reduce_min r1, r2\n"
+               "    wave_broadcast r1, r2, r3\n    wave_shuffle_up r1, r2, r3\n    endif")
+    assert not [d for d in analyze(source) if d.code in ("P819", "P820", "P821", "P822")]
+    on = {code: "warning" for code in ("P819", "P820", "P821", "P822")}
+    found = {d.code for d in analyze(source, _config(ALL, {"severity": on}))}
+    assert found >= {"P819", "P820", "P821", "P822"}

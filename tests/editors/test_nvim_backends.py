@@ -5,6 +5,7 @@ the wave-width check of the kernel at the cursor."""
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -78,15 +79,20 @@ def test_portability_checks_the_kernel_at_the_cursor(tmp_path):
     assert len(result["widths"]) >= 2 and result["portable"] is True  # out[tid] = 3 * tid
 
 
-def test_terminal_shows_the_ptx_beside_the_source(tmp_path, terminal):
+def _ptx_split(tmp_path, terminal):
+    """Neovim in tmux on scale.wave with `:LspWaveEmit ptx` open; the terminal and screen."""
     path = tmp_path / "scale.wave"
     path.write_text((ROOT / "tests" / "vscode" / "kernels" / "scale.wave").read_text(),
                     encoding="utf-8")
     term = terminal(path)
-    term.wait_for("mov_sr")
-    time.sleep(1)
+    # the code lens shows once the server has attached (and the buffer's commands exist)
+    term.wait_for("mov_sr", "▶ Run", timeout=60)
     term.keys(":LspWaveEmit ptx", "Enter")
-    screen = term.wait_for("mul.lo.s32", "wave-ptx://")
+    return term, term.wait_for("mul.lo.s32", "wave-ptx://")
+
+
+def test_terminal_shows_the_ptx_beside_the_source(tmp_path, terminal):
+    term, screen = _ptx_split(tmp_path, terminal)
     save("nvim-tmux-emit-ptx.txt", screen)
     rows = screen.split("\n")
     # two windows side by side: the PTX in one, the source in the other
@@ -96,3 +102,110 @@ def test_terminal_shows_the_ptx_beside_the_source(tmp_path, terminal):
     assert ".entry scale(" in ptx and "mov.b32 %r1, 3;" in ptx, screen
     assert "st.global.u32 [%rd1], %r2;" in ptx, screen
     assert "mov_sr  r0, sr_thread_id_x" in source and "mov.b32" not in source, screen
+
+
+MAPPING = """
+    local map_module = require('wave.emit_map')
+    local buf = H.attach(path)
+    vim.cmd('LspWaveEmit ptx')
+    H.wait('the backend split', function() return #vim.api.nvim_list_wins() == 2 end)
+    local view = vim.api.nvim_get_current_buf()
+    H.wait('the line map', function() return vim.b[view].wave_emit_map ~= nil end)
+    local view_win, source_win = vim.fn.bufwinid(view), vim.fn.bufwinid(buf)
+    local out = { linked = vim.b[view].wave_emit_source == buf }
+    -- the cursor on an instruction of the source (CursorMoved is what the editor fires)
+    vim.api.nvim_set_current_win(source_win)
+    vim.api.nvim_win_set_cursor(source_win, { source_row + 1, 0 })
+    vim.api.nvim_exec_autocmds('CursorMoved', { buffer = buf })
+    out.view_marks = map_module.highlighted(view)
+    out.view_cursor = vim.api.nvim_win_get_cursor(view_win)[1] - 1
+    out.current = vim.api.nvim_get_current_buf() == buf
+    -- the cursor on a generated line of the split
+    vim.api.nvim_set_current_win(view_win)
+    vim.api.nvim_win_set_cursor(view_win, { view_row + 1, 0 })
+    vim.api.nvim_exec_autocmds('CursorMoved', { buffer = view })
+    out.source_marks = map_module.highlighted(buf)
+    out.view_marks_back = map_module.highlighted(view)
+    out.source_cursor = vim.api.nvim_win_get_cursor(source_win)[1] - 1
+    -- an edit of the source: the split is emitted again with a new map
+    vim.api.nvim_set_current_win(source_win)
+    local before = vim.b[view].wave_emit_map
+    vim.api.nvim_buf_set_lines(buf, insert_at, insert_at, false, { '    iadd r1, r1, r1' })
+    vim.api.nvim_exec_autocmds('TextChanged', { buffer = buf })
+    H.wait('the refreshed split', function()
+      return not vim.deep_equal(vim.b[view].wave_emit_map, before)
+    end)
+    out.map_after = vim.b[view].wave_emit_map
+    out.lines_after = vim.api.nvim_buf_get_lines(view, 0, -1, false)
+    vim.api.nvim_buf_delete(view, { force = true })
+    vim.wait(100)
+    out.source_marks_after_close = map_module.highlighted(buf)
+    return out
+"""
+
+
+def test_emit_split_maps_the_cursor_both_ways_and_follows_edits(tmp_path):
+    """The equivalent of VS Code's view: the instruction under the cursor highlights its
+    generated lines in the split (scrolled there), a generated line highlights its instruction
+    in the source, and an edit re-emits the split with a renewed map."""
+    path = tmp_path / EXAMPLE.name
+    text = EXAMPLE.read_text(encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    expected = emit(Document(text, uri=path.as_uri()), "ptx")
+    pairs = expected.map()
+    counts = {}
+    for _g, s in pairs:
+        counts[s] = counts.get(s, 0) + 1
+    source_row = max(counts, key=lambda s: (counts[s], -s))      # several generated lines
+    view_row = next(g for g, s in pairs if s != source_row)      # another instruction's line
+    insert_at = source_row
+    result = run_nvim(tmp_path, f"local path = {json.dumps(str(path))}\n"
+                      f"local source_row, view_row, insert_at = {source_row}, {view_row}, "
+                      f"{insert_at}\n" + MAPPING)
+    assert result["linked"] is True and result["current"] is True
+    assert sorted(result["view_marks"]) == expected.generated_for(source_row)
+    assert len(result["view_marks"]) >= 2
+    assert result["view_cursor"] == expected.generated_for(source_row)[0]
+    origin = dict(pairs)[view_row]
+    assert result["source_marks"] == [origin]
+    assert sorted(result["view_marks_back"]) == expected.generated_for(origin)
+    assert result["source_cursor"] == origin
+    lines = text.split("\n")
+    lines.insert(insert_at, "    iadd r1, r1, r1")
+    edited = emit(Document("\n".join(lines), uri=path.as_uri()), "ptx")
+    assert result["map_after"] == edited.map() and result["map_after"] != pairs
+    assert result["lines_after"] == edited.text.split("\n")
+    assert result["source_marks_after_close"] == []
+
+
+_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+_BACKGROUND = re.compile(r"\x1b\[(?:4[0-7]|10[0-7]|48;[0-9;]*)m")
+
+
+def _highlighted(screen: str, text: str, side: int) -> bool:
+    """Whether the row showing `text` carries a background colour on one side of the split
+    (0 left, 1 right)."""
+    for row in screen.split("\n"):
+        if text in _ESCAPE.sub("", row):
+            parts = row.split("│")
+            return bool(_BACKGROUND.search(parts[side] if len(parts) > 1 else ""))
+    raise AssertionError(f"{text!r} is not on the screen")
+
+
+def test_terminal_highlights_the_mapped_lines(tmp_path, terminal):
+    """In a real terminal: moving the cursor in the PTX split highlights its instruction in the
+    source, and moving it in the source highlights the PTX of the instruction."""
+    term, _ = _ptx_split(tmp_path, terminal)
+    term.keys("/mul.lo.s32 %r4", "Enter")           # the cursor in the PTX split
+    time.sleep(1.5)
+    screen = term.screen(escapes=True)
+    save("nvim-tmux-emit-map-from-ptx.txt", screen)
+    assert _highlighted(screen, "imul    r4, r0, r3", 1), screen
+    assert not _highlighted(screen, "imul    r2, r0, r1", 1), screen
+    term.keys("C-w", "l")                            # the cursor in the source
+    term.keys("/imul    r2", "Enter")
+    time.sleep(1.5)
+    screen = term.screen(escapes=True)
+    save("nvim-tmux-emit-map-from-source.txt", screen)
+    assert _highlighted(screen, "mul.lo.s32 %r2, %r0, %r1;", 0), screen
+    assert not _highlighted(screen, "mul.lo.s32 %r4, %r0, %r3;", 0), screen

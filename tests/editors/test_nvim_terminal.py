@@ -27,8 +27,10 @@ class Terminal:
                                     "-y", str(height), command],
                        cwd=cwd, env=env, check=True, timeout=30)
 
-    def screen(self) -> str:
-        return subprocess.run(self.tmux + ["capture-pane", "-p", "-t", "t"], capture_output=True,
+    def screen(self, escapes: bool = False) -> str:
+        """The visible text; with `escapes`, with its colour and attribute sequences."""
+        return subprocess.run(self.tmux + ["capture-pane", "-p", *(["-e"] if escapes else []),
+                                           "-t", "t"], capture_output=True,
                               text=True, timeout=30).stdout
 
     def keys(self, *keys: str) -> None:

@@ -109,6 +109,12 @@ _CODES = (
     Code("P816", W, "upstream rounds fround halfway cases to even", enabled=False),
     Code("P817", W, "upstream's bf16 arithmetic does not compile (undeclared r[])", enabled=False),
     Code("P818", W, "upstream's PTX mma uses 16x16x16 fragments", enabled=False),
+    Code("P819", W, "upstream computes wave_reduce_min/max signed", enabled=False),
+    Code("P820", W, "upstream's shuffle from an out-of-range or inactive lane", enabled=False),
+    Code("P821", W, "upstream's wave_broadcast does not use the first active lane's index",
+         enabled=False),
+    Code("P822", W, "upstream's wave operation is wrong or undefined in divergent code",
+         enabled=False),
     # files and configuration
     Code("X900", E, "binary file"),
     Code("X901", E, "file is not UTF-8"),

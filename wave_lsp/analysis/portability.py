@@ -5,8 +5,9 @@ Each kernel's findings are computed once per kernel revision for every backend a
 configured targets then pick the findings that concern them, and each message names those
 backends. P801 f64 on a target without f64, P802 registers beyond those a backend maps,
 P803-P805 and P807 code whose meaning depends on the wave width (portability_width.py), P806 operations a
-backend emulates (off by default), P811 upstream's swapped f32/f64 conversions (`wave-lsp emit`
-translates them as specified).
+backend emulates (off by default), P811-P822 what upstream's translators get wrong (`wave-lsp
+emit` translates it as specified; P820-P822 depend on where the instruction is:
+portability_waves.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .codes import diagnostic
 from .diagnostic import Diagnostic, moved_message
 from .kernel_checks import facts
 from .portability_flow import depends_on_width, steps
+from .portability_waves import contextual_findings, needs_context
 from .portability_width import width_findings
 
 __all__ = ["Finding", "kernel_findings", "portability_diagnostics", "portability_diagnostics_of"]
@@ -90,6 +92,9 @@ def _compute(kernel: Kernel) -> list[Finding]:
         guarded = ins.guard is not None and not _p0(ins)
         for code, message, concerns in _by_mnemonic(ins.mnemonic.text, guarded):
             out.append(Finding(code, line, ins.mnemonic.start, ins.head_end, message, concerns))
+    if needs_context(kernel):
+        out.extend(contextual_findings(kernel, Finding,
+                                       lambda ins: ins.guard is not None and not _p0(ins)))
     if depends_on_width(kernel):
         x, y, z = kernel.workgroup_size
         out.extend(width_findings(list(steps(kernel)), Finding, x * y * z))
@@ -98,7 +103,7 @@ def _compute(kernel: Kernel) -> list[Finding]:
 
 @lru_cache(maxsize=1024)
 def _by_mnemonic(m: str, guarded: bool) -> tuple[tuple[str, str, tuple], ...]:
-    """The findings an instruction gets from its mnemonic alone (P801, P806, P811-P818)."""
+    """The findings an instruction gets from its mnemonic alone (P801, P806, P811-P819)."""
     out = []
     spec = INSTRUCTIONS.get(m)
     if spec is not None and (spec.iclass is InstructionClass.F64 or m in F64_CONVERSIONS):
@@ -106,6 +111,8 @@ def _by_mnemonic(m: str, guarded: bool) -> tuple[tuple[str, str, tuple], ...]:
                     tuple((b.name, f"{b.name} has no f64 ({b.vendor} GPUs), so {b.tool}'s "
                            "output does not compile") for b in BACKENDS if not b.f64)))
     for defect in UPSTREAM_DEFECTS:
+        if defect.context:
+            continue        # portability_waves.py
         if m in defect.mnemonics and (guarded or not defect.guarded_only):
             action = (f"`wave-lsp emit` emits {defect.correct} (`--compat upstream` keeps "
                       "upstream's)" if defect.fixed else defect.correct)

@@ -102,6 +102,10 @@ class UpstreamDefect:
     correct: str                     # what the specification asks for (and wave-lsp emits)
     guarded_only: bool = False       # only when the instruction has a guard
     fixed: bool = True
+    # "" the mnemonic alone; "divergent": only where not every lane may run it (inside if/loop,
+    # guarded, after a lane halted); "lane": unless its lane/offset operand is a constant that
+    # is in range on the backend, outside divergent code
+    context: str = ""
 
 
 _CVT = "translated as the opposite conversion (cvt_A_B converts B to A, spec v0.4)"
@@ -112,6 +116,8 @@ _MEMORY = frozenset(m for m, s in INSTRUCTIONS.items()
 _WAVE_OPS = frozenset(m for m, s in INSTRUCTIONS.items() if s.iclass is IC.WAVE)
 _BF16_ARITHMETIC = frozenset(m for m, s in INSTRUCTIONS.items() if s.iclass is IC.BF16)
 _MMA_OPS = frozenset(m for m, s in INSTRUCTIONS.items() if s.iclass is IC.MMA)
+_SHUFFLES = frozenset({"wave_shuffle", "wave_shuffle_up", "wave_shuffle_down", "wave_shuffle_xor"})
+_SCANS = frozenset({"wave_reduce_add", "wave_reduce_min", "wave_reduce_max", "wave_prefix_sum"})
 
 UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
     UpstreamDefect("P811", TARGET_NAMES, frozenset({"cvt_f32_i32", "cvt_i32_f32", "cvt_f32_u32",
@@ -125,9 +131,10 @@ UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
     UpstreamDefect("P812", ("ptx",), _MEMORY, _GUARD, "the guard on every emitted line",
                    guarded_only=True),
     UpstreamDefect("P812", ("ptx",), _WAVE_OPS, _GUARD,
-                   "the wave operation unguarded, the lanes whose guard fails contributing its "
-                   "identity, and the guard on the write of the result (a guarded shfl.sync or "
-                   "vote.sync with a full member mask is undefined)", guarded_only=True),
+                   "the wave operation run by every lane of its member mask over the lanes whose "
+                   "guard holds (a ballot of the guard), and the guard on the write of the result "
+                   "(a guarded shfl.sync or vote.sync with a full member mask is undefined)",
+                   guarded_only=True),
     UpstreamDefect("P813", ("metal", "sycl"), frozenset({"atomic_cas", "local_atomic_cas"}),
                    "compare_exchange_weak, which may fail spuriously without storing",
                    "compare_exchange_strong"),
@@ -147,4 +154,33 @@ UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
                    "memory (and mma_load_* reads a whole 16x16 tile)",
                    "per-lane 4x4 f32 fragments in registers, loaded from and stored to .shared "
                    "at addr + row * stride + col * 4, C += A x B in f32 with k in order"),
+    UpstreamDefect("P819", ("ptx", "hip", "sycl"), frozenset({"wave_reduce_min",
+                                                            "wave_reduce_max"}),
+                   "a signed minimum/maximum (min.s32/max.s32, int32_t)",
+                   "the unsigned minimum/maximum (WAVE's reductions are unsigned)"),
+    UpstreamDefect("P820", TARGET_NAMES, _SHUFFLES,
+                   "a source lane outside the wave gives the lane's own value (shuffle_up/down) "
+                   "or wraps (PTX, HIP idx/xor) or is undefined (Metal, SYCL, which also need "
+                   "one offset in every lane), and an inactive source lane's register is read",
+                   "an indexed shuffle of the computed source lane that reads 0 when that lane "
+                   "is outside the wave or inactive, as the emulator", context="lane"),
+    UpstreamDefect("P821", TARGET_NAMES, frozenset({"wave_broadcast"}),
+                   "each lane reads the lane its own index names (PTX, HIP) or the index must "
+                   "be the same in every lane (Metal, SYCL: undefined otherwise)",
+                   "the value of the lane named by the first active lane's index (0 when out "
+                   "of range or inactive)", context="lane"),
+    UpstreamDefect("P822", ("ptx",), _WAVE_OPS,
+                   "shfl.sync/vote.sync name all 32 lanes (member mask 0xFFFFFFFF) where not "
+                   "every lane runs them, which is undefined, and reductions and prefix sums "
+                   "read inactive lanes",
+                   "member masks of the lanes that run it (ballots at if, else, break and "
+                   "continue) and a reduction over the active lanes", context="divergent"),
+    UpstreamDefect("P822", ("hip",), _SCANS,
+                   "a shuffle tree that reads inactive lanes (and the reduction takes lane 0's "
+                   "result)", "a loop over the active lanes of __ballot(1)", context="divergent"),
+    UpstreamDefect("P822", ("sycl",), _WAVE_OPS,
+                   "a sub-group function in control flow that not every work-item of the "
+                   "sub-group reaches, which SYCL leaves undefined",
+                   "no correct SYCL translation: keep wave operations out of divergent code "
+                   "for SYCL", fixed=False, context="divergent"),
 )

@@ -1,4 +1,4 @@
-"""Where upstream's translators are wrong (`isa/backends.py` UPSTREAM_DEFECTS, lints P811-P816),
+"""Where upstream's translators are wrong (`isa/backends.py` UPSTREAM_DEFECTS, lints P811-P822),
 the templates `wave-lsp emit` uses instead; `--compat upstream` keeps upstream's.
 
 - P811: each swapped conversion takes its partner's template (upstream translates `cvt_A_B` as
@@ -11,6 +11,7 @@ the templates `wave-lsp emit` uses instead; `--compat upstream` keeps upstream's
 - P815: `bitfind` counts leading zeros (0xFFFFFFFF for 0).
 - P816: `fround` rounds halfway cases away from zero.
 - P817: HIP's and SYCL's bf16 arithmetic name the registers `rN`, not an undeclared `r[N]`.
+- P819-P822, wave operations: `wave_corrections.py` (HIP, Metal, SYCL) and `ptx_waves.py`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import re
 
 from ...isa.backends import UPSTREAM_DEFECTS
+from .wave_corrections import WAVE_CORRECTIONS
 
 _REGISTER_ARRAY = re.compile(r"\br\[(\$\w+(?:\+\d)?)\]")
 
@@ -111,5 +113,6 @@ def corrected(target: str, templates: dict[str, tuple[str, ...]], compat: bool) 
         table.update(_cas_fixes(target, templates))
         table.update(_register_arrays(table))
         table.update(_BY_TARGET.get(target, {}))
+        table.update(WAVE_CORRECTIONS.get(target, {}))
         cached = _CACHE[target] = (templates, table)
     return cached[1]

@@ -10,7 +10,9 @@
 ---   :LspWaveEmit {ptx|hip|metal|sycl}
 ---                         what that vendor backend makes of the buffer (`wave-lsp.emit`), in a
 ---                         read-only split (filetype set; b:wave_emit_map holds the server's
----                         [generated line, source line] pairs)
+---                         [generated line, source line] pairs); the cursor's instruction and
+---                         its generated lines are highlighted in each other (wave.emit_map),
+---                         and the split follows edits
 ---   :LspWavePortability [NAME]
 ---                         run the kernel at the cursor (or NAME) at every wave width of the
 ---                         configured targets and report the memory that differs
@@ -205,6 +207,9 @@ function M.attach(client, bufnr)
       local source = vim.api.nvim_buf_get_name(bufnr)
       local buf = show_listing('wave-' .. target .. '://' .. source, result.text, TARGETS[target])
       vim.b[buf].wave_emit_map = result.map
+      require('wave.emit_map').link(bufnr, buf, result.map, function(on_result)
+        exec(client, bufnr, 'wave-lsp.emit', { vim.uri_from_bufnr(bufnr), target }, on_result)
+      end)
     end)
   end, { nargs = 1, complete = function(lead)
            return vim.tbl_filter(function(t) return vim.startswith(t, lead) end,
