@@ -62,6 +62,18 @@ static inline uint32_t u32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline int is_nan(uint32_t u) { return (u & 0x7FFFFFFFu) > 0x7F800000u; }
 static inline uint32_t load32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 
+/* Loop over the executing lanes `l` of an operation (with `n`, `m` and `all` in scope): every
+ * lane when the instruction is unguarded and every lane is active (no mask test), else the
+ * lanes of `m`. */
+#define LANES(...)                                                                   \
+    do {                                                                             \
+        if (all) {                                                                   \
+            for (int64_t l = 0; l < n; l++) { __VA_ARGS__ }                          \
+        } else {                                                                     \
+            for (int64_t l = 0; l < n; l++) if (m[l]) { __VA_ARGS__ }                \
+        }                                                                            \
+    } while (0)
+
 static inline int64_t bail(Run *run, const char *why)
 {
     if (!run->bail)
@@ -81,6 +93,9 @@ int64_t execute_op(WG *g, const Ins *ins);
 int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m);
 int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m);
 int64_t wave_op(WG *g, const Ins *ins, const uint8_t *m);
+/* floatwide.c: `all` = every lane executes */
+int64_t half_op(WG *g, const Ins *ins, const uint8_t *m, int all);
+int64_t f64_op(WG *g, const Ins *ins, const uint8_t *m, int all);
 /* shadow.c: each returns 1 where the access may be a race (the core then bails) */
 void next_epoch(WG *g);
 int track(WG *g, int local, uint64_t first, uint64_t last, int kind, uint32_t wave, int known,
