@@ -96,6 +96,19 @@ def _run_native(program, launch):
 
 
 def run(args) -> int:
+    """The command (the garbage collector paused: collecting during the imports and the setup of
+    a one-shot run only costs time; its state is restored for in-process callers)."""
+    import gc
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(args)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _run(args) -> int:
     from ..emu.launch import LaunchError
     try:
         program = _program(args.file, bool(args.compat))

@@ -53,7 +53,8 @@ typedef struct {
     uint32_t *loc_value;                 /* per local word: the value every store wrote */
     uint64_t *loc_writers;               /* per local word: the waves that stored it */
     uint32_t epoch;
-    int64_t dev_words, loc_words;
+    int64_t dev_words, loc_words;        /* device: blocks (see dev_shift), local: words */
+    int dev_shift;                       /* log2 of the bytes of a device shadow block */
     uint8_t *block;                      /* one allocation for the lane arrays */
 } WG;
 

@@ -70,10 +70,10 @@ static inline int epoch_conflict(WG *g, int64_t word, uint32_t *shadow, uint32_t
     return w == WAVE_MULTI && written && !benign;
 }
 
-/* One access of `kind` (0 read, 1 write, 2 atomic) to device word `word` by this workgroup. */
-static inline int track_device(WG *g, uint64_t word, int kind, uint32_t wave)
+/* One access of `kind` (0 read, 1 write, 2 atomic) to device block `block` by this workgroup. */
+static inline int track_device(WG *g, uint64_t block, int kind, uint32_t wave)
 {
-    uint32_t *shadow = g->dev_shadow + 2 * word;     /* owner word, epoch word */
+    uint32_t *shadow = g->dev_shadow + 2 * block;    /* owner word, epoch word */
     if (g->dev_owned) {
         uint32_t o = shadow[0];
         uint32_t id = o & OWNER_MASK, me = (uint32_t)(g->linear + 1);
@@ -98,11 +98,13 @@ int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wi
     const uint32_t flag = kind == 0 ? F_R : kind == 1 ? F_W : F_A;
     const uint32_t written = kind == 1 ? WRITTEN : 0;
     const int owned = g->dev_owned, waves = g->nw > 1 && kind != 2;
-    const int64_t per = width >= 4 ? width / 4 : 1, n = g->n, W = g->W;
+    const int64_t n = g->n, W = g->W;
+    const int shift = g->dev_shift;
     for (int64_t l = 0, wave = 0, in_wave = 0; l < n; l++) {
         if (m[l]) {
-            uint32_t *s = sh + 2 * (uint64_t)(addr[l] >> 2);
-            for (int64_t k = 0; k < per; k++, s += 2) {
+            uint64_t first = addr[l] >> shift, blocks = ((addr[l] + width - 1) >> shift) - first;
+            uint32_t *s = sh + 2 * first;
+            for (uint64_t k = 0; k <= blocks; k++, s += 2) {
                 if (owned) {
                     uint32_t o = s[0], id = o & OWNER_MASK, f = (o & ~OWNER_MASK) | flag;
                     if (id != me)
@@ -189,15 +191,17 @@ int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wid
 int track(WG *g, int local, uint64_t first, uint64_t last, int kind, uint32_t wave,
                  int known, uint32_t value)
 {
-    for (uint64_t word = first; word <= last; word++) {
-        if (local) {
-            if (kind != 2 && g->loc_epoch
-                && epoch_conflict(g, (int64_t)word, g->loc_epoch, g->loc_value, g->loc_writers,
-                                  wave, kind == 1, known, value))
+    if (!local) {                             /* device: blocks of 2^dev_shift bytes */
+        int s2 = g->dev_shift - 2;
+        for (uint64_t block = first >> s2; g->dev_shadow && block <= last >> s2; block++)
+            if (track_device(g, block, kind, wave))
                 return 1;
-        } else if (g->dev_shadow && track_device(g, word, kind, wave)) {
-            return 1;
-        }
+        return 0;
     }
+    for (uint64_t word = first; word <= last; word++)
+        if (kind != 2 && g->loc_epoch
+            && epoch_conflict(g, (int64_t)word, g->loc_epoch, g->loc_value, g->loc_writers,
+                              wave, kind == 1, known, value))
+            return 1;
     return 0;
 }

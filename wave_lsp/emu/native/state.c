@@ -83,7 +83,20 @@ int wg_setup(WG *g, Run *run)
     for (int64_t i = 0; i < 5; i++)
         for (int64_t l = 0; l < n; l++)
             g->sr_lane[i * n + l] = special(g, i, l);
-    g->dev_words = (run->device_size + 3) / 4;
+    /* Device accesses are tracked per block of 2^dev_shift bytes (a superset of the races per
+     * word: never fewer bails): 4 words where waves and workgroups both span a multiple of 4
+     * threads (threads touching consecutive words then never share a block across a wave or
+     * workgroup boundary), fewer otherwise; smaller shadows are much cheaper to clear. */
+    int64_t common = g->W, other = g->threads;
+    while (other) {
+        int64_t t = common % other;
+        common = other;
+        other = t;
+    }
+    g->dev_shift = 2;
+    while (g->dev_shift < 4 && common % (2ll << (g->dev_shift - 2)) == 0)
+        g->dev_shift++;
+    g->dev_words = (run->device_size + (1ll << g->dev_shift) - 1) >> g->dev_shift;
     g->loc_words = (run->local_size + 3) / 4;
     g->epoch = 1;
     g->dev_owned = total > 1;
