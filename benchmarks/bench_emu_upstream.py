@@ -2,7 +2,8 @@
 
 Each workload runs both commands on the same `.wbin` (assembled by upstream `wave-asm`) with the
 same flags, in pairs (ours, upstream, ours, upstream, ...) so that load on the machine hits both
-alike; stdout must be equal. Prints the median of each and the ratio ours / upstream.
+alike; stdout must be equal. Prints the median of each, the ratio ours / upstream and which of
+our engines ran it (the native core, or the numpy engine and why; WAVE_LSP_SHOW_ENGINE).
 The package's bytecode is compiled first (as an installed package has it), so that runs under
 PYTHONDONTWRITEBYTECODE do not time the compilation of every module.
 Usage: python benchmarks/bench_emu_upstream.py [--repeat N] [--only NAME]
@@ -86,7 +87,7 @@ def main() -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs; "
           f"{args.repeat} paired runs each; medians")
-    print(f"{'workload':32} {'ours':>9} {'upstream':>9} {'ratio':>7}")
+    print(f"{'workload':32} {'ours':>9} {'upstream':>9} {'ratio':>7}  engine")
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         for name, (wbin, flags) in workloads(tmp).items():
@@ -95,6 +96,10 @@ def main() -> None:
             target = [] if wbin is None else [str(wbin)]
             commands = {"ours": ours_cmd + target + flags,
                         "upstream": [str(UPSTREAM / "wave-emu")] + target + flags}
+            probe = subprocess.run(commands["ours"], env=dict(env, WAVE_LSP_SHOW_ENGINE="1"),
+                                   capture_output=True, text=True, cwd=tmp)
+            engine = next((line[len("engine: "):] for line in probe.stderr.splitlines()
+                           if line.startswith("engine: ")), "-")
             times: dict[str, list[float]] = {"ours": [], "upstream": []}
             outputs = {}
             for _ in range(args.repeat):
@@ -108,7 +113,7 @@ def main() -> None:
                     outputs[who] = done.stdout
             same = wbin is None or outputs["ours"] == outputs["upstream"]
             ours, up = statistics.median(times["ours"]), statistics.median(times["upstream"])
-            print(f"{name:32} {ours:8.3f}s {up:8.3f}s {ours / up:6.2f}x"
+            print(f"{name:32} {ours:8.3f}s {up:8.3f}s {ours / up:6.2f}x  {engine}"
                   + ("" if same else "  OUTPUT DIFFERS"), flush=True)
 
 

@@ -25,6 +25,13 @@ the flag: at most 1024 threads per workgroup (the kernel's metadata included), w
 positive number. `--max-instructions` counts the wave-instructions of the whole launch (upstream:
 per workgroup), so a spinning kernel stops however many workgroups it has. Dumps are written a
 chunk at a time.
+
+Engines: a launch the native core can run (`wave_lsp.emu.native`: no --trace, --json,
+--dump-regs, --time-limit or --wave-widths, only instructions it implements) runs there first,
+without loading numpy; at anything the numpy engine would report (an error, a warning, a
+possible data race, a limit) the launch runs again on the numpy engine, which reports it.
+`WAVE_LSP_NATIVE=0` uses the numpy engine only; `WAVE_LSP_SHOW_ENGINE=1` says on stderr which
+engine gave the results.
 """
 
 from __future__ import annotations
@@ -70,8 +77,38 @@ def _program(path: Path, compat: bool):
         raise LaunchError(f"the program does not assemble: {err}") from None
 
 
+def _run_native(program, launch):
+    """The native core's results of the launch, or None: the numpy engine must run it."""
+    import os
+    from ..emu.geometry import load_kernels, select_kernel
+    from ..emu.launch import LaunchError
+    from ..emu.native.runner import run_native
+    show = os.environ.get("WAVE_LSP_SHOW_ENGINE") == "1"
+    try:
+        kernel = select_kernel(load_kernels(program), launch.kernel)
+    except LaunchError:
+        return None                      # the numpy path reports it
+    native = run_native(kernel, launch)
+    if show:
+        print("engine: " + ("native" if native.reason is None else f"numpy ({native.reason})"),
+              file=sys.stderr)
+    return native if native.reason is None else None
+
+
 def run(args) -> int:
-    from ..emu.api import run as run_kernel
+    """The command (the garbage collector paused: collecting during the imports and the setup of
+    a one-shot run only costs time; its state is restored for in-process callers)."""
+    import gc
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(args)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _run(args) -> int:
     from ..emu.launch import LaunchError
     try:
         program = _program(args.file, bool(args.compat))
@@ -81,6 +118,14 @@ def run(args) -> int:
         if args.wave_widths:
             from .wave_widths_option import run_widths
             return run_widths(args, program, launch)
+        native = None if args.json else _run_native(program, launch)
+        if native is not None:
+            try:
+                _write_native_output(args, requests, native)
+            except BrokenPipeError:
+                _quiet_stdout()
+            return 0
+        from ..emu.api import run as run_kernel      # the numpy engine
         report = run_kernel(program, launch)
     except (LaunchError, ValueError) as err:
         return _error(str(err))
@@ -141,6 +186,45 @@ def _write_output(args, requests, report) -> None:
         batch += stats_block(report.stats)
     if batch:
         out.write("\n".join(batch) + "\n")
+    out.flush()
+
+
+class _TextSink:
+    """Bytes written to a text stream without a buffer (a redirected sys.stdout)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, data: bytes) -> None:
+        self.stream.write(data.decode())
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def _write_native_output(args, requests, native) -> None:
+    """`_write_output` for the native core's results (the same text, formatted in C)."""
+    from ..emu.native import core
+    from ..emu.run_text import stats_block
+    wavecore = core()
+    sys.stdout.flush()
+    out = getattr(sys.stdout, "buffer", None) or _TextSink(sys.stdout)
+    memory = native.device
+    step = 1 << 16
+    for request in requests:
+        if request.kind == "memory":
+            end = request.start + request.count
+            out.write(f"Device memory 0x{request.start:08x}-0x{end:08x}:\n".encode())
+            for base in range(request.start, end, step * 16):
+                out.write(wavecore.hex_rows(memory, base, min(end, base + step * 16)))
+            continue
+        width = 4 if request.kind in ("u32", "f32") else 2
+        for first in range(0, request.count, step):
+            count = min(step, request.count - first)
+            out.write(wavecore.format_values(memory, request.start + width * first, count,
+                                             request.kind))
+    if args.stats:
+        out.write(("\n".join(stats_block(native.stats)) + "\n").encode())
     out.flush()
 
 

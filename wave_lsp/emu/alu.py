@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..isa.values import operand_values
+from .plan import signature  # noqa: F401 - part of the ALU's interface
 
 U32, I32, F32 = np.uint32, np.int32, np.float32
 MASK32 = 0xFFFFFFFF
@@ -315,13 +315,6 @@ FUNCTIONS: dict[str, object] = {
     # moves
     "mov": lambda a: a.copy(),
 }
-
-
-def signature(spec) -> tuple[str, str]:
-    """(sources in rs1..rs4 order, destination) of an ALU instruction, from the operand table."""
-    values = dict(zip((o.field.value for o in spec.operands), operand_values(spec)))
-    sources = "".join(values[f] for f in ("rs1", "rs2", "rs3", "rs4") if f in values)
-    return sources, values.get("rd", "-")
 
 
 def pair_to_f64(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

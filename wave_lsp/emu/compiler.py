@@ -6,40 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..asm.ir import DecodedInstruction, KernelCode
-from ..isa import DELIMITERS
 from ..isa import InstructionClass as IC
 from ..isa import OperandKind
-from ..syntax.blocks import match_blocks
 from .alu import FUNCTIONS
 from .compile_ops import (build_memory, build_mma, build_mov_imm, build_mov_sr, build_unit,
                           build_wave, invalid)
 from .context import RunContext
 from .control import build_control
 from .fusion import fuse
+from .plan import CATEGORY, Plan, make_plan
 
 CONTROL_CLASSES = (IC.CONTROL, IC.SYNC)
 DEFAULT_REGISTERS = 256       # register file used by `implemented` (any size would do)
-
-# Statistics category of each instruction class, as upstream counts (reference §4.12: moves
-# count as control; every mma_* counts as float).
-CATEGORY = {
-    IC.INTEGER: "integer", IC.BITWISE: "integer", IC.COMPARE: "integer",
-    IC.FLOAT: "float", IC.F16: "float", IC.BF16: "float", IC.F64: "float", IC.CONVERT: "float",
-    IC.LOCAL_MEMORY: "memory", IC.DEVICE_MEMORY: "memory", IC.MMA: "float",
-    IC.ATOMIC: "atomic", IC.WAVE: "wave",
-    IC.CONTROL: "control", IC.SYNC: "control", IC.MISC: "control",
-}
-
-
-@dataclass
-class Plan:
-    """Static structure of a kernel's instruction list."""
-
-    end: int
-    index_of_offset: dict[int, int]
-    if_skip: dict[int, int] = field(default_factory=dict)     # if -> its else or endif
-    else_skip: dict[int, int] = field(default_factory=dict)   # else -> its endif
-    loop_skip: dict[int, int] = field(default_factory=dict)   # loop -> after its endloop
 
 
 @dataclass
@@ -52,43 +30,6 @@ class CompiledKernel:
     lines: list[int | None]
     categories: list[str]
     fused: list = field(default_factory=list)    # per index: None or (op, span), see fusion.py
-
-
-def make_plan(instructions, skip_empty: bool = True) -> Plan:
-    """The kernel's structure; with `skip_empty` False no region is ever skipped (every
-    instruction is stepped through, as upstream does; the trace needs that)."""
-    plan = Plan(len(instructions), {ins.offset: i for i, ins in enumerate(instructions)})
-    if not skip_empty:
-        return plan
-    # Regions holding a call are never skipped (the callee may lie anywhere), nor regions
-    # holding a barrier (upstream counts a barrier release even with no active lane).
-    stops = [i for i, ins in enumerate(instructions) if ins.spec.mnemonic in ("call", "barrier")]
-
-    def clean(a: int, b: int) -> bool:
-        return not any(a <= c < b for c in stops)
-
-    # the block matching of the syntax layer; a guarded block delimiter delimits nothing
-    matching = match_blocks(
-        (i, None if ins.guarded and ins.spec.mnemonic in DELIMITERS else ins.spec.mnemonic)
-        for i, ins in enumerate(instructions))
-    for block in matching.blocks:
-        start, else_at, end = block.open, block.else_, block.close
-        if end is None or block.closed_by_outer:
-            if else_at is not None and clean(start, else_at):
-                plan.if_skip[start] = else_at
-            continue
-        if block.kind == "loop":
-            if clean(start, end):
-                plan.loop_skip[start] = end + 1
-        elif else_at is None:
-            if clean(start, end):
-                plan.if_skip[start] = end
-        else:
-            if clean(start, else_at):
-                plan.if_skip[start] = else_at
-            if clean(else_at, end):
-                plan.else_skip[else_at] = end
-    return plan
 
 
 def build_op(ins: DecodedInstruction, index: int, ctx: RunContext, plan: Plan, registers: int):

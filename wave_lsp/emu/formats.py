@@ -16,7 +16,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .report import Stats
+from .run_text import describe_error, stats_block  # noqa: F401 - re-exported
 
 _SMALL = np.float32(1e-4)
 _LARGE = np.float32(1e16)
@@ -215,48 +215,3 @@ def dump_value_chunks(memory: np.ndarray, offset: int, count: int,
         else:
             values = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
         yield rust_debug_f32_many(values)
-
-
-def stats_block(stats: Stats) -> list[str]:
-    """The `--stats` block, laid out as upstream prints it (counts per wave-instruction)."""
-    return [
-        "Execution Statistics:",
-        f"  Instructions executed: {stats.total}",
-        f"    Integer ops:         {stats.integer}",
-        f"    Float ops:           {stats.float}",
-        f"    Memory ops:          {stats.memory}",
-        f"    Control ops:         {stats.control}",
-        f"    Wave ops:            {stats.wave}",
-        f"    Atomic ops:          {stats.atomic}",
-        "",
-        "  Device memory:",
-        f"    Loads:  {stats.device_loads} ({stats.device_load_bytes} bytes)",
-        f"    Stores: {stats.device_stores} ({stats.device_store_bytes} bytes)",
-        "",
-        "  Local memory:",
-        f"    Loads:  {stats.local_loads} ({stats.local_load_bytes} bytes)",
-        f"    Stores: {stats.local_stores} ({stats.local_store_bytes} bytes)",
-        "",
-        f"  Barriers: {stats.barriers}",
-        f"  Divergent branches: {stats.divergent_branches}",
-        "",
-        f"  Workgroups executed: {stats.workgroups}",
-        f"  Waves executed: {stats.waves}",
-    ]
-
-
-def describe_error(error) -> str:
-    """`message (kind) at pc 0x..., line L, workgroup (x,y,z), wave W, lanes ...`."""
-    where = []
-    if error.pc is not None:
-        where.append(f"pc 0x{error.pc:04x}")
-    if error.line is not None:
-        where.append(f"line {error.line + 1}")
-    if error.workgroup is not None:
-        where.append("workgroup ({},{},{})".format(*error.workgroup))
-    if error.wave is not None:
-        where.append(f"wave {error.wave}")
-    if error.lanes:
-        lanes = ",".join(str(l) for l in error.lanes[:16]) + ("…" if len(error.lanes) > 16 else "")
-        where.append(f"lanes {lanes}")
-    return error.message + (f" [{', '.join(where)}]" if where else "")

@@ -6,8 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence, Union
 
-import numpy as np
-
 from .limits import MAX_DEVICE_MEMORY
 
 DEFAULT_WORKGROUP = (32, 1, 1)       # upstream wave-emu's --workgroup default
@@ -81,6 +79,7 @@ class LaunchError(ValueError):
 
 def new_device_memory(launch: Launch) -> np.ndarray:
     """Zeroed device memory of the launch's size with its initial contents written."""
+    import numpy as np      # here: the launch description itself needs no numpy
     if launch.device_memory < 0 or launch.device_memory > (1 << 32):
         raise LaunchError(f"invalid device memory size {launch.device_memory}")
     device = np.zeros((launch.device_memory + 3) & ~3, dtype=np.uint8)[:launch.device_memory]
@@ -90,6 +89,7 @@ def new_device_memory(launch: Launch) -> np.ndarray:
 
 def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
     """Write the initial device memory, in the order given."""
+    import numpy as np
     size = memory.size
     for item in items:
         if isinstance(item, DataFill):

@@ -8,12 +8,11 @@ f32 instructions use a float32 view of the same memory.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..isa import PREDICATE_COUNT
 from .alu import fma_scratch
+from .geometry import Geometry  # noqa: F401 - re-exported
 
 
 class Fault(Exception):
@@ -25,39 +24,6 @@ class Fault(Exception):
         self.message = message
         self.lanes = lanes          # batch lane indices involved (int array) or None
         self.details = details
-
-
-@dataclass(frozen=True)
-class Geometry:
-    """Sizes shared by every batch of one launch."""
-
-    grid: tuple[int, int, int]
-    workgroup: tuple[int, int, int]
-    wave_width: int
-    registers: int
-    local_memory: int
-
-    @property
-    def threads_per_wg(self) -> int:
-        x, y, z = self.workgroup
-        return x * y * z
-
-    @property
-    def waves_per_wg(self) -> int:
-        return -(-self.threads_per_wg // self.wave_width)
-
-    @property
-    def lanes_per_wg(self) -> int:
-        return self.waves_per_wg * self.wave_width
-
-    @property
-    def workgroup_count(self) -> int:
-        x, y, z = self.grid
-        return x * y * z
-
-    def workgroup_id(self, linear: int) -> tuple[int, int, int]:
-        gx, gy, _ = self.grid
-        return linear % gx, (linear // gx) % gy, linear // (gx * gy)
 
 
 class Batch:

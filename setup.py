@@ -1,0 +1,22 @@
+"""Build of the native emulator core (`wave_lsp.emu.native._wavecore`, C, see
+wave_lsp/emu/native/core.h); everything else is in pyproject.toml. Compiled with -O2 and
+-ffp-contract=off so that float results stay IEEE-exact (no fused multiply-adds), with
+loop vectorisation (the lane loops; it never changes a float result). Needs gcc and the
+Python headers (.ci/tools/compiler.sh installs them on Debian)."""
+
+from setuptools import Extension, setup
+
+NATIVE = "wave_lsp/emu/native/"
+
+setup(ext_modules=[Extension(
+    "wave_lsp.emu.native._wavecore",
+    sources=[NATIVE + name for name in ("_wavecore.c", "names.c", "exec.c", "state.c", "shadow.c",
+                                        "alu.c", "floatwide.c", "memory.c", "waveops.c",
+                                        "floatfmt.c")],
+    depends=[NATIVE + "core.h", NATIVE + "exec.h"],
+    # Without a C compiler the package still installs and runs on the numpy engine alone (the
+    # tests then skip the native core's, and fail under CI).
+    optional=True,
+    extra_compile_args=["-O2", "-ftree-loop-vectorize", "-fvect-cost-model=dynamic",
+                        "-ffp-contract=off", "-fno-fast-math", "-std=c11"],
+)])

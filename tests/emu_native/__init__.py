@@ -1,0 +1,1 @@
+"""Tests of the native emulator core (wave_lsp/emu/native)."""

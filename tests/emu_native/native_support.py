@@ -1,0 +1,60 @@
+"""Helpers of the native core's tests: the core (a failure under CI when it is not built, a skip
+otherwise) and running one launch on both engines."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from wave_lsp.emu import run
+from wave_lsp.emu.api import load_kernels, select_kernel
+from wave_lsp.emu.launch_flags import build_launch, parse_launch_flags
+from wave_lsp.emu.native import core
+from wave_lsp.emu.native.runner import NativeRun, run_native
+
+
+def need_core():
+    """The `_wavecore` module; under CI a missing build fails the test."""
+    module = core()
+    if module is None:
+        message = "the native core (wave_lsp.emu.native._wavecore) is not built: " \
+                  "pip install -e . builds it"
+        if os.environ.get("CI"):
+            pytest.fail(message + " (required under CI)", pytrace=False)
+        pytest.skip(message)
+    return module
+
+
+def launch_of(flags: str | list[str], base: Path | None = None, **overrides):
+    tokens = shlex.split(flags) if isinstance(flags, str) else list(flags)
+    return build_launch(parse_launch_flags(tokens), base, **overrides)
+
+
+def both_engines(program, launch):
+    """(numpy report, NativeRun) of one launch."""
+    need_core()
+    report = run(program, launch)
+    kernel = select_kernel(load_kernels(program), launch.kernel)
+    return report, run_native(kernel, launch)
+
+
+def assert_native_equal(program, launch, *, must_run: bool = True) -> NativeRun:
+    """The core either ran the launch with the numpy engine's exact results (memory, statistics;
+    and the numpy engine then reports nothing), or bailed (allowed unless `must_run`)."""
+    report, native = both_engines(program, launch)
+    try:
+        from hypothesis import event
+        event("native" if native.reason is None else "bailed: " + native.reason.split(" (")[0])
+    except Exception:          # not inside a hypothesis test
+        pass
+    if native.reason is not None:
+        assert not must_run, f"the native core did not run it: {native.reason}"
+        return native
+    assert not report.errors and not report.warnings, (report.errors, report.warnings)
+    assert bytes(native.device) == report.device_memory.tobytes()
+    assert asdict(native.stats) == asdict(report.stats)
+    return native

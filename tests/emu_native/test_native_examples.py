@@ -1,0 +1,61 @@
+"""The 16 shared kernels with their documented launches (tests/test_emu_differential.py's
+flags): the native core runs every one it can with the numpy engine's exact memory and
+statistics, and the whole command, with the native core or with the numpy engine alone, prints
+exactly what upstream wave-emu prints."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import test_emu_differential as diff
+from .native_support import assert_native_equal, launch_of, need_core
+
+# The kernels the core cannot run (instructions it does not implement): the numpy engine does.
+NUMPY_ONLY = {"mma_simple": "mma_load_a"}
+NAMES = diff.EXAMPLE_NAMES + ["sample"]
+
+
+def flags_of(name: str, work) -> list[str]:
+    return ["--workgroup", "4,1,1", "--wave-width", "4", "--stats"] if name == "sample" \
+        else diff.example_flags(name, work)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_native_equals_numpy_engine(name, work):
+    source = (diff.EXAMPLES / f"{name}.wave").read_text()
+    launch = launch_of(flags_of(name, work), work)
+    native = assert_native_equal(source, launch, must_run=name not in NUMPY_ONLY)
+    if name in NUMPY_ONLY:
+        assert native.reason == "an instruction the native core does not implement"
+
+
+def ours(wbin, flags, cwd, native: bool):
+    env = dict(os.environ, WAVE_LSP_SHOW_ENGINE="1", WAVE_LSP_NATIVE="1" if native else "0")
+    return subprocess.run([sys.executable, "-m", "wave_lsp.cli.main", "run", str(wbin), *flags],
+                          capture_output=True, text=True, cwd=cwd, timeout=120, env=env)
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "sample"])
+def test_command_prints_what_upstream_prints(name, work):
+    need_core()
+    wbin = diff.upstream_wbin(work, name)
+    flags = flags_of(name, work)
+    up = subprocess.run([str(diff.UPSTREAM / "wave-emu"), str(wbin), *flags],
+                        capture_output=True, text=True, cwd=work, timeout=120)
+    assert up.returncode == 0, up.stderr
+    fast, slow = ours(wbin, flags, work, True), ours(wbin, flags, work, False)
+    assert fast.returncode == slow.returncode == 0
+    assert fast.stdout == slow.stdout == up.stdout
+    engine = "engine: numpy" if name in NUMPY_ONLY else "engine: native"
+    assert fast.stderr.startswith(engine), fast.stderr
+    assert slow.stderr.startswith("engine: numpy"), slow.stderr
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    diff._need_upstream()
+    return tmp_path_factory.mktemp("native_examples")

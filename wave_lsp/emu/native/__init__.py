@@ -1,0 +1,26 @@
+"""The native emulator core: a C extension (`_wavecore`, sources beside this file, built by
+setup.py) that runs clean launches of the common instructions much faster than the numpy engine,
+and prints dumps in upstream's formats.
+
+The numpy engine stays the reference: the core implements the mnemonics in `_wavecore.OPS` with
+exactly its semantics, and stops ("bails") at anything the numpy engine would report — a fault,
+a warning, a possible data race, a limit — so that the launch is then run again by the numpy
+engine (`runner.run_native` returns the reason instead of a result). Nothing here imports numpy.
+
+`WAVE_LSP_NATIVE=0` in the environment turns the core off (the numpy engine runs everything).
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def core():
+    """The `_wavecore` extension module, or None when it is not built or is turned off."""
+    if os.environ.get("WAVE_LSP_NATIVE", "1") == "0":
+        return None
+    try:
+        from . import _wavecore
+    except ImportError:
+        return None
+    return _wavecore

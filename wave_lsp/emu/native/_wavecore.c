@@ -1,0 +1,356 @@
+/* `wave_lsp.emu.native._wavecore`: the CPython face of the native emulator core.
+ *
+ *   OPS                                  the mnemonics the core implements (op index = position)
+ *   run(code, geometry, device, set_regs) -> (bail reason or None, instruction index, stats)
+ *   fill_iota(device, offset, count, scale)   f32 values i * scale, as launch.apply_memory_init
+ *   format_values(device, offset, count, kind) -> bytes   one value a line (u32/f32/f16/bf16)
+ *   hex_rows(device, start, end) -> bytes     the rows of upstream's --dump-memory
+ *   format_f32(bits) -> str                   one f32 as Rust's `{:?}`
+ *   Memory(size)                              zeroed device memory (a writable buffer)
+ * Device memory is any writable buffer (a bytearray, a Memory); no numpy.
+ */
+#define PY_SSIZE_T_CLEAN
+#define _DEFAULT_SOURCE
+#include <Python.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core.h"
+
+static int get_i64(PyObject *seq, Py_ssize_t i, int64_t *out)
+{
+    PyObject *item = PySequence_GetItem(seq, i);
+    if (!item)
+        return -1;
+    long long v = PyLong_AsLongLong(item);
+    Py_DECREF(item);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static PyObject *py_run(PyObject *self, PyObject *args)
+{
+    Py_buffer code, device;
+    PyObject *geometry, *set_regs;
+    if (!PyArg_ParseTuple(args, "y*Ow*O", &code, &geometry, &device, &set_regs))
+        return NULL;
+    Run *run = PyMem_Calloc(1, sizeof(Run));
+    PyObject *result = NULL;
+    if (!run) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (code.len % (INS_FIELDS * 8) != 0 || PySequence_Size(geometry) != 12) {
+        PyErr_SetString(PyExc_ValueError, "bad code or geometry");
+        goto done;
+    }
+    int64_t g[12];
+    for (int i = 0; i < 12; i++)
+        if (get_i64(geometry, i, &g[i]) < 0)
+            goto done;
+    run->code = (const Ins *)code.buf;
+    run->n_code = code.len / (INS_FIELDS * 8);
+    memcpy(run->grid, g, 3 * 8);
+    memcpy(run->wg, g + 3, 3 * 8);
+    run->W = g[6];
+    run->registers = g[7];
+    run->local_size = g[8];
+    run->max_ctrl = g[9];
+    run->max_calls = g[10];
+    run->max_instructions = g[11];
+    if (run->W < 1 || run->registers < 1 || run->registers > 256 || run->local_size < 0
+        || run->grid[0] < 1 || run->grid[1] < 1 || run->grid[2] < 1 || run->wg[0] < 1
+        || run->wg[1] < 1 || run->wg[2] < 1) {
+        PyErr_SetString(PyExc_ValueError, "bad geometry");
+        goto done;
+    }
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(set_regs, &pos, &key, &value)) {
+        long reg = PyLong_AsLong(key);
+        unsigned long long v = PyLong_AsUnsignedLongLongMask(value);
+        if (PyErr_Occurred())
+            goto done;
+        if (reg >= 0 && reg < 256) {
+            run->set_reg[reg] = 1;
+            run->set_reg_value[reg] = (int64_t)(v & 0xFFFFFFFFull);
+        }
+    }
+    run->device = device.buf;
+    run->device_size = device.len;
+    Py_BEGIN_ALLOW_THREADS
+    wave_run(run);
+    Py_END_ALLOW_THREADS
+    Stats *s = &run->stats;
+    PyObject *bail = run->bail ? PyUnicode_FromString(run->bail) : Py_NewRef(Py_None);
+    result = Py_BuildValue(
+        "(NL(LLLLLLLLLLLLLLLLLLL))", bail, (long long)run->bail_index,
+        (long long)s->cat[CAT_INTEGER], (long long)s->cat[CAT_FLOAT],
+        (long long)s->cat[CAT_MEMORY], (long long)s->cat[CAT_CONTROL],
+        (long long)s->cat[CAT_WAVE], (long long)s->cat[CAT_ATOMIC],
+        (long long)s->atomic_lanes, (long long)s->device_loads, (long long)s->device_stores,
+        (long long)s->device_load_bytes, (long long)s->device_store_bytes,
+        (long long)s->local_loads, (long long)s->local_stores, (long long)s->local_load_bytes,
+        (long long)s->local_store_bytes, (long long)s->barriers,
+        (long long)s->divergent_branches, (long long)s->workgroups, (long long)s->waves);
+done:
+    PyMem_Free(run);
+    PyBuffer_Release(&code);
+    PyBuffer_Release(&device);
+    return result;
+}
+
+static PyObject *py_fill_iota(PyObject *self, PyObject *args)
+{
+    Py_buffer device;
+    Py_ssize_t offset, count;
+    double scale;
+    if (!PyArg_ParseTuple(args, "w*nnd", &device, &offset, &count, &scale))
+        return NULL;
+    if (offset < 0 || count < 0 || offset + 4 * count > device.len) {
+        PyBuffer_Release(&device);
+        PyErr_SetString(PyExc_ValueError, "fill outside device memory");
+        return NULL;
+    }
+    uint8_t *p = (uint8_t *)device.buf + offset;
+    float s = (float)scale;
+    float *values = PyMem_Malloc(4 << 16);
+    if (!values) {
+        PyBuffer_Release(&device);
+        return PyErr_NoMemory();
+    }
+    /* i as f32, times SCALE as f32, in f32 (count < 2^30: i fits an int32, which vectorises) */
+    for (Py_ssize_t first = 0; first < count; first += 1 << 16) {
+        int32_t n = (int32_t)(count - first < (1 << 16) ? count - first : (1 << 16));
+        for (int32_t i = 0; i < n; i++)
+            values[i] = (float)((int32_t)first + i) * s;
+        memcpy(p + 4 * first, values, (size_t)n * 4);
+    }
+    PyMem_Free(values);
+    PyBuffer_Release(&device);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_format_values(PyObject *self, PyObject *args)
+{
+    Py_buffer device;
+    Py_ssize_t offset, count;
+    const char *kind;
+    if (!PyArg_ParseTuple(args, "y*nns", &device, &offset, &count, &kind))
+        return NULL;
+    int k = !strcmp(kind, "u32") ? 0 : !strcmp(kind, "f32") ? 1 : !strcmp(kind, "f16") ? 2
+            : !strcmp(kind, "bf16") ? 3 : -1;
+    Py_ssize_t width = k < 2 ? 4 : 2;
+    if (k < 0 || offset < 0 || count < 0 || offset + width * count > device.len) {
+        PyBuffer_Release(&device);
+        PyErr_SetString(PyExc_ValueError, "bad dump");
+        return NULL;
+    }
+    char *out = PyMem_Malloc((size_t)count * 48 + 1);
+    if (!out) {
+        PyBuffer_Release(&device);
+        return PyErr_NoMemory();
+    }
+    const uint8_t *p = (const uint8_t *)device.buf + offset;
+    size_t o = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (k == 0) {
+            uint32_t v;
+            memcpy(&v, p + 4 * i, 4);
+            o += (size_t)sprintf(out + o, "%u", v);
+        } else {
+            float f;
+            if (k == 1) {
+                memcpy(&f, p + 4 * i, 4);
+            } else {
+                uint16_t h = (uint16_t)(p[2 * i] | (p[2 * i + 1] << 8));
+                if (k == 2) {
+                    f = half_to_float(h);
+                } else {
+                    uint32_t b = (uint32_t)h << 16;
+                    memcpy(&f, &b, 4);
+                }
+            }
+            o += format_f32(f, out + o);
+        }
+        out[o++] = '\n';
+    }
+    PyBuffer_Release(&device);
+    PyObject *bytes = PyBytes_FromStringAndSize(out, (Py_ssize_t)o);
+    PyMem_Free(out);
+    return bytes;
+}
+
+static PyObject *py_hex_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer device;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*nn", &device, &start, &end))
+        return NULL;
+    if (start < 0 || end < start || end > device.len) {
+        PyBuffer_Release(&device);
+        PyErr_SetString(PyExc_ValueError, "bad dump");
+        return NULL;
+    }
+    Py_ssize_t rows = (end - start + 15) / 16;
+    char *out = PyMem_Malloc((size_t)rows * 80 + 1);
+    if (!out) {
+        PyBuffer_Release(&device);
+        return PyErr_NoMemory();
+    }
+    const uint8_t *mem = device.buf;
+    size_t o = 0;
+    for (Py_ssize_t base = start; base < end; base += 16) {
+        int len = (int)(end - base < 16 ? end - base : 16);
+        o += (size_t)sprintf(out + o, "%08zx: ", (size_t)base);
+        size_t cells = o;
+        for (int i = 0; i < len; i++) {
+            if (i == 8)
+                out[o++] = ' ';
+            o += (size_t)sprintf(out + o, i ? " %02x" : "%02x", mem[base + i]);
+        }
+        out[o++] = ' ';
+        while (o - cells < 50)                   /* (cells + " ").ljust(50) */
+            out[o++] = ' ';
+        out[o++] = '|';
+        for (int i = 0; i < len; i++) {
+            uint8_t c = mem[base + i];
+            out[o++] = (char)(c >= 0x20 && c < 0x7F ? c : '.');
+        }
+        out[o++] = '|';
+        out[o++] = '\n';
+    }
+    PyBuffer_Release(&device);
+    PyObject *bytes = PyBytes_FromStringAndSize(out, (Py_ssize_t)o);
+    PyMem_Free(out);
+    return bytes;
+}
+
+static PyObject *py_format_f32(PyObject *self, PyObject *arg)
+{
+    unsigned long bits = PyLong_AsUnsignedLongMask(arg);
+    if (PyErr_Occurred())
+        return NULL;
+    uint32_t b = (uint32_t)bits;
+    float f;
+    memcpy(&f, &b, 4);
+    char out[48];
+    size_t n = format_f32(f, out);
+    return PyUnicode_FromStringAndSize(out, (Py_ssize_t)n);
+}
+
+/* ---- Memory: zeroed device memory from mmap (huge pages where allowed: a large launch then
+ * costs a few page faults, not one per 4 KiB), exposed through the buffer protocol. ---------- */
+typedef struct {
+    PyObject_HEAD
+    uint8_t *data;
+    Py_ssize_t size;
+    Py_ssize_t exports;
+} Memory;
+
+static PyObject *memory_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "n", &size))
+        return NULL;
+    if (size < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative size");
+        return NULL;
+    }
+    Memory *self = (Memory *)type->tp_alloc(type, 0);
+    if (!self)
+        return NULL;
+    self->size = size;
+    void *p = mmap(NULL, (size_t)(size ? size : 1), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+#ifdef MADV_HUGEPAGE
+    if (size >= (4 << 20))
+        madvise(p, (size_t)size, MADV_HUGEPAGE);
+#endif
+    self->data = p;
+    return (PyObject *)self;
+}
+
+static void memory_dealloc(Memory *self)
+{
+    if (self->data)
+        munmap(self->data, (size_t)(self->size ? self->size : 1));
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int memory_getbuffer(Memory *self, Py_buffer *view, int flags)
+{
+    int rc = PyBuffer_FillInfo(view, (PyObject *)self, self->data, self->size, 0, flags);
+    if (rc == 0)
+        self->exports++;
+    return rc;
+}
+
+static void memory_releasebuffer(Memory *self, Py_buffer *view)
+{
+    self->exports--;
+}
+
+static Py_ssize_t memory_length(Memory *self) { return self->size; }
+
+static PyBufferProcs memory_as_buffer = {
+    (getbufferproc)memory_getbuffer, (releasebufferproc)memory_releasebuffer,
+};
+
+static PySequenceMethods memory_as_sequence = {.sq_length = (lenfunc)memory_length};
+
+static PyTypeObject MemoryType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "wave_lsp.emu.native._wavecore.Memory",
+    .tp_basicsize = sizeof(Memory),
+    .tp_dealloc = (destructor)memory_dealloc,
+    .tp_as_buffer = &memory_as_buffer,
+    .tp_as_sequence = &memory_as_sequence,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Zeroed device memory of SIZE bytes (a writable buffer).",
+    .tp_new = memory_new,
+};
+
+static PyMethodDef methods[] = {
+    {"run", py_run, METH_VARARGS, "Run a pre-decoded kernel over the grid."},
+    {"fill_iota", py_fill_iota, METH_VARARGS, "Write f32 values i * scale."},
+    {"format_values", py_format_values, METH_VARARGS, "Dump values, one a line."},
+    {"hex_rows", py_hex_rows, METH_VARARGS, "Rows of the hex dump."},
+    {"format_f32", py_format_f32, METH_O, "An f32 (bits) as Rust's {:?}."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_wavecore", "The native emulator core.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__wavecore(void)
+{
+    PyObject *m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    PyObject *ops = PyTuple_New(OP_COUNT);
+    if (!ops) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    for (int i = 0; i < OP_COUNT; i++)
+        PyTuple_SET_ITEM(ops, i, PyUnicode_FromString(OP_NAMES[i]));
+    if (PyModule_AddObject(m, "OPS", ops) < 0) {
+        Py_DECREF(ops);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyModule_AddIntConstant(m, "INS_FIELDS", INS_FIELDS);
+    if (PyType_Ready(&MemoryType) < 0)
+        return NULL;
+    Py_INCREF(&MemoryType);
+    PyModule_AddObject(m, "Memory", (PyObject *)&MemoryType);
+    return m;
+}

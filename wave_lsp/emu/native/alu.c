@@ -1,0 +1,305 @@
+/* The native core's ALU, compare, convert and move operations, each exactly as the numpy engine
+ * computes it (emu/alu.py, compile_ops.py); memory and wave operations are dispatched to
+ * memory.c and waveops.c. Where the numpy engine's result depends on its library (NaN
+ * payloads, the sign of a zero chosen by fmin) or it would record a warning or fault, the core
+ * bails (see core.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+
+/* alu.fma_f32: a*b is exact in f64; a sum that lands exactly halfway between two f32 values is
+ * redone as round-to-odd so that the final rounding to f32 is the single rounding of fma. */
+static inline float fma_single(float a, float b, float c)
+{
+    double x = (double)a * (double)b;
+    double s = x + (double)c;
+    uint64_t bits;
+    memcpy(&bits, &s, 8);
+    if ((bits & ((1ull << 29) - 1)) == (1ull << 28)) {
+        double y = c, t = s, v = t - x;
+        double err = (x - (t - v)) + (y - v);
+        if (err != 0 && isfinite(t))
+            t = nextafter(t, err > 0 ? INFINITY : -INFINITY);
+        s = t;
+    }
+    return (float)s;
+}
+
+/* f32(f64(a) * f64(b) + f64(c)) for every lane into `out` (not one of the sources). Returns
+ * 1 when an f64 sum is a tie that fma_single must redo, 2 when a sum is NaN (an operand may be
+ * NaN: the caller checks). `sums` (n doubles) and `words` (2n words) are scratch. In passes of
+ * their own so that each vectorises (with AVX2 where the processor has it). */
+__attribute__((target_clones("avx2", "default")))
+static uint32_t fma_lanes(const float *restrict a, const float *restrict b,
+                          const float *restrict c, float *restrict out, int64_t n,
+                          double *restrict sums, uint32_t *restrict words)
+{
+    uint32_t nan = 0, tie = 0;
+    for (int64_t l = 0; l < n; l++)
+        sums[l] = (double)a[l] * (double)b[l] + (double)c[l];
+    for (int64_t l = 0; l < n; l++) {
+        out[l] = (float)sums[l];
+        nan |= sums[l] != sums[l];
+    }
+    memcpy(words, sums, (size_t)n * 8);
+    for (int64_t l = 0; l < n; l++)       /* the low word of each sum holds the 29 bits tested */
+        tie |= (words[2 * l] & ((1u << 29) - 1)) == (1u << 28);
+    return nan ? 2 : tie;
+}
+
+/* np.fmin / np.fmax where their result does not depend on the library: no NaN, and not two
+ * zeros of different signs. Returns 0 (bail) otherwise. */
+static inline int fminmax(uint32_t a, uint32_t b, int max, uint32_t *out)
+{
+    if (is_nan(a) || is_nan(b))
+        return 0;
+    float x = f32(a), y = f32(b);
+    if (x == y && a != b)
+        return 0;
+    *out = (max ? x >= y : x <= y) ? a : b;
+    return 1;
+}
+
+static inline uint32_t bitrev32(uint32_t v)
+{
+    v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
+    v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
+    v = ((v >> 4) & 0x0F0F0F0Fu) | ((v & 0x0F0F0F0Fu) << 4);
+    v = ((v >> 8) & 0x00FF00FFu) | ((v & 0x00FF00FFu) << 8);
+    return (v >> 16) | (v << 16);
+}
+
+static inline uint64_t low_mask(uint32_t width) { return (1ull << (width & 31)) - 1; }
+
+#define BINARY(expr) LANES(uint32_t a = A[l]; uint32_t b = B[l]; D[l] = (expr);)
+#define UNARY(expr) LANES(uint32_t a = A[l]; D[l] = (expr);)
+#define COMPARE(expr) LANES(uint32_t a = A[l]; uint32_t b = B[l]; PD[l] = (expr) ? 1 : 0;)
+#define FLOAT2(expr) LANES(uint32_t a = A[l]; uint32_t b = B[l];                      \
+    if (is_nan(a) || is_nan(b)) return bail(run, "NaN operand"); D[l] = (expr);)
+#define FLOAT1(expr) LANES(uint32_t a = A[l];                                          \
+    if (is_nan(a)) return bail(run, "NaN operand"); D[l] = (expr);)
+
+int64_t execute_op(WG *g, const Ins *ins)
+{
+    Run *run = g->run;
+    int64_t n = g->n;
+    const uint8_t *m = exec_mask(g, ins);
+    int all = ins->guard < 0 && g->full;
+    if (!all && !(ins->guard < 0 ? g->any_active : 1))
+        return -1;
+    if (ins->op >= OP_LOCAL_LOAD_U8 && ins->op <= OP_DEVICE_STORE_U128)
+        return memory_op(g, ins, m);
+    if (ins->op >= OP_LOCAL_ATOMIC_ADD && ins->op <= OP_ATOMIC_CAS)
+        return atomic_op(g, ins, m);
+    if (ins->op >= OP_WAVE_SHUFFLE && ins->op <= OP_WAVE_REDUCE_MAX)
+        return wave_op(g, ins, m);
+    if (ins->op >= OP_HADD && ins->op <= OP_BMA2)
+        return half_op(g, ins, m, all);
+    if (ins->op >= OP_DADD && ins->op <= OP_CVT_F64_F32)
+        return f64_op(g, ins, m, all);
+    uint32_t *R = g->R;
+    uint32_t *D = R + ins->rd * n;
+    uint8_t *PD = g->P + ins->rd * n;
+    const uint32_t *A = R + ins->rs1 * n, *B = R + ins->rs2 * n, *C = R + ins->rs3 * n,
+                   *E = R + ins->rs4 * n;
+    switch (ins->op) {
+    case OP_IADD: BINARY(a + b); break;
+    case OP_ISUB: BINARY(a - b); break;
+    case OP_IMUL: BINARY(a * b); break;
+    case OP_IMUL_HI: BINARY((uint32_t)(((int64_t)(int32_t)a * (int64_t)(int32_t)b) >> 32)); break;
+    case OP_IMAD: LANES(D[l] = A[l] * B[l] + C[l];); break;
+    case OP_IDIV:
+        LANES({
+            int64_t a = (int32_t)A[l], b = (int32_t)B[l];
+            int64_t q = b == 0 ? 0 : llabs(a) / llabs(b);
+            D[l] = (uint32_t)(((a < 0) != (b < 0)) ? -q : q);
+        });
+        break;
+    case OP_IMOD:
+        LANES({
+            int64_t a = (int32_t)A[l], b = (int32_t)B[l];
+            int64_t r = b == 0 ? 0 : llabs(a) % llabs(b);
+            D[l] = (uint32_t)(a < 0 ? -r : r);
+        });
+        break;
+    case OP_INEG: UNARY(0u - a); break;
+    case OP_IABS: UNARY((int32_t)a < 0 ? 0u - a : a); break;
+    case OP_IMIN: BINARY((int32_t)a < (int32_t)b ? a : b); break;
+    case OP_IMAX: BINARY((int32_t)a > (int32_t)b ? a : b); break;
+    case OP_ICLAMP:
+        LANES({
+            int32_t v = (int32_t)A[l], lo = (int32_t)B[l], hi = (int32_t)C[l];
+            v = v > lo ? v : lo;
+            D[l] = (uint32_t)(v < hi ? v : hi);
+        });
+        break;
+    case OP_FADD: FLOAT2(u32(f32(a) + f32(b))); break;
+    case OP_FSUB: FLOAT2(u32(f32(a) - f32(b))); break;
+    case OP_FMUL: FLOAT2(u32(f32(a) * f32(b))); break;
+    case OP_FDIV: FLOAT2(u32(f32(a) / f32(b))); break;
+    case OP_FMA:
+        if (all) {
+            /* every lane: NaN check, f64 sums and tie test in vectorisable passes; the rare
+             * lanes whose sum is a tie are then redone one by one */
+            uint32_t *out = g->tmp32;
+            uint32_t tie = fma_lanes((const float *)A, (const float *)B, (const float *)C,
+                                     (float *)out, n, g->sums, g->words);
+            if (tie == 2)
+                for (int64_t l = 0; l < n; l++)
+                    if (is_nan(A[l]) || is_nan(B[l]) || is_nan(C[l]))
+                        return bail(run, "NaN operand");
+            if (tie)
+                for (int64_t l = 0; l < n; l++)
+                    out[l] = u32(fma_single(f32(A[l]), f32(B[l]), f32(C[l])));
+            memcpy(D, out, n * 4);
+            break;
+        }
+        LANES({
+            uint32_t a = A[l], b = B[l], c = C[l];
+            if (is_nan(a) || is_nan(b) || is_nan(c))
+                return bail(run, "NaN operand");
+            D[l] = u32(fma_single(f32(a), f32(b), f32(c)));
+        });
+        break;
+    case OP_FNEG: UNARY(a ^ 0x80000000u); break;
+    case OP_FABS: UNARY(a & 0x7FFFFFFFu); break;
+    case OP_FMIN:
+    case OP_FMAX:
+        LANES({
+            uint32_t v;
+            if (!fminmax(A[l], B[l], ins->op == OP_FMAX, &v))
+                return bail(run, "fmin/fmax of NaN or signed zeros");
+            D[l] = v;
+        });
+        break;
+    case OP_FCLAMP:
+        LANES({
+            uint32_t v, w;
+            if (!fminmax(A[l], B[l], 1, &v) || !fminmax(v, C[l], 0, &w))
+                return bail(run, "fclamp of NaN or signed zeros");
+            D[l] = w;
+        });
+        break;
+    case OP_FSQRT: FLOAT1(u32(sqrtf(f32(a)))); break;
+    case OP_FRSQRT: FLOAT1(u32(1.0f / sqrtf(f32(a)))); break;
+    case OP_FRCP: FLOAT1(u32(1.0f / f32(a))); break;
+    case OP_FFLOOR: FLOAT1(u32(floorf(f32(a)))); break;
+    case OP_FCEIL: FLOAT1(u32(ceilf(f32(a)))); break;
+    case OP_FTRUNC: FLOAT1(u32(truncf(f32(a)))); break;
+    case OP_FROUND: {
+        /* alu._fround: trunc(x + copysign(0.5, x)) in f64 */
+        FLOAT1(u32((float)trunc((double)f32(a) + copysign(0.5, (double)f32(a)))));
+        break;
+    }
+    case OP_FFRACT: FLOAT1(u32(f32(a) - truncf(f32(a)))); break;
+    case OP_FSAT:
+        LANES({
+            uint32_t a = A[l];
+            if (is_nan(a) || a == 0x80000000u)
+                return bail(run, "fsat of NaN or -0");
+            float x = f32(a);
+            D[l] = x < 0.0f ? u32(0.0f) : x > 1.0f ? u32(1.0f) : a;
+        });
+        break;
+    case OP_AND: BINARY(a & b); break;
+    case OP_OR: BINARY(a | b); break;
+    case OP_XOR: BINARY(a ^ b); break;
+    case OP_NOT: UNARY(~a); break;
+    case OP_SHL: BINARY(a << (b & 31)); break;
+    case OP_SHR: BINARY(a >> (b & 31)); break;
+    case OP_SAR: BINARY((uint32_t)((int32_t)a >> (b & 31))); break;
+    case OP_BITCOUNT: UNARY((uint32_t)__builtin_popcount(a)); break;
+    case OP_BITFIND: UNARY(a == 0 ? 0xFFFFFFFFu : (uint32_t)__builtin_clz(a)); break;
+    case OP_BITREV: UNARY(bitrev32(a)); break;
+    case OP_BFE:
+        LANES(D[l] = (uint32_t)(((uint64_t)A[l] >> (B[l] & 31)) & low_mask(C[l])););
+        break;
+    case OP_BFI:
+        LANES({
+            uint32_t sh = C[l] & 31;
+            uint64_t mk = (low_mask(E[l]) << sh) & 0xFFFFFFFFull;
+            D[l] = (uint32_t)((((uint64_t)A[l] & ~mk) | (((uint64_t)B[l] << sh) & mk))
+                              & 0xFFFFFFFFull);
+        });
+        break;
+    case OP_ICMP_EQ: COMPARE(a == b); break;
+    case OP_ICMP_NE: COMPARE(a != b); break;
+    case OP_ICMP_LT: COMPARE((int32_t)a < (int32_t)b); break;
+    case OP_ICMP_LE: COMPARE((int32_t)a <= (int32_t)b); break;
+    case OP_ICMP_GT: COMPARE((int32_t)a > (int32_t)b); break;
+    case OP_ICMP_GE: COMPARE((int32_t)a >= (int32_t)b); break;
+    case OP_UCMP_LT: COMPARE(a < b); break;
+    case OP_UCMP_LE: COMPARE(a <= b); break;
+    case OP_FCMP_EQ: COMPARE(f32(a) == f32(b)); break;
+    case OP_FCMP_NE: COMPARE(f32(a) != f32(b)); break;
+    case OP_FCMP_LT: COMPARE(f32(a) < f32(b)); break;
+    case OP_FCMP_LE: COMPARE(f32(a) <= f32(b)); break;
+    case OP_FCMP_GT: COMPARE(f32(a) > f32(b)); break;
+    case OP_FCMP_ORD: COMPARE(!is_nan(a) && !is_nan(b)); break;
+    case OP_FCMP_UNORD: COMPARE(is_nan(a) || is_nan(b)); break;
+    case OP_SELECT: {
+        const uint8_t *PS = g->P + ins->rs1 * n;
+        LANES(D[l] = PS[l] ? B[l] : C[l];);
+        break;
+    }
+    case OP_CVT_F32_I32: UNARY(u32((float)(int32_t)a)); break;
+    case OP_CVT_F32_U32: UNARY(u32((float)a)); break;
+    case OP_CVT_I32_F32:
+        LANES({
+            double x = trunc((double)f32(A[l]));
+            if (isnan(x)) x = 0.0;
+            x = x < -2147483648.0 ? -2147483648.0 : x > 2147483647.0 ? 2147483647.0 : x;
+            D[l] = (uint32_t)(int64_t)x;
+        });
+        break;
+    case OP_CVT_U32_F32:
+        LANES({
+            double x = trunc((double)f32(A[l]));
+            if (isnan(x)) x = 0.0;
+            x = x < 0.0 ? 0.0 : x > 4294967295.0 ? 4294967295.0 : x;
+            D[l] = (uint32_t)(uint64_t)x;
+        });
+        break;
+    case OP_CVT_F32_BF16: UNARY((a & 0xFFFFu) << 16); break;
+    case OP_CVT_BF16_F32: UNARY(a >> 16); break;
+    case OP_CVT_F16_F32:
+        LANES({
+            uint16_t h;
+            if (!float_to_half(A[l], &h))
+                return bail(run, "NaN operand");
+            D[l] = h;
+        });
+        break;
+    case OP_CVT_F32_F16:
+        LANES({
+            uint32_t h = A[l] & 0xFFFFu;
+            if ((h & 0x7C00u) == 0x7C00u && (h & 0x3FFu))
+                return bail(run, "NaN operand");
+            D[l] = u32(half_to_float((uint16_t)h));
+        });
+        break;
+    case OP_MOV: UNARY(a); break;
+    case OP_MOV_IMM: {
+        uint32_t v = (uint32_t)ins->imm;
+        LANES(D[l] = v;);
+        break;
+    }
+    case OP_MOV_SR: {
+        int64_t index = ins->rs1;
+        if (index <= 4) {                    /* per thread: the same in every workgroup */
+            const uint32_t *row = g->sr_lane + index * n;
+            LANES(D[l] = row[l];);
+        } else {
+            uint32_t v = special(g, index, 0);
+            LANES(D[l] = v;);
+        }
+        break;
+    }
+    default:
+        return bail(run, "operation not in the native core");
+    }
+    return -1;
+}

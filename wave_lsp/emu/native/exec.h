@@ -1,0 +1,108 @@
+/* The state of the workgroup being run, shared by exec.c (control flow, loops) and ops.c
+ * (ALU, memory and wave operations, race shadows). */
+#ifndef WAVECORE_EXEC_H
+#define WAVECORE_EXEC_H
+
+#include <string.h>
+
+#include "core.h"
+
+#define BAIL_AT (-2)
+#define FRAME_IF 1
+#define FRAME_LOOP 2
+
+/* An if frame (entry lanes; aux = the else lanes) or a loop frame (entry lanes; aux = broken
+ * lanes; out = lanes broken or continued this iteration), as control.IfFrame / LoopFrame. */
+typedef struct {
+    int kind;
+    uint8_t *entry, *aux, *out, *entry_present;
+    int64_t start;       /* loop: first instruction of the body */
+    int64_t loop;        /* index of the enclosing loop frame, -1 none */
+} Frame;
+
+typedef struct {
+    int64_t ret, depth, loop;
+    uint8_t *active, *present;
+} CallFrame;
+
+typedef struct {
+    Run *run;
+    int64_t n, nw, W, threads;           /* lanes (whole waves), waves, wave width, threads */
+    int64_t linear, wg_id[3];            /* the workgroup being run */
+    uint32_t *R;                         /* registers x lanes */
+    uint8_t *P;                          /* 4 predicates x lanes */
+    uint8_t *alive, *active, *ex, *tmp8, *present;
+    uint32_t *tmp32, *tmp32b;
+    double *sums;                        /* fma scratch: f64 sums and their words */
+    uint32_t *words;
+    int any_active, full;
+    int64_t present_count;
+    Frame *frames;
+    int64_t depth;
+    CallFrame *calls;
+    int64_t n_calls;
+    uint8_t *local;
+    int local_dirty;                     /* local memory was written since it was cleared */
+    int64_t executed;                    /* wave-instructions of the launch so far */
+    /* race shadows (see ops.c) */
+    uint32_t *dev_shadow;                /* per device word: owner workgroup and access kinds,
+                                            then epoch, wave, written (see ops.c) */
+    int dev_owned;                       /* several workgroups: the owner words are kept */
+    uint32_t *loc_epoch;                 /* per local word: epoch, wave, written (waves > 1) */
+    uint32_t *sr_lane;                   /* special registers 0-4 per lane */
+    uint32_t *loc_value;                 /* per local word: the value every store wrote */
+    uint64_t *loc_writers;               /* per local word: the waves that stored it */
+    uint32_t epoch;
+    int64_t dev_words, loc_words;        /* device: blocks (see dev_shift), local: words */
+    int dev_shift;                       /* log2 of the bytes of a device shadow block */
+    uint8_t *block;                      /* one allocation for the lane arrays */
+} WG;
+
+static inline float f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t u32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline int is_nan(uint32_t u) { return (u & 0x7FFFFFFFu) > 0x7F800000u; }
+static inline uint32_t load32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
+/* Loop over the executing lanes `l` of an operation (with `n`, `m` and `all` in scope): every
+ * lane when the instruction is unguarded and every lane is active (no mask test), else the
+ * lanes of `m`. */
+#define LANES(...)                                                                   \
+    do {                                                                             \
+        if (all) {                                                                   \
+            for (int64_t l = 0; l < n; l++) { __VA_ARGS__ }                          \
+        } else {                                                                     \
+            for (int64_t l = 0; l < n; l++) if (m[l]) { __VA_ARGS__ }                \
+        }                                                                            \
+    } while (0)
+
+static inline int64_t bail(Run *run, const char *why)
+{
+    if (!run->bail)
+        run->bail = why;
+    return BAIL_AT;
+}
+
+/* exec.c */
+void set_active(WG *g, const uint8_t *mask);
+const uint8_t *exec_mask(WG *g, const Ins *ins);
+/* state.c */
+int wg_setup(WG *g, Run *run);
+void wg_free(WG *g);
+uint32_t special(WG *g, int64_t index, int64_t lane);
+/* alu.c (and the dispatch to memory.c and waveops.c) */
+int64_t execute_op(WG *g, const Ins *ins);
+int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m);
+int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m);
+int64_t wave_op(WG *g, const Ins *ins, const uint8_t *m);
+/* floatwide.c: `all` = every lane executes */
+int64_t half_op(WG *g, const Ins *ins, const uint8_t *m, int all);
+int64_t f64_op(WG *g, const Ins *ins, const uint8_t *m, int all);
+/* shadow.c: each returns 1 where the access may be a race (the core then bails) */
+void next_epoch(WG *g);
+int track(WG *g, int local, uint64_t first, uint64_t last, int kind, uint32_t wave, int known,
+          uint32_t value);
+int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width, int kind);
+int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width, int write,
+                      const uint32_t *data);
+
+#endif

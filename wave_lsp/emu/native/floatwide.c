@@ -1,0 +1,120 @@
+/* The native core's f16, bf16 and f64 operations, exactly as emu/alu.py computes them. */
+#include <math.h>
+#include <string.h>
+
+#include "exec.h"
+
+
+/* ---- f16 and bf16 (alu._scalar16 / _packed16): each 16-bit value widened to f32 exactly, the
+ * operation in f32 (hma: a multiply and an add, two roundings), the result rounded to f16 (nearest
+ * even) or truncated to bf16. A NaN anywhere bails (numpy's NaN payloads are its own). */
+static int widen16(uint32_t h, int bf, float *out)
+{
+    h &= 0xFFFFu;
+    if (bf) {
+        if (is_nan(h << 16))
+            return 0;
+        *out = f32(h << 16);
+        return 1;
+    }
+    if ((h & 0x7C00u) == 0x7C00u && (h & 0x3FFu))
+        return 0;
+    *out = half_to_float((uint16_t)h);
+    return 1;
+}
+
+static int narrow16(float x, int bf, uint32_t *out)
+{
+    uint32_t bits = u32(x);
+    if (is_nan(bits))
+        return 0;
+    if (bf) {
+        *out = bits >> 16;
+        return 1;
+    }
+    uint16_t h;
+    if (!float_to_half(bits, &h))
+        return 0;
+    *out = h;
+    return 1;
+}
+
+/* One 16-bit result of `op` (0 add, 1 sub, 2 mul, 3 multiply-add) from the 16-bit operands. */
+static int half_value(int op, int bf, uint32_t a, uint32_t b, uint32_t c, uint32_t *out)
+{
+    float x, y, z = 0.0f;
+    if (!widen16(a, bf, &x) || !widen16(b, bf, &y) || (op == 3 && !widen16(c, bf, &z)))
+        return 0;
+    float r = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x * y + z;
+    return narrow16(r, bf, out);
+}
+
+int64_t half_op(WG *g, const Ins *ins, const uint8_t *m, int all)
+{
+    static const int8_t kinds[] = {0, 1, 2, 3, 0, 2, 3};   /* hadd hsub hmul hma hadd2 hmul2 hma2 */
+    Run *run = g->run;
+    int64_t n = g->n;
+    int bf = ins->op >= OP_BADD, index = (int)(ins->op - (bf ? OP_BADD : OP_HADD));
+    int op = kinds[index], packed = index >= 4;
+    const uint32_t *A = g->R + ins->rs1 * n, *B = g->R + ins->rs2 * n, *C = g->R + ins->rs3 * n;
+    uint32_t *D = g->R + ins->rd * n;
+    LANES({
+        uint32_t lo, hi = 0;
+        if (!half_value(op, bf, A[l], B[l], C[l], &lo)
+            || (packed && !half_value(op, bf, A[l] >> 16, B[l] >> 16, C[l] >> 16, &hi)))
+            return bail(run, "f16/bf16 NaN");
+        D[l] = lo | (hi << 16);
+    });
+    return -1;
+}
+
+/* ---- f64 on register pairs (alu.pair_to_f64 / f64_to_pair); a NaN operand or result bails. */
+static inline double pair(const uint32_t *lo, const uint32_t *hi, int64_t l)
+{
+    uint64_t bits = ((uint64_t)hi[l] << 32) | lo[l];
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+int64_t f64_op(WG *g, const Ins *ins, const uint8_t *m, int all)
+{
+    Run *run = g->run;
+    int64_t n = g->n, op = ins->op;
+    const uint32_t *R = g->R;
+    const uint32_t *A = R + ins->rs1 * n, *A1 = A + n, *B = R + ins->rs2 * n, *B1 = B + n,
+                   *C = R + ins->rs3 * n, *C1 = C + n;
+    uint32_t *D = g->R + ins->rd * n, *D1 = D + n;
+    LANES({
+        if (op == OP_CVT_F64_F32) {
+            if (is_nan(A[l]))
+                return bail(run, "NaN operand");
+            double r = (double)f32(A[l]);
+            uint64_t bits;
+            memcpy(&bits, &r, 8);
+            D[l] = (uint32_t)bits;
+            D1[l] = (uint32_t)(bits >> 32);
+            continue;
+        }
+        double x = pair(A, A1, l), y = 0.0, z = 0.0;
+        if (op != OP_DSQRT && op != OP_CVT_F32_F64)
+            y = pair(B, B1, l);
+        if (op == OP_DMA)
+            z = pair(C, C1, l);
+        if (x != x || y != y || z != z)
+            return bail(run, "NaN operand");
+        if (op == OP_CVT_F32_F64) {
+            D[l] = u32((float)x);
+            continue;
+        }
+        double r = op == OP_DADD ? x + y : op == OP_DSUB ? x - y : op == OP_DMUL ? x * y
+                 : op == OP_DMA ? x * y + z : op == OP_DDIV ? x / y : sqrt(x);
+        if (r != r)
+            return bail(run, "NaN result");
+        uint64_t bits;
+        memcpy(&bits, &r, 8);
+        D[l] = (uint32_t)bits;
+        D1[l] = (uint32_t)(bits >> 32);
+    });
+    return -1;
+}

@@ -1,0 +1,139 @@
+/* The native core's loads, stores and atomics, exactly as emu/memory.py and compile_ops.py
+ * (bounds and alignment problems bail; lanes act in thread order). */
+#include <string.h>
+
+#include "exec.h"
+
+int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m)
+{
+    Run *run = g->run;
+    int64_t n = g->n, width = ins->width, words = ins->words;
+    int local = (int)ins->local;
+    int load = (ins->op >= OP_LOCAL_LOAD_U8 && ins->op <= OP_LOCAL_LOAD_U64)
+               || (ins->op >= OP_DEVICE_LOAD_U8 && ins->op <= OP_DEVICE_LOAD_U128);
+    uint8_t *mem = local ? g->local : run->device;
+    uint64_t size = (uint64_t)(local ? run->local_size : run->device_size);
+    uint64_t align = width >= 4 ? 3 : (uint64_t)width - 1;
+    const uint32_t *addr = g->R + ins->rs1 * n;
+    int64_t count = 0;
+    uint32_t top = 0, bits = 0;               /* largest address, OR of the addresses */
+    for (int64_t l = 0; l < n; l++) {
+        uint32_t a = m[l] ? addr[l] : 0;
+        top = a > top ? a : top;
+        bits |= a;
+        count += m[l];
+    }
+    if (!count)
+        return -1;
+    if ((uint64_t)top + (uint64_t)width > size)
+        return bail(run, "memory access out of bounds");
+    if (bits & align)
+        return bail(run, "unaligned access");
+    int tracked = local ? g->loc_epoch != NULL : g->dev_shadow != NULL;
+    if (tracked && !local) {
+        if (track_device_lanes(g, addr, m, width, load ? 0 : 1))
+            return bail(run, "possible data race");
+    } else if (tracked) {
+        if (track_local_lanes(g, addr, m, width, !load, g->R + ins->rs2 * n))
+            return bail(run, "possible data race");
+    }
+    uint32_t *data = g->R + (load ? ins->rd : ins->rs2) * n;
+    if (local && !load)
+        g->local_dirty = 1;
+    if (width == 4 && count == n) {          /* every lane, one word each */
+        if (load)
+            for (int64_t l = 0; l < n; l++)
+                data[l] = load32(mem + addr[l]);
+        else
+            for (int64_t l = 0; l < n; l++)
+                memcpy(mem + addr[l], &data[l], 4);
+    } else for (int64_t l = 0; l < n; l++) {
+        if (!m[l])
+            continue;
+        uint8_t *p = mem + addr[l];
+        if (load) {
+            if (width == 1)
+                data[l] = p[0];
+            else if (width == 2)
+                data[l] = (uint32_t)p[0] | ((uint32_t)p[1] << 8);
+            else
+                for (int64_t i = 0; i < words; i++)
+                    data[i * n + l] = load32(p + 4 * i);
+        } else {
+            uint32_t v = data[l];
+            if (width == 1)
+                p[0] = (uint8_t)v;
+            else if (width == 2) {
+                p[0] = (uint8_t)v;
+                p[1] = (uint8_t)(v >> 8);
+            } else
+                for (int64_t i = 0; i < words; i++) {
+                    uint32_t w = data[i * n + l];
+                    memcpy(p + 4 * i, &w, 4);
+                }
+        }
+    }
+    Stats *s = &run->stats;
+    if (local) {
+        if (load) { s->local_loads += count; s->local_load_bytes += count * width; }
+        else { s->local_stores += count; s->local_store_bytes += count * width; }
+    } else {
+        if (load) { s->device_loads += count; s->device_load_bytes += count * width; }
+        else { s->device_stores += count; s->device_store_bytes += count * width; }
+    }
+    return -1;
+}
+
+/* memory.atomic: lanes in thread order, each reading the value the previous one left */
+int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m)
+{
+    Run *run = g->run;
+    int64_t n = g->n;
+    int local = ins->op <= OP_LOCAL_ATOMIC_CAS;
+    int operation = (int)(local ? ins->op - OP_LOCAL_ATOMIC_ADD : ins->op - OP_ATOMIC_ADD);
+    uint8_t *mem = local ? g->local : run->device;
+    uint64_t size = (uint64_t)(local ? run->local_size : run->device_size);
+    if (local)
+        g->local_dirty = 1;
+    const uint32_t *addr = g->R + ins->rs1 * n, *V = g->R + ins->rs2 * n,
+                   *T = g->R + ins->rs3 * n;
+    uint32_t *D = g->R + ins->rd * n;
+    int64_t count = 0;
+    for (int64_t l = 0; l < n; l++) {
+        if (!m[l])
+            continue;
+        uint64_t a = addr[l];
+        if (a + 4 > size)
+            return bail(run, "memory access out of bounds");
+        if (a & 3)
+            return bail(run, "unaligned access");
+        if (!local && g->dev_shadow && track(g, 0, a >> 2, a >> 2, 2, 0, 0, 0))
+            return bail(run, "possible data race");
+        count++;
+    }
+    for (int64_t l = 0; l < n; l++) {
+        if (!m[l])
+            continue;
+        uint8_t *p = mem + addr[l];
+        uint32_t old = load32(p), v = V[l], nv;
+        switch (operation) {
+        case 0: nv = old + v; break;
+        case 1: nv = old - v; break;
+        case 2: nv = old < v ? old : v; break;
+        case 3: nv = old > v ? old : v; break;
+        case 4: nv = old & v; break;
+        case 5: nv = old | v; break;
+        case 6: nv = old ^ v; break;
+        case 7: nv = v; break;
+        default: nv = old == v ? T[l] : old; break;    /* cas: expected rs2, desired rs3 */
+        }
+        memcpy(p, &nv, 4);
+        g->tmp32[l] = old;
+    }
+    run->stats.atomic_lanes += count;
+    if (ins->rd)
+        for (int64_t l = 0; l < n; l++)
+            if (m[l])
+                D[l] = g->tmp32[l];
+    return -1;
+}

@@ -1,0 +1,95 @@
+"""Pre-decoding a kernel for the native core: one record of 16 int64 fields per instruction (the
+`Ins` struct of core.h). The core's operations are named by mnemonic (`_wavecore.OPS`); what the
+instruction table says about an instruction (operand kinds, memory width and space, statistics
+category) is looked up here, in `wave_lsp.isa` and `emu.plan`, and written into the record.
+
+`encode` returns None for a kernel the core cannot run at all (an instruction it does not
+implement, or one the numpy engine would reject whenever it is reached)."""
+
+from __future__ import annotations
+
+from array import array
+
+from ...asm.ir import DecodedInstruction, KernelCode
+from ...isa import PREDICATE_COUNT, OperandKind
+from ...isa import InstructionClass as IC
+from ..plan import CATEGORY, Plan, make_plan, signature
+
+CATEGORIES = ("integer", "float", "memory", "control", "wave", "atomic")   # CAT_* in core.h
+FIELDS = 16
+TRAP = -1          # OP_TRAP: faults (so the core bails) when a lane runs it
+CONTROL_CLASSES = (IC.CONTROL, IC.SYNC)
+
+
+def _registers_used(ins: DecodedInstruction) -> tuple[list[int], bool]:
+    """(general registers the numpy engine checks against the register count, whether a
+    predicate operand names a predicate that does not exist), as compile_ops does."""
+    spec = ins.spec
+    if spec.memory is not None:
+        access = spec.memory
+        if access.kind in ("load", "store"):
+            data = ins.rd if access.kind == "load" else ins.rs2
+            return [ins.rs1] + list(range(data, data + access.words)), False
+        cas = spec.mnemonic.endswith("_cas")
+        return [ins.rs1, ins.rs2] + ([ins.rs3] if cas else []) + ([ins.rd] if ins.rd else []), \
+            False
+    if spec.iclass is IC.WAVE:
+        fields = [(o.kind, getattr(ins, o.field.value)) for o in spec.operands]
+        return ([v for kind, v in fields if kind is OperandKind.REGISTER],
+                any(v >= PREDICATE_COUNT for kind, v in fields
+                    if kind is OperandKind.PREDICATE))
+    kinds = [o.kind for o in spec.operands]
+    if OperandKind.SPECIAL in kinds or OperandKind.IMMEDIATE in kinds:
+        return [ins.rd], False
+    sources, dest = signature(spec)
+    fields = (ins.rs1, ins.rs2, ins.rs3, ins.rs4)[:len(sources)]
+    used, bad_predicate = [], False
+    for kind, reg in zip(sources, fields):
+        if kind == "u":
+            used.append(reg)
+        elif kind == "d":
+            used += [reg, reg + 1]
+        elif kind == "p" and reg >= PREDICATE_COUNT:
+            bad_predicate = True
+    if dest == "u":
+        used.append(ins.rd)
+    elif dest == "d":
+        used += [ins.rd, ins.rd + 1]
+    elif dest == "p" and ins.rd >= PREDICATE_COUNT:
+        bad_predicate = True
+    return used, bad_predicate
+
+
+def encode(kernel: KernelCode, registers: int, ops: tuple[str, ...]) -> bytes | None:
+    """The records of `kernel` for a register file of `registers`, or None (see module doc)."""
+    index_of = {name: i for i, name in enumerate(ops)}
+    instructions = kernel.instructions
+    plan: Plan = make_plan(instructions)
+    out = array("q")
+    for i, ins in enumerate(instructions):
+        spec = ins.spec
+        op = index_of.get(spec.mnemonic)
+        if op is None:
+            return None
+        control = spec.iclass in CONTROL_CLASSES or (spec.iclass is IC.MISC and not spec.operands)
+        imm, skip = ins.imm & 0xFFFFFFFF, -1
+        if control:
+            if any(o.kind is OperandKind.PREDICATE and getattr(ins, o.field.value)
+                   >= PREDICATE_COUNT for o in spec.operands):
+                return None                 # the numpy engine faults whenever it is reached
+            name = spec.mnemonic
+            skip = {"if": plan.if_skip, "else": plan.else_skip,
+                    "loop": plan.loop_skip}.get(name, {}).get(i, -1)
+            if name == "call":
+                imm = plan.index_of_offset.get(ins.imm, -1)
+        else:
+            used, bad_predicate = _registers_used(ins)
+            if bad_predicate or any(r >= registers for r in used):
+                op = TRAP
+        access = spec.memory
+        out.extend((op, ins.rd, ins.rs1, ins.rs2, ins.rs3, ins.rs4,
+                    ins.pred_reg if ins.guarded else -1, int(ins.pred_neg), imm, skip,
+                    CATEGORIES.index(CATEGORY[spec.iclass]),
+                    access.width if access else 0, access.words if access else 0,
+                    int(access is not None and access.space == "local"), 0, 0))
+    return out.tobytes()

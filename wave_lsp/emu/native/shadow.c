@@ -1,0 +1,207 @@
+/* The native core's race shadows (see exec.h for what they decide). */
+#include <string.h>
+
+#include "exec.h"
+
+/* ---- race shadows ----------------------------------------------------------------------------
+ * Between workgroups (emu/overlap.py): per device word the workgroup that touched it (or MULTI)
+ * and the kinds of access; a word touched by two workgroups with a plain write, or with an
+ * atomic and a plain read, bails. Only atomics meeting is fine: one workgroup at a time gives the
+ * same result and the numpy engine reports nothing.
+ * Between waves of a workgroup (emu/racecheck.py), only with several waves: per word of local
+ * and device memory the epoch (barriers end epochs), the wave (or MULTI) and whether it was
+ * written; two waves in one epoch with a write bails, unless (local memory only) the race is
+ * one racecheck calls benign: every access so far a 32-bit store of one same value, or a read
+ * by a wave that has already stored it (the waves that wrote are a bit set, up to 64 waves).
+ * Atomics are not checked, as there. Shadow word: epoch (19 bits), benign, written, wave+1. */
+#define OWNER_MASK 0x1FFFFFFFu
+#define OWNER_MULTI 0x1FFFFFFFu
+#define F_W 0x20000000u
+#define F_R 0x40000000u
+#define F_A 0x80000000u
+#define EPOCH_MAX 0x7FFFFu
+#define WAVE_MULTI 0x7FFu
+#define BENIGN (1u << 12)
+#define WRITTEN (1u << 11)
+
+void next_epoch(WG *g)
+{
+    if (++g->epoch > EPOCH_MAX) {
+        if (g->dev_shadow)                    /* the epoch words (odd) start afresh */
+            for (int64_t i = 0; i < g->dev_words; i++)
+                g->dev_shadow[2 * i + 1] = 0;
+        if (g->loc_epoch)
+            memset(g->loc_epoch, 0, g->loc_words * 4);
+        g->epoch = 1;
+    }
+}
+
+/* One access to a word in the current epoch; returns whether it may be a race. `value`: what a
+ * 32-bit store writes (`known`); `bits`/`values` are NULL where benign races are not allowed. */
+static inline int epoch_conflict(WG *g, int64_t word, uint32_t *shadow, uint32_t *values,
+                                 uint64_t *writers, uint32_t wave, int write, int known,
+                                 uint32_t value)
+{
+    uint32_t epoch = g->epoch, e = shadow[word];
+    uint64_t bit = g->nw <= 64 ? 1ull << wave : 0;
+    if ((e >> 13) != epoch) {
+        uint32_t benign = values && write && known;
+        shadow[word] = (epoch << 13) | (benign ? BENIGN : 0) | (write ? WRITTEN : 0)
+                       | (wave + 1);
+        if (values) {
+            values[word] = value;
+            writers[word] = write ? bit : 0;
+        }
+        return 0;
+    }
+    uint32_t w = e & WAVE_MULTI, benign = e & BENIGN, written = (e & WRITTEN) | (write ? WRITTEN : 0);
+    if (w != wave + 1)
+        w = WAVE_MULTI;
+    if (benign) {
+        if (write) {
+            if (!known || values[word] != value)
+                benign = 0;
+            writers[word] |= bit;
+        } else if (!(writers[word] & bit)) {
+            benign = 0;
+        }
+    }
+    shadow[word] = (epoch << 13) | benign | written | w;
+    return w == WAVE_MULTI && written && !benign;
+}
+
+/* One access of `kind` (0 read, 1 write, 2 atomic) to device block `block` by this workgroup. */
+static inline int track_device(WG *g, uint64_t block, int kind, uint32_t wave)
+{
+    uint32_t *shadow = g->dev_shadow + 2 * block;    /* owner word, epoch word */
+    if (g->dev_owned) {
+        uint32_t o = shadow[0];
+        uint32_t id = o & OWNER_MASK, me = (uint32_t)(g->linear + 1);
+        uint32_t flags = (o & ~OWNER_MASK) | (kind == 0 ? F_R : kind == 1 ? F_W : F_A);
+        id = id == 0 ? me : id == me ? me : OWNER_MULTI;
+        shadow[0] = id | flags;
+        if (id == OWNER_MULTI && ((flags & F_W) || ((flags & F_A) && (flags & F_R))))
+            return 1;
+    }
+    if (kind != 2 && g->nw > 1)
+        return epoch_conflict(g, 0, shadow + 1, NULL, NULL, wave, kind == 1, 0, 0);
+    return 0;
+}
+
+/* `track_device` for every executing lane of one aligned access of `width` bytes, with the
+ * loop invariants hoisted (the hot path of device loads and stores). */
+int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width,
+                              int kind)
+{
+    uint32_t *sh = g->dev_shadow;
+    const uint32_t me = (uint32_t)(g->linear + 1), epoch = g->epoch;
+    const uint32_t flag = kind == 0 ? F_R : kind == 1 ? F_W : F_A;
+    const uint32_t written = kind == 1 ? WRITTEN : 0;
+    const int owned = g->dev_owned, waves = g->nw > 1 && kind != 2;
+    const int64_t n = g->n, W = g->W;
+    const int shift = g->dev_shift;
+    for (int64_t l = 0, wave = 0, in_wave = 0; l < n; l++) {
+        if (m[l]) {
+            uint64_t first = addr[l] >> shift, blocks = ((addr[l] + width - 1) >> shift) - first;
+            uint32_t *s = sh + 2 * first;
+            for (uint64_t k = 0; k <= blocks; k++, s += 2) {
+                if (owned) {
+                    uint32_t o = s[0], id = o & OWNER_MASK, f = (o & ~OWNER_MASK) | flag;
+                    if (id != me)
+                        id = id == 0 ? me : OWNER_MULTI;
+                    s[0] = id | f;
+                    if (id == OWNER_MULTI && ((f & F_W) || ((f & F_A) && (f & F_R))))
+                        return 1;
+                }
+                if (waves) {
+                    uint32_t e = s[1];
+                    if ((e >> 13) != epoch) {
+                        s[1] = (epoch << 13) | written | (uint32_t)(wave + 1);
+                    } else {
+                        uint32_t w = e & WAVE_MULTI, wr = (e & WRITTEN) | written;
+                        if (w != (uint32_t)(wave + 1))
+                            w = WAVE_MULTI;
+                        s[1] = (epoch << 13) | wr | w;
+                        if (w == WAVE_MULTI && wr)
+                            return 1;
+                    }
+                }
+            }
+        }
+        if (++in_wave == W) {
+            in_wave = 0;
+            wave++;
+        }
+    }
+    return 0;
+}
+
+/* `epoch_conflict` on local memory for every executing lane of one aligned access (loads and
+ * stores; `data`: the values a store writes), with the loop invariants hoisted. */
+int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width,
+                             int write, const uint32_t *data)
+{
+    uint32_t *sh = g->loc_epoch, *values = g->loc_value;
+    uint64_t *writers = g->loc_writers;
+    const uint32_t epoch = g->epoch, written = write ? WRITTEN : 0;
+    const uint32_t shared_read = (epoch << 13) | WAVE_MULTI;  /* read by several, unwritten */
+    const int known = write && width == 4, small = g->nw <= 64;
+    const int64_t per = width >= 4 ? width / 4 : 1, W = g->W;
+    for (int64_t wave = 0; wave < g->nw; wave++) {
+        const uint64_t bit = small ? 1ull << wave : 0;
+        const uint32_t mine = (uint32_t)(wave + 1);
+        for (int64_t l = wave * W; l < (wave + 1) * W; l++) {
+            if (!m[l])
+                continue;
+            uint64_t word = addr[l] >> 2;
+            for (int64_t k = 0; k < per; k++, word++) {
+                uint32_t e = sh[word];
+                if (!write && e == shared_read)
+                    continue;                 /* the common case of a tile read by all */
+                if ((e >> 13) != epoch) {
+                    sh[word] = (epoch << 13) | (known ? BENIGN : 0) | written | mine;
+                    if (write) {
+                        values[word] = known ? data[l] : 0;
+                        writers[word] = bit;
+                    }
+                    continue;
+                }
+                uint32_t w = e & WAVE_MULTI, benign = e & BENIGN, wr = (e & WRITTEN) | written;
+                if (w != mine)
+                    w = WAVE_MULTI;
+                if (benign) {
+                    if (write) {
+                        if (!known || values[word] != data[l])
+                            benign = 0;
+                        writers[word] |= bit;
+                    } else if (!(writers[word] & bit)) {
+                        benign = 0;
+                    }
+                }
+                sh[word] = (epoch << 13) | benign | wr | w;
+                if (w == WAVE_MULTI && wr && !benign)
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* kind: 0 read, 1 write, 2 atomic; `known`: a 32-bit store of `value` */
+int track(WG *g, int local, uint64_t first, uint64_t last, int kind, uint32_t wave,
+                 int known, uint32_t value)
+{
+    if (!local) {                             /* device: blocks of 2^dev_shift bytes */
+        int s2 = g->dev_shift - 2;
+        for (uint64_t block = first >> s2; g->dev_shadow && block <= last >> s2; block++)
+            if (track_device(g, block, kind, wave))
+                return 1;
+        return 0;
+    }
+    for (uint64_t word = first; word <= last; word++)
+        if (kind != 2 && g->loc_epoch
+            && epoch_conflict(g, (int64_t)word, g->loc_epoch, g->loc_value, g->loc_writers,
+                              wave, kind == 1, known, value))
+            return 1;
+    return 0;
+}
