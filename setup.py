@@ -4,11 +4,13 @@ wave_lsp/emu/native/core.h); everything else is in pyproject.toml. Compiled with
 loop vectorisation (the lane loops; it never changes a float result). Needs gcc and the
 Python headers (.ci/tools/compiler.sh installs them on Debian)."""
 
+import os
+
 from setuptools import Extension, setup
 
 NATIVE = "wave_lsp/emu/native/"
 
-setup(ext_modules=[Extension(
+NATIVE_CORE = Extension(
     "wave_lsp.emu.native._wavecore",
     sources=[NATIVE + name for name in ("_wavecore.c", "names.c", "exec.c", "state.c", "shadow.c",
                                         "alu.c", "floatwide.c", "memory.c", "waveops.c",
@@ -19,4 +21,11 @@ setup(ext_modules=[Extension(
     optional=True,
     extra_compile_args=["-O2", "-ftree-loop-vectorize", "-fvect-cost-model=dynamic",
                         "-ffp-contract=off", "-fno-fast-math", "-std=c11"],
-)])
+)
+
+# WAVE_LSP_PURE=1 builds a pure-Python wheel (py3-none-any) without the native core: the one
+# the VS Code extension ships, which must install on any platform and Python (its server runs
+# kernels on the numpy engine, as the editor always does).
+PURE = os.environ.get("WAVE_LSP_PURE") == "1"
+
+setup(ext_modules=[] if PURE else [NATIVE_CORE])

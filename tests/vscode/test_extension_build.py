@@ -44,6 +44,8 @@ def test_bundled_wheel_is_the_project(vsix):
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
     assert "wave_lsp/grammar/wave.peg" in names
+    # pure Python (installs on any platform): the native core is not compiled into it
+    assert not [n for n in names if n.endswith((".so", ".pyd"))]
     packages = sorted(p.relative_to(ROOT).as_posix()
                       for p in (ROOT / "wave_lsp").rglob("__init__.py"))
     assert [p for p in packages if p not in names] == [], "add them to pyproject's packages"

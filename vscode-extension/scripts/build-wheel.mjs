@@ -1,5 +1,7 @@
 // Builds the project's wheel into server/ (shipped inside the .vsix, installed on demand into a
 // private virtual environment). Uses the Python in the repository's .venv when there is one.
+// WAVE_LSP_PURE=1 (setup.py) makes it pure Python, without the native emulator core, so that it
+// installs on every platform and Python version.
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -15,7 +17,7 @@ fs.mkdirSync(out);
 const build = fs.mkdtempSync(path.join(extension, '.wheel-build-'));
 try {
     execFileSync(python, ['-m', 'pip', 'wheel', '--quiet', '--no-deps',
-        '--wheel-dir', out, root], { stdio: 'inherit', env: { ...process.env, PIP_BUILD_TRACKER: '' }, cwd: build });
+        '--wheel-dir', out, root], { stdio: 'inherit', env: { ...process.env, PIP_BUILD_TRACKER: '', WAVE_LSP_PURE: '1' }, cwd: build });
 } finally {
     fs.rmSync(build, { recursive: true, force: true });
 }
