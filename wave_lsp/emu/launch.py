@@ -88,25 +88,39 @@ def new_device_memory(launch: Launch) -> np.ndarray:
 
 
 def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
-    """Write the initial device memory, in the order given."""
+    """Write the initial device memory, in the order given (numpy's f32 iota)."""
     import numpy as np
-    size = memory.size
+
+    def iota(offset: int, count: int, scale: float) -> None:
+        target = memory[offset:offset + 4 * count].view("<f4")
+        step_scale = np.float32(scale)
+        for lo in range(0, count, FILL_CHUNK):     # i as f32 times SCALE, in f32
+            hi = min(count, lo + FILL_CHUNK)
+            np.multiply(np.arange(lo, hi, dtype=np.int64).astype(np.float32), step_scale,
+                        out=target[lo:hi])
+
+    write_memory_init(memoryview(memory), items, iota)
+
+
+def write_memory_init(device: memoryview, items: Sequence[MemoryInit],
+                      iota: Callable[[int, int, float], None]) -> None:
+    """Write the initial device memory into the bytes `device`, in the order given, checking
+    each range; `iota(offset, count, scale)` writes an `IotaFill` (numpy or the native core)."""
+    size = len(device)
     for item in items:
         if isinstance(item, DataFill):
-            data = np.frombuffer(bytes(item.data), dtype=np.uint8)
-            _check_range(item.offset, data.size, size, "--arg")
-            memory[item.offset:item.offset + data.size] = data
+            data = bytes(item.data)
+            _check_range(item.offset, len(data), size, "--arg")
+            device[item.offset:item.offset + len(data)] = data
         elif isinstance(item, IotaFill):
             _check_range(item.offset, 4 * item.count, size, "--fill-iota")
-            target = memory[item.offset:item.offset + 4 * item.count].view("<f4")
-            scale = np.float32(item.scale)
-            for lo in range(0, item.count, FILL_CHUNK):     # i as f32 times SCALE, in f32
-                hi = min(item.count, lo + FILL_CHUNK)
-                np.multiply(np.arange(lo, hi, dtype=np.int64).astype(np.float32), scale,
-                            out=target[lo:hi])
+            iota(item.offset, item.count, item.scale)
         elif isinstance(item, ZeroFill):
             _check_range(item.offset, 4 * item.count, size, "--fill-zero")
-            memory[item.offset:item.offset + 4 * item.count] = 0
+            zeros = bytes(min(4 * item.count, 4 * FILL_CHUNK))
+            for lo in range(item.offset, item.offset + 4 * item.count, len(zeros)):
+                hi = min(item.offset + 4 * item.count, lo + len(zeros))
+                device[lo:hi] = zeros[:hi - lo]
         else:
             raise LaunchError(f"unknown memory initialiser {item!r}")
 

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from ...asm.ir import KernelCode
 from ...isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH
 from ..geometry import Geometry, geometry
-from ..launch import (DataFill, IotaFill, Launch, LaunchError, ZeroFill, _check_range,
-                      check_device_memory)
+from ..launch import Launch, LaunchError, check_device_memory, write_memory_init
 from ..stats import Stats
 from . import core as native_core
 from .program import encode
@@ -49,21 +48,12 @@ def _memory(launch: Launch, core):
     `launch.new_device_memory` writes it."""
     memory = core.Memory(launch.device_memory)
     device = memoryview(memory)
-    size = len(device)
-    for item in launch.memory_init:
-        if isinstance(item, DataFill):
-            data = bytes(item.data)
-            _check_range(item.offset, len(data), size, "--arg")
-            device[item.offset:item.offset + len(data)] = data
-        elif isinstance(item, IotaFill):
-            _check_range(item.offset, 4 * item.count, size, "--fill-iota")
-            core.fill_iota(device, item.offset, item.count, float(item.scale))
-        elif isinstance(item, ZeroFill):
-            _check_range(item.offset, 4 * item.count, size, "--fill-zero")
-            device[item.offset:item.offset + 4 * item.count] = bytes(4 * item.count)
-        else:
-            raise LaunchError(f"unknown memory initialiser {item!r}")
-    device.release()
+    try:
+        write_memory_init(device, launch.memory_init,
+                          lambda offset, count, scale: core.fill_iota(device, offset, count,
+                                                                      float(scale)))
+    finally:
+        device.release()
     return memory
 
 
