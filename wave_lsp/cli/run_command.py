@@ -77,15 +77,15 @@ def _program(path: Path, compat: bool):
         raise LaunchError(f"the program does not assemble: {err}") from None
 
 
-def _run_native(program, launch):
+def _run_native(kernels, launch):
     """The native core's results of the launch, or None: the numpy engine must run it."""
     import os
-    from ..emu.geometry import load_kernels, select_kernel
+    from ..emu.geometry import select_kernel
     from ..emu.launch import LaunchError
     from ..emu.native.runner import run_native
     show = os.environ.get("WAVE_LSP_SHOW_ENGINE") == "1"
     try:
-        kernel = select_kernel(load_kernels(program), launch.kernel)
+        kernel = select_kernel(kernels, launch.kernel)
     except LaunchError:
         return None                      # the numpy path reports it
     native = run_native(kernel, launch)
@@ -118,7 +118,9 @@ def _run(args) -> int:
         if args.wave_widths:
             from .wave_widths_option import run_widths
             return run_widths(args, program, launch)
-        native = None if args.json else _run_native(program, launch)
+        from ..emu.geometry import load_kernels
+        kernels = load_kernels(program)    # decoded (or assembled) once for either engine
+        native = None if args.json else _run_native(kernels, launch)
         if native is not None:
             try:
                 _write_native_output(args, requests, native)
@@ -126,7 +128,7 @@ def _run(args) -> int:
                 _quiet_stdout()
             return 0
         from ..emu.api import run as run_kernel      # the numpy engine
-        report = run_kernel(program, launch)
+        report = run_kernel(kernels, launch)
     except (LaunchError, ValueError) as err:
         return _error(str(err))
     except MemoryError:
