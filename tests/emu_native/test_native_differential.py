@@ -19,6 +19,10 @@ from wave_lsp.emu import Launch
 EXAMPLES = int(os.environ.get("WAVE_NATIVE_EXAMPLES", "30"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
                     suppress_health_check=list(HealthCheck))
+# Generated loops may never end (their bound is a register the body can overwrite); a bounded
+# launch stops them after this many wave-instructions instead of the 10-million default, on both
+# engines alike (a run that hits it is compared as any other).
+MAX_INSTRUCTIONS = 100_000
 
 
 @SETTINGS
@@ -28,7 +32,8 @@ def test_structured_programs(body, width, threads, grid):
     need_core()
     source = structured.program(body)
     assert_native_equal(source, Launch(grid=(grid, 1, 1), workgroup=(threads, 1, 1),
-                                       wave_width=width, device_memory=4096), must_run=False)
+                                       wave_width=width, device_memory=4096,
+                                       max_instructions=MAX_INSTRUCTIONS), must_run=False)
 
 
 @SETTINGS
@@ -185,4 +190,5 @@ def test_every_native_instruction(lines, width, threads, grid):
     source = NATIVE_PROLOGUE + "".join(f"    {text}\n" for text in lines) + native_epilogue()
     assert_native_equal(source, Launch(grid=(grid, 1, 1), workgroup=(threads, 1, 1),
                                        wave_width=width, device_memory=16384,
-                                       local_memory=4096), must_run=False)
+                                       local_memory=4096,
+                                       max_instructions=MAX_INSTRUCTIONS), must_run=False)
