@@ -103,10 +103,11 @@ def _indent(depth: int) -> str:
     return " " * (INDENT * (1 + depth))
 
 
-def _layout(text: str, syntax: LineSyntax, depth: int) -> tuple[_Line | str, int]:
+def _layout(text: str, syntax: LineSyntax,
+            depth: int | None) -> tuple[_Line | str, int | None]:
     """A line's parts (or its final text), and the block depth after it. `depth` counts the
-    if/else/loop blocks open before the line: a block keyword sits at the depth of its block,
-    the lines inside one level further in."""
+    if/else/loop blocks open before the line (None outside any kernel): a block keyword sits at
+    the depth of its block, the lines inside one level further in."""
     if syntax.problem is not None:
         return text.rstrip(_BLANKS), depth
     comment = syntax.comment.text if syntax.comment else None
@@ -114,8 +115,8 @@ def _layout(text: str, syntax: LineSyntax, depth: int) -> tuple[_Line | str, int
     if not stmts:
         if comment is None:
             return "", depth
-        indented = text[:len(text) - len(text.lstrip(_BLANKS))] != ""
-        line = _Line(_indent(depth) if indented else "", comment, "", None, False)
+        # a comment inside a kernel sits with the code around it; outside, at column 0
+        line = _Line(_indent(depth) if depth is not None else "", comment, "", None, False)
         line.remark = True
         return line, depth
     labels = [s for s in stmts if isinstance(s, Label)]
@@ -127,8 +128,10 @@ def _layout(text: str, syntax: LineSyntax, depth: int) -> tuple[_Line | str, int
         return _Line(label, "", "", comment, False), depth
     stmt = rest[0]
     if isinstance(stmt, Directive):
-        if stmt.name.text in ("kernel", "end"):
+        if stmt.name.text == "kernel":
             depth = 0
+        elif stmt.name.text == "end":
+            depth = None
         args = _joined(text, stmt.args)
         code = f".{stmt.name.text}" + (f" {args}" if args else "")
         return _Line(f"{label} {code}" if label else code, "", "", comment, False), depth
@@ -136,6 +139,7 @@ def _layout(text: str, syntax: LineSyntax, depth: int) -> tuple[_Line | str, int
     if parts is None:
         return text.rstrip(_BLANKS), depth
     role = BLOCK_ROLES.get(stmt.mnemonic.text, (None,))[0]
+    depth = depth or 0   # code outside a kernel (wave-asm rejects it) is indented as inside
     at = depth - 1 if role in (BlockRole.ELSE, BlockRole.CLOSE) else depth
     at = max(at, 0)
     after = at + 1 if role in (BlockRole.OPEN, BlockRole.ELSE) else at
@@ -202,7 +206,7 @@ def format_lines(lines: list[str], syntax: list[LineSyntax] | None = None) -> li
     """The formatted text of every line (same number of lines)."""
     syntax = syntax or [parse_line(t) for t in lines]
     laid: list[_Line | str] = []
-    depth = 0
+    depth: int | None = None
     for number, (t, s) in enumerate(zip(lines, syntax)):
         if not number & 1023:
             checkpoint()
