@@ -65,3 +65,60 @@ def test_eglot_diagnostics_and_formatting(tmp_path):
     assert diags["S104"][:2] == [1 + line_start, 1 + line_start + 2]
     assert data["text"] == format_text(ASTRAL)
     assert data["text"] != ASTRAL
+
+
+INDENT_SCRIPT = """
+(add-to-list 'load-path %(load_path)s)
+(require 'wave-mode)
+(let ((out nil))
+  (dolist (file (list %(files)s))
+    (find-file file)
+    (let ((before (buffer-string)) (tabbed nil))
+      (goto-char (point-min))
+      (while (not (eobp))  ; as indent-region, leave empty lines (TAB there is to type code)
+        (unless (looking-at "[ \\t]*$") (indent-for-tab-command))
+        (forward-line 1))
+      (setq tabbed (buffer-string))
+      (erase-buffer)
+      (insert (replace-regexp-in-string "^[ \\t]+" "" before))
+      (indent-region (point-min) (point-max))
+      (push (list (cons 'file file) (cons 'mode (symbol-name major-mode))
+                  (cons 'tabbed tabbed) (cons 'region (buffer-string)))
+            out)
+      (set-buffer-modified-p nil)
+      (kill-buffer)))
+  (with-temp-file %(result)s
+    (insert (json-encode (vconcat (nreverse out))))))
+(kill-emacs 0)
+"""
+
+
+def test_tab_indents_as_the_formatter_does(tmp_path):
+    """TAB on every line of every example (and of the formatted conformance kernels) changes
+    nothing, and re-indenting an unindented copy gives the example's indentation back."""
+    emacs = require_tool("emacs", "bash .ci/tools/editors.sh (Debian emacs-nox, elpa-eglot)")
+    sources = {p.name: p.read_text() for p in sorted((ROOT / "examples").glob("*.wave"))}
+    shared = ROOT.parent / "shared" / "wave-examples"
+    for path in sorted(shared.glob("*.wave")):  # the conformance kernels, where present
+        sources[f"shared_{path.name}"] = format_text(path.read_text())
+    files = []
+    for name, text in sources.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        files.append(json.dumps(str(tmp_path / name)))
+    result = tmp_path / "result.json"
+    script = tmp_path / "indent.el"
+    script.write_text(INDENT_SCRIPT % {"load_path": json.dumps(str(ROOT / "editors" / "emacs")),
+                                       "files": " ".join(files),
+                                       "result": json.dumps(str(result))}, encoding="utf-8")
+    proc = subprocess.run(["timeout", "90", emacs, "--batch", "-q", "-l", str(script)],
+                          cwd=tmp_path, env=editor_env(tmp_path), capture_output=True,
+                          text=True, timeout=120)
+    assert result.is_file(), proc.stdout + proc.stderr
+    data = json.loads(result.read_text(encoding="utf-8"))
+    assert len(data) == len(sources) >= 4
+    for entry in data:
+        text = sources[entry["file"].rsplit("/", 1)[-1]]
+        assert entry["mode"] == "wave-mode"
+        assert entry["tabbed"] == text, entry["file"]
+        indents = [len(l) - len(l.lstrip()) for l in entry["region"].split("\n")]
+        assert indents == [len(l) - len(l.lstrip()) for l in text.split("\n")], entry["file"]
