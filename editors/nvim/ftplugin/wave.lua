@@ -19,6 +19,7 @@ vim.bo.softtabstop = 4
 vim.opt_local.formatoptions:remove('t')
 vim.opt_local.formatoptions:append('croql')
 vim.opt_local.iskeyword = '@,48-57,_,192-255'
+require('wave.highlight').setup()
 
 local function enabled(name)
   local value = vim.b[bufnr][name]
