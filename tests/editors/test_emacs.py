@@ -40,20 +40,25 @@ SCRIPT = """
 """
 
 
+def run_emacs(emacs: str, tmp_path, script: str, **values: str):
+    """Run the Lisp `script` (with `%(load_path)s`, `%(result)s` and `values` filled in) in
+    batch Emacs; what it wrote to the result file, decoded from JSON."""
+    result = tmp_path / "result.json"
+    path = tmp_path / "test.el"
+    path.write_text(script % {"load_path": json.dumps(str(ROOT / "editors" / "emacs")),
+                              "result": json.dumps(str(result)), **values}, encoding="utf-8")
+    proc = subprocess.run(["timeout", "90", emacs, "--batch", "-q", "-l", str(path)],
+                          cwd=tmp_path, env=editor_env(tmp_path), capture_output=True,
+                          text=True, timeout=120)
+    assert result.is_file(), proc.stdout + proc.stderr
+    return json.loads(result.read_text(encoding="utf-8"))
+
+
 def test_eglot_diagnostics_and_formatting(tmp_path):
     emacs = require_tool("emacs", "bash .ci/tools/editors.sh (Debian emacs-nox, elpa-eglot)")
     path = tmp_path / "astral.wave"
     path.write_text(ASTRAL, encoding="utf-8")
-    result = tmp_path / "result.json"
-    script = tmp_path / "test.el"
-    script.write_text(SCRIPT % {"load_path": json.dumps(str(ROOT / "editors" / "emacs")),
-                                "file": json.dumps(str(path)),
-                                "result": json.dumps(str(result))}, encoding="utf-8")
-    proc = subprocess.run(["timeout", "90", emacs, "--batch", "-q", "-l", str(script)],
-                          cwd=tmp_path, env=editor_env(tmp_path), capture_output=True,
-                          text=True, timeout=120)
-    assert result.is_file(), proc.stdout + proc.stderr
-    data = json.loads(result.read_text(encoding="utf-8"))
+    data = run_emacs(emacs, tmp_path, SCRIPT, file=json.dumps(str(path)))
     assert data["mode"] == "wave-mode"
     line_start = ASTRAL.index("𝒜")  # Emacs counts characters; points start at 1
     diags = {d[3].split("]")[0].split("[")[-1]: d for d in data["diagnostics"]}
@@ -105,16 +110,7 @@ def test_tab_indents_as_the_formatter_does(tmp_path):
     for name, text in sources.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
         files.append(json.dumps(str(tmp_path / name)))
-    result = tmp_path / "result.json"
-    script = tmp_path / "indent.el"
-    script.write_text(INDENT_SCRIPT % {"load_path": json.dumps(str(ROOT / "editors" / "emacs")),
-                                       "files": " ".join(files),
-                                       "result": json.dumps(str(result))}, encoding="utf-8")
-    proc = subprocess.run(["timeout", "90", emacs, "--batch", "-q", "-l", str(script)],
-                          cwd=tmp_path, env=editor_env(tmp_path), capture_output=True,
-                          text=True, timeout=120)
-    assert result.is_file(), proc.stdout + proc.stderr
-    data = json.loads(result.read_text(encoding="utf-8"))
+    data = run_emacs(emacs, tmp_path, INDENT_SCRIPT, files=" ".join(files))
     assert len(data) == len(sources) >= 4
     for entry in data:
         text = sources[entry["file"].rsplit("/", 1)[-1]]

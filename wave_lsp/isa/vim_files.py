@@ -138,8 +138,16 @@ def render_syntax() -> str:
     return "\n".join(out)
 
 
+_BLOCK_SETS = {"block_openers": BLOCK_OPENERS, "block_middles": BLOCK_MIDDLES,
+               "block_closers": BLOCK_CLOSERS}
+
+
 def _lua_set(words) -> str:
     return "{ " + ", ".join(f'["{w}"] = true' for w in sorted(words)) + " }"
+
+
+def _elisp_list(words) -> str:
+    return "'(" + " ".join(f'"{w}"' for w in sorted(words)) + ")"
 
 
 def render_blocks() -> str:
@@ -148,16 +156,10 @@ def render_blocks() -> str:
         "-- WAVE facts for the Neovim runtime files.",
         "-- GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_files`: do not edit.",
         "return {",
-        f"  block_openers = {_lua_set(BLOCK_OPENERS)},",
-        f"  block_middles = {_lua_set(BLOCK_MIDDLES)},",
-        f"  block_closers = {_lua_set(BLOCK_CLOSERS)},",
+        *(f"  {name} = {_lua_set(words)}," for name, words in _BLOCK_SETS.items()),
         "}",
         "",
     ])
-
-
-def _elisp_list(words) -> str:
-    return "'(" + " ".join(f'"{w}"' for w in sorted(words)) + ")"
 
 
 def render_emacs_blocks() -> str:
@@ -166,9 +168,8 @@ def render_emacs_blocks() -> str:
         ";;; wave-isa.el --- WAVE facts for wave-mode  -*- lexical-binding: t; -*-",
         ";; GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_files`: do not edit.",
         ";;; Code:",
-        f"(defconst wave-block-openers {_elisp_list(BLOCK_OPENERS)})",
-        f"(defconst wave-block-middles {_elisp_list(BLOCK_MIDDLES)})",
-        f"(defconst wave-block-closers {_elisp_list(BLOCK_CLOSERS)})",
+        *(f"(defconst wave-{name.replace('_', '-')} {_elisp_list(words)})"
+          for name, words in _BLOCK_SETS.items()),
         "(provide 'wave-isa)",
         ";;; wave-isa.el ends here",
         "",
