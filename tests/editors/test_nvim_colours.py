@@ -7,8 +7,11 @@ and from each other where the scheme has the colours (lua/wave/highlight.lua).""
 from __future__ import annotations
 
 import json
+import re
+import time
 
 from .nvim import run_nvim
+from .test_nvim_terminal import save, terminal  # noqa: F401 (the tmux fixture)
 
 SOURCE = """.kernel colours
 .registers 8
@@ -93,3 +96,77 @@ def test_semantic_tokens_keep_the_syntax_colours(tmp_path):
     assert looks["label"] not in (looks["register"], looks["special"], looks["mnemonic"])
     assert looks["mnemonic"] != (plain["fg"], False)
     assert after["label_reference"]["fg"] == after["label"]["fg"]
+
+
+def _sgr(state: dict, sequence: str) -> None:
+    """Apply one SGR sequence to `state` (foreground and bold: what tells tokens apart)."""
+    params = sequence[2:-1].replace(":", ";").split(";") if sequence[2:-1] else ["0"]
+    i = 0
+    while i < len(params):
+        p = params[i] or "0"
+        if p == "0":
+            state.update(fg="default", bold=False)
+        elif p == "1":
+            state["bold"] = True
+        elif p == "22":
+            state["bold"] = False
+        elif p == "39":
+            state["fg"] = "default"
+        elif p == "38":
+            width = 5 if params[i + 1] == "2" else 3
+            state["fg"] = ";".join(params[i:i + width])
+            i += width - 1
+        elif p == "48":
+            i += 4 if params[i + 1] == "2" else 2
+        elif 30 <= int(p) <= 37 or 90 <= int(p) <= 97:
+            state["fg"] = p
+        i += 1
+
+
+def _look(screen: str, row_text: str, word: str) -> tuple[str, bool]:
+    """(foreground, bold) where `word` starts, on the row showing `row_text` (plain text)."""
+    for row in screen.split("\n"):
+        pieces = re.split(r"(\x1b\[[0-9;:]*m)", row)
+        plain = "".join(p for p in pieces if not p.startswith("\x1b"))
+        if row_text not in plain:
+            continue
+        target = plain.index(word, plain.index(row_text))
+        state = {"fg": "default", "bold": False}
+        seen = 0
+        for piece in pieces:
+            if piece.startswith("\x1b"):
+                _sgr(state, piece)
+            elif seen + len(piece) > target:
+                return state["fg"], state["bold"]
+            else:
+                seen += len(piece)
+    raise AssertionError(f"{row_text!r} is not on the screen:\n{screen}")
+
+
+def test_terminal_colours_after_attach(tmp_path, terminal, monkeypatch):
+    """What the user saw in tmux: once the server attaches, registers and sr_* still differ
+    from plain text and from each other, and the mnemonics from both. In 24-bit colour (Neovim
+    turns 'termguicolors' on for COLORTERM=truecolor), where the default scheme's `@variable`
+    has a colour of its own (plain text) that hid the syntax file's."""
+    monkeypatch.setenv("COLORTERM", "truecolor")
+    path = tmp_path / "colours.wave"
+    path.write_text(SOURCE, encoding="utf-8")
+    term = terminal(path)
+    term.wait_for("regs declared", timeout=60)  # the server's code lens: it has attached
+    deadline = time.monotonic() + 20
+    while True:  # the semantic tokens are drawn: `iadd` (a function) no longer looks like `halt`
+        screen = term.screen(escapes=True)
+        if _look(screen, "iadd", "iadd") != _look(screen, "halt", "halt") \
+                or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
+    save("nvim-tmux-colours.txt", screen)
+    looks = {"register": _look(screen, "mov_sr", "r0"),
+             "special": _look(screen, "mov_sr", "sr_lane_id"),
+             "plain": _look(screen, "mov_sr", ","),
+             "mnemonic": _look(screen, "iadd", "iadd"),
+             "keyword": _look(screen, "halt", "halt"),
+             "label": _look(screen, "top:", "top")}
+    assert looks["mnemonic"] != looks["keyword"], "semantic tokens never drawn"
+    assert len({looks[k] for k in ("register", "special", "plain", "mnemonic")}) == 4, looks
+    assert looks["label"] != looks["plain"], looks
