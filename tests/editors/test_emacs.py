@@ -1,6 +1,7 @@
 """wave-lsp in a real Emacs (Debian `emacs-nox` + `elpa-eglot`): editors/emacs/wave-mode.el
 opens a kernel, eglot starts the server, and the diagnostics arrive in flymake at the right
-characters (after astral-plane letters); formatting goes through `eglot-format-buffer`."""
+characters (after astral-plane letters); hover answers in Markdown, formatting goes through `eglot-format-buffer`, and TAB
+indents as the formatter does."""
 
 from __future__ import annotations
 
@@ -26,12 +27,19 @@ SCRIPT = """
 (let ((deadline (+ (float-time) 30)))
   (while (and (< (float-time) deadline) (< (length (flymake-diagnostics)) 2))
     (accept-process-output nil 0.1)))
+(defvar hover nil)
 (let ((diags (mapcar (lambda (d) (list (flymake-diagnostic-beg d) (flymake-diagnostic-end d)
                                        (symbol-name (flymake-diagnostic-type d))
                                        (flymake-diagnostic-text d)))
                      (flymake-diagnostics))))
+  (goto-char (point-min))
+  (search-forward "halt")
+  (backward-char 2)
+  (setq hover (jsonrpc-request (eglot--current-server-or-lose) :textDocument/hover
+                               (eglot--TextDocumentPositionParams)))
   (eglot-format-buffer)
   (let ((out (json-encode (list (cons 'mode (symbol-name major-mode))
+                                (cons 'hover (plist-get (plist-get hover :contents) :value))
                                 (cons 'diagnostics (vconcat (mapcar #'vconcat diags)))
                                 (cons 'text (buffer-string))))))
     (with-temp-file %(result)s
@@ -70,6 +78,7 @@ def test_eglot_diagnostics_and_formatting(tmp_path):
     assert diags["S104"][:2] == [1 + line_start, 1 + line_start + 2]
     assert data["text"] == format_text(ASTRAL)
     assert data["text"] != ASTRAL
+    assert "halt" in data["hover"] and "```" in data["hover"]  # Markdown, for markdown-mode
 
 
 INDENT_SCRIPT = """
