@@ -1,7 +1,7 @@
 """wave-lsp in a real Emacs (Debian `emacs-nox` + `elpa-eglot`): editors/emacs/wave-mode.el
 opens a kernel, eglot starts the server, and the diagnostics arrive in flymake at the right
-characters (after astral-plane letters); hover answers in Markdown, formatting goes through `eglot-format-buffer`, and TAB
-indents as the formatter does."""
+characters (after astral-plane letters); hover answers in Markdown, formatting goes through
+`eglot-format-buffer`, and TAB indents as the formatter does."""
 
 from __future__ import annotations
 
