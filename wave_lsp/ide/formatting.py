@@ -1,5 +1,11 @@
-"""The WAVE source formatter (protocol-free): labels and directives at column 0, instructions
-indented, operands of consecutive instructions aligned in one column, trailing comments aligned.
+"""The WAVE source formatter (protocol-free), in the one layout the editors also indent by
+(VS Code's indentation rules, Neovim's indent/wave.lua, Emacs' wave-mode): labels and directives
+at column 0; instructions INDENT in and INDENT more inside each if/else/loop block (the block
+roles of `isa.blocks`), comments inside a kernel with the code; block keywords and loop exits
+with one blank before their operand; the operands of the other instructions of a block aligned
+at the widest mnemonic that fits before OPERAND_TAB (longer ones take one blank); trailing
+comments of neighbouring lines in one column, COMMENT_COLUMN or further out. The project's
+examples/ are written this way (a test keeps them fixed points).
 
 It only changes whitespace: every rewritten line must give the same statements (mnemonics,
 operands, guards, comments) as before, or the line is left as it was. The check is cheap for
