@@ -51,10 +51,11 @@ async def test_astral_characters_in_comments(client):
     lengths = tokens.data[2::5]
     assert units in lengths
     # the edit landed on `tail`: formatting shows the line's new content
-    text = ASTRAL.replace("tail", "end").replace("    iadd r1, r2, r3 ;", "    iadd r1, r2, r3  ;")
+    code = "    iadd r1, r2, r3"  # its trailing comment moves to column 36
+    text = ASTRAL.replace("tail", "end").replace(code + " ;", code.ljust(36) + ";")
     edits = await client.text_document_formatting_async(t.DocumentFormattingParams(
         text_document=ident(uri), options=OPTIONS))
-    assert [e.new_text for e in edits] == ["    iadd r1, r2, r3  ; 😀𝄞 end"]
+    assert [e.new_text for e in edits] == [code.ljust(36) + "; 😀𝄞 end"]
     assert edits[0].range.end == client_position(client, text, 1, len(
         ASTRAL.split("\n")[1].replace("tail", "end")))
 
