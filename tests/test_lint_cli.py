@@ -209,3 +209,11 @@ def test_without_fix_the_summary_says_which_fixes_wait(tmp_path):
     quiet = run_wave_lsp("lint", "--quiet", "--fix", str(path))
     assert [l for l in quiet.stdout.decode().splitlines()] == [
         f"{path}:4:5: O201 error unknown instruction 'iaddd'; did you mean 'iadd'?"]
+
+
+def test_unsafe_fixes_alone_changes_nothing(tmp_path):
+    path = write(tmp_path, "typo.wave", TYPOS)
+    r = run_wave_lsp("lint", "--unsafe-fixes", str(path))
+    assert r.returncode == 1 and path.read_text() == TYPOS
+    assert r.stdout.decode().splitlines()[-1] == \
+        "1 fixable with --fix; 1 more fixable with --fix --unsafe-fixes"

@@ -251,9 +251,11 @@ def run(args: argparse.Namespace) -> int:
             print(format_text(p, d))
         if not args.quiet:
             left = [d for _, d in results]
-            fixable = 0 if args.fix else len(fixes_to_apply(left))
-            every = 0 if args.unsafe_fixes else len(fixes_to_apply(left, unsafe=True))
-            text = summary(len(files), results, len(fixed), fixable, every - fixable)
+            safe = len(fixes_to_apply(left))
+            guesses = len(fixes_to_apply(left, unsafe=True)) - safe
+            if args.fix:  # what --fix could take it took; the guesses wait for --unsafe-fixes
+                safe, guesses = 0, 0 if args.unsafe_fixes else guesses
+            text = summary(len(files), results, len(fixed), safe, guesses)
             if text:
                 print(text)
     if io_problems:
