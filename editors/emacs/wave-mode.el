@@ -67,33 +67,55 @@
           ((member mnemonic wave-block-middles) 'middle)
           ((member mnemonic wave-block-closers) 'close))))
 
+(defun wave--depth-after (depth)
+  "The block depth after the line at point, DEPTH before it (nil outside any kernel)."
+  (cond ((looking-at "[ \t]*\\.kernel\\_>") 0)
+        ((looking-at "[ \t]*\\.end\\_>") nil)
+        (t (pcase (wave--role (wave--line-code))
+             ('open (1+ (or depth 0)))
+             ('close (max (1- (or depth 0)) 0))
+             (_ depth)))))
+
 (defun wave--depth ()
   "Blocks open before the current line, or nil outside any kernel."
   (save-excursion
-    (let ((end (line-beginning-position)) (depth 0))
-      (if (not (re-search-backward "^[ \t]*\\.\\(kernel\\|end\\)\\_>" nil t))
-          nil
-        (when (string= (match-string 1) "kernel")
-          (forward-line 1)
-          (while (< (point) end)
-            (pcase (wave--role (wave--line-code))
-              ('open (setq depth (1+ depth)))
-              ('close (setq depth (max (1- depth) 0))))
-            (forward-line 1))
-          depth)))))
+    (let ((end (line-beginning-position)) (depth nil))
+      (beginning-of-line)
+      (when (re-search-backward "^[ \t]*\\.\\(kernel\\|end\\)\\_>" nil t)
+        (while (< (point) end)
+          (setq depth (wave--depth-after depth))
+          (forward-line 1)))
+      depth)))
+
+(defun wave--column (depth)
+  "The column of the line at point, with DEPTH blocks open before it."
+  (cond ((looking-at "[ \t]*\\(\\.\\|[[:alpha:]_][[:alnum:]_]*[ \t]*:\\)") 0)
+        ((looking-at "[ \t]*\\([;#]\\|$\\)") (if depth (* wave-indent-offset (1+ depth)) 0))
+        (t (let ((depth (or depth 0)))
+             (when (memq (wave--role (wave--line-code)) '(middle close))
+               (setq depth (max (1- depth) 0)))
+             (* wave-indent-offset (1+ depth))))))
 
 (defun wave-indent-column ()
   "The column the current line's code starts at, as `wave-lsp' formats it."
   (save-excursion
     (beginning-of-line)
-    (let ((depth (wave--depth)))
-      (cond ((looking-at "[ \t]*\\(\\.\\|[[:alpha:]_][[:alnum:]_]*[ \t]*:\\)") 0)
-            ((looking-at "[ \t]*\\([;#]\\|$\\)")
-             (if depth (* wave-indent-offset (1+ depth)) 0))
-            (t (let ((depth (or depth 0)))
-                 (when (memq (wave--role (wave--line-code)) '(middle close))
-                   (setq depth (max (1- depth) 0)))
-                 (* wave-indent-offset (1+ depth))))))))
+    (wave--column (wave--depth))))
+
+(defun wave-indent-region (start end)
+  "Indent the non-empty lines from START to END in one pass (`indent-region')."
+  (save-excursion
+    (let ((end (copy-marker end)) (depth nil))
+      (goto-char start)
+      (beginning-of-line)
+      (setq depth (wave--depth))
+      (while (< (point) end)
+        (unless (looking-at "[ \t]*$")
+          (indent-line-to (wave--column depth))
+          (beginning-of-line))
+        (setq depth (wave--depth-after depth))
+        (forward-line 1))
+      (set-marker end nil))))
 
 (defun wave-indent-line ()
   "Indent the current line as the formatter does; TAB on a formatted line changes nothing."
@@ -110,6 +132,7 @@
   (setq-local comment-start-skip "[;#]+[ \t]*")
   (setq-local indent-tabs-mode nil)
   (setq-local indent-line-function #'wave-indent-line)
+  (setq-local indent-region-function #'wave-indent-region)
   ;; re-indent when a label's `:' or the last letter of else/endif/endloop is typed
   (setq-local electric-indent-chars (append '(?: ?e ?f ?p) electric-indent-chars))
   (setq-local tab-width 4)
