@@ -95,10 +95,10 @@ def test_terminal_shows_the_ptx_beside_the_source(tmp_path, terminal):
     term, screen = _ptx_split(tmp_path, terminal)
     save("nvim-tmux-emit-ptx.txt", screen)
     rows = screen.split("\n")
-    # two windows side by side: the PTX in one, the source in the other
+    # two windows side by side: the source on the left, the PTX on the right
     split = [row.split("│") for row in rows if "│" in row]
-    ptx = "\n".join(sides[0] for sides in split)
-    source = "\n".join(sides[-1] for sides in split)
+    source = "\n".join(sides[0] for sides in split)
+    ptx = "\n".join(sides[-1] for sides in split)
     assert ".entry scale(" in ptx and "mov.b32 %r1, 3;" in ptx, screen
     assert "st.global.u32 [%rd1], %r2;" in ptx, screen
     assert "mov_sr  r0, sr_thread_id_x" in source and "mov.b32" not in source, screen
@@ -200,12 +200,12 @@ def test_terminal_highlights_the_mapped_lines(tmp_path, terminal):
     time.sleep(1.5)
     screen = term.screen(escapes=True)
     save("nvim-tmux-emit-map-from-ptx.txt", screen)
-    assert _highlighted(screen, "imul    r4, r0, r3", 1), screen
-    assert not _highlighted(screen, "imul    r2, r0, r1", 1), screen
-    term.keys("C-w", "l")                            # the cursor in the source
+    assert _highlighted(screen, "imul    r4, r0, r3", 0), screen
+    assert not _highlighted(screen, "imul    r2, r0, r1", 0), screen
+    term.keys("C-w", "h")                            # the cursor in the source
     term.keys("/imul    r2", "Enter")
     time.sleep(1.5)
     screen = term.screen(escapes=True)
     save("nvim-tmux-emit-map-from-source.txt", screen)
-    assert _highlighted(screen, "mul.lo.s32 %r2, %r0, %r1;", 0), screen
-    assert not _highlighted(screen, "mul.lo.s32 %r4, %r0, %r3;", 0), screen
+    assert _highlighted(screen, "mul.lo.s32 %r2, %r0, %r1;", 1), screen
+    assert not _highlighted(screen, "mul.lo.s32 %r4, %r0, %r3;", 1), screen

@@ -51,12 +51,14 @@ async def test_astral_characters_in_comments(client):
     lengths = tokens.data[2::5]
     assert units in lengths
     # the edit landed on `tail`: formatting shows the line's new content
-    text = ASTRAL.replace("tail", "end").replace("    iadd r1, r2, r3 ;", "    iadd r1, r2, r3  ;")
+    code = "    iadd r1, r2, r3"  # its trailing comment moves to column 36
+    edited = ASTRAL.replace("tail", "end")
     edits = await client.text_document_formatting_async(t.DocumentFormattingParams(
         text_document=ident(uri), options=OPTIONS))
-    assert [e.new_text for e in edits] == ["    iadd r1, r2, r3  ; 😀𝄞 end"]
-    assert edits[0].range.end == client_position(client, text, 1, len(
-        ASTRAL.split("\n")[1].replace("tail", "end")))
+    assert [e.new_text for e in edits] == [code.ljust(36) + "; 😀𝄞 end"]
+    # the edit replaces the whole edited line, its end counted in the client's units
+    assert edits[0].range.end == client_position(client, edited, 1,
+                                                 len(edited.split("\n")[1]))
 
 
 async def test_diagnostics_follow_edits_and_close(client):

@@ -1,8 +1,10 @@
 """`wave-lsp lint PATH...`: diagnostics for files and directories, for people, CI and pre-commit.
 
 Text output is one `path:line:col: CODE severity message` per line, sorted by position (line and
-column are 1-based; columns count Unicode characters). `--format json` prints one JSON array.
-Exit status: 0 without errors, 1 with errors (or with warnings under `--strict`), 2 when a path
+column are 1-based; columns count Unicode characters), then one summary line ("All checks passed:
+3 files", or what was found); `--quiet` prints the diagnostics only. `--format json` prints one
+JSON array. A path that holds no `.wave` file is a warning on stderr. `--fix` applies the safe
+fixes (`analysis.fixes`) and prints each one it made; `--unsafe-fixes` adds the guesses. Exit status: 0 without errors, 1 with errors (or with warnings under `--strict`), 2 when a path
 could not be read or the command line is wrong.
 """
 
@@ -18,7 +20,7 @@ from pathlib import Path
 from ..analysis import Config, Diagnostic, Severity, analyze, find_config, load_config
 from ..analysis.codes import severity_of
 from ..analysis.diagnostic import Range
-from ..analysis.fixes import apply_edits, fix_edits
+from ..analysis.fixes import apply_edits, fixes_to_apply
 from ..analysis.source import decode_source
 from ..files import FileWriteError, read_regular, write_text_atomically
 from ..isa.backends import TARGET_NAMES
@@ -46,8 +48,12 @@ def register(subparsers) -> None:
                    help="backends the portability lints check (ptx, hip, metal, sycl; "
                         "overrides the configuration's 'targets')")
     p.add_argument("--fix", action="store_true",
-                   help="apply the mechanical fixes (legacy syntax and the like) in place, then "
-                        "report what is left")
+                   help="apply the safe fixes (rewrites of legacy syntax) in place, print each, "
+                        "then report what is left")
+    p.add_argument("--unsafe-fixes", action="store_true",
+                   help="with --fix, also apply the guesses (the closest name to a typo, ...)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print the diagnostics only (no summary, no fixes, no warnings)")
     p.set_defaults(func=run)
 
 
@@ -60,9 +66,10 @@ def _targets(text: str) -> tuple[str, ...]:
     return tuple(t for t in TARGET_NAMES if t in names)
 
 
-def collect(paths: list[str]) -> tuple[list[Path], list[str]]:
+def collect(paths: list[str], empty: list[str] | None = None) -> tuple[list[Path], list[str]]:
     """The .wave files named or found below directories, and a problem for each path that is
-    missing or cannot be read (a directory that cannot be listed is never skipped silently)."""
+    missing or cannot be read (a directory that cannot be listed is never skipped silently);
+    directories without a `.wave` file are added to `empty`."""
     files: list[Path] = []
     problems: list[str] = []
     for raw in paths:
@@ -71,6 +78,8 @@ def collect(paths: list[str]) -> tuple[list[Path], list[str]]:
             found, unreadable = walk_wave_files(path)
             files.extend(found)
             problems.extend(f"{p}: error: cannot read directory: {why}" for p, why in unreadable)
+            if not found and not unreadable and empty is not None:
+                empty.append(raw)
         elif path.exists():
             files.append(path)
         else:
@@ -120,8 +129,10 @@ class ConfigCache:
         return config
 
 
-def lint_file(path: Path, config: Config, fix: bool = False) -> list[Diagnostic]:
-    """Diagnostics of one file (after applying fixes when `fix`); raises FileReadError or
+def lint_file(path: Path, config: Config, fix: bool = False, unsafe: bool = False,
+              applied: list[Diagnostic] | None = None) -> list[Diagnostic]:
+    """Diagnostics of one file (after applying the safe fixes when `fix`, every fix with
+    `unsafe`; the diagnostics fixed are appended to `applied`); raises FileReadError or
     FileWriteError when it cannot be read or written."""
     try:
         data = read_regular(path)
@@ -133,10 +144,12 @@ def lint_file(path: Path, config: Config, fix: bool = False) -> list[Diagnostic]
     diagnostics = analyze(Document(text, uri=str(path)), config)
     if fix:
         for _ in range(4):  # a fix can reveal another (a legacy mnemonic, then its operands)
-            edits = fix_edits(diagnostics)
-            if not edits:
+            chosen = fixes_to_apply(diagnostics, unsafe)
+            if not chosen:
                 break
-            text = apply_edits(text, edits)
+            if applied is not None:
+                applied.extend(chosen)
+            text = apply_edits(text, [e for d in chosen for e in d.fixes[0].edits])
             diagnostics = analyze(Document(text, uri=str(path)), config)
         if text.encode("utf-8") != data:
             write_text_atomically(path, text)  # FileWriteError leaves the file as it was
@@ -163,18 +176,51 @@ def as_json(path: str, d: Diagnostic) -> dict:
     }
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def summary(files: int, results: list[tuple[str, Diagnostic]], fixed: int, fixable: int,
+            unsafe: int) -> str:
+    """The closing lines of a text report: what was fixed, checked and found, and the fixes
+    left (`fixable` safe ones, `unsafe` guesses) with the option that applies them."""
+    lines = [f"Fixed {_plural(fixed, 'problem')}"] if fixed else []
+    if not results:
+        if files:
+            lines.append(f"All checks passed: {_plural(files, 'file')}")
+    else:
+        by_severity: dict[str, int] = {}
+        for _, d in results:
+            by_severity[d.severity.label] = by_severity.get(d.severity.label, 0) + 1
+        counts = ", ".join(_plural(n, s) for s, n in by_severity.items())
+        affected = len({p for p, _ in results})
+        lines.append(f"Found {_plural(len(results), 'problem')} ({counts}) in {affected} of "
+                     f"{_plural(files, 'file')}")
+    offers = []
+    if fixable:
+        offers.append(f"{fixable} fixable with --fix")
+    if unsafe:
+        offers.append(f"{unsafe} {'more ' if fixable else ''}fixable with --fix --unsafe-fixes")
+    if offers:
+        lines.append("; ".join(offers))
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
-    files, io_problems = collect(args.paths)
+    empty: list[str] = []
+    files, io_problems = collect(args.paths, empty)
     configs = ConfigCache(args.config, args.no_config, args.compat == "wave-asm")
     if args.config is not None and not args.config.is_file():
         io_problems.append(f"{args.config}: error: configuration file not found")
     results: list[tuple[str, Diagnostic]] = []
+    fixed: list[tuple[str, Diagnostic]] = []
     for path in files:
+        applied: list[Diagnostic] = []
         try:
             config = configs.for_file(path)
             if args.targets is not None:
                 config = replace(config, targets=args.targets)
-            diags = lint_file(path, config, args.fix)
+            diags = lint_file(path, config, args.fix, args.unsafe_fixes, applied)
         except FileWriteError as err:
             io_problems.append(f"{path}: error: cannot write (the file is unchanged): "
                                f"{err.strerror or err}")
@@ -183,15 +229,35 @@ def run(args: argparse.Namespace) -> int:
             io_problems.append(f"{path}: error: cannot read: {err.strerror or err}")
             continue
         results.extend((str(path), d) for d in diags)
+        fixed.extend((str(path), d) for d in applied)
     results = configs.problems + results
     for line in io_problems:
         print(line, file=sys.stderr)
+    if not args.quiet:
+        for raw in empty:
+            print(f"{raw}: warning: no .wave file found there", file=sys.stderr)
+        if not files and not io_problems and not empty:
+            print("warning: no .wave file to check", file=sys.stderr)
     if args.format == "json":
         json.dump([as_json(p, d) for p, d in results], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
+        if not args.quiet:
+            for p, d in fixed:
+                r = d.range
+                print(f"{p}:{r.start_line + 1}:{r.start_col + 1}: fixed {d.code}: "
+                      f"{d.fixes[0].title}")
         for p, d in results:
             print(format_text(p, d))
+        if not args.quiet:
+            left = [d for _, d in results]
+            safe = len(fixes_to_apply(left))
+            guesses = len(fixes_to_apply(left, unsafe=True)) - safe
+            if args.fix:  # what --fix could take it took; the guesses wait for --unsafe-fixes
+                safe, guesses = 0, 0 if args.unsafe_fixes else guesses
+            text = summary(len(files), results, len(fixed), safe, guesses)
+            if text:
+                print(text)
     if io_problems:
         return 2
     worst = min((d.severity for _, d in results), default=Severity.HINT + 1)

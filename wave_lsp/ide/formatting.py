@@ -1,5 +1,11 @@
-"""The WAVE source formatter (protocol-free): labels and directives at column 0, instructions
-indented, operands of consecutive instructions aligned in one column, trailing comments aligned.
+"""The WAVE source formatter (protocol-free), in the one layout the editors also indent by
+(VS Code's indentation rules, Neovim's indent/wave.lua, Emacs' wave-mode): labels and directives
+at column 0; instructions INDENT in and INDENT more inside each if/else/loop block (the block
+roles of `isa.blocks`), comments inside a kernel with the code; block keywords and loop exits
+with one blank before their operand; the operands of the other instructions of a block aligned
+at the widest mnemonic that fits before OPERAND_TAB (longer ones take one blank); trailing
+comments of neighbouring lines in one column, COMMENT_COLUMN or further out. The project's
+examples/ are written this way (a test keeps them fixed points).
 
 It only changes whitespace: every rewritten line must give the same statements (mnemonics,
 operands, guards, comments) as before, or the line is left as it was. The check is cheap for
@@ -14,11 +20,14 @@ from __future__ import annotations
 import re
 
 from ..cancellation import checkpoint
+from ..isa.blocks import BLOCK_ROLES, BlockRole
 from ..syntax.ast import Directive, Instruction, Label, LineSyntax
 from ..syntax.parser import parse_line
 
 INDENT = 4
+OPERAND_TAB = 8           # operands start at most this far past the mnemonic's column
 COMMENT_GAP = 2
+COMMENT_COLUMN = 36       # trailing comments start here, unless the code reaches it
 MAX_COMMENT_COLUMN = 80
 _BLANKS = " \t\f\v"
 
@@ -83,85 +92,137 @@ class _Line:
     """A line being laid out: code before the operands column, operands, trailing comment."""
 
     def __init__(self, prefix: str, head: str, operands: str, comment: str | None,
-                 aligned: bool) -> None:
+                 aligned: bool, depth: int = 0) -> None:
         self.prefix, self.head, self.operands, self.comment = prefix, head, operands, comment
         self.aligned = aligned  # an instruction taking part in operand alignment
+        self.depth = depth      # blocks open around it (its run of aligned lines shares it)
+        self.remark = False     # a line holding only a comment
+
+    def code(self, width: int) -> str:
+        """The line without its comment, operands at `width` past the head's start."""
+        if not self.operands:
+            return (self.prefix + self.head).rstrip()
+        return self.prefix + self.head.ljust(width) + " " + self.operands
 
 
-def _layout(text: str, syntax: LineSyntax) -> _Line | str:
-    """A line's parts, or its final text when it needs no alignment."""
+def _indent(depth: int) -> str:
+    return " " * (INDENT * (1 + depth))
+
+
+def _layout(text: str, syntax: LineSyntax,
+            depth: int | None) -> tuple[_Line | str, int | None]:
+    """A line's parts (or its final text), and the block depth after it. `depth` counts the
+    if/else/loop blocks open before the line (None outside any kernel): a block keyword sits at
+    the depth of its block, the lines inside one level further in."""
     if syntax.problem is not None:
-        return text.rstrip(_BLANKS)
+        return text.rstrip(_BLANKS), depth
     comment = syntax.comment.text if syntax.comment else None
     stmts = syntax.statements
     if not stmts:
         if comment is None:
-            return ""
-        indented = text[:len(text) - len(text.lstrip(_BLANKS))] != ""
-        return (" " * INDENT if indented else "") + comment
+            return "", depth
+        # a comment inside a kernel sits with the code around it; outside, at column 0
+        line = _Line(_indent(depth) if depth is not None else "", comment, "", None, False)
+        line.remark = True
+        return line, depth
     labels = [s for s in stmts if isinstance(s, Label)]
     rest = [s for s in stmts if not isinstance(s, Label)]
     if len(labels) > 1 or len(rest) > 1 or (labels and stmts[0] is not labels[0]):
-        return text.rstrip(_BLANKS)
+        return text.rstrip(_BLANKS), depth
     label = f"{labels[0].name.text}:" if labels else ""
     if not rest:
-        return _Line(label, "", "", comment, False)
+        return _Line(label, "", "", comment, False), depth
     stmt = rest[0]
     if isinstance(stmt, Directive):
+        if stmt.name.text == "kernel":
+            depth = 0
+        elif stmt.name.text == "end":
+            depth = None
         args = _joined(text, stmt.args)
         code = f".{stmt.name.text}" + (f" {args}" if args else "")
-        return _Line(f"{label} {code}" if label else code, "", "", comment, False)
+        return _Line(f"{label} {code}" if label else code, "", "", comment, False), depth
     parts = _instruction_parts(text, stmt)
     if parts is None:
-        return text.rstrip(_BLANKS)
-    prefix = label.ljust(INDENT) if len(label) < INDENT else label + " "
-    return _Line(prefix, parts[0], parts[1], comment, True)
+        return text.rstrip(_BLANKS), depth
+    role = BLOCK_ROLES.get(stmt.mnemonic.text, (None,))[0]
+    depth = depth or 0   # code outside a kernel (wave-asm rejects it) is indented as inside
+    at = depth - 1 if role in (BlockRole.ELSE, BlockRole.CLOSE) else depth
+    at = max(at, 0)
+    after = at + 1 if role in (BlockRole.OPEN, BlockRole.ELSE) else at
+    indent = _indent(at)
+    prefix = label.ljust(len(indent)) if len(label) < len(indent) else label + " "
+    # block keywords and exits stand alone: never padded, and they end a run of aligned operands
+    return _Line(prefix, parts[0], parts[1], comment, role is None, at), after
 
 
-def _render(lines: list[_Line]) -> list[str]:
-    """Align operands and comments over a run of consecutive code lines."""
-    width = max((len(l.head) for l in lines if l.aligned and l.operands), default=0)
-    codes = []
-    for l in lines:
-        if l.aligned:
-            code = l.prefix + (l.head.ljust(width) + " " + l.operands if l.operands else l.head)
-        else:
-            code = l.prefix
-        codes.append(code.rstrip())
-    column = max((len(c) for c, l in zip(codes, lines) if l.comment), default=0) + COMMENT_GAP
-    out = []
-    for code, l in zip(codes, lines):
-        if l.comment is None:
-            out.append(code)
-        elif column <= MAX_COMMENT_COLUMN:
-            out.append(code.ljust(column) + l.comment)
-        else:
-            out.append(code + " " * COMMENT_GAP + l.comment)
+def _operand_width(run: list[_Line]) -> int:
+    """The head width of a run: the widest head that fits before the operand tab stop; longer
+    heads are followed by one blank."""
+    return max((len(l.head) for l in run if l.operands and len(l.head) < OPERAND_TAB), default=0)
+
+
+def _with_comments(codes: list[str], comments: list[str | None]) -> list[str]:
+    """Trailing comments of consecutive commented lines in one column: COMMENT_COLUMN, or
+    further out when a line's code reaches it (each line's own when that passes
+    MAX_COMMENT_COLUMN)."""
+    out = list(codes)
+    i = 0
+    while i < len(codes):
+        if comments[i] is None:
+            i += 1
+            continue
+        j = i
+        while j < len(codes) and comments[j] is not None:
+            j += 1
+        column = max([COMMENT_COLUMN] + [len(c) + COMMENT_GAP for c in codes[i:j]])
+        for k in range(i, j):
+            if column <= MAX_COMMENT_COLUMN:
+                out[k] = codes[k].ljust(column) + comments[k]
+            else:
+                out[k] = codes[k] + " " * COMMENT_GAP + comments[k]
+        i = j
     return out
+
+
+def _aligned_runs(laid: list[_Line | str]) -> dict[int, int]:
+    """line -> operand width, for every aligned instruction: a run is the aligned instructions of
+    one block depth, which blank and comment-only lines do not interrupt."""
+    widths: dict[int, int] = {}
+    run: list[int] = []
+
+    def close() -> None:
+        width = _operand_width([laid[n] for n in run])
+        widths.update((n, width) for n in run)
+        run.clear()
+
+    for n, item in enumerate(laid):
+        if isinstance(item, _Line) and item.aligned:
+            if run and laid[run[-1]].depth != item.depth:
+                close()
+            run.append(n)
+        elif item == "" or (isinstance(item, _Line) and item.remark):
+            continue  # a blank or comment-only line keeps the run going
+        else:
+            close()
+    close()
+    return widths
 
 
 def format_lines(lines: list[str], syntax: list[LineSyntax] | None = None) -> list[str]:
     """The formatted text of every line (same number of lines)."""
     syntax = syntax or [parse_line(t) for t in lines]
-    laid = []
+    laid: list[_Line | str] = []
+    depth: int | None = None
     for number, (t, s) in enumerate(zip(lines, syntax)):
         if not number & 1023:
             checkpoint()
-        laid.append(_layout(t, s))
-    out: list[str] = []
-    run: list[_Line] = []
-    for item in laid + [""]:
-        if isinstance(item, _Line) and item.aligned:
-            run.append(item)
-            continue
-        if run:
-            out.extend(_render(run))
-            run = []
-        if isinstance(item, _Line):
-            out.extend(_render([item]))
-        else:
-            out.append(item)
-    out.pop()  # the sentinel
+        item, depth = _layout(t, s, depth)
+        laid.append(item)
+    widths = _aligned_runs(laid)
+    codes = [item.code(widths.get(n, 0)) if isinstance(item, _Line) else item
+             for n, item in enumerate(laid)]
+    comments = [item.comment if isinstance(item, _Line) else None for item in laid]
+    out = _with_comments(codes, comments)
     for i, (old, new) in enumerate(zip(lines, out)):
         if old != new and not _same_tokens(old, new) \
                 and _signature(parse_line(new)) != _signature(syntax[i]):

@@ -2,7 +2,8 @@
 
 Vim and Neovim colour a buffer with `editors/nvim/syntax/wave.vim` before (and without) the
 language server, so that file lists the mnemonics, directives, special registers, scopes and cache
-hints; the indent rules need the block structure (`editors/nvim/lua/wave/isa.lua`). Those facts
+hints; the indent rules need the block structure (`editors/nvim/lua/wave/isa.lua`, and
+`editors/emacs/wave-isa.el` for Emacs' wave-mode). Those facts
 live once, in `wave_lsp.isa`: `python -m wave_lsp.isa.vim_files` rewrites the checked-in copies
 and `--check` fails when one is stale (a test runs the check).
 
@@ -27,6 +28,7 @@ from .registers import SPECIAL_REGISTERS
 # Where the generated files live, relative to the repository root.
 SYNTAX_PATH = Path("editors/nvim/syntax/wave.vim")
 BLOCKS_PATH = Path("editors/nvim/lua/wave/isa.lua")
+EMACS_BLOCKS_PATH = Path("editors/emacs/wave-isa.el")
 
 # The group each instruction class is shown as, and the standard group that one links to.
 _FAMILY = {
@@ -136,8 +138,16 @@ def render_syntax() -> str:
     return "\n".join(out)
 
 
+_BLOCK_SETS = {"block_openers": BLOCK_OPENERS, "block_middles": BLOCK_MIDDLES,
+               "block_closers": BLOCK_CLOSERS}
+
+
 def _lua_set(words) -> str:
     return "{ " + ", ".join(f'["{w}"] = true' for w in sorted(words)) + " }"
+
+
+def _elisp_list(words) -> str:
+    return "'(" + " ".join(f'"{w}"' for w in sorted(words)) + ")"
 
 
 def render_blocks() -> str:
@@ -146,15 +156,28 @@ def render_blocks() -> str:
         "-- WAVE facts for the Neovim runtime files.",
         "-- GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_files`: do not edit.",
         "return {",
-        f"  block_openers = {_lua_set(BLOCK_OPENERS)},",
-        f"  block_middles = {_lua_set(BLOCK_MIDDLES)},",
-        f"  block_closers = {_lua_set(BLOCK_CLOSERS)},",
+        *(f"  {name} = {_lua_set(words)}," for name, words in _BLOCK_SETS.items()),
         "}",
         "",
     ])
 
 
-GENERATED = {SYNTAX_PATH: render_syntax, BLOCKS_PATH: render_blocks}
+def render_emacs_blocks() -> str:
+    """The same block structure for Emacs' wave-mode (its indentation)."""
+    return "\n".join([
+        ";;; wave-isa.el --- WAVE facts for wave-mode  -*- lexical-binding: t; -*-",
+        ";; GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_files`: do not edit.",
+        ";;; Code:",
+        *(f"(defconst wave-{name.replace('_', '-')} {_elisp_list(words)})"
+          for name, words in _BLOCK_SETS.items()),
+        "(provide 'wave-isa)",
+        ";;; wave-isa.el ends here",
+        "",
+    ])
+
+
+GENERATED = {SYNTAX_PATH: render_syntax, BLOCKS_PATH: render_blocks,
+             EMACS_BLOCKS_PATH: render_emacs_blocks}
 
 
 def stale(root: Path) -> list[Path]:

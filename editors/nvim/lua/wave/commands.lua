@@ -105,8 +105,8 @@ end
 --- The backends of `:LspWaveEmit` and the filetype that highlights each one's text.
 local TARGETS = { ptx = 'asm', hip = 'cpp', metal = 'cpp', sycl = 'cpp' }
 
---- Show `text` in a read-only scratch buffer named `name`, in a vertical split (reused),
---- highlighted as `filetype` (default: WAVE syntax).
+--- Show `text` in a read-only scratch buffer named `name`, in a vertical split on the right of
+--- the source (reused), highlighted as `filetype` (default: WAVE syntax).
 local function show_listing(name, text, filetype)
   local buf = vim.fn.bufnr(name)
   if buf == -1 then
@@ -126,7 +126,7 @@ local function show_listing(name, text, filetype)
   end
   local win = vim.fn.bufwinid(buf)
   if win == -1 then
-    vim.cmd('vertical sbuffer ' .. buf)
+    vim.cmd('rightbelow vertical sbuffer ' .. buf)
   else
     vim.api.nvim_set_current_win(win)
   end
@@ -212,8 +212,10 @@ function M.attach(client, bufnr)
       end)
     end)
   end, { nargs = 1, complete = function(lead)
-           return vim.tbl_filter(function(t) return vim.startswith(t, lead) end,
+           local names = vim.tbl_filter(function(t) return vim.startswith(t, lead) end,
              vim.tbl_keys(TARGETS))
+           table.sort(names)
+           return names
          end,
          desc = 'wave-lsp: show the PTX, HIP, Metal or SYCL a backend makes of the buffer' })
 

@@ -40,6 +40,22 @@ local function shebang_python(path)
   return nil
 end
 
+--- One warning per session when the `wave` configuration is enabled but its command cannot be
+--- run (Neovim 0.11 only logs that): what is missing, and `:checkhealth wave` for the rest.
+function M.warn_if_unstartable()
+  if M.warned or not (vim.lsp.is_enabled and vim.lsp.is_enabled('wave')) then
+    return
+  end
+  local cmd = server_cmd()
+  if type(cmd) ~= 'table' or vim.fn.executable(cmd[1]) == 1 then
+    return
+  end
+  M.warned = true
+  vim.notify(('wave-lsp cannot be started: %q is not an executable on PATH. Install wave-lsp '
+    .. "(pip install wave-lsp) or point vim.lsp.config('wave', { cmd = ... }) at it; "
+    .. 'run :checkhealth wave for details'):format(cmd[1]), vim.log.levels.WARN)
+end
+
 local function check_neovim()
   health.start('Neovim')
   if vim.fn.has('nvim-0.11') == 1 then

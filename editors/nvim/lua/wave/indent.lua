@@ -79,9 +79,10 @@ function M.indentexpr(lnum)
   return math.max(indent, current.kind == 'blank' and 0 or sw)
 end
 
---- 'indentkeys' for WAVE: re-indent when a directive starts or a block keyword is typed.
+--- 'indentkeys' for WAVE: re-indent when a directive starts, a label's `:` or a block keyword
+--- is typed.
 function M.indentkeys()
-  local keys = { '0.', '!^F', 'o', 'O' }
+  local keys = { '0.', '!^F', 'o', 'O', '<:>' }
   for _, set in ipairs({ isa.block_middles, isa.block_closers }) do
     for word in pairs(set) do
       keys[#keys + 1] = '=' .. word
