@@ -29,7 +29,8 @@ ERROR_KINDS = (
 
 # Stable `EmuWarning.kind` values.
 WARNING_KINDS = ("unaligned_access", "inactive_shuffle_source", "out_of_range_shuffle_source",
-                 "guarded_structure", "data_race")
+                 "guarded_structure", "data_race", "uninitialised_register",
+                 "uninitialised_local", "uninitialised_device")
 
 
 @dataclass(frozen=True)
