@@ -143,6 +143,8 @@ class MemoryCheck:
         keep = ((a >= 0) & (a + width <= size)).all(axis=1)
         if not keep.all():
             lanes, a = lanes[keep], a[keep]
+        if not lanes.size:
+            return lanes, None
         if self.local:
             a = a + b.local_base[lanes][:, None]
         spans = (a[:, :, None] + np.arange(width, dtype=np.int64)).reshape(lanes.size, -1)
@@ -183,6 +185,11 @@ class MemoryCheck:
 
 
     def report(self, b: Batch, ctx, index: int, lanes: np.ndarray, addresses) -> None:
+        if self.reads and self.writes:       # an atomic: lanes go in thread order, so only
+            addresses = np.asarray(addresses, dtype=np.int64)     # the first at a word reads
+            where = addresses + b.local_base[lanes] if self.local else addresses  # what nothing
+            keep = np.sort(np.unique(where, return_index=True)[1])    # initialised
+            lanes, addresses = lanes[keep], addresses[keep]
         lane = int(lanes[0])
         space = "local" if self.local else "device"
         wrote = ("no thread of the workgroup wrote it in this launch; a GPU's local memory is "

@@ -117,6 +117,19 @@ int init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_
     Init *s = g->init;
     uint8_t *shadow = local ? s->loc : g->run->device_init;
     int64_t n = g->n;
+    if (read && write) {                 /* an atomic: lanes in thread order */
+        for (int64_t l = 0; l < n; l++) {
+            if (!m[l])
+                continue;
+            uint8_t *p = shadow + addr[l];
+            if (load32(p) != 0x01010101u)
+                return 1;
+            memset(p, 1, 4);
+        }
+        if (local)
+            s->loc_dirty = 1;
+        return 0;
+    }
     if (read)
         for (int64_t l = 0; l < n; l++) {
             if (!m[l])
