@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from hypothesis import given, strategies as st
+from hypothesis import event, given, strategies as st
 
 import test_emu_differential as upstream_generated
 import test_emu_hypothesis as structured
@@ -24,6 +24,7 @@ BAIL = "possible uninitialised read"
 
 def assert_same_verdict(source: str, launch: Launch) -> None:
     report, native = both_engines(source, launch)
+    event("native" if native.reason is None else "bailed: " + native.reason.split(" (")[0])
     found = [w for w in report.warnings if w.kind in KINDS]
     others = [w for w in report.warnings if w.kind not in KINDS] + report.errors
     if native.reason is None:

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..emu.launch_flags import add_launch_flags, build_launch, check_dumps, dump_requests
+from .device_option import add_device_flags
 from ..files import read_program
 
 
@@ -57,6 +58,7 @@ def register(subparsers) -> None:
                         "widths) and report the memory that differs")
     p.add_argument("--compat", choices=("wave-asm",),
                    help="assemble source exactly as wave-asm does, defects included")
+    add_device_flags(p)
     p.set_defaults(func=run)
 
 
@@ -115,6 +117,9 @@ def _run(args) -> int:
         launch = build_launch(args)
         requests = dump_requests(args)
         check_dumps(requests, launch.device_memory)
+        if args.device != "emulator" or args.compare:
+            from .device_option import run_device
+            return run_device(args, program, launch, requests, _write_output)
         if args.wave_widths:
             from .wave_widths_option import run_widths
             return run_widths(args, program, launch)
@@ -138,7 +143,7 @@ def _run(args) -> int:
     if args.json:
         import json
         data = report.to_json(include_memory=False)
-        data["dumps"] = {r.kind: list(_lines(r, report.device_memory)) for r in requests}
+        data["dumps"] = {r.kind: list(dump_lines(r, report.device_memory)) for r in requests}
         print(json.dumps(data, indent=1))
         return 1 if report.errors else 0
     if report.errors:
@@ -156,7 +161,8 @@ def _run(args) -> int:
     return 0
 
 
-def _lines(request, memory) -> Iterator[str]:
+def dump_lines(request, memory) -> Iterator[str]:
+    """The lines of one `--dump-*` request over a device image (uint8)."""
     from ..emu.formats import dump_values, hex_dump
     if request.kind == "memory":
         return hex_dump(memory, request.start, request.start + request.count)

@@ -1,0 +1,106 @@
+"""Running a launch on a real NVIDIA GPU: the kernel's PTX (`wave-lsp emit --target ptx`'s code
+path, in-process) loaded through the CUDA driver by CuPy (the optional extra
+`wave-lsp[cuda]`), over device memory marshalled exactly as the emulator's.
+
+`prepare` does everything that needs no GPU and is tested without one: it selects the kernel,
+resolves the geometry as the emulator does, checks the launch can mean the same on the GPU
+(32-lane waves, no preset registers, no emulator-only recording), emits the PTX and builds the
+initial device image with `launch.new_device_memory` (the emulator's own `--arg`/fill writer).
+`execute` copies the image to the GPU, launches and copies it back; the caller prints the dumps
+from that image with the emulator's formatters. `device_status` says why no GPU can be used.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+
+import numpy as np
+
+from .geometry import geometry, load_kernels, select_kernel
+from .launch import Launch, check_device_memory, launch_error, new_device_memory
+
+NVIDIA_WAVE_WIDTH = 32          # a warp (seed 003: the PTX backend's wave width)
+INSTALL_HINT = "pip install 'wave-lsp[cuda]'"
+
+
+class DeviceUnavailable(Exception):
+    """No GPU run is possible here (CuPy missing, no device); the message is one line."""
+
+
+@dataclass
+class DeviceLaunch:
+    """A launch ready for the GPU: PTX, its entry, grid and block, and the initial image."""
+
+    kernel: str
+    ptx: str
+    entry: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    image: np.ndarray            # uint8, the initial device memory
+
+
+def device_status() -> str | None:
+    """None when CuPy finds a CUDA device, else why not (one line)."""
+    try:
+        import cupy
+    except ImportError:
+        return f"--device cuda needs CuPy, which is not installed ({INSTALL_HINT})"
+    except Exception as err:                  # a broken CuPy install
+        return f"--device cuda: CuPy cannot be imported: {_first_line(err)}"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as err:                  # no driver, no device
+        return f"--device cuda: no CUDA device ({_first_line(err)})"
+    return None if count > 0 else "--device cuda: no CUDA device"
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).strip() or type(err).__name__
+    return text.splitlines()[0]
+
+
+def prepare(program, launch: Launch) -> DeviceLaunch:
+    """The GPU side of `launch` (see the module doc); raises LaunchError naming the flag."""
+    from ..asm.backends import EmitError, emit_kernels
+    kernel = select_kernel(load_kernels(program), launch.kernel)
+    geo = geometry(kernel, launch)
+    if geo.wave_width != NVIDIA_WAVE_WIDTH:
+        raise launch_error(f"--wave-width: an NVIDIA GPU runs waves of {NVIDIA_WAVE_WIDTH} "
+                           f"lanes, not {geo.wave_width}", "--wave-width")
+    if launch.set_regs:
+        raise launch_error("--set-reg: a GPU starts no register with a value (load it from "
+                           "device memory instead)", "--set-reg")
+    check_device_memory(launch)
+    try:
+        emitted = emit_kernels([kernel], "ptx")
+    except EmitError as err:
+        raise launch_error(f"the kernel has no PTX translation: {err}", None) from None
+    found = re.search(r"\.entry\s+([\w$.]+)\s*\(", emitted.text)
+    if found is None:
+        raise launch_error("the emitted PTX has no .entry", None)
+    return DeviceLaunch(kernel.name, emitted.text, found.group(1), tuple(geo.grid),
+                        tuple(geo.workgroup), new_device_memory(launch))
+
+
+def execute(prepared: DeviceLaunch) -> np.ndarray:
+    """Run on the GPU; the final device memory (uint8). Raises DeviceUnavailable."""
+    reason = device_status()
+    if reason is not None:
+        raise DeviceUnavailable(reason)
+    import cupy
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, f"{prepared.kernel}.ptx")
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(prepared.ptx)
+        module = cupy.RawModule(path=path)
+        function = module.get_function(prepared.entry)
+        memory = cupy.asarray(prepared.image)          # at least one byte: a real pointer
+        if memory.size == 0:
+            memory = cupy.zeros(4, dtype=cupy.uint8)
+        function(prepared.grid, prepared.block, (memory,))
+        cupy.cuda.runtime.deviceSynchronize()
+        result = cupy.asnumpy(memory)
+    return result[:prepared.image.size]
