@@ -124,7 +124,7 @@ int init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_
             uint8_t *p = shadow + addr[l];
             if (load32(p) != 0x01010101u)
                 return 1;
-            memset(p, 1, 4);
+            memset(p, 1, 4);                 /* lanes may share the word: in order */
         }
         if (local)
             s->loc_dirty = 1;
@@ -141,9 +141,16 @@ int init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_
     if (write) {
         if (local)
             s->loc_dirty = 1;
-        for (int64_t l = 0; l < n; l++)
-            if (m[l])
-                memset(shadow + addr[l], 1, (size_t)width);
+        static const uint32_t set = 0x01010101u;
+        if (width == 4) {
+            for (int64_t l = 0; l < n; l++)
+                if (m[l])
+                    memcpy(shadow + addr[l], &set, 4);
+        } else {
+            for (int64_t l = 0; l < n; l++)
+                if (m[l])
+                    memset(shadow + addr[l], 1, (size_t)width);
+        }
     }
     return 0;
 }
