@@ -60,7 +60,7 @@ def test_device_cuda_without_a_gpu_is_a_one_line_error_exit_2(kernel_file):
     done = wave_lsp("run", str(kernel_file), "--device", "cuda", "--dump-u32", "256:4")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("Error: --device cuda")
-    assert done.stderr.strip() == f"Error: {device_status()}"
+    assert done.stderr.strip() == f"Error: --device cuda: {device_status()}"
     if "not installed" in done.stderr:
         assert "pip install 'wave-lsp[cuda]'" in done.stderr
 
@@ -77,8 +77,8 @@ def test_cupy_without_a_device_is_a_one_line_error_exit_2(kernel_file, tmp_path)
     done = wave_lsp("run", str(kernel_file), "--device", "cuda",
                     env={"PYTHONPATH": str(stub.parent)})
     assert done.returncode == 2, done.stderr
-    assert done.stderr == ("Error: --device cuda: no CUDA device (cudaErrorNoDevice: no "
-                           "CUDA-capable device is detected)\n")
+    assert done.stderr == ("Error: --device cuda: CuPy finds no CUDA device (cudaErrorNoDevice: "
+                           "no CUDA-capable device is detected)\n")
 
 
 @pytest.mark.parametrize("flags, message", [

@@ -52,41 +52,32 @@ def _usage(message: str) -> int:
 def run_device(args, program, launch, requests, write_output) -> int:
     """The command for `--device cuda`; `write_output(args, requests, report)` prints dumps."""
     from ..emu import cuda
-    from ..emu.compare import first_difference, run_with_writers
     from ..emu.report import RunReport
     problem = usage_problem(args)
     if problem is not None:
         return _usage(problem)
-    prepared = cuda.prepare(program, launch)          # LaunchError: the caller's exit 1
+    cuda.prepare(program, launch)            # a launch the GPU cannot run: the caller's exit 1
     reason = cuda.device_status()
     if reason is not None:
-        return _usage(reason)
+        return _usage(f"--device cuda: {reason}")
     try:
-        image = cuda.execute(prepared)
+        outcome = cuda.run_on_device(program, launch, compare=args.compare)
     except cuda.DeviceUnavailable as err:
-        return _usage(str(err))
-    except Exception as err:                          # a driver or PTX JIT error
-        print(f"Error: the GPU run failed: {str(err).strip().splitlines()[0]}", file=sys.stderr)
+        return _usage(f"--device cuda: {err}")
+    except cuda.DeviceRunError as err:
+        print(f"Error: {err}", file=sys.stderr)
         return 1
-    report = RunReport(kernel=prepared.kernel, device_memory=image)
-    difference = None
-    if args.compare:
-        emulated, writers = run_with_writers(program, launch)
-        if emulated.errors:
-            print(f"Error: the emulator run failed: {emulated.errors[0].message}",
-                  file=sys.stderr)
-            return 1
-        difference = first_difference(emulated.device_memory, image, writers,
-                                      by_pc=isinstance(program, bytes))
+    image, difference = outcome.image, outcome.difference
     if args.json:
         from .run_command import dump_lines
-        data = {"kernel": prepared.kernel, "device": "cuda",
+        data = {"kernel": outcome.prepared.kernel, "device": "cuda",
                 "dumps": {r.kind: list(dump_lines(r, image)) for r in requests}}
         if args.compare:
             data["compare"] = None if difference is None else difference.as_dict()
         print(json.dumps(data, indent=1))
     else:
-        write_output(args, requests, report)
+        write_output(args, requests, RunReport(kernel=outcome.prepared.kernel,
+                                               device_memory=image))
         if args.compare:
             print(compare_message(difference, str(args.file), image.size), file=sys.stderr)
     return 1 if difference is not None else 0

@@ -16,14 +16,17 @@ import os
 import re
 import tempfile
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .geometry import geometry, load_kernels, select_kernel
 from .launch import Launch, check_device_memory, launch_error, new_device_memory
 
+if TYPE_CHECKING:
+    import numpy as np
+
 NVIDIA_WAVE_WIDTH = 32          # a warp (seed 003: the PTX backend's wave width)
 INSTALL_HINT = "pip install 'wave-lsp[cuda]'"
+NO_CUPY = f"CuPy is not installed ({INSTALL_HINT})"
 
 
 class DeviceUnavailable(Exception):
@@ -43,18 +46,21 @@ class DeviceLaunch:
 
 
 def device_status() -> str | None:
-    """None when CuPy finds a CUDA device, else why not (one line)."""
+    """None when CuPy finds a CUDA device, else why not (one line, for any front end)."""
+    from importlib.util import find_spec
+    if find_spec("cupy") is None:
+        return NO_CUPY
     try:
         import cupy
-    except ImportError:
-        return f"--device cuda needs CuPy, which is not installed ({INSTALL_HINT})"
+    except ImportError as err:
+        return f"CuPy cannot be imported: {_first_line(err)}"
     except Exception as err:                  # a broken CuPy install
-        return f"--device cuda: CuPy cannot be imported: {_first_line(err)}"
+        return f"CuPy cannot be imported: {_first_line(err)}"
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as err:                  # no driver, no device
-        return f"--device cuda: no CUDA device ({_first_line(err)})"
-    return None if count > 0 else "--device cuda: no CUDA device"
+        return f"CuPy finds no CUDA device ({_first_line(err)})"
+    return None if count > 0 else "CuPy finds no CUDA device"
 
 
 def _first_line(err: Exception) -> str:
@@ -104,3 +110,38 @@ def execute(prepared: DeviceLaunch) -> np.ndarray:
         cupy.cuda.runtime.deviceSynchronize()
         result = cupy.asnumpy(memory)
     return result[:prepared.image.size]
+
+
+class DeviceRunError(Exception):
+    """The GPU run or, when comparing, the emulator run failed (one line)."""
+
+
+@dataclass
+class DeviceRun:
+    """A launch run on the GPU and, with `compare`, the first difference from the emulator."""
+
+    prepared: DeviceLaunch
+    image: np.ndarray                    # the GPU's final device memory
+    compared: bool = False
+    difference: object = None            # compare.MemoryDifference, None: the same (or no compare)
+
+
+def run_on_device(program, launch: Launch, compare: bool = False) -> DeviceRun:
+    """Prepare, run on the GPU and, with `compare`, run the emulator recording store lines and
+    compare. Raises LaunchError, DeviceUnavailable or DeviceRunError."""
+    from .compare import first_difference, run_with_writers
+    prepared = prepare(program, launch)
+    try:
+        image = execute(prepared)
+    except DeviceUnavailable:
+        raise
+    except Exception as err:                          # a driver or PTX JIT error
+        raise DeviceRunError(f"the GPU run failed: {_first_line(err)}") from None
+    outcome = DeviceRun(prepared, image, compare)
+    if compare:
+        emulated, writers = run_with_writers(program, launch)
+        if emulated.errors:
+            raise DeviceRunError(f"the emulator run failed: {emulated.errors[0].message}")
+        outcome.difference = first_difference(emulated.device_memory, image, writers,
+                                              by_pc=isinstance(program, (bytes, bytearray)))
+    return outcome
