@@ -9,6 +9,7 @@ import asyncio
 import pytest
 from lsprotocol import types as t
 
+import test_device_run as device_run
 from wave_lsp.ide.gpu import gpu_status
 
 from .conftest import open_document
@@ -17,21 +18,7 @@ from .test_portability import execute, lenses
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
-KERNEL = """; wave-lsp run: --fill-iota 0:f32:64:1 --device-memory 1024
-.kernel double
-.registers 8
-.workgroup_size 64, 1, 1
-    mov_sr r0, sr_thread_id_x
-    mov_imm r1, 4
-    imul r2, r0, r1
-    device_load_u32 r3, r2
-    fadd r4, r3, r3
-    mov_imm r5, 256
-    iadd r6, r2, r5
-    device_store_u32 r6, r4
-    halt
-.end
-"""
+KERNEL = "; wave-lsp run: --fill-iota 0:f32:64:1 --device-memory 1024\n" + device_run.KERNEL
 
 
 @pytest.mark.skipif(gpu_status() is None, reason="CuPy finds a CUDA device here")
@@ -39,7 +26,7 @@ async def test_without_a_gpu_there_is_no_lens_and_the_command_says_why(client):
     uri = open_document(client, KERNEL, "gpu_none")
     titles = [lens.command.title for lens in await lenses(client, uri)]
     assert "Check portability" in titles and "▶ Run on GPU" not in titles
-    result = await execute(client, "wave-lsp.runOnGpu", uri, "double")
+    result = await execute(client, "wave-lsp.runOnGpu", uri, "scale")
     assert result == {"ok": False, "message": f"cannot run on a GPU: {gpu_status()}"}
     await asyncio.sleep(0.1)
     assert f"wave-lsp: cannot run on a GPU: {gpu_status()}" in [m.message for m in

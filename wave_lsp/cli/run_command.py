@@ -15,8 +15,10 @@ only prints that it is not implemented), `--wave-widths 16,32,64` (run at each w
 the memory that differs, by store line; see `wave_widths_option`).
 
 Warnings (unaligned accesses, shuffles from inactive lanes, data races between workgroups or
-between waves with no barrier between; upstream has none) are printed to stderr as
-`Warning: MESSAGE`; stdout is upstream's.
+between waves with no barrier between, reads of registers or memory nothing initialised — see
+`wave_lsp.emu.initcheck`, `--no-initcheck` turns that check off; upstream has none) are printed
+to stderr as `Warning: MESSAGE`; stdout is upstream's. `--device cuda [--compare]` runs the
+launch on a GPU instead (see `device_option`).
 
 Bounds (upstream has none): every value is checked before the run with a one-line error naming
 the flag: at most 1024 threads per workgroup (the kernel's metadata included), wave width 1-64,
