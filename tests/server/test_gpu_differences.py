@@ -1,6 +1,7 @@
-"""The editor's GPU offer through the real server: where CuPy finds no CUDA device (here, and in
-CI) no kernel gets a "▶ Run on GPU" lens and `wave-lsp.runOnGpu` says why in one message; with a
-device, the lens is there and the command compares the GPU's memory with the emulator's."""
+"""What a real GPU does differently, in the editor, through the real server: where CuPy finds no
+CUDA device (here, and in CI) no kernel gets a "▶ Run on GPU" lens and `wave-lsp.runOnGpu` says
+why in one message; with a device, the lens is there and the command compares the GPU's memory
+with the emulator's. A read of a register nothing wrote is an R003 warning at its line."""
 
 from __future__ import annotations
 
@@ -47,3 +48,28 @@ async def test_with_a_gpu_the_lens_runs_and_compares(client):
     result = await execute(client, "wave-lsp.runOnGpu", *runs[0].command.arguments)
     assert result["ok"] and result["same"], result
     assert t.MessageType.Info in [m.type for m in client.messages]
+
+
+UNINITIALISED = """; wave-lsp run: --workgroup 4,1,1 --wave-width 4
+.kernel uninit
+.registers 8
+    mov_sr  r0, sr_lane_id
+    iadd    r1, r0, r5
+    halt
+.end
+"""
+
+
+async def test_an_uninitialised_read_is_an_r003_at_its_line(client):
+    """Not the GPU itself but what it does differently: the run warning reaches the editor."""
+    from .test_run_results import current_diagnostics, eventually, run
+    uri = open_document(client, UNINITIALISED, "uninit")
+    result = await run(client, uri, "uninit", None)
+    assert [w["kind"] for w in result["warnings"]] == ["uninitialised_register"]
+
+    async def found():
+        return [d for d in await current_diagnostics(client, uri) if d.code == "R003"]
+    (warning,) = await eventually(found)
+    assert warning.range.start.line == 4 and warning.severity == t.DiagnosticSeverity.Warning
+    assert warning.message.startswith("r5 is read before anything wrote it (thread 0: "
+                                      "workgroup (0, 0, 0), wave 0, lane 0)")
