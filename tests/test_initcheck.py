@@ -247,6 +247,13 @@ def test_the_command_prints_the_same_warnings_with_either_engine(tmp_path):
     assert clean.stderr == "engine: native\n"
 
 
+def test_no_initcheck_turns_it_off_and_leaves_the_native_core_running(tmp_path):
+    path = tmp_path / "k.wave"
+    path.write_text(REGISTER)
+    done = command(path, "--no-initcheck", "--dump-u32", "0:1")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "0\n", "engine: native\n")
+
+
 def test_json_carries_the_warnings(tmp_path):
     path = tmp_path / "k.wave"
     path.write_text(LOCAL)

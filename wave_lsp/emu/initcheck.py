@@ -13,7 +13,7 @@ A run reports, as warnings with the reading line, thread and lanes:
 - `uninitialised_local`: a lane reads local memory that no thread of its workgroup wrote in the
   launch (loads, local atomics and mma tile loads);
 - `uninitialised_device`: a lane reads device memory that no `--arg`, `--fill-*`, store or
-  atomic initialised (loads and atomics).
+  atomic initialised (loads and atomics; not checked with more than 1 GiB of device memory).
 
 Wave operations are checked on the executing lanes' own source register. `instrument` wraps a
 compiled kernel's ops; the shadows are bytes per memory byte and, for registers, one flag per
@@ -35,6 +35,8 @@ from .state import Batch
 
 KINDS = ("uninitialised_register", "uninitialised_local", "uninitialised_device")
 FULL_WORD = 0x01010101       # four initialised bytes, seen through a u32 view of the shadow
+MAX_SHADOWED_DEVICE = 1 << 30   # beyond this, device reads are not checked (the shadow would
+                                # double the memory of the run; the native core stops at 256 MiB)
 
 
 class InitShadow:
@@ -42,10 +44,11 @@ class InitShadow:
 
     def __init__(self, device_size: int, memory_init: Sequence[MemoryInit],
                  set_regs: dict[int, int], registers: int, instructions: int):
-        self.device = np.zeros((device_size + 3) & ~3, dtype=np.uint8)
-        for offset, length in initialised_ranges(memory_init):
-            self.device[offset:offset + length] = 1
-        self.device32 = self.device.view(np.uint32)
+        self.device: np.ndarray | None = None      # None: device reads are not checked
+        if device_size <= MAX_SHADOWED_DEVICE:
+            self.device = np.zeros((device_size + 3) & ~3, dtype=np.uint8)
+            for offset, length in initialised_ranges(memory_init):
+                self.device[offset:offset + length] = 1
         self.device_size = device_size
         self.preset = [0 <= r < registers and r in set_regs for r in range(registers)]
         self.instructions = instructions
@@ -248,7 +251,7 @@ def _checked(op, index: int, check, ctx, shadow: InitShadow):
         s = shadow if shadow.batch is b else shadow.begin(b)
         if not s.settled[index]:
             s.check_registers(b, ctx, index, mask, unguarded, reads, writes)
-        if memory is not None and b.any_active:
+        if memory is not None and b.any_active and (memory.local or s.device is not None):
             m = None if unguarded and b.full else mask(b)
             if m is None or m.any():
                 memory.run(b, ctx, index, s, m)
