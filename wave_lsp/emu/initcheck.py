@@ -114,10 +114,6 @@ def _who(b: Batch, lane: int) -> str:
     return f"thread {b.global_thread(lane)}: workgroup {wg}, wave {wave}, lane {in_wave}"
 
 
-def _in_bounds(a: np.ndarray, width: int, size: int) -> np.ndarray:
-    return a[a + width <= size] if a.size and int(a.max()) + width > size else a
-
-
 class MemoryCheck:
     """The memory side of one load, store, atomic or mma tile access."""
 
