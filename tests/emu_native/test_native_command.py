@@ -56,6 +56,7 @@ VECTOR_ADD = """.kernel vector_add
 SPIN = """.kernel spin
 .registers 4
     mov_imm r1, 2
+    mov_imm r3, 1
     loop
         imul r3, r3, r1
     endloop
@@ -135,7 +136,8 @@ def test_a_native_run_loads_no_numpy(tmp_path):
     wbin = write(tmp_path, "vector_add", VECTOR_ADD_REGS)
     done = command([wbin, "--grid", "4,1,1", "--device-memory", "12288",
                     "--fill-iota", "0:f32:1024:1", "--fill-iota", "4096:f32:1024:2",
-                    "--set-reg", "1:4096", "--set-reg", "2:8192", "--dump-f32", "8192:8",
+                    "--set-reg", "0:0", "--set-reg", "1:4096", "--set-reg", "2:8192",
+                    "--dump-f32", "8192:8",
                     "--dump-u32", "8192:2", "--dump-memory", "8192:8224", "--stats"],
                    tmp_path, probe=True)
     assert done.returncode == 0, done.stderr
@@ -160,7 +162,8 @@ def test_an_ineligible_run_uses_the_numpy_engine(tmp_path):
 
 
 CASES = {
-    "out of bounds": (VECTOR_ADD, ["--device-memory", "2048", "--dump-u32", "0:4"],
+    "out of bounds": (VECTOR_ADD, ["--device-memory", "2048", "--fill-iota", "0:f32:512:1",
+                                   "--dump-u32", "0:4"],
                       "memory access out of bounds"),
     "race between workgroups": (VECTOR_ADD, ["--grid", "2,1,1", "--fill-iota", "0:f32:512:1",
                                              "--dump-f32", "0:1024", "--stats"],
@@ -171,6 +174,8 @@ CASES = {
                           "instruction limit"),
     "divergent barrier": (DIVERGENT_BARRIER, ["--workgroup", "4,1,1", "--wave-width", "4"],
                           "barrier in divergent control flow"),
+    "uninitialised read": (VECTOR_ADD, ["--fill-iota", "0:f32:256:1", "--dump-f32", "2048:4",
+                                        "--stats"], "possible uninitialised read"),
     "inactive shuffle": (INACTIVE_SHUFFLE, ["--workgroup", "4,1,1", "--wave-width", "4",
                                             "--dump-u32", "0:4", "--stats"],
                          "shuffle from an inactive lane"),

@@ -15,8 +15,10 @@ only prints that it is not implemented), `--wave-widths 16,32,64` (run at each w
 the memory that differs, by store line; see `wave_widths_option`).
 
 Warnings (unaligned accesses, shuffles from inactive lanes, data races between workgroups or
-between waves with no barrier between; upstream has none) are printed to stderr as
-`Warning: MESSAGE`; stdout is upstream's.
+between waves with no barrier between, reads of registers or memory nothing initialised — see
+`wave_lsp.emu.initcheck`, `--no-initcheck` turns that check off; upstream has none) are printed
+to stderr as `Warning: MESSAGE`; stdout is upstream's. `--device cuda [--compare]` runs the
+launch on a GPU instead (see `device_option`).
 
 Bounds (upstream has none): every value is checked before the run with a one-line error naming
 the flag: at most 1024 threads per workgroup (the kernel's metadata included), wave width 1-64,
@@ -42,6 +44,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..emu.launch_flags import add_launch_flags, build_launch, check_dumps, dump_requests
+from .device_option import add_device_flags
 from ..files import read_program
 
 
@@ -57,6 +60,7 @@ def register(subparsers) -> None:
                         "widths) and report the memory that differs")
     p.add_argument("--compat", choices=("wave-asm",),
                    help="assemble source exactly as wave-asm does, defects included")
+    add_device_flags(p)
     p.set_defaults(func=run)
 
 
@@ -115,6 +119,9 @@ def _run(args) -> int:
         launch = build_launch(args)
         requests = dump_requests(args)
         check_dumps(requests, launch.device_memory)
+        if args.device != "emulator" or args.compare:
+            from .device_option import run_device
+            return run_device(args, program, launch, requests, _write_output)
         if args.wave_widths:
             from .wave_widths_option import run_widths
             return run_widths(args, program, launch)
@@ -138,7 +145,7 @@ def _run(args) -> int:
     if args.json:
         import json
         data = report.to_json(include_memory=False)
-        data["dumps"] = {r.kind: list(_lines(r, report.device_memory)) for r in requests}
+        data["dumps"] = {r.kind: list(dump_lines(r, report.device_memory)) for r in requests}
         print(json.dumps(data, indent=1))
         return 1 if report.errors else 0
     if report.errors:
@@ -156,7 +163,8 @@ def _run(args) -> int:
     return 0
 
 
-def _lines(request, memory) -> Iterator[str]:
+def dump_lines(request, memory) -> Iterator[str]:
+    """The lines of one `--dump-*` request over a device image (uint8)."""
     from ..emu.formats import dump_values, hex_dump
     if request.kind == "memory":
         return hex_dump(memory, request.start, request.start + request.count)

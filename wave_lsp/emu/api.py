@@ -17,6 +17,7 @@ from ..asm.ir import KernelCode
 from .compiler import compile_kernel
 from .context import RunContext
 from .engine import Limits, SequentialNeeded, execute
+from .initcheck import check_launch
 from .launch import (Launch, apply_memory_init, check_device_memory, launch_error,
                      new_device_memory)
 from .report import RunReport
@@ -52,6 +53,7 @@ def run(program, launch: Launch | None = None, *,
         ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
         compiled = compile_kernel(kernel, geo.registers, ctx, instructions,
                                   skip_empty=not launch.trace)
+        check_launch(compiled, ctx, launch, geo.registers, device.size, set_regs)
         observer = observe(compiled, geo) if observe else _observer(launch, geo, compiled)
         try:
             with np.errstate(all="ignore"):

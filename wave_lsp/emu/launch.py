@@ -71,6 +71,7 @@ class Launch:
     # True: trace with lines and masks to stderr; "upstream": upstream's trace format; or a sink
     trace: bool | str | Callable[[str], None] = False
     record_limit: int = 64               # executions kept per line in line_records
+    initcheck: bool = True               # report uninitialised reads (see emu.initcheck)
 
 
 class LaunchError(ValueError):
@@ -123,6 +124,17 @@ def write_memory_init(device: memoryview, items: Sequence[MemoryInit],
                 device[lo:hi] = zeros[:hi - lo]
         else:
             raise LaunchError(f"unknown memory initialiser {item!r}")
+
+
+def initialised_ranges(items: Sequence[MemoryInit]) -> list[tuple[int, int]]:
+    """(offset, length) of the device memory each initialiser writes, in order (for the
+    uninitialised-read check of both engines)."""
+    out = []
+    for item in items:
+        length = len(item.data) if isinstance(item, DataFill) else 4 * item.count
+        if length > 0:
+            out.append((item.offset, length))
+    return out
 
 
 def _check_range(offset: int, length: int, size: int, what: str) -> None:

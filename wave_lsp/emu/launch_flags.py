@@ -74,6 +74,8 @@ def add_launch_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kernel", metavar="NAME", help="kernel to run (default: the first)")
     p.add_argument("--time-limit", type=float, metavar="SECONDS",
                    help="wall-time limit (a positive number of seconds)")
+    p.add_argument("--no-initcheck", action="store_true",
+                   help="do not report reads of registers and memory nothing initialised")
 
 
 def launch_parser() -> argparse.ArgumentParser:
@@ -265,6 +267,7 @@ def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overr
         max_instructions=max_instructions,
         time_limit=time_limit, metadata_first=True,
         trace=True if getattr(args, "trace_lines", False) else "upstream" if args.trace else False,
-        register_threads=(0,) if args.dump_regs else ())
+        register_threads=(0,) if args.dump_regs else (),
+        initcheck=not getattr(args, "no_initcheck", False))
     fields.update(overrides)
     return Launch(**fields)

@@ -7,7 +7,8 @@ Warnings (`EmuWarning`) name one place: `pc`, `line` (0-based, None for `.wbin` 
 atomic) is about two places: the fields above are the writing side, and `address` (byte address
 of the word), `other_pc`, `other_line`, `other_workgroup`, `other_wave`, `other_lanes` and
 `other_access` ("read" or "write") are the other side. A client that shows warnings per line can
-show it at `line` and, with the same message, at `other_line`.
+show it at `line` and, with the same message, at `other_line`. The `uninitialised_*` warnings
+(a read of a register, local or device memory nothing wrote) are described in `initcheck`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ ERROR_KINDS = (
 
 # Stable `EmuWarning.kind` values.
 WARNING_KINDS = ("unaligned_access", "inactive_shuffle_source", "out_of_range_shuffle_source",
-                 "guarded_structure", "data_race")
+                 "guarded_structure", "data_race", "uninitialised_register",
+                 "uninitialised_local", "uninitialised_device")
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ warnings) as `run(program, launch)`; tests/debug/test_stepping.py checks it on e
 What it relies on from the rest of the emulator (keep these when refactoring): `api.geometry`,
 `api.launch_summary`, `api.load_kernels`, `api.select_kernel`, `launch.new_device_memory`,
 `compiler.compile_kernel` (one `op(batch) -> next index | None` per instruction),
+`initcheck.check_launch`,
 `engine.to_error`, `engine._limit_fault`, `engine._step_limit`, `engine._finish_stats`, and
 `Batch(geo, first_wg, 1, device, set_regs)` with its `ctrl`/`calls` frames.
 """
@@ -26,6 +27,7 @@ from .api import geometry, launch_summary, load_kernels, select_kernel
 from .compiler import CompiledKernel, compile_kernel
 from .context import RunContext
 from .engine import Limits, _finish_stats, _limit_fault, _step_limit, to_error
+from .initcheck import check_launch
 from .launch import Launch, new_device_memory
 from .report import EmuError, RunReport
 from .state import Batch, Fault
@@ -49,10 +51,12 @@ class SteppingRun:
         self.ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
         self.compiled: CompiledKernel = compile_kernel(self.kernel, self.geo.registers,
                                                        self.ctx, instructions)
+        self.set_regs = {int(k): int(v) for k, v in launch.set_regs.items()}
+        check_launch(self.compiled, self.ctx, launch, self.geo.registers, self.device.size,
+                     self.set_regs)
         self.ctx.counts = [0] * len(self.compiled.ops)
         self.limits = Limits(launch.max_instructions, None, None)
         self.step_limit = _step_limit(self.limits, self.geo.waves_per_wg)
-        self.set_regs = {int(k): int(v) for k, v in launch.set_regs.items()}
         self.error: EmuError | None = None
         self.finished = False
         self.workgroup = -1            # linear id of the workgroup being run

@@ -12,47 +12,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .api import load_kernels, run
+from .api import load_kernels
+from .compare import run_with_writers
 from .launch import Launch
 from .report import RunReport
 
 MAX_SHOWN = 8   # differing words listed per line
-
-
-class StoreWriters:
-    """Observer that remembers, for every byte of device memory, the source line (or pc for
-    `.wbin` input) of the last store or atomic that wrote it."""
-
-    single_workgroup = False
-
-    def __init__(self, compiled, size: int):
-        self.writer = np.full(size, -1, dtype=np.int64)
-        self.plans = []
-        for ins in compiled.instructions:
-            access = ins.spec.memory
-            wanted = access is not None and access.space == "device" and access.kind != "load"
-            where = ins.line if ins.line is not None else ins.offset
-            self.plans.append((ins, access.width, where) if wanted else None)
-
-    def attach(self, b) -> None:
-        pass
-
-    def before(self, index: int, b):
-        plan = self.plans[index]
-        if plan is None:
-            return None
-        ins = plan[0]
-        mask = b.guard_mask(ins.pred_reg, ins.pred_neg) if ins.guarded else b.active
-        return b.R[ins.rs1][mask].astype(np.int64)
-
-    def after(self, index: int, b, addresses) -> None:
-        if addresses is None or not addresses.size:
-            return
-        _ins, width, where = self.plans[index]
-        size = self.writer.size
-        for k in range(width):
-            at = addresses + k
-            self.writer[at[(at >= 0) & (at < size)]] = where
 
 
 @dataclass(frozen=True)
@@ -130,15 +95,8 @@ def compare_widths(program, launch: Launch, widths, cancel=None) -> WidthCompari
     reports: dict[int, RunReport] = {}
     writers: dict[int, np.ndarray] = {}
     for width in widths:
-        observers = []
-
-        def observe(compiled, geo, _seen=observers):
-            _seen.append(StoreWriters(compiled, launch.device_memory))
-            return _seen[-1]
-
-        reports[width] = run(kernels, replace(launch, wave_width=width), cancel=cancel,
-                             observe=observe)
-        writers[width] = observers[0].writer if observers else None
+        reports[width], writers[width] = run_with_writers(
+            kernels, replace(launch, wave_width=width), cancel=cancel)
     name = next(iter(reports.values())).kernel if reports else ""
     kernel = next((k for k in kernels if k.name == name), None)
     by_pc = kernel is not None and any(i.line is None for i in kernel.instructions)

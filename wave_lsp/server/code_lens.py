@@ -25,6 +25,7 @@ from ..ide.state import DocumentState
 from . import run_view
 from .documents import span
 from .handlers import command, command_document, request
+from .gpu_run import gpu_lenses
 from .portability import portability_lenses
 
 if TYPE_CHECKING:
@@ -96,6 +97,7 @@ def setup(server: "WaveLanguageServer") -> None:
             out.append(types.CodeLens(range=rng, command=types.Command(
                 title="Assemble", command=ASSEMBLE, arguments=[doc.uri])))
         out.extend(portability_lenses(server, doc))
+        out.extend(gpu_lenses(server, doc))
         return out + run_view.code_lenses(server, doc)
 
     @command(server, RESOURCES)

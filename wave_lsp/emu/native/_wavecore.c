@@ -1,7 +1,8 @@
 /* `wave_lsp.emu.native._wavecore`: the CPython face of the native emulator core.
  *
  *   OPS                                  the mnemonics the core implements (op index = position)
- *   run(code, geometry, device, set_regs) -> (bail reason or None, instruction index, stats)
+ *   run(code, geometry, device, set_regs[, uses, device_init])
+ *       -> (bail reason or None, instruction index, stats); uses/device_init: initcheck.c
  *   fill_iota(device, offset, count, scale)   f32 values i * scale, as launch.apply_memory_init
  *   format_values(device, offset, count, kind) -> bytes   one value a line (u32/f32/f16/bf16)
  *   hex_rows(device, start, end) -> bytes     the rows of upstream's --dump-memory
@@ -32,9 +33,10 @@ static int get_i64(PyObject *seq, Py_ssize_t i, int64_t *out)
 
 static PyObject *py_run(PyObject *self, PyObject *args)
 {
-    Py_buffer code, device;
+    Py_buffer code, device, uses = {0}, device_init = {0};
     PyObject *geometry, *set_regs;
-    if (!PyArg_ParseTuple(args, "y*Ow*O", &code, &geometry, &device, &set_regs))
+    if (!PyArg_ParseTuple(args, "y*Ow*O|y*w*", &code, &geometry, &device, &set_regs, &uses,
+                          &device_init))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
     PyObject *result = NULL;
@@ -80,6 +82,14 @@ static PyObject *py_run(PyObject *self, PyObject *args)
     }
     run->device = device.buf;
     run->device_size = device.len;
+    if (uses.buf && uses.len) {               /* the uninitialised-read check */
+        if (uses.len != run->n_code * USE_FIELDS * 2 || device_init.len < device.len) {
+            PyErr_SetString(PyExc_ValueError, "bad uses or device_init");
+            goto done;
+        }
+        run->uses = (const int16_t *)uses.buf;
+        run->device_init = device_init.buf;
+    }
     Py_BEGIN_ALLOW_THREADS
     wave_run(run);
     Py_END_ALLOW_THREADS
@@ -99,6 +109,10 @@ done:
     PyMem_Free(run);
     PyBuffer_Release(&code);
     PyBuffer_Release(&device);
+    if (uses.obj)
+        PyBuffer_Release(&uses);
+    if (device_init.obj)
+        PyBuffer_Release(&device_init);
     return result;
 }
 

@@ -79,6 +79,8 @@ typedef struct {
 } Ins;
 
 #define INS_FIELDS 16
+#define USE_READS 8                      /* registers read, then written, per instruction */
+#define USE_FIELDS 12
 
 /* Statistics, as emu/report.py's Stats. */
 typedef struct {
@@ -102,6 +104,9 @@ typedef struct {
     /* device memory */
     uint8_t *device;
     int64_t device_size;
+    /* the uninitialised-read check (initcheck.c); NULL: off */
+    const int16_t *uses;                 /* per instruction: USE_FIELDS register numbers */
+    uint8_t *device_init;                /* per device byte: initialised */
     /* results */
     Stats stats;
     const char *bail;                    /* why the run stopped (NULL: it finished cleanly) */

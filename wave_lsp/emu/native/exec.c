@@ -330,6 +330,7 @@ static int64_t run_workgroup(WG *g, int64_t linear)
     refresh_present(g, g->alive);
     g->depth = 0;
     g->n_calls = 0;
+    init_workgroup(g);
     if (g->local_dirty) {                     /* local memory starts zeroed in every workgroup */
         memset(g->local, 0, run->local_size);
         g->local_dirty = 0;
@@ -348,6 +349,8 @@ static int64_t run_workgroup(WG *g, int64_t linear)
             } else {
                 next = control(g, ins, index);
             }
+        } else if (g->init && init_registers(g, ins, index)) {
+            next = bail(run, "possible uninitialised read");
         } else {
             next = execute_op(g, ins);
         }
@@ -367,8 +370,9 @@ static int64_t run_workgroup(WG *g, int64_t linear)
 int wave_run(Run *run)
 {
     WG g;
-    if (wg_setup(&g, run) != 0) {
+    if (wg_setup(&g, run) != 0 || init_setup(&g) != 0) {
         run->bail = "out of memory";
+        init_free(&g);
         return -1;
     }
     int64_t total = run->grid[0] * run->grid[1] * run->grid[2];
@@ -381,6 +385,7 @@ int wave_run(Run *run)
         run->stats.workgroups += 1;
         run->stats.waves += waves;
     }
+    init_free(&g);
     wg_free(&g);
     return run->bail ? -1 : 0;
 }

@@ -56,6 +56,7 @@ typedef struct {
     int64_t dev_words, loc_words;        /* device: blocks (see dev_shift), local: words */
     int dev_shift;                       /* log2 of the bytes of a device shadow block */
     uint8_t *block;                      /* one allocation for the lane arrays */
+    struct Init *init;                   /* uninitialised-read shadows (initcheck.c) or NULL */
 } WG;
 
 static inline float f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
@@ -82,6 +83,14 @@ static inline int64_t bail(Run *run, const char *why)
     return BAIL_AT;
 }
 
+/* initcheck.c: each check returns 1 where a read may be uninitialised (the core then bails) */
+typedef struct Init Init;
+int init_setup(WG *g);
+void init_free(WG *g);
+void init_workgroup(WG *g);
+int init_registers(WG *g, const Ins *ins, int64_t index);
+int init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_t width,
+                int read, int write);
 /* exec.c */
 void set_active(WG *g, const uint8_t *mask);
 const uint8_t *exec_mask(WG *g, const Ins *ins);

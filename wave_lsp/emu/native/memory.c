@@ -37,6 +37,8 @@ int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m)
         if (track_local_lanes(g, addr, m, width, !load, g->R + ins->rs2 * n))
             return bail(run, "possible data race");
     }
+    if (g->init && init_memory(g, local, addr, m, width, load, !load))
+        return bail(run, "possible uninitialised read");
     uint32_t *data = g->R + (load ? ins->rd : ins->rs2) * n;
     if (local && !load)
         g->local_dirty = 1;
@@ -111,6 +113,8 @@ int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m)
             return bail(run, "possible data race");
         count++;
     }
+    if (g->init && init_memory(g, local, addr, m, 4, 1, 1))
+        return bail(run, "possible uninitialised read");
     for (int64_t l = 0; l < n; l++) {
         if (!m[l])
             continue;

@@ -13,12 +13,13 @@ from array import array
 from ...asm.ir import DecodedInstruction, KernelCode
 from ...isa import PREDICATE_COUNT, OperandKind
 from ...isa import InstructionClass as IC
-from ..plan import CATEGORY, Plan, make_plan, signature
+from ..plan import CATEGORY, Plan, make_plan, register_uses, signature
 
 CATEGORIES = ("integer", "float", "memory", "control", "wave", "atomic")   # CAT_* in core.h
 FIELDS = 16
 TRAP = -1          # OP_TRAP: faults (so the core bails) when a lane runs it
 CONTROL_CLASSES = (IC.CONTROL, IC.SYNC)
+USE_READS, USE_WRITES = 8, 4   # registers read and written per instruction (core.h USE_*)
 
 
 def _registers_used(ins: DecodedInstruction) -> tuple[list[int], bool]:
@@ -92,4 +93,20 @@ def encode(kernel: KernelCode, registers: int, ops: tuple[str, ...]) -> bytes | 
                     CATEGORIES.index(CATEGORY[spec.iclass]),
                     access.width if access else 0, access.words if access else 0,
                     int(access is not None and access.space == "local"), 0, 0))
+    return out.tobytes()
+
+
+def encode_uses(kernel: KernelCode, registers: int) -> bytes:
+    """Per instruction, the registers it reads and writes (`plan.register_uses`) as USE_READS +
+    USE_WRITES int16, -1 padded (core.h `Run.uses`); none for an instruction naming a register
+    beyond `registers` (it traps)."""
+    out = array("h")
+    for ins in kernel.instructions:
+        reads, writes = register_uses(ins)
+        if any(r >= registers for r in (*reads, *writes)):
+            reads, writes = (), ()
+        reads, writes = tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes))
+        assert len(reads) <= USE_READS and len(writes) <= USE_WRITES, ins.spec.mnemonic
+        out.extend(reads + (-1,) * (USE_READS - len(reads)))
+        out.extend(writes + (-1,) * (USE_WRITES - len(writes)))
     return out.tobytes()

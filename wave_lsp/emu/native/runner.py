@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from ...asm.ir import KernelCode
 from ...isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH
 from ..geometry import Geometry, geometry
-from ..launch import Launch, LaunchError, check_device_memory, write_memory_init
+from ..launch import (Launch, LaunchError, check_device_memory, initialised_ranges,
+                      write_memory_init)
 from ..stats import Stats
 from . import core as native_core
-from .program import encode
+from .program import encode, encode_uses
 
 MAX_DEVICE_MEMORY = 256 << 20       # beyond this the race shadows would cost too much memory
 MAX_LOCAL_MEMORY = 16 << 20         # the same for local memory (4 times its size in shadows)
@@ -84,7 +85,13 @@ def run_native(kernel: KernelCode, launch: Launch) -> NativeRun:
     numbers = (*geo.grid, *geo.workgroup, geo.wave_width, geo.registers, geo.local_memory,
                MIN_DIVERGENCE_DEPTH, MAX_CALL_DEPTH, launch.max_instructions)
     regs = {int(k): int(v) for k, v in launch.set_regs.items()}
-    bail, index, counts = core.run(code, numbers, device, regs)
+    check = ()
+    if launch.initcheck:               # the uninitialised-read check (initcheck.c)
+        shadow = bytearray(launch.device_memory)
+        for offset, length in initialised_ranges(launch.memory_init):
+            shadow[offset:offset + length] = b"\x01" * length
+        check = (encode_uses(kernel, geo.registers), shadow)
+    bail, index, counts = core.run(code, numbers, device, regs, *check)
     if bail is not None:
         return NativeRun(f"{bail} (instruction {index})")
     return NativeRun(None, device, _stats(counts))

@@ -1,0 +1,147 @@
+"""Running a launch on a real NVIDIA GPU: the kernel's PTX (`wave-lsp emit --target ptx`'s code
+path, in-process) loaded through the CUDA driver by CuPy (the optional extra
+`wave-lsp[cuda]`), over device memory marshalled exactly as the emulator's.
+
+`prepare` does everything that needs no GPU and is tested without one: it selects the kernel,
+resolves the geometry as the emulator does, checks the launch can mean the same on the GPU
+(32-lane waves, no preset registers, no emulator-only recording), emits the PTX and builds the
+initial device image with `launch.new_device_memory` (the emulator's own `--arg`/fill writer).
+`execute` copies the image to the GPU, launches and copies it back; the caller prints the dumps
+from that image with the emulator's formatters. `device_status` says why no GPU can be used.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .geometry import geometry, load_kernels, select_kernel
+from .launch import Launch, check_device_memory, launch_error, new_device_memory
+
+if TYPE_CHECKING:
+    import numpy as np
+
+NVIDIA_WAVE_WIDTH = 32          # a warp (seed 003: the PTX backend's wave width)
+INSTALL_HINT = "pip install 'wave-lsp[cuda]'"
+NO_CUPY = f"CuPy is not installed ({INSTALL_HINT})"
+
+
+class DeviceUnavailable(Exception):
+    """No GPU run is possible here (CuPy missing, no device); the message is one line."""
+
+
+@dataclass
+class DeviceLaunch:
+    """A launch ready for the GPU: PTX, its entry, grid and block, and the initial image."""
+
+    kernel: str
+    ptx: str
+    entry: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    image: np.ndarray            # uint8, the initial device memory
+
+
+def device_status() -> str | None:
+    """None when CuPy finds a CUDA device, else why not (one line, for any front end)."""
+    from importlib.util import find_spec
+    if find_spec("cupy") is None:
+        return NO_CUPY
+    try:
+        import cupy
+    except ImportError as err:
+        return f"CuPy cannot be imported: {_first_line(err)}"
+    except Exception as err:                  # a broken CuPy install
+        return f"CuPy cannot be imported: {_first_line(err)}"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as err:                  # no driver, no device
+        return f"CuPy finds no CUDA device ({_first_line(err)})"
+    return None if count > 0 else "CuPy finds no CUDA device"
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).strip() or type(err).__name__
+    return text.splitlines()[0]
+
+
+def prepare(program, launch: Launch) -> DeviceLaunch:
+    """The GPU side of `launch` (see the module doc); raises LaunchError naming the flag."""
+    from ..asm.backends import EmitError, emit_kernels
+    kernel = select_kernel(load_kernels(program), launch.kernel)
+    geo = geometry(kernel, launch)
+    if geo.wave_width != NVIDIA_WAVE_WIDTH:
+        raise launch_error(f"--wave-width: an NVIDIA GPU runs waves of {NVIDIA_WAVE_WIDTH} "
+                           f"lanes, not {geo.wave_width}", "--wave-width")
+    if launch.set_regs:
+        raise launch_error("--set-reg: a GPU starts no register with a value (load it from "
+                           "device memory instead)", "--set-reg")
+    check_device_memory(launch)
+    try:
+        emitted = emit_kernels([kernel], "ptx")
+    except EmitError as err:
+        raise launch_error(f"the kernel has no PTX translation: {err}", None) from None
+    found = re.search(r"\.entry\s+([\w$.]+)\s*\(", emitted.text)
+    if found is None:
+        raise launch_error("the emitted PTX has no .entry", None)
+    return DeviceLaunch(kernel.name, emitted.text, found.group(1), tuple(geo.grid),
+                        tuple(geo.workgroup), new_device_memory(launch))
+
+
+def execute(prepared: DeviceLaunch) -> np.ndarray:
+    """Run on the GPU; the final device memory (uint8). Raises DeviceUnavailable."""
+    reason = device_status()
+    if reason is not None:
+        raise DeviceUnavailable(reason)
+    import cupy
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, f"{prepared.kernel}.ptx")
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(prepared.ptx)
+        module = cupy.RawModule(path=path)
+        function = module.get_function(prepared.entry)
+        memory = cupy.asarray(prepared.image)          # at least one byte: a real pointer
+        if memory.size == 0:
+            memory = cupy.zeros(4, dtype=cupy.uint8)
+        function(prepared.grid, prepared.block, (memory,))
+        cupy.cuda.runtime.deviceSynchronize()
+        result = cupy.asnumpy(memory)
+    return result[:prepared.image.size]
+
+
+class DeviceRunError(Exception):
+    """The GPU run or, when comparing, the emulator run failed (one line)."""
+
+
+@dataclass
+class DeviceRun:
+    """A launch run on the GPU and, with `compare`, the first difference from the emulator."""
+
+    prepared: DeviceLaunch
+    image: np.ndarray                    # the GPU's final device memory
+    compared: bool = False
+    difference: object = None            # compare.MemoryDifference, None: the same (or no compare)
+
+
+def run_on_device(program, launch: Launch, compare: bool = False) -> DeviceRun:
+    """Prepare, run on the GPU and, with `compare`, run the emulator recording store lines and
+    compare. Raises LaunchError, DeviceUnavailable or DeviceRunError."""
+    from .compare import first_difference, run_with_writers
+    prepared = prepare(program, launch)
+    try:
+        image = execute(prepared)
+    except DeviceUnavailable:
+        raise
+    except Exception as err:                          # a driver or PTX JIT error
+        raise DeviceRunError(f"the GPU run failed: {_first_line(err)}") from None
+    outcome = DeviceRun(prepared, image, compare)
+    if compare:
+        emulated, writers = run_with_writers(program, launch)
+        if emulated.errors:
+            raise DeviceRunError(f"the emulator run failed: {emulated.errors[0].message}")
+        outcome.difference = first_difference(emulated.device_memory, image, writers,
+                                              by_pc=isinstance(program, (bytes, bytearray)))
+    return outcome

@@ -1,0 +1,156 @@
+/* The native core's uninitialised-read shadows (emu/initcheck.py is the reference and reports;
+ * the core only bails where a read might be reported, so the numpy engine runs the launch again
+ * and gives the same warnings).
+ *
+ * Device memory: one byte per byte of device memory, from Python (the `--arg`/fill ranges set),
+ * set by stores and atomics for the whole launch. Local memory: one byte per byte, cleared at
+ * each workgroup that wrote any. Registers: per register a flag "every lane wrote it" and, for
+ * registers written in part, one byte per lane; an instruction whose registers are all settled
+ * is remembered and costs one test. Registers read and written come from Python per instruction
+ * (`Run.uses`: USE_READS then USE_WRITES register numbers, -1 padded; plan.register_uses). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+
+struct Init {
+    uint8_t *loc;                        /* per local byte: written in this workgroup */
+    int loc_dirty;
+    uint8_t *rows;                       /* registers x lanes: lane wrote the register */
+    uint8_t full[256];                   /* register written by every lane of the workgroup */
+    uint8_t *settled;                    /* per instruction: its registers are all full */
+};
+
+int init_setup(WG *g)
+{
+    Run *run = g->run;
+    if (!run->uses)
+        return 0;
+    Init *s = calloc(1, sizeof *s);
+    g->init = s;
+    if (!s || !(s->loc = calloc(run->local_size + 16, 1))
+        || !(s->rows = calloc((size_t)run->registers * g->n, 1))
+        || !(s->settled = calloc(run->n_code + 1, 1)))
+        return -1;
+    return 0;
+}
+
+void init_free(WG *g)
+{
+    Init *s = g->init;
+    if (!s)
+        return;
+    free(s->loc); free(s->rows); free(s->settled); free(s);
+    g->init = NULL;
+}
+
+void init_workgroup(WG *g)
+{
+    Init *s = g->init;
+    Run *run = g->run;
+    if (!s)
+        return;
+    if (s->loc_dirty) {
+        memset(s->loc, 0, run->local_size);
+        s->loc_dirty = 0;
+    }
+    memset(s->rows, 0, (size_t)run->registers * g->n);
+    memset(s->settled, 0, run->n_code);
+    for (int64_t r = 0; r < run->registers && r < 256; r++)
+        s->full[r] = run->set_reg[r];
+}
+
+static int settled(const Init *s, const int16_t *u)
+{
+    for (int k = 0; k < USE_FIELDS; k++)
+        if (u[k] >= 0 && !s->full[u[k]])
+            return 0;
+    return 1;
+}
+
+/* Whether an executing lane of `ins` reads a register nothing wrote; records its writes. */
+int init_registers(WG *g, const Ins *ins, int64_t index)
+{
+    Init *s = g->init;
+    if (s->settled[index])
+        return 0;
+    const int16_t *u = g->run->uses + index * USE_FIELDS;
+    if (settled(s, u)) {
+        s->settled[index] = 1;
+        return 0;
+    }
+    int64_t n = g->n;
+    const uint8_t *m = exec_mask(g, ins);
+    int all = ins->guard < 0 && g->full;
+    for (int k = 0; k < USE_READS; k++) {
+        int r = u[k];
+        if (r < 0 || s->full[r])
+            continue;
+        const uint8_t *row = s->rows + (int64_t)r * n;
+        LANES(if (!row[l]) return 1;);
+    }
+    for (int k = USE_READS; k < USE_FIELDS; k++) {
+        int r = u[k];
+        if (r < 0 || s->full[r])
+            continue;
+        if (all) {
+            s->full[r] = 1;
+            continue;
+        }
+        uint8_t *row = s->rows + (int64_t)r * n;
+        int every = 1;
+        for (int64_t l = 0; l < n; l++) {
+            row[l] |= m[l];
+            every &= row[l] | !g->alive[l];
+        }
+        s->full[r] = (uint8_t)every;
+    }
+    s->settled[index] = (uint8_t)settled(s, u);
+    return 0;
+}
+
+/* Whether an executing lane reads `width` bytes at `addr` (aligned, in bounds) that nothing
+ * initialised; records what a write initialises. */
+int init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_t width,
+                int read, int write)
+{
+    Init *s = g->init;
+    uint8_t *shadow = local ? s->loc : g->run->device_init;
+    int64_t n = g->n;
+    if (read && write) {                 /* an atomic: lanes in thread order */
+        for (int64_t l = 0; l < n; l++) {
+            if (!m[l])
+                continue;
+            uint8_t *p = shadow + addr[l];
+            if (load32(p) != 0x01010101u)
+                return 1;
+            memset(p, 1, 4);                 /* lanes may share the word: in order */
+        }
+        if (local)
+            s->loc_dirty = 1;
+        return 0;
+    }
+    if (read)
+        for (int64_t l = 0; l < n; l++) {
+            if (!m[l])
+                continue;
+            const uint8_t *p = shadow + addr[l];
+            if (width == 4 ? load32(p) != 0x01010101u : memchr(p, 0, (size_t)width) != NULL)
+                return 1;
+        }
+    if (write) {
+        if (local)
+            s->loc_dirty = 1;
+        static const uint32_t set = 0x01010101u;
+        if (width == 4) {
+            for (int64_t l = 0; l < n; l++)
+                if (m[l])
+                    memcpy(shadow + addr[l], &set, 4);
+        } else {
+            for (int64_t l = 0; l < n; l++)
+                if (m[l])
+                    memset(shadow + addr[l], 1, (size_t)width);
+        }
+    }
+    return 0;
+}
