@@ -184,3 +184,8 @@ UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
                    "no correct SYCL translation: keep wave operations out of divergent code "
                    "for SYCL", fixed=False, context="divergent"),
 )
+
+# The architectures the vendors' compilers check emitted code for (`asm/vendors.py`, the tests):
+# the oldest the PTX backend targets (SM 75, its `.target`) and Hopper; CDNA2 (wave64) and RDNA2
+# (wave32), which Debian's ROCm 5.2 device libraries cover.
+VENDOR_ARCHES = {"ptx": ("sm_75", "sm_90"), "hip": ("gfx90a", "gfx1030")}
