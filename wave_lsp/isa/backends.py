@@ -189,3 +189,11 @@ UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
 # the oldest the PTX backend targets (SM 75, its `.target`) and Hopper; CDNA2 (wave64) and RDNA2
 # (wave32), which Debian's ROCm 5.2 device libraries cover.
 VENDOR_ARCHES = {"ptx": ("sm_75", "sm_90"), "hip": ("gfx90a", "gfx1030")}
+
+# wave-emu's local memory size when neither `.local_memory` nor --local-memory gives one
+# (reference §6); `wave-lsp emit` declares it for a kernel that uses local memory without the
+# directive, so the code runs as `wave-lsp run` runs it.
+DEFAULT_LOCAL_MEMORY = 16384
+LOCAL_MEMORY_MNEMONICS = frozenset(m for m, s in INSTRUCTIONS.items()
+                                   if s.iclass in (IC.LOCAL_MEMORY, IC.MMA)
+                                   or m.startswith("local_atomic_"))

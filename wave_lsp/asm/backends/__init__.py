@@ -9,7 +9,9 @@ maps every generated line back to the source line of its instruction.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from ...isa.backends import DEFAULT_LOCAL_MEMORY, LOCAL_MEMORY_MNEMONICS
 
 from ..ir import KernelCode
 from . import hip, metal, sycl
@@ -43,12 +45,24 @@ def emit_kernels(kernels: list[KernelCode], target: str, compat: bool = False) -
     """Translate decoded kernels; raises EmitError for what the backend cannot translate."""
     if target not in TARGETS:
         raise ValueError(f"unknown target '{target}' (use {', '.join(TARGETS)})")
+    if not compat:
+        kernels = [declared_local_memory(k) for k in kernels]
     if target == "ptx":
         lines = emit_ptx(kernels, compat)
     else:
         lines = emit_c(_C_STYLES[target], kernels, compat)
     text = "".join(line + "\n" for line, _ in lines)
     return Emitted(target, text, tuple(where for _, where in lines))
+
+
+def declared_local_memory(kernel: KernelCode) -> KernelCode:
+    """`kernel`, with the emulator's default local memory (DEFAULT_LOCAL_MEMORY bytes, what
+    `wave-lsp run` gives it) when it uses local memory without `.local_memory`: upstream then
+    writes code that uses an undeclared buffer, which no vendor compiler accepts."""
+    if kernel.local_memory > 0 or not any(ins.spec.mnemonic in LOCAL_MEMORY_MNEMONICS
+                                          for ins in kernel.instructions):
+        return kernel
+    return replace(kernel, local_memory=DEFAULT_LOCAL_MEMORY)
 
 
 def emit(program, target: str, compat: bool = False) -> Emitted:
