@@ -31,7 +31,7 @@ def main() -> None:
     args = parser.parse_args()
     for label, sources in (("held kernels", held_kernels()),
                            ("instruction forms", instruction_kernels())):
-        for target in ("ptx", "hip"):
+        for target in ("ptx", "hip", "sycl"):
             names, texts = [], []
             for name, source in sources.items():
                 try:

@@ -245,6 +245,8 @@ CORRECTIONS = [
     ("hip", K("    hma2 r1, r2, r3, r4"), "r1 = ri(__hfma2(rf(r2), rf(r3), rf(r4)));",
      "__hfma2(__builtin_bit_cast(__half2, r2), __builtin_bit_cast(__half2, r3), "
      "__builtin_bit_cast(__half2, r4))"),
+    ("sycl", K("    bma2 r1, r2, r3, r4"), "bit_cast<float>((r[0] & 0xFFFFu) << 16)",
+     "bit_cast<float>((r4 & 0xFFFFu) << 16)"),
     ("hip", K("    iclamp r1, r2, r3, r4"), "clamp((int32_t)r2, (int32_t)r3, (int32_t)r4)",
      "min(max((int32_t)r2, (int32_t)r3), (int32_t)r4)"),
 ]

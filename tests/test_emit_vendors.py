@@ -1,6 +1,7 @@
 """The vendors' own compilers accept what `wave-lsp emit` writes: NVIDIA's ptxas (the
 `nvidia-cuda-nvcc-cu12` wheel) for sm_75 and sm_90, AMD's hipcc (Debian's ROCm) for gfx90a and
-gfx1030, on every kernel the tests hold: examples/, the shared kernels, the kernels of the emit
+gfx1030, and for SYCL g++ against Intel's SYCL headers (host code only: no SYCL device compiler
+can be installed from the registries; Metal has no compiler outside Apple's toolchain), on every kernel the tests hold: examples/, the shared kernels, the kernels of the emit
 tests and of tests/, one kernel per instruction form, and hypothesis-generated programs. A
 rejection is a defect of the emitter. What the PTX computes is checked by the lock-step
 interpreter (test_emit_waves.py); whether it is PTX at all, here. Kernels are compiled in
@@ -18,13 +19,14 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from wave_lsp.asm import AssemblyError, assemble
 from wave_lsp.asm.backends import EmitError, emit
 from wave_lsp.isa import INSTRUCTIONS, SCOPES, SPECIAL_REGISTERS, OperandKind
+from wave_lsp.isa.backends import VENDOR_ARCHES
 
 from conftest import ROOT, shared_example_names, shared_examples_dir
 from test_emit import CORRECTIONS, WAVE_GUARDS, _mma_kernel, program
 from test_emit_waves import DIVERGENT, HALTED, STRAIGHT, _program
 from vendor_batch import describe, rejections
 
-VENDOR_TARGETS = ("ptx", "hip")
+VENDOR_TARGETS = ("ptx", "hip", "sycl")
 CONTROL = {"if", "else", "endif", "loop", "endloop", "break", "continue", "call", "return", "halt"}
 
 
@@ -132,11 +134,12 @@ def test_generated_programs_are_accepted(target, sources, wave_sources):
 def test_a_rejection_is_reported_on_its_line():
     """The gate can fail: broken PTX and HIP are rejected, each error on the line it names."""
     source = Path(ROOT / "examples" / "vector_add.wave").read_text()
-    for target, broken in (("ptx", "    frob.u32 %r1;"), ("hip", "    frob(r1);")):
-        text = emit(source, target).text.replace("\n}", f"\n{broken}\n}}", 1)
+    for target, broken, at in (("ptx", "    frob.u32 %r1;", "\n}"),
+                               ("hip", "    frob(r1);", "\n}"),
+                               ("sycl", "frob(r1);", "\n            }")):
+        text = emit(source, target).text.replace(at, f"\n{broken}{at}", 1)
         found = rejections(target, [text])
         assert found and all(r.program == 0 and r.text.startswith("error") for r in found)
         assert {r.generated for r in found} == {broken.strip()}
-        assert {r.arch for r in found} == ({"sm_75", "sm_90"} if target == "ptx"
-                                           else {"gfx90a", "gfx1030"})
+        assert {r.arch for r in found} == set(VENDOR_ARCHES[target])
     assert assemble(source).kernels

@@ -1,4 +1,4 @@
-"""Many kernels in one vendor-compiler run: the PTX (or HIP) of several programs joined into one
+"""Many kernels in one vendor-compiler run: the PTX (HIP, SYCL) of several programs joined into one
 module (one file), each program's kernels renamed (PTX) or put in a namespace of their own (HIP),
 and every message the compiler prints traced back to the program and the line it came from.
 CI has two cores, and ptxas / hipcc start slowly: one run per batch, not one per kernel.
@@ -16,6 +16,13 @@ from wave_lsp.asm import vendors
 from wave_lsp.asm.backends import emit
 from wave_lsp.asm.backends.hip import HEADER as HIP_HEADER
 from wave_lsp.asm.backends.ptx import HEADER as PTX_HEADER
+from wave_lsp.asm.backends.sycl import HEADER as SYCL_HEADER
+
+from conftest import ROOT
+
+HEADERS = {"ptx": PTX_HEADER, "hip": HIP_HEADER, "sycl": SYCL_HEADER}
+# Intel's SYCL headers, put there by .ci/tools/sycl-headers.sh
+SYCL_INCLUDE = ROOT / ".tools" / "intel-sycl" / "include"
 
 _ENTRY = re.compile(r"^\.visible \.entry (\w+)\(")
 
@@ -24,9 +31,12 @@ def compiler(target: str) -> str:
     """The compiler the tests use: for PTX the pinned wheel's ptxas (the `test` extra), else the
     one found as the editor finds it. Skips outside CI when there is none; fails under CI."""
     found = (vendors.wheel_ptxas() if target == "ptx" else None) or vendors.find_compiler(target)
+    if target == "sycl" and not (SYCL_INCLUDE / "sycl" / "sycl.hpp").is_file():
+        found = None
     if found is None:
         reason = (f"{vendors.COMPILERS[target]} not found (pip install -e '.[test]' for ptxas; "
-                  "bash .ci/tools/vendor-compilers.sh for hipcc)")
+                  "bash .ci/tools/vendor-compilers.sh for hipcc; bash .ci/tools/sycl-headers.sh "
+                  "for the SYCL headers)")
         if os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)
@@ -45,7 +55,7 @@ class Rejection:
 def join(target: str, texts: list[str]) -> tuple[str, list[tuple[int, int]]]:
     """One module of `texts` (emitted with the default header); returns it and, per program,
     the (first line in the module, number of header lines dropped)."""
-    header = PTX_HEADER if target == "ptx" else HIP_HEADER
+    header = HEADERS[target]
     out = list(header)
     spans = []
     for n, text in enumerate(texts):
@@ -69,7 +79,8 @@ def rejections(target: str, texts: list[str], verbose: bool = False) -> list[Rej
     module, spans = join(target, texts)
     module_lines = module.splitlines()
     found = []
-    for result in vendors.check_all(target, module, compiler(target), verbose=verbose):
+    for result in vendors.check_all(target, module, compiler(target), verbose=verbose,
+                                    include=str(SYCL_INCLUDE) if target == "sycl" else None):
         for message in result.messages:
             program, line = None, None
             if message.line is not None:

@@ -2,6 +2,8 @@
 `wave-lsp emit` writes, so the tests and the editor learn whether the text is PTX / HIP at all,
 what the compiler says about it (each message on its generated line) and the resources it
 gives each kernel per target architecture (`ptxas -v`; clang's kernel-resource-usage remarks).
+SYCL has no device compiler on the registries: its text is compiled for the host by a C++
+compiler against Intel's SYCL headers (`include`, from the intel-sycl-rt wheel).
 
 Found in this order: an explicit path (the editor's `backends.ptxas` / `backends.hipcc`), the
 program on PATH, and for ptxas the `nvidia-cuda-nvcc-cu12` wheel's `nvidia/cuda_nvcc/bin`.
@@ -22,7 +24,7 @@ from pathlib import Path
 
 from ..isa.backends import VENDOR_ARCHES
 
-COMPILERS = {"ptx": "ptxas", "hip": "hipcc"}
+COMPILERS = {"ptx": "ptxas", "hip": "hipcc", "sycl": "g++"}
 TIMEOUT_S = 120
 
 
@@ -87,25 +89,33 @@ def find_compiler(target: str, configured: str | None = None) -> str | None:
     return shutil.which(name) or (wheel_ptxas() if target == "ptx" else None)
 
 
-def check(target: str, text: str, arch: str, compiler: str, verbose: bool = True) -> VendorCheck:
-    """Compile `text` (PTX or HIP C++) for `arch` with the compiler at `compiler`."""
-    return _check(target, text, arch, compiler, verbose)
+def check(target: str, text: str, arch: str, compiler: str, verbose: bool = True,
+          include: str | None = None) -> VendorCheck:
+    """Compile `text` (PTX, HIP or SYCL C++) for `arch` ("host" for SYCL, with the SYCL headers
+    in `include`) with the compiler at `compiler`."""
+    return _check(target, text, arch, compiler, verbose, include)
 
 
-def check_all(target: str, text: str, compiler: str, verbose: bool = True) -> list[VendorCheck]:
+def check_all(target: str, text: str, compiler: str, verbose: bool = True,
+              include: str | None = None) -> list[VendorCheck]:
     """`check` for every architecture the tests and the editor use for `target`."""
-    return [check(target, text, arch, compiler, verbose) for arch in VENDOR_ARCHES[target]]
+    return [check(target, text, arch, compiler, verbose, include)
+            for arch in VENDOR_ARCHES[target]]
 
 
 @functools.lru_cache(maxsize=256)
-def _check(target: str, text: str, arch: str, compiler: str, verbose: bool) -> VendorCheck:
-    suffix = ".ptx" if target == "ptx" else ".hip"
+def _check(target: str, text: str, arch: str, compiler: str, verbose: bool,
+           include: str | None) -> VendorCheck:
+    suffix = {"ptx": ".ptx", "hip": ".hip", "sycl": ".cpp"}[target]
     with tempfile.TemporaryDirectory(prefix="wave-lsp-vendor-") as tmp:
         source = Path(tmp) / f"kernel{suffix}"
         source.write_text(text)
         if target == "ptx":
             argv = [compiler, f"-arch={arch}", str(source), "-o", str(Path(tmp) / "k.cubin")]
             argv[1:1] = ["-v"] if verbose else []
+        elif target == "sycl":
+            argv = [compiler, "-std=c++17", "-fsyntax-only", "-DSYCL_DISABLE_FSYCL_SYCLHPP_WARNING",
+                    "-Wno-deprecated-declarations", f"-I{include}", str(source)]
         else:
             argv = [compiler, f"--offload-arch={arch}", "--cuda-device-only", "-c", str(source),
                     "-o", str(Path(tmp) / "k.o")]
@@ -118,7 +128,7 @@ def _check(target: str, text: str, arch: str, compiler: str, verbose: bool) -> V
             return VendorCheck(Path(compiler).name, arch, False,
                                (VendorMessage("error", f"{compiler}: {err}", None),), ())
         output = done.stdout + done.stderr
-    parse = _parse_ptxas if target == "ptx" else _parse_hipcc
+    parse = _parse_ptxas if target == "ptx" else _parse_clang
     messages, usage = parse(output, source.name)
     if done.returncode != 0 and not any(m.severity == "error" for m in messages):
         tail = output.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
@@ -171,8 +181,8 @@ def _parse_ptxas(output: str, _name: str) -> tuple[list[VendorMessage], list[Ker
     return messages, [KernelUsage(k, tuple(f.items())) for k, f in figures.items() if f]
 
 
-# ---- hipcc (clang) ----------------------------------------------------------------------------
-_CLANG_MESSAGE = re.compile(r"^(.*?):(\d+):\d+: (error|warning|remark): (.*?)"
+# ---- hipcc (clang), and g++ / clang++ for SYCL ----------------------------------------------------------------------------
+_CLANG_MESSAGE = re.compile(r"^(.*?):(\d+):\d+: (error|warning|remark|fatal error): (.*?)"
                             r"(?: \[-Rpass-analysis=kernel-resource-usage\])?$")
 _FUNCTION = re.compile(r"Function Name: _Z(\d+)(\w+)")
 _FIGURE = re.compile(r"^\s*([A-Za-z ]+?)(?: \[[^\]]*\])?: (\d+)$")
@@ -182,7 +192,7 @@ _FIGURE_NAMES = {"SGPRs": "SGPRs", "VGPRs": "VGPRs", "AGPRs": "AGPRs",
                  "LDS Size": "LDS bytes"}
 
 
-def _parse_hipcc(output: str, name: str) -> tuple[list[VendorMessage], list[KernelUsage]]:
+def _parse_clang(output: str, name: str) -> tuple[list[VendorMessage], list[KernelUsage]]:
     messages: list[VendorMessage] = []
     usage: list[KernelUsage] = []
     kernel, figures = None, []
@@ -191,6 +201,7 @@ def _parse_hipcc(output: str, name: str) -> tuple[list[VendorMessage], list[Kern
         if not found:
             continue
         path, number, kind, text = found.groups()
+        kind = "error" if kind == "fatal error" else kind
         if kind != "remark":
             ours = Path(path).name == name
             messages.append(VendorMessage(kind, text if ours else f"{path}: {text}",

@@ -203,7 +203,8 @@ UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
 # The architectures the vendors' compilers check emitted code for (`asm/vendors.py`, the tests):
 # the oldest the PTX backend targets (SM 75, its `.target`) and Hopper; CDNA2 (wave64) and RDNA2
 # (wave32), which Debian's ROCm 5.2 device libraries cover.
-VENDOR_ARCHES = {"ptx": ("sm_75", "sm_90"), "hip": ("gfx90a", "gfx1030")}
+# SYCL: compiled for the host only (no device compiler can be installed from the registries).
+VENDOR_ARCHES = {"ptx": ("sm_75", "sm_90"), "hip": ("gfx90a", "gfx1030"), "sycl": ("host",)}
 
 # wave-emu's local memory size when neither `.local_memory` nor --local-memory gives one
 # (reference §6); `wave-lsp emit` declares it for a kernel that uses local memory without the

@@ -10,7 +10,8 @@ the templates `wave-lsp emit` uses instead; `--compat upstream` keeps upstream's
 - P814: `imul_hi` takes the high half of the signed product.
 - P815: `bitfind` counts leading zeros (0xFFFFFFFF for 0).
 - P816: `fround` rounds halfway cases away from zero.
-- P817: HIP's and SYCL's bf16 arithmetic name the registers `rN`, not an undeclared `r[N]`.
+- P817: HIP's and SYCL's bf16 arithmetic name the registers `rN`, not an undeclared `r[N]`
+  (SYCL's `bma2` reads its third operand, where upstream writes `r[0]`).
 - P819-P822, wave operations: `wave_corrections.py` (HIP, Metal, SYCL) and `ptx_waves.py`.
 - P823, what the vendors' compilers reject (`vendors.py`, tests/test_emit_vendors.py): PTX's
   bitwise and exchange atomics take `.b32` (ptxas refuses `.u32`); PTX's f16 arithmetic runs on
@@ -156,6 +157,8 @@ def corrected(target: str, templates: dict[str, tuple[str, ...]], compat: bool) 
         table = dict(templates)
         table.update(_conversion_swaps(target, templates))
         table.update(_cas_fixes(target, templates))
+        if target == "sycl":
+            table["bma2"] = tuple(line.replace("r[0]", "r$rs3") for line in table["bma2"])
         table.update(_register_arrays(table))
         table.update(_typed_atomics(target, table))
         table.update({k: tuple(_h2(line) for line in v)
