@@ -117,7 +117,8 @@ def _check(target: str, text: str, arch: str, compiler: str, verbose: bool,
             argv = [compiler, "-std=c++17", "-fsyntax-only", "-DSYCL_DISABLE_FSYCL_SYCLHPP_WARNING",
                     "-Wno-deprecated-declarations", f"-I{include}", str(source)]
         else:
-            argv = [compiler, f"--offload-arch={arch}", "--cuda-device-only", "-c", str(source),
+            argv = [compiler, f"--offload-arch={arch}", "--cuda-device-only", "-ferror-limit=0",
+                    "-c", str(source),
                     "-o", str(Path(tmp) / "k.o")]
             argv += ["-Rpass-analysis=kernel-resource-usage"] if verbose else []
         env = {**os.environ, "HIP_PLATFORM": "amd"} if target == "hip" else None
