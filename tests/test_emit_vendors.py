@@ -1,8 +1,9 @@
 """The vendors' own compilers accept what `wave-lsp emit` writes: NVIDIA's ptxas (the
 `nvidia-cuda-nvcc-cu12` wheel) for sm_75 and sm_90, AMD's hipcc (Debian's ROCm) for gfx90a and
 gfx1030, and for SYCL g++ against Intel's SYCL headers (host code only: no SYCL device compiler
-can be installed from the registries; Metal has no compiler outside Apple's toolchain), on every kernel the tests hold: examples/, the shared kernels, the kernels of the emit
-tests and of tests/, one kernel per instruction form, and hypothesis-generated programs. A
+can be installed from the registries; Metal has no compiler outside Apple's toolchain), on
+every kernel the tests hold: examples/, the shared kernels, the kernels of the emit tests and
+of tests/, one kernel per instruction form, and hypothesis-generated programs. A
 rejection is a defect of the emitter. What the PTX computes is checked by the lock-step
 interpreter (test_emit_waves.py); whether it is PTX at all, here. Kernels are compiled in
 batches (`vendor_batch.py`): one compiler run per target architecture and batch.
@@ -19,9 +20,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from wave_lsp.asm import AssemblyError, assemble
 from wave_lsp.asm.backends import EmitError, emit
 from wave_lsp.isa import INSTRUCTIONS, SCOPES, SPECIAL_REGISTERS, OperandKind
-from wave_lsp.isa.backends import VENDOR_ARCHES
+from wave_lsp.isa.backends import DEFAULT_LOCAL_MEMORY, VENDOR_ARCHES
 
-from conftest import ROOT, shared_example_names, shared_examples_dir
+from conftest import ROOT, run_wave_lsp, shared_example_names, shared_examples_dir
 from test_emit import CORRECTIONS, WAVE_GUARDS, _mma_kernel, program
 from test_emit_waves import DIVERGENT, HALTED, STRAIGHT, _program
 from vendor_batch import describe, rejections
@@ -143,3 +144,42 @@ def test_a_rejection_is_reported_on_its_line():
         assert {r.generated for r in found} == {broken.strip()}
         assert {r.arch for r in found} == set(VENDOR_ARCHES[target])
     assert assemble(source).kernels
+
+
+def test_local_memory_without_the_directive_is_declared(tmp_path):
+    """Through the real `wave-lsp emit`: a kernel that uses local memory without `.local_memory`
+    (the shared `barrier_in_loop`) gets the emulator's default size declared in every backend,
+    and the compilers accept it; upstream's text uses an undeclared buffer and is rejected."""
+    source = tmp_path / "k.wave"
+    source.write_text(K_LOCAL)
+    expected = {"ptx": f".shared .align 4 .b8 _shared_mem[{DEFAULT_LOCAL_MEMORY}];",
+                "hip": "extern __shared__ uint8_t local_mem[];",
+                "metal": f"threadgroup uint8_t local_mem[{DEFAULT_LOCAL_MEMORY}];",
+                "sycl": f"local_accessor<uint8_t, 1> local_acc(range<1>({DEFAULT_LOCAL_MEMORY}), h);"}
+    texts = {}
+    for target, declaration in expected.items():
+        for compat in ((), ("--compat", "upstream")):
+            out = run_wave_lsp("emit", "-t", target, *compat, str(source))
+            assert out.returncode == 0, out.stderr
+            texts[target, bool(compat)] = out.stdout.decode()
+        assert declaration in texts[target, False] and declaration not in texts[target, True]
+    for target in VENDOR_TARGETS:
+        assert not rejections(target, [texts[target, False]])
+        assert [r for r in rejections(target, [texts[target, True]]) if "error" in r.text]
+    from wave_lsp.emu.launch import DEFAULT_LOCAL_MEMORY as emulator_default
+    assert emulator_default == DEFAULT_LOCAL_MEMORY
+
+
+K_LOCAL = """.kernel k
+.registers 8
+    mov_sr r1, sr_lane_id
+    mov_imm r2, 4
+    imul r1, r1, r2
+    local_store_u32 r1, r1
+    barrier
+    local_atomic_add r3, r1, r2
+    local_load_u32 r4, r1
+    mma_load_a r1, r1, r2
+    halt
+.end
+"""

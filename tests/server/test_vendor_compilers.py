@@ -1,7 +1,8 @@
 """The vendors' compilers in the editor, through the real server: the kernel hover and
 `wave-lsp.kernelResources` add what ptxas and hipcc report per architecture (the same figures
 as running them on `wave-lsp emit`'s output), and Show PTX/HIP (`wave-lsp.emit`) gives their
-verdict and each message on its source line. `backends.ptxas: false` turns ptxas off.
+verdict and each message on its source line. `backends.ptxas: false` turns ptxas off; a path
+that is not a program is reported.
 """
 
 from __future__ import annotations
@@ -84,7 +85,9 @@ async def test_show_ptx_and_hip_carry_the_compilers_messages_on_source_lines(cli
             == {bad}
         generated = upstream["text"].splitlines()
         assert all(generated[g] for g, _s in upstream["map"])         # the map is unchanged
-        assert "REJECTED" in upstream["text"] and f"(source line {lines.index(next(l for l in lines if bad in l)) + 1})" in upstream["text"]
+        bad_line = next(i for i, line in enumerate(lines) if bad in line)
+        assert "REJECTED" in upstream["text"]
+        assert f"(source line {bad_line + 1})" in upstream["text"]
 
 
 async def test_backends_setting_turns_a_compiler_off(client):
@@ -96,6 +99,12 @@ async def test_backends_setting_turns_a_compiler_off(client):
         assert not [v for v in result["vendor"] if v["target"] == "ptx"]
         shown = await execute(client, "wave-lsp.emit", uri, "ptx")
         assert "vendor" not in shown and "ptxas" not in shown["text"]
+        await configure(client, {"backends": {"ptxas": "/nonexistent/ptxas", "nvcc": "x"}})
+        shown = [m.message for m in client.messages]
+        assert any("backends.ptxas: '/nonexistent/ptxas' is not an executable program" in m
+                   and "backends.nvcc: unknown setting" in m for m in shown)
+        result = await execute(client, "wave-lsp.kernelResources", uri, "reduction")
+        assert not [v for v in result["vendor"] if v["target"] == "ptx"]
         await configure(client, {"backends": {"ptxas": vendors.wheel_ptxas() or "ptxas"}})
         result = await execute(client, "wave-lsp.kernelResources", uri, "reduction")
         assert {v["arch"] for v in result["vendor"] if v["target"] == "ptx"} == {"sm_75", "sm_90"}

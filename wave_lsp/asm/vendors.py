@@ -182,7 +182,7 @@ def _parse_ptxas(output: str, _name: str) -> tuple[list[VendorMessage], list[Ker
     return messages, [KernelUsage(k, tuple(f.items())) for k, f in figures.items() if f]
 
 
-# ---- hipcc (clang), and g++ / clang++ for SYCL ----------------------------------------------------------------------------
+# ---- hipcc (clang), and g++ / clang++ for SYCL --------------------------------------------
 _CLANG_MESSAGE = re.compile(r"^(.*?):(\d+):\d+: (error|warning|remark|fatal error): (.*?)"
                             r"(?: \[-Rpass-analysis=kernel-resource-usage\])?$")
 _FUNCTION = re.compile(r"Function Name: _Z(\d+)(\w+)")

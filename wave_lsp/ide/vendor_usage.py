@@ -136,7 +136,8 @@ class CompilerMessage:
                 "message": self.text, "line": self.line, "sourceLine": self.source_line}
 
 
-def compiler_messages(emitted: Emitted, tools: VendorTools) -> tuple[list[dict], list[CompilerMessage]]:
+def compiler_messages(emitted: Emitted,
+                      tools: VendorTools) -> tuple[list[dict], list[CompilerMessage]]:
     """Each architecture's verdict on `emitted` ({compiler, arch, accepted}) and every message,
     mapped back to the source line of the instruction that produced its line."""
     verdicts, messages = [], []

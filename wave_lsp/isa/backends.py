@@ -185,7 +185,8 @@ UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
                    "for SYCL", fixed=False, context="divergent"),
     # P823: what the vendors' own compilers reject (tests/test_emit_vendors.py)
     UpstreamDefect("P823", ("ptx",), frozenset(
-        f"{space}atomic_{op}" for space in ("", "local_") for op in ("and", "or", "xor", "exchange")),
+        f"{space}atomic_{op}" for space in ("", "local_")
+        for op in ("and", "or", "xor", "exchange")),
         "atom.and/or/xor/exch on .u32, which ptxas rejects (they take .b32)", "the .b32 forms"),
     UpstreamDefect("P823", ("ptx",), frozenset({"hadd", "hsub", "hmul", "hma"}),
                    "add/sub/mul/fma.f16 on 32-bit registers, which ptxas rejects",

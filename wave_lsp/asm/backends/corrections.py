@@ -49,7 +49,8 @@ def _h2(text: str) -> str:
 
 
 # PTX f16 arithmetic on the low halves of packed .f16x2 registers (rounded: never contracted)
-_PTX_HALF = {"hadd": "add.rn.f16x2 %t0, %r$rs1, %r$rs2;", "hsub": "sub.rn.f16x2 %t0, %r$rs1, %r$rs2;",
+_PTX_HALF = {"hadd": "add.rn.f16x2 %t0, %r$rs1, %r$rs2;",
+             "hsub": "sub.rn.f16x2 %t0, %r$rs1, %r$rs2;",
              "hmul": "mul.rn.f16x2 %t0, %r$rs1, %r$rs2;",
              "hma": "fma.rn.f16x2 %t0, %r$rs1, %r$rs2, %r$rs3;"}
 _PTX_BMA2 = (   # low halves into %t3, high halves into %t0, four f32 temporaries
