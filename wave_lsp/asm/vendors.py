@@ -103,7 +103,7 @@ def check_all(target: str, text: str, compiler: str, verbose: bool = True,
             for arch in VENDOR_ARCHES[target]]
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)
 def _check(target: str, text: str, arch: str, compiler: str, verbose: bool,
            include: str | None) -> VendorCheck:
     suffix = {"ptx": ".ptx", "hip": ".hip", "sycl": ".cpp"}[target]

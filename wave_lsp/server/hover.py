@@ -10,6 +10,7 @@ kernel, below its resources, what the vendors' compilers report for it (`vendor_
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -23,6 +24,9 @@ from .handlers import request
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
+
+
+VENDOR_WAIT_S = 10     # a kernel hover waits this long for ptxas / hipcc at most
 
 
 def setup(server: "WaveLanguageServer") -> None:
@@ -56,6 +60,10 @@ async def _with_vendor_figures(server: "WaveLanguageServer", doc, name: str, tex
                                kind: types.MarkupKind, rng) -> types.Hover:
     """A kernel's hover, with what the vendors' compilers report for it (run off the event
     loop; cached by the emitted text)."""
-    vendor = figures_markdown(await vendor_compilers.figures(server, doc, name))
+    try:
+        vendor = figures_markdown(await asyncio.wait_for(
+            vendor_compilers.figures(server, doc, name), VENDOR_WAIT_S))
+    except asyncio.TimeoutError:      # they go on, and their results are cached
+        vendor = "*vendor compilers still running: hover again for their figures*"
     value = "\n\n".join(t for t in (text, vendor) if t)
     return types.Hover(contents=types.MarkupContent(kind=kind, value=value), range=rng)
