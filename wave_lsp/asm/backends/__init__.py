@@ -2,7 +2,8 @@
 
 `emit(program, target)` translates assembled kernels to PTX, HIP C++, Metal or SYCL C++ text as
 upstream's `wave-ptx`, `wave-hip`, `wave-metal` and `wave-sycl` do, except where those are wrong
-(`corrections.py`, `ptx_waves.py`, lints P811-P822); `compat=True` reproduces upstream's text exactly, defects
+(`corrections.py`, `ptx_waves.py`, lints P811-P823; local memory without `.local_memory`:
+`declared_local_memory`); `compat=True` reproduces upstream's text exactly, defects
 included (and assembles source as `wave-asm` does, as upstream's pipeline would). The result
 maps every generated line back to the source line of its instruction.
 """
