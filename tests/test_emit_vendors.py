@@ -98,9 +98,12 @@ def _translatable(sources: dict[str, str], target: str) -> tuple[list[str], list
     return names, texts
 
 
-def _accepted(target: str, sources: dict[str, str]) -> int:
+def _accepted(target: str, sources: dict[str, str], warnings: bool = False) -> int:
+    """How many `sources` were compiled; fails on any error (and, unless `warnings`, on any
+    warning: a random program may compare a register with itself, which clang warns about)."""
     names, texts = _translatable(sources, target)
-    found = [r for r in rejections(target, texts) if r.text.startswith("error")]
+    found = [r for r in rejections(target, texts) if warnings is False
+             or r.text.startswith("error")]
     assert not found, describe(found, names)
     return len(names)
 
@@ -129,7 +132,7 @@ def test_generated_programs_are_accepted(target, sources, wave_sources):
     """The emit tests' own generators (every mnemonic, guards, nested if/loop, wave operations
     in divergent code), 40 programs per compiler run."""
     every = {f"program {i}": s for i, s in enumerate(sources + wave_sources)}
-    _accepted(target, every)
+    _accepted(target, every, warnings=True)
 
 
 def test_a_rejection_is_reported_on_its_line():
