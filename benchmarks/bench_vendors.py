@@ -1,6 +1,7 @@
 """How many of the kernels the tests hold the vendors' compilers accept, per compiler and target
 architecture, for the default output and for `--compat upstream`, and how long each batched
-compiler run takes (the cost of tests/test_emit_vendors.py in CI).
+compiler run takes (the cost of tests/test_emit_vendors.py in CI); then the editor's latency
+for a kernel's vendor figures (hover, kernelResources): first run and cached.
 
 Kernel sets: the held kernels (examples/, shared kernels, tests/ kernels, emit-test kernels) and
 one kernel per instruction form. A kernel counts as rejected when the compiler reports an error
@@ -50,6 +51,19 @@ def main() -> None:
                     for r in found:
                         if r.arch == arch:
                             print(f"    {names[r.program]}: {r.text} | {r.generated}")
+    if not args.compat:
+        editor_latency()
+
+
+def editor_latency() -> None:
+    from wave_lsp.ide.vendor_usage import VendorTools, kernel_figures
+    source = (Path(__file__).resolve().parents[1] / "examples" / "block_sum.wave").read_text()
+    tools = VendorTools.find()
+    for label in ("first", "cached"):
+        start = time.perf_counter()
+        figures = kernel_figures(source, "block_sum", tools)
+        print(f"editor figures ({label}): {(time.perf_counter() - start) * 1000:7.1f} ms for "
+              f"{len(figures)} architectures")
 
 
 if __name__ == "__main__":
