@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from wave_lsp.asm import assemble
 from wave_lsp.asm.backends import TARGETS, EmitError, emit
 from wave_lsp.isa import INSTRUCTIONS, SCOPES, SPECIAL_REGISTERS, OperandKind
-from wave_lsp.isa.backends import UPSTREAM_DEFECTS
+from wave_lsp.isa.backends import LOCAL_MEMORY_MNEMONICS, UPSTREAM_DEFECTS
 
 from conftest import ROOT, run_wave_lsp, shared_example_names, shared_examples_dir
 
@@ -130,7 +130,11 @@ def program(draw) -> str:
 
 def _defect_free(source: str, target: str) -> bool:
     """No instruction that a correction may change on `target` (P811-P822; in PTX every wave
-    operation, which is written with member masks)."""
+    operation, which is written with member masks), and no local memory used without
+    `.local_memory` (declared by default: `declared_local_memory`)."""
+    for kernel in source.split(".kernel")[1:]:
+        if ".local_memory" not in kernel and any(m in kernel for m in LOCAL_MEMORY_MNEMONICS):
+            return False
     for line in source.splitlines():
         words = line.split()
         if not words:
@@ -231,6 +235,20 @@ CORRECTIONS = [
      "vote.sync.ballot.b32 %r1, %p2, 0xFFFFFFFF;", "vote.sync.ballot.b32 %w0, %wp0, %wm1;"),
     ("hip", K("    if p1\n    wave_reduce_add r1, r2\n    endif"),
      "r1 = (uint32_t)__shfl((int)_rv, 0);", "unsigned long long _am = __ballot(1);"),
+    # P823 what the vendors' compilers reject
+    ("ptx", K("    atomic_xor r1, r2, r3, .device"), "atom.global.xor.u32 %r1, [%rd1], %r3;",
+     "atom.global.xor.b32 %r1, [%rd1], %r3;"),
+    ("ptx", K("    local_atomic_exchange r1, r2, r3", 64), "atom.shared.exch.u32 %r1, [%t0], %r3;",
+     "atom.shared.exch.b32 %r1, [%t0], %r3;"),
+    ("ptx", K("    hadd r1, r2, r3"), "add.f16 %t0, %t0, %t1;", "add.rn.f16x2 %t0, %r2, %r3;"),
+    ("ptx", K("    bma2 r1, r2, r3, r4"), "mov.b32 %ft5, %t2;", "or.b32 %r1, %t3, %t0;"),
+    ("hip", K("    hma2 r1, r2, r3, r4"), "r1 = ri(__hfma2(rf(r2), rf(r3), rf(r4)));",
+     "__hfma2(__builtin_bit_cast(__half2, r2), __builtin_bit_cast(__half2, r3), "
+     "__builtin_bit_cast(__half2, r4))"),
+    ("sycl", K("    bma2 r1, r2, r3, r4"), "bit_cast<float>((r[0] & 0xFFFFu) << 16)",
+     "bit_cast<float>((r4 & 0xFFFFu) << 16)"),
+    ("hip", K("    iclamp r1, r2, r3, r4"), "clamp((int32_t)r2, (int32_t)r3, (int32_t)r4)",
+     "min(max((int32_t)r2, (int32_t)r3), (int32_t)r4)"),
 ]
 
 

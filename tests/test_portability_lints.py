@@ -92,6 +92,9 @@ FIRES = [
     Fires("P816", K("    «fround» r1, r2"), ("metal",), words=("away from zero",)),
     Fires("P817", K("    «bmul» r1, r2, r3"), words=("wave-hip", "wave-sycl", "r[N]"),
           absent=("wave-ptx", "wave-metal")),
+    Fires("P823", K("    «atomic_xor» r1, r2, r3, .device"), ("ptx",), words=("wave-ptx", ".b32"),
+          absent=("wave-hip",)),
+    Fires("P823", K("    «hma2» r1, r2, r3, r4"), ("hip",), words=("wave-hip", "__half2")),
     Fires("P818", K("    «mma_compute» r1, r2, r3"), words=("wave-ptx", "16x16x16",
                                                                     "4x4 f32", "--compat upstream")),
     Fires("P819", K("    «wave_reduce_min» r1, r2"), words=("wave-ptx", "wave-hip", "wave-sycl",
@@ -164,6 +167,8 @@ QUIET = [
     Quiet("P816", K("    ffloor r1, r2")),
     Quiet("P817", K("    bmul r1, r2, r3"), ("ptx", "metal")),
     Quiet("P818", K("    mma_compute r1, r2, r3"), ("hip", "metal", "sycl")),
+    Quiet("P823", K("    atomic_add r1, r2, r3, .device\n    hadd2 r1, r2, r3"), ("ptx",)),
+    Quiet("P823", K("    hadd r1, r2, r3"), ("hip", "metal", "sycl")),
     Quiet("P819", K("    wave_reduce_min r1, r2"), ("metal",)),
     Quiet("P819", K("    wave_reduce_add r1, r2")),
     # constants in range on every target, in code every lane runs

@@ -40,13 +40,24 @@ def test_emit_opens_the_backend_text_beside_the_source(tmp_path, target, filetyp
                       + EMIT)
     expected = emit(Document(text, uri=path.as_uri()), target)
     assert result["name"] == f"wave-{target}://{path}"
-    assert result["lines"] == expected.text.split("\n")
+    _shows(result["lines"], expected)
     assert result["filetype"] == filetype and result["modifiable"] is False
     assert result["map"] == expected.map() and result["map"]
     source = text.split("\n")
     # every mapped source line is an instruction line of the kernel
     for _, line in result["map"]:
         assert source[line].strip() and not source[line].lstrip().startswith((";", "."))
+
+
+def _shows(shown: list[str], expected) -> None:
+    """The split holds `wave-lsp emit`'s text, then, where the vendor's compiler is found (PTX,
+    HIP), its verdict as comment lines."""
+    lines = expected.text.split("\n")[:-1]
+    assert shown[:len(lines)] == lines
+    verdict = [line for line in shown[len(lines):] if line]
+    assert all(line.startswith("// ") for line in verdict), verdict
+    assert not verdict or (expected.target in ("ptx", "hip") and "accepted" in verdict[0]
+                           and "REJECTED" not in verdict[0])
 
 
 def test_emit_rejects_an_unknown_target(tmp_path):
@@ -174,7 +185,7 @@ def test_emit_split_maps_the_cursor_both_ways_and_follows_edits(tmp_path):
     lines.insert(insert_at, "    iadd r1, r1, r1")
     edited = emit(Document("\n".join(lines), uri=path.as_uri()), "ptx")
     assert result["map_after"] == edited.map() and result["map_after"] != pairs
-    assert result["lines_after"] == edited.text.split("\n")
+    _shows(result["lines_after"], edited)
     assert result["source_marks_after_close"] == []
 
 

@@ -115,6 +115,8 @@ _CODES = (
          enabled=False),
     Code("P822", W, "upstream's wave operation is wrong or undefined in divergent code",
          enabled=False),
+    Code("P823", W, "upstream's output for this instruction is rejected by the vendor's compiler",
+         enabled=False),
     # files and configuration
     Code("X900", E, "binary file"),
     Code("X901", E, "file is not UTF-8"),

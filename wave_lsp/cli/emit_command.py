@@ -3,8 +3,10 @@ backend makes of a kernel file.
 
 FILE is `.wave` source or a `.wbin`. The text goes to stdout, or to OUT with `-o`. By default
 the output is upstream's `wave-ptx`/`wave-hip`/`wave-metal`/`wave-sycl` text with upstream's
-translation defects corrected (lints P811-P822 name each); `--compat upstream` reproduces
-upstream's pipeline exactly, defects included (source is assembled as `wave-asm` does).
+translation defects corrected (lints P811-P823 name each; P823: what ptxas or hipcc reject), and
+a kernel that uses local memory without `.local_memory` gets the emulator's default size
+declared; `--compat upstream` reproduces upstream's pipeline exactly, defects included (source
+is assembled as `wave-asm` does).
 Errors print `error: MESSAGE` to stderr and exit with status 1, as upstream's backends do.
 """
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence, Union
 
+from ..isa.backends import DEFAULT_LOCAL_MEMORY  # noqa: F401  (upstream --local-memory default)
 from .limits import MAX_DEVICE_MEMORY
 
 DEFAULT_WORKGROUP = (32, 1, 1)       # upstream wave-emu's --workgroup default
-DEFAULT_LOCAL_MEMORY = 16384         # upstream --local-memory default (bytes)
 DEFAULT_DEVICE_MEMORY = 1 << 20      # upstream --device-memory default (bytes)
 DEFAULT_REGISTERS = 32
 FILL_CHUNK = 1 << 20              # values written per step by --fill-iota

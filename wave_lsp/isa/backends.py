@@ -183,4 +183,34 @@ UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
                    "sub-group reaches, which SYCL leaves undefined",
                    "no correct SYCL translation: keep wave operations out of divergent code "
                    "for SYCL", fixed=False, context="divergent"),
+    # P823: what the vendors' own compilers reject (tests/test_emit_vendors.py)
+    UpstreamDefect("P823", ("ptx",), frozenset(
+        f"{space}atomic_{op}" for space in ("", "local_")
+        for op in ("and", "or", "xor", "exchange")),
+        "atom.and/or/xor/exch on .u32, which ptxas rejects (they take .b32)", "the .b32 forms"),
+    UpstreamDefect("P823", ("ptx",), frozenset({"hadd", "hsub", "hmul", "hma"}),
+                   "add/sub/mul/fma.f16 on 32-bit registers, which ptxas rejects",
+                   "the .f16x2 form on the register, keeping the low half"),
+    UpstreamDefect("P823", ("ptx",), frozenset({"bma2"}),
+                   "the registers %ft4 and %ft5, never declared, so ptxas rejects it",
+                   "the same arithmetic on the declared %ft0..%ft3"),
+    UpstreamDefect("P823", ("hip",), frozenset({"hadd2", "hmul2", "hma2"}),
+                   "floats passed to __hadd2/__hmul2/__hfma2, which hipcc rejects",
+                   "the registers bit-cast to __half2 and back"),
+    UpstreamDefect("P823", ("hip",), frozenset({"iclamp"}),
+                   "clamp(), which HIP does not have, so hipcc rejects it", "min(max())"),
 )
+
+# The architectures the vendors' compilers check emitted code for (`asm/vendors.py`, the tests):
+# the oldest the PTX backend targets (SM 75, its `.target`) and Hopper; CDNA2 (wave64) and RDNA2
+# (wave32), which Debian's ROCm 5.2 device libraries cover.
+# SYCL: compiled for the host only (no device compiler can be installed from the registries).
+VENDOR_ARCHES = {"ptx": ("sm_75", "sm_90"), "hip": ("gfx90a", "gfx1030"), "sycl": ("host",)}
+
+# wave-emu's local memory size when neither `.local_memory` nor --local-memory gives one
+# (reference §6); `wave-lsp emit` declares it for a kernel that uses local memory without the
+# directive, so the code runs as `wave-lsp run` runs it.
+DEFAULT_LOCAL_MEMORY = 16384
+LOCAL_MEMORY_MNEMONICS = frozenset(m for m, s in INSTRUCTIONS.items()
+                                   if s.iclass in (IC.LOCAL_MEMORY, IC.MMA)
+                                   or m.startswith("local_atomic_"))

@@ -3,7 +3,8 @@
 for wave widths 32 and 64 and per configured target) and "Assemble". Both are commands run through
 `workspace/executeCommand`, so they work in any client, Neovim included:
 
-- `wave-lsp.kernelResources [uri, kernel]` shows and returns the kernel's resources;
+- `wave-lsp.kernelResources [uri, kernel]` shows and returns the kernel's resources, with what
+  the vendors' compilers report for it per architecture (`vendor`, `vendor_compilers.py`);
 - `wave-lsp.assemble [uri]` assembles the document (in the configured compatibility mode),
   writes `NAME.wbin` beside a `NAME.wave` file on disk (atomically; never the document itself,
   never through a link: see `wbin_target`), and shows and returns size, SHA-256 and the path
@@ -22,7 +23,8 @@ from pygls.uris import to_fs_path
 from ..ide.assemble import assemble_report
 from ..ide.resources import resources_of
 from ..ide.state import DocumentState
-from . import run_view
+from ..ide.vendor_usage import figures_text
+from . import run_view, vendor_compilers
 from .documents import span
 from .handlers import command, command_document, request
 from .gpu_run import gpu_lenses
@@ -112,8 +114,10 @@ def setup(server: "WaveLanguageServer") -> None:
         if res is None:
             _show(server, f"wave-lsp: no kernel {name!r} in {uri}", types.MessageType.Warning)
             return None
-        _show(server, f"kernel {res.name}: {res.summary()}")
-        return res.as_dict()
+        vendor = await vendor_compilers.figures(server, doc, res.name)
+        extra = f" | {figures_text(vendor)}" if vendor else ""
+        _show(server, f"kernel {res.name}: {res.summary()}{extra}")
+        return {**res.as_dict(), "vendor": [f.as_dict() for f in vendor]}
 
     @command(server, ASSEMBLE)
     async def assemble_command(*args):

@@ -8,6 +8,11 @@ document beside the source ("Show PTX/HIP/Metal/SYCL"), asks again after each ed
 generated line to its instruction. `compat` may be "upstream" for upstream's exact text. When
 the document does not assemble or the backend cannot translate it, the result has `error` (and
 `line` when a source line is at fault) instead of `text`.
+
+Where the vendor's compiler is found (PTX: ptxas, HIP: hipcc; `vendor_compilers.py`), the
+result also has `vendor` (each architecture's verdict: `{compiler, arch, accepted}`) and
+`messages` (`{compiler, arch, severity, message, line, sourceLine}`, lines 0-based), and `text`
+ends with comment lines that say the same, after the translation (so `map` is unchanged).
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..asm.backends import TARGETS, EmitError, emit
+from ..asm.backends import TARGETS, EmitError, Emitted, emit
 from .handlers import command
+from .vendor_compilers import emit_report
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -25,22 +31,23 @@ if TYPE_CHECKING:
 EMIT = "wave-lsp.emit"
 
 
-def emit_document(doc, target: str, compat: bool) -> dict:
-    """The command's result for an open document."""
+def emit_document(doc, target: str, compat: bool) -> tuple[Emitted | None, dict]:
+    """The translation of an open document and the command's result (without the vendor's
+    verdict); None and a result with `error` when there is no translation."""
     from ..asm import AssemblyError
     base = {"uri": doc.uri, "target": target, "compat": "upstream" if compat else "none"}
     try:
         result = emit(doc.document, target, compat=compat)
     except AssemblyError as err:
-        return {**base, "error": f"line {err.line + 1}: {err.message}", "line": err.line}
+        return None, {**base, "error": f"line {err.line + 1}: {err.message}", "line": err.line}
     except EmitError as err:
-        return {**base, "error": str(err)}
-    return {**base, "text": result.text, "map": result.map()}
+        return None, {**base, "error": str(err)}
+    return result, {**base, "text": result.text, "map": result.map()}
 
 
 def setup(server: "WaveLanguageServer") -> None:
     @command(server, EMIT)
-    def emit_command(*args):
+    async def emit_command(*args):
         uri, target, compat = (list(args) + [None, None, None])[:3]
         doc = server.text_document(uri) if isinstance(uri, str) else None
         problem = None
@@ -54,4 +61,12 @@ def setup(server: "WaveLanguageServer") -> None:
             server.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"wave-lsp: {problem}"))
             return None
-        return emit_document(doc, target, compat == "upstream")
+        emitted, result = emit_document(doc, target, compat == "upstream")
+        if emitted is None:
+            return result
+        report = await emit_report(server, doc, emitted)
+        if report:
+            block = report.pop("block")
+            result = {**result, **report, "text": result["text"] + "".join(
+                line + "\n" for line in block)}
+        return result

@@ -84,8 +84,10 @@ async def _answer(server: "WaveLanguageServer", method: str, fn: Callable[[Any],
         return fn(params)
     for _ in range(RETRIES):
         try:
-            return await server.documents.run(state, lambda _state: fn(params), name=method,
-                                              reader=not analysis)
+            answer = await server.documents.run(state, lambda _state: fn(params), name=method,
+                                                reader=not analysis)
+            # a feature may finish off the event loop (e.g. the kernel hover's vendor figures)
+            return await answer if inspect.isawaitable(answer) else answer
         except Cancelled:
             state = await server.documents.ready(uri)
             if state is None:

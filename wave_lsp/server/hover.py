@@ -4,23 +4,29 @@ On a mnemonic: its syntax, operands, semantics, spec section and required capabi
 the ISA table), then the encoding of this very instruction (words in hex, a table of fields and
 values) and its byte offset in the kernel. On registers, special registers, predicates,
 directives, scopes, labels and kernels: what they are and what this document says about them
-(the text is `ide.hover`'s). Above it, the results of the last inline run on that line.
+(the text is `ide.hover`'s). Above it, the results of the last inline run on that line. On a
+kernel, below its resources, what the vendors' compilers report for it (`vendor_compilers.py`).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ..ide.hover import hover_markdown
-from ..ide.locate import target_at
-from . import run_view
+from ..ide.locate import TargetKind, target_at
+from ..ide.vendor_usage import figures_markdown
+from . import run_view, vendor_compilers
 from .documents import span, to_server_position
 from .handlers import request
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
+
+
+VENDOR_WAIT_S = 10     # a kernel hover waits this long for ptxas / hipcc at most
 
 
 def setup(server: "WaveLanguageServer") -> None:
@@ -43,6 +49,21 @@ def setup(server: "WaveLanguageServer") -> None:
         kind = types.MarkupKind.Markdown
         if formats and types.MarkupKind.Markdown not in formats:
             kind = types.MarkupKind.PlainText
-        return types.Hover(contents=types.MarkupContent(kind=kind, value=text),
-                           range=span(doc, line, target.start, target.end, server.codec)
-                           if target is not None else None)
+        rng = span(doc, line, target.start, target.end, server.codec) \
+            if target is not None else None
+        if target is not None and target.kind is TargetKind.KERNEL:
+            return _with_vendor_figures(server, doc, target.text, text, kind, rng)
+        return types.Hover(contents=types.MarkupContent(kind=kind, value=text), range=rng)
+
+
+async def _with_vendor_figures(server: "WaveLanguageServer", doc, name: str, text: str,
+                               kind: types.MarkupKind, rng) -> types.Hover:
+    """A kernel's hover, with what the vendors' compilers report for it (run off the event
+    loop; cached by the emitted text)."""
+    try:
+        vendor = figures_markdown(await asyncio.wait_for(
+            vendor_compilers.figures(server, doc, name), VENDOR_WAIT_S))
+    except asyncio.TimeoutError:      # they go on, and their results are cached
+        vendor = "*vendor compilers still running: hover again for their figures*"
+    value = "\n\n".join(t for t in (text, vendor) if t)
+    return types.Hover(contents=types.MarkupContent(kind=kind, value=value), range=rng)

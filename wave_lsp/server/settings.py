@@ -10,12 +10,19 @@ each invalid setting instead of silently dropping it.
       "targets": ["ptx", "hip", "metal", "sycl"],
       "inlayHints": {"offsets": true, "encoding": true},
       "diagnostics": {"mode": "auto", "debounceMs": 30},
-      "run": {"maxInstructions": 1000000, "timeLimitMs": 2000, "live": false}
+      "run": {"maxInstructions": 1000000, "timeLimitMs": 2000, "live": false},
+      "backends": {"ptxas": "/opt/cuda/bin/ptxas", "hipcc": false}
     }
+
+`backends.ptxas` / `backends.hipcc`: the vendor compiler to run for the resource hover, the
+kernelResources command and Show PTX/HIP (a path or a name on PATH; false: none; unset: PATH,
+then for ptxas the nvidia-cuda-nvcc-cu12 wheel).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +32,8 @@ from ..isa.backends import TARGET_NAMES
 
 SECTION = "wave"
 DIAGNOSTIC_MODES = ("auto", "push", "pull")
-SERVER_KEYS = ("inlayHints", "diagnostics", "run")
+SERVER_KEYS = ("inlayHints", "diagnostics", "run", "backends")
+BACKEND_TOOLS = {"ptxas": "ptx", "hipcc": "hip"}
 # `run.*`: limits of inline runs (an infinite loop stops within about 2 s) and live mode
 RUN_INTEGERS = {"maxInstructions": ("run_max_instructions", 0, 1 << 40),
                 "timeLimitMs": ("run_time_limit_ms", 0, 600_000)}
@@ -43,6 +51,7 @@ class Settings:
     run_max_instructions: int = DEFAULT_MAX_INSTRUCTIONS
     run_time_limit_ms: int = DEFAULT_TIME_LIMIT_MS
     run_live: bool = False
+    backend_tools: dict = field(default_factory=dict)   # "ptx"/"hip" -> path, or False
     raw: dict = field(default_factory=dict)
 
     @property
@@ -103,6 +112,7 @@ def parse_settings(data: Any, origin: str = "settings") -> tuple[Settings, list[
                 problems.append(f"diagnostics.{key}: unknown setting (use mode, debounceMs)")
 
     problems.extend(_run_settings(data.get("run", {}), settings))
+    problems.extend(_backend_settings(data.get("backends", {}), settings))
     config, analysis_problems = config_from_mapping(data, origin, extra_keys=SERVER_KEYS)
     settings.analysis = config
     problems.extend(p.message for p in analysis_problems)
@@ -129,4 +139,23 @@ def _run_settings(run, settings: Settings) -> list[str]:
                 problems.append(f"run.live must be true or false, not {value!r}")
         else:
             problems.append(f"run.{key}: unknown setting (use maxInstructions, timeLimitMs, live)")
+    return problems
+
+
+def _backend_settings(backends, settings: Settings) -> list[str]:
+    """`backends.ptxas` and `backends.hipcc`: a path or command name, or false for none."""
+    if not isinstance(backends, dict):
+        return ["backends must be an object with 'ptxas' and 'hipcc'"]
+    problems = []
+    for key, value in backends.items():
+        target = BACKEND_TOOLS.get(key)
+        if target is None:
+            problems.append(f"backends.{key}: unknown setting (use ptxas, hipcc)")
+        elif value is False or (isinstance(value, str) and value.strip()):
+            settings.backend_tools[target] = value
+            if value and shutil.which(os.path.expanduser(value)) is None:
+                problems.append(f"backends.{key}: {value!r} is not an executable program "
+                                "(no vendor figures for it)")
+        elif value is not None:
+            problems.append(f"backends.{key} must be a path or false, not {value!r}")
     return problems

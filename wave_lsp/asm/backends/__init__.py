@@ -2,14 +2,17 @@
 
 `emit(program, target)` translates assembled kernels to PTX, HIP C++, Metal or SYCL C++ text as
 upstream's `wave-ptx`, `wave-hip`, `wave-metal` and `wave-sycl` do, except where those are wrong
-(`corrections.py`, `ptx_waves.py`, lints P811-P822); `compat=True` reproduces upstream's text exactly, defects
+(`corrections.py`, `ptx_waves.py`, lints P811-P823; local memory without `.local_memory`:
+`declared_local_memory`); `compat=True` reproduces upstream's text exactly, defects
 included (and assembles source as `wave-asm` does, as upstream's pipeline would). The result
 maps every generated line back to the source line of its instruction.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from ...isa.backends import DEFAULT_LOCAL_MEMORY, LOCAL_MEMORY_MNEMONICS
 
 from ..ir import KernelCode
 from . import hip, metal, sycl
@@ -43,12 +46,24 @@ def emit_kernels(kernels: list[KernelCode], target: str, compat: bool = False) -
     """Translate decoded kernels; raises EmitError for what the backend cannot translate."""
     if target not in TARGETS:
         raise ValueError(f"unknown target '{target}' (use {', '.join(TARGETS)})")
+    if not compat:
+        kernels = [declared_local_memory(k) for k in kernels]
     if target == "ptx":
         lines = emit_ptx(kernels, compat)
     else:
         lines = emit_c(_C_STYLES[target], kernels, compat)
     text = "".join(line + "\n" for line, _ in lines)
     return Emitted(target, text, tuple(where for _, where in lines))
+
+
+def declared_local_memory(kernel: KernelCode) -> KernelCode:
+    """`kernel`, with the emulator's default local memory (DEFAULT_LOCAL_MEMORY bytes, what
+    `wave-lsp run` gives it) when it uses local memory without `.local_memory`: upstream then
+    writes code that uses an undeclared buffer, which no vendor compiler accepts."""
+    if kernel.local_memory > 0 or not any(ins.spec.mnemonic in LOCAL_MEMORY_MNEMONICS
+                                          for ins in kernel.instructions):
+        return kernel
+    return replace(kernel, local_memory=DEFAULT_LOCAL_MEMORY)
 
 
 def emit(program, target: str, compat: bool = False) -> Emitted:

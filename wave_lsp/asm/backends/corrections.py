@@ -10,8 +10,15 @@ the templates `wave-lsp emit` uses instead; `--compat upstream` keeps upstream's
 - P814: `imul_hi` takes the high half of the signed product.
 - P815: `bitfind` counts leading zeros (0xFFFFFFFF for 0).
 - P816: `fround` rounds halfway cases away from zero.
-- P817: HIP's and SYCL's bf16 arithmetic name the registers `rN`, not an undeclared `r[N]`.
+- P817: HIP's and SYCL's bf16 arithmetic name the registers `rN`, not an undeclared `r[N]`
+  (SYCL's `bma2` reads its third operand, where upstream writes `r[0]`).
 - P819-P822, wave operations: `wave_corrections.py` (HIP, Metal, SYCL) and `ptx_waves.py`.
+- P823, what the vendors' compilers reject (`vendors.py`, tests/test_emit_vendors.py): PTX's
+  bitwise and exchange atomics take `.b32` (ptxas refuses `.u32`); PTX's f16 arithmetic runs on
+  the packed `.f16x2` forms of the 32-bit registers, keeping the low half (`add.f16` on `.b32`
+  registers is refused); PTX's `bma2` uses the four declared `%ft` registers (upstream's names
+  `%ft4`, `%ft5`, never declared); HIP's packed f16 arithmetic reinterprets the registers as
+  `__half2` (upstream passes floats) and `iclamp` is `min(max())` (HIP has no `clamp`).
 """
 
 from __future__ import annotations
@@ -33,8 +40,35 @@ _METAL_CAS = (
     "}}",
 )
 
+# HIP: a 32-bit register as two halves and back (bit casts; no helper in upstream's header)
+_HALF2 = "r$rd = __builtin_bit_cast(uint32_t, {});"
+
+
+def _h2(text: str) -> str:
+    return re.sub(r"h2\((r\$\w+)\)", r"__builtin_bit_cast(__half2, \1)", text)
+
+
+# PTX f16 arithmetic on the low halves of packed .f16x2 registers (rounded: never contracted)
+_PTX_HALF = {"hadd": "add.rn.f16x2 %t0, %r$rs1, %r$rs2;",
+             "hsub": "sub.rn.f16x2 %t0, %r$rs1, %r$rs2;",
+             "hmul": "mul.rn.f16x2 %t0, %r$rs1, %r$rs2;",
+             "hma": "fma.rn.f16x2 %t0, %r$rs1, %r$rs2, %r$rs3;"}
+_PTX_BMA2 = (   # low halves into %t3, high halves into %t0, four f32 temporaries
+    "and.b32 %t0, %r$rs1, 0xFFFF;", "shl.b32 %t0, %t0, 16;", "mov.b32 %ft0, %t0;",
+    "and.b32 %t1, %r$rs2, 0xFFFF;", "shl.b32 %t1, %t1, 16;", "mov.b32 %ft1, %t1;",
+    "and.b32 %t2, %r$rs3, 0xFFFF;", "shl.b32 %t2, %t2, 16;", "mov.b32 %ft2, %t2;",
+    "fma.rn.f32 %ft3, %ft0, %ft1, %ft2;", "mov.b32 %t3, %ft3;", "shr.b32 %t3, %t3, 16;",
+    "and.b32 %t0, %r$rs1, 0xFFFF0000;", "mov.b32 %ft0, %t0;",
+    "and.b32 %t1, %r$rs2, 0xFFFF0000;", "mov.b32 %ft1, %t1;",
+    "and.b32 %t2, %r$rs3, 0xFFFF0000;", "mov.b32 %ft2, %t2;",
+    "fma.rn.f32 %ft3, %ft0, %ft1, %ft2;", "mov.b32 %t0, %ft3;", "and.b32 %t0, %t0, 0xFFFF0000;",
+    "or.b32 %r$rd, %t3, %t0;",
+)
+
 _BY_TARGET: dict[str, dict[str, tuple[str, ...]]] = {
     "ptx": {
+        **{m: (t, "and.b32 %r$rd, %t0, 0xFFFF;") for m, t in _PTX_HALF.items()},
+        "bma2": _PTX_BMA2,
         "bitfind": ("clz.b32 %t0, %r$rs1;", "setp.eq.u32 %pt0, %r$rs1, 0;",
                     "selp.b32 %r$rd, 0xFFFFFFFF, %t0, %pt0;"),
         "fround": ("mov.b32 %f$rs1, %r$rs1;", "abs.f32 %ft0, %f$rs1;",
@@ -42,6 +76,10 @@ _BY_TARGET: dict[str, dict[str, tuple[str, ...]]] = {
                    "copysign.f32 %f$rd, %f$rs1, %ft0;", "mov.b32 %r$rd, %f$rd;"),
     },
     "hip": {
+        "iclamp": ("r$rd = (uint32_t)min(max((int32_t)r$rs1, (int32_t)r$rs2), (int32_t)r$rs3);",),
+        "hadd2": (_HALF2.format("__hadd2(h2(r$rs1), h2(r$rs2))"),),
+        "hmul2": (_HALF2.format("__hmul2(h2(r$rs1), h2(r$rs2))"),),
+        "hma2": (_HALF2.format("__hfma2(h2(r$rs1), h2(r$rs2), h2(r$rs3))"),),
         "cvt_f32_bf16": ("r$rd = (r$rs1 & 0xFFFFu) << 16;",),
         "imul_hi": ("r$rd = (uint32_t)__mulhi((int)r$rs1, (int)r$rs2);",),
         "bitfind": ("r$rd = (r$rs1 == 0u) ? 0xFFFFFFFFu : (uint32_t)__clz((int)r$rs1);",),
@@ -82,6 +120,15 @@ def _cas_fixes(target: str, templates: dict) -> dict[str, tuple[str, ...]]:
     return out
 
 
+def _typed_atomics(target: str, templates: dict) -> dict[str, tuple[str, ...]]:
+    """PTX's bitwise and exchange atomics on `.b32` (ptxas rejects them on `.u32`)."""
+    if target != "ptx":
+        return {}
+    bitwise = re.compile(r"\b(atom\.(?:global|shared)\.(?:and|or|xor|exch))\.u32\b")
+    return {key: tuple(bitwise.sub(r"\1.b32", line) for line in lines)
+            for key, lines in templates.items() if any(bitwise.search(l) for l in lines)}
+
+
 def _register_arrays(templates: dict) -> dict[str, tuple[str, ...]]:
     return {key: tuple(_REGISTER_ARRAY.sub(r"r\1", line) for line in lines)
             for key, lines in templates.items() if any(_REGISTER_ARRAY.search(l) for l in lines)}
@@ -111,8 +158,12 @@ def corrected(target: str, templates: dict[str, tuple[str, ...]], compat: bool) 
         table = dict(templates)
         table.update(_conversion_swaps(target, templates))
         table.update(_cas_fixes(target, templates))
+        if target == "sycl":
+            table["bma2"] = tuple(line.replace("r[0]", "r$rs3") for line in table["bma2"])
         table.update(_register_arrays(table))
-        table.update(_BY_TARGET.get(target, {}))
+        table.update(_typed_atomics(target, table))
+        table.update({k: tuple(_h2(line) for line in v)
+                      for k, v in _BY_TARGET.get(target, {}).items()})
         table.update(WAVE_CORRECTIONS.get(target, {}))
         cached = _CACHE[target] = (templates, table)
     return cached[1]

@@ -1,0 +1,223 @@
+"""The vendors' own compilers: finds NVIDIA's `ptxas` and AMD's `hipcc` and runs them on what
+`wave-lsp emit` writes, so the tests and the editor learn whether the text is PTX / HIP at all,
+what the compiler says about it (each message on its generated line) and the resources it
+gives each kernel per target architecture (`ptxas -v`; clang's kernel-resource-usage remarks).
+SYCL has no device compiler on the registries: its text is compiled for the host by a C++
+compiler against Intel's SYCL headers (`include`, from the intel-sycl-rt wheel).
+
+Found in this order: an explicit path (the editor's `backends.ptxas` / `backends.hipcc`), the
+program on PATH, and for ptxas the `nvidia-cuda-nvcc-cu12` wheel's `nvidia/cuda_nvcc/bin`.
+Results are cached by (compiler, architecture, text); nothing here imports a protocol.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..isa.backends import VENDOR_ARCHES
+
+COMPILERS = {"ptx": "ptxas", "hip": "hipcc", "sycl": "g++"}
+TIMEOUT_S = 120
+
+
+@dataclass(frozen=True)
+class VendorMessage:
+    """One error or warning; `line` is the 0-based generated line it names (None: none)."""
+
+    severity: str           # "error" or "warning"
+    text: str
+    line: int | None
+
+
+@dataclass(frozen=True)
+class KernelUsage:
+    """What the compiler allotted one kernel: (figure, value) pairs in the compiler's order."""
+
+    kernel: str
+    figures: tuple[tuple[str, int], ...]
+
+    def text(self) -> str:
+        return ", ".join(f"{name} {value}" for name, value in self.figures)
+
+
+@dataclass(frozen=True)
+class VendorCheck:
+    """One compiler run on one text for one architecture."""
+
+    compiler: str           # "ptxas" or "hipcc"
+    arch: str
+    accepted: bool
+    messages: tuple[VendorMessage, ...]
+    usage: tuple[KernelUsage, ...]
+
+    def errors(self) -> list[VendorMessage]:
+        return [m for m in self.messages if m.severity == "error"]
+
+    def usage_of(self, kernel: str) -> KernelUsage | None:
+        return next((u for u in self.usage if u.kernel == kernel), None)
+
+
+def wheel_ptxas() -> str | None:
+    """ptxas from the `nvidia-cuda-nvcc-cu12` wheel, when it is installed."""
+    try:
+        spec = importlib.util.find_spec("nvidia.cuda_nvcc")
+    except (ImportError, ValueError):
+        return None
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        candidate = Path(folder) / "bin" / "ptxas"
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+def find_compiler(target: str, configured: str | None = None) -> str | None:
+    """The compiler for `target` ("ptx" or "hip"): `configured` (a path or a name on PATH) when
+    given, else the one on PATH, else (ptxas) the nvidia wheel's; None when there is none."""
+    name = COMPILERS.get(target)
+    if name is None:
+        return None
+    if configured:
+        return shutil.which(os.path.expanduser(configured))
+    return shutil.which(name) or (wheel_ptxas() if target == "ptx" else None)
+
+
+def check(target: str, text: str, arch: str, compiler: str, verbose: bool = True,
+          include: str | None = None) -> VendorCheck:
+    """Compile `text` (PTX, HIP or SYCL C++) for `arch` ("host" for SYCL, with the SYCL headers
+    in `include`) with the compiler at `compiler`."""
+    return _check(target, text, arch, compiler, verbose, include)
+
+
+def check_all(target: str, text: str, compiler: str, verbose: bool = True,
+              include: str | None = None) -> list[VendorCheck]:
+    """`check` for every architecture the tests and the editor use for `target`."""
+    return [check(target, text, arch, compiler, verbose, include)
+            for arch in VENDOR_ARCHES[target]]
+
+
+@functools.lru_cache(maxsize=64)
+def _check(target: str, text: str, arch: str, compiler: str, verbose: bool,
+           include: str | None) -> VendorCheck:
+    suffix = {"ptx": ".ptx", "hip": ".hip", "sycl": ".cpp"}[target]
+    with tempfile.TemporaryDirectory(prefix="wave-lsp-vendor-") as tmp:
+        source = Path(tmp) / f"kernel{suffix}"
+        source.write_text(text)
+        if target == "ptx":
+            argv = [compiler, f"-arch={arch}", str(source), "-o", str(Path(tmp) / "k.cubin")]
+            argv[1:1] = ["-v"] if verbose else []
+        elif target == "sycl":
+            argv = [compiler, "-std=c++17", "-fsyntax-only", "-DSYCL_DISABLE_FSYCL_SYCLHPP_WARNING",
+                    "-Wno-deprecated-declarations", f"-I{include}", str(source)]
+        else:
+            argv = [compiler, f"--offload-arch={arch}", "--cuda-device-only", "-ferror-limit=0",
+                    "-c", str(source),
+                    "-o", str(Path(tmp) / "k.o")]
+            argv += ["-Rpass-analysis=kernel-resource-usage"] if verbose else []
+        env = {**os.environ, "HIP_PLATFORM": "amd"} if target == "hip" else None
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S,
+                                  env=env, cwd=tmp)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            return VendorCheck(Path(compiler).name, arch, False,
+                               (VendorMessage("error", f"{compiler}: {err}", None),), ())
+        output = done.stdout + done.stderr
+    parse = _parse_ptxas if target == "ptx" else _parse_clang
+    messages, usage = parse(output, source.name)
+    if done.returncode != 0 and not any(m.severity == "error" for m in messages):
+        tail = output.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        messages.append(VendorMessage("error", tail[0], None))
+    return VendorCheck(Path(compiler).name, arch, done.returncode == 0, tuple(messages),
+                       tuple(usage))
+
+
+# ---- ptxas ------------------------------------------------------------------------------------
+_PTXAS_MESSAGE = re.compile(r"^ptxas (?:.*?, line (\d+); )?(error|warning|fatal)\s*: (.*)$")
+_PTXAS_ENTRY = re.compile(r"^ptxas info\s*: (?:Compiling entry function|Function properties "
+                          r"for) '?([\w$]+)'?")
+_PTXAS_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, "
+                          r"(\d+) bytes spill loads")
+_PTXAS_USED = re.compile(r"^ptxas info\s*: Used (\d+) registers(.*)$")
+_SMEM = re.compile(r"(\d+) bytes smem")
+
+
+def _parse_ptxas(output: str, _name: str) -> tuple[list[VendorMessage], list[KernelUsage]]:
+    messages: list[VendorMessage] = []
+    figures: dict[str, dict[str, int]] = {}
+    kernel = None
+    for raw in output.splitlines():
+        line = raw.strip()
+        found = _PTXAS_MESSAGE.match(line)
+        if found:
+            number, kind, text = found.groups()
+            if kind == "fatal" and "aborted due to errors" in text:
+                continue
+            messages.append(VendorMessage("warning" if kind == "warning" else "error", text,
+                                          int(number) - 1 if number else None))
+            continue
+        entry = _PTXAS_ENTRY.match(line)
+        if entry:
+            kernel = entry.group(1)
+            figures.setdefault(kernel, {})
+            continue
+        frame = _PTXAS_FRAME.search(line)
+        if frame and kernel is not None:
+            stack, stores, loads = map(int, frame.groups())
+            figures[kernel].update({"stack": stack, "spill stores": stores,
+                                    "spill loads": loads})
+            continue
+        used = _PTXAS_USED.match(line)
+        if used and kernel is not None:
+            smem = _SMEM.search(used.group(2))
+            figures[kernel] = {"registers": int(used.group(1)),
+                               "shared memory": int(smem.group(1)) if smem else 0,
+                               **figures[kernel]}
+    return messages, [KernelUsage(k, tuple(f.items())) for k, f in figures.items() if f]
+
+
+# ---- hipcc (clang), and g++ / clang++ for SYCL --------------------------------------------
+_CLANG_MESSAGE = re.compile(r"^(.*?):(\d+):\d+: (error|warning|remark|fatal error): (.*?)"
+                            r"(?: \[-Rpass-analysis=kernel-resource-usage\])?$")
+_FUNCTION = re.compile(r"Function Name: _Z(\d+)(\w+)")
+_FIGURE = re.compile(r"^\s*([A-Za-z ]+?)(?: \[[^\]]*\])?: (\d+)$")
+_FIGURE_NAMES = {"SGPRs": "SGPRs", "VGPRs": "VGPRs", "AGPRs": "AGPRs",
+                 "ScratchSize": "scratch bytes/lane", "Occupancy": "occupancy waves/SIMD",
+                 "SGPRs Spill": "SGPR spills", "VGPRs Spill": "VGPR spills",
+                 "LDS Size": "LDS bytes"}
+
+
+def _parse_clang(output: str, name: str) -> tuple[list[VendorMessage], list[KernelUsage]]:
+    messages: list[VendorMessage] = []
+    usage: list[KernelUsage] = []
+    kernel, figures = None, []
+    for raw in output.splitlines():
+        found = _CLANG_MESSAGE.match(raw)
+        if not found:
+            continue
+        path, number, kind, text = found.groups()
+        kind = "error" if kind == "fatal error" else kind
+        if kind != "remark":
+            ours = Path(path).name == name
+            messages.append(VendorMessage(kind, text if ours else f"{path}: {text}",
+                                          int(number) - 1 if ours else None))
+            continue
+        function = _FUNCTION.search(text)
+        if function:
+            if kernel is not None:
+                usage.append(KernelUsage(kernel, tuple(figures)))
+            length, rest = int(function.group(1)), function.group(2)
+            kernel, figures = rest[:length], []
+            continue
+        figure = _FIGURE.match(text)
+        if figure and kernel is not None and figure.group(1) in _FIGURE_NAMES:
+            figures.append((_FIGURE_NAMES[figure.group(1)], int(figure.group(2))))
+    if kernel is not None:
+        usage.append(KernelUsage(kernel, tuple(figures)))
+    return messages, usage
