@@ -13,7 +13,7 @@ from lsprotocol import types as t
 
 from wave_lsp.analysis import analyze
 
-from .conftest import diagnostics, open_document
+from .conftest import diagnostics, open_document, pulls
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from corpus import distinct_source  # noqa: E402
@@ -29,7 +29,7 @@ def ident(uri):
 
 
 def pulls(client) -> bool:
-    return client.capabilities.text_document.diagnostic is not None
+    return pulls(client)
 
 
 async def test_hover_in_another_document_while_a_large_one_is_analysed(client):

@@ -77,6 +77,7 @@ class KernelRun:
     flags: str
     status: str                          # ok, error, invalid, failed, cancelled
     message: str = ""
+    source_error: int | None = None      # the line of the error that stops the source assembling
     elapsed_ms: float = 0.0
     instructions: int = 0
     lanes_active: float | None = None    # share of shown lanes active, over executed lines

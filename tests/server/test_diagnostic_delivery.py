@@ -1,0 +1,233 @@
+"""How diagnostics reach the client (issue 20, point 2), and the server's smaller first-hour
+fixes (point 9): run results pushed to a client that cannot be asked to pull again (Neovim
+0.11), pull offered only with its refresh, `diagnostics.mode` from the settings applied live,
+`wave-lsp/runsChanged` for clients without code-lens refresh, one diagnostic per syntax error
+under live runs, and mnemonic completion ordered by the typed prefix."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as t
+from pytest_lsp import LanguageClient, client_capabilities
+
+from .conftest import PRESETS, SERVER, open_document, pulls
+
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
+
+OUT_OF_BOUNDS = """.kernel oob
+.registers 8
+.workgroup_size 4, 1, 1
+    mov_sr  r0, sr_thread_id_x
+    mov_imm r1, 1048574
+    iadd    r2, r1, r0
+    device_store_u32 r2, r0
+    iadd    r3, r2, r0
+    halt
+.end
+"""
+STORE, AFTER = 6, 7
+# the run-time error at the store, the lines after it greyed as not executed
+EXPECTED = [("R001", STORE), ("R006", AFTER), ("R006", AFTER + 1)]
+
+
+def pulling_client_capabilities() -> t.ClientCapabilities:
+    """VS Code of today: the preset (1.65) plus pulled diagnostics and their refresh."""
+    caps = client_capabilities("visual-studio-code")
+    caps.text_document.diagnostic = t.DiagnosticClientCapabilities(
+        dynamic_registration=True, related_document_support=False)
+    caps.workspace.diagnostics = t.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    return caps
+
+
+def _record(client: LanguageClient) -> None:
+    client.runs_changed = []     # (pytest-lsp counts diagnostic refreshes itself)
+    for method, seen in ((t.WORKSPACE_CODE_LENS_REFRESH, []),
+                         (t.WORKSPACE_INLAY_HINT_REFRESH, [])):
+        if method not in client.protocol.fm.features:
+            client.feature(method)(lambda params, seen=seen: seen.append(params))
+    client.feature("wave-lsp/runsChanged")(lambda params: client.runs_changed.append(params))
+
+
+@pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
+async def client(request, lsp_client: LanguageClient):
+    _record(lsp_client)
+    result = await lsp_client.initialize_session(t.InitializeParams(
+        capabilities=client_capabilities(request.param),
+        initialization_options={"diagnostics": {"debounceMs": 5, "mode": "pull"},
+                                "run": {"live": True}}))
+    lsp_client.preset = request.param
+    lsp_client.server_capabilities = result.capabilities
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def puller(lsp_client: LanguageClient):
+    _record(lsp_client)
+    result = await lsp_client.initialize_session(t.InitializeParams(
+        capabilities=pulling_client_capabilities(),
+        initialization_options={"diagnostics": {"debounceMs": 5}}))
+    lsp_client.preset = "visual-studio-code"
+    lsp_client.server_capabilities = result.capabilities
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def run(client, uri: str, kernel: str) -> dict:
+    return await client.workspace_execute_command_async(t.ExecuteCommandParams(
+        command="wave-lsp.run", arguments=[uri, kernel, None]))
+
+
+def codes(diagnostics) -> list[tuple[str, int]]:
+    return sorted((d.code, d.range.start.line) for d in diagnostics)
+
+
+async def eventually(probe, timeout: float = 10.0):
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = await probe()
+        if value:
+            return value
+        assert loop.time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.02)
+
+
+async def pulled(client, uri: str) -> list[t.Diagnostic]:
+    report = await client.text_document_diagnostic_async(t.DocumentDiagnosticParams(
+        text_document=t.TextDocumentIdentifier(uri=uri)))
+    return list(report.items)
+
+
+# ---- point 2: every client gets every diagnostic -------------------------------------------------
+async def test_neither_preset_can_refresh_pulls_so_run_errors_are_pushed(client):
+    # Neovim 0.11 declares pull but no refresh; the VS Code 1.65 preset neither: both get
+    # push, although the initialization options ask for "pull"
+    assert not pulls(client)
+    uri = open_document(client, OUT_OF_BOUNDS)
+    mark = client.protocol.mark()
+    result = await run(client, uri, "oob")
+    assert result["status"] == "error"
+    published = await client.protocol.publication(
+        uri, lambda p: any(d.code == "R001" for d in p.diagnostics), after=mark)
+    assert set(EXPECTED) <= set(codes(published.diagnostics))
+    greyed = [d for d in published.diagnostics if d.code == "R006"]
+    assert greyed and all(list(d.tags) == [t.DiagnosticTag.Unnecessary] for d in greyed)
+    assert any("'pull' needs a client that supports pulled diagnostics and their refresh"
+               in m.message for m in client.log_messages)
+
+
+async def test_clients_without_lens_refresh_are_told_when_runs_change(client):
+    uri = open_document(client, OUT_OF_BOUNDS)
+    before = len(client.runs_changed)
+    await run(client, uri, "oob")
+    lens_refresh = client.capabilities.workspace.code_lens
+    if lens_refresh and lens_refresh.refresh_support:      # VS Code: asked to refresh instead
+        await asyncio.sleep(0.3)
+        assert len(client.runs_changed) == before
+    else:                                                   # Neovim 0.11
+        await eventually(lambda: _true(len(client.runs_changed) > before))
+        assert client.runs_changed[-1].uri == uri
+
+
+async def _true(value):
+    return value
+
+
+async def test_pull_is_offered_with_its_refresh_and_run_errors_refresh_it(puller):
+    assert pulls(puller)
+    uri = open_document(puller, OUT_OF_BOUNDS)
+    assert await pulled(puller, uri) == []
+    before = puller.diagnostic_refresh_count
+    await run(puller, uri, "oob")
+    await eventually(lambda: _true(puller.diagnostic_refresh_count > before))
+    assert set(EXPECTED) <= set(codes(await pulled(puller, uri)))
+
+
+async def test_diagnostics_mode_from_settings_switches_live(puller):
+    uri = open_document(puller, OUT_OF_BOUNDS)
+    await run(puller, uri, "oob")
+    expected = await eventually(lambda: _pulled_codes(puller, uri))
+    assert set(EXPECTED) <= set(expected)
+
+    # the README's form: `settings = { wave = { diagnostics = { mode = 'push' } } }`
+    mark = puller.protocol.mark()
+    puller.set_configuration({"diagnostics": {"mode": "push", "debounceMs": 5}}, section="wave")
+    puller.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings=None))
+    published = await puller.protocol.publication(uri, lambda p: bool(p.diagnostics), after=mark)
+    assert codes(published.diagnostics) == expected
+    assert await pulled(puller, uri) == []          # never twice
+
+    mark = puller.protocol.mark()
+    puller.set_configuration({"diagnostics": {"mode": "pull", "debounceMs": 5}}, section="wave")
+    puller.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings=None))
+    await puller.protocol.publication(uri, lambda p: not p.diagnostics, after=mark)
+    await asyncio.sleep(0.5)            # the re-run under the new settings ends meanwhile
+    last = [p for p in puller.protocol.publications[mark:] if p.uri == uri][-1]
+    assert list(last.diagnostics) == []     # the pushed copy is taken back, and stays so
+    await eventually(lambda: _codes_pulled(puller, uri, expected))
+
+
+async def _codes_pulled(client, uri, expected) -> bool:
+    return codes(await pulled(client, uri)) == expected
+
+
+async def _pulled_codes(client, uri) -> list | None:
+    found = codes(await pulled(client, uri))
+    return found if any(code == "R001" for code, _ in found) else None
+
+
+# ---- point 9: one diagnostic per syntax error under live runs ------------------------------------
+BROKEN = """; wave-lsp run: --grid 1,1,1
+.kernel live
+.registers 4
+.workgroup_size 4, 1, 1
+    mov_sr  r0, sr_thread_id_x
+    iadd    r1, r0, r0
+    halt
+.end
+"""
+
+
+async def test_a_syntax_error_is_reported_once_on_its_line_under_live_runs(client):
+    uri = open_document(client, BROKEN)
+    ok = await client.protocol.publication(uri, lambda p: not p.diagnostics)
+    assert ok.version == 1
+    mark = client.protocol.mark()
+    edits = [(4, "mov_sr  r0", "mov_sr  r0,"), (5, "iadd    r1", "iaddd   r1")]
+    for version, (line, old, new) in enumerate(edits, 2):
+        col = BROKEN.split("\n")[line].index(old)
+        client.text_document_did_change(t.DidChangeTextDocumentParams(
+            text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[t.TextDocumentContentChangePartial(
+                range=t.Range(start=t.Position(line=line, character=col),
+                              end=t.Position(line=line, character=col + len(old))),
+                text=new)]))
+    last = await client.protocol.publication(uri, lambda p: p.version == 3, after=mark)
+    await asyncio.sleep(0.5)    # the live re-run of version 3 ends and is published again
+    published = [p for p in client.protocol.publications[mark:] if p.uri == uri]
+    last = published[-1]
+    lines = sorted(d.range.start.line for d in last.diagnostics)
+    assert lines == [4, 5], [(d.code, d.range.start.line, d.message) for d in last.diagnostics]
+    assert all(d.code != "R005" for d in last.diagnostics)
+
+
+# ---- point 9: completion puts what starts with the typed word first ------------------------------
+async def test_mnemonic_completion_orders_prefix_matches_first(client):
+    text = ".kernel k\n.registers 4\n    wave_re\n    halt\n.end\n"
+    uri = open_document(client, text)
+    got = await client.text_document_completion_async(t.CompletionParams(
+        text_document=t.TextDocumentIdentifier(uri=uri), position=t.Position(line=2, character=11)))
+    ordered = [item.label for item in sorted(got.items, key=lambda i: i.sort_text)]
+    assert ordered == [item.label for item in got.items]       # the answer's order too
+    from wave_lsp.isa import INSTRUCTIONS
+    prefixed = sorted(m for m in INSTRUCTIONS if m.startswith("wave_re"))
+    containing = sorted(m for m in INSTRUCTIONS if "wave_re" in m and m not in prefixed)
+    rest = sorted(m for m in INSTRUCTIONS if "wave_re" not in m)
+    assert prefixed == ["wave_reduce_add", "wave_reduce_max", "wave_reduce_min"]
+    assert ordered == prefixed + containing + rest
+    assert got.is_incomplete        # the order depends on the word: asked again as it grows
