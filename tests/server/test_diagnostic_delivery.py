@@ -231,3 +231,23 @@ async def test_mnemonic_completion_orders_prefix_matches_first(client):
     assert prefixed == ["wave_reduce_add", "wave_reduce_max", "wave_reduce_min"]
     assert ordered == prefixed + containing + rest
     assert got.is_incomplete        # the order depends on the word: asked again as it grows
+
+
+# ---- point 9: a cancel for a request already answered is routine, not a warning ----------------
+async def test_cancel_of_an_answered_request_is_not_logged_as_a_warning(tmp_path):
+    from .rawclient import RawClient
+    raw = RawClient(tmp_path / "cache", args=("--log-level", "INFO"))
+    try:
+        raw.initialize()
+        raw.request(1, "workspace/symbol", {"query": ""})
+        raw.response(1)
+        for msg_id in (1, 77, "gone"):      # answered, and never sent
+            raw.notify("$/cancelRequest", {"id": msg_id})
+        raw.request(2, "shutdown")          # after the cancels were read
+        raw.response(2)
+        raw.notify("exit")
+        assert raw.wait() == 0
+    finally:
+        raw.close()
+    assert "Cancel notification" not in raw.stderr and "cancel notification" not in raw.stderr
+    assert "INFO" in raw.stderr         # the log itself is there at this level
