@@ -68,6 +68,15 @@ def pulls(client: LanguageClient) -> bool:
     return client.server_capabilities.diagnostic_provider is not None
 
 
+async def configure(client: LanguageClient, settings: dict) -> None:
+    """Change the `wave` settings as the editor would (didChangeConfiguration, then the server
+    asks for them) and give the server a moment to apply them."""
+    import asyncio
+    client.set_configuration(settings, section="wave")
+    client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings=None))
+    await asyncio.sleep(0.3)
+
+
 def split_cursor(text: str) -> tuple[str, int, int]:
     """Text without the cursor marker, and the marker's (line, code-point column)."""
     before, marker, after = text.partition(CURSOR)

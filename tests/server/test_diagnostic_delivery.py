@@ -251,3 +251,28 @@ async def test_cancel_of_an_answered_request_is_not_logged_as_a_warning(tmp_path
         raw.close()
     assert "Cancel notification" not in raw.stderr and "cancel notification" not in raw.stderr
     assert "INFO" in raw.stderr         # the log itself is there at this level
+
+
+# ---- point 5: by default the inlay hints are the run values, each short and alone --------------
+THIRDS = """; wave-lsp run: --workgroup 64,1,1 --wave-width 64
+.kernel k
+.registers 8
+    mov_sr  r0, sr_thread_id_x
+    cvt_f32_u32 r1, r0
+    mov_imm r2, 3.0
+    fdiv    r3, r1, r2
+    halt
+.end
+"""
+
+
+async def test_default_inlay_hints_are_the_run_values_alone(client):
+    uri = open_document(client, THIRDS)
+    whole = t.Range(start=t.Position(line=0, character=0), end=t.Position(line=99, character=0))
+    params = t.InlayHintParams(text_document=t.TextDocumentIdentifier(uri=uri), range=whole)
+    await run(client, uri, "k")
+    got = await client.text_document_inlay_hint_async(params)
+    assert [(h.position.line, h.label) for h in got] == [
+        (3, "r0 = 0, 1, 2 … 63"), (4, "r1 = 0.0, 1.0, 2.0 … 63.0"), (5, "r2 = 3.0 (all lanes)"),
+        (6, "r3 = 0.0, 0.33333334, 0.6666667 … 21.0")]
+    assert all(h.position.character == len(THIRDS.split("\n")[h.position.line]) for h in got)

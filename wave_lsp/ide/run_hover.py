@@ -12,7 +12,7 @@ approximation.
 from __future__ import annotations
 
 from .run_results import KernelRun, LineValue
-from .value_format import format_value
+from ..isa.value_format import format_value
 
 
 def _writes_of(run: KernelRun, line: int, name: str) -> LineValue | None:

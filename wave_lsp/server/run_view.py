@@ -81,7 +81,7 @@ def inlay_hints(server: "WaveLanguageServer", doc: DocumentState, first: int,
     runs = _runs(server)
     if runs is None or not runs.current(doc):
         return []
-    from ..ide.value_format import lane_ranges
+    from ..isa.value_format import lane_ranges
     out = []
     for result in runs.current(doc):
         for line, res in result.lines.items():

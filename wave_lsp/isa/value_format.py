@@ -13,10 +13,11 @@ import struct
 
 import numpy as np
 
-from ..isa import INSTRUCTIONS
-from ..isa import InstructionClass as IC
+from . import INSTRUCTIONS
+from . import InstructionClass as IC
 
 MAX_LISTED = 5          # values listed before an ellipsis
+MAX_LABEL = 40          # characters of an inline label (VS Code cuts labels beyond 43)
 _FLOAT_KINDS = ("f32", "f16", "bf16", "f64")
 _SIGNED_CLASSES = (IC.INTEGER, IC.ATOMIC, IC.COMPARE)
 _HEX_MNEMONICS = ("wave_ballot",)
@@ -143,17 +144,30 @@ def _progression(texts: list[str]) -> bool:
     return step != 0 and all(b - a == step for a, b in zip(values, values[1:]))
 
 
-def compact(texts: list[str]) -> str:
-    """Per-lane value texts in lane order, compacted for one line."""
+def compact(texts: list[str], level: int = 0) -> str:
+    """Per-lane value texts in lane order, compacted for one line; a higher `level` (0-3) lists
+    fewer values, for a label that must stay short (`0, 1, 2 … 63`, `0, 1 … 63`, `0 … 63`,
+    `64 values`)."""
     if not texts:
         return "–"
     if len(set(texts)) == 1 and len(texts) > 1:
         return texts[0]
-    if len(texts) <= MAX_LISTED:
+    if level >= 3 and len(texts) > 1:
+        return f"{len(texts)} values"
+    if len(texts) <= MAX_LISTED - level and level < 2:
         return ", ".join(texts)
+    if level >= 2:
+        return f"{texts[0]} … {texts[-1]}"
     if _progression(texts):
-        return f"{texts[0]}, {texts[1]}, {texts[2]} … {texts[-1]}"
-    return ", ".join(texts[:MAX_LISTED - 1]) + f" … {texts[-1]}"
+        return ", ".join(texts[:3 - level]) + f" … {texts[-1]}"
+    return ", ".join(texts[:MAX_LISTED - 1 - level]) + f" … {texts[-1]}"
+
+
+def lane_texts(bits: list[int], kind: str) -> tuple[str, list[str]]:
+    """The display kind resolved for these lanes' values (see `resolve_kind`) and each lane's
+    text: the one way lanes read, in the inline hints, the hovers and the debugger alike."""
+    kind = resolve_kind(kind, bits)
+    return kind, [format_value(b, kind) for b in bits]
 
 
 def mask_text(bits: list[bool]) -> str:
