@@ -82,6 +82,7 @@ _CODES = (
     Code("U507", W, "compare-and-swap is encoded as an add by wave-asm"),
     Code("U508", W, "continue live-locks the upstream emulator"),
     Code("U509", W, "suspicious directive value"),
+    Code("U510", W, "local memory used without .local_memory"),
     # encoding differences between our default mode and wave-asm
     Code("C701", W, "call target differs from wave-asm's"),
     # divergence (issue: divergence analysis)

@@ -276,3 +276,48 @@ async def test_default_inlay_hints_are_the_run_values_alone(client):
         (3, "r0 = 0, 1, 2 … 63"), (4, "r1 = 0.0, 1.0, 2.0 … 63.0"), (5, "r2 = 3.0 (all lanes)"),
         (6, "r3 = 0.0, 0.33333334, 0.6666667 … 21.0")]
     assert all(h.position.character == len(THIRDS.split("\n")[h.position.line]) for h in got)
+
+
+# ---- point 6: local memory without .local_memory ------------------------------------------------
+SHARED = """.kernel share
+.registers 8
+.workgroup_size 64, 1, 1
+    mov_sr  r0, sr_thread_id_x
+    mov_imm r1, 4
+    imul    r2, r0, r1
+    local_store_u32 r2, r0
+    barrier
+    local_load_u32 r3, r2
+    halt
+.end
+"""
+
+
+async def test_undeclared_local_memory_is_reported_fixed_and_summarised(client):
+    from .conftest import diagnostics
+    uri = open_document(client, SHARED)
+    found = [d for d in await diagnostics(client, uri) if d.code == "U510"]
+    assert [(d.range.start.line, d.severity) for d in found] == [
+        (6, t.DiagnosticSeverity.Warning)]
+    assert "its accesses reach 256 bytes" in found[0].message
+    resources = await client.workspace_execute_command_async(t.ExecuteCommandParams(
+        command="wave-lsp.kernelResources", arguments=[uri, "share"]))
+    assert resources["localMemory"] == 0 and resources["localMemoryDeclared"] is False
+    assert resources["usesLocalMemory"] is True and resources["localMemoryNeeded"] == 256
+
+    actions = await client.text_document_code_action_async(t.CodeActionParams(
+        text_document=t.TextDocumentIdentifier(uri=uri), range=found[0].range,
+        context=t.CodeActionContext(diagnostics=found)))
+    fix = [a for a in actions if a.title == "Declare .local_memory 256"]
+    assert len(fix) == 1 and fix[0].kind == t.CodeActionKind.QuickFix
+    (edit,) = fix[0].edit.changes[uri]
+    assert (edit.range.start.line, edit.range.start.character, edit.new_text) == \
+        (2, 0, ".local_memory 256\n")
+    client.text_document_did_change(t.DidChangeTextDocumentParams(
+        text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[t.TextDocumentContentChangePartial(range=edit.range,
+                                                            text=edit.new_text)]))
+    assert [d for d in await diagnostics(client, uri, version=2) if d.code == "U510"] == []
+    resources = await client.workspace_execute_command_async(t.ExecuteCommandParams(
+        command="wave-lsp.kernelResources", arguments=[uri, "share"]))
+    assert resources["localMemory"] == 256 and resources["localMemoryDeclared"] is True
