@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from .nvim import run_nvim
+from .test_nvim_terminal import save, terminal  # noqa: F401 (the fixture)
 
 OUT_OF_BOUNDS = """.kernel oob
 .registers 8
@@ -82,8 +83,29 @@ def test_run_errors_and_not_executed_lines_reach_neovim_and_lenses_follow(tmp_pa
     found = {(d["code"], d["line"]) for d in result["after_run"]}
     assert ("R001", STORE) in found, result["after_run"]
     greyed = [d for d in result["after_run"] if d["code"] == "R006"]
-    assert {d["line"] for d in greyed} >= {STORE + 1, STORE + 2}
+    assert {d["line"] for d in greyed} == {STORE + 1, STORE + 2}    # not the faulting line
     assert all(d["unnecessary"] for d in greyed)
     assert not any(d["code"] == "R001" for d in result["after_edit"])   # in bounds now
     assert any(title.startswith("✓") for title in result["lenses"])
     assert not any("running" in title for title in result["lenses"])
+
+
+def test_terminal_shows_the_run_error_the_greyed_lines_and_the_lens(tmp_path, terminal):
+    """What a person sees in a 256-colour terminal after `:LspWaveRun` (capture saved under
+    test-artifacts/nvim-tmux-run-error.txt)."""
+    path = tmp_path / "oob.wave"
+    path.write_text(OUT_OF_BOUNDS, encoding="utf-8")
+    term = terminal(path)
+    term.wait_for("regs declared", timeout=60)     # attached: the lenses are there
+    term.keys(":LspWaveRun", "Enter")
+    term.wait_for("out of bounds at line")
+    term.keys("Enter")                               # past the message of the failed run
+    screen = term.wait_for("memory access out of bounds", "not executed in this run")
+    save("nvim-tmux-run-error.txt", screen)
+    rows = screen.split("\n")
+    row = lambda text: next((line for line in rows if text in line), "")  # noqa: E731
+    assert "memory access out of bounds" in row("device_store_u32"), screen  # R001 beside it
+    assert "not executed" in row("iadd    r3"), screen                      # R006 after it
+    assert "not executed" not in row("device_store_u32"), screen
+    assert "r0 = 0, 1, 2, 3" in row("mov_sr"), screen                         # run values
+    assert "0000" not in row("mov_sr"), screen                                # no offsets

@@ -28,10 +28,6 @@ def ident(uri):
     return t.TextDocumentIdentifier(uri=uri)
 
 
-def pulls(client) -> bool:
-    return pulls(client)
-
-
 async def test_hover_in_another_document_while_a_large_one_is_analysed(client):
     big = open_document(client, distinct_source(50_000, seed=11), "big")
     if pulls(client):       # the client asks for the analysis

@@ -115,6 +115,7 @@ async def test_neither_preset_can_refresh_pulls_so_run_errors_are_pushed(client)
     published = await client.protocol.publication(
         uri, lambda p: any(d.code == "R001" for d in p.diagnostics), after=mark)
     assert set(EXPECTED) <= set(codes(published.diagnostics))
+    assert ("R006", STORE) not in codes(published.diagnostics)   # it ran, into its error
     greyed = [d for d in published.diagnostics if d.code == "R006"]
     assert greyed and all(list(d.tags) == [t.DiagnosticTag.Unnecessary] for d in greyed)
     assert any("'pull' needs a client that supports pulled diagnostics and their refresh"

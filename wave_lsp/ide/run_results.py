@@ -324,7 +324,10 @@ def build_run(report: RunReport, place: RunPlace, dumps: tuple[DumpRequest, ...]
             lines[record.line] = line_result(record, threads)
     not_executed: tuple[int, ...] = ()
     if report.line_records:
-        not_executed = tuple(ln for ln, _, _ in place.instruction_lines if ln not in lines)
+        # the line that stopped the run did run (into its error): it is not greyed as unreached
+        stopped = {err.line for err in report.errors}
+        not_executed = tuple(ln for ln, _, _ in place.instruction_lines
+                             if ln not in lines and ln not in stopped)
     failure = next((e for e in report.errors if e.kind != "cancelled"), None)
     status, message = "ok", ""
     if any(e.kind == "cancelled" for e in report.errors):
