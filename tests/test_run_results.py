@@ -15,6 +15,7 @@ from wave_lsp.ide.run_session import execute, kernel_launch_lines, plan_runs
 from wave_lsp.isa.value_format import compact, display_kind, format_value, mask_text
 from wave_lsp.emu.launch_flags import LaunchFlagError
 from wave_lsp.syntax.document import Document
+from run_kernels import THIRDS
 
 
 def run_kernel(source: str, kernel: str = "k", ordinal: int | None = None,
@@ -163,17 +164,6 @@ def test_compact_levels_list_fewer_values():
                                                              "0 … 63"]
 
 
-THIRDS = """; wave-lsp run: --workgroup 64,1,1 --wave-width 64
-.kernel k
-.registers 8
-    mov_sr  r0, sr_thread_id_x
-    cvt_f32_u32 r1, r0
-    mov_imm r2, 3.0
-    fdiv    r3, r1, r2
-    fmul    r4, r3, r3
-    halt
-.end
-"""
 
 
 def test_run_value_labels_are_short_by_design_and_the_hover_has_every_lane():

@@ -8,21 +8,11 @@ from __future__ import annotations
 
 import json
 
+from run_kernels import OUT_OF_BOUNDS, STORE
+
 from .nvim import run_nvim
 from .test_nvim_terminal import save, terminal  # noqa: F401 (the fixture)
 
-OUT_OF_BOUNDS = """.kernel oob
-.registers 8
-.workgroup_size 4, 1, 1
-    mov_sr  r0, sr_thread_id_x
-    mov_imm r1, 1048574
-    iadd    r2, r1, r0
-    device_store_u32 r2, r0
-    iadd    r3, r2, r0
-    halt
-.end
-"""
-STORE = 6
 
 
 def test_run_errors_and_not_executed_lines_reach_neovim_and_lenses_follow(tmp_path):

@@ -13,23 +13,13 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import LanguageClient, client_capabilities
 
+from run_kernels import OUT_OF_BOUNDS, STORE, AFTER, THIRDS
+
 from .conftest import PRESETS, SERVER, open_document, pulls
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
-OUT_OF_BOUNDS = """.kernel oob
-.registers 8
-.workgroup_size 4, 1, 1
-    mov_sr  r0, sr_thread_id_x
-    mov_imm r1, 1048574
-    iadd    r2, r1, r0
-    device_store_u32 r2, r0
-    iadd    r3, r2, r0
-    halt
-.end
-"""
-STORE, AFTER = 6, 7
 # the run-time error at the store, the lines after it greyed as not executed
 EXPECTED = [("R001", STORE), ("R006", AFTER), ("R006", AFTER + 1)]
 
@@ -255,16 +245,6 @@ async def test_cancel_of_an_answered_request_is_not_logged_as_a_warning(tmp_path
 
 
 # ---- point 5: by default the inlay hints are the run values, each short and alone --------------
-THIRDS = """; wave-lsp run: --workgroup 64,1,1 --wave-width 64
-.kernel k
-.registers 8
-    mov_sr  r0, sr_thread_id_x
-    cvt_f32_u32 r1, r0
-    mov_imm r2, 3.0
-    fdiv    r3, r1, r2
-    halt
-.end
-"""
 
 
 async def test_default_inlay_hints_are_the_run_values_alone(client):
@@ -275,7 +255,8 @@ async def test_default_inlay_hints_are_the_run_values_alone(client):
     got = await client.text_document_inlay_hint_async(params)
     assert [(h.position.line, h.label) for h in got] == [
         (3, "r0 = 0, 1, 2 … 63"), (4, "r1 = 0.0, 1.0, 2.0 … 63.0"), (5, "r2 = 3.0 (all lanes)"),
-        (6, "r3 = 0.0, 0.33333334, 0.6666667 … 21.0")]
+        (6, "r3 = 0.0, 0.33333334, 0.6666667 … 21.0"),
+        (7, "r4 = 0.0, 0.11111112, 0.44444448 … 441.0")]
     assert all(h.position.character == len(THIRDS.split("\n")[h.position.line]) for h in got)
 
 
@@ -322,3 +303,39 @@ async def test_undeclared_local_memory_is_reported_fixed_and_summarised(client):
     resources = await client.workspace_execute_command_async(t.ExecuteCommandParams(
         command="wave-lsp.kernelResources", arguments=[uri, "share"]))
     assert resources["localMemory"] == 256 and resources["localMemoryDeclared"] is True
+
+
+# ---- point 7: portability never gates; point 8: the hover reads a loaded float as a float -------
+F64_AND_FLOATS = """; wave-lsp run: --workgroup 4,1,1 --wave-width 4 --fill-iota 0:f32:4:1
+.kernel mixed
+.registers 8
+    mov_sr  r0, sr_thread_id_x
+    mov_imm r2, 4
+    imul    r1, r0, r2
+    device_load_u32 r3, r1
+    cvt_f64_f32 r4, r3
+    dadd    r4, r4, r4
+    halt
+.end
+"""
+
+
+async def test_f64_assembles_and_runs_and_a_loaded_float_hovers_as_a_float(client):
+    from .conftest import diagnostics
+    uri = open_document(client, F64_AND_FLOATS)
+    p801 = [d for d in await diagnostics(client, uri) if d.code == "P801"]
+    assert p801 and all(d.severity == t.DiagnosticSeverity.Warning for d in p801)
+    assembled = await client.workspace_execute_command_async(t.ExecuteCommandParams(
+        command="wave-lsp.assemble", arguments=[uri]))
+    assert assembled["size"] > 0 and "error" not in assembled
+    result = await run(client, uri, "mixed")
+    assert result["status"] == "ok"
+    load = 6
+    assert [line["label"] for line in result["lines"] if line["line"] == load] == [
+        "r3 = 0.0, 1.0, 2.0, 3.0"]
+    hover = await client.text_document_hover_async(t.HoverParams(
+        text_document=t.TextDocumentIdentifier(uri=uri),
+        position=t.Position(line=load, character=F64_AND_FLOATS.split("\n")[load].index("r3"))))
+    rows = [row for row in hover.contents.value.split("\n") if row.startswith("| ")][1:]
+    assert [row.split("|")[5].strip().rstrip(" ←") for row in rows] == [
+        "0.0", "1.0", "2.0", "3.0"]
