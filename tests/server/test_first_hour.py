@@ -16,6 +16,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 from run_kernels import OUT_OF_BOUNDS, STORE, AFTER, THIRDS
 
 from .conftest import PRESETS, SERVER, open_document, pulls
+from .test_run_results import eventually
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
@@ -74,17 +75,6 @@ async def run(client, uri: str, kernel: str) -> dict:
 
 def codes(diagnostics) -> list[tuple[str, int]]:
     return sorted((d.code, d.range.start.line) for d in diagnostics)
-
-
-async def eventually(probe, timeout: float = 10.0):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        value = await probe()
-        if value:
-            return value
-        assert loop.time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
 
 
 async def pulled(client, uri: str) -> list[t.Diagnostic]:

@@ -14,6 +14,8 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import LanguageClient, client_capabilities
 
+from run_kernels import OUT_OF_BOUNDS
+
 from .conftest import PRESETS, SERVER, client_position, open_document, pulls
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
@@ -253,16 +255,6 @@ async def test_clear_removes_results_and_stops_re_running(client):
 
 
 # ---- errors ------------------------------------------------------------------------------------
-OUT_OF_BOUNDS = """.kernel oob
-.registers 8
-.workgroup_size 4, 1, 1
-    mov_sr  r0, sr_thread_id_x
-    mov_imm r1, 1048574
-    iadd    r2, r1, r0
-    device_store_u32 r2, r0
-    halt
-.end
-"""
 
 
 async def test_out_of_bounds_store_is_an_error_at_its_line(client):
