@@ -121,6 +121,13 @@ def test_portability_findings_never_stop_assembling(tmp_path, capsys, config):
     assert ("P801 error" in err) == bool(config)
 
 
+def test_portability_findings_never_stop_a_run(tmp_path, capsys):
+    path = tmp_path / "f64.wave"
+    path.write_text(F64, encoding="utf-8")
+    assert main(["run", str(path), "--workgroup", "1,1,1"]) == 0
+    assert "P801" not in capsys.readouterr().err
+
+
 def test_syntax_errors_still_stop_assembling(tmp_path, capsys):
     path = tmp_path / "bad.wave"
     path.write_text(F64.replace("dadd r0, r2, r4", "dadd r0, r2,"), encoding="utf-8")
