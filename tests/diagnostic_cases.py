@@ -132,6 +132,35 @@ POSITIVE = [
     Positive("U508", K("    loop\n    «continue» p1\n    break p1\n    endloop"), message="live-locks"),
     Positive("U509", ".kernel k\n.registers «300»\n    halt\n.end\n"),
     Positive("U509", ".kernel k\n.local_memory «-1»\n    halt\n.end\n"),
+    # local memory without .local_memory: the bound the accesses reach, declared by the fix
+    Positive("U510", ".kernel k\n.registers 8\n.workgroup_size 64, 1, 1\n"
+             "    mov_sr r0, sr_thread_id_x\n    mov_imm r1, 4\n    imul r2, r0, r1\n"
+             "    «local_store_u32 r2, r0»\n    local_load_u32 r3, r2\n    halt\n.end\n",
+             fixed=".kernel k\n.registers 8\n.local_memory 256\n.workgroup_size 64, 1, 1\n"
+             "    mov_sr r0, sr_thread_id_x\n    mov_imm r1, 4\n    imul r2, r0, r1\n"
+             "    local_store_u32 r2, r0\n    local_load_u32 r3, r2\n    halt\n.end\n",
+             message="its accesses reach 256 bytes"),
+    Positive("U510", "  .kernel k\n    mov_imm r2, 8\n    mov_imm r3, 100\n    icmp_eq p1, r2, r3\n"
+             "    if p1\n        mov_imm r2, 60\n    else\n        mov_imm r2, 12\n    endif\n"
+             "    «local_load_u64 r4, r2»\n    halt\n.end\n",
+             fixed="  .kernel k\n  .local_memory 68\n    mov_imm r2, 8\n    mov_imm r3, 100\n"
+             "    icmp_eq p1, r2, r3\n    if p1\n        mov_imm r2, 60\n    else\n"
+             "        mov_imm r2, 12\n    endif\n    local_load_u64 r4, r2\n    halt\n.end\n"),
+    Positive("U510", ".kernel k\n.registers 8\n    mov_sr r5, sr_lane_id\n    mov_imm r4, 0\n"
+             "    icmp_eq p3, r5, r4\n    loop\n        @p3 mov_imm r2, 8\n"
+             "        «@p3 local_load_u32 r3, r2»\n        break p3\n"
+             "    endloop\n    halt\n.end\n",
+             fixed=".kernel k\n.registers 8\n.local_memory 12\n    mov_sr r5, sr_lane_id\n"
+             "    mov_imm r4, 0\n    icmp_eq p3, r5, r4\n    loop\n        @p3 mov_imm r2, 8\n"
+             "        @p3 local_load_u32 r3, r2\n        break p3\n"
+             "    endloop\n    halt\n.end\n"),
+    Positive("U510", ".kernel k\n.registers 8\n    mov_imm r1, 0\n    mov_imm r2, 16\n"
+             "    «mma_load_a r0, r1, r2»\n    halt\n.end\n",
+             fixed=".kernel k\n.registers 8\n.local_memory 64\n    mov_imm r1, 0\n"
+             "    mov_imm r2, 16\n    mma_load_a r0, r1, r2\n    halt\n.end\n"),
+    Positive("U510", ".kernel k\n.registers 8\n    mov_imm r1, 0\n    mov_imm r2, 4\n    loop\n"
+             "        «local_atomic_add r1, r2»\n        iadd r1, r1, r2\n    endloop\n"
+             "    halt\n.end\n", message="cannot be told from the code"),
     # ---- encoding differences --------------------------------------------------------------
     Positive("C701", ".kernel k\n    iadd r1, r2, r3\n    call «f»\n    halt\nf:\n    return\n.end\n",
              message="0x10"),
@@ -170,6 +199,9 @@ NEGATIVE = [
     Negative("U505", ".kernel k\n    loop\n    break p1\n    endloop\n    halt\n.end\n"),
     Negative("U505", ".kernel k\n    @p0 halt\n.end\n"),
     Negative("U506", ".kernel k\n.registers 8\n    halt\n.end\n"),
+    Negative("U510", ".kernel k\n.local_memory 16\n    mov_imm r1, 0\n"
+             "    local_store_u32 r1, r1\n    halt\n.end\n"),
+    Negative("U510", ".kernel k\n    mov_imm r1, 0\n    device_store_u32 r1, r1\n    halt\n.end\n"),
     Negative("C701", ".kernel k\n    call f\n    halt\nf:\n    return\n.end\n"),
     Negative("C701", ".kernel k\n    mov_imm r1, 1\n    call f\n    halt\nf:\n    return\n.end\n"),
 ]

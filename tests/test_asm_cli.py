@@ -100,3 +100,37 @@ def test_dis_invalid_file(tmp_path, capsys):
     path.write_bytes(b"WAVE\x01\x00")
     assert main(["dis", str(path)]) == 1
     assert "file too short" in capsys.readouterr().err
+
+
+F64 = (".kernel f64\n.registers 8\n.workgroup_size 1, 1, 1\n    mov_imm r2, 1.5\n"
+       "    dadd r0, r2, r4\n    halt\n.end\n")
+
+
+@pytest.mark.parametrize("config", ["", '[tool.wave-lsp]\nseverity = { P801 = "error" }\n'])
+def test_portability_findings_never_stop_assembling(tmp_path, capsys, config):
+    """f64 is an optional capability (Metal lacks it): P801 is shown, the bytes are written,
+    even where a project raised it to an error."""
+    if config:
+        (tmp_path / "pyproject.toml").write_text(config, encoding="utf-8")
+    path = tmp_path / "f64.wave"
+    path.write_text(F64, encoding="utf-8")
+    assert main(["asm", str(path)]) == 0
+    assert path.with_suffix(".wbin").read_bytes() == assemble(F64).wbin()
+    err = capsys.readouterr().err
+    assert "P801" in err and "nothing assembled" not in err
+    assert ("P801 error" in err) == bool(config)
+
+
+def test_portability_findings_never_stop_a_run(tmp_path, capsys):
+    path = tmp_path / "f64.wave"
+    path.write_text(F64, encoding="utf-8")
+    assert main(["run", str(path), "--workgroup", "1,1,1"]) == 0
+    assert "P801" not in capsys.readouterr().err
+
+
+def test_syntax_errors_still_stop_assembling(tmp_path, capsys):
+    path = tmp_path / "bad.wave"
+    path.write_text(F64.replace("dadd r0, r2, r4", "dadd r0, r2,"), encoding="utf-8")
+    assert main(["asm", str(path)]) == 1
+    assert "1 error(s); nothing assembled" in capsys.readouterr().err
+    assert not path.with_suffix(".wbin").exists()

@@ -34,3 +34,23 @@ def test_only_configured_targets_are_shown():
     assert list(res.as_dict()["targets"]) == ["metal"]
     assert "hip" not in res.summary() and "| metal (" in res.markdown()
     assert "occupancy" in res.summary() and resources(()).as_dict()["targets"] == {}
+
+
+def local_resources(declaration: str, address: str = "    mov_imm r1, 60\n"):
+    source = (f".kernel k\n.registers 4\n{declaration}{address}"
+              "    local_store_u32 r1, r1\n    halt\n.end\n")
+    return kernel_resources(Document(source).program.kernels[0])
+
+
+def test_local_memory_in_the_summary_is_never_a_silent_zero():
+    undeclared = local_resources("")
+    assert "local memory undeclared (needs 64 B)" in undeclared.summary()
+    assert "| local memory | used but not declared (U510): its accesses reach 64 bytes; the " \
+           "emulator lends 16384 bytes, a GPU backend none |" in undeclared.markdown()
+    unknown = local_resources("", "    mov_sr r1, sr_workgroup_id_x\n")
+    assert "local memory undeclared (size unknown)" in unknown.summary()
+    declared = local_resources(".local_memory 128\n")
+    assert "128 B local" in declared.summary() and "| local memory | 128 bytes |" in \
+        declared.markdown()
+    none = kernel_resources(Document(SOURCE).program.kernels[0])
+    assert "0 B local" in none.summary()

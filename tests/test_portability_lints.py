@@ -275,7 +275,7 @@ def test_lint_command_reads_targets(tmp_path):
     assert "P804" in out and "ptx waves of 32 lanes" in out and "hip waves of 32" in out
     (tmp_path / "wave-lsp.toml").write_text('targets = ["metal"]\n')
     out = run_wave_lsp("lint", str(kernel)).stdout.decode()
-    assert "P801 error" in out
+    assert "P801 warning" in out
 
 
 def test_lint_targets_option_overrides_the_configuration(tmp_path):

@@ -12,9 +12,10 @@ from wave_lsp.ide.launch_lines import launch_lines, parse_lanes
 from wave_lsp.ide.run_hover import register_table
 from wave_lsp.ide.run_limits import RunLimits
 from wave_lsp.ide.run_session import execute, kernel_launch_lines, plan_runs
-from wave_lsp.ide.value_format import compact, display_kind, format_value, mask_text
+from wave_lsp.isa.value_format import compact, display_kind, format_value, mask_text
 from wave_lsp.emu.launch_flags import LaunchFlagError
 from wave_lsp.syntax.document import Document
+from run_kernels import THIRDS
 
 
 def run_kernel(source: str, kernel: str = "k", ordinal: int | None = None,
@@ -152,3 +153,26 @@ def test_limits_come_from_the_settings():
 def test_a_source_that_does_not_assemble_fails_the_launch():
     result = run_kernel(".kernel k\n    iadd r1\n    halt\n.end\n")
     assert result.status == "failed" and "cannot run" in result.summary()
+
+
+def test_compact_levels_list_fewer_values():
+    texts = [str(i * i) for i in range(64)]
+    assert [compact(texts, level) for level in range(4)] == [
+        "0, 1, 4, 9 … 3969", "0, 1, 4 … 3969", "0 … 3969", "64 values"]
+    steps = [str(i) for i in range(64)]
+    assert [compact(steps, level) for level in range(3)] == ["0, 1, 2 … 63", "0, 1 … 63",
+                                                             "0 … 63"]
+
+
+
+
+def test_run_value_labels_are_short_by_design_and_the_hover_has_every_lane():
+    result = run_kernel(THIRDS)
+    labels = {line: r.label for line, r in result.lines.items()}
+    assert labels[3] == "r0 = 0, 1, 2 … 63"
+    # 64 thirds: "r3 = 0.0, 0.33333334, 0.6666667, 1.0 … 21.0" would be cut by VS Code (43)
+    assert labels[6] == "r3 = 0.0, 0.33333334, 0.6666667 … 21.0"
+    assert labels[7] == "r4 = 0.0, 0.11111112, 0.44444448 … 441.0"
+    assert all(len(label) <= 40 for label in labels.values())
+    table = register_table(result, 6, "r3")
+    assert "| 1 | 1 | ✓ | 0.0 | 0.33333334 ←" in table and "| 63 | 63 | ✓" in table

@@ -6,7 +6,8 @@ import pytest
 
 from wave_lsp.debug.breakpoints import Breakpoint, parse_hit_condition
 from wave_lsp.debug.expressions import Expression, ExpressionError
-from wave_lsp.debug.values import format_bits, mask_text, parse_value, summary
+from wave_lsp.debug.values import mask_text, parse_value, summary
+from wave_lsp.isa.value_format import register_lanes
 from wave_lsp.emu import Launch
 from wave_lsp.emu.stepping import SteppingRun
 
@@ -56,14 +57,18 @@ def test_registers_beyond_the_kernel_are_an_error(stepping):
         Expression("r9").evaluate(stepping, 0)
 
 
-def test_values_are_formatted_by_kind():
-    assert format_bits(0xFFFFFFFF, "i32") == "-1"
-    assert format_bits(0xFFFFFFFF, "u32") == "4294967295"
-    assert format_bits(0x3FC00000, "f32") == "1.5"
-    assert format_bits(0x3E00, "f16") == "1.5"
-    assert format_bits(0x3FC0, "bf16") == "1.5"
-    assert format_bits(0, "f64lo", high=0x3FF80000) == "1.5"
-    assert format_bits(255, "u32", hex_format=True) == "0x000000ff"
+def test_registers_read_as_in_the_inline_hints():
+    assert register_lanes([0xFFFFFFFF], "int") == ("i32", ["-1"])
+    assert register_lanes([0xFFFFFFFF], "uint") == ("u32", ["4294967295"])
+    assert register_lanes([0x3FC00000, 0], "f32") == ("f32", ["1.5", "0.0"])
+    assert register_lanes([0x3E00], "f16") == ("f16", ["1.5"])
+    assert register_lanes([0x3FC0], "bf16") == ("bf16", ["1.5"])
+    assert register_lanes([0], "f64lo", [0x3FF80000]) == ("f64", ["1.5"])
+    assert register_lanes([0x3FF80000], "f64hi") == ("f64hi", ["0x3ff80000"])
+    # a load's bits: a float when they look like one, for every lane, as the hints show them
+    assert register_lanes([0x3F800000, 0, 0x40000000], "auto") == ("f32", ["1.0", "0.0", "2.0"])
+    assert register_lanes([7, 0x3F800000], "auto") == ("i32", ["7", "1065353216"])
+    assert register_lanes([255], "int", hex_format=True) == ("i32", ["0x000000ff"])
     assert mask_text([True, False, True, True, False]) == "0x0d (lanes 0, 2-3)"
     assert summary(["7", "7"]) == "7 (all lanes)"
     assert summary([str(i) for i in range(10)]) == "[0, 1, 2, 3, 4, 5, 6, 7, …]"

@@ -55,10 +55,26 @@ async def start_session(lsp_client: LanguageClient, preset: str) -> None:
                          (t.WORKSPACE_INLAY_HINT_REFRESH, lsp_client.inlay_hint_refreshes)):
         if method not in lsp_client.protocol.fm.features:
             lsp_client.feature(method)(lambda params, seen=seen: seen.append(params))
-    await lsp_client.initialize_session(t.InitializeParams(
+    result = await lsp_client.initialize_session(t.InitializeParams(
         capabilities=client_capabilities(preset),
         initialization_options={"diagnostics": {"debounceMs": 5}}))
     lsp_client.preset = preset
+    lsp_client.server_capabilities = result.capabilities
+
+
+def pulls(client: LanguageClient) -> bool:
+    """Whether the server chose pulled diagnostics for this client (it offers pull only to a
+    client that supports both the pull and its refresh: neither preset here does)."""
+    return client.server_capabilities.diagnostic_provider is not None
+
+
+async def configure(client: LanguageClient, settings: dict) -> None:
+    """Change the `wave` settings as the editor would (didChangeConfiguration, then the server
+    asks for them) and give the server a moment to apply them."""
+    import asyncio
+    client.set_configuration(settings, section="wave")
+    client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings=None))
+    await asyncio.sleep(0.3)
 
 
 def split_cursor(text: str) -> tuple[str, int, int]:
@@ -87,7 +103,7 @@ def open_document(client: LanguageClient, text: str, name: str = "doc") -> str:
 async def diagnostics(client: LanguageClient, uri: str, version: int = 1) -> list[t.Diagnostic]:
     """The document's diagnostics: pulled when the server offers pull, else the first push of
     `version` or later (already received or still to come)."""
-    if client.capabilities.text_document.diagnostic is not None:
+    if pulls(client):
         report = await client.text_document_diagnostic_async(t.DocumentDiagnosticParams(
             text_document=t.TextDocumentIdentifier(uri=uri)))
         return list(report.items)

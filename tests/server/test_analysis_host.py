@@ -13,7 +13,7 @@ from lsprotocol import types as t
 
 from wave_lsp.analysis import analyze
 
-from .conftest import diagnostics, open_document
+from .conftest import diagnostics, open_document, pulls
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from corpus import distinct_source  # noqa: E402
@@ -26,10 +26,6 @@ SMALL = ".kernel k\n    iadd r1, r2, r3\n    halt\n.end\n"
 
 def ident(uri):
     return t.TextDocumentIdentifier(uri=uri)
-
-
-def pulls(client) -> bool:
-    return client.capabilities.text_document.diagnostic is not None
 
 
 async def test_hover_in_another_document_while_a_large_one_is_analysed(client):

@@ -10,7 +10,7 @@ from wave_lsp.analysis import analyze
 from wave_lsp.isa import INSTRUCTIONS
 from wave_lsp.syntax.document import Document
 
-from .conftest import client_position, diagnostics, example, example_names, open_document, \
+from .conftest import client_position, configure, diagnostics, example, example_names, open_document, \
     split_cursor
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
@@ -184,10 +184,17 @@ async def test_folding_and_selection(client):
 
 async def test_inlay_hints_and_code_lens(client):
     uri = open_document(client, KERNEL.format(body="    iadd r1, r2, r3\n    mov_imm r1, 5"))
-    hints = await client.text_document_inlay_hint_async(t.InlayHintParams(
-        text_document=ident(uri), range=t.Range(start=t.Position(line=0, character=0),
-                                                end=t.Position(line=6, character=0))))
-    labels = [h.label for h in hints]
+
+    async def hints():
+        return await client.text_document_inlay_hint_async(t.InlayHintParams(
+            text_document=ident(uri), range=t.Range(start=t.Position(line=0, character=0),
+                                                    end=t.Position(line=6, character=0))))
+    assert list(await hints()) == []    # offsets and encodings are opt-in (issue 20)
+    await configure(client, {"inlayHints": {"offsets": True, "encoding": True}})
+    try:
+        labels = [h.label for h in await hints()]
+    finally:
+        await configure(client, {})
     assert "0000" in labels and "0008" in labels and "0010" in labels
     assert any(isinstance(l, str) and len(l.replace(" ", "")) >= 8 and l != "0000" and
                not l.startswith("00") or len(l) > 4 for l in labels)

@@ -11,7 +11,7 @@ from lsprotocol import types as t
 
 from wave_lsp.asm import assemble
 
-from .conftest import client_position, diagnostics, example, example_names, open_document
+from .conftest import client_position, diagnostics, example, example_names, open_document, pulls
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
@@ -78,7 +78,7 @@ async def test_diagnostics_follow_edits_and_close(client):
     found = await diagnostics(client, uri, version=3)
     assert [d.code for d in found] == ["L409"] or [d.code for d in found][0].startswith("L4")
     assert found[0].range.start == t.Position(line=1, character=4)
-    if client.capabilities.text_document.diagnostic is None:  # push: cleared on close
+    if not pulls(client):  # push: cleared on close
         mark = client.protocol.mark()
         client.text_document_did_close(t.DidCloseTextDocumentParams(text_document=ident(uri)))
         params = await client.protocol.publication(uri, after=mark)

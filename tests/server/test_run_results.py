@@ -14,7 +14,9 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import LanguageClient, client_capabilities
 
-from .conftest import PRESETS, SERVER, client_position, open_document
+from run_kernels import OUT_OF_BOUNDS
+
+from .conftest import PRESETS, SERVER, client_position, open_document, pulls
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
@@ -39,9 +41,10 @@ def _watch_refreshes(client: LanguageClient) -> None:
 @pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
 async def client(request, lsp_client: LanguageClient):
     _watch_refreshes(lsp_client)
-    await lsp_client.initialize_session(t.InitializeParams(
+    result = await lsp_client.initialize_session(t.InitializeParams(
         capabilities=client_capabilities(request.param), initialization_options=INIT))
     lsp_client.preset = request.param
+    lsp_client.server_capabilities = result.capabilities
     yield
     await lsp_client.shutdown_session()
 
@@ -74,7 +77,7 @@ async def lenses(client, uri: str) -> list[tuple[int, str, list]]:
 
 
 async def current_diagnostics(client, uri: str) -> list[t.Diagnostic]:
-    if client.capabilities.text_document.diagnostic is not None:
+    if pulls(client):
         report = await client.text_document_diagnostic_async(t.DocumentDiagnosticParams(
             text_document=ident(uri)))
         return list(report.items)
@@ -252,16 +255,6 @@ async def test_clear_removes_results_and_stops_re_running(client):
 
 
 # ---- errors ------------------------------------------------------------------------------------
-OUT_OF_BOUNDS = """.kernel oob
-.registers 8
-.workgroup_size 4, 1, 1
-    mov_sr  r0, sr_thread_id_x
-    mov_imm r1, 1048574
-    iadd    r2, r1, r0
-    device_store_u32 r2, r0
-    halt
-.end
-"""
 
 
 async def test_out_of_bounds_store_is_an_error_at_its_line(client):
@@ -384,10 +377,11 @@ async def test_a_stale_run_never_shows(client):
 @pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
 async def live_client(request, lsp_client: LanguageClient):
     _watch_refreshes(lsp_client)
-    await lsp_client.initialize_session(t.InitializeParams(
+    result = await lsp_client.initialize_session(t.InitializeParams(
         capabilities=client_capabilities(request.param),
         initialization_options={**INIT, "run": {"live": True}}))
     lsp_client.preset = request.param
+    lsp_client.server_capabilities = result.capabilities
     yield
     await lsp_client.shutdown_session()
 

@@ -82,6 +82,7 @@ _CODES = (
     Code("U507", W, "compare-and-swap is encoded as an add by wave-asm"),
     Code("U508", W, "continue live-locks the upstream emulator"),
     Code("U509", W, "suspicious directive value"),
+    Code("U510", W, "local memory used without .local_memory"),
     # encoding differences between our default mode and wave-asm
     Code("C701", W, "call target differs from wave-asm's"),
     # divergence (issue: divergence analysis)
@@ -92,7 +93,7 @@ _CODES = (
     Code("D605", I, "wave operation inside divergent control flow"),
     Code("D606", W, "shuffle source lane may be inactive"),
     # portability between the backends (isa/backends.py; analysis/portability*.py)
-    Code("P801", E, "f64 instruction on a target without f64"),
+    Code("P801", W, "f64 instruction on a target without f64"),
     Code("P802", W, "register the backends do not declare (at or beyond .registers)"),
     Code("P803", W, "ballot mask used as if the wave were 32 lanes wide"),
     Code("P804", W, "constant shuffle lane or offset at or beyond a target's wave width"),
@@ -140,6 +141,17 @@ def enabled_by_default(code: str) -> bool:
 
 def severity_of(code: str) -> Severity:
     return CODES[code].severity
+
+
+# The families whose errors leave the bytes of a program unknown (what wave-asm rejects, or
+# a file that cannot be read): only these stop `asm`. Divergence, portability, encoding
+# differences and run results describe code that assembles, however bad it may be.
+BLOCKING_FAMILIES = ("S", "O", "K", "L", "X")
+
+
+def blocks_assembly(d: Diagnostic) -> bool:
+    """Whether `d` means the source cannot be assembled (an error of a blocking family)."""
+    return d.severity is Severity.ERROR and d.code.startswith(BLOCKING_FAMILIES)
 
 
 def diagnostic(code: str, line: int, start: int, end: int, message: str,

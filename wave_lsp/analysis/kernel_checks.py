@@ -1,5 +1,6 @@
 """Checks of one kernel, in a single pass: structured control flow (K306-K309), the register
-budget (U502), reaching `.end` without `halt` (U505), and the kernel's summary (code sizes,
+budget (U502), reaching `.end` without `halt` (U505), local memory without `.local_memory`
+(U510, local_memory.py), and the kernel's summary (code sizes,
 label offsets, `call`s) for the program-level checks.
 
 What each instruction contributes (`facts`) is a pure function of the instruction, memoised by
@@ -19,6 +20,7 @@ from ..syntax.program import Kernel
 from .codes import diagnostic as _diag
 from .diagnostic import Diagnostic, Range, Related
 from .layout import sizes
+from .local_memory import check_local_memory
 from ..syntax.parser import LINE_CACHE_SIZE
 
 # the code of a broken block of each construct (the matching itself is syntax.blocks)
@@ -107,6 +109,7 @@ def check_kernel(kernel: Kernel) -> tuple[list[Diagnostic], KernelSummary]:
     out.extend(_structure(kernel, matching))
     if not any(facts(items[i][1]).unconditional for i in matching.top_level_halts):
         out.append(_no_halt(kernel))
+    out.extend(check_local_memory(kernel))
     return out, KernelSummary(upstream, tuple(labels), tuple(calls))
 
 

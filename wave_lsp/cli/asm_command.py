@@ -1,8 +1,10 @@
 """`wave-lsp asm FILE [-o OUT] [--compat wave-asm] [--no-symbols] [--dump-hex]`: assemble.
 
-The program is analysed first: with error diagnostics nothing is written, and every diagnostic
-is printed in the lint format (`path:line:col: CODE severity message`, exit status 1). Warnings
-are printed to stderr and do not stop the assembly. `--dump-hex` prints the `.wbin` as upstream
+The program is analysed first: with errors that leave the bytes unknown (syntax, operands,
+structure, legacy forms, unreadable files: `analysis.codes.blocks_assembly`) nothing is written,
+and every diagnostic is printed in the lint format (`path:line:col: CODE severity message`, exit
+status 1). Other findings (portability, divergence, warnings) are printed to stderr and do not
+stop the assembly. `--dump-hex` prints the `.wbin` as upstream
 `wave-asm --dump-hex` does (16 bytes a line) and writes no file. Exit status: 0 on success,
 1 when the program has errors, 2 when a file cannot be read or written.
 """
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from ..analysis import Severity, analyze
 from ..analysis.source import decode_source
+from ..analysis.codes import blocks_assembly
 from ..asm import AssemblyError, assemble
 from ..files import read_regular, write_atomically
 from ..syntax.document import Document
@@ -62,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
     document = Document(text, uri=str(path))
     configs = ConfigCache(None, False, compat)
     diagnostics = analyze(document, configs.for_file(path))
-    errors = [d for d in diagnostics if d.severity == Severity.ERROR]
+    # only what leaves the bytes unknown stops assembling: a portability or divergence error
+    # (P801 f64 on Metal, D601 a divergent barrier) is shown but the program is assembled
+    errors = [d for d in diagnostics if blocks_assembly(d)]
     shown = diagnostics if errors else [d for d in diagnostics if d.severity <= Severity.WARNING]
     for d in shown:
         print(format_text(str(path), d), file=sys.stdout if errors else sys.stderr)

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..emu.formats import describe_error, dump_values, hex_dump, stats_block
 from ..emu.recording import write_plan
+from ..isa.value_format import display_kind
 from ..emu.stepping import FAULTED, FINISHED, WORKGROUP_DONE
 from .breakpoints import BreakpointTable, log_text
 from .expressions import Expression, ExpressionError
@@ -45,7 +46,8 @@ class Session:
         self.breakpoints = BreakpointTable()
         self.filters = {name for name, (_, _, on) in EXCEPTION_FILTERS.items() if on}
         self.views = Views(self)
-        self.kinds: dict[int, str] = {}        # register -> display kind of its last writer
+        # register -> display kind of its last writer (isa.value_format), f64lo/f64hi for pairs
+        self.kinds: dict[int, str] = {}
         self._origins: dict[int, tuple[object, int]] = {}
         self._writes: list[list[tuple[int, str]]] = []
         self.lock = threading.Lock()
@@ -62,8 +64,8 @@ class Session:
         self.run = target.start()
         self.kinds = {}
         self._origins = {}
-        self._writes = [[(item[1], item[2]) for item in write_plan(ins) if item[0] == "r"]
-                        for ins in self.run.instructions]
+        self._writes = [[(item[1], _display_kind(ins, item[2])) for item in write_plan(ins)
+                         if item[0] == "r"] for ins in self.run.instructions]
         self.ended = False
         self.views.handles.reset()
 
@@ -291,3 +293,8 @@ def _plain(value) -> str:
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     return str(value)
+
+
+def _display_kind(ins, kind: str) -> str:
+    """How values `ins` writes read (as in the inline hints); f64 pair halves stay apart."""
+    return kind if kind in ("f64lo", "f64hi") else display_kind(ins.spec.mnemonic, kind)

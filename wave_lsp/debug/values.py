@@ -1,38 +1,14 @@
-"""How register bits and lane masks are shown: by the type of the last instruction that wrote
-the register (u32, i32, f32, f16, bf16, f64 pairs), in hex on request, and lane masks as
-`0x0e (lanes 1-3)`. Also parses what the user types into `setVariable`."""
+"""How the debugger shows lists of lanes (`7 (all lanes)`, `[0, 1, 2, …]`) and lane masks
+(`0x0e (lanes 1-3)`), and parses what the user types into `setVariable`. A register's lanes are
+read by the one formatter of the inline hints and hovers (`isa.value_format`)."""
 
 from __future__ import annotations
 
-import struct
-
 import numpy as np
 
-from ..emu.alu import bf16_to_f32, half_to_f32
-from ..emu.formats import rust_debug_f32
 from .expressions import Expression, ExpressionError
 
 SUMMARY_LANES = 8
-
-
-def format_bits(bits: int, kind: str, hex_format: bool = False, high: int | None = None) -> str:
-    """One register's 32 bits (`high`: the next register, for an f64 pair's low half)."""
-    bits &= 0xFFFFFFFF
-    if hex_format:
-        return f"0x{bits:08x}"
-    if kind == "i32":
-        return str(bits - (1 << 32) if bits & 0x80000000 else bits)
-    if kind == "f32":
-        return rust_debug_f32(np.uint32(bits).view(np.float32))
-    if kind == "f16":
-        return repr(float(half_to_f32(np.array([bits & 0xFFFF], dtype=np.uint32))[0]))
-    if kind == "bf16":
-        return repr(float(bf16_to_f32(np.array([bits & 0xFFFF], dtype=np.uint32))[0]))
-    if kind == "f64lo" and high is not None:
-        return repr(struct.unpack("<d", struct.pack("<II", bits, high & 0xFFFFFFFF))[0])
-    if kind in ("f64lo", "f64hi"):
-        return f"0x{bits:08x}"
-    return str(bits)
 
 
 def summary(values: list[str]) -> str:

@@ -16,7 +16,8 @@ from ..asm.disassembler import format_instruction
 from ..emu.control import CallFrame, IfFrame, LoopFrame
 from ..isa import PREDICATE_COUNT, SPECIAL_REGISTERS
 from .expressions import ExpressionError
-from .values import format_bits, lane_list, mask_text, parse_value, summary
+from ..isa.value_format import ACTIVE, INACTIVE, register_lanes
+from .values import lane_list, mask_text, parse_value, summary
 
 
 class Handles:
@@ -131,31 +132,36 @@ class Views:
         kind, wave = item[0], item[1]
         return getattr(self, f"_{kind}")(wave, hex_format, *item[2:])
 
-    def _lane_values(self, wave: int, reg: int, hex_format: bool) -> list[str]:
+    def _typed_lanes(self, wave: int, reg: int, hex_format: bool) -> tuple[str, list[str]]:
+        """The register's type and lane texts, by the one formatter of the inline hints and
+        hovers (`isa.value_format.register_lanes`)."""
         run = self.run
         lanes = run.wave_lanes(wave)
-        kind = self.session.kinds.get(reg, "u32")
-        values = run.batch.R[reg, lanes].tolist()[:run.lane_count(wave)]
-        highs = run.batch.R[reg + 1, lanes].tolist() if reg + 1 < run.geo.registers \
-            else [None] * len(values)
-        return [format_bits(v, kind, hex_format, h) for v, h in zip(values, highs)]
+        n = run.lane_count(wave)
+        values = run.batch.R[reg, lanes].tolist()[:n]
+        highs = run.batch.R[reg + 1, lanes].tolist()[:n] if reg + 1 < run.geo.registers \
+            else None
+        return register_lanes(values, self.session.kinds.get(reg, "auto"), highs, hex_format)
+
+    def _lane_values(self, wave: int, reg: int, hex_format: bool) -> list[str]:
+        return self._typed_lanes(wave, reg, hex_format)[1]
 
     def _registers(self, wave, hex_format):
         out = []
         for reg in range(self.run.geo.registers):
-            out.append({"name": f"r{reg}",
-                        "value": summary(self._lane_values(wave, reg, hex_format)),
-                        "type": self.session.kinds.get(reg, "u32"),
+            kind, texts = self._typed_lanes(wave, reg, hex_format)
+            out.append({"name": f"r{reg}", "value": summary(texts), "type": kind,
                         "evaluateName": f"r{reg}",
                         "variablesReference": self.handles.add(("lanes_of", wave, reg)),
                         "indexedVariables": self.run.lane_count(wave)})
         return out
 
     def _lanes_of(self, wave, hex_format, reg):
-        values = self._lane_values(wave, reg, hex_format)
+        kind, values = self._typed_lanes(wave, reg, hex_format)
         active = self.run.executing(wave)
-        kind = self.session.kinds.get(reg, "u32")
-        return [{"name": f"lane {i}", "value": v, "variablesReference": 0,
+        # active lanes ✓, inactive · (as the hover's table marks them)
+        return [{"name": f"lane {i} {ACTIVE if active[i] else INACTIVE}", "value": v,
+                 "variablesReference": 0,
                  "type": kind if active[i] else f"{kind} (inactive lane)"}
                 for i, v in enumerate(values)]
 
@@ -257,7 +263,7 @@ class Views:
         if kind == "registers" and name.startswith("r") and name[1:].isdigit():
             reg, targets = int(name[1:]), range(run.lane_count(wave))
         elif kind == "lanes_of" and name.startswith("lane "):
-            reg, targets = item[2], [int(name[5:])]
+            reg, targets = item[2], [int(name[5:].split()[0])]
         elif kind == "pred_lanes" and name.startswith("lane "):
             lane = int(name[5:])
             value = text.strip().lower() in ("1", "true", "yes", "on")
@@ -267,7 +273,7 @@ class Views:
             raise ExpressionError(f"{name} cannot be changed")
         if reg >= run.geo.registers:
             raise ExpressionError(f"r{reg} does not exist")
-        kind_of = self.session.kinds.get(reg, "u32")
+        kind_of = self._typed_lanes(wave, reg, False)[0]
         for lane in targets:
             bits = parse_value(text, kind_of, run, wave, lane)
             run.batch.R[reg, lanes.start + lane] = bits

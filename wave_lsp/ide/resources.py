@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.kernel_checks import facts
+from ..analysis.local_memory import EMULATOR_DEFAULT, local_need
 from ..isa import REGISTER_FILE_SIZE
 from ..isa.backends import BACKEND_BY_NAME, TARGET_NAMES
 from ..syntax.program import Kernel
@@ -28,6 +29,29 @@ class KernelResources:
     workgroup_size: tuple[int, int, int]
     code_size: int | None
     targets: tuple[str, ...] = TARGET_NAMES
+    local_memory_declared: bool = True
+    uses_local_memory: bool = False
+    local_memory_needed: int | None = None   # bytes the local accesses reach, when bounded
+
+    @property
+    def local_text(self) -> str:
+        """`256 B local`, or what an undeclared use needs (U510): never a silent `0 B`."""
+        if self.local_memory_declared or not self.uses_local_memory:
+            return f"{self.local_memory} B local"
+        needed = f"needs {self.local_memory_needed} B" if self.local_memory_needed is not None \
+            else "size unknown"
+        return f"local memory undeclared ({needed})"
+
+    @property
+    def local_row(self) -> str:
+        """The hover's local memory row."""
+        if self.local_memory_declared or not self.uses_local_memory:
+            return f"{self.local_memory} bytes"
+        reach = (f"its accesses reach {self.local_memory_needed} bytes"
+                 if self.local_memory_needed is not None
+                 else "how much its accesses reach cannot be told from the code")
+        return (f"used but not declared (U510): {reach}; the emulator lends "
+                f"{EMULATOR_DEFAULT} bytes, a GPU backend none")
 
     @property
     def widths(self) -> tuple[int, ...]:
@@ -61,7 +85,7 @@ class KernelResources:
         """One line for a code lens."""
         x, y, z = self.workgroup_size
         parts = [f"{self.registers_declared} regs declared, {self.registers_used} used",
-                 f"{self.local_memory} B local"]
+                 self.local_text]
         parts.append(f"workgroup {x}x{y}x{z}" if self.threads else "workgroup: launcher's choice")
         for w in WAVE_WIDTHS:
             waves = self.waves_per_workgroup(w)
@@ -81,7 +105,7 @@ class KernelResources:
              + ("" if self.declares_registers else " (default)")),
             ("registers used", f"r0..r{self.registers_used - 1} ({self.distinct_registers} "
              "distinct)" if self.registers_used else "none"),
-            ("local memory", f"{self.local_memory} bytes"),
+            ("local memory", self.local_row),
             ("workgroup size", f"{x} x {y} x {z} = {self.threads} threads" if self.threads
              else "0, 0, 0 (the launcher chooses)"),
         ]
@@ -108,6 +132,9 @@ class KernelResources:
         return {
             "kernel": self.name, "registersDeclared": self.registers_declared,
             "registersUsed": self.registers_used, "localMemory": self.local_memory,
+            "localMemoryDeclared": self.local_memory_declared,
+            "usesLocalMemory": self.uses_local_memory,
+            "localMemoryNeeded": self.local_memory_needed,
             "workgroupSize": list(self.workgroup_size), "codeSize": self.code_size,
             "wavesPerWorkgroup": {str(w): self.waves_per_workgroup(w) for w in WAVE_WIDTHS},
             "residentWaves": {str(w): self.resident_waves(w) for w in WAVE_WIDTHS},
@@ -126,11 +153,15 @@ def kernel_resources(kernel: Kernel, code_size: int | None = None,
         for last, operand in facts(ins).registers:
             highest = max(highest, last)
             distinct.update(range(operand.value, last + 1))
+    need = local_need(kernel)
     return KernelResources(
         name=kernel.name, registers_declared=kernel.register_count,
         declares_registers=kernel.declares_registers, registers_used=highest + 1,
         distinct_registers=len(distinct), local_memory=kernel.local_memory,
-        workgroup_size=kernel.workgroup_size, code_size=code_size, targets=targets)
+        workgroup_size=kernel.workgroup_size, code_size=code_size, targets=targets,
+        local_memory_declared=kernel.setting("local_memory") is not None,
+        uses_local_memory=need is not None,
+        local_memory_needed=need.bytes if need is not None else None)
 
 
 def resources_of(state, name: str,

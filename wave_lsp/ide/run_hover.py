@@ -12,7 +12,7 @@ approximation.
 from __future__ import annotations
 
 from .run_results import KernelRun, LineValue
-from .value_format import format_value
+from ..isa.value_format import ACTIVE, INACTIVE, format_value
 
 
 def _writes_of(run: KernelRun, line: int, name: str) -> LineValue | None:
@@ -61,7 +61,7 @@ def register_table(run: KernelRun, line: int, name: str) -> str | None:
     for i, t in enumerate(run.threads):
         was = before.get(t, 0)
         now = written.values.get(t, was) if written else was
-        on = "?" if active is None else ("✓" if t in active else "·")
+        on = "?" if active is None else (ACTIVE if t in active else INACTIVE)
         changed = " ←" if written and t in written.values and now != was else ""
         rows.append(f"| {i} | {t} | {on} | {format_value(was, kind)} | "
                     f"{format_value(now, kind)}{changed} |")

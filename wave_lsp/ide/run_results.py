@@ -21,8 +21,8 @@ from ..emu import RunReport
 from ..emu.formats import dump_values, hex_dump
 from ..emu.launch_flags import DumpRequest
 from .run_limits import NOT_EXECUTED
-from .value_format import (compact, display_kind, format_value, lane_ranges, mask_text,
-                           resolve_kind)
+from ..isa.value_format import (MAX_LABEL, compact, display_kind, lane_ranges, lane_texts,
+                                mask_text)
 
 LIMIT_KINDS = ("instruction_limit", "time_limit")
 
@@ -77,6 +77,7 @@ class KernelRun:
     flags: str
     status: str                          # ok, error, invalid, failed, cancelled
     message: str = ""
+    source_error: int | None = None      # the line of the error that stops the source assembling
     elapsed_ms: float = 0.0
     instructions: int = 0
     lanes_active: float | None = None    # share of shown lanes active, over executed lines
@@ -168,9 +169,8 @@ def line_result(record, threads: tuple[int, ...]) -> LineResult:
         if shown == "pred":
             text = mask_text([bool(bits.get(t, 0)) for t in threads])
         else:
-            listed = [bits[t] for t in threads if t in bits]
-            shown = resolve_kind(shown, listed)
-            text = compact([format_value(b, shown) for b in listed])
+            shown, texts = lane_texts([bits[t] for t in threads if t in bits], shown)
+            text = compact(texts)
         values.append(LineValue(_target_text(target), shown, dict(bits), text,
                                 _earlier(record.writes, target, threads)))
     if active is None and record.count == 1 and record.first_active:
@@ -194,6 +194,16 @@ def _earlier(executions, target: str, threads) -> dict[int, int]:
 
 
 def _label(values: list[LineValue], active, threads, count: int) -> str:
+    """The inline label: each value compacted as far as needed to stay within `MAX_LABEL`
+    characters, so no client cuts it (the hover has every lane)."""
+    for level in range(4):
+        label = _label_at(values, active, threads, count, level)
+        if len(label) <= MAX_LABEL:
+            break
+    return label
+
+
+def _label_at(values: list[LineValue], active, threads, count: int, level: int) -> str:
     parts = []
     everyone = active is not None and len(active) == len(threads) and len(threads) > 1
     for v in values:
@@ -201,6 +211,9 @@ def _label(values: list[LineValue], active, threads, count: int) -> str:
             parts.append(f"{v.target} = {v.text}")
             continue
         text = v.text
+        if level:
+            text = compact(lane_texts([v.values[t] for t in threads if t in v.values],
+                                      v.kind)[1], level)
         if everyone and len(set(v.values.values())) == 1:
             text += " (all lanes)"
         arrow = " ← " if v.target.startswith(("[", "local[")) else " = "
@@ -311,7 +324,10 @@ def build_run(report: RunReport, place: RunPlace, dumps: tuple[DumpRequest, ...]
             lines[record.line] = line_result(record, threads)
     not_executed: tuple[int, ...] = ()
     if report.line_records:
-        not_executed = tuple(ln for ln, _, _ in place.instruction_lines if ln not in lines)
+        # the line that stopped the run did run (into its error): it is not greyed as unreached
+        stopped = {err.line for err in report.errors}
+        not_executed = tuple(ln for ln, _, _ in place.instruction_lines
+                             if ln not in lines and ln not in stopped)
     failure = next((e for e in report.errors if e.kind != "cancelled"), None)
     status, message = "ok", ""
     if any(e.kind == "cancelled" for e in report.errors):

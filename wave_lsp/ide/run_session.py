@@ -104,7 +104,7 @@ def _identity(snapshot: Snapshot, plan: RunPlan) -> dict:
 def execute(snapshot: Snapshot, limits: RunLimits,
             cancelled: Callable[[], bool] = lambda: False) -> list[KernelRun]:
     """Run every planned kernel of a snapshot (called on the worker thread)."""
-    from ..asm import assemble
+    from ..asm import AssemblyError, assemble
     results: list[KernelRun] = []
     assembly = None
     for plan in snapshot.plans:
@@ -127,7 +127,11 @@ def execute(snapshot: Snapshot, limits: RunLimits,
         except LaunchError as err:
             results.append(KernelRun(status="failed", message=str(err), **ident))
             continue
-        except Exception as err:    # the assembler's errors: the source does not assemble
+        except AssemblyError as err:    # the source does not assemble: its line says why
+            results.append(KernelRun(status="failed", message=f"cannot run: {err}",
+                                     source_error=err.line, **ident))
+            continue
+        except Exception as err:
             results.append(KernelRun(status="failed", message=f"cannot run: {err}", **ident))
             continue
         dumps = ll.dumps if ll is not None else ()

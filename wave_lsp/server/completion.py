@@ -10,6 +10,8 @@ the ISA table.
 from __future__ import annotations
 
 from functools import lru_cache
+
+import attrs
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -41,6 +43,22 @@ def mnemonic_items(snippets: bool, markdown: bool) -> tuple[types.CompletionItem
             item.insert_text_format = types.InsertTextFormat.Snippet
         items.append(item)
     return tuple(items)
+
+
+def ranked_mnemonics(items, typed: str) -> list[types.CompletionItem]:
+    """The mnemonics in the order to offer them after `typed`: those that start with it first
+    (alphabetically: `wave_reduce_add` … before `wave_any`), then those that
+    contain it, then the rest (the client's own fuzzy filter decides what it keeps); the
+    order is written into `sortText`, which clients sort by."""
+    typed = typed.lower()
+
+    def rank(item: types.CompletionItem) -> tuple:
+        label = item.label
+        group = 0 if label.startswith(typed) else 1 if typed in label else 2
+        return group, label
+    ranked = sorted(items, key=rank)
+    width = len(str(len(ranked)))
+    return [attrs.evolve(item, sort_text=f"{i:0{width}d}") for i, item in enumerate(ranked)]
 
 
 def _dotted(label: str, detail: str, kind: types.CompletionItemKind, rng: types.Range,
@@ -91,7 +109,11 @@ def setup(server: "WaveLanguageServer") -> None:
             "text_document.completion.completion_item.documentation_format", None) or []
         items: list[types.CompletionItem] = []
         if ctx.kind == "mnemonic":
-            items = list(mnemonic_items(snippets, types.MarkupKind.Markdown in formats))
+            typed = doc.lines[line][ctx.word_start:col]
+            items = ranked_mnemonics(mnemonic_items(snippets, types.MarkupKind.Markdown
+                                                    in formats), typed)
+            # the order depends on what is typed: ask again as the word grows
+            return types.CompletionList(is_incomplete=bool(typed), items=items)
         elif ctx.kind == "directive":
             for d in DIRECTIVES:
                 insert = None

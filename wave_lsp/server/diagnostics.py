@@ -4,8 +4,9 @@ Push model: the server sends `textDocument/publishDiagnostics` on its own. Each 
 short per-document timer (debounce); when it fires, the current text is analysed and published
 with the version it belongs to, so a stale version is never published. Closing a document
 publishes an empty list. Pull model (LSP 3.17): the client asks with `textDocument/diagnostic`
-and may send the previous `resultId` to get "unchanged". With `diagnostics.mode` "auto", a
-client that declares pull support gets pull only (no duplicates), others get push.
+and may send the previous `resultId` to get "unchanged". Pull is offered only to a client that
+supports both the pull and its refresh (see `Publisher`); with `diagnostics.mode` "auto" or
+"pull" such a client gets pull only (no duplicates), every other client gets push.
 """
 
 from __future__ import annotations
@@ -142,11 +143,19 @@ def publication(server: "WaveLanguageServer", doc: DocumentState, version: int |
 
 
 class Publisher:
-    """Decides push or pull, debounces pushes, and answers pulls."""
+    """Decides push or pull, debounces pushes, and answers pulls.
+
+    Pull is offered only to a client that can also be told to pull again
+    (`workspace.diagnostics.refreshSupport`): run results arrive without an edit, and a client
+    that cannot be asked to refresh (Neovim 0.11) would never see them. Every other client gets
+    push, whatever `diagnostics.mode` says. The mode may change with the settings at any time:
+    the side left behind is emptied (an empty publication, or a refresh answered with no items)
+    so no diagnostic is shown twice."""
 
     def __init__(self, server: "WaveLanguageServer") -> None:
         self.server = server
         self.pull = False
+        self.offered = False        # pull registered at initialize (the client can use it)
         self._timers: dict[str, asyncio.Task] = {}
         # per document: the conversions of its last publication
         self.converted: dict[str, Converted] = {}
@@ -156,12 +165,21 @@ class Publisher:
         return not self.pull
 
     def initialize(self) -> None:
-        """Choose the model from the client's capabilities and the `diagnostics.mode` setting."""
+        """Offer pull when the client supports it and its refresh; choose the model from the
+        `diagnostics.mode` setting."""
+        server = self.server
+        self.offered = server.capability("text_document.diagnostic") is not None and \
+            bool(server.capability("workspace.diagnostics.refresh_support", False))
+        if self.offered:
+            register_pull(server)
+        self.pull = self._wants_pull(log=True)
+
+    def _wants_pull(self, log: bool = False) -> bool:
         mode = self.server.settings.diagnostics_mode
-        supports_pull = self.server.capability("text_document.diagnostic") is not None
-        self.pull = mode == "pull" or (mode == "auto" and supports_pull)
-        if self.pull:
-            register_pull(self.server)
+        if mode == "pull" and not self.offered and log:
+            self.server.log("wave-lsp: diagnostics.mode 'pull' needs a client that supports "
+                            "pulled diagnostics and their refresh; pushing them instead")
+        return self.offered and mode != "push"
 
     def document_changed(self, doc: DocumentState, immediate: bool = False) -> None:
         if not self.push:
@@ -208,8 +226,8 @@ class Publisher:
                                run_view.lsp_diagnostics(self.server, d))
 
         body = await self.server.documents.run(doc, serialised, name="diagnostics")
-        if doc.version != version or self.server.document(doc.uri) is not doc:
-            return  # never publish for a stale version
+        if doc.version != version or self.server.document(doc.uri) is not doc or self.pull:
+            return  # never publish for a stale version, nor once the client pulls instead
         protocol.send_serialized(body)
         self.server.documents.settle(doc)
 
@@ -222,12 +240,24 @@ class Publisher:
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def settings_changed(self) -> None:
-        """Re-deliver every open document's diagnostics under the new settings."""
+        """Re-deliver every open document's diagnostics under the new settings (switching
+        between push and pull when `diagnostics.mode` asks for it)."""
+        server = self.server
+        pull = self._wants_pull(log=True)
+        if pull and not self.pull:        # to pull: empty the pushed lists, then ask to pull
+            self.pull = True
+            for uri in list(self._timers):
+                self._timers.pop(uri).cancel()
+            for doc in server.documents.all():
+                server.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=[]))
+        elif self.pull and not pull:      # to push: pulls now get nothing, pushes start
+            self.pull = False
         if self.push:
-            for doc in self.server.documents.all():
+            for doc in server.documents.all():
                 self.document_changed(doc, immediate=True)
-        elif self.server.capability("workspace.diagnostics.refresh_support", False):
-            self.server.workspace_diagnostic_refresh(None)
+        if self.offered:
+            server.workspace_diagnostic_refresh(None)
 
 
 def register_pull(server: "WaveLanguageServer") -> None:
@@ -243,6 +273,8 @@ def register_pull(server: "WaveLanguageServer") -> None:
         doc = server.document(params.text_document.uri)
         if doc is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
+        if server.publisher.push:      # `diagnostics.mode` is "push": they come pushed
+            return types.RelatedFullDocumentDiagnosticReport(items=[], result_id="push")
         runs = server.runs.generation(doc) if server.runs is not None else 0
         result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}.{runs}"
         if params.previous_result_id == result_id:

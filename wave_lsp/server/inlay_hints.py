@@ -1,7 +1,8 @@
-"""Inlay hints: `textDocument/inlayHint` returns small labels drawn inside the text: before each
-instruction its byte offset in the kernel, after it its encoded words (`ide.inlay`). Both parts
-can be switched off (`inlayHints.offsets`, `inlayHints.encoding`). Then the values of the last
-inline run (`run_view`).
+"""Inlay hints: `textDocument/inlayHint` returns small labels drawn inside the text: the values
+of the last inline run after each executed line (`run_view`), each its own hint, short by
+design (clients cut long labels; the hover has the whole table). On request
+(`inlayHints.offsets`, `inlayHints.encoding`, both off by default) also each instruction's byte
+offset in the kernel before it and its encoded words after it (`ide.inlay`).
 
 The answer is written as JSON by the handler (in the document's job: a worker for a large
 document), each hint's JSON kept per revision: asking for a whole 100,000-line file gives some

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..analysis.codes import diagnostic
-from ..analysis.diagnostic import Range
+from ..analysis.diagnostic import Range, Severity
 from ..ide.run_limits import LAUNCH_MARKER, NOT_EXECUTED
 from ..ide.state import DocumentState
 from .documents import span, to_client_position
@@ -81,7 +81,7 @@ def inlay_hints(server: "WaveLanguageServer", doc: DocumentState, first: int,
     runs = _runs(server)
     if runs is None or not runs.current(doc):
         return []
-    from ..ide.value_format import lane_ranges
+    from ..isa.value_format import lane_ranges
     out = []
     for result in runs.current(doc):
         for line, res in result.lines.items():
@@ -131,6 +131,7 @@ def diagnostics(server: "WaveLanguageServer", doc: DocumentState) -> list:
     if runs is None or doc.binary:
         return []
     out = []
+    said: set[int] = set()
     for lines in runs.launch_lines(doc).values():
         for ll in lines:
             if ll.problem is not None:
@@ -138,11 +139,27 @@ def diagnostics(server: "WaveLanguageServer", doc: DocumentState) -> list:
                 out.append(diagnostic("R004", ll.line, p.start, p.end, p.message))
     for result in runs.current(doc):
         out.extend(result.diagnostics)
-        if result.status == "failed":
+        if result.status != "failed":
+            continue
+        if result.source_error is not None:
+            # the source does not assemble: said once, on the error's own line (where the
+            # analysis normally has it already), not again on every launch line
+            line = result.source_error
+            if line in said or _has_error(server, doc, line):
+                continue
+            said.add(line)
+            anchor = Range(line, 0, line, len(doc.lines[line]) if line < len(doc.lines) else 0)
+        else:
             anchor = _anchor(doc, result)
-            out.append(diagnostic("R005", anchor.start_line, anchor.start_col, anchor.end_col,
-                                  result.message))
+        out.append(diagnostic("R005", anchor.start_line, anchor.start_col, anchor.end_col,
+                              result.message))
     return out
+
+
+def _has_error(server: "WaveLanguageServer", doc: DocumentState, line: int) -> bool:
+    """Whether the analysis reports an error on `line`."""
+    return any(d.severity is Severity.ERROR and d.range.start_line == line
+               for d in server.analysis(doc))
 
 
 def _anchor(doc: DocumentState, result: "KernelRun") -> Range:

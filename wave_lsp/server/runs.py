@@ -5,7 +5,9 @@ has a launch line. Every edit of a document with live kernels restarts a debounc
 diagnostics delay); when it fires, the in-flight run of that document is cancelled and the
 current revision runs on the worker thread (`wave_lsp.ide.run_session`). Results are stored only
 if the document is still at the revision they ran on, then the client is asked to refresh inlay
-hints and code lenses, and diagnostics are re-delivered. The emulator is loaded only once a
+hints and code lenses, and diagnostics are re-delivered. A client that cannot be asked to
+refresh its code lenses (Neovim 0.11) gets the notification `wave-lsp/runsChanged` (`{uri}`)
+instead, which editors/nvim answers by asking for them again. The emulator is loaded only once a
 document has a launch line or a kernel is run.
 """
 
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from ..ide.run_session import DocumentRuns
     from ..ide.state import DocumentState
     from .server import WaveLanguageServer
+
+RUNS_CHANGED = "wave-lsp/runsChanged"
 
 
 def document_folder(uri: str) -> Path | None:
@@ -156,6 +160,8 @@ class RunService:
             server.workspace_inlay_hint_refresh(None)
         if server.capability("workspace.code_lens.refresh_support", False):
             server.workspace_code_lens_refresh(None)
+        else:   # e.g. Neovim 0.11: its plugin (editors/nvim) asks for the lenses again
+            server.protocol.notify(RUNS_CHANGED, {"uri": doc.uri})
         publisher = server.publisher
         if publisher is None:
             return

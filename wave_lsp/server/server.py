@@ -97,6 +97,17 @@ class WaveProtocol(LanguageServerProtocol):
         _wire_log.info("Sending data: %s", body)     # as pygls logs what it sends
         self.send_serialized(body)
 
+    def _handle_cancel_notification(self, msg_id) -> None:
+        """Cancel a request. A `$/cancelRequest` for a request already answered is routine
+        (clients cancel what they no longer need, often after the answer went out): pygls logs
+        each as a warning, which filled editors' output channels, so it is logged at debug."""
+        future = self._request_futures.pop(msg_id, None)
+        if future is None:
+            logger.debug('cancel notification for unknown message id "%s"', msg_id)
+            return
+        self._request_futures[msg_id] = future
+        super()._handle_cancel_notification(msg_id)
+
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:

@@ -8,7 +8,7 @@ each invalid setting instead of silently dropping it.
     {
       "disable": ["U501"], "severity": {"U505": "error"}, "compat": "wave-asm",
       "targets": ["ptx", "hip", "metal", "sycl"],
-      "inlayHints": {"offsets": true, "encoding": true},
+      "inlayHints": {"offsets": false, "encoding": false},
       "diagnostics": {"mode": "auto", "debounceMs": 30},
       "run": {"maxInstructions": 1000000, "timeLimitMs": 2000, "live": false},
       "backends": {"ptxas": "/opt/cuda/bin/ptxas", "hipcc": false}
@@ -44,8 +44,10 @@ class Settings:
     """Everything configurable, with defaults."""
 
     analysis: Any = None            # wave_lsp.analysis.config.Config, or None for its defaults
-    inlay_offsets: bool = True
-    inlay_encoding: bool = True
+    # byte offsets and encoded words are opt-in: on every line they bury the run values (and
+    # the hover shows the encoding of the instruction under the cursor anyway)
+    inlay_offsets: bool = False
+    inlay_encoding: bool = False
     diagnostics_mode: str = "auto"
     debounce_ms: int = 30
     run_max_instructions: int = DEFAULT_MAX_INSTRUCTIONS

@@ -17,6 +17,11 @@ return {
   root_markers = { 'wave-lsp.toml', 'pyproject.toml', '.git' },
   settings = { wave = vim.empty_dict() },
   init_options = vim.empty_dict(),
+  handlers = {
+    ['wave-lsp/runsChanged'] = function(...)
+      return require('wave.commands').runs_changed(...)
+    end,
+  },
   on_attach = function(client, bufnr)
     require('wave.commands').attach(client, bufnr)
   end,

@@ -92,6 +92,16 @@ local function refresh(bufnr)
   vim.lsp.codelens.refresh({ bufnr = bufnr })
 end
 
+--- The handler of the server's `wave-lsp/runsChanged` notification: a run ended (or its results
+--- were cleared) and Neovim 0.11 cannot be asked to refresh code lenses, so ask for them again.
+function M.runs_changed(_, params)
+  local bufnr = params and params.uri and vim.uri_to_bufnr(params.uri)
+  if bufnr and vim.api.nvim_buf_is_loaded(bufnr) and vim.b[bufnr].wave_codelens ~= false
+      and (vim.b[bufnr].wave_codelens ~= nil or vim.g.wave_codelens ~= false) then
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  end
+end
+
 --- The `wave-lsp.run` arguments for `:LspWaveRun [NAME]`: [uri, kernel, launch line or null],
 --- the launch line being the cursor's (0-based) when it is a `; wave-lsp run:` comment.
 local function run_arguments(bufnr, name)

@@ -1,4 +1,6 @@
-"""How a recorded value reads in the editor: by the class of the instruction that produced it.
+"""How a register's value reads, wherever it is shown: in the inline hints, the hovers and the
+debugger alike (DESIGN.md §2: one formatter), by the class of the instruction that produced it.
+It lives in `isa` (what it knows is the instruction classes) so every layer may use it.
 
 f32/f16/bf16/f64 results as numbers, integer results as signed decimal, bitwise results in hex,
 predicates as lane masks, and untyped moves (loads, shuffles, `mov`) as a float when the bits
@@ -13,10 +15,12 @@ import struct
 
 import numpy as np
 
-from ..isa import INSTRUCTIONS
-from ..isa import InstructionClass as IC
+from . import INSTRUCTIONS
+from . import InstructionClass as IC
 
 MAX_LISTED = 5          # values listed before an ellipsis
+ACTIVE, INACTIVE = "✓", "·"   # how a lane is marked in the hover table and the debugger
+MAX_LABEL = 40          # characters of an inline label (VS Code cuts labels beyond 43)
 _FLOAT_KINDS = ("f32", "f16", "bf16", "f64")
 _SIGNED_CLASSES = (IC.INTEGER, IC.ATOMIC, IC.COMPARE)
 _HEX_MNEMONICS = ("wave_ballot",)
@@ -143,17 +147,51 @@ def _progression(texts: list[str]) -> bool:
     return step != 0 and all(b - a == step for a, b in zip(values, values[1:]))
 
 
-def compact(texts: list[str]) -> str:
-    """Per-lane value texts in lane order, compacted for one line."""
+def compact(texts: list[str], level: int = 0) -> str:
+    """Per-lane value texts in lane order, compacted for one line; a higher `level` (0-3) lists
+    fewer values, for a label that must stay short (`0, 1, 2 … 63`, `0, 1 … 63`, `0 … 63`,
+    `64 values`)."""
     if not texts:
         return "–"
     if len(set(texts)) == 1 and len(texts) > 1:
         return texts[0]
-    if len(texts) <= MAX_LISTED:
+    if level >= 3 and len(texts) > 1:
+        return f"{len(texts)} values"
+    if len(texts) <= MAX_LISTED - level and level < 2:
         return ", ".join(texts)
+    if level >= 2:
+        return f"{texts[0]} … {texts[-1]}"
     if _progression(texts):
-        return f"{texts[0]}, {texts[1]}, {texts[2]} … {texts[-1]}"
-    return ", ".join(texts[:MAX_LISTED - 1]) + f" … {texts[-1]}"
+        return ", ".join(texts[:3 - level]) + f" … {texts[-1]}"
+    return ", ".join(texts[:MAX_LISTED - 1 - level]) + f" … {texts[-1]}"
+
+
+def lane_texts(bits: list[int], kind: str) -> tuple[str, list[str]]:
+    """The display kind resolved for these lanes' values (see `resolve_kind`) and each lane's
+    text: the one way lanes read, in the inline hints, the hovers and the debugger alike."""
+    kind = resolve_kind(kind, bits)
+    return kind, [format_value(b, kind) for b in bits]
+
+
+# the type a display kind stands for, as the debugger names it
+TYPE_NAMES = {"int": "i32", "uint": "u32", "hex": "u32", "f32": "f32", "f16": "f16",
+              "bf16": "bf16", "f64": "f64", "pred": "pred"}
+
+
+def register_lanes(values: list[int], kind: str, highs: list[int | None] | None = None,
+                   hex_format: bool = False) -> tuple[str, list[str]]:
+    """The type and per-lane texts of one register (`kind`: the display kind of its last
+    writer, or `f64lo`/`f64hi` for a half of an f64 pair, `highs` then being the next
+    register's lanes); `hex_format` shows the raw words."""
+    if kind in ("f64lo", "f64hi"):
+        if hex_format or kind == "f64hi" or highs is None or None in highs:
+            return kind, [f"0x{v & 0xFFFFFFFF:08x}" for v in values]
+        return "f64", [format_value((v & 0xFFFFFFFF) | (h & 0xFFFFFFFF) << 32, "f64")
+                       for v, h in zip(values, highs)]
+    kind, texts = lane_texts(values, kind)
+    if hex_format:
+        texts = [f"0x{v & 0xFFFFFFFF:08x}" for v in values]
+    return TYPE_NAMES.get(kind, kind), texts
 
 
 def mask_text(bits: list[bool]) -> str:
