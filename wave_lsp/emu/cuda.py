@@ -87,7 +87,7 @@ def prepare(program, launch: Launch) -> DeviceLaunch:
     found = re.search(r"\.entry\s+([\w$.]+)\s*\(", emitted.text)
     if found is None:
         raise launch_error("the emitted PTX has no .entry", None)
-    return DeviceLaunch(kernel.name, emitted.text, found.group(1), tuple(geo.grid),
+    return DeviceLaunch(kernel.name, emitted.text, found[1], tuple(geo.grid),
                         tuple(geo.workgroup), new_device_memory(launch))
 
 
