@@ -11,6 +11,7 @@ from wave_lsp.analysis import CODES
 from wave_lsp.ide.launch_lines import launch_lines, parse_lanes
 from wave_lsp.ide.run_hover import register_table
 from wave_lsp.ide.run_limits import RunLimits
+from wave_lsp.ide.arg_files import ArgFiles
 from wave_lsp.ide.run_session import execute, kernel_launch_lines, plan_runs
 from wave_lsp.ide.value_format import compact, display_kind, format_value, mask_text
 from wave_lsp.emu.launch_flags import LaunchFlagError
@@ -18,10 +19,11 @@ from wave_lsp.syntax.document import Document
 
 
 def run_kernel(source: str, kernel: str = "k", ordinal: int | None = None,
-               limits: RunLimits = RunLimits(), base: Path | None = None):
+               limits: RunLimits = RunLimits(), base: Path | None = None,
+               files: ArgFiles | None = None):
     doc = Document(source)
-    snapshot = plan_runs(doc, {kernel: ordinal}, kernel_launch_lines(doc, base))
-    return execute(snapshot, limits)[0]
+    snapshot = plan_runs(doc, {kernel: ordinal}, kernel_launch_lines(doc, base), base)
+    return execute(snapshot, limits, files=files)[0]
 
 
 @pytest.mark.parametrize("bits, kind, text", [
@@ -99,7 +101,30 @@ def test_arg_files_are_read_relative_to_the_document(tmp_path):
     result = run_kernel(source, base=tmp_path)
     assert result.status == "ok" and result.dumps[0].values == ("5",)
     missing = run_kernel(source.replace("in.bin", "nope.bin"), base=tmp_path)
-    assert missing.status == "invalid" and "nope.bin" in missing.message
+    assert missing.status == "failed" and "nope.bin" in missing.message
+
+
+def test_arg_files_are_read_once_per_run_and_kept_while_unchanged(tmp_path):
+    data = tmp_path / "in.bin"
+    data.write_bytes((5).to_bytes(4, "little"))
+    source = ("; wave-lsp run: --workgroup 1,1,1 " + "--arg 0:in.bin " * 10 +
+              "--dump-u32 0:1\n.kernel k\n.registers 4\n    halt\n.end\n")
+    files = ArgFiles()
+    for _ in range(3):                         # three revisions, one read
+        assert run_kernel(source, base=tmp_path, files=files).dumps[0].values == ("5",)
+    assert files.reads == 1
+    data.write_bytes((6).to_bytes(4, "little") * 2)   # changed: read again
+    assert run_kernel(source, base=tmp_path, files=files).dumps[0].values == ("6",)
+    assert files.reads == 2
+
+
+def test_arg_files_of_one_run_are_bounded_in_total(tmp_path):
+    (tmp_path / "a.bin").write_bytes(bytes(3000))
+    (tmp_path / "b.bin").write_bytes(bytes(3000))
+    source = ("; wave-lsp run: --workgroup 1,1,1 --arg 0:a.bin --arg 0:b.bin\n"
+              ".kernel k\n.registers 4\n    halt\n.end\n")
+    result = run_kernel(source, base=tmp_path, files=ArgFiles(limit=5000))
+    assert result.status == "failed" and "at most" in result.message
 
 
 def test_default_launch_uses_the_workgroup_size_and_one_workgroup():

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..asm.backends import TARGETS, EmitError, emit
-from .handlers import command
+from ..cancellation import Cancelled
+from .handlers import RETRIES, command
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -40,7 +41,7 @@ def emit_document(doc, target: str, compat: bool) -> dict:
 
 def setup(server: "WaveLanguageServer") -> None:
     @command(server, EMIT)
-    def emit_command(*args):
+    async def emit_command(*args):
         uri, target, compat = (list(args) + [None, None, None])[:3]
         doc = server.text_document(uri) if isinstance(uri, str) else None
         problem = None
@@ -54,4 +55,18 @@ def setup(server: "WaveLanguageServer") -> None:
             server.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"wave-lsp: {problem}"))
             return None
-        return emit_document(doc, target, compat == "upstream")
+        return await _emit_off_the_loop(doc, target, compat == "upstream")
+
+    async def _emit_off_the_loop(doc, target: str, compat: bool):
+        """Translating a large kernel takes seconds: a reader job in the host's worker, so
+        the event loop keeps answering; an edit meanwhile translates the new text."""
+        for _ in range(RETRIES):
+            try:
+                return await server.documents.run(
+                    doc, lambda state: emit_document(state, target, compat), name=EMIT,
+                    inline=False, reader=True)
+            except Cancelled:
+                doc = server.text_document(doc.uri)
+                if doc is None:
+                    return None
+        return None

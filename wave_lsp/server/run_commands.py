@@ -38,6 +38,9 @@ async def run_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any
     if doc is None:
         return _refuse(server, uri, kernel, f"cannot run {uri!r}: not an open WAVE document")
     runs: RunService = server.runs
+    if not runs.trusted:
+        return _refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
+                                            "(trust the workspace to run them)")
     names = [k.name for k in doc.program.kernels]
     if kernel is None and names:
         kernel = names[0]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...isa import register_count_problem
 from ..ir import KernelCode
 from . import hip, metal, sycl
 from .c_family import EmitError, emit_c
@@ -43,6 +44,10 @@ def emit_kernels(kernels: list[KernelCode], target: str, compat: bool = False) -
     """Translate decoded kernels; raises EmitError for what the backend cannot translate."""
     if target not in TARGETS:
         raise ValueError(f"unknown target '{target}' (use {', '.join(TARGETS)})")
+    for kernel in kernels:          # the C backends declare one variable per register
+        problem = kernel.register_count and register_count_problem(kernel.register_count)
+        if problem:
+            raise EmitError(f"kernel '{kernel.name}': {problem}")
     if target == "ptx":
         lines = emit_ptx(kernels, compat)
     else:

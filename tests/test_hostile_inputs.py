@@ -1,0 +1,61 @@
+"""Hostile inputs to the commands (issue 25), through the real `wave-lsp` process: a register
+count beyond the ISA's is one clear error wherever it is read, limits hold between workgroups,
+the small reliability items."""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+import sys
+
+import pytest
+
+from wave_lsp.asm import assemble
+from wave_lsp.asm.wbin import RECORD
+from wave_lsp.isa import MAX_REGISTER_COUNT
+
+KERNEL = ".kernel k\n.registers {registers}\n    mov_sr r0, sr_lane_id\n    halt\n.end\n"
+
+
+def wave_lsp(*args, timeout: float = 60, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "wave_lsp", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def wbin_with_registers(count: int) -> bytes:
+    """A valid `.wbin` whose kernel record declares `count` registers."""
+    data = bytearray(assemble(KERNEL.format(registers=4)).wbin())
+    at = data.index(struct.pack("<I", 4), 16)     # the record's register count field
+    assert RECORD.unpack_from(data, at - 4)[1] == 4
+    data[at:at + 4] = struct.pack("<I", count)
+    return bytes(data)
+
+
+@pytest.mark.parametrize("target", ["hip", "metal", "sycl", "ptx"])
+@pytest.mark.parametrize("form", ["wave", "wbin"])
+def test_emit_refuses_more_registers_than_the_isa_has(tmp_path, target, form):
+    count = MAX_REGISTER_COUNT + 44
+    path = tmp_path / f"k.{form}"
+    if form == "wave":
+        path.write_text(KERNEL.format(registers=count))
+    else:
+        path.write_bytes(wbin_with_registers(count))
+    done = wave_lsp("emit", "--target", target, path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == f"error: kernel 'k': the register count must be " \
+                          f"1-{MAX_REGISTER_COUNT}, got {count}\n"
+
+
+def test_emit_and_run_accept_the_largest_register_file(tmp_path):
+    path = tmp_path / "k.wave"
+    path.write_text(KERNEL.format(registers=MAX_REGISTER_COUNT))
+    assert wave_lsp("emit", "--target", "hip", path).returncode == 0
+    assert wave_lsp("run", path).returncode == 0
+
+
+def test_run_names_the_same_limit(tmp_path):
+    path = tmp_path / "k.wbin"
+    path.write_bytes(wbin_with_registers(2_584_243_001))
+    done = wave_lsp("run", path)
+    assert done.returncode != 0
+    assert f"the register count must be 1-{MAX_REGISTER_COUNT}, got 2584243001" in done.stderr
