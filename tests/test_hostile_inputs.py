@@ -59,3 +59,12 @@ def test_run_names_the_same_limit(tmp_path):
     done = wave_lsp("run", path)
     assert done.returncode != 0
     assert f"the register count must be 1-{MAX_REGISTER_COUNT}, got 2584243001" in done.stderr
+
+
+def test_the_time_limit_holds_between_workgroups(tmp_path):
+    """A two-instruction kernel on 2^32 - 1 workgroups never reaches a poll inside a batch."""
+    path = tmp_path / "k.wave"
+    path.write_text(KERNEL.format(registers=4))
+    done = wave_lsp("run", path, "--grid", "4294967295,1,1", "--max-instructions", "0",
+                    "--time-limit", "1", timeout=60)
+    assert done.returncode == 1 and "time limit exceeded" in done.stderr

@@ -102,10 +102,14 @@ def _launch_for(plan: RunPlan, limits: RunLimits, files: ArgFiles, root: Path | 
     changes: dict = dict(memory_init=tuple(launch.memory_init) + fills,record_threads=ll.lanes if ll is not None and ll.lanes else "first_wave",
                          record_limit=RECORD_LIMIT, trace=False, kernel=plan.kernel)
     explicit = ll.explicit if ll is not None else frozenset()
-    if "--max-instructions" not in explicit:
-        changes["max_instructions"] = limits.max_instructions
-    if "--time-limit" not in explicit:
-        changes["time_limit"] = limits.time_limit_ms / 1000 if limits.time_limit_ms > 0 else None
+    # a launch line may lower the settings' limits, never raise them (nor lift them with 0)
+    allowed = limits.max_instructions
+    line = launch.max_instructions if "--max-instructions" in explicit else 0
+    changes["max_instructions"] = min(v for v in (allowed, line) if v > 0) \
+        if allowed > 0 or line > 0 else 0
+    allowed_s = limits.time_limit_ms / 1000 if limits.time_limit_ms > 0 else None
+    line_s = launch.time_limit if "--time-limit" in explicit else None
+    changes["time_limit"] = min((v for v in (allowed_s, line_s) if v is not None), default=None)
     return dataclasses.replace(launch, **changes)
 
 

@@ -122,6 +122,9 @@ class RunService:
     def document_closed(self, uri: str) -> None:
         if (timer := self._timers.pop(uri, None)) is not None:
             timer.cancel()
+        doc = self.server.document(uri)
+        if doc is not None and doc.runs is not None:
+            doc.runs.stop()
 
     def settings_changed(self) -> None:
         for doc in self.server.documents.all():

@@ -12,6 +12,7 @@ import asyncio
 import inspect
 import json
 import logging
+import os
 import sys
 import threading
 from typing import Any, BinaryIO, Optional
@@ -96,6 +97,20 @@ class WaveProtocol(LanguageServerProtocol):
             return
         _wire_log.info("Sending data: %s", body)     # as pygls logs what it sends
         self.send_serialized(body)
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args):
+        """pygls' shutdown, over a copy of the pending requests: cancelling one (a command
+        waiting for a run) removes it from the table while pygls iterated over it, and
+        `shutdown` failed with "dictionary changed size during iteration"."""
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current_id = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
@@ -203,9 +218,26 @@ class WaveLanguageServer(LanguageServer):
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
+            if self.runs is not None:
+                self.runs.shutdown()         # cancels every run: they stop at their next poll
             self.documents.shutdown()
             self.shutdown()
         return status
+
+
+EXIT_GRACE_SECONDS = 3.0
+
+
+def exit_soon(status: int) -> None:
+    """End the process `EXIT_GRACE_SECONDS` from now unless it has ended by then: a worker
+    thread still inside a long computation must not keep the process alive after `exit` (the
+    interpreter would wait for it at exit)."""
+    def end() -> None:
+        logging.shutdown()
+        os._exit(status)
+    timer = threading.Timer(EXIT_GRACE_SECONDS, end)
+    timer.daemon = True
+    timer.start()
 
 
 class _ClientLog(logging.Handler):

@@ -135,6 +135,6 @@ def setup(server: "WaveLanguageServer") -> None:
     @notification(server, types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
+        server.runs.document_closed(uri)         # stops its run first
         server.documents.close(uri)
         server.publisher.document_closed(uri)
-        server.runs.document_closed(uri)
