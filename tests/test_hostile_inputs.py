@@ -68,3 +68,24 @@ def test_the_time_limit_holds_between_workgroups(tmp_path):
     done = wave_lsp("run", path, "--grid", "4294967295,1,1", "--max-instructions", "0",
                     "--time-limit", "1", timeout=60)
     assert done.returncode == 1 and "time limit exceeded" in done.stderr
+
+
+PORTABILITY = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+from wave_lsp.emu.launch import Launch
+from wave_lsp.emu.wave_widths import compare_widths
+source = ".kernel k\\n.registers 8\\n    mov_sr r0, sr_lane_id\\n    mov_sr r3, sr_wave_width\\n" \\
+         "    mov_imm r1, 4\\n    imul r2, r0, r1\\n    device_store_u32 r2, r3\\n    halt\\n.end\\n"
+found = compare_widths(source, Launch(kernel="k", device_memory=1 << 30), (32, 64))
+print(len(found.differences), sorted(found.by_line))
+"""
+
+
+def test_the_wave_width_check_compares_a_gigabyte_in_bounded_memory():
+    """Each width's writers were 8 bytes per device byte (8 GiB here): now they follow what the
+    kernel wrote. Under a 6 GiB address-space limit, with two 1 GiB device memories."""
+    done = subprocess.run([sys.executable, "-c", PORTABILITY], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[0] == "32 [6]"     # each lane stores its wave width

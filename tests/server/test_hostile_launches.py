@@ -154,3 +154,13 @@ async def test_an_untrusted_workspace_never_runs(untrusted, folders):
     result = await run(untrusted, uri, "k", 1)
     assert result["status"] == "invalid-request" and "untrusted" in result["message"]
     assert not untrusted.messages or "invalid setting" not in untrusted.messages[0].message
+
+
+async def test_check_portability_confines_arg_files_too(client, folders):
+    _, work = folders
+    uri = open_file(client, work / "k.wave", KERNEL.format(flags="--arg 0:../secret.txt"))
+    result = await client.workspace_execute_command_async(t.ExecuteCommandParams(
+        command="wave-lsp.checkPortability", arguments=[uri, "k"]))
+    assert result is None
+    assert any("leaves" in m.message and "cannot run" in m.message
+               for m in client.messages), [m.message for m in client.messages][-3:]

@@ -17,16 +17,21 @@ from .launch import Launch
 from .report import RunReport
 
 MAX_SHOWN = 8   # differing words listed per line
+COMPARE_CHUNK = 1 << 22     # device bytes compared at a time (a multiple of 4)
 
 
 class StoreWriters:
-    """Observer that remembers, for every byte of device memory, the source line (or pc for
-    `.wbin` input) of the last store or atomic that wrote it."""
+    """Observer that remembers, for every byte of device memory a store or atomic wrote, the
+    source line (or pc for `.wbin` input) of the last one. Kept in pages of `PAGE` bytes made
+    when first written, so the memory it takes follows what the kernel wrote, not the size of
+    device memory (4 bytes per written byte; nothing for the rest)."""
 
     single_workgroup = False
+    PAGE_BITS = 16
 
     def __init__(self, compiled, size: int):
-        self.writer = np.full(size, -1, dtype=np.int64)
+        self.size = size
+        self.pages: dict[int, np.ndarray] = {}
         self.plans = []
         for ins in compiled.instructions:
             access = ins.spec.memory
@@ -49,10 +54,25 @@ class StoreWriters:
         if addresses is None or not addresses.size:
             return
         _ins, width, where = self.plans[index]
-        size = self.writer.size
+        bits, size = self.PAGE_BITS, self.size
+        low = (1 << bits) - 1
         for k in range(width):
             at = addresses + k
-            self.writer[at[(at >= 0) & (at < size)]] = where
+            at = at[(at >= 0) & (at < size)]
+            pages = at >> bits
+            for page in np.unique(pages).tolist():
+                table = self.pages.get(page)
+                if table is None:
+                    table = self.pages[page] = np.full(1 << bits, -1, dtype=np.int32)
+                table[at[pages == page] & low] = where
+
+    def last(self, address: int, count: int) -> int | None:
+        """The largest line (pc) that wrote one of `count` bytes from `address`, or None."""
+        found = [int(table[(a & ((1 << self.PAGE_BITS) - 1))])
+                 for a in range(address, min(address + count, self.size))
+                 if (table := self.pages.get(a >> self.PAGE_BITS)) is not None]
+        found = [f for f in found if f >= 0]
+        return max(found) if found else None
 
 
 @dataclass(frozen=True)
@@ -138,7 +158,7 @@ def compare_widths(program, launch: Launch, widths, cancel=None) -> WidthCompari
 
         reports[width] = run(kernels, replace(launch, wave_width=width), cancel=cancel,
                              observe=observe)
-        writers[width] = observers[0].writer if observers else None
+        writers[width] = observers[0] if observers else None
     name = next(iter(reports.values())).kernel if reports else ""
     kernel = next((k for k in kernels if k.name == name), None)
     by_pc = kernel is not None and any(i.line is None for i in kernel.instructions)
@@ -148,23 +168,31 @@ def compare_widths(program, launch: Launch, widths, cancel=None) -> WidthCompari
 
 
 def _differences(comparison: WidthComparison, writers) -> None:
+    """The words that differ between widths, compared a chunk at a time (no copy of device
+    memory is made: it may be gigabytes)."""
     memories = [comparison.reports[w].device_memory for w in comparison.widths]
     if len(memories) < 2 or any(m.size != memories[0].size for m in memories):
         return
     size = memories[0].size
-    stacked = np.stack([np.pad(m, (0, -size % 4)) for m in memories]).view("<u4")
-    differs = np.flatnonzero((stacked != stacked[0]).any(axis=0))
-    for word in differs.tolist():
-        address = 4 * word
-        values = {w: int(stacked[i, word]) for i, w in enumerate(comparison.widths)}
-        lines = {}
-        for w in comparison.widths:
-            who = writers.get(w)
-            found = who[address:address + 4] if who is not None else np.empty(0)
-            found = found[found >= 0]
-            lines[w] = int(found.max()) if found.size else None
-        diff = WordDifference(address, values, lines)
-        comparison.differences.append(diff)
-        for line in dict.fromkeys(lines.values()):
-            if line is not None or all(v is None for v in lines.values()):
-                comparison.by_line.setdefault(line, []).append(diff)
+    first = memories[0]
+    for lo in range(0, size, COMPARE_CHUNK):
+        hi = min(size, lo + COMPARE_CHUNK)
+        differs = np.zeros(hi - lo, dtype=bool)
+        for other in memories[1:]:
+            differs |= first[lo:hi] != other[lo:hi]
+        for word in np.unique(np.flatnonzero(differs) >> 2).tolist():
+            _difference(comparison, writers, memories, lo + 4 * word)
+
+
+def _difference(comparison: WidthComparison, writers, memories, address: int) -> None:
+    values = {w: int.from_bytes(bytes(m[address:address + 4]).ljust(4, b"\0"), "little")
+              for w, m in zip(comparison.widths, memories)}
+    lines = {}
+    for w in comparison.widths:
+        who = writers.get(w)
+        lines[w] = who.last(address, 4) if who is not None else None
+    diff = WordDifference(address, values, lines)
+    comparison.differences.append(diff)
+    for line in dict.fromkeys(lines.values()):
+        if line is not None or all(v is None for v in lines.values()):
+            comparison.by_line.setdefault(line, []).append(diff)

@@ -86,9 +86,12 @@ def plan_runs(doc, wanted: dict[str, int | None], by_kernel: dict[str, list[Laun
     return Snapshot(doc.text, doc.revision, doc.version, tuple(plans), root)
 
 
-def _launch_for(plan: RunPlan, limits: RunLimits, files: ArgFiles, root: Path | None) -> Launch:
-    ll = plan.launch
-    launch = ll.launch if ll is not None else default_launch(plan.kernel)
+def editor_launch(ll: LaunchLine | None, kernel: str, limits: RunLimits, files: ArgFiles,
+                  root: Path | None) -> Launch:
+    """The launch an editor runs for a launch line (None: the default launch): its `--arg`
+    files read now (`arg_files.py`), and the settings' limits, which the line may lower but
+    never raise (nor lift with 0). Raises LaunchError."""
+    launch = ll.launch if ll is not None else default_launch(kernel)
     fills = ()
     if ll is not None and ll.arg_files:
         try:
@@ -99,18 +102,23 @@ def _launch_for(plan: RunPlan, limits: RunLimits, files: ArgFiles, root: Path | 
         except OSError as err:
             raise LaunchError(f"--arg: cannot read '{err.filename}': "
                               f"{err.strerror or err}") from None
-    changes: dict = dict(memory_init=tuple(launch.memory_init) + fills,record_threads=ll.lanes if ll is not None and ll.lanes else "first_wave",
-                         record_limit=RECORD_LIMIT, trace=False, kernel=plan.kernel)
     explicit = ll.explicit if ll is not None else frozenset()
-    # a launch line may lower the settings' limits, never raise them (nor lift them with 0)
     allowed = limits.max_instructions
     line = launch.max_instructions if "--max-instructions" in explicit else 0
-    changes["max_instructions"] = min(v for v in (allowed, line) if v > 0) \
-        if allowed > 0 or line > 0 else 0
     allowed_s = limits.time_limit_ms / 1000 if limits.time_limit_ms > 0 else None
     line_s = launch.time_limit if "--time-limit" in explicit else None
-    changes["time_limit"] = min((v for v in (allowed_s, line_s) if v is not None), default=None)
-    return dataclasses.replace(launch, **changes)
+    return dataclasses.replace(
+        launch, kernel=kernel, memory_init=tuple(launch.memory_init) + fills,
+        max_instructions=min(v for v in (allowed, line) if v > 0) if allowed or line else 0,
+        time_limit=min((v for v in (allowed_s, line_s) if v is not None), default=None))
+
+
+def _launch_for(plan: RunPlan, limits: RunLimits, files: ArgFiles, root: Path | None) -> Launch:
+    ll = plan.launch
+    launch = editor_launch(ll, plan.kernel, limits, files, root)
+    return dataclasses.replace(
+        launch, record_threads=ll.lanes if ll is not None and ll.lanes else "first_wave",
+        record_limit=RECORD_LIMIT, trace=False)
 
 
 def _identity(snapshot: Snapshot, plan: RunPlan) -> dict:

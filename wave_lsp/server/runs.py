@@ -66,6 +66,7 @@ class RunService:
         self._worker = None
         self._timers: dict[str, asyncio.Task] = {}
         self.trusted = True       # False (an untrusted workspace): no kernel ever runs
+        self.closing = False      # shutting down: every run and check stops
 
     # ---- state -------------------------------------------------------------------------------
     @staticmethod
@@ -192,6 +193,7 @@ class RunService:
             server.workspace_diagnostic_refresh(None)
 
     def shutdown(self) -> None:
+        self.closing = True
         for doc in self.server.documents.all():
             if doc.runs is not None:
                 doc.runs.stop()
