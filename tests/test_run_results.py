@@ -10,6 +10,7 @@ import pytest
 from wave_lsp.analysis import CODES
 from wave_lsp.ide.launch_lines import launch_lines, parse_lanes
 from wave_lsp.ide.run_hover import register_table
+from wave_lsp.ide.run_results import MAX_DUMP_LINES
 from wave_lsp.ide.run_limits import RunLimits
 from wave_lsp.ide.arg_files import ArgFiles
 from wave_lsp.ide.run_session import execute, kernel_launch_lines, plan_runs
@@ -177,3 +178,18 @@ def test_limits_come_from_the_settings():
 def test_a_source_that_does_not_assemble_fails_the_launch():
     result = run_kernel(".kernel k\n    iadd r1\n    halt\n.end\n")
     assert result.status == "failed" and "cannot run" in result.summary()
+
+
+def test_dumps_keep_what_a_hover_shows():
+    source = ("; wave-lsp run: --workgroup 1,1,1 --device-memory 1048576 --fill-iota 0:f32:4 "
+              "--dump-memory 0:40 --dump-u32 0:262144 --dump-f32 0:3\n"
+              ".kernel k\n.registers 4\n    halt\n.end\n")
+    memory, u32, f32 = run_kernel(source).dumps
+    assert memory.values == (
+        "00000000: 00 00 00 00 00 00 80 3f  00 00 00 40 00 00 40 40  |.......?...@..@@|",
+        "00000010: 00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|",
+        "00000020: 00 00 00 00 00 00 00 00                           |........|")
+    assert memory.omitted == 0
+    assert len(u32.values) == MAX_DUMP_LINES and u32.values[:2] == ("0", "1065353216")
+    assert u32.omitted == 262144 - MAX_DUMP_LINES
+    assert f32.values == ("0.0", "1.0", "2.0") and f32.omitted == 0

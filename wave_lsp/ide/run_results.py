@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from ..analysis.codes import diagnostic
@@ -25,6 +26,9 @@ from .value_format import (compact, display_kind, format_value, lane_ranges, mas
                            resolve_kind)
 
 LIMIT_KINDS = ("instruction_limit", "time_limit")
+# What a run keeps of its dumps for the editor: about 100 bytes per line, so at most ~100 KB
+MAX_DUMP_LINES = 256          # values (or 16-byte rows) kept per dump
+MAX_DUMP_TOTAL_LINES = 1024   # over all the dumps of one launch line
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,7 @@ class Dump:
     start: int
     count: int
     values: tuple[str, ...]
+    omitted: int = 0          # values (16-byte rows for "memory") beyond those kept
 
     def title(self) -> str:
         if self.kind == "memory":
@@ -120,7 +125,7 @@ class KernelRun:
             "diagnostics": [{"code": d.code, "severity": d.severity.label, "line": d.range.start_line,
                              "message": d.message} for d in self.diagnostics],
             "dumps": [{"kind": d.kind, "start": d.start, "count": d.count,
-                       "values": list(d.values)} for d in self.dumps],
+                       "values": list(d.values), "omitted": d.omitted} for d in self.dumps],
             "errors": self.errors, "warnings": self.warnings, "stats": self.stats,
         }
 
@@ -230,16 +235,24 @@ def lanes_active(report: RunReport, threads: tuple[int, ...]) -> float | None:
 
 
 def dumps_of(report: RunReport, requests: tuple[DumpRequest, ...]) -> tuple[Dump, ...]:
+    """The first `MAX_DUMP_LINES` values (rows of 16 bytes for `--dump-memory`) of each dump,
+    at most `MAX_DUMP_TOTAL_LINES` in all: what a hover can show, in bounded memory whatever
+    the launch line asks for (the command line prints every value)."""
     out = []
+    budget = MAX_DUMP_TOTAL_LINES
     for req in requests:
+        rows = -(-req.count // 16) if req.kind == "memory" else req.count
+        kept = min(rows, MAX_DUMP_LINES, budget)
+        budget -= kept
         try:
             if req.kind == "memory":
-                values = hex_dump(report.device_memory, req.start, req.start + req.count)[1:]
+                end = min(req.start + req.count, req.start + 16 * kept)
+                values = list(islice(hex_dump(report.device_memory, req.start, end), 1, None))
             else:
-                values = dump_values(report.device_memory, req.start, req.count, req.kind)
+                values = list(dump_values(report.device_memory, req.start, kept, req.kind))
         except Exception as err:    # a region beyond memory: say so rather than fail the run
-            values = [f"cannot read: {err}"]
-        out.append(Dump(req.kind, req.start, req.count, tuple(values)))
+            values, kept = [f"cannot read: {err}"], rows
+        out.append(Dump(req.kind, req.start, req.count, tuple(values), rows - kept))
     return tuple(out)
 
 
