@@ -4,6 +4,7 @@ the small reliability items."""
 
 from __future__ import annotations
 
+import os
 import struct
 import subprocess
 import sys
@@ -89,3 +90,39 @@ def test_the_wave_width_check_compares_a_gigabyte_in_bounded_memory():
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[0] == "32 [6]"     # each lane stores its wave width
+
+
+LEGACY = ".kernel k\n.registers 4\n    ADD r1, r2, r3\n    halt\n.end\n"   # --fix writes iadd
+
+
+def test_lint_fix_refuses_a_read_only_file(tmp_path):
+    path = tmp_path / "ro.wave"
+    path.write_text(LEGACY)
+    path.chmod(0o444)
+    done = wave_lsp("lint", "--fix", path)
+    assert done.returncode != 0 and "read-only" in done.stderr
+    assert path.read_text() == LEGACY and (path.stat().st_mode & 0o777) == 0o444
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="giving a file to another user needs root")
+def test_lint_fix_keeps_the_owner(tmp_path):
+    path = tmp_path / "theirs.wave"
+    path.write_text(LEGACY)
+    os.chown(path, 4321, 4322)
+    path.chmod(0o664)
+    done = wave_lsp("lint", "--fix", path)
+    info = path.stat()
+    assert "iadd" in path.read_text(), done.stderr
+    assert (info.st_uid, info.st_gid, info.st_mode & 0o777) == (4321, 4322, 0o664)
+
+
+def test_a_byte_order_mark_is_one_error_and_the_kernel_stays_whole():
+    from wave_lsp.analysis import analyze
+    from wave_lsp.syntax.document import Document
+    text = "\ufeff" + KERNEL.format(registers=4)
+    found = analyze(text)
+    assert [(d.code, d.range.start_line, d.range.start_col, d.range.end_col) for d in found] \
+        == [("S101", 0, 0, 1)]
+    assert "byte order mark" in found[0].message and found[0].fixes[0].edits[0].new_text == ""
+    assert [k.name for k in Document(text).program.kernels] == ["k"]

@@ -28,7 +28,7 @@ from .. import __version__
 from ..analysis.diagnostic import Diagnostic
 from ..ide.host import AnalysisHost
 from ..ide.state import DocumentState
-from .handlers import report_failure
+from .handlers import one_line, report_failure
 from ..cancellation import Cancelled
 from .settings import Settings
 from .transport import ChunkReader, serve
@@ -249,9 +249,9 @@ class _ClientLog(logging.Handler):
         self.server = server
 
     def emit(self, record: logging.LogRecord) -> None:
-        text = self.format(record)
-        if record.exc_info:
-            text += "\n" + logging.Formatter().formatException(record.exc_info)
+        text = one_line(self.format(record))    # the traceback stays in the server's log
+        if record.exc_info and record.exc_info[1] is not None:
+            text = one_line(f"{text}: {record.exc_info[1]!r}")
 
         def send() -> None:
             try:
