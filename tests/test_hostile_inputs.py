@@ -126,3 +126,12 @@ def test_a_byte_order_mark_is_one_error_and_the_kernel_stays_whole():
         == [("S101", 0, 0, 1)]
     assert "byte order mark" in found[0].message and found[0].fixes[0].edits[0].new_text == ""
     assert [k.name for k in Document(text).program.kernels] == ["k"]
+
+
+def test_lint_refuses_a_file_over_its_documented_limit(tmp_path):
+    from wave_lsp.cli.lint_command import MAX_LINT_BYTES
+    path = tmp_path / "huge.wave"
+    path.write_text("    nop\n" * (MAX_LINT_BYTES // 8 + 1))
+    done = wave_lsp("lint", path, timeout=30)
+    assert done.returncode == 2 and "file too large" in done.stderr
+    assert f"the limit is {MAX_LINT_BYTES} bytes" in done.stderr

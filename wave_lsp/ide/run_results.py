@@ -267,11 +267,17 @@ def _where(item) -> str:
     return ", ".join(parts)
 
 
-def _line_range(place: RunPlace, line: int | None) -> Range:
+def _line_ranges(place: RunPlace):
+    """`line -> Range` of the place's instruction lines (the anchor for any other line), built
+    once per run: a search per diagnostic made 100,000 not-executed lines take minutes."""
+    spans = {}
     for ln, start, end in place.instruction_lines:
-        if ln == line:
-            return Range(ln, start, ln, end)
-    return place.anchor
+        spans.setdefault(ln, (start, end))
+
+    def line_range(line: int | None) -> Range:
+        span = spans.get(line)
+        return Range(line, span[0], line, span[1]) if span is not None else place.anchor
+    return line_range
 
 
 def run_diagnostics(report: RunReport, place: RunPlace, not_executed: tuple[int, ...],
@@ -279,10 +285,11 @@ def run_diagnostics(report: RunReport, place: RunPlace, not_executed: tuple[int,
     """Errors, warnings and not-executed lines of a run, as analysis-style diagnostics."""
     out: list[Diagnostic] = []
     launched = Related(place.anchor, "launched here")
+    _line_range = _line_ranges(place)
     for err in report.errors:
         if err.kind == "cancelled":
             continue
-        rng = _line_range(place, err.line)
+        rng = _line_range(err.line)
         where = _where(err)
         code = "R002" if err.kind in LIMIT_KINDS else "R001"
         message = f"{err.message} ({err.kind.replace('_', ' ')}" + (f"; {where})" if where else ")")
@@ -292,20 +299,20 @@ def run_diagnostics(report: RunReport, place: RunPlace, not_executed: tuple[int,
         out.append(diagnostic(code, rng.start_line, rng.start_col, rng.end_col, message,
                               tuple(related)))
     for warn in report.warnings:
-        rng = _line_range(place, warn.line)
+        rng = _line_range(warn.line)
         where = _where(warn)
         times = f", {warn.count} times" if warn.count > 1 else ""
         message = f"{warn.message} ({warn.kind.replace('_', ' ')}" + \
             (f"; {where}" if where else "") + f"{times})"
         related = [launched]
         if getattr(warn, "other_line", None) is not None:     # a data race: the other side
-            related.append(Related(_line_range(place, warn.other_line),
+            related.append(Related(_line_range(warn.other_line),
                                    f"the other {warn.other_access or 'access'}"))
         out.append(diagnostic("R003", rng.start_line, rng.start_col, rng.end_col, message,
                               tuple(related)))
     shown = lane_ranges(list(threads)) if threads else "none"
     for line in not_executed:
-        rng = _line_range(place, line)
+        rng = _line_range(line)
         out.append(diagnostic(NOT_EXECUTED, rng.start_line, rng.start_col, rng.end_col,
                               f"not executed in this run (shown threads {shown})"))
     return tuple(out)
