@@ -12,6 +12,7 @@ the document does not assemble or the backend cannot translate it, the result ha
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -19,6 +20,7 @@ from lsprotocol import types
 from ..asm.backends import TARGETS, EmitError, emit
 from ..cancellation import Cancelled
 from .handlers import RETRIES, command
+from .server import Serialised
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -63,8 +65,9 @@ def setup(server: "WaveLanguageServer") -> None:
         for _ in range(RETRIES):
             try:
                 return await server.documents.run(
-                    doc, lambda state: emit_document(state, target, compat), name=EMIT,
-                    inline=False, reader=True)
+                    doc, lambda state: Serialised(json.dumps(emit_document(state, target,
+                                                                           compat))),
+                    name=EMIT, inline=False, reader=True)
             except Cancelled:
                 doc = server.text_document(doc.uri)
                 if doc is None:
