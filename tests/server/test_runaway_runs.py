@@ -93,3 +93,19 @@ def test_shutdown_answers_and_exit_ends_while_a_run_is_pending(tmp_path):
         assert client.wait(timeout=15) == 0
     finally:
         client.close()
+
+
+def test_an_edit_stops_the_run(tmp_path):
+    client = start(tmp_path, UNLIMITED)
+    try:
+        open_doc(client, "file:///tmp/huge.wave", HUGE)
+        run(client, 1, "file:///tmp/huge.wave", "k")
+        time.sleep(1.0)
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": "file:///tmp/huge.wave", "version": 2},
+            "contentChanges": [{"range": {"start": {"line": 5, "character": 0},
+                                          "end": {"line": 5, "character": 0}},
+                                "text": "; edited\n"}]})
+        assert answer(client, 1)["result"]["status"] == "cancelled"
+    finally:
+        client.close()
