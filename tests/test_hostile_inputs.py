@@ -135,3 +135,22 @@ def test_lint_refuses_a_file_over_its_documented_limit(tmp_path):
     done = wave_lsp("lint", path, timeout=30)
     assert done.returncode == 2 and "file too large" in done.stderr
     assert f"the limit is {MAX_LINT_BYTES} bytes" in done.stderr
+
+
+def test_ctrl_c_stops_an_unlimited_run_between_workgroups(tmp_path):
+    """The native core polls for signals between workgroups (it runs without the GIL)."""
+    import signal
+    import time
+    path = tmp_path / "k.wave"
+    path.write_text(KERNEL.format(registers=4))
+    proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "run", str(path), "--grid",
+                             "100000000,1,1", "--max-instructions", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(2)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) != 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
