@@ -29,10 +29,12 @@ if TYPE_CHECKING:
     from .server import WaveLanguageServer
 
 CHECK = "wave-lsp.checkPortability"
-LIMITS = RunLimits(max_instructions=2_000_000, time_limit_ms=10_000)    # per width
+MAX_INSTRUCTIONS = 2_000_000      # per width
+TIME_LIMIT_MS = 10_000            # for all the widths together
 
 
-def kernel_launch(server: "WaveLanguageServer", doc: DocumentState, kernel) -> Launch:
+def kernel_launch(server: "WaveLanguageServer", doc: DocumentState, kernel,
+                  limits: RunLimits) -> Launch:
     """The launch the check runs: the kernel's first launch line, parsed and confined as inline
     runs are (its `--arg` files read here, in the worker), with its limits capped at the
     check's. Raises LaunchError on a bad launch line."""
@@ -41,7 +43,7 @@ def kernel_launch(server: "WaveLanguageServer", doc: DocumentState, kernel) -> L
     line = lines[0] if lines else None
     if line is not None and line.problem is not None:
         raise LaunchError(f"launch line {line.line + 1}: {line.problem.message}")
-    launch = editor_launch(line, kernel.name, LIMITS, server.runs.worker.files,
+    launch = editor_launch(line, kernel.name, limits, server.runs.worker.files,
                            arg_root(server, doc.uri))
     return replace(launch, metadata_first=line is None or launch.metadata_first)
 
@@ -110,7 +112,9 @@ async def _check(server: "WaveLanguageServer", *args):
             or doc.revision != revision
 
     def check_widths():
-        return compare_widths(text, kernel_launch(server, doc, kernel), widths, cancel=stale)
+        limits = RunLimits(MAX_INSTRUCTIONS, TIME_LIMIT_MS // len(widths))
+        return compare_widths(text, kernel_launch(server, doc, kernel, limits), widths,
+                              cancel=stale)
     try:
         comparison = await asyncio.to_thread(check_widths)
     except (LaunchError, ValueError) as err:
