@@ -106,3 +106,35 @@ def test_kernels_after_an_inserted_line_keep_their_objects():
     assert moved and [d.range.start_line - 2 for d in moved] == \
         [d.range.start_line for d in before if d.range.start_line > 14]
     assert after == analyze(Document(doc.text))
+
+
+def multi_change_strategy():
+    """One `didChange` with several changes, in any order (multi-cursor edits, replace-all):
+    each change is an edit of the text as the changes before it left it."""
+    return st.lists(edit_strategy(), min_size=2, max_size=6)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(edit_strategy(), min_size=0, max_size=3), multi_change_strategy())
+def test_several_changes_in_one_notification_equal_a_fresh_analysis(before, changes):
+    doc = Document(BASE)
+    state = AnalysisState(doc)
+    analyze(doc, state=state)
+    for edit in before:
+        apply(doc, edit)
+        analyze(doc, state=state)
+    for edit in changes:                     # no analysis between the changes of one batch
+        apply(doc, edit)
+    assert doc.program == build_program(doc.syntax)
+    assert analyze(doc, state=state) == analyze(Document(doc.text))
+
+
+def test_a_change_above_an_earlier_one_keeps_the_earlier_lines_diagnostics():
+    doc = Document(BASE)
+    state = AnalysisState(doc)
+    analyze(doc, state=state)
+    doc.apply_edit((12, 0), (12, 0), "    mov_imm r1, 1.5\n")   # a warning at line 12
+    doc.apply_edit((2, 0), (2, 0), "    nop\n    nop\n")          # then two lines above it
+    got = analyze(doc, state=state)
+    assert got == analyze(Document(doc.text))
+    assert any(d.range.start_line == 14 for d in got)

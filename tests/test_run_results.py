@@ -10,7 +10,9 @@ import pytest
 from wave_lsp.analysis import CODES
 from wave_lsp.ide.launch_lines import launch_lines, parse_lanes
 from wave_lsp.ide.run_hover import register_table
+from wave_lsp.ide.run_results import MAX_DUMP_LINES
 from wave_lsp.ide.run_limits import RunLimits
+from wave_lsp.ide.arg_files import ArgFiles
 from wave_lsp.ide.run_session import execute, kernel_launch_lines, plan_runs
 from wave_lsp.isa.value_format import compact, display_kind, format_value, mask_text
 from wave_lsp.emu.launch_flags import LaunchFlagError
@@ -19,10 +21,11 @@ from run_kernels import THIRDS
 
 
 def run_kernel(source: str, kernel: str = "k", ordinal: int | None = None,
-               limits: RunLimits = RunLimits(), base: Path | None = None):
+               limits: RunLimits = RunLimits(), base: Path | None = None,
+               files: ArgFiles | None = None):
     doc = Document(source)
-    snapshot = plan_runs(doc, {kernel: ordinal}, kernel_launch_lines(doc, base))
-    return execute(snapshot, limits)[0]
+    snapshot = plan_runs(doc, {kernel: ordinal}, kernel_launch_lines(doc, base), base)
+    return execute(snapshot, limits, files=files)[0]
 
 
 @pytest.mark.parametrize("bits, kind, text", [
@@ -100,7 +103,30 @@ def test_arg_files_are_read_relative_to_the_document(tmp_path):
     result = run_kernel(source, base=tmp_path)
     assert result.status == "ok" and result.dumps[0].values == ("5",)
     missing = run_kernel(source.replace("in.bin", "nope.bin"), base=tmp_path)
-    assert missing.status == "invalid" and "nope.bin" in missing.message
+    assert missing.status == "failed" and "nope.bin" in missing.message
+
+
+def test_arg_files_are_read_once_per_run_and_kept_while_unchanged(tmp_path):
+    data = tmp_path / "in.bin"
+    data.write_bytes((5).to_bytes(4, "little"))
+    source = ("; wave-lsp run: --workgroup 1,1,1 " + "--arg 0:in.bin " * 10 +
+              "--dump-u32 0:1\n.kernel k\n.registers 4\n    halt\n.end\n")
+    files = ArgFiles()
+    for _ in range(3):                         # three revisions, one read
+        assert run_kernel(source, base=tmp_path, files=files).dumps[0].values == ("5",)
+    assert files.reads == 1
+    data.write_bytes((6).to_bytes(4, "little") * 2)   # changed: read again
+    assert run_kernel(source, base=tmp_path, files=files).dumps[0].values == ("6",)
+    assert files.reads == 2
+
+
+def test_arg_files_of_one_run_are_bounded_in_total(tmp_path):
+    (tmp_path / "a.bin").write_bytes(bytes(3000))
+    (tmp_path / "b.bin").write_bytes(bytes(3000))
+    source = ("; wave-lsp run: --workgroup 1,1,1 --arg 0:a.bin --arg 0:b.bin\n"
+              ".kernel k\n.registers 4\n    halt\n.end\n")
+    result = run_kernel(source, base=tmp_path, files=ArgFiles(limit=5000))
+    assert result.status == "failed" and "at most" in result.message
 
 
 def test_default_launch_uses_the_workgroup_size_and_one_workgroup():
@@ -176,3 +202,17 @@ def test_run_value_labels_are_short_by_design_and_the_hover_has_every_lane():
     assert all(len(label) <= 40 for label in labels.values())
     table = register_table(result, 6, "r3")
     assert "| 1 | 1 | ✓ | 0.0 | 0.33333334 ←" in table and "| 63 | 63 | ✓" in table
+
+def test_dumps_keep_what_a_hover_shows():
+    source = ("; wave-lsp run: --workgroup 1,1,1 --device-memory 1048576 --fill-iota 0:f32:4 "
+              "--dump-memory 0:40 --dump-u32 0:262144 --dump-f32 0:3\n"
+              ".kernel k\n.registers 4\n    halt\n.end\n")
+    memory, u32, f32 = run_kernel(source).dumps
+    assert memory.values == (
+        "00000000: 00 00 00 00 00 00 80 3f  00 00 00 40 00 00 40 40  |.......?...@..@@|",
+        "00000010: 00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|",
+        "00000020: 00 00 00 00 00 00 00 00                           |........|")
+    assert memory.omitted == 0
+    assert len(u32.values) == MAX_DUMP_LINES and u32.values[:2] == ("0", "1065353216")
+    assert u32.omitted == 262144 - MAX_DUMP_LINES
+    assert f32.values == ("0.0", "1.0", "2.0") and f32.omitted == 0

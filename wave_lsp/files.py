@@ -51,14 +51,25 @@ def read_regular(path: Path | str, limit: int = MAX_READ_BYTES) -> bytes:
 def write_atomically(path: Path | str, data: bytes, mode: int | None = None) -> None:
     """Replace `path` with `data` all at once. The temporary file is created exclusively with a
     random name beside `path` and renamed over it; on any failure it is removed, `path` is left
-    as it was, and `FileWriteError` says why. The new file keeps the old one's permissions (or
-    gets `mode`, default 0o644 less the umask)."""
+    as it was, and `FileWriteError` says why. The new file keeps the old one's permissions and
+    owner (or gets `mode`, default 0o644 less the umask). A file the user could not write in
+    place is refused, not replaced: one without write permission for the user (for root: one
+    with no write bit at all, as `rm` and editors treat it), or one of another owner that
+    the new file could not keep."""
     path = Path(path)
-    if mode is None:
-        try:
-            mode = stat.S_IMODE(os.stat(path).st_mode)
-        except OSError:
-            mode = None
+    owner = None
+    try:
+        old = os.stat(path)
+    except OSError:
+        old = None
+    if old is not None and stat.S_ISREG(old.st_mode):
+        if not os.access(path, os.W_OK) or not old.st_mode & 0o222:
+            raise FileWriteError(errno.EACCES, "the file is read-only; it is left as it is",
+                                 str(path))
+        if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+            owner = (old.st_uid, old.st_gid)
+        if mode is None:
+            mode = stat.S_IMODE(old.st_mode)
     tmp = path.parent / f".{path.name}.{os.urandom(8).hex()}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | \
         getattr(os, "O_CLOEXEC", 0)
@@ -74,6 +85,13 @@ def write_atomically(path: Path | str, data: bytes, mode: int | None = None) -> 
                 written = os.write(fd, view)
                 view = view[written:]
             os.fsync(fd)
+            if owner is not None:    # before the mode: a chown may clear set-id bits
+                try:
+                    os.fchown(fd, *owner)
+                except PermissionError:
+                    raise FileWriteError(errno.EPERM, "the file belongs to another user, "
+                                         "which the rewritten file could not keep; it is left "
+                                         "as it is", str(path)) from None
             if mode is not None:
                 os.fchmod(fd, mode)
         finally:

@@ -44,3 +44,6 @@ def test_exception_becomes_log_message_and_empty_result(monkeypatch):
     logs = [m for m in sink.messages if m.get("method") == t.WINDOW_LOG_MESSAGE]
     assert logs and "injected failure" in logs[0]["params"]["message"]
     assert logs[0]["params"]["type"] == t.MessageType.Error
+    # one line to the client; the traceback only in the server's log
+    assert "\n" not in logs[0]["params"]["message"]
+    assert "Traceback" not in logs[0]["params"]["message"]

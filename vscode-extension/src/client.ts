@@ -188,7 +188,11 @@ export class WaveClient implements vscode.Disposable {
                 this.log.appendLine(`Server initialization failed: ${failure}`);
                 return false;
             },
-            initializationOptions: serverSettings(this.keys),
+            // Restricted mode (an untrusted workspace): the server never runs kernels, whose
+            // launch lines come with the workspace (see the server's `workspaceTrusted`).
+            initializationOptions: {
+                ...serverSettings(this.keys), workspaceTrusted: vscode.workspace.isTrusted,
+            },
             synchronize: { configurationSection: SECTION },
             middleware: {
                 workspace: {

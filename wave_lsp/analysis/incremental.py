@@ -115,10 +115,18 @@ class AnalysisState:
             self.revision = -1
             self._check_lines(range(len(document.lines)))
         else:
+            # Several edits can arrive at once (one `didChange` with several changes, in any
+            # order): move everything through all of them first, keeping the lines they wrote
+            # in the numbering of the later edits, then check those lines in the final text.
+            dirty: set[int] = set()
             for edit in edits:
-                if edit.old_count != edit.new_count:
-                    self._move_lines(edit.first + edit.old_count, edit.new_count - edit.old_count)
-                self._check_lines(range(edit.first, edit.first + edit.new_count))
+                after, delta = edit.first + edit.old_count, edit.new_count - edit.old_count
+                if delta:
+                    self._move_lines(after, delta)
+                dirty = {n + delta if n >= after else n
+                         for n in dirty if not edit.first <= n < after}
+                dirty.update(range(edit.first, edit.first + edit.new_count))
+            self._check_lines(sorted(n for n in dirty if n < len(document.lines)))
         self.revision = document.revision
 
     def _move_lines(self, after: int, delta: int) -> None:

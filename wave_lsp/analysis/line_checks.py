@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..isa import DIRECTIVE_BY_NAME, LEGACY_DIRECTIVES, MAX_REGISTER, ArgKind
 from ..syntax.ast import Directive, Guard, Instruction, Label, OperandSyntax as Syn
 from ..syntax.memo import line_memo
-from ..syntax.parser import parse_line
+from ..syntax.parser import BOM, parse_line
 from .findings import LineFinding, replace_fix
 from .mnemonics import resolve, suggest
 from .operand_checks import bad_name, check_operands
@@ -21,6 +21,11 @@ CAS = frozenset({"atomic_cas", "local_atomic_cas"})
 @line_memo
 def check_line(text: str) -> tuple[LineFinding, ...]:
     """Every finding on one line of source."""
+    if text.startswith(BOM):     # wave-asm rejects it: one error, the line itself analysed
+        return (LineFinding("S101", 0, 1, "a UTF-8 byte order mark: wave-asm rejects it as an "
+                            "unexpected character; save the file without it",
+                            replace_fix("Remove the byte order mark", 0, 1, "")),
+                *check_line(" " + text[1:]))
     syntax = parse_line(text)
     if syntax.problem:
         p = syntax.problem

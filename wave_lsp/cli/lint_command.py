@@ -26,6 +26,10 @@ from ..files import FileWriteError, read_regular, write_text_atomically
 from ..isa.backends import TARGET_NAMES
 from ..syntax.document import Document
 
+# Linting takes about 10 s per MiB of source with many findings: a larger file is refused
+# with a clear message rather than running for minutes (README, "Limits").
+MAX_LINT_BYTES = 4 << 20
+
 
 class FileReadError(OSError):
     """A file to lint could not be read."""
@@ -135,7 +139,7 @@ def lint_file(path: Path, config: Config, fix: bool = False, unsafe: bool = Fals
     `unsafe`; the diagnostics fixed are appended to `applied`); raises FileReadError or
     FileWriteError when it cannot be read or written."""
     try:
-        data = read_regular(path)
+        data = read_regular(path, MAX_LINT_BYTES)
     except OSError as err:
         raise FileReadError(err.errno, err.strerror or str(err), str(path)) from err
     text, problem = decode_source(data)

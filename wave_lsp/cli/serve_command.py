@@ -57,5 +57,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
         server.start_ws(*args.ws)
     else:
-        return server.start_io(stdout=stdout, prefix=prefix)
+        status = server.start_io(stdout=stdout, prefix=prefix)
+        from ..server.server import exit_soon
+        exit_soon(status)      # `exit` ends the process, even with a worker still busy
+        return status
     return 0

@@ -18,7 +18,7 @@ from .compiler import compile_kernel
 from .context import RunContext
 from .engine import Limits, SequentialNeeded, execute
 from .initcheck import check_launch
-from .launch import (Launch, apply_memory_init, check_device_memory, launch_error,
+from .launch import (Launch, check_device_memory, launch_error,
                      new_device_memory)
 from .report import RunReport
 from .geometry import Geometry, geometry, load_kernels, select_kernel  # noqa: F401
@@ -63,8 +63,9 @@ def run(program, launch: Launch | None = None, *,
         except SequentialNeeded as need:     # batched workgroups met: redo one at a time
             races += [need.race] if need.race is not None else []
             report.registers.clear()
-            device[:] = 0
-            apply_memory_init(device, launch.memory_init)
+            # fresh zeroed memory, not `device[:] = 0`: untouched pages of a large device
+            # memory then cost nothing (the first run wrote only what the kernel stores)
+            device = report.device_memory = new_device_memory(launch)
     ctx.warnings[:0] = races
     if error is not None:
         report.errors.append(error)

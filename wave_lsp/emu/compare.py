@@ -19,13 +19,17 @@ from .report import RunReport
 
 
 class StoreWriters:
-    """Observer that remembers, for every byte of device memory, the source line (or pc for
-    `.wbin` input) of the last store or atomic that wrote it."""
+    """Observer that remembers, for every byte of device memory a store or atomic wrote, the
+    source line (or pc for `.wbin` input) of the last one. Kept in pages of `PAGE` bytes made
+    when first written, so the memory it takes follows what the kernel wrote, not the size of
+    device memory (4 bytes per written byte; nothing for the rest)."""
 
     single_workgroup = False
+    PAGE_BITS = 16
 
     def __init__(self, compiled, size: int):
-        self.writer = np.full(size, -1, dtype=np.int64)
+        self.size = size
+        self.pages: dict[int, np.ndarray] = {}
         self.plans = []
         for ins in compiled.instructions:
             access = ins.spec.memory
@@ -48,14 +52,34 @@ class StoreWriters:
         if addresses is None or not addresses.size:
             return
         _ins, width, where = self.plans[index]
-        size = self.writer.size
+        bits, size = self.PAGE_BITS, self.size
+        low = (1 << bits) - 1
         for k in range(width):
             at = addresses + k
-            self.writer[at[(at >= 0) & (at < size)]] = where
+            at = at[(at >= 0) & (at < size)]
+            pages = at >> bits
+            for page in np.unique(pages).tolist():
+                table = self.pages.get(page)
+                if table is None:
+                    table = self.pages[page] = np.full(1 << bits, -1, dtype=np.int32)
+                table[at[pages == page] & low] = where
+
+    def last(self, address: int, count: int) -> int | None:
+        """The largest line (pc) that wrote one of `count` bytes from `address`, or None."""
+        found = [int(table[(a & ((1 << self.PAGE_BITS) - 1))])
+                 for a in range(address, min(address + count, self.size))
+                 if (table := self.pages.get(a >> self.PAGE_BITS)) is not None]
+        found = [f for f in found if f >= 0]
+        return max(found) if found else None
+
+    def at(self, address: int) -> int:
+        """The line (pc) of the last store that wrote the byte at `address`; -1: never."""
+        table = self.pages.get(address >> self.PAGE_BITS)
+        return -1 if table is None else int(table[address & ((1 << self.PAGE_BITS) - 1)])
 
 
-def run_with_writers(program, launch: Launch, cancel=None) -> tuple[RunReport, np.ndarray | None]:
-    """(report, per byte of device memory the line or pc of its last store, -1 never) of an
+def run_with_writers(program, launch: Launch, cancel=None) -> tuple[RunReport, StoreWriters | None]:
+    """(report, the record of which line or pc last stored each byte of device memory) of an
     emulator run of `launch` (the numpy engine: an observed run)."""
     observers: list[StoreWriters] = []
 
@@ -64,7 +88,7 @@ def run_with_writers(program, launch: Launch, cancel=None) -> tuple[RunReport, n
         return observers[-1]
 
     report = run(program, launch, cancel=cancel, observe=observe)
-    return report, observers[-1].writer if observers else None
+    return report, observers[-1] if observers else None
 
 
 @dataclass(frozen=True)
@@ -96,10 +120,10 @@ class MemoryDifference:
 
 
 def first_difference(expected: np.ndarray, actual: np.ndarray,
-                     writers: np.ndarray | None = None,
+                     writers: StoreWriters | None = None,
                      by_pc: bool = False) -> MemoryDifference | None:
     """The first differing word of two uint8 images of one size (None: equal), attributed to the
-    writer of its first differing byte in `writers` (per byte, -1 for never written)."""
+    writer of its first differing byte in `writers` (None: no record)."""
     if expected.size != actual.size:
         raise ValueError(f"images of {expected.size} and {actual.size} bytes")
     differs = np.flatnonzero(expected != actual)
@@ -113,6 +137,6 @@ def first_difference(expected: np.ndarray, actual: np.ndarray,
     def word(image: np.ndarray) -> int:
         return int.from_bytes(np.pad(image, (0, pad))[address:address + 4].tobytes(), "little")
 
-    who = int(writers[byte]) if writers is not None and writers.size > byte else -1
+    who = writers.at(byte) if writers is not None else -1
     return MemoryDifference(address, word(expected), word(actual), who if who >= 0 else None,
                             int(words.size), by_pc)

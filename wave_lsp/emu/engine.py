@@ -6,7 +6,8 @@ thread order, so colliding stores keep the last thread's value and colliding ato
 values in thread order. Batches where two workgroups touch one device word (see `overlap`) are
 run again one workgroup at a time. Limits: `max_instructions` counts the wave-instructions of
 the whole launch (all workgroups), polled every 256 steps and at every step near the limit; the
-wall-time limit and the cancellation hook are polled every 256 steps.
+wall-time limit and the cancellation hook are polled every 256 steps and before every batch of
+workgroups (a short kernel on a huge grid would never reach a poll inside one).
 """
 
 from __future__ import annotations
@@ -78,6 +79,9 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             observer.attach(b)
         index = 0
         try:
+            if first:       # between batches too: a short kernel on a huge grid never
+                ctx.index = 0       # reaches a poll inside one
+                _limit_fault(ctx, limits, 0, 0)
             if observer is None:
                 _loop(compiled, b, ctx, limits, geo.waves_per_wg)
             else:

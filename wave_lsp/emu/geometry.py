@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..asm.ir import KernelCode
+from ..isa import register_count_problem
 from .launch import (DEFAULT_LOCAL_MEMORY, DEFAULT_REGISTERS, DEFAULT_WORKGROUP, Launch,
                      LaunchError, launch_error)
 from .limits import (MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
@@ -113,9 +114,9 @@ def geometry(kernel: KernelCode, launch: Launch) -> Geometry:
     if not 1 <= launch.wave_width <= MAX_WAVE_WIDTH:
         raise launch_error(f"--wave-width: must be 1-{MAX_WAVE_WIDTH}, got {launch.wave_width}",
                            "--wave-width")
-    if not 0 < registers <= 256:
-        raise launch_error(f"--registers: the register count must be 1-256, got {registers}",
-                           "--registers")
+    problem = register_count_problem(registers)
+    if problem:
+        raise launch_error(f"--registers: {problem}", "--registers")
     if local < 0 or local > MAX_LOCAL_MEMORY:
         raise launch_error(f"--local-memory: {local} bytes is outside 0..{MAX_LOCAL_MEMORY}",
                            "--local-memory")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from ..files import read_regular
+from ..isa import MAX_REGISTER_COUNT
 from .limits import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
                      MAX_WORKGROUP_THREADS)
 
@@ -198,6 +199,14 @@ def _limits(args: argparse.Namespace) -> tuple[int, float | None]:
 MAX_TIME_LIMIT = 7 * 24 * 3600.0
 
 
+def arg_spec(text: str) -> tuple[int, str]:
+    """An `--arg OFFSET:FILE` value as (offset, file name); the file is not touched."""
+    offset, sep, name = text.partition(":")
+    if not sep or not name:
+        raise LaunchFlagError(f"--arg expects OFFSET:FILE, got '{text}'", "--arg")
+    return _bounded(number(offset, "--arg"), 0, MAX_DEVICE_MEMORY, "--arg", "OFFSET"), name
+
+
 def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overrides) -> Launch:
     """The `Launch` for parsed flags. `--arg` files are read relative to `base_dir` (default: the
     working folder). `overrides` replace Launch fields (e.g. recording options)."""
@@ -228,19 +237,19 @@ def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overr
                                       "--fill-iota", "OFFSET"),
                              _bounded(number(parts[2], "--fill-iota"), 0, MAX_DEVICE_MEMORY,
                                       "--fill-iota", "COUNT"), scale))
+    read: dict[Path, bytes] = {}          # a file named several times is read once
     for text in args.arg:
-        offset, sep, name = text.partition(":")
-        if not sep:
-            raise LaunchFlagError(f"--arg expects OFFSET:FILE, got '{text}'", "--arg")
+        offset, name = arg_spec(text)
         path = Path(name)
         if base_dir is not None and not path.is_absolute():
             path = base_dir / path
-        try:
-            content = read_regular(path)  # a FIFO or /dev/zero is refused, not read
-        except OSError as err:
-            raise LaunchFlagError(f"cannot read '{name}': {err.strerror or err}", "--arg") from None
-        data.append(DataFill(_bounded(number(offset, "--arg"), 0, MAX_DEVICE_MEMORY, "--arg",
-                                      "OFFSET"), content))
+        if path not in read:
+            try:
+                read[path] = read_regular(path)  # a FIFO or /dev/zero is refused, not read
+            except OSError as err:
+                raise LaunchFlagError(f"cannot read '{name}': {err.strerror or err}",
+                                      "--arg") from None
+        data.append(DataFill(offset, read[path]))
     regs = {}
     for text in args.set_reg:
         reg, sep, value = text.partition(":")
@@ -248,7 +257,7 @@ def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overr
             raise LaunchFlagError(f"--set-reg expects REG:VALUE, got '{text}'", "--set-reg")
         reg = reg.strip()
         index = _bounded(number(reg[1:] if reg[:1] in "rR" else reg, "--set-reg"), 0,
-                         255, "--set-reg", "the register")
+                         MAX_REGISTER_COUNT - 1, "--set-reg", "the register")
         regs[index] = _bounded(number(value, "--set-reg"), -(1 << 31), (1 << 32) - 1,
                                "--set-reg", "the value (32 bits)") & 0xFFFFFFFF
     max_instructions, time_limit = _limits(args)
@@ -257,7 +266,7 @@ def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overr
         workgroup=_sizes(args.workgroup, "--workgroup", MAX_WORKGROUP_THREADS),
         wave_width=_bounded(number(args.wave_width, "--wave-width"), 1, MAX_WAVE_WIDTH,
                             "--wave-width", "the wave width"),
-        registers=_bounded(number(args.registers, "--registers"), 1, 256,
+        registers=_bounded(number(args.registers, "--registers"), 1, MAX_REGISTER_COUNT,
                            "--registers", "the register count"),
         local_memory=_bounded(number(args.local_memory, "--local-memory"), 0, MAX_LOCAL_MEMORY,
                               "--local-memory", "the size"),

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .api import load_kernels
-from .compare import run_with_writers
+from .compare import StoreWriters, run_with_writers
 from .launch import Launch
 from .report import RunReport
 
 MAX_SHOWN = 8   # differing words listed per line
+COMPARE_CHUNK = 1 << 22     # device bytes compared at a time (a multiple of 4)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def compare_widths(program, launch: Launch, widths, cancel=None) -> WidthCompari
     widths = tuple(dict.fromkeys(int(w) for w in widths))
     kernels = load_kernels(program)
     reports: dict[int, RunReport] = {}
-    writers: dict[int, np.ndarray] = {}
+    writers: dict[int, StoreWriters | None] = {}
     for width in widths:
         reports[width], writers[width] = run_with_writers(
             kernels, replace(launch, wave_width=width), cancel=cancel)
@@ -106,23 +107,31 @@ def compare_widths(program, launch: Launch, widths, cancel=None) -> WidthCompari
 
 
 def _differences(comparison: WidthComparison, writers) -> None:
+    """The words that differ between widths, compared a chunk at a time (no copy of device
+    memory is made: it may be gigabytes)."""
     memories = [comparison.reports[w].device_memory for w in comparison.widths]
     if len(memories) < 2 or any(m.size != memories[0].size for m in memories):
         return
     size = memories[0].size
-    stacked = np.stack([np.pad(m, (0, -size % 4)) for m in memories]).view("<u4")
-    differs = np.flatnonzero((stacked != stacked[0]).any(axis=0))
-    for word in differs.tolist():
-        address = 4 * word
-        values = {w: int(stacked[i, word]) for i, w in enumerate(comparison.widths)}
-        lines = {}
-        for w in comparison.widths:
-            who = writers.get(w)
-            found = who[address:address + 4] if who is not None else np.empty(0)
-            found = found[found >= 0]
-            lines[w] = int(found.max()) if found.size else None
-        diff = WordDifference(address, values, lines)
-        comparison.differences.append(diff)
-        for line in dict.fromkeys(lines.values()):
-            if line is not None or all(v is None for v in lines.values()):
-                comparison.by_line.setdefault(line, []).append(diff)
+    first = memories[0]
+    for lo in range(0, size, COMPARE_CHUNK):
+        hi = min(size, lo + COMPARE_CHUNK)
+        differs = np.zeros(hi - lo, dtype=bool)
+        for other in memories[1:]:
+            differs |= first[lo:hi] != other[lo:hi]
+        for word in np.unique(np.flatnonzero(differs) >> 2).tolist():
+            _difference(comparison, writers, memories, lo + 4 * word)
+
+
+def _difference(comparison: WidthComparison, writers, memories, address: int) -> None:
+    values = {w: int.from_bytes(bytes(m[address:address + 4]).ljust(4, b"\0"), "little")
+              for w, m in zip(comparison.widths, memories)}
+    lines = {}
+    for w in comparison.widths:
+        who = writers.get(w)
+        lines[w] = who.last(address, 4) if who is not None else None
+    diff = WordDifference(address, values, lines)
+    comparison.differences.append(diff)
+    for line in dict.fromkeys(lines.values()):
+        if line is not None or all(v is None for v in lines.values()):
+            comparison.by_line.setdefault(line, []).append(diff)

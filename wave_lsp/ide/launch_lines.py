@@ -4,7 +4,8 @@ A launch line sits inside a kernel's block or directly above its `.kernel` (only
 blank lines between). Its flags are exactly those of `wave-lsp run` (parsed by
 `wave_lsp.emu.launch_flags`, the one parser), plus `--lanes` choosing which threads' values the
 editor shows (default: the first wave of workgroup 0). `--arg OFFSET:FILE` is relative to the
-document's folder. A kernel may have several launch lines; one without any runs with the default
+document's folder; given a `root` (the editor does), a file must stay inside it and is not read
+here but when the kernel runs (`arg_files.py`). A kernel may have several launch lines; one without any runs with the default
 launch (its `.workgroup_size`, grid 1, zeroed memory). A flag that cannot be parsed becomes a
 `LaunchProblem` with the columns of the flag at fault.
 """
@@ -17,8 +18,9 @@ from pathlib import Path
 from typing import Sequence
 
 from ..emu.launch import Launch
-from ..emu.launch_flags import (DumpRequest, LaunchFlagError, build_launch, dump_requests,
-                                launch_parser, number, parse_launch_flags)
+from ..emu.launch_flags import (DumpRequest, LaunchFlagError, arg_spec, build_launch,
+                                dump_requests, launch_parser, number, parse_launch_flags)
+from .arg_files import confined_path
 
 LAUNCH_COMMENT = re.compile(r"^(?P<lead>\s*[;#]+\s*)wave-lsp run:")
 LANES_FLAG = "--lanes"
@@ -70,6 +72,7 @@ class LaunchLine:
     dumps: tuple[DumpRequest, ...]
     explicit: frozenset[str]       # flags written on the line
     problem: LaunchProblem | None = None
+    arg_files: tuple[tuple[int, Path], ...] = ()   # --arg files read when it runs (with a root)
 
     @property
     def flags(self) -> str:
@@ -154,8 +157,9 @@ def flag_columns(tokens: Sequence[Token], flag: str | None, message: str) -> tup
 
 
 def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
-                      base_dir: Path | None) -> LaunchLine | None:
-    """Parse the launch comment on one line (None when the line is not a launch comment)."""
+                      base_dir: Path | None, root: Path | None = None) -> LaunchLine | None:
+    """Parse the launch comment on one line (None when the line is not a launch comment).
+    With a `root`, `--arg` files are confined to it and left unread (`arg_files`)."""
     flags_start = launch_comment(text)
     if flags_start is None:
         return None
@@ -173,6 +177,11 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
         if base_dir is None and args.arg:
             raise LaunchFlagError("--arg: the document has no folder to read files from "
                                   "(save it first)", "--arg")
+        arg_files = ()
+        if root is not None and base_dir is not None:
+            arg_files = tuple((offset, confined_path(name, base_dir, root))
+                              for offset, name in map(arg_spec, args.arg))
+            args.arg = []
         launch = build_launch(args, base_dir, kernel=kernel, trace=False)
         dumps = tuple(dump_requests(args))
         lanes = parse_lanes(lanes_text) if lanes_text is not None else None
@@ -181,7 +190,8 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
         problem = LaunchProblem(str(err), start, end, err.flag)
         return LaunchLine(**place, launch=None, lanes=None, dumps=(), explicit=explicit,
                           problem=problem)
-    return LaunchLine(**place, launch=launch, lanes=lanes, dumps=dumps, explicit=explicit)
+    return LaunchLine(**place, launch=launch, lanes=lanes, dumps=dumps, explicit=explicit,
+                      arg_files=arg_files)
 
 
 def _is_comment_or_blank(text: str) -> bool:
@@ -189,8 +199,10 @@ def _is_comment_or_blank(text: str) -> bool:
     return not stripped or stripped[0] in ";#"
 
 
-def launch_lines(doc, base_dir: Path | None = None) -> list[LaunchLine]:
-    """Every launch line of a document (a syntax `Document`), in line order."""
+def launch_lines(doc, base_dir: Path | None = None, root: Path | None = None
+                 ) -> list[LaunchLine]:
+    """Every launch line of a document (a syntax `Document`), in line order (`root`: see
+    `parse_launch_line`)."""
     out: list[LaunchLine] = []
     lines = doc.lines
     for kernel in doc.program.kernels:
@@ -202,7 +214,7 @@ def launch_lines(doc, base_dir: Path | None = None) -> list[LaunchLine]:
             if launch_comment(lines[line]) is not None:
                 found.append(line)
         for ordinal, line in enumerate(found):
-            parsed = parse_launch_line(lines[line], line, kernel.name, ordinal, base_dir)
+            parsed = parse_launch_line(lines[line], line, kernel.name, ordinal, base_dir, root)
             if parsed is not None:
                 out.append(parsed)
     out.sort(key=lambda ll: ll.line)

@@ -79,4 +79,8 @@ def dumps_markdown(run: KernelRun) -> str | None:
     for dump in run.dumps:
         body = "\n".join(dump.values)
         parts.append(f"{dump.title()}\n```\n{body}\n```")
+        if dump.omitted:
+            unit = "rows" if dump.kind == "memory" else "values"
+            parts.append(f"… and {dump.omitted:,} more {unit} (`wave-lsp run` on the command "
+                         f"line prints them all)")
     return "\n\n".join(parts)

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from ..analysis.codes import diagnostic
@@ -25,6 +26,9 @@ from ..isa.value_format import (MAX_LABEL, compact, display_kind, lane_ranges, l
                                 mask_text)
 
 LIMIT_KINDS = ("instruction_limit", "time_limit")
+# What a run keeps of its dumps for the editor: about 100 bytes per line, so at most ~100 KB
+MAX_DUMP_LINES = 256          # values (or 16-byte rows) kept per dump
+MAX_DUMP_TOTAL_LINES = 1024   # over all the dumps of one launch line
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,7 @@ class Dump:
     start: int
     count: int
     values: tuple[str, ...]
+    omitted: int = 0          # values (16-byte rows for "memory") beyond those kept
 
     def title(self) -> str:
         if self.kind == "memory":
@@ -121,7 +126,7 @@ class KernelRun:
             "diagnostics": [{"code": d.code, "severity": d.severity.label, "line": d.range.start_line,
                              "message": d.message} for d in self.diagnostics],
             "dumps": [{"kind": d.kind, "start": d.start, "count": d.count,
-                       "values": list(d.values)} for d in self.dumps],
+                       "values": list(d.values), "omitted": d.omitted} for d in self.dumps],
             "errors": self.errors, "warnings": self.warnings, "stats": self.stats,
         }
 
@@ -243,16 +248,24 @@ def lanes_active(report: RunReport, threads: tuple[int, ...]) -> float | None:
 
 
 def dumps_of(report: RunReport, requests: tuple[DumpRequest, ...]) -> tuple[Dump, ...]:
+    """The first `MAX_DUMP_LINES` values (rows of 16 bytes for `--dump-memory`) of each dump,
+    at most `MAX_DUMP_TOTAL_LINES` in all: what a hover can show, in bounded memory whatever
+    the launch line asks for (the command line prints every value)."""
     out = []
+    budget = MAX_DUMP_TOTAL_LINES
     for req in requests:
+        rows = -(-req.count // 16) if req.kind == "memory" else req.count
+        kept = min(rows, MAX_DUMP_LINES, budget)
+        budget -= kept
         try:
             if req.kind == "memory":
-                values = hex_dump(report.device_memory, req.start, req.start + req.count)[1:]
+                end = min(req.start + req.count, req.start + 16 * kept)
+                values = list(islice(hex_dump(report.device_memory, req.start, end), 1, None))
             else:
-                values = dump_values(report.device_memory, req.start, req.count, req.kind)
+                values = list(dump_values(report.device_memory, req.start, kept, req.kind))
         except Exception as err:    # a region beyond memory: say so rather than fail the run
-            values = [f"cannot read: {err}"]
-        out.append(Dump(req.kind, req.start, req.count, tuple(values)))
+            values, kept = [f"cannot read: {err}"], rows
+        out.append(Dump(req.kind, req.start, req.count, tuple(values), rows - kept))
     return tuple(out)
 
 
@@ -267,11 +280,17 @@ def _where(item) -> str:
     return ", ".join(parts)
 
 
-def _line_range(place: RunPlace, line: int | None) -> Range:
+def _line_ranges(place: RunPlace):
+    """`line -> Range` of the place's instruction lines (the anchor for any other line), built
+    once per run: a search per diagnostic made 100,000 not-executed lines take minutes."""
+    spans = {}
     for ln, start, end in place.instruction_lines:
-        if ln == line:
-            return Range(ln, start, ln, end)
-    return place.anchor
+        spans.setdefault(ln, (start, end))
+
+    def line_range(line: int | None) -> Range:
+        span = spans.get(line)
+        return Range(line, span[0], line, span[1]) if span is not None else place.anchor
+    return line_range
 
 
 def run_diagnostics(report: RunReport, place: RunPlace, not_executed: tuple[int, ...],
@@ -279,10 +298,11 @@ def run_diagnostics(report: RunReport, place: RunPlace, not_executed: tuple[int,
     """Errors, warnings and not-executed lines of a run, as analysis-style diagnostics."""
     out: list[Diagnostic] = []
     launched = Related(place.anchor, "launched here")
+    _line_range = _line_ranges(place)
     for err in report.errors:
         if err.kind == "cancelled":
             continue
-        rng = _line_range(place, err.line)
+        rng = _line_range(err.line)
         where = _where(err)
         code = "R002" if err.kind in LIMIT_KINDS else "R001"
         message = f"{err.message} ({err.kind.replace('_', ' ')}" + (f"; {where})" if where else ")")
@@ -292,20 +312,20 @@ def run_diagnostics(report: RunReport, place: RunPlace, not_executed: tuple[int,
         out.append(diagnostic(code, rng.start_line, rng.start_col, rng.end_col, message,
                               tuple(related)))
     for warn in report.warnings:
-        rng = _line_range(place, warn.line)
+        rng = _line_range(warn.line)
         where = _where(warn)
         times = f", {warn.count} times" if warn.count > 1 else ""
         message = f"{warn.message} ({warn.kind.replace('_', ' ')}" + \
             (f"; {where}" if where else "") + f"{times})"
         related = [launched]
         if getattr(warn, "other_line", None) is not None:     # a data race: the other side
-            related.append(Related(_line_range(place, warn.other_line),
+            related.append(Related(_line_range(warn.other_line),
                                    f"the other {warn.other_access or 'access'}"))
         out.append(diagnostic("R003", rng.start_line, rng.start_col, rng.end_col, message,
                               tuple(related)))
     shown = lane_ranges(list(threads)) if threads else "none"
     for line in not_executed:
-        rng = _line_range(place, line)
+        rng = _line_range(line)
         out.append(diagnostic(NOT_EXECUTED, rng.start_line, rng.start_col, rng.end_col,
                               f"not executed in this run (shown threads {shown})"))
     return tuple(out)

@@ -20,6 +20,9 @@ from typing import Callable
 
 from ..analysis.diagnostic import Range
 from ..emu import Launch, LaunchError, run
+from ..emu.launch import DataFill
+from ..emu.launch_flags import LaunchFlagError
+from .arg_files import ArgFiles
 from .launch_lines import LaunchLine, default_launch, launch_lines
 from .run_limits import RunLimits
 from .run_results import KernelRun, RunPlace, build_run
@@ -44,12 +47,14 @@ class Snapshot:
     revision: int
     version: int | None
     plans: tuple[RunPlan, ...]
+    root: Path | None = None         # where `--arg` files may come from
 
 
-def kernel_launch_lines(doc, base_dir: Path | None) -> dict[str, list[LaunchLine]]:
-    """The launch lines of each kernel, in order."""
+def kernel_launch_lines(doc, base_dir: Path | None, root: Path | None = None
+                        ) -> dict[str, list[LaunchLine]]:
+    """The launch lines of each kernel, in order (`--arg` files confined to `root`)."""
     out: dict[str, list[LaunchLine]] = {}
-    for ll in launch_lines(doc, base_dir):
+    for ll in launch_lines(doc, base_dir, root or base_dir):
         out.setdefault(ll.kernel, []).append(ll)
     return out
 
@@ -64,8 +69,8 @@ def place_of(doc, kernel, launch: LaunchLine | None) -> RunPlace:
     return RunPlace(kernel.line, anchor, spots)
 
 
-def plan_runs(doc, wanted: dict[str, int | None], by_kernel: dict[str, list[LaunchLine]]
-              ) -> Snapshot:
+def plan_runs(doc, wanted: dict[str, int | None], by_kernel: dict[str, list[LaunchLine]],
+              root: Path | None = None) -> Snapshot:
     """Snapshot the revision: for each wanted kernel (name -> launch ordinal, None for the
     first launch line or the default launch) what to run and where results go."""
     plans = []
@@ -78,20 +83,42 @@ def plan_runs(doc, wanted: dict[str, int | None], by_kernel: dict[str, list[Laun
         if lines:
             launch = lines[ordinal] if ordinal is not None and ordinal < len(lines) else lines[0]
         plans.append(RunPlan(name, launch, place_of(doc, kernel, launch)))
-    return Snapshot(doc.text, doc.revision, doc.version, tuple(plans))
+    return Snapshot(doc.text, doc.revision, doc.version, tuple(plans), root)
 
 
-def _launch_for(plan: RunPlan, limits: RunLimits) -> Launch:
-    ll = plan.launch
-    launch = ll.launch if ll is not None else default_launch(plan.kernel)
-    changes: dict = dict(record_threads=ll.lanes if ll is not None and ll.lanes else "first_wave",
-                         record_limit=RECORD_LIMIT, trace=False, kernel=plan.kernel)
+def editor_launch(ll: LaunchLine | None, kernel: str, limits: RunLimits, files: ArgFiles,
+                  root: Path | None) -> Launch:
+    """The launch an editor runs for a launch line (None: the default launch): its `--arg`
+    files read now (`arg_files.py`), and the settings' limits, which the line may lower but
+    never raise (nor lift with 0). Raises LaunchError."""
+    launch = ll.launch if ll is not None else default_launch(kernel)
+    fills = ()
+    if ll is not None and ll.arg_files:
+        try:
+            fills = tuple(DataFill(offset, data)
+                          for offset, data in files.load(ll.arg_files, root or Path("/")))
+        except LaunchFlagError as err:
+            raise LaunchError(str(err)) from None
+        except OSError as err:
+            raise LaunchError(f"--arg: cannot read '{err.filename}': "
+                              f"{err.strerror or err}") from None
     explicit = ll.explicit if ll is not None else frozenset()
-    if "--max-instructions" not in explicit:
-        changes["max_instructions"] = limits.max_instructions
-    if "--time-limit" not in explicit:
-        changes["time_limit"] = limits.time_limit_ms / 1000 if limits.time_limit_ms > 0 else None
-    return dataclasses.replace(launch, **changes)
+    allowed = limits.max_instructions
+    line = launch.max_instructions if "--max-instructions" in explicit else 0
+    allowed_s = limits.time_limit_ms / 1000 if limits.time_limit_ms > 0 else None
+    line_s = launch.time_limit if "--time-limit" in explicit else None
+    return dataclasses.replace(
+        launch, kernel=kernel, memory_init=tuple(launch.memory_init) + fills,
+        max_instructions=min(v for v in (allowed, line) if v > 0) if allowed or line else 0,
+        time_limit=min((v for v in (allowed_s, line_s) if v is not None), default=None))
+
+
+def _launch_for(plan: RunPlan, limits: RunLimits, files: ArgFiles, root: Path | None) -> Launch:
+    ll = plan.launch
+    launch = editor_launch(ll, plan.kernel, limits, files, root)
+    return dataclasses.replace(
+        launch, record_threads=ll.lanes if ll is not None and ll.lanes else "first_wave",
+        record_limit=RECORD_LIMIT, trace=False)
 
 
 def _identity(snapshot: Snapshot, plan: RunPlan) -> dict:
@@ -102,7 +129,8 @@ def _identity(snapshot: Snapshot, plan: RunPlan) -> dict:
 
 
 def execute(snapshot: Snapshot, limits: RunLimits,
-            cancelled: Callable[[], bool] = lambda: False) -> list[KernelRun]:
+            cancelled: Callable[[], bool] = lambda: False,
+            files: ArgFiles | None = None) -> list[KernelRun]:
     """Run every planned kernel of a snapshot (called on the worker thread)."""
     from ..asm import AssemblyError, assemble
     results: list[KernelRun] = []
@@ -120,7 +148,7 @@ def execute(snapshot: Snapshot, limits: RunLimits,
         try:
             if assembly is None:
                 assembly = assemble(snapshot.text)
-            launch = _launch_for(plan, limits)
+            launch = _launch_for(plan, limits, files or ArgFiles(), snapshot.root)
             started = time.perf_counter()
             report = run(assembly, launch, cancel=cancelled)
             elapsed = (time.perf_counter() - started) * 1000
@@ -146,10 +174,11 @@ class RunWorker:
 
     def __init__(self) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wave-run")
+        self.files = ArgFiles()
 
     def submit(self, snapshot: Snapshot, limits: RunLimits,
                cancel: threading.Event) -> Future:
-        return self._pool.submit(execute, snapshot, limits, cancel.is_set)
+        return self._pool.submit(execute, snapshot, limits, cancel.is_set, self.files)
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

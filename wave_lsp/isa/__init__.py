@@ -15,9 +15,9 @@ from .instructions import (BY_ENCODING, INSTRUCTIONS, OPCODE_NAMES, InstructionS
 from .legacy import (LEGACY_DIRECTIVES, LEGACY_MNEMONICS, LEGACY_SPECIAL_REGISTERS,
                      LegacyMnemonic)
 from .operands import LAYOUTS, Field, Layout, OperandKind, OperandSpec
-from .registers import (DEFAULT_REGISTER_COUNT, MAX_REGISTER, PREDICATE_COUNT,
+from .registers import (DEFAULT_REGISTER_COUNT, MAX_REGISTER, MAX_REGISTER_COUNT, PREDICATE_COUNT,
                         REGISTER_SUFFIXES, SPECIAL_BY_INDEX, SPECIAL_BY_NAME,
-                        SPECIAL_REGISTERS, SpecialRegister)
+                        SPECIAL_REGISTERS, SpecialRegister, register_count_problem)
 
 # Spec constants used by checks (spec v0.2 §7.1).
 MIN_DIVERGENCE_DEPTH = 32

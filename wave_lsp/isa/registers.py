@@ -7,6 +7,15 @@ from dataclasses import dataclass
 MAX_REGISTER = 254          # r0..r254 are encodable; r255 is rejected upstream
 PREDICATE_COUNT = 4         # p0..p3
 DEFAULT_REGISTER_COUNT = 32  # `.registers` default written to the metadata
+MAX_REGISTER_COUNT = 256     # the most registers a kernel may declare: 8-bit fields name r0-r255
+
+
+def register_count_problem(count: int) -> str | None:
+    """Why a declared register count (`.registers`, a `.wbin` record, `--registers`) cannot be
+    run or translated, or None. Every reader of a count applies this one limit."""
+    if 1 <= count <= MAX_REGISTER_COUNT:
+        return None
+    return f"the register count must be 1-{MAX_REGISTER_COUNT}, got {count}"
 REGISTER_SUFFIXES = ("lo", "hi")  # accepted and ignored by the assembler
 
 

@@ -17,12 +17,15 @@ ends with comment lines that say the same, after the translation (so `map` is un
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ..asm.backends import TARGETS, EmitError, Emitted, emit
-from .handlers import command
+from ..cancellation import Cancelled
+from .handlers import RETRIES, command
+from .server import Serialised
 from .vendor_compilers import emit_report
 
 if TYPE_CHECKING:
@@ -61,12 +64,33 @@ def setup(server: "WaveLanguageServer") -> None:
             server.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"wave-lsp: {problem}"))
             return None
-        emitted, result = emit_document(doc, target, compat == "upstream")
+        return await _emit_off_the_loop(doc, target, compat == "upstream")
+
+    async def _emit_off_the_loop(doc, target: str, compat: bool):
+        """Translating a large kernel takes seconds: a reader job in the host's worker, so
+        the event loop keeps answering; an edit meanwhile translates the new text. The
+        vendor's verdict (Show PTX/HIP, when its compiler is here) is added afterwards, also
+        off the loop."""
+        def translate(state):
+            emitted, result = emit_document(state, target, compat)
+            return emitted, result, Serialised(json.dumps(result))
+
+        for _ in range(RETRIES):
+            try:
+                emitted, result, serialised = await server.documents.run(
+                    doc, translate, name=EMIT, inline=False, reader=True)
+                break
+            except Cancelled:
+                doc = server.text_document(doc.uri)
+                if doc is None:
+                    return None
+        else:
+            return None
         if emitted is None:
-            return result
+            return serialised
         report = await emit_report(server, doc, emitted)
-        if report:
-            block = report.pop("block")
-            result = {**result, **report, "text": result["text"] + "".join(
-                line + "\n" for line in block)}
-        return result
+        if not report:
+            return serialised
+        block = report.pop("block")
+        return {**result, **report,
+                "text": result["text"] + "".join(line + "\n" for line in block)}

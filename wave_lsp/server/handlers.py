@@ -1,7 +1,7 @@
 """Handler isolation: every request and notification handler runs behind a guard.
 
 A language server must outlive its own bugs: an exception inside a feature becomes a
-`window/logMessage` (with the traceback) and an empty result, never a dead server or a JSON-RPC
+`window/logMessage` (one line; the traceback goes to the server's own log) and an empty result, never a dead server or a JSON-RPC
 error the editor shows as a crash. Request handlers are coroutines that yield once before
 computing, so a `$/cancelRequest` that arrived with (or right after) the request cancels the task
 before any work is done, and pygls answers it with `RequestCancelled`.
@@ -35,18 +35,26 @@ logger = logging.getLogger("wave_lsp.server")
 
 
 def report_failure(server: "WaveLanguageServer", what: str, exc: BaseException) -> None:
-    """Log a handler failure to the client and to stderr."""
+    """Log a handler failure with its traceback to the server's log (stderr or --log-file),
+    and one line to the client (a traceback is no use in an editor's message list)."""
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     logger.error("%s failed: %s", what, text)
+    line = one_line(f"wave-lsp: {what} failed: {exc!r}")
 
     def send() -> None:
         try:
             server.window_log_message(types.LogMessageParams(
-                type=types.MessageType.Error, message=f"wave-lsp: {what} failed: {exc!r}\n{text}"))
+                type=types.MessageType.Error, message=f"{line} (details in the server log)"))
         except Exception:  # the transport itself is gone; nothing more to do
             pass
 
     server.documents.call_on_loop(send)
+
+
+def one_line(text: str, limit: int = 500) -> str:
+    """`text` on one line, at most `limit` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
 
 
 def request(server: "WaveLanguageServer", method: str, options: Any = None,

@@ -11,54 +11,41 @@ gets a "Check portability" code lens that runs the command.
 from __future__ import annotations
 
 import asyncio
-import re
-import shlex
-from pathlib import Path
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
 
 from ..emu import Launch, LaunchError
-from ..emu.launch_flags import build_launch, parse_launch_flags
+from ..ide.run_limits import RunLimits
 from ..emu.wave_widths import WidthComparison, compare_widths
 from ..isa.backends import targets_widths
 from ..ide.state import DocumentState
 from .documents import span
 from .handlers import command
+from .runs import arg_root
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
 
 CHECK = "wave-lsp.checkPortability"
-LAUNCH_LINE = re.compile(r";\s*wave-lsp run:\s*(.*)$")
-MAX_INSTRUCTIONS = 2_000_000
-TIME_LIMIT = 10.0     # seconds per width
+MAX_INSTRUCTIONS = 2_000_000      # per width
+TIME_LIMIT_MS = 10_000            # for all the widths together
 
 
-def launch_tokens(doc: DocumentState, kernel) -> list[str] | None:
-    """The flags of the kernel's launch line: inside the kernel, or in the comment block right
-    above `.kernel`; None when it has none."""
-    lines = doc.lines
-    first = kernel.line
-    while first > 0 and lines[first - 1].lstrip().startswith(";"):
-        first -= 1
-    for number in range(first, kernel.last_line + 1):
-        found = LAUNCH_LINE.search(lines[number])
-        if found:
-            return shlex.split(found.group(1))
-    return None
-
-
-def kernel_launch(doc: DocumentState, kernel) -> Launch:
-    """The launch the check runs (raises LaunchFlagError / ValueError on a bad launch line)."""
-    tokens = launch_tokens(doc, kernel)
-    base = Path(to_fs_path(doc.uri) or ".").parent if doc.uri.startswith("file:") else None
-    if tokens is None:
-        return Launch(kernel=kernel.name, metadata_first=True, max_instructions=MAX_INSTRUCTIONS,
-                      time_limit=TIME_LIMIT)
-    args = parse_launch_flags(tokens)
-    return build_launch(args, base, kernel=kernel.name, time_limit=args.time_limit or TIME_LIMIT)
+def kernel_launch(server: "WaveLanguageServer", doc: DocumentState, kernel,
+                  limits: RunLimits) -> Launch:
+    """The launch the check runs: the kernel's first launch line, parsed and confined as inline
+    runs are (its `--arg` files read here, in the worker), with its limits capped at the
+    check's. Raises LaunchError on a bad launch line."""
+    from ..ide.run_session import editor_launch
+    lines = server.runs.launch_lines(doc).get(kernel.name, [])
+    line = lines[0] if lines else None
+    if line is not None and line.problem is not None:
+        raise LaunchError(f"launch line {line.line + 1}: {line.problem.message}")
+    launch = editor_launch(line, kernel.name, limits, server.runs.worker.files,
+                           arg_root(server, doc.uri))
+    return replace(launch, metadata_first=line is None or launch.metadata_first)
 
 
 def results(server: "WaveLanguageServer") -> dict:
@@ -116,10 +103,20 @@ async def _check(server: "WaveLanguageServer", *args):
     if len(widths) < 2:
         return _fail(server, "the configured targets use only one wave width "
                              f"({', '.join(server.settings.targets) or 'none'}): nothing to compare")
+    if not server.runs.trusted:
+        return _fail(server, "kernels do not run in an untrusted workspace")
     revision, text = doc.revision, doc.text
+
+    def stale() -> bool:     # an edit, didClose or shutdown stops the check
+        return server.runs.closing or server.document(doc.uri) is not doc \
+            or doc.revision != revision
+
+    def check_widths():
+        limits = RunLimits(MAX_INSTRUCTIONS, TIME_LIMIT_MS // len(widths))
+        return compare_widths(text, kernel_launch(server, doc, kernel, limits), widths,
+                              cancel=stale)
     try:
-        launch = kernel_launch(doc, kernel)
-        comparison = await asyncio.to_thread(compare_widths, text, launch, widths)
+        comparison = await asyncio.to_thread(check_widths)
     except (LaunchError, ValueError) as err:
         return _fail(server, f"cannot run kernel {name!r}: {err}")
     results(server).setdefault(doc.uri, {})[kernel.name] = (revision, comparison)

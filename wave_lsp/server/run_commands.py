@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -17,6 +19,7 @@ from lsprotocol import types
 from .handlers import command
 from .run_view import CLEAR, RUN
 from .runs import RunService
+from .server import Serialised
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -38,6 +41,9 @@ async def run_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any
     if doc is None:
         return _refuse(server, uri, kernel, f"cannot run {uri!r}: not an open WAVE document")
     runs: RunService = server.runs
+    if not runs.trusted:
+        return _refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
+                                            "(trust the workspace to run them)")
     names = [k.name for k in doc.program.kernels]
     if kernel is None and names:
         kernel = names[0]
@@ -59,7 +65,9 @@ async def run_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any
         return _refuse(server, uri, kernel, f"kernel '{kernel}' did not run")
     if result.status in ("error", "invalid", "failed"):
         _show(server, f"wave-lsp: {kernel}: {result.summary()}", types.MessageType.Warning)
-    return {"uri": doc.uri, **result.to_json()}
+    # a long kernel's result is megabytes of JSON: written in a thread, not on the event loop
+    return Serialised(await asyncio.to_thread(
+        lambda: json.dumps({"uri": doc.uri, **result.to_json()})))
 
 
 def clear_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,

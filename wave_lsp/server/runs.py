@@ -42,6 +42,25 @@ def document_folder(uri: str) -> Path | None:
     return Path(path).parent if path else None
 
 
+def arg_root(server: "WaveLanguageServer", uri: str) -> Path | None:
+    """Where a document's `--arg` files may come from: the innermost workspace folder that
+    holds it, else its own folder (`wave_lsp.ide.arg_files`)."""
+    folder = document_folder(uri)
+    if folder is None:
+        return None
+    roots = []
+    try:
+        workspace = server.workspace
+        uris = [f.uri for f in workspace.folders.values()] + [workspace.root_uri or ""]
+    except Exception:        # before `initialize`
+        uris = []
+    for root_uri in uris:
+        path = to_fs_path(root_uri) if root_uri.startswith("file:") else None
+        if path and folder.is_relative_to(path):
+            roots.append(Path(path))
+    return max(roots, key=lambda p: len(p.parts)) if roots else folder
+
+
 class RunService:
     """Runs for the open documents: the worker, the debounced re-runs and the refresh requests.
     Each document's results live on its `DocumentState` (`run_state()`), so they go with it."""
@@ -50,6 +69,8 @@ class RunService:
         self.server = server
         self._worker = None
         self._timers: dict[str, asyncio.Task] = {}
+        self.trusted = True       # False (an untrusted workspace): no kernel ever runs
+        self.closing = False      # shutting down: every run and check stops
 
     # ---- state -------------------------------------------------------------------------------
     @staticmethod
@@ -64,8 +85,10 @@ class RunService:
         return self._worker
 
     def launch_lines(self, doc: "DocumentState") -> dict[str, list["LaunchLine"]]:
-        """Each kernel's launch lines, parsed once per revision."""
-        return doc.derived("run.launch_lines", _parse_launch_lines)
+        """Each kernel's launch lines, parsed once per revision (files not read)."""
+        root = arg_root(self.server, doc.uri)
+        return doc.derived(("run.launch_lines", root),
+                           lambda state: _parse_launch_lines(state, root))
 
     def current(self, doc: "DocumentState") -> list["KernelRun"]:
         """Results of the document's current revision (never a stale run's)."""
@@ -82,6 +105,8 @@ class RunService:
     def wanted(self, doc: "DocumentState") -> dict[str, int | None]:
         """Kernels to re-run for `doc`: the live ones, and with `run.live` every kernel with a
         launch line."""
+        if not self.trusted:
+            return {}
         wanted = dict(doc.runs.live) if doc.runs is not None else {}
         if self.server.settings.run_live:
             for kernel in self.launch_lines(doc):
@@ -102,6 +127,9 @@ class RunService:
     def document_closed(self, uri: str) -> None:
         if (timer := self._timers.pop(uri, None)) is not None:
             timer.cancel()
+        doc = self.server.document(uri)
+        if doc is not None and doc.runs is not None:
+            doc.runs.stop()
 
     def settings_changed(self) -> None:
         for doc in self.server.documents.all():
@@ -127,7 +155,7 @@ class RunService:
         state.stop()
         cancel = threading.Event()
         state.cancel = cancel
-        snapshot = plan_runs(doc, wanted, self.launch_lines(doc))
+        snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri))
         try:
             runs = await asyncio.wrap_future(self.worker.submit(snapshot, self.limits(), cancel))
         finally:
@@ -171,6 +199,7 @@ class RunService:
             server.workspace_diagnostic_refresh(None)
 
     def shutdown(self) -> None:
+        self.closing = True
         for doc in self.server.documents.all():
             if doc.runs is not None:
                 doc.runs.stop()
@@ -178,9 +207,9 @@ class RunService:
             self._worker.shutdown()
 
 
-def _parse_launch_lines(doc: "DocumentState") -> dict:
+def _parse_launch_lines(doc: "DocumentState", root: Path | None) -> dict:
     if not any(LAUNCH_MARKER in line for line in doc.lines):
         return {}
     from ..ide.run_session import kernel_launch_lines
-    return kernel_launch_lines(doc, document_folder(doc.uri))
+    return kernel_launch_lines(doc, document_folder(doc.uri), root)
 

@@ -12,6 +12,7 @@ import asyncio
 import inspect
 import json
 import logging
+import os
 import sys
 import threading
 from typing import Any, BinaryIO, Optional
@@ -27,7 +28,7 @@ from .. import __version__
 from ..analysis.diagnostic import Diagnostic
 from ..ide.host import AnalysisHost
 from ..ide.state import DocumentState
-from .handlers import report_failure
+from .handlers import one_line, report_failure
 from ..cancellation import Cancelled
 from .settings import Settings
 from .transport import ChunkReader, serve
@@ -107,6 +108,20 @@ class WaveProtocol(LanguageServerProtocol):
             return
         self._request_futures[msg_id] = future
         super()._handle_cancel_notification(msg_id)
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args):
+        """pygls' shutdown, over a copy of the pending requests: cancelling one (a command
+        waiting for a run) removes it from the table while pygls iterated over it, and
+        `shutdown` failed with "dictionary changed size during iteration"."""
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current_id = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
@@ -214,9 +229,26 @@ class WaveLanguageServer(LanguageServer):
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
+            if self.runs is not None:
+                self.runs.shutdown()         # cancels every run: they stop at their next poll
             self.documents.shutdown()
             self.shutdown()
         return status
+
+
+EXIT_GRACE_SECONDS = 3.0
+
+
+def exit_soon(status: int) -> None:
+    """End the process `EXIT_GRACE_SECONDS` from now unless it has ended by then: a worker
+    thread still inside a long computation must not keep the process alive after `exit` (the
+    interpreter would wait for it at exit)."""
+    def end() -> None:
+        logging.shutdown()
+        os._exit(status)
+    timer = threading.Timer(EXIT_GRACE_SECONDS, end)
+    timer.daemon = True
+    timer.start()
 
 
 class _ClientLog(logging.Handler):
@@ -228,9 +260,9 @@ class _ClientLog(logging.Handler):
         self.server = server
 
     def emit(self, record: logging.LogRecord) -> None:
-        text = self.format(record)
-        if record.exc_info:
-            text += "\n" + logging.Formatter().formatException(record.exc_info)
+        text = one_line(self.format(record))    # the traceback stays in the server's log
+        if record.exc_info and record.exc_info[1] is not None:
+            text = one_line(f"{text}: {record.exc_info[1]!r}")
 
         def send() -> None:
             try:

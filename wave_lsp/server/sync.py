@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 
 MAX_SHOWN_PROBLEMS = 5
+TRUST_OPTION = "workspaceTrusted"    # initializationOptions: false disables every run
 
 
 def apply_settings(server: "WaveLanguageServer", data: Any, origin: str) -> None:
@@ -75,7 +76,13 @@ async def fetch_configuration(server: "WaveLanguageServer") -> None:
 def setup(server: "WaveLanguageServer") -> None:
     @notification(server, types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
-        apply_settings(server, params.initialization_options, "initializationOptions")
+        options = params.initialization_options
+        if isinstance(options, dict) and TRUST_OPTION in options:
+            options = dict(options)
+            # an untrusted workspace (VS Code's restricted mode) never runs kernels; only the
+            # client decides this, once: no workspace setting can turn runs back on
+            server.runs.trusted = options.pop(TRUST_OPTION) is not False
+        apply_settings(server, options, "initializationOptions")
         server.publisher.initialize()
 
     @server.feature(types.INITIALIZED)
@@ -128,6 +135,6 @@ def setup(server: "WaveLanguageServer") -> None:
     @notification(server, types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
+        server.runs.document_closed(uri)         # stops its run first
         server.documents.close(uri)
         server.publisher.document_closed(uri)
-        server.runs.document_closed(uri)

@@ -19,9 +19,15 @@ MAX_PARSED_LINE = 20_000
 EMPTY_LINE = LineSyntax((), None, None)  # longer lines are reported, not parsed (no real statement is that long)
 
 
+BOM = "\ufeff"
+
+
 @line_memo
 def parse_line(text: str) -> LineSyntax:
-    """Parse one line (without its newline)."""
+    """Parse one line (without its newline). A byte order mark starting the line is read as a
+    blank (the analysis reports it once), so it never breaks the kernel it precedes."""
+    if text.startswith(BOM):
+        return parse_line(" " + text[1:])
     if len(text) > MAX_PARSED_LINE:
         cut = min((i for i in (text.find(";"), text.find("#")) if i >= 0), default=-1)
         if 0 <= cut <= MAX_PARSED_LINE:  # a long comment: parse the code before it

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from ...isa.backends import DEFAULT_LOCAL_MEMORY, LOCAL_MEMORY_MNEMONICS
 
+from ...isa import register_count_problem
 from ..ir import KernelCode
 from . import hip, metal, sycl
 from .c_family import EmitError, emit_c
@@ -46,6 +47,10 @@ def emit_kernels(kernels: list[KernelCode], target: str, compat: bool = False) -
     """Translate decoded kernels; raises EmitError for what the backend cannot translate."""
     if target not in TARGETS:
         raise ValueError(f"unknown target '{target}' (use {', '.join(TARGETS)})")
+    for kernel in kernels:          # the C backends declare one variable per register
+        problem = kernel.register_count and register_count_problem(kernel.register_count)
+        if problem:
+            raise EmitError(f"kernel '{kernel.name}': {problem}")
     if not compat:
         kernels = [declared_local_memory(k) for k in kernels]
     if target == "ptx":

@@ -18,6 +18,16 @@
 
 #include "core.h"
 
+/* Run::poll: whether a signal handler raised (Ctrl-C), taking the GIL for a moment; the
+ * exception stays set for `run` to return. */
+static int pending_signal(void)
+{
+    PyGILState_STATE state = PyGILState_Ensure();
+    int raised = PyErr_CheckSignals() != 0;
+    PyGILState_Release(state);
+    return raised;
+}
+
 static int get_i64(PyObject *seq, Py_ssize_t i, int64_t *out)
 {
     PyObject *item = PySequence_GetItem(seq, i);
@@ -90,9 +100,12 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         run->uses = (const int16_t *)uses.buf;
         run->device_init = device_init.buf;
     }
+    run->poll = pending_signal;
     Py_BEGIN_ALLOW_THREADS
     wave_run(run);
     Py_END_ALLOW_THREADS
+    if (PyErr_Occurred())             /* a signal handler raised (KeyboardInterrupt) */
+        goto done;
     Stats *s = &run->stats;
     PyObject *bail = run->bail ? PyUnicode_FromString(run->bail) : Py_NewRef(Py_None);
     result = Py_BuildValue(

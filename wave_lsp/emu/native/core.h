@@ -111,7 +111,12 @@ typedef struct {
     Stats stats;
     const char *bail;                    /* why the run stopped (NULL: it finished cleanly) */
     int64_t bail_index;
+    /* polled between workgroups (every POLL_WORKGROUPS): nonzero stops the run ("interrupted");
+     * a short kernel on a huge grid would otherwise never notice a Ctrl-C */
+    int (*poll)(void);
 } Run;
+
+#define POLL_WORKGROUPS 1024
 
 int wave_run(Run *run);
 extern const char *const OP_NAMES[OP_COUNT];

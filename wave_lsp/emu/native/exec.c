@@ -378,6 +378,11 @@ int wave_run(Run *run)
     int64_t total = run->grid[0] * run->grid[1] * run->grid[2];
     int64_t waves = g.nw;
     for (int64_t linear = 0; linear < total; linear++) {
+        if (run->poll && linear % POLL_WORKGROUPS == POLL_WORKGROUPS - 1 && run->poll()) {
+            run->bail = "interrupted";
+            run->bail_index = 0;
+            break;
+        }
         if (run_workgroup(&g, linear) == BAIL_AT)
             break;
         if (g.nw > 1)

@@ -1,0 +1,111 @@
+"""A launch line that would run for days (issue 25): the editor caps its limits, an edit,
+`wave-lsp.clear` or `didClose` stops the run, another document's run is answered meanwhile,
+`shutdown` answers while the command is pending and `exit` ends the process."""
+
+from __future__ import annotations
+
+import time
+
+from .rawclient import INIT_PARAMS, RawClient
+
+HUGE = (".kernel k\n; wave-lsp run: --grid 4294967295,1,1 --max-instructions 0 "
+        "--time-limit 604800\n.registers 4\n    mov_sr r0, sr_lane_id\n    halt\n.end\n")
+SMALL = ".kernel s\n.registers 4\n    mov_imm r1, 5\n    halt\n.end\n"
+UNLIMITED = {"run": {"maxInstructions": 0, "timeLimitMs": 600_000}}   # the most settings allow
+
+
+def start(tmp_path, options: dict | None = None) -> RawClient:
+    client = RawClient(tmp_path)
+    client.seen = []
+    client.request(0, "initialize", {**INIT_PARAMS, "initializationOptions": options or {}})
+    client.response(0)
+    client.notify("initialized", {})
+    return client
+
+
+def answer(client: RawClient, msg_id: int, timeout: float = 20) -> dict:
+    """The response to `msg_id`, also when it came while waiting for another."""
+    for message in client.seen:
+        if message.get("id") == msg_id and "method" not in message:
+            return message
+    return client.response(msg_id, timeout)
+
+
+def open_doc(client: RawClient, uri: str, text: str) -> None:
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "wave", "version": 1, "text": text}})
+
+
+def run(client: RawClient, msg_id: int, uri: str, kernel: str) -> None:
+    client.request(msg_id, "workspace/executeCommand",
+                   {"command": "wave-lsp.run", "arguments": [uri, kernel, None]})
+
+
+def test_closing_the_document_stops_its_run_and_others_are_answered(tmp_path):
+    client = start(tmp_path, UNLIMITED)
+    try:
+        open_doc(client, "file:///tmp/huge.wave", HUGE)
+        open_doc(client, "file:///tmp/small.wave", SMALL)
+        run(client, 1, "file:///tmp/huge.wave", "k")
+        time.sleep(1.0)
+        client.notify("textDocument/didClose", {"textDocument": {"uri": "file:///tmp/huge.wave"}})
+        run(client, 2, "file:///tmp/small.wave", "s")
+        assert answer(client, 2)["result"]["status"] == "ok"
+        assert answer(client, 1)["result"]["status"] == "cancelled"
+    finally:
+        client.close()
+
+
+def test_clear_stops_the_run(tmp_path):
+    client = start(tmp_path, UNLIMITED)
+    try:
+        open_doc(client, "file:///tmp/huge.wave", HUGE)
+        run(client, 1, "file:///tmp/huge.wave", "k")
+        time.sleep(1.0)
+        client.request(2, "workspace/executeCommand",
+                       {"command": "wave-lsp.clear", "arguments": ["file:///tmp/huge.wave"]})
+        assert answer(client, 2)["result"]["cleared"] == ["k"]
+        assert answer(client, 1)["result"]["status"] == "cancelled"
+    finally:
+        client.close()
+
+
+def test_a_launch_line_cannot_raise_the_editors_limits(tmp_path):
+    client = start(tmp_path, {"run": {"maxInstructions": 0, "timeLimitMs": 1000}})
+    try:
+        open_doc(client, "file:///tmp/huge.wave", HUGE)
+        run(client, 1, "file:///tmp/huge.wave", "k")
+        result = answer(client, 1, timeout=30)["result"]
+        assert result["status"] == "error" and result["errors"][0]["kind"] == "time_limit"
+    finally:
+        client.close()
+
+
+def test_shutdown_answers_and_exit_ends_while_a_run_is_pending(tmp_path):
+    client = start(tmp_path, UNLIMITED)
+    try:
+        open_doc(client, "file:///tmp/huge.wave", HUGE)
+        run(client, 1, "file:///tmp/huge.wave", "k")
+        time.sleep(1.0)
+        client.request(2, "shutdown")
+        assert "error" not in answer(client, 2, timeout=10)
+        client.notify("exit")
+        assert client.wait(timeout=15) == 0
+    finally:
+        client.close()
+
+
+def test_an_edit_stops_the_run(tmp_path):
+    client = start(tmp_path, UNLIMITED)
+    try:
+        open_doc(client, "file:///tmp/huge.wave", HUGE)
+        run(client, 1, "file:///tmp/huge.wave", "k")
+        time.sleep(1.0)
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": "file:///tmp/huge.wave", "version": 2},
+            "contentChanges": [{"range": {"start": {"line": 5, "character": 0},
+                                          "end": {"line": 5, "character": 0}},
+                                "text": "; edited\n"}]})
+        assert answer(client, 1)["result"]["status"] == "cancelled"
+    finally:
+        client.close()
