@@ -21,6 +21,7 @@ import json
 import re
 from typing import Any, Callable
 
+CHUNK = 1 << 16                # bytes read from a stream at a time
 MAX_MESSAGE_BYTES = 64 << 20   # the largest body one message may announce
 MAX_HEADER_BYTES = 1 << 16     # a header block longer than this is junk
 HEADER_END = b"\r\n\r\n"

@@ -15,7 +15,7 @@ import traceback
 
 from ..emu.formats import describe_error
 from .expressions import Expression, ExpressionError
-from .protocol import Channel, ProtocolError, read_message
+from .protocol import Channel, read_messages
 from .session import EXCEPTION_FILTERS, Session
 from .target import TargetError, resolve
 from .values import mask_text, summary
@@ -61,13 +61,24 @@ class Adapter:
     def handle(self, message: dict) -> None:
         if message.get("type") != "request":
             return
-        command = message.get("command", "")
+        command = message.get("command")
+        if not isinstance(command, str) or not command.isidentifier():
+            self.channel.fail(message, f"a request's 'command' must be a request name, not "
+                                       f"{_short(command)}", show_user=False)
+            return
         handler = getattr(self, "on_" + command, None)
         if handler is None:
             self.channel.fail(message, f"unsupported request '{command}'", show_user=False)
             return
+        arguments = message.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            self.channel.fail(message, f"the arguments of '{command}' must be an object, not "
+                                       f"{_short(arguments)}")
+            return
         try:
-            body = handler(message.get("arguments") or {})
+            body = handler(arguments)
         except (RequestError, TargetError, ExpressionError, KeyError, ValueError) as err:
             text = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
             self.channel.fail(message, str(text))
@@ -326,18 +337,24 @@ def _norm(path: str) -> str:
         return path
 
 
+def _short(value) -> str:
+    text = "null" if value is None else repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
 def serve(stdin, stdout) -> int:
-    """Serve one debug session over binary streams until `disconnect` or end of input."""
+    """Serve one debug session over binary streams until `disconnect` or end of input. A
+    malformed frame or body is reported in an `output` event and skipped; reading goes on."""
     channel = Channel(stdout)
     adapter = Adapter(channel)
-    while not adapter.done:
-        try:
-            message = read_message(stdin)
-        except ProtocolError as err:
-            channel.event("output", {"category": "stderr", "output": f"wave-lsp debug: {err}\n"})
-            continue
-        if message is None:
-            break
+
+    def report(reason: str) -> None:
+        channel.event("output", {"category": "stderr",
+                                 "output": f"wave-lsp debug: protocol error: {reason}\n"})
+
+    for message in read_messages(stdin, report):
         adapter.handle(message)
+        if adapter.done:
+            break
     adapter.session.cancel()
     return 0

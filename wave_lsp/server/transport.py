@@ -29,9 +29,7 @@ from typing import Any, BinaryIO, Callable
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from ..framing import Deframer
-
-CHUNK = 1 << 16
+from ..framing import CHUNK, Deframer
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32602, -32603
 SERVER_NOT_INITIALIZED = -32002
