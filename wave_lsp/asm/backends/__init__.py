@@ -4,7 +4,8 @@
 upstream's `wave-ptx`, `wave-hip`, `wave-metal` and `wave-sycl` do, except where those are wrong
 (`corrections.py`, `ptx_waves.py`, lints P811-P822); `compat=True` reproduces upstream's text exactly, defects
 included (and assembles source as `wave-asm` does, as upstream's pipeline would). The result
-maps every generated line back to the source line of its instruction.
+maps every generated line back to the source line of its instruction. Kernel names that are
+not identifiers are mangled once, before any backend (`names.py`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from ..ir import KernelCode
 from . import hip, metal, sycl
 from .c_family import EmitError, emit_c
+from .names import with_code_names
 from .ptx import emit_ptx
 
 TARGETS = ("ptx", "hip", "metal", "sycl")
@@ -43,6 +45,7 @@ def emit_kernels(kernels: list[KernelCode], target: str, compat: bool = False) -
     """Translate decoded kernels; raises EmitError for what the backend cannot translate."""
     if target not in TARGETS:
         raise ValueError(f"unknown target '{target}' (use {', '.join(TARGETS)})")
+    kernels = with_code_names(kernels)   # names.py: never a name that is not an identifier
     if target == "ptx":
         lines = emit_ptx(kernels, compat)
     else:
