@@ -274,9 +274,9 @@ class Views:
         kind, wave = item[0], item[1]
         lanes = run.wave_lanes(wave)
         register, lane = _REGISTER_NAME.fullmatch(name), _LANE_NAME.fullmatch(name)
-        if lane is not None and kind in ("lanes_of", "pred_lanes"):
-            lane = int(lane.group(1))
-            if lane >= run.lane_count(wave):
+        if kind in ("lanes_of", "pred_lanes") and name.startswith("lane "):
+            lane = int(lane.group(1)) if lane is not None else -1
+            if not 0 <= lane < run.lane_count(wave):
                 raise ExpressionError(f"{name} is not a lane of this wave (lanes 0 to "
                                       f"{run.lane_count(wave) - 1})")
         if kind == "registers" and register is not None:
