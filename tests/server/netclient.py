@@ -29,6 +29,9 @@ class NetServer:
             [sys.executable, "-m", "wave_lsp", "serve", f"--{transport}", f"127.0.0.1:{port}"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             env=env)
+        self._stderr: list[bytes] = []      # drained, so that a full pipe never blocks it
+        threading.Thread(target=lambda: self._stderr.extend(self.proc.stderr),
+                         daemon=True).start()
 
     def wait_listening(self, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
@@ -47,15 +50,12 @@ class NetServer:
                 time.sleep(0.1)
 
     def stderr(self) -> str:
-        if self.proc.poll() is None:
-            return "(running)"
-        return self.proc.stderr.read().decode("utf-8", "replace")
+        return b"".join(self._stderr).decode("utf-8", "replace")
 
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait(30)
-        self.proc.stderr.close()
 
 
 class TcpPeer:
