@@ -14,20 +14,21 @@ from .netclient import HOVER, NetServer, TcpPeer, ws_connect, ws_send, ws_until
 from .rawclient import INIT_PARAMS, frame
 
 
-@pytest.fixture
-def tcp(tmp_path, unused_tcp_port):
-    server = NetServer("tcp", unused_tcp_port, tmp_path / "cache")
+def serving(transport: str, tmp_path, port: int):
+    server = NetServer(transport, port, tmp_path / "cache")
     server.wait_listening()
     yield server
     server.close()
+
+
+@pytest.fixture
+def tcp(tmp_path, unused_tcp_port):
+    yield from serving("tcp", tmp_path, unused_tcp_port)
 
 
 @pytest.fixture
 def ws(tmp_path, unused_tcp_port):
-    server = NetServer("ws", unused_tcp_port, tmp_path / "cache")
-    server.wait_listening()
-    yield server
-    server.close()
+    yield from serving("ws", tmp_path, unused_tcp_port)
 
 
 def ping(msg_id) -> bytes:

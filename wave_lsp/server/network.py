@@ -30,6 +30,7 @@ logger = logging.getLogger("wave_lsp.server")
 BUSY = ("wave-lsp: this language server already has a client; each server serves one client. "
         "Start another server (another port) for this one.")
 TRY_AGAIN_LATER = 1013     # the WebSocket close code for a refused connection
+LINGER = 5                 # seconds a refused TCP connection is drained before it is closed
 
 
 def _refusal() -> bytes:
@@ -117,18 +118,33 @@ class OneClient:
             self.finished.set_result(session.exit_code or 0)
 
 
+async def _drop_input(reader: asyncio.StreamReader) -> None:
+    while await reader.read(CHUNK):
+        pass
+
+
+async def _refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Send the refusal and close gracefully: what the peer already sent is read and dropped
+    for up to `LINGER` seconds first, so that the close does not reset the connection and
+    discard the refusal before the peer has read it."""
+    writer.write(frame(_refusal()))
+    try:
+        await writer.drain()
+        if writer.can_write_eof():
+            writer.write_eof()
+        await asyncio.wait_for(_drop_input(reader), LINGER)
+    except (ConnectionError, OSError, asyncio.TimeoutError):
+        pass
+    writer.close()
+
+
 async def serve_tcp(server, host: str, port: int) -> int:
     """Serve one client on a TCP socket; its session's exit status."""
     stop = server._stop_event
 
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if not client.take():
-            writer.write(frame(_refusal()))
-            try:
-                await writer.drain()
-            except (ConnectionError, OSError):
-                pass
-            writer.close()
+            await _refuse(reader, writer)
             return
         server.protocol.set_writer(StreamWriter(writer))
         session = Session(server.protocol, server.report_server_error)
