@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "server"))
 from rawclient import read_messages  # noqa: E402  (the tests' raw JSON-RPC reader)
+from fuzz_frames import malformed_frame  # noqa: E402  (shared with fuzz_adapter, fuzz_transports)
 BREAK = re.compile(r"\r\n|\r|\n")
 BITS = [".kernel k", ".kernel main", ".end", ".registers 8", ".registers 300", "iadd r1, r2, r3",
         "@!p1 ", "@p0 ", "if p1", "else", "endif", "loop", "break p1", "continue p0",
@@ -292,21 +293,7 @@ class Fuzzer:
         body = json.dumps({"jsonrpc": "2.0", "id": "m", "method": "textDocument/hover",
                            "params": {"textDocument": {"uri": "file:///x"},
                                       "position": {"line": 0, "character": 0}}}).encode()
-        choice = self.rng.randrange(7)
-        if choice == 0:
-            data = b"content-length:%d\r\n\r\n" % len(body) + body
-        elif choice == 1:
-            data = b"Content-Length: %d\r\n\r\n" % (len(body) - self.rng.randrange(1, 20)) + body
-        elif choice == 2:
-            data = b"Content-Length: -3\r\n\r\n" + body
-        elif choice == 3:
-            data = bytes(self.rng.randrange(256) for _ in range(self.rng.randrange(64)))
-        elif choice == 4:
-            data = b"Content-Length: 9\r\n\r\n{not json"
-        elif choice == 5:
-            data = b"Content-Length: 3\r\n\r\n[1]"
-        else:
-            data = b"Content-Length: %d\r\n\r\n" % (len(body) + self.rng.randrange(1, 40)) + body
+        data = malformed_frame(self.rng, body)
         self.server.send(data)
         self.request("textDocument/hover", {"textDocument": {"uri": "file:///x"},
                                             "position": {"line": 0, "character": 0}})

@@ -15,11 +15,11 @@ import shared
 PACKAGE = Path(__file__).resolve().parents[1] / "wave_lsp"
 # Layers, lowest first; an import may only point to the same layer or a lower one. `debug` sits
 # beside `server` (neither imports the other). Modules at the package root (cache.py,
-# cancellation.py, files.py) are below every layer and import only each other.
+# cancellation.py, files.py, framing.py) are below every layer and import only each other.
 LAYERS = ["isa", "grammar", "syntax", "analysis", "asm", "emu", "ide", "server", "debug", "cli"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 RANK["debug"] = RANK["server"]
-ROOT_MODULES = {"cache", "cancellation", "files"}
+ROOT_MODULES = {"cache", "cancellation", "files", "framing"}
 PROTOCOL = ("pygls", "lsprotocol")
 
 

@@ -44,6 +44,24 @@ class DapClient:
         self.proc.stdin.flush()
         return self.seq
 
+    def send_raw(self, data: bytes) -> None:
+        """Write exactly these bytes (malformed frames included)."""
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send_message(self, message: dict) -> int:
+        """Send a request written by the caller (its fields of any type); its `seq` is the
+        next one, whatever it holds."""
+        self.seq += 1
+        self.send_raw(frame(dict(message, seq=self.seq)))
+        return self.seq
+
+    def response(self, seq: int, timeout: float = 30) -> dict:
+        with self.cond:
+            if not self.cond.wait_for(lambda: seq in self.responses, timeout):
+                raise TimeoutError(f"no response to request {seq}")
+            return self.responses.pop(seq)
+
     def request(self, command: str, arguments: dict | None = None, timeout: float = 30,
                 ok: bool = True) -> dict:
         seq = self.send(command, arguments)

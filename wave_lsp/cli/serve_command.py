@@ -1,4 +1,5 @@
-"""`wave-lsp serve`: run the language server on stdio (default), TCP or WebSocket."""
+"""`wave-lsp serve`: run the language server on stdio (default), TCP or WebSocket (one client
+per server; see `wave_lsp.server.network`)."""
 
 from __future__ import annotations
 
@@ -23,9 +24,10 @@ def register(subparsers) -> None:
     transport = parser.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="use stdin/stdout (default)")
     transport.add_argument("--tcp", metavar="HOST:PORT", type=_address,
-                           help="listen for one client on a TCP socket")
+                           help="listen for one client on a TCP socket (a second "
+                                "connection is refused while it is connected)")
     transport.add_argument("--ws", metavar="HOST:PORT", type=_address,
-                           help="listen on a WebSocket")
+                           help="listen for one client on a WebSocket (likewise)")
     parser.add_argument("--log-file", metavar="PATH", help="write the server log to PATH")
     parser.add_argument("--log-level", default="WARNING",
                         choices=("DEBUG", "INFO", "WARNING", "ERROR"),
@@ -45,20 +47,21 @@ def run(args: argparse.Namespace) -> int:
         prefix, stdout = early_initialize(sys.stdin.buffer, sys.stdout.buffer)
     from ..server.server import create_server
 
-    server = create_server()
-    if args.tcp:
-        server.start_tcp(*args.tcp)
-    elif args.ws:
+    if args.ws:
         try:
             import websockets  # noqa: F401
         except ImportError:
             print("wave-lsp serve: --ws needs the 'websockets' package "
                   "(pip install websockets)", file=sys.stderr)
             return 2
-        server.start_ws(*args.ws)
+    server = create_server()
+    if args.tcp or args.ws:
+        from ..server.network import run_network
+
+        host, port = args.tcp or args.ws
+        status = run_network(server, "tcp" if args.tcp else "ws", host, port)
     else:
         status = server.start_io(stdout=stdout, prefix=prefix)
-        from ..server.server import exit_soon
-        exit_soon(status)      # `exit` ends the process, even with a worker still busy
-        return status
-    return 0
+    from ..server.server import exit_soon
+    exit_soon(status)      # `exit` ends the process, even with a worker still busy
+    return status

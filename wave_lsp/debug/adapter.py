@@ -5,6 +5,9 @@ Start-up order: `initialize` (capabilities) → `launch` (the program is assembl
 checked; an invalid launch fails this request with the reason) → the `initialized` event →
 breakpoints and exception filters → `configurationDone`, after which the kernel starts.
 A request that fails for any reason gets an error response; the adapter itself never dies.
+Every argument is read through `arguments.Arguments`, which checks its type and range, and what
+one request may cost is bounded (`arguments.MAX_INSTRUCTIONS`, `MAX_TEXT`, and 64-bit
+expression arithmetic in `expressions`).
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ import sys
 import traceback
 
 from ..emu.formats import describe_error
+from .arguments import MAX_INSTRUCTIONS, MAX_TEXT, Arguments, breakpoint_options
 from .expressions import Expression, ExpressionError
-from .protocol import Channel, ProtocolError, read_message
+from .protocol import Channel, read_messages
 from .session import EXCEPTION_FILTERS, Session
 from .target import TargetError, resolve
 from .values import mask_text, summary
@@ -61,13 +65,24 @@ class Adapter:
     def handle(self, message: dict) -> None:
         if message.get("type") != "request":
             return
-        command = message.get("command", "")
+        command = message.get("command")
+        if not isinstance(command, str) or not command.isidentifier():
+            self.channel.fail(message, f"a request's 'command' must be a request name, not "
+                                       f"{_short(command)}", show_user=False)
+            return
         handler = getattr(self, "on_" + command, None)
         if handler is None:
             self.channel.fail(message, f"unsupported request '{command}'", show_user=False)
             return
+        arguments = message.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            self.channel.fail(message, f"the arguments of '{command}' must be an object, not "
+                                       f"{_short(arguments)}")
+            return
         try:
-            body = handler(message.get("arguments") or {})
+            body = handler(Arguments(arguments, command))
         except (RequestError, TargetError, ExpressionError, KeyError, ValueError) as err:
             text = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
             self.channel.fail(message, str(text))
@@ -90,14 +105,14 @@ class Adapter:
         return session
 
     # ---- start-up ----------------------------------------------------------------------------
-    def on_initialize(self, args):
-        self.session.line_base = 1 if args.get("linesStartAt1", True) else 0
+    def on_initialize(self, args: Arguments):
+        self.session.line_base = 1 if args.boolean("linesStartAt1", True) else 0
         return CAPABILITIES
 
-    def on_launch(self, args):
-        target = resolve(args)
+    def on_launch(self, args: Arguments):
+        target = resolve(args.data)
         self.session.load(target)
-        self.launch_arguments = args
+        self.launch_arguments = args.data
         return None
 
     def after_launch(self):
@@ -107,12 +122,15 @@ class Adapter:
     def on_attach(self, args):
         raise RequestError("the WAVE debugger launches kernels; use a 'launch' configuration")
 
-    def on_setBreakpoints(self, args):
+    def on_setBreakpoints(self, args: Arguments):
         session = self.session
-        requested = args.get("breakpoints")
-        if requested is None:
-            requested = [{"line": n} for n in args.get("lines", [])]
-        path = (args.get("source") or {}).get("path") or ""
+        given = args.objects("breakpoints", None)
+        if given is None:
+            requested = [{"line": n} for n in args.integers("lines")]
+        else:
+            requested = [{"line": raw.integer("line"), **breakpoint_options(raw)}
+                         for raw in given]
+        path = args.object("source").string("path", "")
         if session.run is None:
             return {"breakpoints": [{"verified": False, "message": "no kernel is launched"}
                                     for _ in requested]}
@@ -122,13 +140,15 @@ class Adapter:
                 _norm(str(session.target.path)), session.line_base)
         return {"breakpoints": [self._breakpoint_body(bp) for bp in bps]}
 
-    def on_setInstructionBreakpoints(self, args):
+    def on_setInstructionBreakpoints(self, args: Arguments):
         session = self.session
+        requested = [{"instructionReference": raw.string("instructionReference"),
+                      "offset": raw.integer("offset", 0), **breakpoint_options(raw)}
+                     for raw in args.objects("breakpoints")]
         if session.run is None:
             raise RequestError("no kernel is launched")
         with session.lock:
-            bps = session.breakpoints.set_instructions(args.get("breakpoints", []),
-                                                       session.run.instructions)
+            bps = session.breakpoints.set_instructions(requested, session.run.instructions)
         return {"breakpoints": [self._breakpoint_body(bp) for bp in bps]}
 
     def _breakpoint_body(self, bp) -> dict:
@@ -143,8 +163,8 @@ class Adapter:
             body["instructionReference"] = f"0x{bp.pc:x}"
         return body
 
-    def on_setExceptionBreakpoints(self, args):
-        filters = set(args.get("filters", []))
+    def on_setExceptionBreakpoints(self, args: Arguments):
+        filters = set(args.strings("filters"))
         unknown = filters - set(EXCEPTION_FILTERS)
         if unknown:
             raise RequestError(f"unknown exception filter(s): {', '.join(sorted(unknown))}")
@@ -164,12 +184,13 @@ class Adapter:
             self.session.begin()
 
     # ---- run control -------------------------------------------------------------------------
-    def _wave(self, args) -> int:
+    def _wave(self, args: Arguments) -> int:
+        """The wave of the request's `threadId` (wave 0 when it names none)."""
         session = self._stopped_session()
-        thread = args.get("threadId")
+        thread = args.integer("threadId", None)
         try:
-            return session.views.wave_of(int(thread))
-        except (KeyError, TypeError, ValueError):
+            return 0 if thread is None else session.views.wave_of(thread)
+        except KeyError:        # a wave of a workgroup that has ended: the client's view is old
             return 0
 
     def on_continue(self, args):
@@ -202,8 +223,9 @@ class Adapter:
             self.session.pause_requested.set()
         return None
 
-    def on_restart(self, args):
-        arguments = args.get("arguments") or self.launch_arguments
+    def on_restart(self, args: Arguments):
+        given = args.object("arguments").data
+        arguments = given or self.launch_arguments
         if arguments is None:
             raise RequestError("nothing to restart: no kernel was launched")
         target = resolve(arguments)
@@ -244,46 +266,47 @@ class Adapter:
         with session.lock:
             return {"threads": session.views.threads()}
 
-    def on_stackTrace(self, args):
+    def on_stackTrace(self, args: Arguments):
         session = self._stopped_session()
-        frames = session.views.stack(int(args["threadId"]))
-        start = int(args.get("startFrame", 0))
-        levels = int(args.get("levels", 0) or 0)
+        frames = session.views.stack(args.integer("threadId"))
+        start = args.integer("startFrame", 0, minimum=0)
+        levels = args.integer("levels", 0, minimum=0)
         shown = frames[start:start + levels] if levels else frames[start:]
         return {"stackFrames": shown, "totalFrames": len(frames)}
 
-    def on_scopes(self, args):
-        return {"scopes": self._stopped_session().views.scopes(int(args["frameId"]))}
+    def on_scopes(self, args: Arguments):
+        return {"scopes": self._stopped_session().views.scopes(args.integer("frameId"))}
 
-    def on_variables(self, args):
+    def on_variables(self, args: Arguments):
         session = self._stopped_session()
-        hex_format = bool((args.get("format") or {}).get("hex"))
-        variables = session.views.variables(int(args["variablesReference"]), hex_format)
-        start = int(args.get("start", 0) or 0)
-        count = int(args.get("count", 0) or 0)
+        hex_format = args.object("format").boolean("hex")
+        reference = args.integer("variablesReference")
+        start = args.integer("start", 0, minimum=0)
+        count = args.integer("count", 0, minimum=0)
+        variables = session.views.variables(reference, hex_format)
         if start or count:
             variables = variables[start:start + count] if count else variables[start:]
         return {"variables": variables}
 
-    def on_setVariable(self, args):
+    def on_setVariable(self, args: Arguments):
         session = self._stopped_session()
-        hex_format = bool((args.get("format") or {}).get("hex"))
-        return session.views.set_variable(int(args["variablesReference"]), args["name"],
-                                          str(args["value"]), hex_format)
+        hex_format = args.object("format").boolean("hex")
+        return session.views.set_variable(args.integer("variablesReference"),
+                                          args.string("name", limit=MAX_TEXT),
+                                          args.string("value", limit=MAX_TEXT), hex_format)
 
-    def on_evaluate(self, args):
+    def on_evaluate(self, args: Arguments):
         session = self._stopped_session()
         views = session.views
-        wave = 0
-        if args.get("frameId") is not None:
-            wave = views.handles.get(int(args["frameId"]))[1]
-        text = str(args.get("expression", ""))
+        text = args.string("expression", limit=MAX_TEXT)
+        hex_format = args.object("format").boolean("hex")
+        frame = args.integer("frameId", None)
+        wave = 0 if frame is None else views.frame(frame)[0]
         run = session.run
         n = run.lane_count(wave)
         m = _REGISTER.match(text)
-        if m and int(m.group(1)) < run.geo.registers:
+        if m and len(m.group(1)) < 4 and int(m.group(1)) < run.geo.registers:
             reg = int(m.group(1))
-            hex_format = bool((args.get("format") or {}).get("hex"))
             return {"result": summary(views._lane_values(wave, reg, hex_format)),
                     "variablesReference": views.handles.add(("lanes_of", wave, reg)),
                     "indexedVariables": n}
@@ -301,21 +324,23 @@ class Adapter:
                 "details": {"message": error.message, "typeName": error.kind,
                             "stackTrace": describe_error(error)}}
 
-    def on_readMemory(self, args):
+    def on_readMemory(self, args: Arguments):
         session = self._stopped_session()
-        return session.views.read_memory(str(args["memoryReference"]),
-                                         int(args.get("offset", 0)), int(args["count"]))
+        return session.views.read_memory(args.string("memoryReference"),
+                                         args.integer("offset", 0),
+                                         args.integer("count", minimum=0))
 
-    def on_writeMemory(self, args):
+    def on_writeMemory(self, args: Arguments):
         session = self._stopped_session()
-        return session.views.write_memory(str(args["memoryReference"]),
-                                          int(args.get("offset", 0)), str(args["data"]))
+        return session.views.write_memory(args.string("memoryReference"),
+                                          args.integer("offset", 0), args.string("data"))
 
-    def on_disassemble(self, args):
+    def on_disassemble(self, args: Arguments):
         session = self._stopped_session()
         return {"instructions": session.views.disassemble(
-            str(args["memoryReference"]), int(args.get("offset", 0)),
-            int(args.get("instructionOffset", 0)), int(args["instructionCount"]))}
+            args.string("memoryReference"), args.integer("offset", 0),
+            args.integer("instructionOffset", 0),
+            args.integer("instructionCount", minimum=0, maximum=MAX_INSTRUCTIONS))}
 
 
 def _norm(path: str) -> str:
@@ -326,18 +351,24 @@ def _norm(path: str) -> str:
         return path
 
 
+def _short(value) -> str:
+    text = "null" if value is None else repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
 def serve(stdin, stdout) -> int:
-    """Serve one debug session over binary streams until `disconnect` or end of input."""
+    """Serve one debug session over binary streams until `disconnect` or end of input. A
+    malformed frame or body is reported in an `output` event and skipped; reading goes on."""
     channel = Channel(stdout)
     adapter = Adapter(channel)
-    while not adapter.done:
-        try:
-            message = read_message(stdin)
-        except ProtocolError as err:
-            channel.event("output", {"category": "stderr", "output": f"wave-lsp debug: {err}\n"})
-            continue
-        if message is None:
-            break
+
+    def report(reason: str) -> None:
+        channel.event("output", {"category": "stderr",
+                                 "output": f"wave-lsp debug: protocol error: {reason}\n"})
+
+    for message in read_messages(stdin, report):
         adapter.handle(message)
+        if adapter.done:
+            break
     adapter.session.cancel()
     return 0

@@ -8,6 +8,11 @@ id), `active` (the lane executes the next instruction); integer and float litera
 `+ - * / // % & | ^ << >> ~`, comparisons (chained too), `and`, `or`, `not`; and the
 reinterpreting functions `f32(x)`, `i32(x)`, `u32(x)`. A breakpoint condition holds when it is
 true in any active lane.
+
+Integers are 64-bit and wrap (a literal must fit in 64 bits; a shift by a count outside 0..63
+gives 0, or -1 for `>>` of a negative value), so one evaluation costs a few array operations
+per node however large the numbers; an expression is at most `MAX_TEXT` characters and
+`MAX_DEPTH` levels deep.
 """
 
 from __future__ import annotations
@@ -20,12 +25,31 @@ import numpy as np
 
 from ..isa import PREDICATE_COUNT, SPECIAL_BY_NAME
 
-_REGISTER = re.compile(r"^r(\d+)$")
-_PREDICATE = re.compile(r"^p(\d+)$")
+MAX_TEXT = 4_096     # characters in one expression
+MAX_DEPTH = 64       # nesting of operators and parentheses
+
+_REGISTER = re.compile(r"^r(\d{1,4})$")
+_PREDICATE = re.compile(r"^p(\d{1,4})$")
+
+
+def _shift(shift):
+    """A 64-bit shift whose count outside 0..63 gives 0 (or -1 for `>>` of a negative)."""
+    def apply(left, right):
+        left, right = np.asarray(left), np.asarray(right)
+        if left.dtype.kind == "f" or right.dtype.kind == "f":
+            raise ExpressionError("shifts take integers, not floats")
+        left, right = left.astype(np.int64), right.astype(np.int64)
+        inside = (right >= 0) & (right < 64)
+        out = shift(left, np.where(inside, right, 0))
+        beyond = np.where(left < 0, -1, 0) if shift is np.right_shift else 0
+        return np.where(inside, out, beyond)
+    return apply
+
+
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
            ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
-           ast.LShift: operator.lshift, ast.RShift: operator.rshift}
+           ast.LShift: _shift(np.left_shift), ast.RShift: _shift(np.right_shift)}
 _COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
             ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne}
 
@@ -55,11 +79,21 @@ class Expression:
     """A parsed expression; `evaluate(run, wave)` gives one value per lane of the wave."""
 
     def __init__(self, text: str):
+        if not isinstance(text, str):
+            raise ExpressionError(f"an expression is text, not {type(text).__name__}")
+        if len(text) > MAX_TEXT:
+            raise ExpressionError(f"the expression is {len(text)} characters long; the limit "
+                                  f"is {MAX_TEXT}")
         self.text = text
         try:
             tree = ast.parse(text.strip(), mode="eval")
         except SyntaxError as err:
-            raise ExpressionError(f"cannot parse '{text}': {err.msg}") from None
+            raise ExpressionError(f"cannot parse '{_short(text)}': {err.msg}") from None
+        except (RecursionError, MemoryError, ValueError):
+            raise ExpressionError(f"'{_short(text)}' is nested too deeply") from None
+        if _depth(tree.body) > MAX_DEPTH:
+            raise ExpressionError(f"'{_short(text)}' is nested more than {MAX_DEPTH} levels "
+                                  "deep")
         self._check(tree.body)
         self.tree = tree.body
 
@@ -70,8 +104,13 @@ class Expression:
         for sub in ast.walk(node):
             if not isinstance(sub, allowed):
                 raise ExpressionError(f"'{self.text}': {type(sub).__name__} is not supported")
-            if isinstance(sub, ast.Constant) and not isinstance(sub.value, (int, float)):
+            if isinstance(sub, ast.Constant) and (not isinstance(sub.value, (int, float))
+                                                  or isinstance(sub.value, bool)):
                 raise ExpressionError(f"'{self.text}': only numbers are allowed as constants")
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, int) \
+                    and not -(1 << 63) <= sub.value < 1 << 64:
+                raise ExpressionError(f"'{_short(self.text)}': the literal "
+                                      f"{_short(str(sub.value))} does not fit in 64 bits")
             if isinstance(sub, ast.Call) and not (isinstance(sub.func, ast.Name)
                                                    and sub.func.id in _FUNCTIONS
                                                    and len(sub.args) == 1 and not sub.keywords):
@@ -94,6 +133,20 @@ class Expression:
         return truth & mask
 
 
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _depth(tree: ast.AST) -> int:
+    """How deeply the nodes of a tree nest (counted without recursion)."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
 def _known_name(name: str) -> bool:
     return bool(_REGISTER.match(name) or _PREDICATE.match(name)) or name in SPECIAL_BY_NAME \
         or name in ("lane", "thread", "active")
@@ -105,7 +158,9 @@ class _Evaluator:
 
     def eval(self, node):
         if isinstance(node, ast.Constant):
-            return node.value
+            if isinstance(node.value, float):
+                return np.float64(node.value)
+            return np.int64(node.value - (1 << 64) if node.value >= 1 << 63 else node.value)
         if isinstance(node, ast.Name):
             return self.name(node.id)
         if isinstance(node, ast.BinOp):

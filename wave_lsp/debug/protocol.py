@@ -1,5 +1,5 @@
 """Debug Adapter Protocol framing: `Content-Length` headers around JSON messages, over binary
-streams (the adapter's stdin and stdout).
+streams (the adapter's stdin and stdout), cut by the framing shared with the language server.
 
 Messages are requests (`{"type": "request", "command", "arguments"}`), responses and events;
 every message the adapter sends carries its own increasing `seq`. Writing is thread-safe: the
@@ -9,42 +9,36 @@ execution thread sends `stopped` and `output` events while the reader thread ans
 from __future__ import annotations
 
 import json
+import os
 import threading
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Callable, Iterator
+
+from ..framing import CHUNK, Deframer, FramingError, decode_json, frame
 
 
-class ProtocolError(Exception):
-    """The input stream is not framed DAP (bad header, bad JSON)."""
-
-
-def read_message(stream: BinaryIO) -> dict[str, Any] | None:
-    """The next message, or None at the end of the stream."""
-    length = None
-    while True:
-        line = stream.readline()
-        if not line:
-            return None
-        line = line.strip()
-        if not line:
-            if length is None:
-                continue            # stray blank line between messages
-            break
-        name, _, value = line.decode("ascii", "replace").partition(":")
-        if name.strip().lower() == "content-length":
-            try:
-                length = int(value.strip())
-            except ValueError:
-                raise ProtocolError(f"bad Content-Length header: {line!r}") from None
-    body = stream.read(length)
-    if len(body) < length:
-        return None
+def read_messages(stream: BinaryIO, report: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+    """The messages on `stream` until its end, cut by the framing the language server uses
+    (`wave_lsp.framing`): a malformed frame or body is reported (`report(reason)`) and skipped,
+    and reading resumes at the next message."""
+    deframer = Deframer(report)
     try:
-        message = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ProtocolError(f"message is not JSON: {err}") from None
-    if not isinstance(message, dict):
-        raise ProtocolError("message is not a JSON object")
-    return message
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = None
+    while True:
+        try:
+            chunk = os.read(fd, CHUNK) if fd is not None else stream.read1(CHUNK)
+        except (OSError, ValueError):
+            chunk = b""
+        if not chunk:
+            deframer.finish()
+            return
+        deframer.feed(chunk)
+        while (body := deframer.next_body()) is not None:
+            try:
+                yield decode_json(body)
+            except FramingError as err:
+                report(str(err))
 
 
 class Channel:
@@ -61,7 +55,7 @@ class Channel:
             message["seq"] = self.seq
             body = json.dumps(message, separators=(",", ":")).encode("utf-8")
             try:
-                self.stream.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+                self.stream.write(frame(body))
                 self.stream.flush()
             except (BrokenPipeError, ValueError, OSError):
                 pass                # the client went away; the reader will see the end
@@ -73,13 +67,19 @@ class Channel:
         self.send(message)
 
     def respond(self, request: dict[str, Any], body: dict[str, Any] | None = None) -> None:
-        message: dict[str, Any] = {"type": "response", "request_seq": request.get("seq", 0),
-                                   "command": request.get("command", ""), "success": True}
+        message: dict[str, Any] = {"type": "response", **_answering(request), "success": True}
         if body is not None:
             message["body"] = body
         self.send(message)
 
     def fail(self, request: dict[str, Any], text: str, show_user: bool = True) -> None:
-        self.send({"type": "response", "request_seq": request.get("seq", 0),
-                   "command": request.get("command", ""), "success": False, "message": text,
+        self.send({"type": "response", **_answering(request), "success": False, "message": text,
                    "body": {"error": {"id": 1, "format": text, "showUser": show_user}}})
+
+
+def _answering(request: dict[str, Any]) -> dict[str, Any]:
+    """The `request_seq` and `command` of a response: the request's when they have their types
+    (an integer, a string), 0 and "" otherwise."""
+    seq, command = request.get("seq"), request.get("command")
+    return {"request_seq": seq if isinstance(seq, int) and not isinstance(seq, bool) else 0,
+            "command": command if isinstance(command, str) else ""}

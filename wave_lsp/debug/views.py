@@ -9,6 +9,7 @@ Variable references and frame ids are handles valid until the session runs again
 from __future__ import annotations
 
 import base64
+import re
 
 import numpy as np
 
@@ -18,6 +19,9 @@ from ..isa import PREDICATE_COUNT, SPECIAL_REGISTERS
 from .expressions import ExpressionError
 from ..isa.value_format import ACTIVE, INACTIVE, register_lanes
 from .values import lane_list, mask_text, parse_value, summary
+
+_REGISTER_NAME = re.compile(r"r(\d{1,3})")
+_LANE_NAME = re.compile(rf"lane (\d{{1,4}})(?: [{ACTIVE}{INACTIVE}])?")   # _lanes_of marks each
 
 
 class Handles:
@@ -32,7 +36,8 @@ class Handles:
 
     def get(self, ref: int):
         if not 1 <= ref <= len(self.items):
-            raise KeyError(ref)
+            raise KeyError(f"unknown reference {ref} (references last until the kernel runs "
+                           "again)")
         return self.items[ref - 1]
 
     def reset(self) -> None:
@@ -114,8 +119,22 @@ class Views:
         return frames
 
     # ---- scopes and variables ----------------------------------------------------------------
+    def frame(self, frame_id: int) -> tuple[int, int]:
+        """(wave, depth) of a stack frame id."""
+        item = self.handles.get(frame_id)
+        if item[0] != "frame":
+            raise KeyError(f"{frame_id} is a variables reference, not a stack frame id")
+        return item[1], item[2]
+
+    def container(self, ref: int) -> tuple:
+        """The item of a variables reference (a scope or a variable with children)."""
+        item = self.handles.get(ref)
+        if item[0] == "frame":
+            raise KeyError(f"{ref} is a stack frame id, not a variables reference")
+        return item
+
     def scopes(self, frame_id: int) -> list[dict]:
-        kind, wave, _ = self.handles.get(frame_id)
+        wave, _ = self.frame(frame_id)
         run = self.run
         scopes = [("Registers", ("registers", wave), run.geo.registers),
                   ("Predicates", ("predicates", wave), PREDICATE_COUNT),
@@ -128,7 +147,7 @@ class Views:
                 for name, item, count in scopes]
 
     def variables(self, ref: int, hex_format: bool = False) -> list[dict]:
-        item = self.handles.get(ref)
+        item = self.container(ref)
         kind, wave = item[0], item[1]
         return getattr(self, f"_{kind}")(wave, hex_format, *item[2:])
 
@@ -256,16 +275,21 @@ class Views:
 
     # ---- setVariable -------------------------------------------------------------------------
     def set_variable(self, ref: int, name: str, text: str, hex_format: bool) -> dict:
-        item = self.handles.get(ref)
+        item = self.container(ref)
         run = self.run
         kind, wave = item[0], item[1]
         lanes = run.wave_lanes(wave)
-        if kind == "registers" and name.startswith("r") and name[1:].isdigit():
-            reg, targets = int(name[1:]), range(run.lane_count(wave))
-        elif kind == "lanes_of" and name.startswith("lane "):
-            reg, targets = item[2], [int(name[5:].split()[0])]
-        elif kind == "pred_lanes" and name.startswith("lane "):
-            lane = int(name[5:])
+        register, lane = _REGISTER_NAME.fullmatch(name), _LANE_NAME.fullmatch(name)
+        if kind in ("lanes_of", "pred_lanes") and name.startswith("lane "):
+            lane = int(lane.group(1)) if lane is not None else -1
+            if not 0 <= lane < run.lane_count(wave):
+                raise ExpressionError(f"{name} is not a lane of this wave (lanes 0 to "
+                                      f"{run.lane_count(wave) - 1})")
+        if kind == "registers" and register is not None:
+            reg, targets = int(register.group(1)), range(run.lane_count(wave))
+        elif kind == "lanes_of" and lane is not None:
+            reg, targets = item[2], [lane]
+        elif kind == "pred_lanes" and lane is not None:
             value = text.strip().lower() in ("1", "true", "yes", "on")
             run.batch.P[item[2], lanes.start + lane] = value
             return {"value": "true" if value else "false"}
@@ -302,7 +326,10 @@ class Views:
 
     def write_memory(self, reference: str, offset: int, data: str) -> dict:
         memory = self.memory(reference)
-        raw = np.frombuffer(base64.b64decode(data), dtype=np.uint8)
+        try:
+            raw = np.frombuffer(base64.b64decode(data, validate=True), dtype=np.uint8)
+        except ValueError as err:
+            raise ExpressionError(f"'data' is not base64 ({err})") from None
         if offset < 0 or offset + raw.size > memory.size:
             raise ExpressionError(f"{reference} memory is {memory.size} bytes: cannot write "
                                   f"{raw.size} bytes at {offset}")

@@ -5,12 +5,10 @@ A thread reads whatever bytes stdin has and hands them to the event loop; `serve
 dispatches every message already received before any request task takes its first step, so a
 request cancelled while still queued is never computed.
 
-Framing follows the base protocol (header lines `Name: value` ended by an empty line, then
-`Content-Length` bytes of JSON), read the way HTTP headers are: names in any case, optional space
-after the colon. A bad message never deafens the session: a header without a valid length, a
+Framing is the base protocol's, cut by `wave_lsp.framing` (shared with the TCP transport and the
+debug adapter). A bad message never deafens the session: a header without a valid length, a
 length that runs into the next header, or a body that is not JSON is answered with a JSON-RPC
-`-32700 Parse error` (id null), and reading resumes at the next `Content-Length` header. (No JSON
-body can contain one: a JSON string cannot hold a raw line break.)
+`-32700 Parse error` (id null), and reading resumes at the next `Content-Length` header.
 
 Lifecycle (LSP "Server lifecycle"): before `initialize`, requests get `-32002
 ServerNotInitialized` and notifications are dropped; after `shutdown`, requests get `-32600
@@ -26,23 +24,16 @@ import asyncio
 import json
 import logging
 import os
-import re
 import threading
 from typing import Any, BinaryIO, Callable
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-CHUNK = 1 << 16
-MAX_HEADER_BYTES = 1 << 16     # a header block longer than this is junk
-MAX_CONTENT_LENGTH = 1 << 30   # the most one message may announce
+from ..framing import CHUNK, Deframer
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32602, -32603
 SERVER_NOT_INITIALIZED = -32002
 
-_HEADER_END = b"\r\n\r\n"
-# A Content-Length header line: where a message starts. It cannot occur inside a JSON body.
-_LENGTH_HEADER = re.compile(rb"content-length[ \t]*:[ \t]*([+-]?\d+)[ \t]*\r\n", re.IGNORECASE)
-_HEADER_LINE = re.compile(rb"([!-9;-~]+)[ \t]*:[ \t]*(.*)")
 
 logger = logging.getLogger("wave_lsp.server")
 
@@ -110,109 +101,32 @@ class ChunkReader:
 
 
 class Framer:
-    """Cuts JSON bodies out of a `ChunkReader`, recovering from any malformed message."""
+    """Cuts JSON bodies out of a reader (a `ChunkReader`, or anything with a `buffer` of bytes
+    received and an awaitable `more()`) with the shared `framing.Deframer`, recovering from any
+    malformed message."""
 
-    def __init__(self, reader: ChunkReader, report: Callable[[str], None]) -> None:
+    def __init__(self, reader, report: Callable[[str], None]) -> None:
         self._reader = reader
-        self._report = report  # called with the reason for each unusable piece of input
+        self._deframer = Deframer(report)  # report: called with the reason for each bad piece
 
     async def next_body(self) -> bytes | None:
         """The next message body (bytes that should be JSON), or None at the end of input."""
-        buf = self._reader.buffer
         while True:
-            end = buf.find(_HEADER_END)
-            if end < 0:
-                if len(buf) > MAX_HEADER_BYTES:
-                    self._skip_junk(len(buf) - 64, "no message header in the input")
-                if not await self._reader.more():
-                    if buf.strip():
-                        self._report(f"the input ends inside a message header "
-                                     f"({len(buf)} bytes dropped)")
-                    buf.clear()
-                    return None
-                continue
-            length = self._content_length(end)
-            if length is None:
-                continue
-            body = await self._body(end + len(_HEADER_END), length)
+            body = self._take()
             if body is not None:
                 return body
-
-    def _content_length(self, end: int) -> int | None:
-        """The length announced by the header block ending at `end` (consumed), or None when it
-        has none that is valid (the block is then dropped and reported)."""
-        buf = self._reader.buffer
-        block = bytes(buf[:end])
-        found = list(_LENGTH_HEADER.finditer(block + b"\r\n"))
-        if not found:
-            del buf[:end + len(_HEADER_END)]
-            self._report(f"message header without a valid Content-Length: {_show(block)}")
-            self._resync()
-            return None
-        match = found[-1]
-        if match.start():  # bytes before the header: junk, or headers of a broken message
-            junk = block[:match.start()]
-            lines = junk.split(b"\r\n")
-            if lines[-1] or any(not _HEADER_LINE.fullmatch(line) for line in lines[:-1]):
-                self._report(f"{len(junk)} bytes before a message header dropped: "
-                             f"{_show(junk)}")
-        tail = block[match.end():]
-        if tail and any(not _HEADER_LINE.fullmatch(line) for line in tail.split(b"\r\n")):
-            self._report(f"malformed header line in {_show(block)}")
-        del buf[:end + len(_HEADER_END)]
-        length = int(match.group(1))
-        if not 0 < length <= MAX_CONTENT_LENGTH or match.group(1)[:1] in b"+-":
-            self._report(f"invalid Content-Length {match.group(1).decode()}")
-            self._resync()
-            return None
-        return length
-
-    async def _body(self, start: int, length: int) -> bytes | None:
-        """`length` bytes of body (the header block is already consumed, so `start` is 0), or
-        None when another message's header turns up inside them."""
-        buf = self._reader.buffer
-        del start
-        scanned = 0
-        while True:
-            limit = min(len(buf), length + 64)  # a header may start inside and end past it
-            header = _LENGTH_HEADER.search(buf, max(0, scanned - 64), limit)
-            if header is not None and header.start() < length:  # the announced length runs into the next message
-                del buf[:header.start()]
-                self._report(f"Content-Length {length} runs into the next message; "
-                             f"{header.start()} bytes dropped")
-                return None
-            scanned = limit
-            if len(buf) >= length:
-                body = bytes(buf[:length])
-                del buf[:length]
-                return body
             if not await self._reader.more():
-                self._report(f"the input ends inside a message body "
-                             f"({len(buf)} of {length} bytes)")
-                buf.clear()
-                return None
+                body = self._take()
+                if body is None:
+                    self._deframer.finish()
+                return body
 
-    def _resync(self) -> None:
-        """Drop what follows a broken header up to the next Content-Length header."""
-        buf = self._reader.buffer
-        match = _LENGTH_HEADER.search(buf)
-        if match is not None:
-            if match.start():
-                del buf[:match.start()]
-        else:  # keep a tail that may be the start of a header cut by the read
-            self._skip_junk(max(0, len(buf) - 64), None)
-
-    def _skip_junk(self, count: int, reason: str | None) -> None:
-        if count <= 0:
-            return
-        del self._reader.buffer[:count]
-        if reason:
-            self._report(f"{reason}: {count} bytes dropped")
-
-
-def _show(data: bytes, limit: int = 60) -> str:
-    text = data[:limit].decode("utf-8", "replace")
-    return repr(text) + ("…" if len(data) > limit else "")
+    def _take(self) -> bytes | None:
+        received = self._reader.buffer
+        if received:
+            self._deframer.feed(bytes(received))
+            received.clear()
+        return self._deframer.next_body()
 
 
 def _valid_id(value: Any) -> bool:

@@ -5,7 +5,8 @@ upstream's `wave-ptx`, `wave-hip`, `wave-metal` and `wave-sycl` do, except where
 (`corrections.py`, `ptx_waves.py`, lints P811-P823; local memory without `.local_memory`:
 `declared_local_memory`); `compat=True` reproduces upstream's text exactly, defects
 included (and assembles source as `wave-asm` does, as upstream's pipeline would). The result
-maps every generated line back to the source line of its instruction.
+maps every generated line back to the source line of its instruction. Kernel names that are
+not identifiers are mangled once, before any backend (`names.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ...isa import register_count_problem
 from ..ir import KernelCode
 from . import hip, metal, sycl
 from .c_family import EmitError, emit_c
+from .names import with_code_names
 from .ptx import emit_ptx
 
 TARGETS = ("ptx", "hip", "metal", "sycl")
@@ -51,6 +53,7 @@ def emit_kernels(kernels: list[KernelCode], target: str, compat: bool = False) -
         problem = kernel.register_count and register_count_problem(kernel.register_count)
         if problem:
             raise EmitError(f"kernel '{kernel.name}': {problem}")
+    kernels = with_code_names(kernels)   # names.py: never a name that is not an identifier
     if not compat:
         kernels = [declared_local_memory(k) for k in kernels]
     if target == "ptx":
