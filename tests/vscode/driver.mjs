@@ -70,22 +70,17 @@ const steps = {
 
     /** Clicks the code lens `label` of the lens line above the editor line containing `needle`. */
     async clickLens(needle, label) {
-        const found = await steps.lensLine(needle);
-        if (!found) throw new Error(`no lenses above ${needle}`);
-        const index = found.lenses.findIndex((l) => l.text.includes(label));
-        if (index < 0) throw new Error(`no lens ${label} in ${found.text}`);
-        const root = editor();
-        const handle = await root.evaluateHandle((el, [needle, index]) => {
-            const line = [...el.querySelectorAll('.view-lines .view-line')]
-                .find((l) => l.innerText.replace(/\u00a0/g, ' ').includes(needle));
-            const top = line.getBoundingClientRect().top;
-            const above = [...el.querySelectorAll('.contentWidgets .codelens-decoration')]
-                .filter((d) => d.getBoundingClientRect().bottom <= top + 2)
-                .sort((a, b) => b.getBoundingClientRect().bottom - a.getBoundingClientRect().bottom)[0];
-            return above.querySelectorAll('a')[index];
-        }, [needle, index]);
-        await handle.asElement().click();
-        return true;
+        // The lenses are drawn again when the server refreshes them: retry a detached click.
+        for (let attempt = 0; ; attempt++) {
+            try {
+                return await clickLensOnce(needle, label);
+            } catch (error) {
+                if (attempt >= 5 || !/not attached|not stable|detached/i.test(String(error))) {
+                    throw error;
+                }
+                await page.waitForTimeout(300);
+            }
+        }
     },
 
     async screenshot(name) {
@@ -327,6 +322,25 @@ const steps = {
         return true;
     },
 };
+
+async function clickLensOnce(needle, label) {
+    const found = await steps.lensLine(needle);
+    if (!found) throw new Error(`no lenses above ${needle}`);
+    const index = found.lenses.findIndex((l) => l.text.includes(label));
+    if (index < 0) throw new Error(`no lens ${label} in ${found.text}`);
+    const root = editor();
+    const handle = await root.evaluateHandle((el, [needle, index]) => {
+        const line = [...el.querySelectorAll('.view-lines .view-line')]
+            .find((l) => l.innerText.replace(/\u00a0/g, ' ').includes(needle));
+        const top = line.getBoundingClientRect().top;
+        const above = [...el.querySelectorAll('.contentWidgets .codelens-decoration')]
+            .filter((d) => d.getBoundingClientRect().bottom <= top + 2)
+            .sort((a, b) => b.getBoundingClientRect().bottom - a.getBoundingClientRect().bottom)[0];
+        return above.querySelectorAll('a')[index];
+    }, [needle, index]);
+    await handle.asElement().click({ timeout: 3000 });
+    return true;
+}
 
 async function dismissHover() {
     await page.mouse.move(1, 1);

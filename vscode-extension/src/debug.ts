@@ -3,7 +3,7 @@
  * stdio) as the adapter of debug type `wave`, completes launch configurations, checks that a
  * `.wave` program assembles before launching it (the assembler's error, with its line, instead of
  * a failed launch), and adds the "Debug Kernel" command and a "Debug Kernel" code lens on every
- * `.kernel` line, placed after the server's ▶ Run lens (`withDebugLenses`, from the client's
+ * `.kernel` line, placed right after the server's ▶ Run lens (`withDebugLenses`, from the client's
  * code lens middleware).
  *
  * "create a launch.json file" writes the package.json's `initialConfigurations` (once: no
@@ -18,13 +18,13 @@ import { assemblyError, CommandLine, completeConfiguration, DEBUG_TYPE, debugAda
 export const DEBUG_KERNEL_COMMAND = 'wave.debugKernel';
 const RUN_COMMANDS = new Set(['wave-lsp.run', 'wave-lsp.clear']);
 
-/** The server's lenses with "Debug Kernel" after the run lenses of each `.kernel` line. */
+/** The server's lenses with "Debug Kernel" after the ▶ Run (or ▶ Run again) lens of each `.kernel` line. */
 export function withDebugLenses(document: vscode.TextDocument, lenses: vscode.CodeLens[]): vscode.CodeLens[] {
     const out = [...lenses];
     for (const { name, line } of kernelNames(document.getText())) {
         const onLine = out.map((lens, index) => ({ lens, index })).filter(({ lens }) => lens.range.start.line === line);
         const runs = onLine.filter(({ lens }) => RUN_COMMANDS.has(lens.command?.command ?? ''));
-        const at = runs.length > 0 ? runs[runs.length - 1].index + 1 : onLine.length > 0 ? onLine[0].index : out.length;
+        const at = runs.length > 0 ? runs[0].index + 1 : onLine.length > 0 ? onLine[0].index : out.length;
         const range = onLine[0]?.lens.range ?? new vscode.Range(line, 0, line, 0);
         out.splice(at, 0, new vscode.CodeLens(range, {
             title: '$(debug-alt) Debug Kernel', command: DEBUG_KERNEL_COMMAND, arguments: [document.uri, name],
