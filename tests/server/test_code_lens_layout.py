@@ -21,11 +21,16 @@ pytestmark = [pytest.mark.asyncio(loop_scope="module"),
 RUN = ("wave-lsp.run", "wave-lsp.clear")
 
 
+columns: dict[int, list[int]] = {}
+
+
 async def lines_of_lenses(client, uri: str) -> dict[int, list[t.Command]]:
     got = await client.text_document_code_lens_async(t.CodeLensParams(text_document=ident(uri)))
     by_line: dict[int, list[t.Command]] = defaultdict(list)
+    columns.clear()
     for lens in got:
         by_line[lens.range.start.line].append(lens.command)
+        columns.setdefault(lens.range.start.line, []).append(lens.range.start.character)
     return by_line
 
 
@@ -36,10 +41,13 @@ def check_layout(text: str, by_line: dict[int, list[t.Command]]) -> None:
         joined = " | ".join(c.title for c in commands)
         assert len(joined) <= 120, f"line {line}: {len(joined)} characters: {joined}"
         kinds = [c.command in RUN for c in commands]
+        # in the order of their start columns too (Neovim sorts a line's lenses by column)
+        assert columns[line] == sorted(columns[line]), f"line {line}: {columns[line]}"
         assert kinds == sorted(kinds, reverse=True), f"line {line}: run lenses not first: {joined}"
     for line in kernels:
         titles = [c.title for c in by_line[line]]
         assert titles[0].startswith("▶ Run"), titles
+        assert len(set(columns[line])) == len(titles), columns[line]   # strictly increasing
         assert "Assemble" in titles and "Check portability" in titles
 
 

@@ -108,6 +108,8 @@ def test_run_and_debug_lenses_first_on_screen_and_working(vscode, size):
 def test_enter_continues_a_comment_only_from_its_end(vscode):
     vscode.viewport(1280, 800)
     open_from_explorer(vscode, "square.wave")
+    vscode.wait_until(lambda: "running" in vscode.statusBar()["label"], "the server running")
+    vscode.wait_until(lambda: vscode.lensLine(".kernel square"), "the lenses")
     vscode.clickText("Squares each")
     vscode.press("End")
     vscode.press("Enter")

@@ -27,7 +27,15 @@ def arrange(lenses: list[types.CodeLens], first: tuple[str, ...]) -> list[types.
 
     ordered = sorted(lenses, key=key)
     for _line, group in groupby(ordered, key=lambda lens: lens.range.start.line):
-        fit([lens.command for lens in group if lens.command is not None])
+        same_line = list(group)
+        fit([lens.command for lens in same_line if lens.command is not None])
+        # Clients that sort a line's lenses by their start column (Neovim) keep this order.
+        for index, lens in enumerate(same_line):
+            start, end = lens.range.start, lens.range.end
+            column = min(start.character + index, end.character) if end.line == start.line \
+                else start.character + index
+            lens.range = types.Range(start=types.Position(line=start.line, character=column),
+                                     end=end)
     return ordered
 
 
