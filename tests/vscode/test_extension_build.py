@@ -32,8 +32,9 @@ def test_vsix_holds_no_sources_tests_maps_or_node_modules(vsix):
     with zipfile.ZipFile(vsix) as archive:
         names = [n.removeprefix("extension/") for n in archive.namelist()
                  if n.startswith("extension/")]
-    # vsce stores README.md and CHANGELOG.md in lower case.
-    assert {n.lower() for n in names} == {n.lower() for n in VSIX_FILES}
+    # vsce stores README.md and CHANGELOG.md in lower case, and LICENSE as LICENSE.txt.
+    assert {n.lower() for n in names} == {n.lower().replace("license", "license.txt")
+                                          for n in VSIX_FILES}
     assert not [n for n in names if re.search(r"node_modules|\.map$|\.ts$|/test/|^src/", n)]
     manifest = json.loads(zipfile.ZipFile(vsix).read("extension/package.json"))
     assert manifest["main"] == "./dist/extension.js"
@@ -46,7 +47,7 @@ def test_manifest_is_release_ready(vsix):
     manifest = json.loads(archive.read("extension/package.json"))
     assert manifest["license"] == "Apache-2.0"
     assert "Apache-2.0" in (ROOT / "pyproject.toml").read_text()
-    licence = archive.read("extension/LICENSE").decode()
+    licence = archive.read("extension/LICENSE.txt").decode()
     assert "Apache License" in licence and "Version 2.0" in licence
     assert (ROOT / "LICENSE").read_text() == (EXTENSION / "LICENSE").read_text() == licence
     assert "example.invalid" not in json.dumps(manifest)

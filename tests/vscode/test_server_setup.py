@@ -61,10 +61,10 @@ def test_broken_server_is_a_clear_notification_and_textmate_still_colours(workbe
     # One notification for the failure (not the language client's own as well) ...
     assert len([n for n in wb.notifications() if "fail" in n or "connection" in n]) == 1
     # ... which goes when the setting is fixed and the server runs.
-    settings = wb.server.user_data / "User" / "settings.json"
-    fixed = json.loads(settings.read_text())
-    fixed["wave.server.command"] = [str(ROOT / ".venv" / "bin" / "wave-lsp"), "serve"]
-    settings.write_text(json.dumps(fixed, indent=2))
+    folder = wb.workspace / ".vscode"
+    folder.mkdir(exist_ok=True)
+    (folder / "settings.json").write_text(json.dumps(
+        {"wave.server.command": [str(ROOT / ".venv" / "bin" / "wave-lsp"), "serve"]}))
     wb.wait_until(lambda: "running" in wb.statusBar()["label"], "the server running", timeout=90)
     wb.wait_until(lambda: not [n for n in wb.notifications() if "failed to start" in n],
                   "the failure notification gone")
