@@ -64,11 +64,15 @@ def artifacts(name: str) -> Path:
 
 
 @contextmanager
-def workbench(tmp_path_factory, vsix: Path, name: str, settings: dict) -> Iterator[Workbench]:
+def workbench(tmp_path_factory, vsix: Path, name: str, settings: dict,
+              prepare=None) -> Iterator[Workbench]:
     """code-server with the extension (and `settings`) and a workbench on a fresh workspace of
-    kernels, its screenshots under test-artifacts/vscode/NAME/; stopped on leaving."""
+    kernels (given to `prepare` first, when given), its screenshots under
+    test-artifacts/vscode/NAME/; stopped on leaving."""
     home = tmp_path_factory.mktemp(f"code-server-{name}")
     workspace = kernel_workspace(home / "kernels")
+    if prepare is not None:
+        prepare(workspace)
     server = CodeServer(home, vsix, settings=settings)
     wb = Workbench(server, workspace, artifacts(name))
     wb.workspace = workspace

@@ -35,6 +35,54 @@ const steps = {
         return true;
     },
 
+    /** Resizes the browser window's page (the workbench re-lays itself out). */
+    async viewport(width, height) {
+        await page.setViewportSize({ width, height });
+        await page.waitForTimeout(500);
+        return true;
+    },
+
+    /** The code lenses of the first lens line above the editor line containing `needle`: each
+     * lens's text and right edge, and the right edge of the editor's text area. */
+    async lensLine(needle) {
+        const root = editor();
+        return root.evaluate((el, needle) => {
+            const line = [...el.querySelectorAll('.view-lines .view-line')]
+                .find((l) => l.innerText.replace(/\u00a0/g, ' ').includes(needle));
+            if (!line) return null;
+            const top = line.getBoundingClientRect().top;
+            const decorations = [...el.querySelectorAll('.contentWidgets .codelens-decoration')];
+            const above = decorations.filter((d) => d.getBoundingClientRect().bottom <= top + 2)
+                .sort((a, b) => b.getBoundingClientRect().bottom - a.getBoundingClientRect().bottom)[0];
+            if (!above) return null;
+            const area = el.querySelector('.lines-content') ?? el;
+            const view = el.querySelector('.overflow-guard') ?? el;
+            return {
+                text: above.innerText.replace(/\u00a0/g, ' '),
+                lenses: [...above.querySelectorAll('a')].map((a) => ({
+                    text: a.innerText.replace(/\u00a0/g, ' '), right: a.getBoundingClientRect().right,
+                })),
+                editorRight: view.getBoundingClientRect().right,
+                scrollLeft: area.scrollLeft ?? 0,
+            };
+        }, needle);
+    },
+
+    /** Clicks the code lens `label` of the lens line above the editor line containing `needle`. */
+    async clickLens(needle, label) {
+        // The lenses are drawn again when the server refreshes them: retry a detached click.
+        for (let attempt = 0; ; attempt++) {
+            try {
+                return await clickLensOnce(needle, label);
+            } catch (error) {
+                if (attempt >= 5 || !/not attached|not stable|detached/i.test(String(error))) {
+                    throw error;
+                }
+                await page.waitForTimeout(300);
+            }
+        }
+    },
+
     async screenshot(name) {
         const path = `${artifacts}/${name}.png`;
         await page.screenshot({ path });
@@ -68,6 +116,27 @@ const steps = {
         await lines().waitFor();
         await page.waitForTimeout(300);
         return true;
+    },
+
+    /** The text of `selector` inside the active webview (a custom editor's), '' when absent. */
+    async frameText(selector) {
+        for (const frame of page.frames()) {
+            const found = frame.locator(selector);
+            if (await found.count().catch(() => 0)) {
+                return text(found.first());
+            }
+        }
+        return '';
+    },
+
+    /** Like lineTokens, in the `group`th editor group. */
+    async lineTokensIn(group, needle) {
+        const view = page.locator('.editor-instance .monaco-editor .view-lines').nth(group);
+        const line = view.locator('.view-line', { hasText: needle }).first();
+        await line.waitFor();
+        return line.locator('span > span').evaluateAll((spans) => spans.map((s) => ({
+            text: s.textContent, cls: s.className, color: getComputedStyle(s).color,
+        })));
     },
 
     /** The visible lines of the active editor (with inlay hints and other injected text). */
@@ -253,6 +322,25 @@ const steps = {
         return true;
     },
 };
+
+async function clickLensOnce(needle, label) {
+    const found = await steps.lensLine(needle);
+    if (!found) throw new Error(`no lenses above ${needle}`);
+    const index = found.lenses.findIndex((l) => l.text.includes(label));
+    if (index < 0) throw new Error(`no lens ${label} in ${found.text}`);
+    const root = editor();
+    const handle = await root.evaluateHandle((el, [needle, index]) => {
+        const line = [...el.querySelectorAll('.view-lines .view-line')]
+            .find((l) => l.innerText.replace(/\u00a0/g, ' ').includes(needle));
+        const top = line.getBoundingClientRect().top;
+        const above = [...el.querySelectorAll('.contentWidgets .codelens-decoration')]
+            .filter((d) => d.getBoundingClientRect().bottom <= top + 2)
+            .sort((a, b) => b.getBoundingClientRect().bottom - a.getBoundingClientRect().bottom)[0];
+        return above.querySelectorAll('a')[index];
+    }, [needle, index]);
+    await handle.asElement().click({ timeout: 3000 });
+    return true;
+}
 
 async function dismissHover() {
     await page.mouse.move(1, 1);

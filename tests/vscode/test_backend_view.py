@@ -56,7 +56,8 @@ def test_cursor_in_the_source_highlights_its_generated_lines(vscode):
 
 
 def test_hover_on_a_generated_line_shows_its_instruction(vscode):
-    text = vscode.hover("st.global.u32", "device_store_u32", 0, VIEW)
+    # (the PTX grammar colours `st` and `.global.u32` as two tokens)
+    text = vscode.hover(".global.u32", "device_store_u32", 0, VIEW)
     vscode.screenshot("05-hover-generated-line")
     assert "scale.wave:10" in text
     assert "device_store_u32 r4, r2" in text

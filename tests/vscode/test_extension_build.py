@@ -12,11 +12,15 @@ from .conftest import npm
 from .workbench import EXTENSION, ROOT
 
 # Everything the installed extension needs (dist/extension.js bundles vscode-languageclient).
+SCREENSHOTS = {f"media/screenshots/{p.name}"
+               for p in (EXTENSION / "media" / "screenshots").glob("*.png")}
 VSIX_FILES = {
     "package.json", "dist/extension.js", "syntaxes/wave.tmLanguage.json",
-    "language-configuration.json", "snippets/wave.json", "README.md", "CHANGELOG.md",
-    "server/wave_lsp-0.1.0-py3-none-any.whl",
-}
+    "syntaxes/ptx.tmLanguage.json", "language-configuration.json", "snippets/wave.json",
+    "README.md", "CHANGELOG.md", "LICENSE", "media/icon.png", "examples/vector_add.wave",
+    "media/walkthrough/server.md", "media/walkthrough/example.md", "media/walkthrough/run.md",
+    "media/walkthrough/debug.md", "server/wave_lsp-0.1.0-py3-none-any.whl",
+} | SCREENSHOTS
 
 
 def test_vsce_ls_lists_exactly_what_the_extension_needs(vsix):
@@ -28,12 +32,40 @@ def test_vsix_holds_no_sources_tests_maps_or_node_modules(vsix):
     with zipfile.ZipFile(vsix) as archive:
         names = [n.removeprefix("extension/") for n in archive.namelist()
                  if n.startswith("extension/")]
-    # vsce stores README.md and CHANGELOG.md in lower case.
-    assert {n.lower() for n in names} == {n.lower() for n in VSIX_FILES}
+    # vsce stores README.md and CHANGELOG.md in lower case, and LICENSE as LICENSE.txt.
+    assert {n.lower() for n in names} == {n.lower().replace("license", "license.txt")
+                                          for n in VSIX_FILES}
     assert not [n for n in names if re.search(r"node_modules|\.map$|\.ts$|/test/|^src/", n)]
     manifest = json.loads(zipfile.ZipFile(vsix).read("extension/package.json"))
     assert manifest["main"] == "./dist/extension.js"
-    assert vsix.stat().st_size < 2_000_000
+    assert vsix.stat().st_size < 4_000_000
+
+
+def test_manifest_is_release_ready(vsix):
+    """Licence, icon, categories, walkthrough, no placeholders; README screenshots shipped."""
+    archive = zipfile.ZipFile(vsix)
+    manifest = json.loads(archive.read("extension/package.json"))
+    assert manifest["license"] == "Apache-2.0"
+    assert "Apache-2.0" in (ROOT / "pyproject.toml").read_text()
+    licence = archive.read("extension/LICENSE.txt").decode()
+    assert "Apache License" in licence and "Version 2.0" in licence
+    assert (ROOT / "LICENSE").read_text() == (EXTENSION / "LICENSE").read_text() == licence
+    assert "example.invalid" not in json.dumps(manifest)
+    assert {"Debuggers", "Linters", "Programming Languages"} <= set(manifest["categories"])
+    icon = archive.read("extension/" + manifest["icon"])
+    assert icon[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(icon[16:20], "big"), int.from_bytes(icon[20:24], "big")
+    assert width >= 128 and height >= 128
+    steps = manifest["contributes"]["walkthroughs"][0]["steps"]
+    commands = " ".join(step["description"] for step in steps)
+    for command in ("wave.restartServer", "wave.openExample", "wave.runKernel", "wave.debugKernel"):
+        assert f"command:{command}" in commands
+    assert manifest["contributes"]["customEditors"][0]["selector"] == [{"filenamePattern": "*.wbin"}]
+    readme = archive.read("extension/readme.md").decode()
+    shots = re.findall(r"!\[[^\]]*\]\((media/screenshots/[^)]+\.png)\)", readme)
+    assert len(shots) >= 3 and set(shots) <= SCREENSHOTS
+    changelog = (EXTENSION / "CHANGELOG.md").read_text()
+    assert "## 0.1.0" in changelog and "walkthrough" in changelog.lower()
 
 
 def test_bundled_wheel_is_the_project(vsix):

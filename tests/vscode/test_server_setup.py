@@ -4,6 +4,7 @@ the one it ships, installs it into a private environment with progress shown, an
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import artifacts, kernel_workspace
-from .workbench import CodeServer, Workbench
+from .workbench import ROOT, CodeServer, Workbench
 
 
 def _path_without_wave_lsp() -> str:
@@ -57,6 +58,17 @@ def test_broken_server_is_a_clear_notification_and_textmate_still_colours(workbe
     comment = wb.lineTokens("Multiplies each")[0]["color"]
     assert comment not in (plain, tokens["imul"], tokens["r2"])
     assert "simulated broken install" in wb.server.output_channel()
+    # One notification for the failure (not the language client's own as well) ...
+    assert len([n for n in wb.notifications() if "fail" in n or "connection" in n]) == 1
+    # ... which goes when the setting is fixed and the server runs.
+    folder = wb.workspace / ".vscode"
+    folder.mkdir(exist_ok=True)
+    (folder / "settings.json").write_text(json.dumps(
+        {"wave.server.command": [str(ROOT / ".venv" / "bin" / "wave-lsp"), "serve"]}))
+    wb.wait_until(lambda: "running" in wb.statusBar()["label"], "the server running", timeout=90)
+    wb.wait_until(lambda: not [n for n in wb.notifications() if "failed to start" in n],
+                  "the failure notification gone")
+    wb.screenshot("02-recovered")
 
 
 def test_missing_server_is_installed_from_the_vsix(workbench_with):

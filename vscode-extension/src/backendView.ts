@@ -11,7 +11,7 @@ export const SCHEME = 'wave-backend';
 
 /** The backends, their titles and the language that highlights their text. */
 export const TARGETS = {
-    ptx: { title: 'PTX', language: 'plaintext' },
+    ptx: { title: 'PTX', language: 'ptx' },
     hip: { title: 'HIP', language: 'cpp' },
     metal: { title: 'Metal', language: 'cpp' },
     sycl: { title: 'SYCL', language: 'cpp' },

@@ -10,6 +10,8 @@ import {
     CloseAction, CloseHandlerResult, ErrorAction, ErrorHandler, ErrorHandlerResult, ExecuteCommandRequest,
     LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State, TransportKind,
 } from 'vscode-languageclient/node';
+import { withDebugLenses } from './debug';
+import { FailureNotice } from './failureNotice';
 import { InstallError, installBundledServer, shippedWheel } from './installer';
 import { isExecutable, locateServer, ServerCommand, wheelVersion } from './serverLocator';
 import { declaredKeys, SECTION, serverSettings } from './settings';
@@ -19,12 +21,20 @@ const INSTALLED_MARKER = 'wave-lsp-wheel.txt';
 const MAX_CRASHES = 4;            // restarts within CRASH_WINDOW_MS before giving up
 const CRASH_WINDOW_MS = 3 * 60 * 1000;
 
+/** The language client, whose own start-up and crash notifications are left to WaveClient (one
+ * notification per failure, taken down on recovery: see FailureNotice). */
+class WaveLanguageClient extends LanguageClient {
+    override error(message: string, data?: unknown, showNotification: boolean | 'force' = true): void {
+        super.error(message, data, showNotification === 'force' ? false : showNotification);
+    }
+}
 
 export class WaveClient implements vscode.Disposable {
     private client: LanguageClient | undefined;
     private readonly keys: string[];
     private readonly privateEnv: string;
     private starting: Promise<void> | undefined;
+    private readonly notice = new FailureNotice();
     activatedAt = Date.now();
 
     constructor(
@@ -205,17 +215,21 @@ export class WaveClient implements vscode.Disposable {
                         return serverSettings(this.keys, scope);
                     }),
                 },
+                // "Debug Kernel" right after the ▶ Run lens of each kernel.
+                provideCodeLenses: async (document, token, next) =>
+                    withDebugLenses(document, (await next(document, token)) ?? []),
             },
         };
         const launchedAt = Date.now();
         let failure: string | undefined;
-        const client = new LanguageClient('wave', 'WAVE Language Server', serverOptions, clientOptions);
+        const client = new WaveLanguageClient('wave', 'WAVE Language Server', serverOptions, clientOptions);
         this.client = client;
         client.onDidChangeState((event) => {
             if (this.client !== client) {
                 return;
             }
             if (event.newState === State.Running) {
+                this.notice.clear();
                 this.status.set('running', `${commandLine}`);
             } else if (event.newState === State.Stopped) {
                 this.status.set('stopped', `${commandLine}`);
@@ -236,10 +250,8 @@ export class WaveClient implements vscode.Disposable {
             if (this.client === client) {
                 this.client = undefined;
             }
-            const pick = await vscode.window.showErrorMessage(
-                `WAVE: the language server failed to start (${commandLine}): ${message}. ` +
-                'Check "wave.server.command" / "wave.server.interpreter", or see the log.', 'Show Log', 'Open Settings');
-            this.followUp(pick);
+            this.notice.show(`The language server failed to start (${commandLine}): ${message}. ` +
+                'Check "wave.server.command" / "wave.server.interpreter", or see the log.');
         }
     }
 
@@ -282,6 +294,7 @@ export class WaveClient implements vscode.Disposable {
     }
 
     dispose(): void {
+        this.notice.dispose();
         void this.stop();
     }
 }

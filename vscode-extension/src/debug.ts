@@ -1,14 +1,63 @@
 /**
  * The kernel debugger in VS Code: runs `wave-lsp debug` (a Debug Adapter Protocol server on
- * stdio) as the adapter of debug type `wave`, completes launch configurations, and adds the
- * "Debug Kernel" command and a "Debug Kernel" code lens above every `.kernel`.
+ * stdio) as the adapter of debug type `wave`, completes launch configurations, checks that a
+ * `.wave` program assembles before launching it (the assembler's error, with its line, instead of
+ * a failed launch), and adds the "Debug Kernel" command and a "Debug Kernel" code lens on every
+ * `.kernel` line, placed right after the server's ▶ Run lens (`withDebugLenses`, from the client's
+ * code lens middleware).
+ *
+ * "create a launch.json file" writes the package.json's `initialConfigurations` (once: no
+ * provider adds them again).
  */
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
-import {
-    CommandLine, completeConfiguration, DEBUG_TYPE, debugAdapterCommand, INITIAL_CONFIGURATIONS, kernelNames,
-} from './debugConfig';
+import { runCli } from './cli';
+import { assemblyError, CommandLine, completeConfiguration, DEBUG_TYPE, debugAdapterCommand, kernelNames } from './debugConfig';
 
 export const DEBUG_KERNEL_COMMAND = 'wave.debugKernel';
+const RUN_COMMANDS = new Set(['wave-lsp.run', 'wave-lsp.clear']);
+
+/** The server's lenses with "Debug Kernel" after the ▶ Run (or ▶ Run again) lens of each `.kernel` line. */
+export function withDebugLenses(document: vscode.TextDocument, lenses: vscode.CodeLens[]): vscode.CodeLens[] {
+    const out = [...lenses];
+    for (const { name, line } of kernelNames(document.getText())) {
+        const onLine = out.map((lens, index) => ({ lens, index })).filter(({ lens }) => lens.range.start.line === line);
+        const runs = onLine.filter(({ lens }) => RUN_COMMANDS.has(lens.command?.command ?? ''));
+        const at = runs.length > 0 ? runs[0].index + 1 : onLine.length > 0 ? onLine[0].index : out.length;
+        const range = onLine[0]?.lens.range ?? new vscode.Range(line, 0, line, 0);
+        out.splice(at, 0, new vscode.CodeLens(range, {
+            title: '$(debug-alt) Debug Kernel', command: DEBUG_KERNEL_COMMAND, arguments: [document.uri, name],
+        }));
+    }
+    return out;
+}
+
+/** Whether the `.wave` program assembles; if not, shows the assembler's error and offers its line. */
+async function assembles(server: CommandLine, program: string): Promise<boolean> {
+    if (!program.endsWith('.wave') || !fs.existsSync(program)) {
+        return true;   // a .wbin, or a missing file: the adapter says what is wrong
+    }
+    const done = await runCli(server, 'asm', [program, '--dump-hex'], path.dirname(program));
+    if (done.code === 0) {
+        return true;
+    }
+    const error = assemblyError(done.stderr + done.stdout);
+    const message = error?.message ?? (done.stderr.trim() || `wave-lsp asm exited with ${done.code}`);
+    const show = 'Go to Line';
+    void vscode.window.showErrorMessage(
+        `WAVE: cannot debug ${path.basename(program)}: it does not assemble: ${message}`,
+        ...(error === undefined ? [] : [show]),
+    ).then(async (pick) => {
+        if (pick === show && error !== undefined) {
+            const editor = await vscode.window.showTextDocument(vscode.Uri.file(program));
+            const position = new vscode.Position(error.line, 0);
+            editor.selection = new vscode.Selection(position, position);
+            editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenter);
+        }
+    });
+    return false;
+}
 
 /** `locate` gives the language server's command line (the extension's server locator). */
 export function registerDebugger(
@@ -26,9 +75,6 @@ export function registerDebugger(
             },
         }),
         vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, {
-            provideDebugConfigurations() {
-                return INITIAL_CONFIGURATIONS;
-            },
             resolveDebugConfiguration(_folder, config) {
                 const editor = vscode.window.activeTextEditor;
                 const active = editor && {
@@ -41,6 +87,15 @@ export function registerDebugger(
                     return undefined;
                 }
                 return done as vscode.DebugConfiguration;
+            },
+            async resolveDebugConfigurationWithSubstitutedVariables(folder, config) {
+                const server = await locate();
+                if (server === undefined || typeof config.program !== 'string') {
+                    return config;
+                }
+                const base = typeof config.cwd === 'string' ? config.cwd : folder?.uri.fsPath ?? '';
+                const program = path.isAbsolute(config.program) ? config.program : path.join(base, config.program);
+                return await assembles(server, program) ? config : undefined;
             },
         }),
         vscode.commands.registerCommand(DEBUG_KERNEL_COMMAND, async (uri?: unknown, kernel?: unknown) => {
@@ -64,14 +119,6 @@ export function registerDebugger(
                 return false;
             }
             return vscode.debug.startDebugging(vscode.workspace.getWorkspaceFolder(target), done as vscode.DebugConfiguration);
-        }),
-        vscode.languages.registerCodeLensProvider({ language: 'wave' }, {
-            provideCodeLenses(document) {
-                return kernelNames(document.getText()).map(({ name, line }) => new vscode.CodeLens(
-                    new vscode.Range(line, 0, line, 0),
-                    { title: '$(debug-alt) Debug Kernel', command: DEBUG_KERNEL_COMMAND, arguments: [document.uri, name] },
-                ));
-            },
         }),
     );
 }

@@ -34,21 +34,24 @@ export interface ActiveEditor {
 
 export const DEBUG_TYPE = 'wave';
 
-export const INITIAL_CONFIGURATIONS: WaveLaunchConfiguration[] = [
-    {
-        type: DEBUG_TYPE,
-        request: 'launch',
-        name: 'Debug WAVE kernel',
-        program: '${file}',
-        stopOnEntry: false,
-    },
-];
+/** Another `wave-lsp` subcommand from the server's command line: `serve` and what follows
+ * become `name` and its `args` (`debug`; `asm FILE --dump-hex`; `dis FILE`). */
+export function subcommand(server: CommandLine, name: string, args: string[] = []): CommandLine {
+    const at = server.args.lastIndexOf('serve');
+    const before = at >= 0 ? server.args.slice(0, at) : server.args;
+    return { command: server.command, args: [...before, name, ...args] };
+}
 
 /** The debug adapter's command line for the server's: `serve` and what follows become `debug`. */
 export function debugAdapterCommand(server: CommandLine): CommandLine {
-    const at = server.args.lastIndexOf('serve');
-    const before = at >= 0 ? server.args.slice(0, at) : server.args;
-    return { command: server.command, args: [...before, 'debug'] };
+    return subcommand(server, 'debug');
+}
+
+/** The first error of `wave-lsp asm`'s output (`FILE:LINE:COL: CODE error MESSAGE`) as the
+ * 0-based line and the message, or undefined when there is none. */
+export function assemblyError(output: string): { line: number; message: string } | undefined {
+    const match = /^.*?:(\d+):(\d+): (\S+ error .*)$/m.exec(output);
+    return match === null ? undefined : { line: Number(match[1]) - 1, message: `line ${match[1]}: ${match[3]}` };
 }
 
 /** The kernels of a source text with the 0-based line of each `.kernel`. */

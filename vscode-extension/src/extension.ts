@@ -2,11 +2,14 @@
  * The WAVE extension: the language (grammar, configuration, snippets are declared in
  * package.json), the language client, and the commands of the palette, editor title and status
  * bar: Restart Server, Run Kernel, Clear Results, Show Encoding, Show PTX/HIP/Metal/SYCL, Check
- * Portability, Assemble, Show Server Log.
+ * Portability, Assemble, Show Server Log, Open an Example Kernel (the walkthrough's); `.wbin` files open as their disassembly.
  */
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { WaveClient } from './client';
 import { BackendView, TARGETS, type Target } from './backendView';
+import { DisassemblyView } from './disassemblyView';
 import { EncodingView } from './encodingView';
 import { kernelAt } from './kernels';
 import { registerDebugger } from './debug';
@@ -50,6 +53,19 @@ function watchFirstDiagnostics(client: WaveClient, context: vscode.ExtensionCont
     context.subscriptions.push(watcher);
 }
 
+/** The walkthrough's example: vector_add.wave copied into the first workspace folder (kept when
+ * it is there already) or, without one, the extension's storage; then opened. */
+async function openExample(context: vscode.ExtensionContext): Promise<void> {
+    const source = path.join(context.extensionPath, 'examples', 'vector_add.wave');
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? context.globalStorageUri.fsPath;
+    const target = path.join(folder, 'vector_add.wave');
+    fs.mkdirSync(folder, { recursive: true });
+    if (!fs.existsSync(target)) {
+        fs.copyFileSync(source, target);
+    }
+    await vscode.window.showTextDocument(vscode.Uri.file(target), { preview: false });
+}
+
 export function activate(context: vscode.ExtensionContext): void {
     const log = vscode.window.createOutputChannel('WAVE');
     const status = new ServerStatus();
@@ -57,7 +73,8 @@ export function activate(context: vscode.ExtensionContext): void {
     waveClient = client;
     const encoding = new EncodingView((command, args) => client.execute(command, args));
     const backends = new BackendView((command, args) => client.execute(command, args));
-    context.subscriptions.push(log, status, client, encoding, backends);
+    const disassembly = new DisassemblyView(() => Promise.resolve(client.serverCommand()));
+    context.subscriptions.push(log, status, client, encoding, backends, disassembly);
     watchFirstDiagnostics(client, context);
 
     const register = (name: string, handler: (...args: unknown[]) => unknown) =>
@@ -65,6 +82,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
     registerDebugger(context, () => Promise.resolve(client.serverCommand()));
     register('wave.showServerLog', () => log.show());
+    register('wave.openExample', () => openExample(context));
     register('wave.restartServer', () => client.restart());
     /** A command on the kernel at the cursor of the active WAVE editor: `[uri, kernel, ...rest]`. */
     const kernelCommand = (name: string, serverName: string, rest: unknown[]) => register(name, async () => {

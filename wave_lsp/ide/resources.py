@@ -97,8 +97,29 @@ class KernelResources:
                 for t, widths in self.target_occupancy()))
         return " | ".join(parts)
 
+    def short_summary(self) -> str:
+        """The code lens title, a few words: `16 regs · 1 KiB local · 8 waves/wg (W32)` (the
+        waves per workgroup at wave width 32, when the kernel fixes its workgroup)."""
+        size = self.local_memory
+        local = f"{size // 1024} KiB" if size and size % 1024 == 0 else f"{size} B"
+        parts = [f"{self.registers_declared} regs", f"{local} local"]
+        width = WAVE_WIDTHS[0]
+        waves = self.waves_per_workgroup(width)
+        if waves is not None:
+            parts.append(f"{waves} wave{'s' if waves != 1 else ''}/wg (W{width})")
+        return " · ".join(parts)
+
+    def text(self) -> str:
+        """The table as plain lines (a code lens tooltip)."""
+        return f"kernel {self.name}\n" + "\n".join(f"{k}: {v}" for k, v in self.rows())
+
     def markdown(self) -> str:
         """A table for hovers and messages."""
+        table = "\n".join(f"| {k} | {v} |" for k, v in self.rows())
+        return f"**kernel `{self.name}`**\n\n| resource | value |\n|---|---|\n{table}"
+
+    def rows(self) -> list[tuple[str, str]]:
+        """(resource, value) rows of the full table."""
         x, y, z = self.workgroup_size
         rows = [
             ("registers declared", f"{self.registers_declared}"
@@ -125,8 +146,7 @@ class KernelResources:
                 f"W{w}: {self.resident_waves(w)} resident waves"
                 + (f", {self.waves_per_workgroup(w)} per workgroup"
                    if self.waves_per_workgroup(w) is not None else "") for w in widths)))
-        table = "\n".join(f"| {k} | {v} |" for k, v in rows)
-        return f"**kernel `{self.name}`**\n\n| resource | value |\n|---|---|\n{table}"
+        return rows
 
     def as_dict(self) -> dict:
         return {

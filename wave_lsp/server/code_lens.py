@@ -1,7 +1,9 @@
-"""Code lenses and commands: `textDocument/codeLens` puts two actionable lines above each
-`.kernel`: a resource summary (registers, local memory, workgroup, waves per workgroup, occupancy
-for wave widths 32 and 64 and per configured target) and "Assemble". Both are commands run through
-`workspace/executeCommand`, so they work in any client, Neovim included:
+"""Code lenses and commands: `textDocument/codeLens` puts actionable lenses on each
+`.kernel` line: `▶ Run` (run_view), a short resource summary (`16 regs · 1 KiB local · 8 waves/wg
+(W32)`; the full table, occupancy per wave width and configured target included, in its tooltip
+and behind a click), "Assemble" and "Check portability" (portability). Both are commands run through
+`workspace/executeCommand`, so they work in any client, Neovim included. `lens_layout` puts
+the run lenses first on each line and keeps every line within 120 characters:
 
 - `wave-lsp.kernelResources [uri, kernel]` shows and returns the kernel's resources, with what
   the vendors' compilers report for it per architecture (`vendor`, `vendor_compilers.py`);
@@ -27,7 +29,8 @@ from ..ide.vendor_usage import figures_text
 from . import run_view, vendor_compilers
 from .documents import span
 from .handlers import command, command_document, request
-from .gpu_run import gpu_lenses
+from .gpu_run import RUN_ON_GPU, gpu_lenses
+from .lens_layout import arrange
 from .portability import portability_lenses
 
 if TYPE_CHECKING:
@@ -95,12 +98,14 @@ def setup(server: "WaveLanguageServer") -> None:
             rng = span(doc, kernel.line, kernel.directive.start, kernel.directive.end,
                        server.codec)
             out.append(types.CodeLens(range=rng, command=types.Command(
-                title=res.summary(), command=RESOURCES, arguments=[doc.uri, kernel.name])))
+                title=res.short_summary(), command=RESOURCES, arguments=[doc.uri, kernel.name],
+                tooltip=res.text() + "\n(click: the full summary)")))
             out.append(types.CodeLens(range=rng, command=types.Command(
                 title="Assemble", command=ASSEMBLE, arguments=[doc.uri])))
         out.extend(portability_lenses(server, doc))
-        out.extend(gpu_lenses(server, doc))
-        return out + run_view.code_lenses(server, doc)
+        # Run leads each line (then Run on GPU, where a GPU is present); see lens_layout.
+        return arrange(out + run_view.code_lenses(server, doc) + gpu_lenses(server, doc),
+                       (run_view.RUN, run_view.CLEAR, RUN_ON_GPU))
 
     @command(server, RESOURCES)
     async def show_resources(*args):

@@ -49,13 +49,19 @@ async def _run(server: "WaveLanguageServer", *args):
     kernel = doc.program.kernel_named(name) if doc is not None and isinstance(name, str) else None
     if kernel is None:
         outcome = {"ok": False, "message": f"no kernel {name!r} in {uri!r}"}
+    elif not server.runs.trusted:
+        outcome = {"ok": False, "message": "kernels do not run in an untrusted workspace"}
     else:
-        try:
-            launch = kernel_launch(doc, kernel)
-        except ValueError as err:
-            outcome = {"ok": False, "message": f"cannot run kernel {name!r}: {err}"}
-        else:
-            outcome = await asyncio.to_thread(run_on_gpu, doc.text, launch)
+        limits, text = server.runs.limits(), doc.text
+
+        def launch_and_run() -> dict:
+            # the launch line's `--arg` files are read here, in the worker, as for any run
+            try:
+                launch = kernel_launch(server, doc, kernel, limits)
+            except ValueError as err:
+                return {"ok": False, "message": f"cannot run kernel {name!r}: {err}"}
+            return run_on_gpu(text, launch)
+        outcome = await asyncio.to_thread(launch_and_run)
     same = outcome.get("same", False)
     server.window_show_message(types.ShowMessageParams(
         type=types.MessageType.Info if same else types.MessageType.Warning,

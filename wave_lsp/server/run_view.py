@@ -1,4 +1,4 @@
-"""Inline run results as LSP: code lenses (`▶ Run`, then `✓ 3.1 ms · … · ▶ Run again · ✕ Clear`),
+"""Inline run results as LSP: code lenses (`▶ Run`, then `▶ Run again · ✓ 3.1 ms · … · ✕ Clear`),
 inlay hints after each executed line, hover tables, diagnostics (run-time errors and warnings,
 invalid launch lines, not-executed lines tagged `Unnecessary` so editors grey them) and launch
 flag completion. The existing feature modules call these functions; everything shown comes from
@@ -49,9 +49,9 @@ def code_lenses(server: "WaveLanguageServer", doc: DocumentState) -> list[types.
         result = results.get(kernel)
         if result is not None and is_result_line:
             out.append(types.CodeLens(range=rng, command=_cmd(
-                result.summary(), RUN, doc.uri, kernel, line)))
-            out.append(types.CodeLens(range=rng, command=_cmd(
                 "▶ Run again", RUN, doc.uri, kernel, line)))
+            out.append(types.CodeLens(range=rng, command=_cmd(
+                result.summary(), RUN, doc.uri, kernel, line)))
             out.append(types.CodeLens(range=rng, command=_cmd("✕ Clear", CLEAR, doc.uri, kernel)))
         elif result is None and kernel in live and is_result_line:
             out.append(types.CodeLens(range=rng, command=_cmd(

@@ -3,7 +3,9 @@
  */
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { completeConfiguration, debugAdapterCommand, kernelAtLine, kernelNames } from '../../src/debugConfig';
+import {
+    assemblyError, completeConfiguration, debugAdapterCommand, kernelAtLine, kernelNames, subcommand,
+} from '../../src/debugConfig';
 
 const SOURCE = '; header\n.kernel first\n    halt\n.end\n\n.kernel second ; two\n    halt\n.end\n';
 
@@ -15,6 +17,18 @@ describe('debug adapter command', () => {
             { command: 'python3', args: ['-m', 'wave_lsp', 'debug'] });
         assert.deepEqual(debugAdapterCommand({ command: 'wave-lsp', args: [] }),
             { command: 'wave-lsp', args: ['debug'] });
+    });
+});
+
+describe('other subcommands and the assembler\'s errors', () => {
+    it('derives asm and dis from the server command', () => {
+        assert.deepEqual(subcommand({ command: 'python3', args: ['-m', 'wave_lsp', 'serve'] }, 'dis', ['k.wbin']),
+            { command: 'python3', args: ['-m', 'wave_lsp', 'dis', 'k.wbin'] });
+    });
+    it('reads the first error of wave-lsp asm', () => {
+        const out = "k.wave:6:5: L401 error 'add.s32' is obsolete\nk.wave: 1 error(s); nothing assembled\n";
+        assert.deepEqual(assemblyError(out), { line: 5, message: "line 6: L401 error 'add.s32' is obsolete" });
+        assert.equal(assemblyError('k.wave: 0 error(s)\n'), undefined);
     });
 });
 

@@ -1,0 +1,219 @@
+"""The first hour of a new user in a real VS Code (code-server), at 1280×800 and 1920×1080:
+the ▶ Run and Debug Kernel lenses on a kernel without a launch line are first and on screen, and
+clicking them runs the kernel inline and stops the debugger; Enter continues a `;` comment only
+from the end of a comment line; debugging a file that does not assemble shows the assembler's
+error with its line; "create a launch.json file" writes one configuration; a `.wbin` opens as its
+disassembly; Show PTX is coloured; the Getting Started walkthrough. Screenshots under
+test-artifacts/vscode/first-hour/, and the README's under vscode-extension/media/screenshots/."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from .conftest import workbench
+from .workbench import EXTENSION, ROOT
+
+SIZES = [(1280, 800), (1920, 1080)]
+README_SHOTS = EXTENSION / "media" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def vscode(vsix, tmp_path_factory):
+    def assemble(workspace):   # a .wbin in the workspace, as a build would leave it
+        subprocess.run([str(ROOT / ".venv" / "bin" / "wave-lsp"), "asm",
+                        str(workspace / "square.wave"), "-o", str(workspace / "square.wbin")],
+                       check=True)
+
+    with workbench(tmp_path_factory, vsix, "first-hour", {"debug.toolBarLocation": "docked"},
+                   assemble) as wb:
+        yield wb
+
+
+def readme_shot(vscode, name: str) -> None:
+    """A screenshot for the README (taken at 1280×800)."""
+    README_SHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy(vscode.screenshot(f"readme-{name}"), README_SHOTS / f"{name}.png")
+
+
+def open_from_explorer(vscode, name: str) -> None:
+    """Opens a workspace file by clicking it in the Explorer (keyboard-free: the focus may be in
+    a webview or a notification)."""
+    if not vscode.count(".activitybar .action-item.checked a[aria-label^='Explorer']"):
+        vscode.click(".activitybar .action-item a[aria-label^='Explorer']")
+    vscode.click(".explorer-folders-view .monaco-list-row", name)
+    vscode.waitFor(".tab.active", name)
+
+
+def rows(vscode, pane: str) -> list[str]:
+    return vscode.texts(f".pane:has(.pane-header[aria-label*='{pane}' i]) .monaco-list-row")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_run_and_debug_lenses_first_on_screen_and_working(vscode, size):
+    width, height = size
+    vscode.viewport(width, height)
+    vscode.openFile("square.wave")
+    line = vscode.wait_until(lambda: (l := vscode.lensLine(".kernel square")) and
+                             "Debug Kernel" in l["text"] and "Assemble" in l["text"] and l,
+                             "the lenses of the .kernel line")
+    titles = [lens["text"] for lens in line["lenses"]]
+    assert titles[0].startswith("▶ Run") and "Debug Kernel" in titles[1], titles
+    assert re.fullmatch(r"8 regs · 0 B local · 1 wave/wg \(W32\)", titles[2]), titles
+    assert len(" | ".join(titles)) <= 120, titles
+    assert all(lens["right"] <= line["editorRight"] for lens in line["lenses"]), line
+    vscode.screenshot(f"{width}x{height}-01-lenses")
+
+    vscode.clickLens(".kernel square", "▶ Run")
+    line = vscode.wait_until(lambda: (l := vscode.lensLine(".kernel square")) and
+                             "Run again" in l["text"] and l, "the run's outcome lens", timeout=90)
+    titles = [lens["text"] for lens in line["lenses"]]
+    assert titles[0] == "▶ Run again" and "Debug Kernel" in titles[1] and titles[2].startswith("✓")
+    assert len(" | ".join(titles)) <= 120 and all(
+        lens["right"] <= line["editorRight"] for lens in line["lenses"]), line
+    # r1 = tid * tid for the 8 lanes, after the imul line
+    text = vscode.wait_until(lambda: (t := vscode.editorText()) and "49" in t and t,
+                             "the inline values of the run")
+    imul = next(row for row in text.splitlines() if "imul    r1" in row)
+    assert "r1 = 0, 1, 4" in imul and "49" in imul
+    vscode.screenshot(f"{width}x{height}-02-run-results")
+    if size == SIZES[0]:
+        readme_shot(vscode, "run-lens")
+
+    vscode.clickText("device_store_u32")
+    vscode.press("F9")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-breakpoint") > 0, "the breakpoint dot")
+    vscode.clickLens(".kernel square", "Debug Kernel")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") > 0,
+                      "the debugger stopped at the breakpoint", timeout=90)
+    r1 = vscode.wait_until(lambda: [r for r in rows(vscode, "Variables") if r.startswith("r1")],
+                           "r1 in the Variables view")
+    assert "[0, 1, 4, 9" in r1[0]
+    vscode.screenshot(f"{width}x{height}-03-debugger-stopped")
+    if size == SIZES[0]:
+        readme_shot(vscode, "debugger")
+    vscode.press("Shift+F5")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") == 0, "the session ended")
+    vscode.clickText("device_store_u32")
+    vscode.press("F9")   # the breakpoint off again
+    vscode.command("WAVE: Clear Results")
+    vscode.wait_until(lambda: "Run again" not in (vscode.lensLine(".kernel square") or {})
+                      .get("text", "Run again"), "the results cleared")
+
+
+def test_enter_continues_a_comment_only_from_its_end(vscode):
+    vscode.viewport(1280, 800)
+    open_from_explorer(vscode, "square.wave")
+    vscode.wait_until(lambda: "running" in vscode.statusBar()["label"], "the server running")
+    vscode.wait_until(lambda: vscode.lensLine(".kernel square"), "the lenses")
+    vscode.clickText("Squares each")
+    vscode.press("End")
+    vscode.press("Enter")
+    vscode.type("more words")
+    vscode.wait_until(lambda: "; more words" in vscode.editorText(), "the comment continued")
+    text = vscode.editorText()
+    assert re.search(r"^; more words$", text, re.M), text
+    vscode.screenshot("enter-01-comment-continued")
+    # Enter in the middle of a comment splits it without turning the code below into comment.
+    vscode.clickText("more words")
+    vscode.press(["Home", "ArrowRight", "ArrowRight", "ArrowRight", "ArrowRight", "ArrowRight",
+                  "ArrowRight", "ArrowRight", "Enter"])
+    vscode.press(["End", "Enter"])   # after "words", which is not a comment line any more
+    vscode.type("halt")
+    text = vscode.editorText()
+    vscode.screenshot("enter-02-no-continuation")
+    assert re.search(r"^words\nhalt$", text, re.M), text
+    assert re.search(r"^\.kernel square", text, re.M)
+    vscode.command("File: Revert File")
+    vscode.wait_until(lambda: "more" not in vscode.editorText(), "the file reverted")
+    vscode.command("View: Close All Editor Groups")
+
+
+def test_debugging_a_file_that_does_not_assemble_shows_the_assembler_error(vscode):
+    open_from_explorer(vscode, "broken.wave")
+    vscode.command("WAVE: Debug Kernel")
+    note = vscode.wait_until(
+        lambda: [n for n in vscode.notifications() if "does not assemble" in n],
+        "the assembler's error")
+    vscode.screenshot("debug-broken-01-assembler-error")
+    assert "line 6" in note[0] and "add.s32" in note[0] and "Go to Line" in note[0]
+    assert vscode.count(".monaco-dialog-box") == 0   # no modal "Open launch.json"
+    assert vscode.count(".codicon-debug-stackframe") == 0
+    vscode.click(".notification-list-item .monaco-button", "Go to Line")
+    vscode.waitFor(".statusbar-item", "Ln 6,")
+    vscode.command("Notifications: Clear All Notifications")
+    vscode.command("View: Close All Editor Groups")
+
+
+def test_create_launch_json_writes_one_configuration(vscode):
+    open_from_explorer(vscode, "scale.wave")
+    launch = vscode.workspace / ".vscode" / "launch.json"
+    launch.unlink(missing_ok=True)
+    vscode.press("Control+Shift+D")
+    vscode.click(".debug-view-content a, .welcome-view-content a", "create a launch.json file")
+    vscode.wait(1500)
+    if any("WAVE Kernel" in row for row in vscode.texts(".quick-input-widget .monaco-list-row")):
+        vscode.click(".quick-input-widget .monaco-list-row", "WAVE Kernel")   # the debugger pick
+    vscode.waitFor(".tab", "launch.json")
+    vscode.wait(500)
+    vscode.press(["Escape", "Control+s"])
+    vscode.wait_until(launch.is_file, "launch.json written")
+    text = vscode.wait_until(lambda: (t := launch.read_text()) and "Debug WAVE kernel" in t
+                             and t.rstrip().endswith("}") and t, "the configuration")
+    vscode.screenshot("launch-json-01-one-configuration")
+    configurations = json.loads(re.sub(r"^[ \t]*//.*$", "", text, flags=re.M))["configurations"]
+    assert [c["name"] for c in configurations] == ["Debug WAVE kernel"]
+    vscode.command("View: Close All Editor Groups")
+    launch.unlink()
+
+
+def test_wbin_opens_as_its_disassembly(vscode):
+    hide_panel = ".part.panel .action-label[aria-label^='Hide Panel']"
+    if vscode.count(hide_panel):
+        vscode.click(hide_panel)   # the debug console of the earlier session
+    vscode.viewport(1280, 800)
+    open_from_explorer(vscode, "scale.wave")
+    vscode.click(".explorer-folders-view .monaco-list-row", "square.wbin")   # as a user would
+    listing = vscode.wait_until(lambda: vscode.frameText("#listing"), "the disassembly listing")
+    assert ".kernel square" in listing and "imul r1, r0, r0" in listing
+    assert "device_store_u32 r3, r1" in listing and "; 0x" in listing
+    vscode.screenshot("wbin-01-disassembly")
+    readme_shot(vscode, "wbin-disassembly")
+    vscode.command("View: Close All Editor Groups")
+
+
+def test_ptx_view_is_coloured(vscode):
+    open_from_explorer(vscode, "scale.wave")
+    vscode.command("WAVE: Show PTX")
+    vscode.waitFor(".tab", "scale.wave.ptx")
+    vscode.wait_until(lambda: "mul.lo.s32" in vscode.groupText(1), "the PTX text")
+    colours = vscode.wait_until(
+        lambda: (c := {t["text"].strip(): t["color"] for t in vscode.lineTokensIn(1, "mul.lo.s32 %r2")})
+        and len(set(c.values())) >= 3 and c, "the PTX coloured")
+    vscode.screenshot("ptx-01-coloured")
+    readme_shot(vscode, "show-ptx")
+    mnemonic = next(colour for text, colour in colours.items() if text.startswith("mul"))
+    register = next(colour for text, colour in colours.items() if text.startswith("%r"))
+    assert mnemonic != register
+    vscode.command("View: Close All Editor Groups")
+
+
+def test_getting_started_walkthrough(vscode):
+    vscode.command("Welcome: Open Walkthrough...")
+    vscode.waitFor(".quick-input-widget .monaco-list-row", "Get Started with WAVE Assembly")
+    vscode.click(".quick-input-widget .monaco-list-row", "Get Started with WAVE Assembly")
+    page = vscode.waitFor(".gettingStartedContainer", "Open an example kernel")
+    for step in ("Install the language server", "Run the kernel", "Debug the kernel"):
+        assert step in page
+    vscode.screenshot("walkthrough-01")
+    readme_shot(vscode, "walkthrough")
+    vscode.click(".gettingStartedContainer .getting-started-step", "Open an example kernel")
+    vscode.click(".gettingStartedContainer a, .gettingStartedContainer .monaco-button",
+                 "Open the Example")
+    vscode.waitFor(".tab", "vector_add.wave")
+    assert (vscode.workspace / "vector_add.wave").is_file()
+    vscode.screenshot("walkthrough-02-example-opened")

@@ -1,0 +1,33 @@
+// Packages the extension with vsce: the example kernel the walkthrough opens is copied from the
+// repository's examples/, and `repository` is filled from the git remote when there is one (left
+// out otherwise; package.json is restored afterwards).
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+
+const extension = path.resolve(import.meta.dirname, '..');
+const root = path.dirname(extension);
+const manifestPath = path.join(extension, 'package.json');
+const original = fs.readFileSync(manifestPath, 'utf8');
+const manifest = JSON.parse(original);
+
+fs.mkdirSync(path.join(extension, 'examples'), { recursive: true });
+fs.copyFileSync(path.join(root, 'examples', 'vector_add.wave'), path.join(extension, 'examples', 'vector_add.wave'));
+
+let remote = '';
+try {
+    remote = execFileSync('git', ['remote', 'get-url', 'origin'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+} catch { /* no remote: no repository field */ }
+const vsce = path.join(extension, 'node_modules', '.bin', 'vsce');
+const args = ['package', '--no-dependencies', '--out', `wave-lsp-${manifest.version}.vsix`];
+try {
+    if (remote) {
+        manifest.repository = { type: 'git', url: remote };
+        fs.writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+    } else {
+        args.push('--allow-missing-repository', '--no-rewrite-relative-links');
+    }
+    execFileSync(vsce, args, { cwd: extension, stdio: 'inherit' });
+} finally {
+    fs.writeFileSync(manifestPath, original);
+}
