@@ -8,7 +8,7 @@ from __future__ import annotations
 
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from parsimonious.exceptions import ParseError, VisitationError
 from parsimonious.nodes import Node
@@ -72,8 +72,7 @@ def _fast_patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
         rf"(?>{blank})(?P<guard>(?>{plain['guard']}))?+(?P<mnemonic>(?>{plain['name']}))"
         rf"(?P<operands>{plain['ws_req']}(?>{operand})(?:(?>{sep})(?>{operand}))*+)?+"
         rf"(?>{blank})")
-    return (line, re.compile(rules["guard"]),
-            re.compile(rf"(?>{sep})|(?>{rules['operand']})"))
+    return line, re.compile(rules["guard"]), re.compile(rules["operand"])
 
 
 def _simple_instruction(text: str) -> LineSyntax | None:
@@ -92,14 +91,18 @@ def _simple_instruction(text: str) -> LineSyntax | None:
     operands: list[Operand] = []
     if m.group("operands") is not None:
         at, stop = m.start("operands"), m.end("operands")
-        at += len(text[at:stop]) - len(text[at:stop].lstrip(" \t\r\f\v"))
-        for piece in pieces.finditer(text, at, stop):
+        if "[" in text[at:stop]:
+            return None                      # a memory operand may hold a comma
+        for part in text[at:stop].split(","):    # only separators hold commas
+            body = part.lstrip(" \t\r\f\v")
+            first = at + len(part) - len(body)
+            at += len(part) + 1
+            body = body.rstrip(" \t\r\f\v")
+            piece = pieces.match(text, first, first + len(body))
             form = piece.lastgroup
-            if form is None:
-                continue                     # a separator
             if form not in _FAST_FORMS or (form == "dotted" and not operands):
                 return None                  # a first dotted word may be a cache hint
-            operands.append(_operand_of(form, piece.group(), piece.start(), piece.end()))
+            operands.append(_operand_of(form, body, first, first + len(body)))
         end = operands[-1].end
     comment = None
     if cut < len(text):
@@ -200,7 +203,10 @@ def _operand(node: Node) -> Operand:
     return _operand_of(node.match.lastgroup, node.text, node.start, node.end)
 
 
+@lru_cache(maxsize=1 << 16)
 def _operand_of(form: str, text: str, start: int, end: int) -> Operand:
+    """The operand (immutable, so equal ones are shared: `r1` at column 9 recurs in most
+    files)."""
     if form == "register":
         digits, _, suffix = text[1:].partition(".")
         return Operand(OperandSyntax.REGISTER, text, start, end, int(digits), suffix or None)
