@@ -21,13 +21,13 @@ from pygls.uris import to_fs_path
 
 from ..emu import Launch, LaunchError
 from ..emu.launch_flags import build_launch, parse_launch_flags
-from ..emu.wave_widths import WidthComparison, compare_widths
 from ..isa.backends import targets_widths
 from ..ide.state import DocumentState
 from .documents import span
 from .handlers import command
 
 if TYPE_CHECKING:
+    from ..emu.wave_widths import WidthComparison
     from .server import WaveLanguageServer
 
 CHECK = "wave-lsp.checkPortability"
@@ -119,6 +119,7 @@ async def _check(server: "WaveLanguageServer", *args):
     revision, text = doc.revision, doc.text
     try:
         launch = kernel_launch(doc, kernel)
+        from ..emu.wave_widths import compare_widths   # numpy: not at start-up
         comparison = await asyncio.to_thread(compare_widths, text, launch, widths)
     except (LaunchError, ValueError) as err:
         return _fail(server, f"cannot run kernel {name!r}: {err}")
