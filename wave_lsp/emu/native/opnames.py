@@ -21,6 +21,8 @@ from pathlib import Path
 from ...isa import generated
 from ...isa import INSTRUCTIONS, InstructionClass as IC, InstructionSpec
 
+_GENERATED = (" * GENERATED from wave_lsp/isa by `python -m wave_lsp.emu.native.opnames`: "
+              "do not edit. */")
 HEADER_PATH = Path("wave_lsp/emu/native/ops.h")
 NAMES_PATH = Path("wave_lsp/emu/native/names.c")
 
@@ -60,7 +62,7 @@ def render_header() -> str:
     """ops.h: the OP_ enumeration."""
     return "\n".join([
         "/* The native core's operations, in dispatch order (see wave_lsp/emu/native/opnames.py).",
-        " * GENERATED from wave_lsp/isa by `python -m wave_lsp.emu.native.opnames`: do not edit. */",
+        _GENERATED,
         "#ifndef WAVECORE_OPS_H",
         "#define WAVECORE_OPS_H",
         "",
@@ -78,7 +80,7 @@ def render_names() -> str:
     return "\n".join([
         "/* The mnemonic of each native operation, in the order of the OP_ enumeration (ops.h).",
         " * Python reads them as `_wavecore.OPS` and maps instructions to operations by name.",
-        " * GENERATED from wave_lsp/isa by `python -m wave_lsp.emu.native.opnames`: do not edit. */",
+        _GENERATED,
         '#include "core.h"',
         "",
         "const char *const OP_NAMES[OP_COUNT] = {",
