@@ -79,38 +79,42 @@ def _simple_instruction(text: str) -> LineSyntax | None:
     line, guard_pattern, pieces = _fast_patterns()
     # no operand or guard holds `;` or `#`: the first one starts the comment (to the line's
     # trailing blanks, as the grammar's `comment` rule)
-    cut = min((i for i in (text.find(";"), text.find("#")) if i >= 0), default=len(text))
+    cut = len(text)
+    semicolon, hash_ = text.find(";"), text.find("#")
+    if semicolon >= 0:
+        cut = semicolon
+    if 0 <= hash_ < cut:
+        cut = hash_
     m = line.fullmatch(text, 0, cut)
     if m is None or "\n" in text:
         return None
     start, end = m.span("mnemonic")
+    mnemonic = Token(text[start:end], start, end)
     guard = None
-    if m.group("guard") is not None:
+    if m.start("guard") >= 0:
         start = m.start("guard")
         guard = _guard_of(guard_pattern.match(text, start), 0)
     operands: list[Operand] = []
-    if m.group("operands") is not None:
-        at, stop = m.start("operands"), m.end("operands")
-        if "[" in text[at:stop]:
+    at, stop = m.span("operands")
+    if at >= 0:
+        written = text[at:stop]
+        if "[" in written:
             return None                      # a memory operand may hold a comma
-        for part in text[at:stop].split(","):    # only separators hold commas
-            body = part.lstrip(" \t\r\f\v")
-            first = at + len(part) - len(body)
+        for part in written.split(","):      # only separators hold commas
+            body = part.strip(" \t\r\f\v")
+            first = at + part.index(body[0])
             at += len(part) + 1
-            body = body.rstrip(" \t\r\f\v")
-            piece = pieces.match(text, first, first + len(body))
-            form = piece.lastgroup
+            last = first + len(body)
+            form = pieces.match(text, first, last).lastgroup
             if form not in _FAST_FORMS or (form == "dotted" and not operands):
                 return None                  # a first dotted word may be a cache hint
-            operands.append(_operand_of(form, body, first, first + len(body)))
-        end = operands[-1].end
+            operands.append(_operand_of(form, body, first, last))
+        end = last
     comment = None
     if cut < len(text):
         body = text[cut:].rstrip(" \t\r\f\v")
         comment = Token(body, cut, cut + len(body))
-    instruction = Instruction(guard, Token(m.group("mnemonic"), m.start("mnemonic"),
-                                           m.end("mnemonic")), (), None, tuple(operands),
-                              start, end)
+    instruction = Instruction(guard, mnemonic, (), None, tuple(operands), start, end)
     return LineSyntax((instruction,), comment, None)
 
 
