@@ -49,3 +49,17 @@ def test_a_wbin_never_loads_the_grammar(tmp_path):
                                  "wave_lsp.analysis", "wave_lsp.syntax.program",
                                  "wave_lsp.syntax.ast"))
                    for m in modules), modules
+
+
+def test_the_server_starts_without_numpy_or_the_emulator():
+    """The language server's first answer (a hover) needs neither (issue 21, point 7): they load
+    when a run or a portability check first needs them."""
+    probe = ("import json, sys\nfrom wave_lsp.server.server import create_server\n"
+             "create_server()\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'numpy' "
+             "or m.startswith('wave_lsp.emu.'))))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    modules = json.loads(done.stdout.splitlines()[-1])
+    assert not any(m.startswith("numpy") for m in modules)
+    assert "wave_lsp.emu.engine" not in modules and "wave_lsp.emu.wave_widths" not in modules

@@ -72,6 +72,7 @@ def test_emit_rejects_an_unknown_target(tmp_path):
     """)
     assert result["windows"] == 1
     assert any("unknown target" in m and "vulkan" in m for m in result["messages"])
+    assert any("(use hip, metal, ptx, sycl)" in m for m in result["messages"])  # targets.lua
 
 
 def test_portability_checks_the_kernel_at_the_cursor(tmp_path):

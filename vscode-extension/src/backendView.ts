@@ -9,13 +9,9 @@ import type { ServerCommand } from './encodingView';
 
 export const SCHEME = 'wave-backend';
 
-/** The backends, their titles and the language that highlights their text. */
-export const TARGETS = {
-    ptx: { title: 'PTX', language: 'ptx' },
-    hip: { title: 'HIP', language: 'cpp' },
-    metal: { title: 'Metal', language: 'cpp' },
-    sycl: { title: 'SYCL', language: 'cpp' },
-} as const;
+/** The backends, their titles and the language that highlights their text (generated). */
+import { TARGETS } from './targets';
+export { TARGETS };
 
 export type Target = keyof typeof TARGETS;
 

@@ -14,11 +14,11 @@ and synchronisation.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import textwrap
 from pathlib import Path
 
+from . import generated
 from .blocks import BLOCK_CLOSERS, BLOCK_MIDDLES, BLOCK_OPENERS
 from .classes import InstructionClass
 from .directives import CACHE_HINTS, DIRECTIVES, SCOPES
@@ -182,35 +182,12 @@ GENERATED = {SYNTAX_PATH: render_syntax, BLOCKS_PATH: render_blocks,
 
 def stale(root: Path) -> list[Path]:
     """The generated files under repository `root` that are missing or differ from the table."""
-    out = []
-    for path, render in GENERATED.items():
-        target = root / path
-        current = target.read_text(encoding="utf-8") if target.is_file() else None
-        if current != render():
-            out.append(path)
-    return out
+    return generated.stale(root, GENERATED)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m wave_lsp.isa.vim_files",
-        description="Write the Vim/Neovim runtime files for WAVE from the instruction table.")
-    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[2],
-                        help="repository root (default: the one this package is in)")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when a file differs from the table")
-    args = parser.parse_args(argv)
-    outdated = stale(args.root)
-    if args.check:
-        for path in outdated:
-            print(f"{path} is stale: run python -m wave_lsp.isa.vim_files", file=sys.stderr)
-        return 1 if outdated else 0
-    for path in outdated:
-        target = args.root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(GENERATED[path](), encoding="utf-8")
-        print(f"wrote {path}")
-    return 0
+    return generated.main("wave_lsp.isa.vim_files", "Write the Vim/Neovim runtime files for "
+                          "WAVE from the instruction table.", GENERATED, argv)
 
 
 if __name__ == "__main__":

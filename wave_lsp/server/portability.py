@@ -18,7 +18,6 @@ from lsprotocol import types
 
 from ..emu import Launch, LaunchError
 from ..ide.run_limits import RunLimits
-from ..emu.wave_widths import WidthComparison, compare_widths
 from ..isa.backends import targets_widths
 from ..ide.state import DocumentState
 from .documents import span
@@ -26,6 +25,7 @@ from .handlers import command
 from .runs import arg_root
 
 if TYPE_CHECKING:
+    from ..emu.wave_widths import WidthComparison
     from .server import WaveLanguageServer
 
 CHECK = "wave-lsp.checkPortability"
@@ -112,6 +112,7 @@ async def _check(server: "WaveLanguageServer", *args):
             or doc.revision != revision
 
     def check_widths():
+        from ..emu.wave_widths import compare_widths   # numpy: not at start-up
         limits = RunLimits(MAX_INSTRUCTIONS, TIME_LIMIT_MS // len(widths))
         return compare_widths(text, kernel_launch(server, doc, kernel, limits), widths,
                               cancel=stale)

@@ -1,5 +1,6 @@
-/* The state of the workgroup being run, shared by exec.c (control flow, loops) and ops.c
- * (ALU, memory and wave operations, race shadows). */
+/* The state of the workgroup being run, shared by exec.c (control flow, loops) and the
+ * operations: alu.c and floatwide.c (ALU), memory.c, waveops.c, shadow.c (race shadows),
+ * state.c and initcheck.c. */
 #ifndef WAVECORE_EXEC_H
 #define WAVECORE_EXEC_H
 
@@ -44,9 +45,9 @@ typedef struct {
     uint8_t *local;
     int local_dirty;                     /* local memory was written since it was cleared */
     int64_t executed;                    /* wave-instructions of the launch so far */
-    /* race shadows (see ops.c) */
+    /* race shadows (see shadow.c) */
     uint32_t *dev_shadow;                /* per device word: owner workgroup and access kinds,
-                                            then epoch, wave, written (see ops.c) */
+                                            then epoch, wave, written (see shadow.c) */
     int dev_owned;                       /* several workgroups: the owner words are kept */
     uint32_t *loc_epoch;                 /* per local word: epoch, wave, written (waves > 1) */
     uint32_t *sr_lane;                   /* special registers 0-4 per lane */

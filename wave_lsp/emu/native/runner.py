@@ -20,7 +20,7 @@ from .program import encode, encode_uses
 
 MAX_DEVICE_MEMORY = 256 << 20       # beyond this the race shadows would cost too much memory
 MAX_LOCAL_MEMORY = 16 << 20         # the same for local memory (4 times its size in shadows)
-MAX_WORKGROUPS = 0x1FFFFFFE         # workgroup ids the device shadow can hold (ops.c)
+MAX_WORKGROUPS = 0x1FFFFFFE         # workgroup ids the device shadow can hold (shadow.c)
 
 
 @dataclass

@@ -112,8 +112,9 @@ local function run_arguments(bufnr, name)
   return { vim.uri_from_bufnr(bufnr), kernel, launch }, kernel
 end
 
---- The backends of `:LspWaveEmit` and the filetype that highlights each one's text.
-local TARGETS = { ptx = 'asm', hip = 'cpp', metal = 'cpp', sycl = 'cpp' }
+--- The backends of `:LspWaveEmit` and the filetype that highlights each one's text (generated
+--- from the backend table).
+local TARGETS = require('wave.targets')
 
 --- Show `text` in a read-only scratch buffer named `name`, in a vertical split on the right of
 --- the source (reused), highlighted as `filetype` (default: WAVE syntax).
@@ -202,7 +203,8 @@ function M.attach(client, bufnr)
   create('LspWaveEmit', function(opts)
     local target = opts.args
     if TARGETS[target] == nil then
-      notify('unknown target ' .. vim.inspect(target) .. ' (use ptx, hip, metal or sycl)',
+      notify('unknown target ' .. vim.inspect(target) .. ' (use '
+        .. table.concat(vim.fn.sort(vim.tbl_keys(TARGETS)), ', ') .. ')',
         vim.log.levels.ERROR)
       return
     end

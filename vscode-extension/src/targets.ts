@@ -1,0 +1,8 @@
+// The backends, their titles and the language that highlights their text.
+// GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.backend_lists`: do not edit.
+export const TARGETS = {
+    ptx: { title: 'PTX', language: 'ptx' },
+    hip: { title: 'HIP', language: 'cpp' },
+    metal: { title: 'Metal', language: 'cpp' },
+    sycl: { title: 'SYCL', language: 'cpp' },
+} as const;
