@@ -12,8 +12,8 @@ from hypothesis import event, given, strategies as st
 import test_emu_differential as upstream_generated
 import test_emu_hypothesis as structured
 from .native_support import both_engines, need_core
-from .test_native_differential import (NATIVE_PROLOGUE, SETTINGS, native_epilogue,
-                                       native_statement)
+from .test_native_differential import (MAX_INSTRUCTIONS, NATIVE_PROLOGUE, SETTINGS,
+                                       native_epilogue, native_statement)
 
 from wave_lsp.emu import Launch
 from wave_lsp.emu.initcheck import KINDS
@@ -43,7 +43,8 @@ def assert_same_verdict(source: str, launch: Launch) -> None:
 def test_structured_programs(body, width, threads, grid):
     need_core()
     assert_same_verdict(structured.program(body), Launch(
-        grid=(grid, 1, 1), workgroup=(threads, 1, 1), wave_width=width, device_memory=4096))
+        grid=(grid, 1, 1), workgroup=(threads, 1, 1), wave_width=width, device_memory=4096,
+        max_instructions=MAX_INSTRUCTIONS))
 
 
 @SETTINGS
@@ -58,8 +59,6 @@ def test_float_programs_with_barriers(lines, width, filled):
                                        device_memory=2048, memory_init=init))
 
 
-
-
 @SETTINGS
 @given(st.lists(native_statement(), min_size=1, max_size=12), st.sampled_from([1, 4, 8, 32]),
        st.integers(1, 40), st.integers(1, 3), st.sets(st.integers(0, 11), max_size=12))
@@ -68,4 +67,5 @@ def test_every_native_instruction(lines, width, threads, grid, preset):
     source = NATIVE_PROLOGUE + "".join(f"    {text}\n" for text in lines) + native_epilogue()
     assert_same_verdict(source, Launch(grid=(grid, 1, 1), workgroup=(threads, 1, 1),
                                        wave_width=width, device_memory=16384,
-                                       local_memory=4096, set_regs={r: r for r in preset}))
+                                       local_memory=4096, set_regs={r: r for r in preset},
+                                       max_instructions=MAX_INSTRUCTIONS))
