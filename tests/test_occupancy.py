@@ -46,7 +46,7 @@ def test_local_memory_in_the_summary_is_never_a_silent_zero():
     undeclared = local_resources("")
     assert "local memory undeclared (needs 64 B)" in undeclared.summary()
     assert "| local memory | used but not declared (U510): its accesses reach 64 bytes; the " \
-           "emulator lends 16384 bytes, a GPU backend none |" in undeclared.markdown()
+           "emulator and `wave-lsp emit` lend 16384 bytes, upstream's backends none |" in undeclared.markdown()
     unknown = local_resources("", "    mov_sr r1, sr_workgroup_id_x\n")
     assert "local memory undeclared (size unknown)" in unknown.summary()
     declared = local_resources(".local_memory 128\n")

@@ -1,7 +1,8 @@
 """U510: a kernel that uses local memory without declaring `.local_memory`.
 
 wave-asm accepts it and stores 0 bytes; the emulator then quietly lends the kernel its default
-(16 KiB) while a GPU backend gives it none. The first local access is reported, with a quick fix
+(16 KiB, `isa.backends.DEFAULT_LOCAL_MEMORY`), and `wave-lsp emit` declares the same for the GPU
+backends, while upstream's backends declare none. The first local access is reported, with a quick fix
 that declares what the accesses need when the code bounds it: each register's possible values
 are followed as an interval through the kernel (constants, thread and lane ids bounded by the
 declared workgroup size, and integer arithmetic on them), merged where control flow joins.
@@ -12,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..isa import INSTRUCTIONS, InstructionClass
+from ..isa.backends import DEFAULT_LOCAL_MEMORY
 from ..syntax.ast import Instruction, OperandSyntax as Syn
 from ..syntax.program import Kernel
 from .codes import diagnostic
 from .diagnostic import Diagnostic, Fix, Range, TextEdit
 
-EMULATOR_DEFAULT = 16384       # bytes the emulator lends a kernel that declares none
 LARGEST = 1 << 31              # beyond this an address wraps: no bound
 Interval = tuple[int, int] | None     # (lowest, highest) value of a register; None: unknown
 
@@ -264,8 +265,8 @@ def check_local_memory(kernel: Kernel) -> list[Diagnostic]:
     else:
         reach = f"its accesses reach {need.bytes} bytes"
     message = (f"kernel '{kernel.name}' uses local memory but declares no .local_memory: "
-               f"wave-asm records 0 bytes, the emulator lends {EMULATOR_DEFAULT} and a GPU "
-               f"backend none; {reach}")
+               f"wave-asm records 0 bytes, the emulator and `wave-lsp emit` lend "
+               f"{DEFAULT_LOCAL_MEMORY} and upstream's backends none; {reach}")
     found = diagnostic("U510", need.line, need.start, need.end, message)
     if need.bytes is None:
         return [found]

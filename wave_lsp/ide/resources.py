@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.kernel_checks import facts
-from ..analysis.local_memory import EMULATOR_DEFAULT, local_need
+from ..analysis.local_memory import local_need
+from ..isa.backends import DEFAULT_LOCAL_MEMORY
 from ..isa import REGISTER_FILE_SIZE
 from ..isa.backends import BACKEND_BY_NAME, TARGET_NAMES
 from ..syntax.program import Kernel
@@ -50,8 +51,8 @@ class KernelResources:
         reach = (f"its accesses reach {self.local_memory_needed} bytes"
                  if self.local_memory_needed is not None
                  else "how much its accesses reach cannot be told from the code")
-        return (f"used but not declared (U510): {reach}; the emulator lends "
-                f"{EMULATOR_DEFAULT} bytes, a GPU backend none")
+        return (f"used but not declared (U510): {reach}; the emulator and `wave-lsp emit` "
+                f"lend {DEFAULT_LOCAL_MEMORY} bytes, upstream's backends none")
 
     @property
     def widths(self) -> tuple[int, ...]:
