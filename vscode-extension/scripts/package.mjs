@@ -1,6 +1,7 @@
 // Packages the extension with vsce: the example kernel the walkthrough opens is copied from the
-// repository's examples/, and `repository` is filled from the git remote when there is one (left
-// out otherwise; package.json is restored afterwards).
+// repository's examples/, and `repository` is filled from the git remote when that is a published
+// URL (left out for none or a local path, as in a clone of a clone; package.json is restored
+// afterwards). vsce rewrites the README's relative image links only for hosts it knows.
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -20,12 +21,16 @@ try {
 } catch { /* no remote: no repository field */ }
 const vsce = path.join(extension, 'node_modules', '.bin', 'vsce');
 const args = ['package', '--no-dependencies', '--out', `wave-lsp-${manifest.version}.vsix`];
+const published = /^(https?:\/\/|ssh:\/\/|git@)/.test(remote) ? remote : '';
 try {
-    if (remote) {
-        manifest.repository = { type: 'git', url: remote };
+    if (published) {
+        manifest.repository = { type: 'git', url: published };
         fs.writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
     } else {
-        args.push('--allow-missing-repository', '--no-rewrite-relative-links');
+        args.push('--allow-missing-repository');
+    }
+    if (!/(^|[@/.])(github|gitlab)\.com[:/]/.test(published)) {
+        args.push('--no-rewrite-relative-links');
     }
     execFileSync(vsce, args, { cwd: extension, stdio: 'inherit' });
 } finally {
