@@ -98,6 +98,8 @@ async def dump_command(server: "WaveLanguageServer", uri: Any = None, kernel: An
                                             f"launch line {launch_line!r}: run it first")
     ll = next((ll for ll in runs.launch_lines(doc).get(kernel, [])
                if ll.line == result.launch_line), None)
+    if ll is not None and ll.problem is not None:
+        return _refuse(server, uri, kernel, f"launch line: {ll.problem.message}")
     dumps = ll.dumps if ll is not None else ()
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(dumps):
         return _refuse(server, uri, kernel, f"dump {index!r} does not exist: the launch line "
