@@ -1,7 +1,8 @@
 """Any part of a dump on request through the real server (issue 25): `wave-lsp.dump` answers
 exactly the lines `wave-lsp run` prints at any offset, refuses bad windows and stale requests
 with a clear message, the hover links to it and then shows the window asked for, and a launch
-dumping 64 MiB keeps the server's memory bounded."""
+dumping 64 MiB keeps the server's memory bounded, and closing the document cancels the
+window's re-run."""
 
 from __future__ import annotations
 
@@ -197,3 +198,29 @@ def test_a_dump_of_64_mib_keeps_the_server_small(tmp_path):
         assert peak < baseline + 200, (baseline, peak)
     finally:
         raw.close()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestWarning")
+def test_closing_the_document_stops_a_window_being_read(tmp_path):
+    """The window's re-run is cancelled like any run: closing the document answers at once,
+    with a message and no values (the first run ends at the 4 s time limit)."""
+    from .test_runaway_runs import answer, open_doc, start
+    client = start(tmp_path, {"run": {"maxInstructions": 0, "timeLimitMs": 4000}})
+    uri = "file:///tmp/wave-lsp-tests/spin-dump.wave"
+    try:
+        open_doc(client, uri, ".kernel k\n; wave-lsp run: --grid 4294967295,1,1 "
+                              "--max-instructions 0 --dump-u32 0:1000\n.registers 4\n"
+                              "    mov_sr r0, sr_lane_id\n    halt\n.end\n")
+        client.request(1, "workspace/executeCommand",
+                       {"command": "wave-lsp.run", "arguments": [uri, "k", 1]})
+        assert answer(client, 1, timeout=60)["result"]["status"] == "error"   # time limit
+        client.request(2, "workspace/executeCommand",
+                       {"command": "wave-lsp.dump", "arguments": [uri, "k", 1, 0, 300, 10]})
+        time.sleep(0.5)
+        asked = time.monotonic()
+        client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        got = answer(client, 2, timeout=60)["result"]
+        assert got["ok"] is False and "cancelled" in got["message"], got
+        assert time.monotonic() - asked < 2.5
+    finally:
+        client.close()
