@@ -133,16 +133,22 @@ def test_checkhealth_says_what_is_missing(tmp_path):
     assert "pip install /path/to/wave-lsp" in report
 
 
+def run_at(path, line: int) -> str:
+    """Lua that opens `path` and runs its kernel from the launch line on 0-based `line`."""
+    return f"""
+        local buf = H.attach({json.dumps(str(path))})
+        vim.api.nvim_win_set_cursor(0, {{ {line + 1}, 0 }})
+        vim.cmd('LspWaveRun')
+        H.wait('the run', function() return vim.b[buf].wave_last_run ~= nil end)
+    """
+
+
 def test_run_from_a_launch_line_uses_that_launch(tmp_path):
     assert "wave-lsp.run" in server_commands(tmp_path)
     path, text = copy_example(tmp_path, "--workgroup 8,1,1 --wave-width 8\n"
                                         "; wave-lsp run: --workgroup 4,1,1 --wave-width 4")
     second = next(i for i, line in enumerate(text.split("\n")) if "--workgroup 4" in line)
-    result = run_nvim(tmp_path, f"""
-        local buf = H.attach({json.dumps(str(path))})
-        vim.api.nvim_win_set_cursor(0, {{ {second + 1}, 0 }})
-        vim.cmd('LspWaveRun')
-        H.wait('the run', function() return vim.b[buf].wave_last_run ~= nil end)
+    result = run_nvim(tmp_path, run_at(path, second) + """
         return vim.b[buf].wave_last_run
     """)
     assert result["kernel"] == "divergent_break"
@@ -161,19 +167,15 @@ def test_dump_shows_later_values_of_a_dump_in_a_split(tmp_path):
     assert "wave-lsp.dump" in server_commands(tmp_path)
     path, text = copy_example(tmp_path, DUMP_FLAGS)
     launch = next(i for i, line in enumerate(text.split("\n")) if "wave-lsp run:" in line)
-    result = run_nvim(tmp_path, f"""
-        local buf = H.attach({json.dumps(str(path))})
-        vim.api.nvim_win_set_cursor(0, {{ {launch + 1}, 0 }})
-        vim.cmd('LspWaveRun')
-        H.wait('the run', function() return vim.b[buf].wave_last_run ~= nil end)
+    result = run_nvim(tmp_path, run_at(path, launch) + """
         vim.cmd('LspWaveDump 0 2000 5')
         vim.cmd('LspWaveDump 0 600 5')
         H.wait('the dump split', function() return #vim.api.nvim_list_wins() == 2 end)
         local listing = vim.api.nvim_get_current_buf()
         -- the server's window/showMessage, which Neovim echoes into the message history
-        return {{ name = vim.api.nvim_buf_get_name(listing), dump = vim.b[listing].wave_dump,
-                  lines = vim.api.nvim_buf_get_lines(listing, 0, -1, false),
-                  messages = vim.api.nvim_exec2('messages', {{ output = true }}).output }}
+        return { name = vim.api.nvim_buf_get_name(listing), dump = vim.b[listing].wave_dump,
+                 lines = vim.api.nvim_buf_get_lines(listing, 0, -1, false),
+                 messages = vim.api.nvim_exec2('messages', { output = true }).output }
     """)
     cli = subprocess.run([sys.executable, "-m", "wave_lsp", "run", str(path), *DUMP_FLAGS.split()],
                          capture_output=True, timeout=120)

@@ -32,14 +32,14 @@ FLAGS = ("--grid 16,1,1 --workgroup 256,1,1 --device-memory 65536 --dump-u32 0:4
 KERNEL = """.kernel k
 ; wave-lsp run: {flags}
 .registers 8
-    mov_sr r0, sr_thread_id_x
     mov_sr r1, sr_workgroup_id_x
-    mov_sr r2, sr_workgroup_size_x
-    imul r3, r1, r2
+    mov_imm r2, 8
+    shl r3, r1, r2
+    mov_sr r0, sr_thread_id_x
     iadd r4, r3, r0
-    mov_imm r5, 4
-    imul r6, r4, r5
     imul r7, r4, r4
+    mov_imm r5, 2
+    shl r6, r4, r5
     device_store_u32 r6, r7
     halt
 .end
