@@ -1,9 +1,9 @@
 """Any part of a `--dump-*` region on request, without ever holding the whole dump (issue 25).
 
 A run keeps only the first values of each dump (`run_results.dumps_of`); the rest is not kept
-at all. `run_session.dump_window` (on the run worker, like every editor run) runs the same launch of the
-same revision again, with the editor's limits, cancel flag and confined `--arg` files, and
-formats only the window `start .. start+count-1` of the final device memory: at most
+at all. `run_session.dump_window` (on the run worker, like every editor run) runs the same
+launch of the same revision again, with the editor's limits, cancel flag and confined `--arg`
+files, and formats only the window `start .. start+count-1` of the final device memory: at most
 `MAX_DUMP_WINDOW` values (16-byte rows for `--dump-memory`), whatever the dump's size. The
 emulator is deterministic, so the re-run's memory is the hovered run's (an `--arg` file changed
 on disk since is read anew, as a re-run reads it).
@@ -24,8 +24,9 @@ class DumpWindowError(ValueError):
     """A window request that cannot be answered; the message says why."""
 
 
-def dump_rows(req: DumpRequest) -> int:
-    """How many lines a dump has: values, or 16-byte rows for `--dump-memory`."""
+def dump_rows(req) -> int:
+    """How many lines a dump (a `DumpRequest` or a kept `run_results.Dump`) has: values, or
+    16-byte rows for `--dump-memory`."""
     return -(-req.count // 16) if req.kind == "memory" else req.count
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from urllib.parse import quote
 
-from .run_dump import DumpWindow
+from .run_dump import DumpWindow, dump_rows
 from .run_limits import DUMP_COMMAND
 from .run_results import MAX_DUMP_LINES, KernelRun, LineValue
 from ..isa.value_format import ACTIVE, INACTIVE, format_value
@@ -84,7 +84,7 @@ def dumps_markdown(run: KernelRun, uri: str = "", window: DumpWindow | None = No
     parts = [f"**Run of `{run.kernel}`**: {run.summary()}"]
     for index, dump in enumerate(run.dumps):
         unit = "rows" if dump.kind == "memory" else "values"
-        total = len(dump.values) + dump.omitted
+        total = dump_rows(dump)
         shown = window if (window is not None and window.index == index
                            and window.kernel == run.kernel and window.revision == run.revision
                            and window.launch_line == run.launch_line) else None
