@@ -1,10 +1,12 @@
 """The buffer-local commands (`:LspWaveAssemble`, `:LspWaveEncoding`, `:LspWaveRun`,
-`:LspWaveClear`) and `:checkhealth wave`, in the real Neovim 0.11 against the real server."""
+`:LspWaveClear`, `:LspWaveDump`) and `:checkhealth wave`, in the real Neovim 0.11 against the real server."""
 
 from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -131,19 +133,56 @@ def test_checkhealth_says_what_is_missing(tmp_path):
     assert "pip install /path/to/wave-lsp" in report
 
 
+def run_at(path, line: int) -> str:
+    """Lua that opens `path` and runs its kernel from the launch line on 0-based `line`."""
+    return f"""
+        local buf = H.attach({json.dumps(str(path))})
+        vim.api.nvim_win_set_cursor(0, {{ {line + 1}, 0 }})
+        vim.cmd('LspWaveRun')
+        H.wait('the run', function() return vim.b[buf].wave_last_run ~= nil end)
+    """
+
+
 def test_run_from_a_launch_line_uses_that_launch(tmp_path):
     assert "wave-lsp.run" in server_commands(tmp_path)
     path, text = copy_example(tmp_path, "--workgroup 8,1,1 --wave-width 8\n"
                                         "; wave-lsp run: --workgroup 4,1,1 --wave-width 4")
     second = next(i for i, line in enumerate(text.split("\n")) if "--workgroup 4" in line)
-    result = run_nvim(tmp_path, f"""
-        local buf = H.attach({json.dumps(str(path))})
-        vim.api.nvim_win_set_cursor(0, {{ {second + 1}, 0 }})
-        vim.cmd('LspWaveRun')
-        H.wait('the run', function() return vim.b[buf].wave_last_run ~= nil end)
+    result = run_nvim(tmp_path, run_at(path, second) + """
         return vim.b[buf].wave_last_run
     """)
     assert result["kernel"] == "divergent_break"
     assert result["launchLine"] == second
     assert result["ok"], result
     assert len(result["threads"]) <= 4
+
+
+DUMP_FLAGS = "--workgroup 8,1,1 --wave-width 8 --device-memory 4096 --fill-iota 0:f32:1024 " \
+             "--dump-f32 0:1024"
+
+
+def test_dump_shows_later_values_of_a_dump_in_a_split(tmp_path):
+    """`:LspWaveDump 0 600 5` on the launch line: values 600..604 of a dump of 1,024, as
+    `wave-lsp run` prints them; a bad window is a message, not a split."""
+    assert "wave-lsp.dump" in server_commands(tmp_path)
+    path, text = copy_example(tmp_path, DUMP_FLAGS)
+    launch = next(i for i, line in enumerate(text.split("\n")) if "wave-lsp run:" in line)
+    result = run_nvim(tmp_path, run_at(path, launch) + """
+        vim.cmd('LspWaveDump 0 2000 5')
+        vim.cmd('LspWaveDump 0 600 5')
+        H.wait('the dump split', function() return #vim.api.nvim_list_wins() == 2 end)
+        local listing = vim.api.nvim_get_current_buf()
+        -- the server's window/showMessage, which Neovim echoes into the message history
+        return { name = vim.api.nvim_buf_get_name(listing), dump = vim.b[listing].wave_dump,
+                 lines = vim.api.nvim_buf_get_lines(listing, 0, -1, false),
+                 messages = vim.api.nvim_exec2('messages', { output = true }).output }
+    """)
+    cli = subprocess.run([sys.executable, "-m", "wave_lsp", "run", str(path), *DUMP_FLAGS.split()],
+                         capture_output=True, timeout=120)
+    assert cli.returncode == 0, cli.stderr
+    printed = cli.stdout.decode().splitlines()
+    assert len(printed) == 1024
+    assert result["name"] == f"wave-dump://{path}"
+    assert result["lines"] == printed[600:605] == ["600.0", "601.0", "602.0", "603.0", "604.0"]
+    assert result["dump"]["start"] == 600 and result["dump"]["total"] == 1024
+    assert "start 2000 is outside the dump: it has 1,024 values" in result["messages"]

@@ -204,6 +204,8 @@ export class WaveClient implements vscode.Disposable {
                 ...serverSettings(this.keys), workspaceTrusted: vscode.workspace.isTrusted,
             },
             synchronize: { configurationSection: SECTION },
+            // The dump hover's "next 256 values" links run the server's `wave-lsp.dump`.
+            markdown: { isTrusted: { enabledCommands: ['wave-lsp.dump'] } },
             middleware: {
                 workspace: {
                     // The `wave` section as the server knows it (not the client's own keys).

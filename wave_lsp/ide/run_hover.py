@@ -11,7 +11,12 @@ approximation.
 
 from __future__ import annotations
 
-from .run_results import KernelRun, LineValue
+import json
+from urllib.parse import quote
+
+from .run_dump import DumpWindow, dump_rows
+from .run_limits import DUMP_COMMAND
+from .run_results import MAX_DUMP_LINES, KernelRun, LineValue
 from ..isa.value_format import ACTIVE, INACTIVE, format_value
 
 
@@ -71,16 +76,43 @@ def register_table(run: KernelRun, line: int, name: str) -> str | None:
     return head + "\n".join(rows)
 
 
-def dumps_markdown(run: KernelRun) -> str | None:
-    """The launch's `--dump-*` regions after the run."""
+def dumps_markdown(run: KernelRun, uri: str = "", window: DumpWindow | None = None) -> str | None:
+    """The launch's `--dump-*` regions after the run: the values kept, or the window last asked
+    for (`run_dump`), each under its command links to the next and previous values."""
     if not run.dumps:
         return None
     parts = [f"**Run of `{run.kernel}`**: {run.summary()}"]
-    for dump in run.dumps:
-        body = "\n".join(dump.values)
-        parts.append(f"{dump.title()}\n```\n{body}\n```")
-        if dump.omitted:
-            unit = "rows" if dump.kind == "memory" else "values"
-            parts.append(f"… and {dump.omitted:,} more {unit} (`wave-lsp run` on the command "
-                         f"line prints them all)")
+    for index, dump in enumerate(run.dumps):
+        shown = window if (window is not None and window.index == index
+                           and window.kernel == run.kernel and window.revision == run.revision
+                           and window.launch_line == run.launch_line) else None
+        first, values = (shown.start, shown.values) if shown else (0, dump.values)
+        if shown or dump.omitted:
+            parts.append(_window_heading(run, uri, index, dump, first, len(values)))
+        else:
+            parts.append(dump.title())
+        parts[-1] += "\n```\n" + "\n".join(values) + "\n```"
     return "\n\n".join(parts)
+
+
+def _window_heading(run: KernelRun, uri: str, index: int, dump, first: int, count: int) -> str:
+    """The title of a dump shown in part, which lines these are, and links to the others."""
+    unit = "rows" if dump.kind == "memory" else "values"
+    total, end, page = dump_rows(dump), first + count, MAX_DUMP_LINES
+    links = []
+    if uri and first > 0:
+        links.append(_link(f"previous {min(page, first):,} {unit}", uri, run, index,
+                           max(0, first - page), page))
+    if uri and end < total:
+        links.append(_link(f"next {min(page, total - end):,} {unit}", uri, run, index, end, page))
+        if total - end > page:
+            links.append(_link(f"last {page:,} {unit}", uri, run, index, total - page, page))
+    rest = f"; {total - end:,} more after these" if end < total else ""
+    return (f"{dump.title()} ({unit} {first:,}..{end - 1:,} of {total:,}{rest})\n\n"
+            + " · ".join(links + ["`wave-lsp run` on the command line prints them all"]))
+
+
+def _link(text: str, uri: str, run: KernelRun, index: int, start: int, count: int) -> str:
+    """A Markdown command link to `wave-lsp.dump` (VS Code runs it from a hover)."""
+    args = [uri, run.kernel, run.launch_line, index, start, count, run.version]
+    return f"[{text}](command:{DUMP_COMMAND}?{quote(json.dumps(args))})"

@@ -13,14 +13,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import Any
 
 from ..analysis.codes import diagnostic
 from ..analysis.diagnostic import Diagnostic, Range, Related
 from ..emu import RunReport
-from ..emu.formats import dump_values, hex_dump
 from ..emu.launch_flags import DumpRequest
+from .run_dump import dump_rows, window_values
 from .run_limits import NOT_EXECUTED
 from ..isa.value_format import (MAX_LABEL, compact, display_kind, lane_ranges, lane_texts,
                                 mask_text)
@@ -250,19 +249,15 @@ def lanes_active(report: RunReport, threads: tuple[int, ...]) -> float | None:
 def dumps_of(report: RunReport, requests: tuple[DumpRequest, ...]) -> tuple[Dump, ...]:
     """The first `MAX_DUMP_LINES` values (rows of 16 bytes for `--dump-memory`) of each dump,
     at most `MAX_DUMP_TOTAL_LINES` in all: what a hover can show, in bounded memory whatever
-    the launch line asks for (the command line prints every value)."""
+    the launch line asks for (the rest on request: `run_dump`; the command line prints all)."""
     out = []
     budget = MAX_DUMP_TOTAL_LINES
     for req in requests:
-        rows = -(-req.count // 16) if req.kind == "memory" else req.count
+        rows = dump_rows(req)
         kept = min(rows, MAX_DUMP_LINES, budget)
         budget -= kept
         try:
-            if req.kind == "memory":
-                end = min(req.start + req.count, req.start + 16 * kept)
-                values = list(islice(hex_dump(report.device_memory, req.start, end), 1, None))
-            else:
-                values = list(dump_values(report.device_memory, req.start, kept, req.kind))
+            values = window_values(report.device_memory, req, 0, kept)
         except Exception as err:    # a region beyond memory: say so rather than fail the run
             values, kept = [f"cannot read: {err}"], rows
         out.append(Dump(req.kind, req.start, req.count, tuple(values), rows - kept))

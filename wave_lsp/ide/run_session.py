@@ -113,7 +113,8 @@ def editor_launch(ll: LaunchLine | None, kernel: str, limits: RunLimits, files: 
         time_limit=min((v for v in (allowed_s, line_s) if v is not None), default=None))
 
 
-def _launch_for(plan: RunPlan, limits: RunLimits, files: ArgFiles, root: Path | None) -> Launch:
+def launch_for(plan: RunPlan, limits: RunLimits, files: ArgFiles, root: Path | None) -> Launch:
+    """The launch of a plan as the editor runs it (`editor_launch`, shown lanes recorded)."""
     ll = plan.launch
     launch = editor_launch(ll, plan.kernel, limits, files, root)
     return dataclasses.replace(
@@ -148,7 +149,7 @@ def execute(snapshot: Snapshot, limits: RunLimits,
         try:
             if assembly is None:
                 assembly = assemble(snapshot.text)
-            launch = _launch_for(plan, limits, files or ArgFiles(), snapshot.root)
+            launch = launch_for(plan, limits, files or ArgFiles(), snapshot.root)
             started = time.perf_counter()
             report = run(assembly, launch, cancel=cancelled)
             elapsed = (time.perf_counter() - started) * 1000
@@ -169,6 +170,27 @@ def execute(snapshot: Snapshot, limits: RunLimits,
     return results
 
 
+def dump_window(snapshot: Snapshot, limits: RunLimits, cancelled: Callable[[], bool],
+                files: ArgFiles, index: int, start: int, count: int):
+    """Re-run the snapshot's one plan (on the worker thread) and format the window of its dump
+    `index`. Raises DumpWindowError when the run cannot give it (cancelled, does not start)."""
+    from ..asm import AssemblyError, assemble
+    from .run_dump import DumpWindow, DumpWindowError, window_values
+    plan = snapshot.plans[0]
+    req = plan.launch.dumps[index]
+    try:
+        launch = launch_for(plan, limits, files, snapshot.root)
+        report = run(assemble(snapshot.text), launch, cancel=cancelled)
+    except (LaunchError, AssemblyError) as err:
+        raise DumpWindowError(f"cannot run: {err}") from None
+    if cancelled() or any(e.kind == "cancelled" for e in report.errors):
+        raise DumpWindowError("cancelled: the document changed or closed")
+    values = tuple(window_values(report.device_memory, req, start, count))
+    status = "error" if report.errors else "ok"
+    return DumpWindow(plan.kernel, snapshot.revision, plan.launch.line, index, req, start,
+                      values, status)
+
+
 class RunWorker:
     """One background thread that runs snapshots; each job has its own cancel flag."""
 
@@ -179,6 +201,12 @@ class RunWorker:
     def submit(self, snapshot: Snapshot, limits: RunLimits,
                cancel: threading.Event) -> Future:
         return self._pool.submit(execute, snapshot, limits, cancel.is_set, self.files)
+
+    def submit_dump(self, snapshot: Snapshot, limits: RunLimits, cancel: threading.Event,
+                    index: int, start: int, count: int) -> Future:
+        """A window of a dump of the snapshot's one plan (`dump_window`)."""
+        return self._pool.submit(dump_window, snapshot, limits, cancel.is_set, self.files,
+                                 index, start, count)
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -192,12 +220,16 @@ class DocumentRuns:
     results: dict[str, KernelRun] = field(default_factory=dict)
     generation: int = 0                  # bumped whenever `results` changes
     cancel: threading.Event | None = None   # the job in flight (or scheduled)
+    window: object = None                # run_dump.DumpWindow: the latest one asked for
+    window_cancels: set = field(default_factory=set)   # dump windows being computed
 
     def stop(self) -> None:
-        """Cancel the job in flight, if any."""
+        """Cancel the job in flight, if any, and the dump windows being computed."""
         if self.cancel is not None:
             self.cancel.set()
             self.cancel = None
+        for event in self.window_cancels:
+            event.set()
 
     def current(self, revision: int) -> list[KernelRun]:
         """The results that belong to `revision` (never a stale one)."""
@@ -210,6 +242,7 @@ class DocumentRuns:
         self.generation += 1
 
     def clear(self, kernel: str | None) -> None:
+        self.window = None
         if kernel is None:
             self.live.clear()
             self.results.clear()

@@ -6,19 +6,25 @@
   live: every edit re-runs it (debounced) until it is cleared or the document closes.
 - `wave-lsp.clear [uri, kernel|null]` forgets one kernel's results (null: all of the document's)
   and stops re-running it; returns `{"uri", "cleared": [kernels]}`.
+- `wave-lsp.dump [uri, kernel, launchLine|null, dumpIndex, start, count, version?]` answers
+  lines `start .. start+count-1` (count ≤ 4,096) of the launch line's `--dump-*` region
+  `dumpIndex` (0-based, in print order) of the kernel's latest run of the current revision,
+  re-run on the worker (`wave_lsp.ide.run_dump`), and shows them in the next hover; a request
+  for another revision (`version`, or an edit while it runs) is refused, never answered.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from .handlers import command
-from .run_view import CLEAR, RUN
-from .runs import RunService
+from .run_view import CLEAR, DUMP, RUN
+from .runs import RunService, arg_root
 from .server import Serialised
 
 if TYPE_CHECKING:
@@ -70,6 +76,58 @@ async def run_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any
         lambda: json.dumps({"uri": doc.uri, **result.to_json()})))
 
 
+async def dump_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,
+                       launch_line: Any = None, index: Any = None, start: Any = None,
+                       count: Any = None, version: Any = None, *_: Any) -> dict:
+    from ..ide.run_dump import DumpWindowError, check_window
+    from ..ide.run_session import plan_runs
+    doc = server.text_document(uri) if isinstance(uri, str) else None
+    if doc is None:
+        return _refuse(server, uri, kernel, f"cannot read a dump of {uri!r}: not an open WAVE "
+                                            "document")
+    runs: RunService = server.runs
+    if not runs.trusted:
+        return _refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
+                                            "(trust the workspace to run them)")
+    if version is not None and version != doc.version:
+        return _refuse(server, uri, kernel, f"the document changed since this dump was shown "
+                                            f"(version {version}, now {doc.version}): hover again")
+    result = next((r for r in runs.current(doc) if r.kernel == kernel), None)
+    if result is None or (launch_line is not None and result.launch_line != launch_line):
+        return _refuse(server, uri, kernel, f"no current run of kernel {kernel!r} with the "
+                                            f"launch line {launch_line!r}: run it first")
+    ll = next((ll for ll in runs.launch_lines(doc).get(kernel, [])
+               if ll.line == result.launch_line), None)
+    if ll is not None and ll.problem is not None:
+        return _refuse(server, uri, kernel, f"launch line: {ll.problem.message}")
+    dumps = ll.dumps if ll is not None else ()
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(dumps):
+        return _refuse(server, uri, kernel, f"dump {index!r} does not exist: the launch line "
+                                            f"has {len(dumps)} dump(s)")
+    try:
+        start, count = check_window(dumps[index], start, count)
+    except DumpWindowError as err:
+        return _refuse(server, uri, kernel, str(err))
+    state = runs.state(doc)
+    snapshot = plan_runs(doc, {kernel: ll.ordinal}, runs.launch_lines(doc),
+                         arg_root(server, doc.uri))
+    cancel = threading.Event()
+    state.window_cancels.add(cancel)
+    try:
+        window = await asyncio.wrap_future(runs.worker.submit_dump(
+            snapshot, runs.limits(), cancel, index, start, count))
+    except DumpWindowError as err:
+        return _refuse(server, uri, kernel, str(err))
+    finally:
+        state.window_cancels.discard(cancel)
+    if server.document(doc.uri) is not doc or doc.revision != snapshot.revision:
+        return _refuse(server, uri, kernel, "the document changed while the dump was read: "
+                                            "hover again")
+    state.window = window
+    runs.refresh(doc)
+    return {"uri": doc.uri, "version": doc.version, **window.to_json()}
+
+
 def clear_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,
                   *_: Any) -> dict:
     doc = server.text_document(uri) if isinstance(uri, str) else None
@@ -85,6 +143,10 @@ def setup(server: "WaveLanguageServer") -> None:
     @command(server, RUN)
     async def run(*args):
         return await run_command(server, *args)
+
+    @command(server, DUMP)
+    async def dump(*args):
+        return await dump_command(server, *args)
 
     @command(server, CLEAR)
     def clear(*args):

@@ -13,7 +13,7 @@ from lsprotocol import types
 
 from ..analysis.codes import diagnostic
 from ..analysis.diagnostic import Range, Severity
-from ..ide.run_limits import LAUNCH_MARKER, NOT_EXECUTED
+from ..ide.run_limits import DUMP_COMMAND as DUMP, LAUNCH_MARKER, NOT_EXECUTED
 from ..ide.state import DocumentState
 from .documents import span, to_client_position
 from ..ide.locate import TargetKind
@@ -121,7 +121,8 @@ def hover(server: "WaveLanguageServer", doc: DocumentState, line: int, target) -
             kernel = doc.program.kernel_named(result.kernel)
             anchor = kernel.line if kernel else None
         if anchor == line:
-            return dumps_markdown(result) or f"**Run of `{result.kernel}`**: {result.summary()}"
+            window = doc.runs.window if doc.runs is not None else None
+            return dumps_markdown(result, doc.uri, window) or f"**Run of `{result.kernel}`**: {result.summary()}"
     return None
 
 

@@ -16,6 +16,11 @@
 ---   :LspWavePortability [NAME]
 ---                         run the kernel at the cursor (or NAME) at every wave width of the
 ---                         configured targets and report the memory that differs
+---   :LspWaveDump [INDEX [START [COUNT]]]
+---                         lines START.. (default 0, COUNT default 256, at most 4096) of dump
+---                         INDEX (0-based in print order, default 0) of the latest run of the
+---                         kernel at the cursor (`wave-lsp.dump`), in a read-only split
+---                         (b:wave_dump holds the answer); on a launch line, that line's run
 
 local M = {}
 
@@ -230,6 +235,35 @@ function M.attach(client, bufnr)
            return names
          end,
          desc = 'wave-lsp: show the PTX, HIP, Metal or SYCL a backend makes of the buffer' })
+
+  create('LspWaveDump', function(opts)
+    local numbers = {}
+    for _, word in ipairs(opts.fargs) do
+      local n = tonumber(word)
+      if n == nil or n % 1 ~= 0 then
+        notify('LspWaveDump takes whole numbers: INDEX START COUNT, got ' .. word,
+          vim.log.levels.ERROR)
+        return
+      end
+      numbers[#numbers + 1] = n
+    end
+    local arguments, kernel = run_arguments(bufnr, nil)
+    if kernel == nil then
+      notify('no .kernel in this buffer', vim.log.levels.WARN)
+      return
+    end
+    vim.list_extend(arguments, { numbers[1] or 0, numbers[2] or 0, numbers[3] or 256,
+                                 vim.lsp.util.buf_versions[bufnr] })
+    exec(client, bufnr, 'wave-lsp.dump', arguments, function(result)
+      if type(result) ~= 'table' or not result.ok then
+        return -- the server said why in a message
+      end
+      local source = vim.api.nvim_buf_get_name(bufnr)
+      local buf = show_listing('wave-dump://' .. source, table.concat(result.values, '\n'), '')
+      vim.b[buf].wave_dump = result
+    end)
+  end, { nargs = '*',
+         desc = 'wave-lsp: show part of a dump of the latest run (INDEX START COUNT)' })
 
   create('LspWavePortability', function(opts)
     local kernel = opts.args ~= '' and opts.args or kernel_at_cursor(bufnr)
