@@ -47,8 +47,9 @@ def test_attach_filetype_and_root(tmp_path):
     assert result["encoding"] == "utf-8"
     assert result["cmd"] == ["wave-lsp", "serve"]
     assert result["commentstring"] == "; %s"
-    assert sorted(result["commands"]) == ["LspWaveAssemble", "LspWaveClear", "LspWaveEmit",
-                                          "LspWaveEncoding", "LspWavePortability", "LspWaveRun"]
+    assert sorted(result["commands"]) == ["LspWaveAssemble", "LspWaveClear", "LspWaveDump",
+                                          "LspWaveEmit", "LspWaveEncoding", "LspWavePortability",
+                                          "LspWaveRun"]
     assert result["inlay"] is True
 
 
