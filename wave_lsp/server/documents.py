@@ -132,3 +132,12 @@ def span(doc: Document, line: int, start: int, end: int, codec: PositionCodec) -
 def line_range(doc: Document, line: int, codec: PositionCodec) -> types.Range:
     """The whole content of one line (without its break)."""
     return span(doc, line, 0, len(doc.lines[line]), codec)
+
+
+def command_kernel(server, args: tuple) -> tuple[DocumentState | None, object, str]:
+    """The open document and the kernel named by a command's `[uri, kernel, ...]` arguments,
+    and the message to answer when either is missing (the kernel is None then)."""
+    uri, name = (list(args) + [None, None])[:2]
+    doc = server.text_document(uri) if isinstance(uri, str) else None
+    kernel = doc.program.kernel_named(name) if doc is not None and isinstance(name, str) else None
+    return doc, kernel, f"no kernel {name!r} in {uri!r}"

@@ -16,7 +16,7 @@ from lsprotocol import types
 
 from ..ide.gpu import gpu_status, run_on_gpu
 from ..ide.state import DocumentState
-from .documents import span
+from .documents import command_kernel, span
 from .handlers import command
 from .portability import kernel_launch
 
@@ -44,11 +44,9 @@ def setup(server: "WaveLanguageServer") -> None:
 
 
 async def _run(server: "WaveLanguageServer", *args):
-    uri, name = (list(args) + [None, None])[:2]
-    doc = server.text_document(uri) if isinstance(uri, str) else None
-    kernel = doc.program.kernel_named(name) if doc is not None and isinstance(name, str) else None
+    doc, kernel, missing = command_kernel(server, args)
     if kernel is None:
-        outcome = {"ok": False, "message": f"no kernel {name!r} in {uri!r}"}
+        outcome = {"ok": False, "message": missing}
     elif not server.runs.trusted:
         outcome = {"ok": False, "message": "kernels do not run in an untrusted workspace"}
     else:
@@ -59,7 +57,7 @@ async def _run(server: "WaveLanguageServer", *args):
             try:
                 launch = kernel_launch(server, doc, kernel, limits)
             except ValueError as err:
-                return {"ok": False, "message": f"cannot run kernel {name!r}: {err}"}
+                return {"ok": False, "message": f"cannot run kernel {kernel.name!r}: {err}"}
             return run_on_gpu(text, launch)
         outcome = await asyncio.to_thread(launch_and_run)
     same = outcome.get("same", False)

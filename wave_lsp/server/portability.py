@@ -20,7 +20,7 @@ from ..emu import Launch, LaunchError
 from ..ide.run_limits import RunLimits
 from ..isa.backends import targets_widths
 from ..ide.state import DocumentState
-from .documents import span
+from .documents import command_kernel, span
 from .handlers import command
 from .runs import arg_root
 
@@ -94,11 +94,9 @@ def setup(server: "WaveLanguageServer") -> None:
 
 
 async def _check(server: "WaveLanguageServer", *args):
-    uri, name = (list(args) + [None, None])[:2]
-    doc = server.text_document(uri) if isinstance(uri, str) else None
-    kernel = doc.program.kernel_named(name) if doc is not None and isinstance(name, str) else None
+    doc, kernel, missing = command_kernel(server, args)
     if kernel is None:
-        return _fail(server, f"no kernel {name!r} in {uri!r}")
+        return _fail(server, missing)
     widths = targets_widths(server.settings.targets)
     if len(widths) < 2:
         return _fail(server, "the configured targets use only one wave width "
@@ -119,7 +117,7 @@ async def _check(server: "WaveLanguageServer", *args):
     try:
         comparison = await asyncio.to_thread(check_widths)
     except (LaunchError, ValueError) as err:
-        return _fail(server, f"cannot run kernel {name!r}: {err}")
+        return _fail(server, f"cannot run kernel {kernel.name!r}: {err}")
     results(server).setdefault(doc.uri, {})[kernel.name] = (revision, comparison)
     server.window_show_message(types.ShowMessageParams(
         type=types.MessageType.Info if comparison.portable else types.MessageType.Warning,
