@@ -132,10 +132,27 @@ def _check(target: str, text: str, arch: str, compiler: str, verbose: bool,
     parse = _parse_ptxas if target == "ptx" else _parse_clang
     messages, usage = parse(output, source.name)
     if done.returncode != 0 and not any(m.severity == "error" for m in messages):
-        tail = output.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-        messages.append(VendorMessage("error", tail[0], None))
+        messages.append(VendorMessage("error", failure_line(output, done.returncode), None))
     return VendorCheck(Path(compiler).name, arch, done.returncode == 0, tuple(messages),
                        tuple(usage))
+
+
+_FAILURE_WORDS = ("error:", "fatal", "killed", "signal", "segmentation fault", "aborted",
+                  "please submit")
+
+
+def failure_line(output: str, status: int) -> str:
+    """Why a compiler failed when no message names a line: the driver's first `error:` line
+    (a clang crash ends with a banner of asterisks, not with the cause), else the first line
+    naming a failure, else the last line, else the exit status."""
+    lines = [line.strip() for line in output.splitlines() if line.strip().strip("*")]
+    for words in (_FAILURE_WORDS[:1], _FAILURE_WORDS):
+        for line in lines:
+            if any(word in line.lower() for word in words):
+                return line
+    if lines:
+        return lines[-1]
+    return f"killed by signal {-status}" if status < 0 else f"exit status {status}"
 
 
 # ---- ptxas ------------------------------------------------------------------------------------
