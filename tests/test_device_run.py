@@ -124,6 +124,13 @@ def test_prepare_gives_the_emitted_ptx_the_geometry_and_the_emulators_image(tmp_
     assert prepared.image[:8].view("<f4").tolist() == [0.0, 0.5]
 
 
+def test_the_entry_of_a_kernel_whose_name_is_mangled_is_the_one_the_ptx_declares():
+    from test_emit_names import HOSTILE, wbin_named
+    prepared = prepare(wbin_named(HOSTILE), Launch(workgroup=(32, 1, 1), device_memory=64))
+    assert prepared.kernel == HOSTILE and prepared.entry != HOSTILE
+    assert f".visible .entry {prepared.entry}(" in prepared.ptx
+
+
 def test_prepare_selects_the_kernel_of_a_file_of_several():
     source = (SHARED / "sample.wave").read_text()
     second = prepare(source, Launch(kernel="reduction"))

@@ -13,7 +13,6 @@ from that image with the emulator's formatters. `device_status` says why no GPU 
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -71,6 +70,7 @@ def _first_line(err: Exception) -> str:
 def prepare(program, launch: Launch) -> DeviceLaunch:
     """The GPU side of `launch` (see the module doc); raises LaunchError naming the flag."""
     from ..asm.backends import EmitError, emit_kernels
+    from ..asm.backends.names import code_name
     kernel = select_kernel(load_kernels(program), launch.kernel)
     geo = geometry(kernel, launch)
     if geo.wave_width != NVIDIA_WAVE_WIDTH:
@@ -84,10 +84,8 @@ def prepare(program, launch: Launch) -> DeviceLaunch:
         emitted = emit_kernels([kernel], "ptx")
     except EmitError as err:
         raise launch_error(f"the kernel has no PTX translation: {err}", None) from None
-    found = re.search(r"\.entry\s+([\w$.]+)\s*\(", emitted.text)
-    if found is None:
-        raise launch_error("the emitted PTX has no .entry", None)
-    return DeviceLaunch(kernel.name, emitted.text, found[1], tuple(geo.grid),
+    # the entry's name is the one backends give the only kernel emitted (index 0)
+    return DeviceLaunch(kernel.name, emitted.text, code_name(kernel.name, 0), tuple(geo.grid),
                         tuple(geo.workgroup), new_device_memory(launch))
 
 
