@@ -2,7 +2,8 @@
  * The WAVE extension: the language (grammar, configuration, snippets are declared in
  * package.json), the language client, and the commands of the palette, editor title and status
  * bar: Restart Server, Run Kernel, Clear Results, Show Encoding, Show PTX/HIP/Metal/SYCL, Check
- * Portability, Assemble, Show Server Log, Open an Example Kernel (the walkthrough's); `.wbin` files open as their disassembly.
+ * Portability, Assemble, Show Server Log, Open an Example Kernel (the walkthrough's); `.wbin` files open as their disassembly;
+ * kernel tests in the Testing view (testing.ts).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -15,6 +16,7 @@ import { kernelAt } from './kernels';
 import { registerDebugger } from './debug';
 import { SECTION } from './settings';
 import { ServerStatus } from './statusBar';
+import { KernelTests } from './testing';
 
 let waveClient: WaveClient | undefined;
 
@@ -74,7 +76,8 @@ export function activate(context: vscode.ExtensionContext): void {
     const encoding = new EncodingView((command, args) => client.execute(command, args));
     const backends = new BackendView((command, args) => client.execute(command, args));
     const disassembly = new DisassemblyView(() => Promise.resolve(client.serverCommand()));
-    context.subscriptions.push(log, status, client, encoding, backends, disassembly);
+    const tests = new KernelTests((command, args) => client.execute(command, args), log);
+    context.subscriptions.push(log, status, client, encoding, backends, disassembly, tests);
     watchFirstDiagnostics(client, context);
 
     const register = (name: string, handler: (...args: unknown[]) => unknown) =>

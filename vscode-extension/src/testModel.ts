@@ -1,0 +1,134 @@
+/**
+ * Kernel tests as the server describes them, without VS Code: the JSON of the server's
+ * `wave-lsp.discoverTests` and `wave-lsp.test` commands, the Testing view's item ids and labels
+ * (file → kernel → launch line), and what a failure shows (the expected/actual diff, the line of
+ * the first wrong expectation, the store that wrote the first wrong value).
+ *
+ * A kernel test is a launch line `; wave-lsp run: FLAGS` directly followed by
+ * `; wave-lsp expect: TEXT` lines (see the server's README section on kernel tests).
+ */
+
+/** An LSP range (0-based lines, UTF-16 columns: the client's default position encoding). */
+export interface WireRange {
+    start: { line: number; character: number };
+    end: { line: number; character: number };
+}
+
+/** One test of `wave-lsp.discoverTests`. */
+export interface DiscoveredTest {
+    kernel: string;
+    /** 0-based line of the launch line. */
+    launchLine: number;
+    /** Position among the kernel's tests (0: its first). */
+    ordinal: number;
+    flags: string;
+    /** The flags as `wave-lsp run` arguments (what the debugger's `args` takes). */
+    args: string[];
+    /** From the launch line to the end of its last expect line. */
+    range: WireRange;
+    /** The kernel's `.kernel` … `.end`, when the kernel is in the file. */
+    kernelRange: WireRange | null;
+}
+
+export interface Discovery {
+    uri: string;
+    tests: DiscoveredTest[];
+    error?: string;
+}
+
+/** One test's outcome, from `wave-lsp.test`. */
+export interface TestOutcome {
+    kernel: string;
+    launchLine: number;
+    passed: boolean;
+    /** passed, failed, error (the test could not run), cancelled. */
+    status: string;
+    /** One line: `line 13, lane 2 wrote 5, expected 4`. */
+    message: string;
+    expected: string[];
+    actual: string[];
+    /** The first expect line that does not hold (0-based document line), with both texts. */
+    difference: { line: number; expected: string; got: string } | null;
+    /** The store that last wrote the first wrong value (0-based line) and its lane. */
+    writtenBy: { line: number; lane: number } | null;
+}
+
+export interface TestRunAnswer {
+    uri: string;
+    tests: TestOutcome[];
+    passed: number;
+    failed: number;
+}
+
+/** The Testing view's id of a file, a kernel in it, and one of the kernel's tests. The test id
+ * counts the kernel's tests, not lines, so results stay on their test when lines move above. */
+export function fileId(uri: string): string {
+    return uri;
+}
+
+export function kernelId(uri: string, kernel: string): string {
+    return `${uri}#${kernel}`;
+}
+
+export function testId(uri: string, kernel: string, ordinal: number): string {
+    return `${uri}#${kernel}#${ordinal}`;
+}
+
+/** The label of a test item: its flags (shortened), or "default launch" without any. */
+export function testLabel(test: DiscoveredTest, limit = 60): string {
+    const flags = test.flags.trim();
+    if (flags === '') {
+        return 'default launch';
+    }
+    return flags.length <= limit ? flags : `${flags.slice(0, limit - 1)}…`;
+}
+
+/** The kernels of a discovery, in file order, each with its tests. */
+export function byKernel(tests: DiscoveredTest[]): { kernel: string; tests: DiscoveredTest[] }[] {
+    const out: { kernel: string; tests: DiscoveredTest[] }[] = [];
+    for (const test of tests) {
+        let group = out.find((g) => g.kernel === test.kernel);
+        if (group === undefined) {
+            group = { kernel: test.kernel, tests: [] };
+            out.push(group);
+        }
+        group.tests.push(test);
+    }
+    return out;
+}
+
+/** What a failed test shows: the diff of the whole output (expected and actual, one line per
+ * output line) at the first wrong expect line, and the wrong store's line when known. */
+export interface FailureParts {
+    message: string;
+    expected: string;
+    actual: string;
+    /** 0-based line for the diff message (the first wrong expect line, else the launch line). */
+    line: number;
+    store: { line: number; message: string } | undefined;
+}
+
+export function failureParts(outcome: TestOutcome): FailureParts {
+    const difference = outcome.difference;
+    const message = difference === null ? outcome.message
+        : `${outcome.kernel}: expected ${JSON.stringify(difference.expected)}, got ${JSON.stringify(difference.got)}`;
+    const store = outcome.writtenBy === null ? undefined : {
+        line: outcome.writtenBy.line,
+        message: `${outcome.message} (the store on line ${outcome.writtenBy.line + 1}, lane ${outcome.writtenBy.lane})`,
+    };
+    return {
+        message, expected: outcome.expected.join('\n'), actual: outcome.actual.join('\n'),
+        line: difference?.line ?? outcome.launchLine, store,
+    };
+}
+
+/** The debugger's launch configuration for a test: its kernel with the test's launch flags. */
+export function debugConfiguration(program: string, test: DiscoveredTest): {
+    type: string; request: string; name: string; program: string; kernel: string; args: string[];
+    stopOnEntry: boolean;
+} {
+    return {
+        type: 'wave', request: 'launch', name: `Debug test ${test.kernel} (line ${test.launchLine + 1})`,
+        program, kernel: test.kernel, args: test.args, stopOnEntry: false,
+    };
+}
