@@ -21,6 +21,9 @@
 ---                         INDEX (0-based in print order, default 0) of the latest run of the
 ---                         kernel at the cursor (`wave-lsp.dump`), in a read-only split
 ---                         (b:wave_dump holds the answer); on a launch line, that line's run
+---   :LspWaveTest [file|NAME]
+---                         run the buffer's kernel tests (or NAME's) and fill the quickfix
+---                         list with the failures (wave.tests)
 
 local M = {}
 
@@ -279,6 +282,16 @@ function M.attach(client, bufnr)
       end)
   end, { nargs = '?', complete = complete_kernels(bufnr),
          desc = 'wave-lsp: run the kernel at every wave width of the targets and compare memory' })
+
+  local tests = require('wave.tests')
+  create('LspWaveTest', function(opts)
+    tests.run(bufnr, opts.args, function(command, arguments, on_result)
+      exec(client, bufnr, command, arguments, on_result)
+    end, notify)
+  end, { nargs = '?', complete = tests.complete(function()
+           return vim.tbl_map(function(k) return k.name end, kernels(bufnr))
+         end),
+         desc = 'wave-lsp: run the kernel tests of the buffer (or of KERNEL) into the quickfix list' })
 end
 
 return M
