@@ -130,6 +130,9 @@ _CODES = (
     Code("R004", E, "invalid launch line"),
     Code("R005", E, "the launch cannot run"),
     Code("R006", H, "not executed in this run"),
+    # kernel tests (wave_lsp.ide.test_view): until the next edit re-runs them
+    Code("R011", E, "kernel test: the run did not print this expect line"),
+    Code("R012", E, "kernel test: the test cannot run"),
 )
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}

@@ -15,6 +15,7 @@ from ..ide.state import DocumentState
 from .diagnostics import to_lsp
 from .documents import to_client_range, to_server_position
 from .handlers import request
+from .kernel_tests import code_actions as test_actions
 
 if TYPE_CHECKING:
     from .server import WaveLanguageServer
@@ -47,6 +48,7 @@ def code_actions(server: "WaveLanguageServer", doc: DocumentState, rng: types.Ra
                     title=fix.title, kind=types.CodeActionKind.QuickFix,
                     diagnostics=[lsp_diag], is_preferred=i == 0,
                     edit=workspace_edit(fix.edits)))
+        out.extend(test_actions(server, doc, first, last))    # "Update expectation"
     if _wanted(only, CONVERT_LEGACY):
         edits = legacy_edits(diagnostics)
         if edits:

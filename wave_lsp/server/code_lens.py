@@ -26,7 +26,7 @@ from ..ide.assemble import assemble_report
 from ..ide.resources import resources_of
 from ..ide.state import DocumentState
 from ..ide.vendor_usage import figures_text
-from . import run_view, vendor_compilers
+from . import kernel_tests, run_view, vendor_compilers
 from .documents import span
 from .handlers import command, command_document, request
 from .gpu_run import RUN_ON_GPU, gpu_lenses
@@ -104,7 +104,8 @@ def setup(server: "WaveLanguageServer") -> None:
                 title="Assemble", command=ASSEMBLE, arguments=[doc.uri])))
         out.extend(portability_lenses(server, doc))
         # Run leads each line (then Run on GPU, where a GPU is present); see lens_layout.
-        return arrange(out + run_view.code_lenses(server, doc) + gpu_lenses(server, doc),
+        return arrange(out + run_view.code_lenses(server, doc) + gpu_lenses(server, doc)
+                       + kernel_tests.code_lenses(server, doc),
                        (run_view.RUN, run_view.CLEAR, RUN_ON_GPU))
 
     @command(server, RESOURCES)

@@ -19,7 +19,7 @@ from lsprotocol import types
 from ..ide.completion import context_at, operand_choices
 from ..ide.state import DocumentState
 from ..isa import CACHE_HINTS, DIRECTIVES, INSTRUCTIONS, PREDICATE_COUNT, InstructionSpec
-from . import run_view
+from . import kernel_tests, run_view
 from .documents import span, to_server_position
 from .handlers import request
 from ..ide.hover import spec_markdown
@@ -98,6 +98,9 @@ def setup(server: "WaveLanguageServer") -> None:
         if doc is None:
             return None
         line, col = to_server_position(doc, params.position, server.codec)
+        expected = kernel_tests.completion(server, doc, line, col)
+        if expected is not None:
+            return expected
         flags = run_view.flag_completions(server, doc, line, col)
         if flags is not None:
             return types.CompletionList(is_incomplete=False, items=flags)

@@ -276,6 +276,8 @@ def register_pull(server: "WaveLanguageServer") -> None:
         if server.publisher.push:      # `diagnostics.mode` is "push": they come pushed
             return types.RelatedFullDocumentDiagnosticReport(items=[], result_id="push")
         runs = server.runs.generation(doc) if server.runs is not None else 0
+        if (tests := getattr(server, "tests", None)) is not None:   # kernel tests' outcomes
+            runs = f"{runs}.{tests.generation(doc)}"
         result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}.{runs}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)

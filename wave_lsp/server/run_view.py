@@ -176,8 +176,9 @@ def _anchor(doc: DocumentState, result: "KernelRun") -> Range:
 def lsp_diagnostics(server: "WaveLanguageServer", doc: DocumentState) -> list[types.Diagnostic]:
     """`diagnostics` as lsprotocol, not-executed lines tagged `Unnecessary`."""
     from .diagnostics import to_lsp
+    from .kernel_tests import diagnostics as test_diagnostics
     out = []
-    for d in diagnostics(server, doc):
+    for d in diagnostics(server, doc) + test_diagnostics(server, doc):
         item = to_lsp(server, doc, d)
         if d.code == NOT_EXECUTED:
             item.tags = [types.DiagnosticTag.Unnecessary]

@@ -40,7 +40,7 @@ FEATURES = (
     "sync", "diagnostics", "hover", "completion", "signature_help", "navigation", "symbols",
     "semantic_tokens", "folding", "selection", "inlay_hints", "code_actions", "formatting",
     "code_lens", "encoding_command", "run_commands",
-    "portability", "emit_command", "gpu_run",
+    "portability", "emit_command", "gpu_run", "test_commands",
 )
 
 

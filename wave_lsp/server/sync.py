@@ -125,6 +125,7 @@ def setup(server: "WaveLanguageServer") -> None:
                 report_failure(server, types.TEXT_DOCUMENT_DID_CHANGE, exc)
             server.publisher.document_changed(state)
             server.runs.document_changed(state)
+            server.tests.document_changed(state)
 
         if server.documents.change(ident.uri, apply) is None:
             warn(f"didChange for {ident.uri}, which is not open: ignored")
@@ -136,5 +137,6 @@ def setup(server: "WaveLanguageServer") -> None:
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         server.runs.document_closed(uri)         # stops its run first
+        server.tests.document_closed(uri)
         server.documents.close(uri)
         server.publisher.document_closed(uri)

@@ -1,0 +1,279 @@
+"""Kernel tests in the language server: a launch line `; wave-lsp run: FLAGS` directly followed
+by `; wave-lsp expect: TEXT` lines is a test (`wave_lsp.ide.kernel_tests`).
+
+- Code lenses: "▶ Test" on each launch line with expectations, then "✓ passed" or
+  "✕ failed: line 13, lane 2 wrote 5, expected 4" once it ran (after the run lenses, within the
+  line budget of `lens_layout`).
+- Diagnostics: the first expect line the run did not print (`R011`, saying what it printed and
+  which store wrote the first wrong value), a test that cannot run (`R012`, on its launch line);
+  the quick fix "Update expectation" rewrites that one line's expected text.
+- Completion on an expect line: what the last run of that launch printed there (and the lines
+  after it, as one multi-line item).
+- Commands: `wave-lsp.test [uri, kernel|null, launchLine|null]` runs one test (or a kernel's,
+  or all the document's) and returns `{uri, version, tests: [outcome], passed, failed}`;
+  `wave-lsp.discoverTests [uri]` returns `{uri, version, tests: [{kernel, launchLine, ordinal,
+  flags, args, range, kernelRange}]}`. A `file:` URI that is not open is read from disk (nothing
+  is shown for it then).
+
+Tests run on their own worker thread with the run limits of the settings; once a document's
+tests ran they run again after every edit (debounced, as runs), a newer edit cancelling the
+tests in flight, and results are kept only for the revision they ran on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from ..analysis.diagnostic import Diagnostic
+from ..ide.test_view import (EXPECT_MARKER, DocumentTests, TestRecord, after_marker,
+                             expect_marker_end, expectation_problems, expected_output,
+                             outcome_title)
+from .documents import span, to_client_range
+from .handlers import command, report_failure
+from .runs import arg_root, document_folder
+
+if TYPE_CHECKING:
+    from ..ide.kernel_tests import KernelTest, TestOutcome
+    from ..ide.state import DocumentState
+    from .server import WaveLanguageServer
+
+TEST = "wave-lsp.test"
+DISCOVER = "wave-lsp.discoverTests"
+MAX_FILE_BYTES = 8 << 20        # a test file read from disk (not open in the editor)
+RETRIES = 3                     # a test command re-runs on the new text after an edit
+
+
+def service(server: "WaveLanguageServer") -> "TestService | None":
+    return getattr(server, "tests", None)
+
+
+class TestService:
+    """The kernel tests of the open documents: their state, the worker, the debounced re-runs."""
+
+    def __init__(self, server: "WaveLanguageServer") -> None:
+        self.server = server
+        self._pool: ThreadPoolExecutor | None = None
+        self._states: dict[str, tuple["DocumentState", DocumentTests]] = {}
+        self._timers: dict[str, asyncio.Task] = {}
+
+    # ---- state -------------------------------------------------------------------------------
+    def state(self, doc: "DocumentState") -> DocumentTests:
+        held = self._states.get(doc.uri)
+        if held is None or held[0] is not doc:      # a document opened again starts afresh
+            held = (doc, DocumentTests())
+            self._states[doc.uri] = held
+        return held[1]
+
+    def generation(self, doc: "DocumentState") -> int:
+        held = self._states.get(doc.uri)
+        return held[1].generation if held is not None and held[0] is doc else 0
+
+    def tests(self, doc: "DocumentState") -> list["KernelTest"]:
+        """The document's tests, found once per revision."""
+        if not any(EXPECT_MARKER in line for line in doc.lines):
+            return []
+        from ..ide.kernel_tests import discover
+        return doc.derived(("kernel_tests",), lambda state: discover(state.text))
+
+    def current(self, doc: "DocumentState") -> dict[tuple[str, int], TestRecord]:
+        held = self._states.get(doc.uri)
+        if held is None or held[0] is not doc:
+            return {}
+        return held[1].current(doc.revision)
+
+    # ---- events ------------------------------------------------------------------------------
+    def document_changed(self, doc: "DocumentState") -> None:
+        """Re-test the live kernels of `doc` after the debounce delay (cancelling the tests in
+        flight at once)."""
+        held = self._states.get(doc.uri)
+        if held is None or held[0] is not doc or not held[1].live:
+            return
+        held[1].stop()
+        if (timer := self._timers.pop(doc.uri, None)) is not None:
+            timer.cancel()
+        delay = self.server.settings.debounce_ms / 1000
+        self._timers[doc.uri] = asyncio.ensure_future(self._test_later(doc, delay))
+
+    def document_closed(self, uri: str) -> None:
+        if (timer := self._timers.pop(uri, None)) is not None:
+            timer.cancel()
+        held = self._states.pop(uri, None)
+        if held is not None:
+            held[1].stop()
+
+    async def _test_later(self, doc: "DocumentState", delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._timers.pop(doc.uri, None)
+        if self.server.text_document(doc.uri) is not doc:
+            return
+        live = self.state(doc).live
+        try:
+            await self.run(doc, [t for t in self.tests(doc) if t.kernel in live])
+        except Exception as exc:
+            report_failure(self.server, "re-running kernel tests", exc)
+
+    # ---- running -----------------------------------------------------------------------------
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wave-tests")
+        return self._pool
+
+    def execute(self, text: str, tests: list["KernelTest"], path: Path | None,
+                 root: Path | None, cancel: threading.Event) -> list["TestOutcome"]:
+        """Run `tests` of `text` (on the worker thread), within the settings' run limits."""
+        from ..ide.kernel_tests import run_test
+        runs = self.server.runs
+
+        def cancelled() -> bool:
+            return cancel.is_set() or runs.closing
+
+        limits = runs.limits()
+        return [run_test(text, test, path=path, root=root, cancel=cancelled, limits=limits)
+                for test in tests if not cancelled()]
+
+    async def run(self, doc: "DocumentState", tests: list["KernelTest"]
+                  ) -> tuple[list[TestRecord], bool]:
+        """Run `tests` of the current revision off the event loop; keep and show the outcomes
+        if the document did not change meanwhile. Returns them, and whether they were kept."""
+        state = self.state(doc)
+        state.stop()
+        cancel = threading.Event()
+        state.cancel = cancel
+        revision, text = doc.revision, doc.text
+        state.running = {(t.kernel, t.launch_line) for t in tests}
+        path = _path_of(doc.uri)
+        try:
+            outcomes = await asyncio.wrap_future(self.pool.submit(
+                self.execute, text, tests, path, arg_root(self.server, doc.uri), cancel))
+        finally:
+            if state.cancel is cancel:
+                state.cancel = None
+                state.running = set()
+        records = [TestRecord(t, o, revision) for t, o in zip(tests, outcomes)]
+        fresh = (self.server.document(doc.uri) is doc and doc.revision == revision
+                 and not cancel.is_set() and len(records) == len(tests))
+        if fresh:
+            state.store(records)
+            self.server.runs.refresh(doc)
+        return records, fresh
+
+    def shutdown(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _path_of(uri: str) -> Path | None:
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return Path(path) if path else None
+
+
+# ---- what the editor shows ------------------------------------------------------------------
+def code_lenses(server: "WaveLanguageServer", doc: "DocumentState") -> list[types.CodeLens]:
+    """"▶ Test" on each launch line with expectations, then its outcome once it ran."""
+    tests = service(server)
+    if tests is None:
+        return []
+    found = tests.tests(doc)
+    if not found:
+        return []
+    records = tests.current(doc)
+    running = tests.state(doc).running
+    out = []
+    for test in found:
+        text = doc.lines[test.launch_line]
+        start = len(text) - len(text.lstrip())
+        rng = span(doc, test.launch_line, start, len(text.rstrip()), server.codec)
+        arguments = [doc.uri, test.kernel, test.launch_line]
+        out.append(types.CodeLens(range=rng, command=types.Command(
+            title="▶ Test", command=TEST, arguments=arguments)))
+        record = records.get((test.kernel, test.launch_line))
+        if record is not None:
+            title = outcome_title(record.outcome)
+        elif (test.kernel, test.launch_line) in running:
+            title = "⟳ testing…"
+        else:
+            continue
+        out.append(types.CodeLens(range=rng, command=types.Command(
+            title=title, command=TEST, arguments=arguments)))
+    return out
+
+
+def _problems(server: "WaveLanguageServer", doc: "DocumentState"):
+    tests = service(server)
+    if tests is None:
+        return []
+    out = []
+    for record in tests.current(doc).values():
+        out.extend(expectation_problems(record.test, record.outcome, doc.lines))
+    return out
+
+
+def diagnostics(server: "WaveLanguageServer", doc: "DocumentState") -> list[Diagnostic]:
+    """The failed expectations of the current revision's tests (analysis diagnostics)."""
+    return [d for d, _replacement in _problems(server, doc)]
+
+
+def code_actions(server: "WaveLanguageServer", doc: "DocumentState", first: tuple[int, int],
+                 last: tuple[int, int]) -> list[types.CodeAction]:
+    """"Update expectation" for each failed expect line in [first, last]: a WorkspaceEdit of
+    that line's expected text only."""
+    from .diagnostics import to_lsp
+    out = []
+    for diag, replacement in _problems(server, doc):
+        line = diag.range.start_line
+        if replacement is None or not first[0] <= line <= last[0]:
+            continue
+        text = doc.lines[line]
+        start = expect_marker_end(text)
+        if start is None:
+            continue
+        edit = types.TextEdit(range=span(doc, line, start, len(text), server.codec),
+                              new_text=after_marker(replacement))
+        out.append(types.CodeAction(
+            title=f"Update expectation to “{replacement}”", kind=types.CodeActionKind.QuickFix,
+            diagnostics=[to_lsp(server, doc, diag)], is_preferred=True,
+            edit=types.WorkspaceEdit(changes={doc.uri: [edit]})))
+    return out
+
+
+def completion(server: "WaveLanguageServer", doc: "DocumentState", line: int,
+               col: int) -> types.CompletionList | None:
+    """On an expect line, after `expect:` (None elsewhere): what the last run of its launch
+    printed there; on the last expect line also everything printed from there on."""
+    tests = service(server)
+    text = doc.lines[line]
+    start = expect_marker_end(text)
+    if tests is None or start is None or col < start:
+        return None
+    none = types.CompletionList(is_incomplete=False, items=[])
+    test = next((t for t in tests.tests(doc) if line in t.expect_lines), None)
+    printed = tests.state(doc).printed.get((test.kernel, test.flags)) if test else None
+    output = expected_output(printed, test, line) if printed is not None else []
+    if not output:
+        return none
+    rng = span(doc, line, start, len(text), server.codec)
+    marker = text[:start]
+
+    def item(label: str, new_text: str, detail: str, order: str) -> types.CompletionItem:
+        return types.CompletionItem(
+            label=label, kind=types.CompletionItemKind.Value, detail=detail, sort_text=order,
+            filter_text=new_text.split("\n")[0] or label, text_edit=types.TextEdit(range=rng, new_text=new_text))
+
+    items = [item(output[0] or "(empty line)", after_marker(output[0]),
+                  "what the last run printed here", "0")]
+    if len(output) > 1 and line == test.expect_lines[-1]:
+        rest = "\n".join([after_marker(output[0])] +
+                         [marker + after_marker(o) for o in output[1:]])
+        items.append(item(f"{output[0] or '(empty line)'} … ({len(output)} lines)", rest,
+                          "everything the last run printed from here on", "1"))
+    return types.CompletionList(is_incomplete=False, items=items)

@@ -1,0 +1,179 @@
+"""The kernel test commands, through `workspace/executeCommand` (for the Testing view of VS Code,
+`:LspWaveTest` in Neovim, the "▶ Test" lens and scripts):
+
+- `wave-lsp.test [uri, kernel|null, launchLine|null]` runs the test on 0-based line `launchLine`
+  of `kernel` (null: every test of the kernel; kernel null: every test of the document), off the
+  event loop, and returns `{uri, version, tests: [outcome], passed, failed}`; each outcome is
+  `{kernel, launchLine, passed, status (passed|failed|error|cancelled), message, expected,
+  actual, difference: {line, expected, got} | null, writtenBy: {line, lane} | null, range}`
+  (lines 0-based). The document's tests then run again after every edit.
+- `wave-lsp.discoverTests [uri]` returns `{uri, version, tests: [{kernel, launchLine, ordinal,
+  flags, args, range, kernelRange}]}`: each test with its place, for a client's test tree.
+
+Both take an open document, or a `file:` URI of a `.wave` file on disk (read then; no lens or
+diagnostic is shown for it). A kernel never runs in an untrusted workspace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from ..analysis.diagnostic import Range
+from ..files import read_regular
+from ..ide.test_view import TestRecord, status_of
+from ..ide.state import DocumentState
+from .documents import to_client_range
+from .handlers import command
+from .kernel_tests import DISCOVER, MAX_FILE_BYTES, RETRIES, TEST, TestService, _path_of
+from .runs import arg_root
+
+if TYPE_CHECKING:
+    from ..ide.kernel_tests import KernelTest
+    from .server import WaveLanguageServer
+
+
+class Unavailable(Exception):
+    """The command cannot act on its document; the message says why."""
+
+
+async def _document(server: "WaveLanguageServer", uri: Any) -> tuple[DocumentState, bool]:
+    """The open document at `uri` (True), or the `.wave` file it names read from disk (False)."""
+    if not isinstance(uri, str):
+        raise Unavailable(f"expected a document URI, not {uri!r}")
+    await server.documents.ready(uri)
+    doc = server.text_document(uri)
+    if doc is not None:
+        return doc, True
+    path = _path_of(uri)
+    if path is None or path.suffix != ".wave":
+        raise Unavailable(f"{uri} is neither an open WAVE document nor a .wave file")
+    try:
+        data = await asyncio.to_thread(read_regular, path, MAX_FILE_BYTES)
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise Unavailable(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") \
+            from None
+    return await asyncio.to_thread(DocumentState, uri, text), False
+
+
+def _range(server: "WaveLanguageServer", doc: DocumentState, first: int, last: int) -> dict:
+    end = len(doc.lines[last]) if last < len(doc.lines) else 0
+    rng = to_client_range(doc, Range(first, 0, last, end), server.codec)
+    return server.protocol._converter.unstructure(rng)
+
+
+def test_json(server: "WaveLanguageServer", doc: DocumentState, test: "KernelTest",
+              ordinal: int) -> dict:
+    from ..ide.launch_lines import tokens_of
+    kernel = doc.program.kernel_named(test.kernel)
+    kernel_range = None
+    if kernel is not None:
+        kernel_range = _range(server, doc, kernel.line,
+                              kernel.end_line if kernel.end_line is not None else kernel.line)
+    return {"kernel": test.kernel, "launchLine": test.launch_line, "ordinal": ordinal,
+            "flags": test.flags, "args": [t.value for t in tokens_of(test.flags, 0)],
+            "range": _range(server, doc, test.launch_line, test.expect_lines[-1]),
+            "kernelRange": kernel_range}
+
+
+def outcome_json(server: "WaveLanguageServer", doc: DocumentState, record: TestRecord) -> dict:
+    test, outcome = record.test, record.outcome
+    difference = None
+    if outcome.first_difference is not None:
+        index, expected, got = outcome.first_difference
+        line = test.expect_lines[min(index, len(test.expect_lines) - 1)]
+        difference = {"line": line, "expected": expected, "got": got}
+    written = None
+    if outcome.written_by is not None:
+        written = {"line": outcome.written_by[0], "lane": outcome.written_by[1]}
+    return {"kernel": test.kernel, "launchLine": test.launch_line, "passed": outcome.passed,
+            "status": status_of(outcome), "message": outcome.message,
+            "expected": list(test.expected), "actual": list(outcome.actual),
+            "difference": difference, "writtenBy": written,
+            "range": _range(server, doc, test.launch_line, test.expect_lines[-1])}
+
+
+def _chosen(tests: list["KernelTest"], kernel: Any, line: Any) -> list["KernelTest"]:
+    if kernel is not None and not isinstance(kernel, str):
+        raise Unavailable(f"expected a kernel name or null, not {kernel!r}")
+    if line is not None and (isinstance(line, bool) or not isinstance(line, int)):
+        raise Unavailable(f"expected a 0-based launch line or null, not {line!r}")
+    chosen = [t for t in tests if (kernel is None or t.kernel == kernel)
+              and (line is None or t.launch_line == line)]
+    if line is not None and not chosen:
+        raise Unavailable(f"line {line} is not a launch line with expectations of kernel "
+                          f"{kernel!r}")
+    return chosen
+
+
+async def test_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,
+                       line: Any = None, *_: Any) -> dict:
+    service: TestService = server.tests
+    try:
+        doc, is_open = await _document(server, uri)
+        if not server.runs.trusted:
+            raise Unavailable("kernels do not run in an untrusted workspace (trust the "
+                              "workspace to run them)")
+        for _attempt in range(RETRIES):
+            chosen = _chosen(service.tests(doc), kernel, line)
+            if not is_open:
+                records = await _run_closed(server, doc, chosen)
+                break
+            if chosen:
+                service.state(doc).live.update(t.kernel for t in chosen)
+            records, fresh = await service.run(doc, chosen)
+            if fresh or server.text_document(doc.uri) is not doc:
+                break
+        else:
+            raise Unavailable("the document kept changing while its tests ran")
+    except Unavailable as err:
+        server.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning, message=f"wave-lsp: {err}"))
+        return {"uri": uri, "tests": [], "passed": 0, "failed": 0, "error": str(err)}
+    outcomes = [outcome_json(server, doc, r) for r in records]
+    passed = sum(1 for o in outcomes if o["passed"])
+    return {"uri": doc.uri, "version": doc.version if is_open else None, "tests": outcomes,
+            "passed": passed, "failed": len(outcomes) - passed}
+
+
+async def _run_closed(server: "WaveLanguageServer", doc: DocumentState,
+                      tests: list["KernelTest"]) -> list[TestRecord]:
+    """Run the tests of a file that is not open (nothing is kept)."""
+    service: TestService = server.tests
+    cancel = threading.Event()
+    outcomes = await asyncio.wrap_future(service.pool.submit(
+        service.execute, doc.text, tests, _path_of(doc.uri), arg_root(server, doc.uri), cancel))
+    return [TestRecord(t, o, doc.revision) for t, o in zip(tests, outcomes)]
+
+
+async def discover_command(server: "WaveLanguageServer", uri: Any = None, *_: Any) -> dict:
+    service: TestService = server.tests
+    try:
+        doc, is_open = await _document(server, uri)
+    except Unavailable as err:
+        return {"uri": uri, "tests": [], "error": str(err)}
+    ordinals: dict[str, int] = {}
+    out = []
+    for test in service.tests(doc):
+        ordinal = ordinals.get(test.kernel, 0)
+        ordinals[test.kernel] = ordinal + 1
+        out.append(test_json(server, doc, test, ordinal))
+    return {"uri": doc.uri, "version": doc.version if is_open else None, "tests": out}
+
+
+def setup(server: "WaveLanguageServer") -> None:
+    server.tests = TestService(server)
+
+    @command(server, TEST)
+    async def test(*args):
+        return await test_command(server, *args)
+
+    @command(server, DISCOVER)
+    async def discover(*args):
+        return await discover_command(server, *args)
