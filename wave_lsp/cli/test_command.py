@@ -68,7 +68,7 @@ class FileResult:
 def test_file(path: str, update: str | None = None) -> FileResult:
     """Run every test of one file; with `update` ("failing" or "all") rewrite expectations."""
     from ..files import FileWriteError, read_regular, write_atomically
-    from ..ide.kernel_tests import discover, run_test, updated_text
+    from ..ide.kernel_tests import discover, run_test, update_expectations
     try:
         text = read_regular(path).decode("utf-8")
     except OSError as err:
@@ -78,13 +78,16 @@ def test_file(path: str, update: str | None = None) -> FileResult:
     outcomes = [run_test(text, t, path=path) for t in discover(text)]
     result = FileResult(path, outcomes)
     if update:
-        new = updated_text(text, outcomes, all_tests=update == "all")
+        new, chosen = update_expectations(text, path, all_tests=update == "all",
+                                          outcomes=outcomes)
         if new != text:
             try:
                 write_atomically(path, new.encode("utf-8"))
             except FileWriteError as err:
                 result.error = f"cannot write (the file is unchanged): {err.strerror or err}"
                 return result
+            result.updated = [outcomes[i].test.launch_line for i in chosen]
+    return result
             old = {t.launch_line: t for t in discover(text)}
             result.updated = [o.test.launch_line for o in outcomes
                               if o.ran and (update == "all" or not o.passed)

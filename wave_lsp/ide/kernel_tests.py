@@ -220,6 +220,32 @@ def updated_text(text: str, outcomes: Iterable[TestOutcome], *, all_tests: bool 
     return "".join(line + brk for line, brk in zip(lines, breaks))
 
 
+def update_expectations(text: str, path: Path | str, *, all_tests: bool = False,
+                        outcomes: Sequence[TestOutcome] | None = None, root: Path | None = None,
+                        cancel: Callable[[], bool] | None = None) -> tuple[str, list[int]]:
+    """`text` with the failing tests' (every test's, with `all_tests`) expectations replaced by
+    what the run prints, and the indices (in `discover` order) of the tests it rewrote.
+    `outcomes` are this text's, when already run. A rewritten block of another length moves
+    the lines below it, and an error or warning line names source lines: the rewritten tests
+    run again on the new text until what they print no longer changes (a few rounds)."""
+    if outcomes is None:
+        outcomes = [run_test(text, t, path=path, root=root, cancel=cancel)
+                    for t in discover(text)]
+    chosen = [i for i, o in enumerate(outcomes) if o.ran and (all_tests or not o.passed)]
+    new = updated_text(text, [outcomes[i] for i in chosen], all_tests=True)
+    for _ in range(UPDATE_ROUNDS):
+        if new == text:
+            break
+        text, tests = new, discover(new)
+        again = [run_test(text, tests[i], path=path, root=root, cancel=cancel) for i in chosen
+                 if i < len(tests)]
+        new = updated_text(text, [o for o in again if not o.passed])
+    return new, chosen
+
+
+UPDATE_ROUNDS = 3
+
+
 def expectation_lines(outcome: TestOutcome, lead: str = "; ", *, had_exit: bool = False,
                       had_stderr: bool = False) -> list[str]:
     """The expectation comments stating what a run printed (`lead`: the comment opening)."""
