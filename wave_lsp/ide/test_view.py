@@ -1,33 +1,37 @@
 """Kernel tests in the editor, protocol-free: what each document's tests showed and what the
 editor makes of it.
 
-A kernel test (`ide.kernel_tests`) is a launch line followed by expect lines. `DocumentTests`
-keeps, per open document, the latest outcome of each test tagged with the revision it ran on
-(nothing stale is shown), the output each launch printed last (kept across edits: completion on
-an expect line offers it), the kernels whose tests run again after every edit, and the run in
-flight (cancelled by a newer edit). The functions below turn an outcome into a lens title, the
-problems of its expect lines (diagnostics) and the text that updates one expect line.
+A kernel test (`ide.kernel_tests`) is a launch line followed by expectation comments.
+`DocumentTests` keeps, per open document, the latest outcome of each test tagged with the
+revision it ran on (nothing stale is shown), the output each launch printed last (kept across
+edits: completion on an expect line offers it), the kernels whose tests run again after every
+edit, and the tests in flight (cancelled by a newer edit). The functions below give a test the
+editor's run limits, and turn an outcome into a lens title and into `Problem`s: diagnostics on
+the expectation lines the run did not meet, each with the text that line should state.
 """
 
 from __future__ import annotations
 
-import re
+import dataclasses
 import threading
 from dataclasses import dataclass, field
 
 from ..analysis.codes import diagnostic
 from ..analysis.diagnostic import Diagnostic
+from ..emu.launch_flags import LaunchFlagError, number, parse_launch_flags
+from ..syntax.tool_comments import EXPECTATION_COMMENT
+from .expectations import lines_match
+from .kernel_run import command_words
 from .kernel_tests import KernelTest, TestOutcome
+from .run_limits import RunLimits
 
-EXPECT_MARKER = "wave-lsp expect:"
-EXPECT_COMMENT = re.compile(r"^(?P<lead>\s*[;#]+\s*)wave-lsp expect:(?P<space> ?)")
-FAILED_EXPECTATION = "R011"     # an expect line the run did not print
-TEST_NOT_RUN = "R012"           # the test could not run (bad launch line, no assembly, ...)
+FAILED_EXPECTATION = "R011"     # an expectation line the run did not meet
+TEST_NOT_RUN = "R012"           # the test cannot run (bad launch line, bad expectation, ...)
 
 
 @dataclass(frozen=True)
 class TestRecord:
-    """One test's outcome, from one revision."""
+    """One test (as written in the document) and its outcome, from one revision."""
 
     test: KernelTest
     outcome: TestOutcome
@@ -39,7 +43,7 @@ class DocumentTests:
     """The kernel tests state of one open document."""
 
     results: dict[tuple[str, int], TestRecord] = field(default_factory=dict)
-    printed: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    printed: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = field(default_factory=dict)
     live: set[str] = field(default_factory=set)      # kernels re-tested after every edit
     running: set[tuple[str, int]] = field(default_factory=set)
     cancel: threading.Event | None = None
@@ -56,91 +60,117 @@ class DocumentTests:
         return {key: r for key, r in self.results.items() if r.revision == revision}
 
     def store(self, records: list[TestRecord]) -> None:
+        """Keep `records` (of one revision) beside the other records of that revision."""
         revision = max((r.revision for r in records), default=None)
         self.results = {k: r for k, r in self.results.items() if r.revision == revision}
         for r in records:
             self.results[(r.test.kernel, r.test.launch_line)] = r
-            self.printed[(r.test.kernel, r.test.flags)] = tuple(r.outcome.actual)
+            if r.outcome.ran:
+                self.printed[(r.test.kernel, r.test.flags)] = tuple(r.outcome.actual)
         self.generation += 1
 
 
+def with_limits(test: KernelTest, limits: RunLimits) -> KernelTest:
+    """`test` run under the editor's limits (settings `run.maxInstructions`, `run.timeLimitMs`),
+    which its launch line may lower but never raise, nor lift with 0 (as inline runs)."""
+    try:
+        args = parse_launch_flags(command_words(test.flags))
+        own = number(str(args.max_instructions), "--max-instructions")
+    except LaunchFlagError:
+        return test            # `run_test` reports the bad flags
+    steps = [v for v in (limits.max_instructions, own) if v > 0]
+    seconds = [v for v in (limits.time_limit_ms / 1000 if limits.time_limit_ms > 0 else None,
+                           args.time_limit) if v is not None]
+    extra = ("--max-instructions", str(min(steps) if steps else 0))
+    if seconds:
+        extra += ("--time-limit", repr(min(seconds)))
+    return dataclasses.replace(test, flags=test.flags + extra)
+
+
 def status_of(outcome: TestOutcome) -> str:
-    """passed, failed (the output differs) or error (the test could not run)."""
-    if outcome.passed:
-        return "passed"
-    return "failed" if outcome.first_difference is not None else "error"
+    """passed, failed (the run did not meet an expectation) or error (it could not run)."""
+    return "passed" if outcome.passed else "failed" if outcome.ran else "error"
 
 
 def outcome_title(outcome: TestOutcome) -> str:
     """The lens after "▶ Test": `✓ passed`, `✕ failed: MESSAGE`, `✕ MESSAGE` (did not run)."""
     if outcome.passed:
         return "✓ passed"
-    if status_of(outcome) == "failed":
-        return f"✕ failed: {outcome.message}"
-    return f"✕ {outcome.message}"
+    return f"✕ failed: {outcome.message}" if outcome.ran else f"✕ {outcome.message}"
 
 
-def expect_marker_end(line: str) -> int | None:
-    """The column just after `expect:` on an expect line, or None if `line` is not one. The
-    expected text follows after one space; an empty expected line has nothing after `:`."""
-    m = EXPECT_COMMENT.match(line)
-    return m.start("space") if m else None
+def value_columns(line: str) -> tuple[int, int] | None:
+    """(end of `VERB:`, start of the stated text) of an expectation line, or None."""
+    m = EXPECTATION_COMMENT.match(line)
+    return (m.end("verb") + 1, m.start("text")) if m else None
 
 
-def expect_text(line: str) -> str:
-    """The expected text of an expect line (`expect_marker_end` must not be None)."""
-    return EXPECT_COMMENT.sub("", line, count=1)
-
-
-def after_marker(text: str) -> str:
-    """What follows `expect:` for the expected `text`: a space and the text, or nothing."""
+def stated(text: str) -> str:
+    """What follows `VERB:` to state `text`: one space and the text, or nothing (empty)."""
     return f" {text}" if text else ""
 
 
-def quoted(text: str) -> str:
-    return f"“{text}”" if text else "an empty line"
+def quoted(text: str | None) -> str:
+    return "nothing" if text is None else f"“{text}”" if text else "an empty line"
 
 
-def expectation_problems(test: KernelTest, outcome: TestOutcome,
-                         lines: list[str]) -> list[tuple[Diagnostic, str | None]]:
-    """The diagnostics of a failed test, each with the text its expect line should have (None:
-    no single-line update fixes it): the first wrong expect line says what the run printed
-    there and which store wrote the first wrong value; a test that could not run says why on
-    its launch line."""
-    out: list[tuple[Diagnostic, str | None]] = []
-    if outcome.passed:
-        return out
-    difference = outcome.first_difference
-    if difference is None:
-        text = lines[test.launch_line] if test.launch_line < len(lines) else ""
-        start = len(text) - len(text.lstrip())
-        out.append((diagnostic(TEST_NOT_RUN, test.launch_line, start, len(text.rstrip()),
-                               f"kernel test {test.kernel}: {outcome.message}"), None))
-        return out
-    index, expected, got = difference
-    line = test.expect_lines[min(index, len(test.expect_lines) - 1)]
+@dataclass(frozen=True)
+class Problem:
+    """A diagnostic of a kernel test; `replacement` is the text its expectation line should
+    state instead (None: no one-line edit fixes it)."""
+
+    diagnostic: Diagnostic
+    replacement: str | None = None
+
+
+def _on_line(code: str, lines: list[str], line: int, message: str,
+             replacement: str | None = None) -> Problem:
     text = lines[line] if line < len(lines) else ""
-    m = EXPECT_COMMENT.match(text)
-    start = m.end() if m else 0
-    if index >= len(test.expect_lines):       # the run printed more lines than expected
-        message = (f"kernel test {test.kernel}: the run printed more: {quoted(got)} after the "
-                   f"last expect line")
-        replacement = None
-    elif got is None:                          # the run printed fewer lines
-        message = f"kernel test {test.kernel}: expected {quoted(expected)}, the run printed nothing more"
-        replacement = None
-    else:
-        message = f"kernel test {test.kernel}: expected {quoted(expected)}, got {quoted(got)}"
-        replacement = got
-    if outcome.written_by is not None:
-        store, lane = outcome.written_by
-        message += f" (line {store + 1}, lane {lane} wrote it)"
-    out.append((diagnostic(FAILED_EXPECTATION, line, start, len(text.rstrip()), message),
-                replacement))
+    columns = value_columns(text)
+    start = columns[1] if columns and columns[1] < len(text.rstrip()) else \
+        len(text) - len(text.lstrip())
+    return Problem(diagnostic(code, line, start, len(text.rstrip()), message), replacement)
+
+
+def problems(test: KernelTest, outcome: TestOutcome, lines: list[str]) -> list[Problem]:
+    """The diagnostics of a test that did not pass: every expect line whose output line differs
+    (with what the run printed; the first one also says which store wrote the wrong value),
+    expect lines the run printed nothing for, output beyond the last expect line, a wrong exit
+    status or first line of stderr; a test that cannot run says why on its launch line."""
+    name = f"kernel test {test.kernel}"
+    if outcome.passed:
+        return []
+    if not outcome.ran:
+        return [_on_line(TEST_NOT_RUN, lines, test.launch_line, f"{name}: {outcome.message}")]
+    difference = outcome.first_difference
+    if difference is not None and difference.what != "output":
+        got = difference.got if difference.what == "stderr" else str(outcome.exit_status)
+        return [_on_line(FAILED_EXPECTATION, lines, outcome.line, f"{name}: {outcome.message}",
+                         got if outcome.line != test.launch_line else None)]
+    out = []
+    actual = outcome.actual
+    for index, (line, want) in enumerate(zip(test.expect_lines, test.expected)):
+        got = actual[index] if index < len(actual) else None
+        if got is not None and lines_match(want, got, test.tolerance):
+            continue
+        message = f"{name}: expected {quoted(want)}, got {quoted(got)}"
+        if difference is not None and index == difference.index and outcome.written_by:
+            message += f" ({outcome.message})"
+        elif got is None:
+            message = f"{name}: expected {quoted(want)}, the output ends after " \
+                      f"{len(actual)} line(s)"
+        out.append(_on_line(FAILED_EXPECTATION, lines, line, message, got))
+    extra = actual[len(test.expected):]
+    if extra:
+        last = test.expect_lines[-1] if test.expect_lines else test.launch_line
+        out.append(_on_line(FAILED_EXPECTATION, lines, last,
+                            f"{name}: the run printed {len(extra)} more line(s) after this "
+                            f"one, the first: {quoted(extra[0])}"))
     return out
 
 
 def expected_output(printed: tuple[str, ...], test: KernelTest, line: int) -> list[str]:
     """What the run printed for the expect line `line` of `test` and after it (completion)."""
-    index = line - test.launch_line - 1
-    return list(printed[index:]) if 0 <= index < len(printed) else []
+    if line not in test.expect_lines:
+        return []
+    return list(printed[test.expect_lines.index(line):])

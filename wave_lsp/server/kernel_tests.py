@@ -26,16 +26,15 @@ import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from ..analysis.diagnostic import Diagnostic
-from ..ide.test_view import (EXPECT_MARKER, DocumentTests, TestRecord, after_marker,
-                             expect_marker_end, expectation_problems, expected_output,
-                             outcome_title)
-from .documents import span, to_client_range
+from ..ide.test_view import (DocumentTests, Problem, TestRecord, expected_output,
+                             outcome_title, problems, stated, value_columns, with_limits)
+from .documents import span
 from .handlers import command, report_failure
 from .runs import arg_root, document_folder
 
@@ -47,6 +46,9 @@ if TYPE_CHECKING:
 TEST = "wave-lsp.test"
 DISCOVER = "wave-lsp.discoverTests"
 MAX_FILE_BYTES = 8 << 20        # a test file read from disk (not open in the editor)
+EXPECTATION_MARKER = "wave-lsp expect"   # in every expectation comment: a cheap test first
+# a document that is no file reads no `--arg` file: its tests run as if in an empty folder
+NO_FOLDER = Path("/nonexistent-wave-lsp-folder")
 RETRIES = 3                     # a test command re-runs on the new text after an edit
 
 
@@ -77,7 +79,7 @@ class TestService:
 
     def tests(self, doc: "DocumentState") -> list["KernelTest"]:
         """The document's tests, found once per revision."""
-        if not any(EXPECT_MARKER in line for line in doc.lines):
+        if not any(EXPECTATION_MARKER in line for line in doc.lines):
             return []
         from ..ide.kernel_tests import discover
         return doc.derived(("kernel_tests",), lambda state: discover(state.text))
@@ -136,8 +138,10 @@ class TestService:
             return cancel.is_set() or runs.closing
 
         limits = runs.limits()
-        return [run_test(text, test, path=path, root=root, cancel=cancelled, limits=limits)
-                for test in tests if not cancelled()]
+        if path is None:
+            path, root = NO_FOLDER / "untitled.wave", NO_FOLDER
+        return [run_test(text, with_limits(test, limits), path=path, root=root,
+                         cancel=cancelled) for test in tests if not cancelled()]
 
     async def run(self, doc: "DocumentState", tests: list["KernelTest"]
                   ) -> tuple[list[TestRecord], bool]:
@@ -208,42 +212,70 @@ def code_lenses(server: "WaveLanguageServer", doc: "DocumentState") -> list[type
     return out
 
 
-def _problems(server: "WaveLanguageServer", doc: "DocumentState"):
+def _problems(server: "WaveLanguageServer", doc: "DocumentState") -> list[Problem]:
     tests = service(server)
     if tests is None:
         return []
     out = []
     for record in tests.current(doc).values():
-        out.extend(expectation_problems(record.test, record.outcome, doc.lines))
+        out.extend(problems(record.test, record.outcome, doc.lines))
     return out
 
 
 def diagnostics(server: "WaveLanguageServer", doc: "DocumentState") -> list[Diagnostic]:
-    """The failed expectations of the current revision's tests (analysis diagnostics)."""
-    return [d for d, _replacement in _problems(server, doc)]
+    """The unmet expectations of the current revision's tests (analysis diagnostics)."""
+    return [p.diagnostic for p in _problems(server, doc)]
 
 
 def code_actions(server: "WaveLanguageServer", doc: "DocumentState", first: tuple[int, int],
                  last: tuple[int, int]) -> list[types.CodeAction]:
-    """"Update expectation" for each failed expect line in [first, last]: a WorkspaceEdit of
-    that line's expected text only."""
+    """For each unmet expectation line in [first, last]: "Update expectation" (a WorkspaceEdit
+    of that line's stated text only) where one line's edit fixes it, and "Update the
+    expectations of kernel K" (the test's expectation lines, rewritten from its output)."""
     from .diagnostics import to_lsp
-    out = []
-    for diag, replacement in _problems(server, doc):
-        line = diag.range.start_line
-        if replacement is None or not first[0] <= line <= last[0]:
-            continue
-        text = doc.lines[line]
-        start = expect_marker_end(text)
-        if start is None:
-            continue
-        edit = types.TextEdit(range=span(doc, line, start, len(text), server.codec),
-                              new_text=after_marker(replacement))
-        out.append(types.CodeAction(
-            title=f"Update expectation to “{replacement}”", kind=types.CodeActionKind.QuickFix,
-            diagnostics=[to_lsp(server, doc, diag)], is_preferred=True,
-            edit=types.WorkspaceEdit(changes={doc.uri: [edit]})))
+    tests = service(server)
+    out: list[types.CodeAction] = []
+    whole: set[tuple[str, int]] = set()
+    for record in tests.current(doc).values() if tests is not None else ():
+        for problem in problems(record.test, record.outcome, doc.lines):
+            diag = problem.diagnostic
+            line = diag.range.start_line
+            if not first[0] <= line <= last[0]:
+                continue
+            lsp_diag = to_lsp(server, doc, diag)
+            columns = value_columns(doc.lines[line])
+            if problem.replacement is not None and columns is not None:
+                rng = span(doc, line, columns[0], len(doc.lines[line]), server.codec)
+                out.append(types.CodeAction(
+                    title=f"Update expectation to “{problem.replacement}”",
+                    kind=types.CodeActionKind.QuickFix, diagnostics=[lsp_diag],
+                    is_preferred=True, edit=types.WorkspaceEdit(changes={doc.uri: [
+                        types.TextEdit(range=rng, new_text=stated(problem.replacement))]})))
+            key = (record.test.kernel, record.test.launch_line)
+            if key not in whole and record.outcome.ran and record.test.block:
+                whole.add(key)
+                out.append(_update_all(server, doc, record, lsp_diag))
     return out
+
+
+def _update_all(server: "WaveLanguageServer", doc: "DocumentState", record: TestRecord,
+                lsp_diag: types.Diagnostic) -> types.CodeAction:
+    """Rewrite the test's expectation lines from what its run printed (`updated_text`)."""
+    from ..ide.kernel_tests import updated_text
+    from ..syntax.document import split_lines
+    block = record.test.block
+    old = doc.lines
+    new, _breaks = split_lines(updated_text(doc.text, [record.outcome]))
+    kept = len(new) - len(old) + len(block)
+    first, last = block[0], block[-1]
+    rng = types.Range(start=span(doc, first, 0, 0, server.codec).start,
+                      end=span(doc, last, len(old[last]), len(old[last]), server.codec).end)
+    return types.CodeAction(
+        title=f"Update the expectations of kernel {record.test.kernel} (line "
+              f"{record.test.launch_line + 1}) to its output",
+        kind=types.CodeActionKind.QuickFix, diagnostics=[lsp_diag],
+        edit=types.WorkspaceEdit(changes={doc.uri: [types.TextEdit(
+            range=rng, new_text="\n".join(new[first:first + kept]))]}))
 
 
 def completion(server: "WaveLanguageServer", doc: "DocumentState", line: int,
@@ -252,28 +284,29 @@ def completion(server: "WaveLanguageServer", doc: "DocumentState", line: int,
     printed there; on the last expect line also everything printed from there on."""
     tests = service(server)
     text = doc.lines[line]
-    start = expect_marker_end(text)
-    if tests is None or start is None or col < start:
+    columns = value_columns(text)
+    if tests is None or columns is None or col < columns[0] or \
+            not text[:columns[0]].rstrip(":").endswith("expect"):
         return None
-    none = types.CompletionList(is_incomplete=False, items=[])
     test = next((t for t in tests.tests(doc) if line in t.expect_lines), None)
     printed = tests.state(doc).printed.get((test.kernel, test.flags)) if test else None
     output = expected_output(printed, test, line) if printed is not None else []
     if not output:
-        return none
+        return types.CompletionList(is_incomplete=False, items=[])
+    start = columns[0]
     rng = span(doc, line, start, len(text), server.codec)
     marker = text[:start]
 
     def item(label: str, new_text: str, detail: str, order: str) -> types.CompletionItem:
         return types.CompletionItem(
             label=label, kind=types.CompletionItemKind.Value, detail=detail, sort_text=order,
-            filter_text=new_text.split("\n")[0] or label, text_edit=types.TextEdit(range=rng, new_text=new_text))
+            filter_text=new_text.split("\n")[0] or label,
+            text_edit=types.TextEdit(range=rng, new_text=new_text))
 
-    items = [item(output[0] or "(empty line)", after_marker(output[0]),
+    items = [item(output[0] or "(empty line)", stated(output[0]),
                   "what the last run printed here", "0")]
     if len(output) > 1 and line == test.expect_lines[-1]:
-        rest = "\n".join([after_marker(output[0])] +
-                         [marker + after_marker(o) for o in output[1:]])
+        rest = "\n".join([stated(output[0])] + [marker + stated(o) for o in output[1:]])
         items.append(item(f"{output[0] or '(empty line)'} … ({len(output)} lines)", rest,
                           "everything the last run printed from here on", "1"))
     return types.CompletionList(is_incomplete=False, items=items)

@@ -70,33 +70,41 @@ def _range(server: "WaveLanguageServer", doc: DocumentState, first: int, last: i
 
 def test_json(server: "WaveLanguageServer", doc: DocumentState, test: "KernelTest",
               ordinal: int) -> dict:
-    from ..ide.launch_lines import tokens_of
+    """A test's place: `args` are its flags as `wave-lsp run` (and the debugger) take them."""
+    from ..ide.kernel_run import command_words
     kernel = doc.program.kernel_named(test.kernel)
     kernel_range = None
     if kernel is not None:
         kernel_range = _range(server, doc, kernel.line,
                               kernel.end_line if kernel.end_line is not None else kernel.line)
     return {"kernel": test.kernel, "launchLine": test.launch_line, "ordinal": ordinal,
-            "flags": test.flags, "args": [t.value for t in tokens_of(test.flags, 0)],
-            "range": _range(server, doc, test.launch_line, test.expect_lines[-1]),
+            "flags": " ".join(test.flags), "args": command_words(test.flags),
+            "range": _range(server, doc, test.launch_line, _last_line(test)),
             "kernelRange": kernel_range}
 
 
+def _last_line(test: "KernelTest") -> int:
+    return test.block[-1] if test.block else test.launch_line
+
+
 def outcome_json(server: "WaveLanguageServer", doc: DocumentState, record: TestRecord) -> dict:
+    """An outcome for clients: `difference.line` is the line where the first difference shows
+    (an expectation line, or the launch line), `writtenBy` the wrong store's line and lane."""
     test, outcome = record.test, record.outcome
     difference = None
     if outcome.first_difference is not None:
-        index, expected, got = outcome.first_difference
-        line = test.expect_lines[min(index, len(test.expect_lines) - 1)]
-        difference = {"line": line, "expected": expected, "got": got}
+        found = outcome.first_difference
+        difference = {"line": outcome.line, "expected": found.expected, "got": found.got,
+                      "what": found.what}
     written = None
     if outcome.written_by is not None:
         written = {"line": outcome.written_by[0], "lane": outcome.written_by[1]}
     return {"kernel": test.kernel, "launchLine": test.launch_line, "passed": outcome.passed,
             "status": status_of(outcome), "message": outcome.message,
             "expected": list(test.expected), "actual": list(outcome.actual),
+            "exitStatus": outcome.exit_status, "stderr": outcome.stderr,
             "difference": difference, "writtenBy": written,
-            "range": _range(server, doc, test.launch_line, test.expect_lines[-1])}
+            "range": _range(server, doc, test.launch_line, _last_line(test))}
 
 
 def _chosen(tests: list["KernelTest"], kernel: Any, line: Any) -> list["KernelTest"]:
