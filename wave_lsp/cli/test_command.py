@@ -88,11 +88,6 @@ def test_file(path: str, update: str | None = None) -> FileResult:
                 return result
             result.updated = [outcomes[i].test.launch_line for i in chosen]
     return result
-            old = {t.launch_line: t for t in discover(text)}
-            result.updated = [o.test.launch_line for o in outcomes
-                              if o.ran and (update == "all" or not o.passed)
-                              and o.test.launch_line in old]
-    return result
 
 
 def _results(files: list[Path], update: str | None, jobs: int):
