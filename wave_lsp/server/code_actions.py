@@ -48,7 +48,7 @@ def code_actions(server: "WaveLanguageServer", doc: DocumentState, rng: types.Ra
                     title=fix.title, kind=types.CodeActionKind.QuickFix,
                     diagnostics=[lsp_diag], is_preferred=i == 0,
                     edit=workspace_edit(fix.edits)))
-        out.extend(test_actions(server, doc, first, last))    # "Update expectation"
+        out.extend(test_actions(server, doc, first, last, to_lsp))   # "Update expectation"
     if _wanted(only, CONVERT_LEGACY):
         edits = legacy_edits(diagnostics)
         if edits:

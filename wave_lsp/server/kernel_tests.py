@@ -26,7 +26,7 @@ import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -228,11 +228,11 @@ def diagnostics(server: "WaveLanguageServer", doc: "DocumentState") -> list[Diag
 
 
 def code_actions(server: "WaveLanguageServer", doc: "DocumentState", first: tuple[int, int],
-                 last: tuple[int, int]) -> list[types.CodeAction]:
+                 last: tuple[int, int], to_lsp: Callable) -> list[types.CodeAction]:
     """For each unmet expectation line in [first, last]: "Update expectation" (a WorkspaceEdit
     of that line's stated text only) where one line's edit fixes it, and "Update the
-    expectations of kernel K" (the test's expectation lines, rewritten from its output)."""
-    from .diagnostics import to_lsp
+    expectations of kernel K" (the test's expectation lines, rewritten from its output);
+    `to_lsp(server, doc, diagnostic)` converts the diagnostic each fixes."""
     tests = service(server)
     out: list[types.CodeAction] = []
     whole: set[tuple[str, int]] = set()
