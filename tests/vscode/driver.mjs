@@ -243,6 +243,11 @@ const steps = {
         return page.locator(selector).evaluateAll((els) => els.map((e) => e.innerText.replace(/\u00a0/g, ' ')));
     },
 
+    /** The class names of every element matching `selector`. */
+    async classNames(selector) {
+        return page.locator(selector).evaluateAll((els) => els.map((e) => String(e.className)));
+    },
+
     async count(selector) {
         return page.locator(selector).count();
     },

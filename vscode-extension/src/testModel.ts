@@ -49,8 +49,9 @@ export interface TestOutcome {
     actual: string[];
     /** The first expect line that does not hold (0-based document line), with both texts. */
     difference: { line: number; expected: string; got: string } | null;
-    /** The store that last wrote the first wrong value (0-based line) and its lane. */
-    writtenBy: { line: number; lane: number } | null;
+    /** The store that last wrote the first wrong value (0-based line) and its lane (null:
+     * not known). */
+    writtenBy: { line: number; lane: number | null } | null;
 }
 
 export interface TestRunAnswer {
@@ -74,8 +75,13 @@ export function testId(uri: string, kernel: string, ordinal: number): string {
     return `${uri}#${kernel}#${ordinal}`;
 }
 
-/** The label of a test item: its flags (shortened), or "default launch" without any. */
-export function testLabel(test: DiscoveredTest, limit = 60): string {
+/** The label of a test item: where its launch line is (1-based, as editors count). */
+export function testLabel(test: DiscoveredTest): string {
+    return `line ${test.launchLine + 1}`;
+}
+
+/** The description beside a test item's label: its flags (shortened), or "default launch". */
+export function testDescription(test: DiscoveredTest, limit = 60): string {
     const flags = test.flags.trim();
     if (flags === '') {
         return 'default launch';
@@ -113,8 +119,7 @@ export function failureParts(outcome: TestOutcome): FailureParts {
     const message = difference === null ? outcome.message
         : `${outcome.kernel}: expected ${JSON.stringify(difference.expected)}, got ${JSON.stringify(difference.got)}`;
     const store = outcome.writtenBy === null ? undefined : {
-        line: outcome.writtenBy.line,
-        message: `${outcome.message} (the store on line ${outcome.writtenBy.line + 1}, lane ${outcome.writtenBy.lane})`,
+        line: outcome.writtenBy.line, message: `The first wrong value was stored here: ${outcome.message}`,
     };
     return {
         message, expected: outcome.expected.join('\n'), actual: outcome.actual.join('\n'),

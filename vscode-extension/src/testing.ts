@@ -13,8 +13,8 @@
  */
 import * as vscode from 'vscode';
 import {
-    byKernel, debugConfiguration, DiscoveredTest, Discovery, failureParts, fileId, kernelId, testId,
-    testLabel, TestOutcome, TestRunAnswer, WireRange,
+    byKernel, debugConfiguration, DiscoveredTest, Discovery, failureParts, fileId, kernelId, testDescription,
+    testId, testLabel, TestOutcome, TestRunAnswer, WireRange,
 } from './testModel';
 
 type Execute = (command: string, args: unknown[]) => Promise<unknown>;
@@ -123,7 +123,7 @@ export class KernelTests implements vscode.Disposable {
                 const id = testId(key, test.kernel, test.ordinal);
                 const item = this.controller.createTestItem(id, testLabel(test), uri);
                 item.range = toRange(test.range);
-                item.description = `line ${test.launchLine + 1}`;
+                item.description = testDescription(test);
                 kernel.children.add(item);
                 this.tests.set(id, { uri, test });
             }

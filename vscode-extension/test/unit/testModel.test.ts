@@ -5,7 +5,8 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-    byKernel, debugConfiguration, DiscoveredTest, failureParts, kernelId, testId, testLabel, TestOutcome,
+    byKernel, debugConfiguration, DiscoveredTest, failureParts, kernelId, testDescription, testId, testLabel,
+    TestOutcome,
 } from '../../src/testModel';
 
 const RANGE = { start: { line: 3, character: 0 }, end: { line: 5, character: 20 } };
@@ -19,10 +20,11 @@ describe('kernel test items', () => {
         assert.equal(kernelId('file:///w/a.wave', 'scale'), 'file:///w/a.wave#scale');
         assert.equal(testId('file:///w/a.wave', 'scale', 1), 'file:///w/a.wave#scale#1');
     });
-    it('labels a test by its flags, shortened, or as the default launch', () => {
-        assert.equal(testLabel(test('k', 0, 0, '--grid 2,1,1 --dump-u32 0:4')), '--grid 2,1,1 --dump-u32 0:4');
-        assert.equal(testLabel(test('k', 0, 0, '')), 'default launch');
-        const long = testLabel(test('k', 0, 0, '--fill-iota 0:64 '.repeat(10)), 20);
+    it('labels a test by its line and describes it by its flags, shortened', () => {
+        assert.equal(testLabel(test('k', 6, 0)), 'line 7');
+        assert.equal(testDescription(test('k', 0, 0, '--grid 2,1,1 --dump-u32 0:4')), '--grid 2,1,1 --dump-u32 0:4');
+        assert.equal(testDescription(test('k', 0, 0, '')), 'default launch');
+        const long = testDescription(test('k', 0, 0, '--fill-iota 0:64 '.repeat(10)), 20);
         assert.equal(long.length, 20);
         assert.ok(long.endsWith('…'));
     });
@@ -49,7 +51,7 @@ describe('failures', () => {
     });
     it('points at the store that wrote the first wrong value', () => {
         assert.deepEqual(failureParts(failed).store, {
-            line: 12, message: 'line 13, lane 2 wrote 5, expected 4 (the store on line 13, lane 2)',
+            line: 12, message: 'The first wrong value was stored here: line 13, lane 2 wrote 5, expected 4',
         });
         const unknown = failureParts({ ...failed, writtenBy: null, difference: null });
         assert.equal(unknown.store, undefined);
