@@ -15,7 +15,7 @@ from lsprotocol import types as t
 from kernel_test_cases import ELSE_STORE, LOOP_BRANCH_OUTPUT, line_of, loop_branch, store
 from wave_lsp.server.lens_layout import LINE_BUDGET, SEPARATOR
 
-from .conftest import client_position, open_document
+from .conftest import client_position, configure, open_document
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
@@ -258,3 +258,48 @@ async def test_an_edit_retests_and_never_shows_a_stale_outcome(client):
         return titles[-1].startswith("✕ failed: line ") and titles
     titles = await eventually(failed)
     assert "wrote 11, expected 10" in titles[-1]
+
+
+# an endless loop, whose launch line lifts `wave-lsp run`'s own instruction limit
+SPIN = """.kernel spin
+.registers 8
+; wave-lsp run: --workgroup 1,1,1 --max-instructions 0
+; wave-lsp expect-exit: 0
+    mov_imm r0, 0
+    loop
+        icmp_ne p1, r0, r0
+        break p1
+    endloop
+    halt
+.end
+"""
+
+
+async def test_tests_run_within_the_settings_run_limits(client):
+    """The settings' limit holds: the launch line's 0 (no limit) does not lift it."""
+    await configure(client, {"run": {"maxInstructions": 5000}})
+    try:
+        uri = open_document(client, SPIN, "spin")
+        answer = await command(client, TEST, uri, "spin", 2)
+        outcome = answer["tests"][0]
+        assert outcome["status"] == "failed" and outcome["exitStatus"] == 1
+        assert "instruction limit exceeded" in outcome["stderr"]
+        assert "limit: 5000 wave-instructions" in outcome["stderr"]
+    finally:
+        await configure(client, {})
+
+
+async def test_an_edit_during_a_test_runs_it_again_on_the_new_text(client):
+    await configure(client, {"run": {"maxInstructions": 0, "timeLimitMs": 60000}})
+    try:
+        uri = open_document(client, SPIN, "spin_edit")
+        pending = asyncio.ensure_future(command(client, TEST, uri, "spin", 2))
+        await asyncio.sleep(0.5)            # the endless loop is running, for up to 60 s
+        # the loop ends now: the test passes, on the new text only
+        change_line(client, uri, 2, SPIN, line_of(SPIN, "icmp_ne"), "        icmp_eq p1, r0, r0")
+        answer = await asyncio.wait_for(pending, 30)      # the edit cancelled the first run
+        assert answer["version"] == 2
+        outcome = answer["tests"][0]
+        assert outcome["passed"] and outcome["exitStatus"] == 0
+    finally:
+        await configure(client, {})
