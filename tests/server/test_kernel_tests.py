@@ -7,7 +7,6 @@ after edits."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 from lsprotocol import types as t
@@ -16,11 +15,13 @@ from kernel_test_cases import ELSE_STORE, LOOP_BRANCH_OUTPUT, line_of, loop_bran
 from wave_lsp.server.lens_layout import LINE_BUDGET, SEPARATOR
 
 from .conftest import client_position, configure, open_document
+from .test_run_results import eventually
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 TEST = "wave-lsp.test"
+WAIT = 20.0                            # seconds for a re-test to show
 DISCOVER = "wave-lsp.discoverTests"
 RIGHT = ["0", "10", "20", "30"]
 WRONG = ["0", "10", "25", "30"]        # lane 2 stores 20
@@ -48,18 +49,13 @@ async def lens_line(client, uri: str, line: int) -> list[t.Command]:
             if lens.range.start.line == line]
 
 
-async def eventually(probe, timeout: float = 20.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = await probe()
-        if value:
-            return value
-        assert time.monotonic() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.05)
-
-
 def kernel_test_diagnostics(client, uri: str) -> list[t.Diagnostic]:
     return [d for d in client.diagnostics.get(uri, []) if d.code in ("R011", "R012")]
+
+
+async def shown(client, uri: str) -> list[t.Diagnostic]:
+    """The kernel test diagnostics of `uri`, once there are some."""
+    return await eventually(lambda: asyncio.sleep(0, kernel_test_diagnostics(client, uri)), WAIT)
 
 
 def change_line(client, uri: str, version: int, text: str, line: int, new: str) -> str:
@@ -130,13 +126,14 @@ async def test_unmet_expectation_is_a_diagnostic_with_its_quick_fix(client):
     launch = line_of(text, "wave-lsp run:")
     await command(client, TEST, uri, "store", launch)
     wrong = line_of(text, "expect: 25")
-    found = await eventually(lambda: asyncio.sleep(0, kernel_test_diagnostics(client, uri)))
+    found = await shown(client, uri)
     [diag] = found
     assert diag.code == "R011" and diag.severity == t.DiagnosticSeverity.Error
     assert diag.range.start.line == wrong == diag.range.end.line
     assert text.split("\n")[wrong][diag.range.start.character:] == "25"
     assert "expected “25”, got “20”" in diag.message
-    assert f"(line {line_of(text, 'device_store_u32') + 1}" in diag.message and "wrote 20" in diag.message
+    store_line = line_of(text, "device_store_u32") + 1
+    assert f"(line {store_line}" in diag.message and "wrote 20" in diag.message
     actions = await client.text_document_code_action_async(t.CodeActionParams(
         text_document=ident(uri), range=diag.range,
         context=t.CodeActionContext(diagnostics=[diag])))
@@ -154,7 +151,7 @@ async def test_unmet_expectation_is_a_diagnostic_with_its_quick_fix(client):
     async def passed():
         titles = [c.title for c in await lens_line(client, uri, launch)]
         return titles[-1] == "✓ passed" and not kernel_test_diagnostics(client, uri)
-    await eventually(passed)
+    await eventually(passed, WAIT)
 
 
 async def test_missing_and_extra_output_lines(client):
@@ -162,13 +159,13 @@ async def test_missing_and_extra_output_lines(client):
     uri = open_document(client, text, "extra")
     answer = await command(client, TEST, uri, None, None)
     assert answer["tests"][0]["difference"]["got"] == "30"
-    [diag] = await eventually(lambda: asyncio.sleep(0, kernel_test_diagnostics(client, uri)))
+    [diag] = await shown(client, uri)
     assert diag.range.start.line == line_of(text, "expect: 20")
     assert "1 more line(s)" in diag.message and "“30”" in diag.message
     text = store("0", "10", "20", "30", "40")
     uri = open_document(client, text, "missing")
     await command(client, TEST, uri, "store", None)
-    [diag] = await eventually(lambda: asyncio.sleep(0, kernel_test_diagnostics(client, uri)))
+    [diag] = await shown(client, uri)
     assert diag.range.start.line == line_of(text, "expect: 40")
     assert "the output ends after 4 line(s)" in diag.message
 
@@ -178,7 +175,7 @@ async def test_a_test_that_cannot_run_says_why_on_its_launch_line(client):
     uri = open_document(client, text, "bad")
     answer = await command(client, TEST, uri, "store", None)
     assert answer["tests"][0]["status"] == "error"
-    [diag] = await eventually(lambda: asyncio.sleep(0, kernel_test_diagnostics(client, uri)))
+    [diag] = await shown(client, uri)
     assert diag.code == "R012" and diag.range.start.line == line_of(text, "wave-lsp run:")
     assert "--tolerance" in diag.message and "abc" in diag.message
 
@@ -190,7 +187,7 @@ async def test_a_run_error_is_a_wrong_exit_status(client):
     outcome = answer["tests"][0]
     assert outcome["status"] == "failed" and outcome["exitStatus"] == 1
     assert outcome["difference"]["what"] == "exit"
-    [diag] = await eventually(lambda: asyncio.sleep(0, kernel_test_diagnostics(client, uri)))
+    [diag] = await shown(client, uri)
     assert diag.code == "R011" and diag.range.start.line == line_of(text, "wave-lsp run:")
     assert "exit status 1, expected 0: Error: " in diag.message and "--grid" in diag.message
 
@@ -256,7 +253,7 @@ async def test_an_edit_retests_and_never_shows_a_stale_outcome(client):
     async def failed():
         titles = [c.title for c in await lens_line(client, uri, launch)]
         return titles[-1].startswith("✕ failed: line ") and titles
-    titles = await eventually(failed)
+    titles = await eventually(failed, WAIT)
     assert "wrote 11, expected 10" in titles[-1]
 
 

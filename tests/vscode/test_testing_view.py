@@ -36,6 +36,10 @@ def icons(vscode, where: str, state: str) -> int:
     return vscode.count(f"{where} .codicon-testing-{state}-icon")
 
 
+def lens_text(vscode) -> str:
+    return " ".join(vscode.texts(".codelens-decoration"))
+
+
 def gutter(vscode, state: str = "") -> list[str]:
     """The editor's test glyphs (`testing-run-glyph`), those showing `state` when given."""
     return [c for c in vscode.classNames(".testing-run-glyph") if state in c]
@@ -78,8 +82,7 @@ def test_run_all_shows_the_failure_as_a_diff_and_the_wrong_store(vscode):
     assert icons(vscode, EXPLORER, "failed") == 3 and icons(vscode, EXPLORER, "passed") == 1
     top_of_the_editor(vscode)
     vscode.wait_until(lambda: len(gutter(vscode, "failed")) == 2, "failed icons in the gutter")
-    vscode.wait_until(lambda: "✕ failed: line 13" in " ".join(vscode.texts(".codelens-decoration")),
-                      "the outcome lens")
+    vscode.wait_until(lambda: "✕ failed: line 13" in lens_text(vscode), "the outcome lens")
     vscode.click(".monaco-list-row", 'expected "25", got "20"')
     # the store's message, inline at its line
     vscode.wait_until(lambda: "The first wrong value was stored here: line 13" in
@@ -104,8 +107,7 @@ def test_update_expectation_quick_fix_retests_in_the_editor(vscode):
     vscode.wait_until(lambda: "expect: 25" not in vscode.editorText(), "the updated line")
     assert "; wave-lsp expect: 20" in vscode.editorText()
     # the server tests the edited text again: the lens passes, the diagnostic goes
-    vscode.wait_until(lambda: "✓ passed" in " ".join(vscode.texts(".codelens-decoration")),
-                      "the passing lens")
+    vscode.wait_until(lambda: "✓ passed" in lens_text(vscode), "the passing lens")
     vscode.wait_until(lambda: vscode.count(".monaco-editor .squiggly-error") == 0,
                       "no failed expectation")
 

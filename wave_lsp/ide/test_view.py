@@ -93,7 +93,8 @@ def status_of(outcome: TestOutcome) -> str:
 
 
 def outcome_title(outcome: TestOutcome) -> str:
-    """The lens after "▶ Test": `✓ passed`, `✕ failed: MESSAGE`, `✕ MESSAGE` (did not run)."""
+    """The lens after "▶ Test": `✓ passed`, `✕ failed: MESSAGE`, or `✕ MESSAGE` (it did not
+    run)."""
     if outcome.passed:
         return "✓ passed"
     return f"✕ failed: {outcome.message}" if outcome.ran else f"✕ {outcome.message}"
