@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..emu.launch_flags import LaunchFlagError, parse_launch_flags
 from ..syntax.document import Document, split_lines
 from ..syntax.tool_comments import (EXPECT, EXPECT_EXIT, EXPECT_STDERR, EXPECTATION_COMMENT,
                                     expectation)
 from .expectations import (Difference, Tolerance, ToleranceError, first_difference,
                            tolerance_of)
-from .kernel_run import RunOutput, command_words, dump_address, run_flags
+from .kernel_run import (FlagsProblem, RunOutput, command_words, dump_address, parse_test_flags,
+                         run_flags)
 from .launch_lines import launch_lines
 
 
@@ -67,7 +67,7 @@ class TestOutcome:
     exit_status: int = 0
     stderr: str = ""
     first_difference: Difference | None = None
-    written_by: tuple[int, int | None] | None = None   # (source line, lane) of the wrong store
+    written_by: tuple[int, int] | None = None   # (source line, lane: global thread id) of the store
     address: int | None = None            # device address of the first wrong value
     message: str = "passed"
     line: int = 0
@@ -131,8 +131,8 @@ def run_test(text: str | bytes, test: KernelTest, *, path: Path | str,
     if test.problem:
         return _cannot_run(test, test.problem)
     try:
-        parse_launch_flags(test.command)
-    except LaunchFlagError as err:
+        parse_test_flags(test.flags, test.kernel)
+    except FlagsProblem as err:
         return _cannot_run(test, f"the launch line's flags: {err}")
     folder = Path(path).parent
     out = run_flags(text, test.flags, test.kernel, folder, root=root, cancel=cancel)
@@ -176,7 +176,7 @@ def _output_failure(text, test: KernelTest, out: RunOutput, diff: Difference, fo
     address, size = place
     traced = run_flags(text, test.flags, test.kernel, folder, root=root, cancel=cancel,
                        writers=True)
-    writer = store_writer(traced.writers, address, size)
+    writer = store_writer(getattr(traced.report, "writers", None), address, size)
     if writer is None:
         message = (f"no store wrote 0x{address:x}: it holds '{diff.got}', "
                    f"expected '{diff.expected}'")
@@ -189,16 +189,14 @@ def _output_failure(text, test: KernelTest, out: RunOutput, diff: Difference, fo
 
 def store_writer(record, address: int, size: int) -> tuple[int, int | None] | None:
     """(source line, lane) of the store that last wrote one of `size` bytes from `address`
-    (the first byte some store wrote), or None: no store wrote them."""
+    (the first byte some store wrote; the lane is the writing thread's global linear id), or
+    None: no store wrote them (or no record: `report.writers`)."""
     if record is None:
         return None
     for byte in range(address, address + size):
         who = record.at(byte)
-        if isinstance(who, tuple):
-            if who[0] is not None and who[0] >= 0:
-                return who
-        elif who is not None and who >= 0:
-            return who, None
+        if who is not None:
+            return who
     return None
 
 
