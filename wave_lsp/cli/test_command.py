@@ -97,6 +97,8 @@ def _results(files: list[Path], update: str | None, jobs: int):
         yield from (test_file(str(f), update) for f in files)
         return
     from concurrent.futures import ProcessPoolExecutor
+    from ..ide.kernel_run import preload
+    preload()        # forked workers start with the emulator loaded, not each loading it
     with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
         yield from pool.map(test_file, map(str, files), [update] * len(files))
 

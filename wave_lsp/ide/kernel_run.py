@@ -71,6 +71,14 @@ def parse_test_flags(words: Sequence[str], kernel: str):
     return args
 
 
+def preload() -> None:
+    """Load everything a test run needs (the pipeline, both engines, the output formats), e.g.
+    before forking worker processes that then start with it loaded."""
+    from ..emu import api, formats, output, pipeline  # noqa: F401
+    from ..emu.native import core
+    core()                          # the native core, where it is built
+
+
 def _failed(message: str) -> RunOutput:
     return RunOutput([], 1, f"Error: {message}")
 
