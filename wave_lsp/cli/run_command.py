@@ -63,16 +63,8 @@ def _error(message: str) -> int:
 
 
 def _program(path: Path, compat: bool):
-    from ..emu.launch import LaunchError
-    from ..emu.pipeline import load_program
-    program = load_program(path)  # regular files only, bounded
-    if isinstance(program, bytes) or not compat:
-        return program
-    from ..asm import AssemblyError, assemble
-    try:
-        return assemble(program, compat=True)
-    except AssemblyError as err:
-        raise LaunchError(f"the program does not assemble: {err}") from None
+    from ..emu.pipeline import compat_program, load_program
+    return compat_program(load_program(path), compat)  # regular files only, bounded
 
 
 def run(args) -> int:

@@ -53,6 +53,18 @@ def load_program(path: Path | str, limit: int | None = None) -> bytes | str:
         raise ValueError(f"'{path}' is neither UTF-8 WAVE source nor a .wbin") from None
 
 
+def compat_program(program: str | bytes, compat: bool = True):
+    """`--compat wave-asm`: source assembled exactly as wave-asm does, defects included (a
+    `.wbin`, or `compat` false: the program as it is); LaunchError when it does not assemble."""
+    if isinstance(program, bytes) or not compat:
+        return program
+    from ..asm import AssemblyError, assemble
+    try:
+        return assemble(program, compat=True)
+    except AssemblyError as err:
+        raise LaunchError(f"the program does not assemble: {err}") from None
+
+
 def run(program, launch: Launch | None = None, options: RunOptions | None = None) -> RunReport:
     """Run one kernel of `program` (or a `PreparedLaunch`, then without `launch`) and report
     what happened (see the module doc)."""

@@ -83,17 +83,6 @@ def _failed(message: str) -> RunOutput:
     return RunOutput([], 1, f"Error: {message}")
 
 
-def _program(text: str | bytes, compat: bool):
-    if isinstance(text, bytes) or not compat:
-        return text
-    from ..asm import AssemblyError, assemble
-    from ..emu.launch import LaunchError
-    try:
-        return assemble(text, compat=True)
-    except AssemblyError as err:
-        raise LaunchError(f"the program does not assemble: {err}") from None
-
-
 def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: Path, *,
               root: Path | None = None, cancel: Callable[[], bool] | None = None,
               writers: bool = False) -> RunOutput:
@@ -102,7 +91,7 @@ def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: P
     editor's rule)."""
     from ..emu.launch import LaunchError
     from ..emu.output import error_line, json_output, run_output, warning_lines
-    from ..emu.pipeline import run
+    from ..emu.pipeline import compat_program, run
     args = parse_test_flags(words, kernel)
     try:
         if root is not None:
@@ -110,7 +99,7 @@ def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: P
                 confined_path(name, folder, root)
         request = run_request(args, folder)
         options = replace(request.options, trace=False, cancel=cancel, writers=writers)
-        report = run(_program(program, request.compat), request.launch, options)
+        report = run(compat_program(program, request.compat), request.launch, options)
     except (LaunchError, ValueError) as err:
         return _failed(str(err))
     except MemoryError:
