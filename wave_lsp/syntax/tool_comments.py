@@ -22,9 +22,10 @@ TOOL = "wave-lsp"
 COMMENT_CHARS = ";#"            # a comment opens with one or more of these
 RUN = "run"                     # `; wave-lsp run: FLAGS`
 EXPECT = "expect"               # `; wave-lsp expect: TEXT`
+VERBS = (RUN, EXPECT)
 EXPECT_EXIT = "expect-exit"     # `; wave-lsp expect-exit: N`
 EXPECT_STDERR = "expect-stderr"  # `; wave-lsp expect-stderr: TEXT`
-VERBS = (RUN, EXPECT, EXPECT_EXIT, EXPECT_STDERR)
+EXPECTATION_VERBS = (EXPECT, EXPECT_EXIT, EXPECT_STDERR)   # a kernel test's block
 
 _LEAD = rf"\s*[{re.escape(COMMENT_CHARS)}]+\s*"
 
@@ -43,9 +44,9 @@ def comment_pattern(verb: str) -> re.Pattern[str]:
 LAUNCH_MARKER = marker(RUN)
 LAUNCH_COMMENT = comment_pattern(RUN)
 EXPECT_COMMENT = re.compile(comment_pattern(EXPECT).pattern + r" ?(?P<text>.*)$")
+_EXPECTATION_VERB = "|".join(map(re.escape, EXPECTATION_VERBS))
 EXPECTATION_COMMENT = re.compile(rf"^(?P<lead>{_LEAD}){re.escape(TOOL)} "
-                                 rf"(?P<verb>{EXPECT_EXIT}|{EXPECT_STDERR}|{EXPECT}): ?"
-                                 r"(?P<text>.*)$")
+                                 rf"(?P<verb>{_EXPECTATION_VERB}): ?(?P<text>.*)$")
 
 
 def launch_comment(text: str) -> int | None:
