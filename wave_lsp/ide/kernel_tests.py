@@ -1,19 +1,13 @@
 """Kernel tests: expected results written in the kernel file, beside its launch line.
 
-A launch line `; wave-lsp run: FLAGS` directly followed by expectation comments is a test:
-
-    ; wave-lsp run: --workgroup 4,1,1 --dump-u32 0:4
-    ; wave-lsp expect: 0
-    ; wave-lsp expect: 1
-    ; wave-lsp expect-exit: 1
-    ; wave-lsp expect-stderr: Error: ...
-
-`wave-lsp run FILE FLAGS --kernel K`, started in the file's folder, must print exactly the
-`expect:` lines on stdout (one per line, `; wave-lsp expect:` alone for a blank line), exit with
-the `expect-exit:` status (0 when absent) and, when `expect-stderr:` is given, print that as the
-first line of stderr (an `Error: ...` or `Warning: ...` line). `--tolerance ATOL[:RTOL]` on the
-launch line lets numbers differ (`expectations`). Lines are 0-based here. A failing value shown
-by a dump is traced back to the store that last wrote it: its source line and lane.
+A launch line directly followed by expectation comments (`syntax.tool_comments`: `expect:`
+lines, then optionally `expect-exit:` and `expect-stderr:`) is a test. `wave-lsp run FILE FLAGS
+--kernel K`, started in the file's folder, must print exactly the `expect:` lines on stdout (one
+per line, an empty one for a blank line), exit with the `expect-exit:` status (0 when absent)
+and, when `expect-stderr:` is given, print that as the first line of stderr (an `Error: ...` or
+`Warning: ...` line). `--tolerance ATOL[:RTOL]` on the launch line lets numbers differ
+(`expectations`). Lines are 0-based here. A failing value shown by a dump is traced back to the
+store that last wrote it: its source line and lane (the writing thread's global id).
 """
 
 from __future__ import annotations

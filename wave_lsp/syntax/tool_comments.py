@@ -1,7 +1,7 @@
 """Tool comments: `; wave-lsp VERB: TEXT` lines that tell wave-lsp something about a kernel.
 
 The one definition of their prefix grammar: a comment opening (blanks, one or more `;` or `#`,
-blanks), then `wave-lsp`, one space, the verb and a colon. Two verbs exist:
+blanks), then `wave-lsp`, one space, the verb and a colon. The verbs:
 
 - `; wave-lsp run: FLAGS` — a launch line (`wave_lsp.ide.launch_lines` parses its flags);
 - `; wave-lsp expect: TEXT` — one expected output line of the launch line above it (TEXT may be
@@ -67,6 +67,18 @@ def expectation(text: str) -> tuple[str, str] | None:
     separating space), or None if `text` is none of them."""
     m = EXPECTATION_COMMENT.match(text)
     return (m.group("verb"), m.group("text")) if m else None
+
+
+# A kernel test as `wave-lsp test --help` and the kernel-test modules show it.
+KERNEL_TEST_EXAMPLE = f"""\
+    ; {marker(RUN)} --workgroup 4,1,1 --wave-width 4 --dump-u32 0:4
+    ; {marker(EXPECT)} 0
+    ; {marker(EXPECT)} 1
+    ; {marker(EXPECT)}
+    ; {marker(EXPECT)} 3
+    ; {marker(EXPECT_EXIT)} 0
+    ; {marker(EXPECT_STDERR)} Warning: ...
+"""
 
 
 def is_comment_or_blank(text: str) -> bool:
