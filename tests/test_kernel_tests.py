@@ -241,3 +241,12 @@ def test_trace_is_left_out_and_gpu_or_several_widths_cannot_be_tests():
     for flags, words in (("--device cuda", "--device"), ("--wave-widths 4,8", "--wave-widths")):
         outcome = only(cases.store("0").replace("--dump-u32", f"{flags} --dump-u32"))
         assert not outcome.ran and words in outcome.message
+
+
+def test_update_all_names_only_the_tests_it_changed():
+    text = cases.store("0", "10", "20", "30") + cases.store("0").replace(".kernel store",
+                                                                         ".kernel other")
+    new, changed = update_expectations(text, PATH, all_tests=True)
+    assert changed == [1]
+    right = cases.store("0", "10", "20", "30")
+    assert new == right + right.replace(".kernel store", ".kernel other")

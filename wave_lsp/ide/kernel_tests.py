@@ -216,13 +216,15 @@ def update_expectations(text: str, path: Path | str, *, all_tests: bool = False,
                         outcomes: Sequence[TestOutcome] | None = None, root: Path | None = None,
                         cancel: Callable[[], bool] | None = None) -> tuple[str, list[int]]:
     """`text` with the failing tests' (every test's, with `all_tests`) expectations replaced by
-    what the run prints, and the indices (in `discover` order) of the tests it rewrote.
+    what the run prints, and the indices (in `discover` order) of the tests whose expectations
+    it changed.
     `outcomes` are this text's, when already run. A rewritten block of another length moves
     the lines below it, and an error or warning line names source lines: the rewritten tests
     run again on the new text until what they print no longer changes (a few rounds)."""
     if outcomes is None:
         outcomes = [run_test(text, t, path=path, root=root, cancel=cancel)
                     for t in discover(text)]
+    original = text
     chosen = [i for i, o in enumerate(outcomes) if o.ran and (all_tests or not o.passed)]
     new = updated_text(text, [outcomes[i] for i in chosen], all_tests=True)
     for _ in range(UPDATE_ROUNDS):
@@ -232,7 +234,13 @@ def update_expectations(text: str, path: Path | str, *, all_tests: bool = False,
         again = [run_test(text, tests[i], path=path, root=root, cancel=cancel) for i in chosen
                  if i < len(tests)]
         new = updated_text(text, [o for o in again if not o.passed])
-    return new, chosen
+    return new, [i for i in chosen if _block(original, outcomes[i].test) !=
+                 _block(new, discover(new)[i])]
+
+
+def _block(text: str, test: KernelTest) -> list[str]:
+    lines = split_lines(text)[0]
+    return [lines[n] for n in test.block]
 
 
 UPDATE_ROUNDS = 3
