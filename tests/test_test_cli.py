@@ -180,3 +180,13 @@ def test_the_in_process_run_equals_wave_lsp_run(tmp_path, source, flags):
     assert ours.status == real.returncode
     assert ours.stderr == (real.stderr.decode().splitlines() or [""])[0]
     assert ours.status or ours.stdout            # every case prints or fails
+
+
+def test_update_of_a_read_only_file_exits_2_and_leaves_it(tmp_path):
+    path = write(tmp_path, "ro.wave", cases.store("9"))
+    path.chmod(0o444)
+    before = path.read_bytes()
+    status, out, err = wave_test("--update", "ro.wave", cwd=tmp_path)
+    assert status == 2
+    assert "ro.wave: error: cannot write (the file is unchanged)" in err
+    assert path.read_bytes() == before
