@@ -61,7 +61,7 @@ class TestOutcome:
     exit_status: int = 0
     stderr: str = ""
     first_difference: Difference | None = None
-    written_by: tuple[int, int] | None = None   # (source line, lane: global thread id) of the store
+    written_by: tuple[int, int] | None = None   # (source line, lane = global thread id)
     address: int | None = None            # device address of the first wrong value
     message: str = "passed"
     line: int = 0
