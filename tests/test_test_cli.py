@@ -62,6 +62,13 @@ def test_all_passing_exits_0_and_a_file_without_tests_is_fine(tmp_path):
     assert out.splitlines()[-1] == "1 test in 2 files: 1 passed, 0 failed"
 
 
+def test_a_folder_without_wave_files_is_a_warning(tmp_path):
+    (tmp_path / "docs").mkdir()
+    status, out, err = wave_test("docs", cwd=tmp_path)
+    assert (status, out, err) == (0, "0 tests in 0 files: 0 passed, 0 failed\n",
+                                  "docs: warning: no .wave file found there\n")
+
+
 def test_unreadable_paths_exit_2(tmp_path):
     good = write(tmp_path, "good.wave", cases.store("0", "10", "20", "30"))
     (tmp_path / "latin1.wave").write_bytes(b"; caf\xe9\n")

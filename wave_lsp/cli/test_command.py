@@ -155,7 +155,10 @@ def run(args: argparse.Namespace) -> int:
         print("wave-lsp test: error: give at least one PATH (a .wave file or a folder)",
               file=sys.stderr)
         return 2
-    files, problems = collect(paths)
+    empty: list[str] = []
+    files, problems = collect(paths, empty)
+    for raw in empty:
+        print(f"{raw}: warning: no .wave file found there", file=sys.stderr)
     counts = {"passed": 0, "failed": 0, "updated": 0}
     tests, unreadable = [], [{"path": p.split(": error: ")[0], "message": p}
                              for p in problems]
