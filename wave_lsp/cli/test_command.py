@@ -190,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
         if update:
             parts.append(f"{counts['updated']} updated")
         print(f"{_plural(total, 'test')} in {_plural(len(files), 'file')}: {', '.join(parts)}"
-              + (f"; {_plural(len(unreadable), 'path')} could not be read" if unreadable
+              + (f"; {_plural(len(unreadable), 'path')} could not be read or written" if unreadable
                  else ""))
     if unreadable:
         return 2
