@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from typing import Iterator, Sequence
 
-from .report import RunReport
+from .run_report import RunReport
 from .run_text import describe_error, stats_block
 
 STEP = 1 << 16           # values (hex rows: 16 times that many bytes) formatted per chunk

@@ -28,7 +28,7 @@ from pathlib import Path
 from .launch import Launch, LaunchError
 from .options import EngineUnavailable, RunOptions
 from .prepared import PreparedLaunch, prepare  # noqa: F401 - part of the pipeline's API
-from .report import RunReport
+from .run_report import RunReport
 
 WBIN_MAGIC = b"WAVE"
 
