@@ -256,3 +256,26 @@ def test_writers_of_a_wbin_are_pcs():
     kernel = prepare(binary, Launch()).kernel
     assert next(i for i in kernel.instructions if i.offset == line).spec.mnemonic == \
         "device_store_u32"
+
+
+# ---- the command's text without the command line ---------------------------------------------
+@pytest.mark.parametrize("flags", [["--dump-u32", "0:8", "--stats"], ["--json", "--dump-f32", "0:2"],
+                                   ["--dump-regs", "--dump-memory", "0:32"], ["--stats"]])
+@pytest.mark.parametrize("name", ["vector_add", "sample", "out_of_bounds"])
+def test_command_text_is_what_the_command_prints(name, flags, tmp_path, capsys):
+    from wave_lsp.cli.main import main
+    from wave_lsp.emu.output import command_text
+    path = diff.EXAMPLES / f"{name}.wave"
+    if name == "out_of_bounds":                      # an error: exit status 1
+        path = tmp_path / "oob.wave"
+        path.write_text(".kernel oob\n.registers 4\n    mov_imm r1, 0x7ffffff0\n"
+                        "    device_store_u32 r1, r1\n    halt\n.end\n")
+    words = ["--workgroup", "4,1,1", "--wave-width", "4", *flags]
+    request = parse_run_flags(words)
+    stdout, stderr, status = command_text(run(load_program(path), request.launch,
+                                              request.options), request)
+    assert main(["run", str(path), *words]) == status
+    printed = capsys.readouterr()
+    assert (printed.out, printed.err.splitlines()) == (stdout, stderr)
+    assert stdout or stderr
+    assert status == (name == "out_of_bounds")

@@ -111,23 +111,19 @@ def _run(args) -> int:
 
 
 def _print(report, request, engine: str | None) -> int:
-    from ..emu.output import error_line, json_output, warning_lines, write_run_output
-    if engine is not None:
-        print(engine, file=sys.stderr)
+    """Print what `emu.output.command_text` says, the dumps streamed a chunk at a time."""
+    from ..emu.output import json_output, stderr_lines, write_run_output
+    for line in ([engine] if engine is not None else []) + stderr_lines(report, request):
+        print(line, file=sys.stderr)     # upstream prints no warnings; stdout stays upstream's
     try:
         if request.json:
             print(json_output(report, request.dumps))
-            return 1 if report.errors else 0
-        if report.errors:
-            print(error_line(report), file=sys.stderr)
-            return 1
-        for line in warning_lines(report):     # upstream has none; stdout stays upstream's
-            print(line, file=sys.stderr)
-        write_run_output(report, request.dumps, stats=request.stats,
-                         dump_regs=request.dump_regs)
+        elif not report.errors:
+            write_run_output(report, request.dumps, stats=request.stats,
+                             dump_regs=request.dump_regs)
     except BrokenPipeError:
         _quiet_stdout()
-    return 0
+    return 1 if report.errors else 0
 
 
 def _quiet_stdout() -> None:
