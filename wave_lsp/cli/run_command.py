@@ -45,7 +45,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..emu.run_flags import add_run_flags, run_request
+from ..emu.run_flags import add_run_flags, program_for, run_request
 
 
 def register(subparsers) -> None:
@@ -60,19 +60,6 @@ def register(subparsers) -> None:
 def _error(message: str) -> int:
     print(f"Error: {message}", file=sys.stderr)
     return 1
-
-
-def _program(path: Path, compat: bool):
-    from ..emu.launch import LaunchError
-    from ..emu.pipeline import load_program
-    program = load_program(path)  # regular files only, bounded
-    if isinstance(program, bytes) or not compat:
-        return program
-    from ..asm import AssemblyError, assemble
-    try:
-        return assemble(program, compat=True)
-    except AssemblyError as err:
-        raise LaunchError(f"the program does not assemble: {err}") from None
 
 
 def run(args) -> int:
@@ -90,9 +77,9 @@ def run(args) -> int:
 
 def _run(args) -> int:
     from ..emu.launch import LaunchError
-    from ..emu.pipeline import engine_line, run as run_launch
+    from ..emu.pipeline import engine_line, load_program, run as run_launch
     try:
-        program = _program(args.file, bool(args.compat))
+        program = program_for(load_program(args.file), bool(args.compat))  # regular, bounded
         request = run_request(args)
         if request.device != "emulator" or request.compare:
             from .device_option import run_device

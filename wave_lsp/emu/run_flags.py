@@ -1,8 +1,10 @@
 """Every flag of `wave-lsp run` (the launch flags of `launch_flags` plus `--json`,
 `--wave-widths`, `--compat`, `--device` and `--compare`), and a flag list turned into what to
 run and print: `parse_run_flags(tokens, base_dir) -> RunRequest` (the `Launch`, the
-`RunOptions`, the dump requests and the output choices), so an editor or a kernel test can
-reproduce `wave-lsp run FILE FLAGS` exactly without the command line module.
+`RunOptions`, the dump requests and the output choices) and `program_for(program, request.compat)`
+(`--compat wave-asm` source assembled as wave-asm does), so an editor or a kernel test can
+reproduce `wave-lsp run FILE FLAGS` exactly without the command line module (the text it
+prints: `output.command_text`).
 """
 
 from __future__ import annotations
@@ -108,3 +110,17 @@ def run_parser() -> argparse.ArgumentParser:
 def parse_run_flags(tokens: Sequence[str], base_dir: Path | None = None) -> RunRequest:
     """`wave-lsp run FILE TOKENS` as a `RunRequest` (see `run_request`)."""
     return run_request(run_parser().parse_args(list(tokens)), base_dir)
+
+
+def program_for(program, compat: bool):
+    """The program a request runs: `program` (`pipeline.load_program`'s source or `.wbin`),
+    or with `--compat wave-asm` (`RunRequest.compat`) the source assembled as wave-asm does,
+    defects included (`LaunchError` when it does not assemble)."""
+    if isinstance(program, (bytes, bytearray)) or not compat:
+        return program
+    from ..asm import AssemblyError, assemble
+    from .launch import LaunchError
+    try:
+        return assemble(program, compat=True)
+    except AssemblyError as err:
+        raise LaunchError(f"the program does not assemble: {err}") from None
