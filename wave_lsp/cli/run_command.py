@@ -45,7 +45,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..emu.run_flags import add_run_flags, run_request
+from ..emu.run_flags import add_run_flags, program_for, run_request
 
 
 def register(subparsers) -> None:
@@ -60,11 +60,6 @@ def register(subparsers) -> None:
 def _error(message: str) -> int:
     print(f"Error: {message}", file=sys.stderr)
     return 1
-
-
-def _program(path: Path, compat: bool):
-    from ..emu.pipeline import compat_program, load_program
-    return compat_program(load_program(path), compat)  # regular files only, bounded
 
 
 def run(args) -> int:
@@ -82,9 +77,9 @@ def run(args) -> int:
 
 def _run(args) -> int:
     from ..emu.launch import LaunchError
-    from ..emu.pipeline import engine_line, run as run_launch
+    from ..emu.pipeline import engine_line, load_program, run as run_launch
     try:
-        program = _program(args.file, bool(args.compat))
+        program = program_for(load_program(args.file), bool(args.compat))  # regular, bounded
         request = run_request(args)
         if request.device != "emulator" or request.compare:
             from .device_option import run_device
@@ -103,23 +98,19 @@ def _run(args) -> int:
 
 
 def _print(report, request, engine: str | None) -> int:
-    from ..emu.output import error_line, json_output, warning_lines, write_run_output
-    if engine is not None:
-        print(engine, file=sys.stderr)
+    """Print what `emu.output.command_text` says, the dumps streamed a chunk at a time."""
+    from ..emu.output import json_output, stderr_lines, write_run_output
+    for line in ([engine] if engine is not None else []) + stderr_lines(report, request):
+        print(line, file=sys.stderr)     # upstream prints no warnings; stdout stays upstream's
     try:
         if request.json:
             print(json_output(report, request.dumps))
-            return 1 if report.errors else 0
-        if report.errors:
-            print(error_line(report), file=sys.stderr)
-            return 1
-        for line in warning_lines(report):     # upstream has none; stdout stays upstream's
-            print(line, file=sys.stderr)
-        write_run_output(report, request.dumps, stats=request.stats,
-                         dump_regs=request.dump_regs)
+        elif not report.errors:
+            write_run_output(report, request.dumps, stats=request.stats,
+                             dump_regs=request.dump_regs)
     except BrokenPipeError:
         _quiet_stdout()
-    return 0
+    return 1 if report.errors else 0
 
 
 def _quiet_stdout() -> None:

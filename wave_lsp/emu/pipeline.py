@@ -28,14 +28,12 @@ from pathlib import Path
 from .launch import Launch, LaunchError
 from .options import EngineUnavailable, RunOptions
 from .prepared import PreparedLaunch, prepare  # noqa: F401 - part of the pipeline's API
-from .report import RunReport
-
-WBIN_MAGIC = b"WAVE"
-
+from .run_report import RunReport
 
 def is_wbin(data: bytes, path: Path | str | None = None) -> bool:
     """Whether file contents are a `.wbin` (its magic, or a `.wbin` name)."""
-    return data[:4] == WBIN_MAGIC or (path is not None and str(path).endswith(".wbin"))
+    from ..asm.wbin import MAGIC
+    return data[:len(MAGIC)] == MAGIC or (path is not None and str(path).endswith(".wbin"))
 
 
 def load_program(path: Path | str, limit: int | None = None) -> bytes | str:
@@ -51,18 +49,6 @@ def load_program(path: Path | str, limit: int | None = None) -> bytes | str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"'{path}' is neither UTF-8 WAVE source nor a .wbin") from None
-
-
-def compat_program(program: str | bytes, compat: bool = True):
-    """`--compat wave-asm`: source assembled exactly as wave-asm does, defects included (a
-    `.wbin`, or `compat` false: the program as it is); LaunchError when it does not assemble."""
-    if isinstance(program, bytes) or not compat:
-        return program
-    from ..asm import AssemblyError, assemble
-    try:
-        return assemble(program, compat=True)
-    except AssemblyError as err:
-        raise LaunchError(f"the program does not assemble: {err}") from None
 
 
 def run(program, launch: Launch | None = None, options: RunOptions | None = None) -> RunReport:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..emu.launch_flags import DumpRequest, LaunchFlagError, arg_spec
-from ..emu.run_flags import run_parser, run_request
+from ..emu.run_flags import program_for, run_parser, run_request
 from .arg_files import confined_path
 
 EDITOR_ONLY_FLAGS = ("--lanes",)       # flags of a launch line `wave-lsp run` does not take
@@ -90,8 +90,8 @@ def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: P
     for flags a test cannot run). With a `root`, `--arg` files must lie inside it (the
     editor's rule)."""
     from ..emu.launch import LaunchError
-    from ..emu.output import error_line, json_output, run_output, warning_lines
-    from ..emu.pipeline import compat_program, run
+    from ..emu.output import command_text
+    from ..emu.pipeline import run
     args = parse_test_flags(words, kernel)
     try:
         if root is not None:
@@ -99,20 +99,13 @@ def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: P
                 confined_path(name, folder, root)
         request = run_request(args, folder)
         options = replace(request.options, trace=False, cancel=cancel, writers=writers)
-        report = run(compat_program(program, request.compat), request.launch, options)
+        report = run(program_for(program, request.compat), request.launch, options)
     except (LaunchError, ValueError) as err:
         return _failed(str(err))
     except MemoryError:
         return _failed("not enough memory for this launch")
-    if request.json:
-        return RunOutput(json_output(report, request.dumps).split("\n"),
-                         1 if report.errors else 0, "", report, request.dumps)
-    if report.errors:
-        return RunOutput([], 1, error_line(report), report, request.dumps)
-    stderr = (warning_lines(report) or [""])[0]
-    text = "".join(run_output(report, request.dumps, stats=request.stats,
-                              dump_regs=request.dump_regs))
-    return RunOutput(text.splitlines(), 0, stderr, report, request.dumps)
+    stdout, stderr, status = command_text(report, request)
+    return RunOutput(stdout.splitlines(), status, (stderr or [""])[0], report, request.dumps)
 
 
 def dump_address(requests: Sequence[DumpRequest], index: int, expected: str | None,
