@@ -39,16 +39,14 @@ def test_discover_reads_the_expectation_block():
 
 
 def test_discover_exit_stderr_tolerance_and_problems():
-    text = cases.thirds(["1"], "--tolerance 1e-6:0.01 --lanes 0-2") + \
-        "; wave-lsp expect-exit: 3\n; wave-lsp expect-stderr: Error: x\n"
-    text = text.replace("; wave-lsp expect: 1\n", "; wave-lsp expect: 1\n", 1)
-    [test] = discover(text.replace(".end\n; wave-lsp expect-exit", ".end\n;x"))
+    [test] = discover(cases.thirds(["1"], "--tolerance 1e-6:0.01 --lanes 0-2"))
     assert test.tolerance == Tolerance(1e-6, 0.01)
     assert "--lanes" not in test.command and "--tolerance" in test.command
     block = ("; wave-lsp run: --dump-u32 0:1\n; wave-lsp expect-exit: 1\n"
              "; wave-lsp expect-stderr: Error: boom\n; wave-lsp expect-exit: 2\n")
     [test] = discover(".kernel k\n" + block + "    halt\n.end\n")
-    assert (test.exit_status, test.exit_line, test.stderr, test.stderr_line) == (1, 2, "Error: boom", 3)
+    assert (test.exit_status, test.exit_line) == (1, 2)
+    assert (test.stderr, test.stderr_line) == ("Error: boom", 3)
     assert test.problem == "line 5: a second 'expect-exit:' (the first is on line 3)"
     [test] = discover(".kernel k\n; wave-lsp run: --tolerance x\n; wave-lsp expect-exit: one\n"
                       "    halt\n.end\n")
@@ -70,9 +68,17 @@ def test_a_failing_value_names_its_store():
     assert outcome.line == 5                    # the expect line of the wrong value
     assert outcome.address == 8
     store = cases.line_of(cases.store("0"), "device_store_u32") + 3
-    assert outcome.written_by[0] == store
-    assert outcome.message.startswith(f"line {store + 1}") and outcome.message.endswith(
-        "wrote 20, expected 25")
+    assert outcome.written_by == (store, 2)
+    assert outcome.message == f"line {store + 1}, lane 2 wrote 20, expected 25"
+
+
+def test_the_last_of_several_stores_is_named():
+    """Both workgroups store to the same words; workgroups run in order, so the second wrote
+    them last: lane is the writing thread's global id (4 + lane)."""
+    text = cases.store("0", "10", "21", "30").replace("--workgroup 4,1,1",
+                                                      "--grid 2,1,1 --workgroup 4,1,1")
+    outcome = only(text)
+    assert outcome.written_by == (cases.line_of(text, "device_store_u32"), 6)
 
 
 @pytest.mark.parametrize("thread, store", [(1, cases.IF_STORE), (5, cases.ELSE_STORE)])
@@ -82,7 +88,7 @@ def test_attribution_through_a_loop_and_a_divergent_branch(thread, store):
     text = cases.loop_branch(expected)
     outcome = only(text)
     assert outcome.first_difference[:3] == (thread, "42", cases.LOOP_BRANCH_OUTPUT[thread])
-    assert outcome.written_by[0] == cases.line_of(text, store)
+    assert outcome.written_by == (cases.line_of(text, store), thread)
     assert outcome.address == 4 * thread
 
 
@@ -160,7 +166,7 @@ def test_a_memory_dump_failure_names_the_byte_and_store():
                         "\n; wave-lsp expect: " + wrong)
     outcome = only(text)
     assert outcome.address == 4
-    assert outcome.written_by[0] == cases.line_of(text, "device_store_u32")
+    assert outcome.written_by == (cases.line_of(text, "device_store_u32"), 1)
 
 
 def test_update_rewrites_only_expectations_byte_for_byte():
@@ -225,3 +231,20 @@ def test_arg_files_are_relative_to_the_file_and_confined_to_a_root(tmp_path):
     assert run_test(text, test, path=tmp_path / "k.wave", root=tmp_path).passed
     outside = run_test(text, test, path=tmp_path / "k.wave", root=tmp_path / "sub")
     assert outside.exit_status == 1 and "leaves" in outside.stderr
+
+
+def test_trace_is_left_out_and_gpu_or_several_widths_cannot_be_tests():
+    traced = only(cases.store("0", "10", "20", "30").replace("--dump-u32", "--trace --dump-u32"))
+    assert traced.passed and traced.stderr == ""
+    for flags, words in (("--device cuda", "--device"), ("--wave-widths 4,8", "--wave-widths")):
+        outcome = only(cases.store("0").replace("--dump-u32", f"{flags} --dump-u32"))
+        assert not outcome.ran and words in outcome.message
+
+
+def test_update_all_names_only_the_tests_it_changed():
+    text = cases.store("0", "10", "20", "30") + cases.store("0").replace(".kernel store",
+                                                                         ".kernel other")
+    new, changed = update_expectations(text, PATH, all_tests=True)
+    assert changed == [1]
+    right = cases.store("0", "10", "20", "30")
+    assert new == right + right.replace(".kernel store", ".kernel other")

@@ -45,7 +45,7 @@ def test_passing_failing_error_and_tolerance_tests_in_a_folder(tmp_path):
         "sub/b_branch.wave:3: FAIL kernel loop_branch",
         "    output line 6: expected 42",
         "                   got      8",
-        f"    written by line {store}" + out.split(f"written by line {store}")[1].split("\n")[0],
+        f"    written by line {store}, lane 5",
         "sub/deeper/c_error.wave:3: ok kernel oob",
         "sub/deeper/d_thirds.wave:3: ok kernel thirds",
         "4 tests in 4 files: 3 passed, 1 failed",
@@ -60,6 +60,13 @@ def test_all_passing_exits_0_and_a_file_without_tests_is_fine(tmp_path):
     status, out, _ = wave_test(good, plain, cwd=tmp_path)
     assert status == 0
     assert out.splitlines()[-1] == "1 test in 2 files: 1 passed, 0 failed"
+
+
+def test_a_folder_without_wave_files_is_a_warning(tmp_path):
+    (tmp_path / "docs").mkdir()
+    status, out, err = wave_test("docs", cwd=tmp_path)
+    assert (status, out, err) == (0, "0 tests in 0 files: 0 passed, 0 failed\n",
+                                  "docs: warning: no .wave file found there\n")
 
 
 def test_unreadable_paths_exit_2(tmp_path):
@@ -123,7 +130,7 @@ def test_json_format(tmp_path):
         ("b.wave", 3, "loop_branch", "failed")
     assert test["difference"] == {"what": "output", "index": 1, "line": 5, "expected": "4",
                                   "got": "3"}
-    assert test["written_by"]["line"] == cases.line_of(text, cases.IF_STORE) + 1
+    assert test["written_by"] == {"line": cases.line_of(text, cases.IF_STORE) + 1, "lane": 1}
     assert test["actual"] == cases.LOOP_BRANCH_OUTPUT and test["exit"] == 0
     assert test["flags"][-2:] == ["--kernel", "loop_branch"] and test["address"] == 4
 
@@ -157,6 +164,9 @@ EQUAL_RUNS = [
     (cases.OUT_OF_BOUNDS.format(expect=""), "--device-memory 64 --dump-u32 0:1"),
     (cases.store(""), "--dump-u32 0:300000"),                         # a flag error
     (cases.store(""), "--grid 0,1,1"),                                # a launch error
+    (cases.store(""), "--workgroup 4,1,1 --dump-u32 0:2 --json"),
+    (cases.store("").replace("mov_imm r1, 10", "mov_imm r1, 1.5"),
+     "--compat wave-asm --dump-u32 0:2"),                             # upstream's bytes
     (".kernel w\n.registers 4\n    iadd r1, r2, r3\n    mov_imm r0, 0\n"
      "    device_store_u32 r0, r1\n    halt\n.end\n", "--dump-u32 0:1"),   # a warning
     (".kernel a\n    halt\n.end\n.kernel b\n    mov_imm r0, 0\n    mov_imm r1, 5\n"
@@ -177,3 +187,13 @@ def test_the_in_process_run_equals_wave_lsp_run(tmp_path, source, flags):
     assert ours.status == real.returncode
     assert ours.stderr == (real.stderr.decode().splitlines() or [""])[0]
     assert ours.status or ours.stdout            # every case prints or fails
+
+
+def test_update_of_a_read_only_file_exits_2_and_leaves_it(tmp_path):
+    path = write(tmp_path, "ro.wave", cases.store("9"))
+    path.chmod(0o444)
+    before = path.read_bytes()
+    status, out, err = wave_test("--update", "ro.wave", cwd=tmp_path)
+    assert status == 2
+    assert "ro.wave: error: cannot write (the file is unchanged)" in err
+    assert path.read_bytes() == before

@@ -1,24 +1,16 @@
 """`wave-lsp test PATH...`: run the kernel tests written in .wave files (folders: recursively).
 
-A kernel test is a launch line directly followed by expectation comments:
+A kernel test is a launch line directly followed by expectation comments (example below). It
+passes when `wave-lsp run FILE FLAGS --kernel KERNEL`, started in the file's folder, prints
+exactly the `expect:` lines on stdout (one comment per output line; an `expect:` comment with
+nothing after it for a blank line) and exits with the `expect-exit:` status (0 when absent).
+An `expect-stderr:` comment, when given, is the first line of stderr (an `Error: ...` or
+`Warning: ...` line), so a test can expect an error or a warning.
 
-    ; wave-lsp run: --workgroup 4,1,1 --wave-width 4 --dump-u32 0:4
-    ; wave-lsp expect: 0
-    ; wave-lsp expect: 1
-    ; wave-lsp expect:
-    ; wave-lsp expect: 3
-
-It passes when `wave-lsp run FILE FLAGS --kernel KERNEL`, started in the file's folder, prints
-exactly the `expect:` lines on stdout (one comment per line; `; wave-lsp expect:` with nothing
-after it for a blank line) and exits with status 0. Optional, after them:
-
-    ; wave-lsp expect-exit: 1                  the exit status (default 0)
-    ; wave-lsp expect-stderr: Error: ...       the first line of stderr (else not checked)
-
-so a test can expect an error, or a warning. Floats compare exactly; `--tolerance ATOL[:RTOL]`
-on the launch line lets every number in the output differ from the expected one by
-ATOL + RTOL*|expected| (NaN only matches NaN); `wave-lsp run` accepts and ignores the flag.
-`--lanes` (the editor's) is dropped; `--trace` only writes to stderr and is left out of a test.
+Floats compare exactly; `--tolerance ATOL[:RTOL]` on the launch line lets every number in the
+output differ from the expected one by ATOL + RTOL*|expected| (NaN only matches NaN);
+`wave-lsp run` accepts and ignores the flag. `--lanes` (the editor's) is dropped; `--trace`
+only writes to stderr and is left out of a test run.
 
 Output: one line per test (`path:LINE: ok kernel NAME`, LINE is the launch line) and a summary.
 A failure is `path:LINE: FAIL kernel NAME`, then the first differing output line (expected /
@@ -39,13 +31,16 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..syntax.tool_comments import KERNEL_TEST_EXAMPLE
+
 PARALLEL_FROM = 4              # files: fewer run in this process (starting workers costs more)
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "test", help="run the kernel tests written in .wave files (expect lines)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=f"{__doc__}\nA kernel test:\n\n{KERNEL_TEST_EXAMPLE}",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="*", metavar="PATH", help=".wave files or folders")
     p.add_argument("--update", nargs="?", const="failing", metavar="all",
                    help="rewrite the expectations of failing tests (all: of every test)")
@@ -97,6 +92,8 @@ def _results(files: list[Path], update: str | None, jobs: int):
         yield from (test_file(str(f), update) for f in files)
         return
     from concurrent.futures import ProcessPoolExecutor
+    from ..ide.kernel_run import preload
+    preload()        # forked workers start with the emulator loaded, not each loading it
     with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
         yield from pool.map(test_file, map(str, files), [update] * len(files))
 
@@ -158,7 +155,10 @@ def run(args: argparse.Namespace) -> int:
         print("wave-lsp test: error: give at least one PATH (a .wave file or a folder)",
               file=sys.stderr)
         return 2
-    files, problems = collect(paths)
+    empty: list[str] = []
+    files, problems = collect(paths, empty)
+    for raw in empty:
+        print(f"{raw}: warning: no .wave file found there", file=sys.stderr)
     counts = {"passed": 0, "failed": 0, "updated": 0}
     tests, unreadable = [], [{"path": p.split(": error: ")[0], "message": p}
                              for p in problems]
@@ -190,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
         if update:
             parts.append(f"{counts['updated']} updated")
         print(f"{_plural(total, 'test')} in {_plural(len(files), 'file')}: {', '.join(parts)}"
-              + (f"; {_plural(len(unreadable), 'path')} could not be read" if unreadable
+              + (f"; {_plural(len(unreadable), 'path')} could not be read or written" if unreadable
                  else ""))
     if unreadable:
         return 2

@@ -2,24 +2,32 @@
 
 `run_flags` takes the program text and a launch line's flag words and returns the stdout lines,
 the exit status and the first line of stderr that the command gives when started in the file's
-folder (so `--arg` files are relative to the file, as in the editor). `--lanes` (which threads
-the editor shows) and `--tolerance` (how `wave-lsp test` compares) change nothing in the run.
-`--trace` and `--trace-lines` only write to stderr: a test runs without them, and its first line
-of stderr is the error or warning line. With `writers`, the run also records who last stored
-each device byte, and `dump_address` maps an output line back to the device address it shows.
+folder (so `--arg` files are relative to the file, as in the editor). It goes through the same
+pieces as the command: `emu.run_flags` (the flags), `emu.pipeline.run` (either engine) and
+`emu.output` (the text). `--lanes` (which threads the editor shows) is dropped; `--tolerance`
+(how `wave-lsp test` compares) changes nothing in the run. `--trace` and `--trace-lines` only
+write to stderr: a test runs without them, and its first line of stderr is the error or warning
+line. `--device` and `--wave-widths` are not for kernel tests (`FlagsProblem`). With `writers`,
+the run also records who last stored each device byte (`report.writers`), and `dump_address`
+maps an output line back to the device address it shows.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..emu.launch_flags import (DumpRequest, LaunchFlagError, arg_spec, build_launch,
-                                check_dumps, dump_requests, parse_launch_flags)
+from ..emu.launch_flags import DumpRequest, LaunchFlagError, arg_spec
+from ..emu.run_flags import program_for, run_parser, run_request
 from .arg_files import confined_path
 
 EDITOR_ONLY_FLAGS = ("--lanes",)       # flags of a launch line `wave-lsp run` does not take
+
+
+class FlagsProblem(ValueError):
+    """Flags a kernel test cannot run: they do not parse (`wave-lsp run` would print its usage),
+    or they ask for a GPU or several wave widths."""
 
 
 @dataclass
@@ -31,7 +39,6 @@ class RunOutput:
     stderr: str                        # the first line of stderr ('' when nothing)
     report: object | None = None       # the emulator's RunReport
     requests: tuple[DumpRequest, ...] = ()
-    writers: object | None = None      # who stored each device byte (with `writers=True`)
 
 
 def command_words(words: Sequence[str]) -> list[str]:
@@ -49,63 +56,56 @@ def command_words(words: Sequence[str]) -> list[str]:
     return out
 
 
+def parse_test_flags(words: Sequence[str], kernel: str):
+    """The parsed flags of `wave-lsp run FILE WORDS --kernel KERNEL` (argparse's namespace);
+    `FlagsProblem` when a test cannot run them."""
+    try:
+        args = run_parser().parse_args(command_words(words) + ["--kernel", kernel])
+    except LaunchFlagError as err:
+        raise FlagsProblem(str(err)) from None
+    if args.device != "emulator" or args.compare:
+        raise FlagsProblem("a kernel test runs in the emulator: --device and --compare cannot "
+                           "be used")
+    if args.wave_widths:
+        raise FlagsProblem("--wave-widths runs several launches: a kernel test runs one")
+    return args
+
+
+def preload() -> None:
+    """Load everything a test run needs (the pipeline, both engines, the output formats), e.g.
+    before forking worker processes that then start with it loaded."""
+    from ..emu import api, formats, output, pipeline  # noqa: F401
+    from ..emu.native import core
+    core()                          # the native core, where it is built
+
+
 def _failed(message: str) -> RunOutput:
     return RunOutput([], 1, f"Error: {message}")
-
-
-def _warning_line(warning) -> str:
-    where = f" [line {warning.line + 1}]" if warning.line is not None and \
-        warning.kind != "data_race" else ""
-    count = f" ({warning.count} times)" if warning.count > 1 else ""
-    return f"Warning: {warning.message}{where}{count}"
-
-
-def _stdout(args, requests, report) -> list[str]:
-    from ..emu.formats import dump_values, hex_dump, stats_block
-    lines: list[str] = []
-    for r in requests:
-        memory = report.device_memory
-        lines += hex_dump(memory, r.start, r.start + r.count) if r.kind == "memory" \
-            else dump_values(memory, r.start, r.count, r.kind)
-    if args.dump_regs:
-        for tid, regs in report.registers.items():
-            lines.append(f"Thread {tid}: " + " ".join(
-                f"{k}=0x{v:08x}" if k[0] == "r" else f"{k}={v}" for k, v in regs.items()))
-    if args.stats:
-        lines += stats_block(report.stats)
-    return lines
 
 
 def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: Path, *,
               root: Path | None = None, cancel: Callable[[], bool] | None = None,
               writers: bool = False) -> RunOutput:
-    """`wave-lsp run FILE WORDS --kernel KERNEL` started in `folder`, in process. With a
-    `root`, `--arg` files must lie inside it (the editor's rule)."""
+    """`wave-lsp run FILE WORDS --kernel KERNEL` started in `folder`, in process (`FlagsProblem`
+    for flags a test cannot run). With a `root`, `--arg` files must lie inside it (the
+    editor's rule)."""
     from ..emu.launch import LaunchError
-    from ..emu.run_text import describe_error
+    from ..emu.output import command_text
+    from ..emu.pipeline import run
+    args = parse_test_flags(words, kernel)
     try:
-        args = parse_launch_flags(command_words(words) + ["--kernel", kernel])
         if root is not None:
             for name in (arg_spec(text)[1] for text in args.arg):
                 confined_path(name, folder, root)
-        launch = build_launch(args, folder, trace=False)
-        requests = tuple(dump_requests(args))
-        check_dumps(requests, launch.device_memory)
-        if writers:
-            from ..emu.compare import run_with_writers
-            report, record = run_with_writers(program, launch, cancel=cancel)
-        else:
-            from ..emu.api import run
-            report, record = run(program, launch, cancel=cancel), None
-    except (LaunchFlagError, LaunchError, ValueError) as err:
+        request = run_request(args, folder)
+        options = replace(request.options, trace=False, cancel=cancel, writers=writers)
+        report = run(program_for(program, request.compat), request.launch, options)
+    except (LaunchError, ValueError) as err:
         return _failed(str(err))
     except MemoryError:
         return _failed("not enough memory for this launch")
-    if report.errors:
-        return RunOutput([], 1, f"Error: {describe_error(report.errors[0])}", report, requests,
-                         record)
-    stderr = _warning_line(report.warnings[0]) if report.warnings else ""
-    return RunOutput(_stdout(args, requests, report), 0, stderr, report, requests, record)
+    stdout, stderr, status = command_text(report, request)
+    return RunOutput(stdout.splitlines(), status, (stderr or [""])[0], report, request.dumps)
 
 
 def dump_address(requests: Sequence[DumpRequest], index: int, expected: str | None,

@@ -1,19 +1,13 @@
 """Kernel tests: expected results written in the kernel file, beside its launch line.
 
-A launch line `; wave-lsp run: FLAGS` directly followed by expectation comments is a test:
-
-    ; wave-lsp run: --workgroup 4,1,1 --dump-u32 0:4
-    ; wave-lsp expect: 0
-    ; wave-lsp expect: 1
-    ; wave-lsp expect-exit: 1
-    ; wave-lsp expect-stderr: Error: ...
-
-`wave-lsp run FILE FLAGS --kernel K`, started in the file's folder, must print exactly the
-`expect:` lines on stdout (one per line, `; wave-lsp expect:` alone for a blank line), exit with
-the `expect-exit:` status (0 when absent) and, when `expect-stderr:` is given, print that as the
-first line of stderr (an `Error: ...` or `Warning: ...` line). `--tolerance ATOL[:RTOL]` on the
-launch line lets numbers differ (`expectations`). Lines are 0-based here. A failing value shown
-by a dump is traced back to the store that last wrote it: its source line and lane.
+A launch line directly followed by expectation comments (`syntax.tool_comments`: `expect:`
+lines, then optionally `expect-exit:` and `expect-stderr:`) is a test. `wave-lsp run FILE FLAGS
+--kernel K`, started in the file's folder, must print exactly the `expect:` lines on stdout (one
+per line, an empty one for a blank line), exit with the `expect-exit:` status (0 when absent)
+and, when `expect-stderr:` is given, print that as the first line of stderr (an `Error: ...` or
+`Warning: ...` line). `--tolerance ATOL[:RTOL]` on the launch line lets numbers differ
+(`expectations`). Lines are 0-based here. A failing value shown by a dump is traced back to the
+store that last wrote it: its source line and lane (the writing thread's global id).
 """
 
 from __future__ import annotations
@@ -22,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..emu.launch_flags import LaunchFlagError, parse_launch_flags
 from ..syntax.document import Document, split_lines
 from ..syntax.tool_comments import (EXPECT, EXPECT_EXIT, EXPECT_STDERR, EXPECTATION_COMMENT,
                                     expectation)
 from .expectations import (Difference, Tolerance, ToleranceError, first_difference,
                            tolerance_of)
-from .kernel_run import RunOutput, command_words, dump_address, run_flags
+from .kernel_run import (FlagsProblem, RunOutput, command_words, dump_address, parse_test_flags,
+                         run_flags)
 from .launch_lines import launch_lines
 
 
@@ -67,7 +61,7 @@ class TestOutcome:
     exit_status: int = 0
     stderr: str = ""
     first_difference: Difference | None = None
-    written_by: tuple[int, int | None] | None = None   # (source line, lane) of the wrong store
+    written_by: tuple[int, int] | None = None   # (source line, lane = global thread id)
     address: int | None = None            # device address of the first wrong value
     message: str = "passed"
     line: int = 0
@@ -131,8 +125,8 @@ def run_test(text: str | bytes, test: KernelTest, *, path: Path | str,
     if test.problem:
         return _cannot_run(test, test.problem)
     try:
-        parse_launch_flags(test.command)
-    except LaunchFlagError as err:
+        parse_test_flags(test.flags, test.kernel)
+    except FlagsProblem as err:
         return _cannot_run(test, f"the launch line's flags: {err}")
     folder = Path(path).parent
     out = run_flags(text, test.flags, test.kernel, folder, root=root, cancel=cancel)
@@ -176,7 +170,7 @@ def _output_failure(text, test: KernelTest, out: RunOutput, diff: Difference, fo
     address, size = place
     traced = run_flags(text, test.flags, test.kernel, folder, root=root, cancel=cancel,
                        writers=True)
-    writer = store_writer(traced.writers, address, size)
+    writer = store_writer(getattr(traced.report, "writers", None), address, size)
     if writer is None:
         message = (f"no store wrote 0x{address:x}: it holds '{diff.got}', "
                    f"expected '{diff.expected}'")
@@ -189,16 +183,14 @@ def _output_failure(text, test: KernelTest, out: RunOutput, diff: Difference, fo
 
 def store_writer(record, address: int, size: int) -> tuple[int, int | None] | None:
     """(source line, lane) of the store that last wrote one of `size` bytes from `address`
-    (the first byte some store wrote), or None: no store wrote them."""
+    (the first byte some store wrote; the lane is the writing thread's global linear id), or
+    None: no store wrote them (or no record: `report.writers`)."""
     if record is None:
         return None
     for byte in range(address, address + size):
         who = record.at(byte)
-        if isinstance(who, tuple):
-            if who[0] is not None and who[0] >= 0:
-                return who
-        elif who is not None and who >= 0:
-            return who, None
+        if who is not None:
+            return who
     return None
 
 
@@ -224,13 +216,15 @@ def update_expectations(text: str, path: Path | str, *, all_tests: bool = False,
                         outcomes: Sequence[TestOutcome] | None = None, root: Path | None = None,
                         cancel: Callable[[], bool] | None = None) -> tuple[str, list[int]]:
     """`text` with the failing tests' (every test's, with `all_tests`) expectations replaced by
-    what the run prints, and the indices (in `discover` order) of the tests it rewrote.
+    what the run prints, and the indices (in `discover` order) of the tests whose expectations
+    it changed.
     `outcomes` are this text's, when already run. A rewritten block of another length moves
     the lines below it, and an error or warning line names source lines: the rewritten tests
     run again on the new text until what they print no longer changes (a few rounds)."""
     if outcomes is None:
         outcomes = [run_test(text, t, path=path, root=root, cancel=cancel)
                     for t in discover(text)]
+    original = text
     chosen = [i for i, o in enumerate(outcomes) if o.ran and (all_tests or not o.passed)]
     new = updated_text(text, [outcomes[i] for i in chosen], all_tests=True)
     for _ in range(UPDATE_ROUNDS):
@@ -240,7 +234,13 @@ def update_expectations(text: str, path: Path | str, *, all_tests: bool = False,
         again = [run_test(text, tests[i], path=path, root=root, cancel=cancel) for i in chosen
                  if i < len(tests)]
         new = updated_text(text, [o for o in again if not o.passed])
-    return new, chosen
+    return new, [i for i in chosen if _block(original, outcomes[i].test) !=
+                 _block(new, discover(new)[i])]
+
+
+def _block(text: str, test: KernelTest) -> list[str]:
+    lines = split_lines(text)[0]
+    return [lines[n] for n in test.block]
 
 
 UPDATE_ROUNDS = 3

@@ -1,7 +1,7 @@
 """Tool comments: `; wave-lsp VERB: TEXT` lines that tell wave-lsp something about a kernel.
 
 The one definition of their prefix grammar: a comment opening (blanks, one or more `;` or `#`,
-blanks), then `wave-lsp`, one space, the verb and a colon. Two verbs exist:
+blanks), then `wave-lsp`, one space, the verb and a colon. The verbs:
 
 - `; wave-lsp run: FLAGS` — a launch line (`wave_lsp.ide.launch_lines` parses its flags);
 - `; wave-lsp expect: TEXT` — one expected output line of the launch line above it (TEXT may be
@@ -22,9 +22,10 @@ TOOL = "wave-lsp"
 COMMENT_CHARS = ";#"            # a comment opens with one or more of these
 RUN = "run"                     # `; wave-lsp run: FLAGS`
 EXPECT = "expect"               # `; wave-lsp expect: TEXT`
+VERBS = (RUN, EXPECT)
 EXPECT_EXIT = "expect-exit"     # `; wave-lsp expect-exit: N`
 EXPECT_STDERR = "expect-stderr"  # `; wave-lsp expect-stderr: TEXT`
-VERBS = (RUN, EXPECT, EXPECT_EXIT, EXPECT_STDERR)
+EXPECTATION_VERBS = (EXPECT, EXPECT_EXIT, EXPECT_STDERR)   # a kernel test's block
 
 _LEAD = rf"\s*[{re.escape(COMMENT_CHARS)}]+\s*"
 
@@ -43,9 +44,9 @@ def comment_pattern(verb: str) -> re.Pattern[str]:
 LAUNCH_MARKER = marker(RUN)
 LAUNCH_COMMENT = comment_pattern(RUN)
 EXPECT_COMMENT = re.compile(comment_pattern(EXPECT).pattern + r" ?(?P<text>.*)$")
+_EXPECTATION_VERB = "|".join(map(re.escape, EXPECTATION_VERBS))
 EXPECTATION_COMMENT = re.compile(rf"^(?P<lead>{_LEAD}){re.escape(TOOL)} "
-                                 rf"(?P<verb>{EXPECT_EXIT}|{EXPECT_STDERR}|{EXPECT}): ?"
-                                 r"(?P<text>.*)$")
+                                 rf"(?P<verb>{_EXPECTATION_VERB}): ?(?P<text>.*)$")
 
 
 def launch_comment(text: str) -> int | None:
@@ -66,6 +67,18 @@ def expectation(text: str) -> tuple[str, str] | None:
     separating space), or None if `text` is none of them."""
     m = EXPECTATION_COMMENT.match(text)
     return (m.group("verb"), m.group("text")) if m else None
+
+
+# A kernel test as `wave-lsp test --help` and the kernel-test modules show it.
+KERNEL_TEST_EXAMPLE = f"""\
+    ; {marker(RUN)} --workgroup 4,1,1 --wave-width 4 --dump-u32 0:4
+    ; {marker(EXPECT)} 0
+    ; {marker(EXPECT)} 1
+    ; {marker(EXPECT)}
+    ; {marker(EXPECT)} 3
+    ; {marker(EXPECT_EXIT)} 0
+    ; {marker(EXPECT_STDERR)} Warning: ...
+"""
 
 
 def is_comment_or_blank(text: str) -> bool:
