@@ -27,12 +27,6 @@ RIGHT = ["0", "10", "20", "30"]
 WRONG = ["0", "10", "25", "30"]        # lane 2 stores 20
 
 
-def lane_said(written: dict, lane: int) -> str:
-    """", lane N" as the message says it: the lane of the wrong store is `lane`, or not known
-    (the emulator's record of writers has no lanes before the launch pipeline records them)."""
-    assert written["lane"] in (lane, None)
-    return f", lane {lane}" if written["lane"] is not None else ""
-
 
 def ident(uri: str) -> t.TextDocumentIdentifier:
     return t.TextDocumentIdentifier(uri=uri)
@@ -93,14 +87,13 @@ async def test_lens_runs_the_test_and_shows_the_store_that_failed(client):
     assert (answer["passed"], answer["failed"]) == (0, 1)
     assert outcome["status"] == "failed" and not outcome["passed"]
     store_line = line_of(text, "device_store_u32")
-    lane = lane_said(outcome["writtenBy"], 2)
-    assert outcome["message"] == f"line {store_line + 1}{lane} wrote 20, expected 25"
-    assert outcome["writtenBy"]["line"] == store_line
+    assert outcome["message"] == f"line {store_line + 1}, lane 2 wrote 20, expected 25"
+    assert outcome["writtenBy"] == {"line": store_line, "lane": 2}
     assert outcome["difference"]["line"] == line_of(text, "expect: 25")
     assert outcome["actual"] == RIGHT and outcome["expected"] == WRONG
     after = await lens_line(client, uri, launch)
     assert [c.title for c in after] == ["▶ Run", "▶ Test",
-                                        f"✕ failed: line {store_line + 1}{lane} wrote 20, "
+                                        f"✕ failed: line {store_line + 1}, lane 2 wrote 20, "
                                         f"expected 25"]
     assert len(SEPARATOR.join(c.title for c in after)) <= LINE_BUDGET
 
@@ -111,9 +104,8 @@ async def test_a_long_outcome_is_shortened_after_the_run_lenses(client):
     launch = line_of(text, "wave-lsp run:")
     await command(client, "wave-lsp.run", uri, "loop_branch", launch)
     answer = await command(client, TEST, uri, "loop_branch", launch)
-    written = answer["tests"][0]["writtenBy"]
-    assert written["line"] == line_of(text, ELSE_STORE)
-    lane_said(written, 3)
+    # the last value is thread 7's, stored in the loop's else branch (the lane is the thread)
+    assert answer["tests"][0]["writtenBy"] == {"line": line_of(text, ELSE_STORE), "lane": 7}
     titles = [c.title for c in await lens_line(client, uri, launch)]
     assert titles[:3] == ["▶ Run again", titles[1], "✕ Clear"] and titles[1].startswith("✓")
     assert titles[3] == "▶ Test" and titles[4].startswith("✕ failed: line ")
@@ -133,7 +125,7 @@ async def test_unmet_expectation_is_a_diagnostic_with_its_quick_fix(client):
     assert text.split("\n")[wrong][diag.range.start.character:] == "25"
     assert "expected “25”, got “20”" in diag.message
     store_line = line_of(text, "device_store_u32") + 1
-    assert f"(line {store_line}" in diag.message and "wrote 20" in diag.message
+    assert f"(line {store_line}, lane 2 wrote 20, expected 25)" in diag.message
     actions = await client.text_document_code_action_async(t.CodeActionParams(
         text_document=ident(uri), range=diag.range,
         context=t.CodeActionContext(diagnostics=[diag])))
@@ -234,7 +226,7 @@ async def test_discovery_of_open_documents_and_files_on_disk(client, tmp_path):
     on_disk = await command(client, DISCOVER, path.as_uri())
     assert [x["launchLine"] for x in on_disk["tests"]] == [2]
     answer = await command(client, TEST, path.as_uri(), None, None)
-    assert answer["failed"] == 1 and "wrote 20, expected 25" in answer["tests"][0]["message"]
+    assert answer["failed"] == 1 and "lane 2 wrote 20, expected 25" in answer["tests"][0]["message"]
     missing = await command(client, DISCOVER, (tmp_path / "gone.wave").as_uri())
     assert missing["tests"] == [] and "cannot read" in missing["error"]
 
@@ -254,7 +246,7 @@ async def test_an_edit_retests_and_never_shows_a_stale_outcome(client):
         titles = [c.title for c in await lens_line(client, uri, launch)]
         return titles[-1].startswith("✕ failed: line ") and titles
     titles = await eventually(failed, WAIT)
-    assert "wrote 11, expected 10" in titles[-1]
+    assert "lane 1 wrote 11, expected 10" in titles[-1]
 
 
 # an endless loop, whose launch line lifts `wave-lsp run`'s own instruction limit
