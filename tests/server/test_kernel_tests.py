@@ -292,3 +292,20 @@ async def test_an_edit_during_a_test_runs_it_again_on_the_new_text(client):
         assert outcome["passed"] and outcome["exitStatus"] == 0
     finally:
         await configure(client, {})
+
+
+@pytest.mark.parametrize("arguments", [
+    [], [123], ["file:///nowhere/at/all.wave"], ["untitled:Untitled-1"],
+    ["file:///dev/zero"], ["file:///tmp"], ["OPEN", 5, None], ["OPEN", "store", "x"],
+    ["OPEN", "store", True], ["OPEN", "store", 0], ["OPEN", "nosuch", None]])
+async def test_bad_arguments_are_answered_never_fatal(client, arguments):
+    uri = open_document(client, store(*RIGHT), "hostile")
+    arguments = [uri if a == "OPEN" else a for a in arguments]
+    answer = await command(client, TEST, *arguments)
+    assert answer["tests"] == []
+    if len(arguments) < 2 or arguments[1] != "nosuch":
+        assert answer["error"]
+    found = await command(client, DISCOVER, *arguments[:1])
+    assert found["tests"] == [] or arguments[0] == uri
+    # the server still answers
+    assert (await command(client, DISCOVER, uri))["tests"][0]["kernel"] == "store"
