@@ -36,6 +36,19 @@ def icons(vscode, where: str, state: str) -> int:
     return vscode.count(f"{where} .codicon-testing-{state}-icon")
 
 
+def expand(vscode, file: str, kernel: str) -> None:
+    """Opens a file's row and its first kernel's in the tree (a click toggles a row; the
+    keyboard then goes down to the kernel and opens it)."""
+    def shown(start: str) -> bool:
+        return any(r.startswith(start) for r in rows(vscode))
+    vscode.click(EXPLORER, file)
+    if not shown(kernel):
+        vscode.click(EXPLORER, file)
+    vscode.wait_until(lambda: shown(kernel), f"{kernel} under {file}")
+    vscode.press(["ArrowDown", "ArrowRight"])
+    vscode.wait_until(lambda: shown("line "), f"the tests of {kernel}")
+
+
 def lens_text(vscode) -> str:
     return " ".join(vscode.texts(".codelens-decoration"))
 
@@ -72,8 +85,7 @@ def test_run_all_shows_the_failure_as_a_diff_and_the_wrong_store(vscode):
     vscode.command("Test: Run All Tests")
     vscode.wait_until(lambda: icons(vscode, EXPLORER, "failed") >= 1 and
                       icons(vscode, EXPLORER, "passed") >= 1, "the results in the tree")
-    vscode.click(EXPLORER, "store_test.wave")
-    vscode.press(["ArrowRight", "ArrowDown", "ArrowRight"])
+    expand(vscode, "store_test.wave", "store")
     listed = vscode.wait_until(lambda: len(rows(vscode)) == 4 and rows(vscode),
                                "the failing file's kernel and test")
     starts = ["loop_test.wave", "store_test.wave", "store", "line 3"]
@@ -133,3 +145,22 @@ def test_debug_profile_starts_the_kernel_debugger_on_the_test(vscode):
     top_of_the_editor(vscode)
     vscode.wait_until(lambda: len(gutter(vscode, "passed")) == 2, "the test reported passed")
     vscode.screenshot("05-after-debugging")
+
+
+def test_a_file_changed_on_disk_is_discovered_again(vscode):
+    path = vscode.workspace / "loop_test.wave"
+    text = path.read_text().replace(
+        "    halt\n.end", "    halt\n; wave-lsp run: --workgroup 2,1,1 --wave-width 4 "
+                         "--dump-u32 0:2\n; wave-lsp expect: 3\n; wave-lsp expect: 3\n.end")
+    path.write_text(text)
+    launch = text.split("\n").index("; wave-lsp run: --workgroup 2,1,1 --wave-width 4 "
+                                    "--dump-u32 0:2") + 1
+    vscode.command("View: Show Testing")
+    expand(vscode, "loop_test.wave", "loop_branch")
+    listed = vscode.wait_until(
+        lambda: (r := rows(vscode)) and any(x.startswith(f"line {launch}") for x in r) and r,
+        "the new test in the tree")
+    tests = [r for r in listed if r.startswith("line ")]
+    assert tests[0].startswith("line 3") and tests[1].startswith(f"line {launch}")
+    assert "--dump-u32 0:2" in tests[1]
+    vscode.screenshot("06-discovered-again")

@@ -109,26 +109,37 @@ export class KernelTests implements vscode.Disposable {
         if (found === undefined || found === null || !Array.isArray(found.tests)) {
             return;
         }
-        this.remove(uri);
+        const key = uri.toString();
+        for (const id of [...this.tests.keys()].filter((id) => id.startsWith(`${key}#`))) {
+            this.tests.delete(id);
+        }
         if (found.tests.length === 0) {
+            this.controller.items.delete(fileId(key));
             return;
         }
-        const key = uri.toString();
-        const file = this.controller.createTestItem(fileId(key), vscode.workspace.asRelativePath(uri), uri);
+        // the items that exist are kept (and with them their place, state and expansion)
+        const reuse = (collection: vscode.TestItemCollection, id: string, label: string) =>
+            collection.get(id) ?? this.controller.createTestItem(id, label, uri);
+        const file = reuse(this.controller.items, fileId(key), vscode.workspace.asRelativePath(uri));
+        const kernels: vscode.TestItem[] = [];
         for (const group of byKernel(found.tests)) {
-            const kernel = this.controller.createTestItem(kernelId(key, group.kernel), group.kernel, uri);
+            const kernel = reuse(file.children, kernelId(key, group.kernel), group.kernel);
             const first = group.tests[0];
             kernel.range = toRange(first.kernelRange ?? first.range);
+            const items: vscode.TestItem[] = [];
             for (const test of group.tests) {
                 const id = testId(key, test.kernel, test.ordinal);
-                const item = this.controller.createTestItem(id, testLabel(test), uri);
+                const item = reuse(kernel.children, id, testLabel(test));
+                item.label = testLabel(test);
                 item.range = toRange(test.range);
                 item.description = testDescription(test);
-                kernel.children.add(item);
+                items.push(item);
                 this.tests.set(id, { uri, test });
             }
-            file.children.add(kernel);
+            kernel.children.replace(items);
+            kernels.push(kernel);
         }
+        file.children.replace(kernels);
         this.controller.items.add(file);
     }
 
