@@ -82,7 +82,14 @@ class TestService:
         if not any(EXPECTATION_MARKER in line for line in doc.lines):
             return []
         from ..ide.kernel_tests import discover
-        return doc.derived(("kernel_tests",), lambda state: discover(state.text))
+
+        def found(state: "DocumentState") -> list["KernelTest"]:
+            try:
+                return discover(state.text)
+            except Exception as exc:     # the other lenses and diagnostics still show
+                report_failure(self.server, "finding kernel tests", exc)
+                return []
+        return doc.derived(("kernel_tests",), found)
 
     def current(self, doc: "DocumentState") -> dict[tuple[str, int], TestRecord]:
         held = self._states.get(doc.uri)
