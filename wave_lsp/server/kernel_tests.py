@@ -4,9 +4,10 @@ by `; wave-lsp expect: TEXT` lines is a test (`wave_lsp.ide.kernel_tests`).
 - Code lenses: "▶ Test" on each launch line with expectations, then "✓ passed" or
   "✕ failed: line 13, lane 2 wrote 5, expected 4" once it ran (after the run lenses, within the
   line budget of `lens_layout`).
-- Diagnostics: the first expect line the run did not print (`R011`, saying what it printed and
-  which store wrote the first wrong value), a test that cannot run (`R012`, on its launch line);
-  the quick fix "Update expectation" rewrites that one line's expected text.
+- Diagnostics: each expectation line the run did not meet (`R011`, saying what it printed; the
+  first one also which store, in which lane, wrote the wrong value), a test that cannot run
+  (`R012`, on its launch line); the quick fix "Update expectation" rewrites that one line's
+  expected text, "Update the expectations of kernel K" the test's whole block.
 - Completion on an expect line: what the last run of that launch printed there (and the lines
   after it, as one multi-line item).
 - Commands: `wave-lsp.test [uri, kernel|null, launchLine|null]` runs one test (or a kernel's,
@@ -35,8 +36,8 @@ from ..analysis.diagnostic import Diagnostic
 from ..ide.test_view import (DocumentTests, Problem, TestRecord, expected_output,
                              outcome_title, problems, stated, value_columns, with_limits)
 from .documents import span
-from .handlers import command, report_failure
-from .runs import arg_root, document_folder
+from .handlers import report_failure
+from .runs import arg_root
 
 if TYPE_CHECKING:
     from ..ide.kernel_tests import KernelTest, TestOutcome
@@ -160,7 +161,7 @@ class TestService:
         state.cancel = cancel
         revision, text = doc.revision, doc.text
         state.running = {(t.kernel, t.launch_line) for t in tests}
-        path = _path_of(doc.uri)
+        path = path_of(doc.uri)
         try:
             outcomes = await asyncio.wrap_future(self.pool.submit(
                 self.execute, text, tests, path, arg_root(self.server, doc.uri), cancel))
@@ -181,7 +182,8 @@ class TestService:
             self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _path_of(uri: str) -> Path | None:
+def path_of(uri: str) -> Path | None:
+    """The file of a `file:` URI (None for other schemes)."""
     if not uri.startswith("file:"):
         return None
     path = to_fs_path(uri)

@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
 
 from ..analysis.diagnostic import Range
 from ..files import read_regular
@@ -30,7 +28,7 @@ from ..ide.test_view import TestRecord, status_of
 from ..ide.state import DocumentState
 from .documents import to_client_range
 from .handlers import command
-from .kernel_tests import DISCOVER, MAX_FILE_BYTES, RETRIES, TEST, TestService, _path_of
+from .kernel_tests import DISCOVER, MAX_FILE_BYTES, RETRIES, TEST, TestService, path_of
 from .runs import arg_root
 
 if TYPE_CHECKING:
@@ -50,7 +48,7 @@ async def _document(server: "WaveLanguageServer", uri: Any) -> tuple[DocumentSta
     doc = server.text_document(uri)
     if doc is not None:
         return doc, True
-    path = _path_of(uri)
+    path = path_of(uri)
     if path is None or path.suffix != ".wave":
         raise Unavailable(f"{uri} is neither an open WAVE document nor a .wave file")
     try:
@@ -156,7 +154,7 @@ async def _run_closed(server: "WaveLanguageServer", doc: DocumentState,
     service: TestService = server.tests
     cancel = threading.Event()
     outcomes = await asyncio.wrap_future(service.pool.submit(
-        service.execute, doc.text, tests, _path_of(doc.uri), arg_root(server, doc.uri), cancel))
+        service.execute, doc.text, tests, path_of(doc.uri), arg_root(server, doc.uri), cancel))
     return [TestRecord(t, o, doc.revision) for t, o in zip(tests, outcomes)]
 
 
