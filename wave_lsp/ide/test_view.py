@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 from ..analysis.codes import diagnostic
 from ..analysis.diagnostic import Diagnostic
-from ..emu.launch_flags import LaunchFlagError, number, parse_launch_flags
+from ..emu.launch_flags import LaunchFlagError, number
 from ..syntax.tool_comments import EXPECTATION_COMMENT
 from .expectations import lines_match
-from .kernel_run import command_words
+from .kernel_run import FlagsProblem, parse_test_flags
 from .kernel_tests import KernelTest, TestOutcome
 from .run_limits import RunLimits
 
@@ -74,9 +74,9 @@ def with_limits(test: KernelTest, limits: RunLimits) -> KernelTest:
     """`test` run under the editor's limits (settings `run.maxInstructions`, `run.timeLimitMs`),
     which its launch line may lower but never raise, nor lift with 0 (as inline runs)."""
     try:
-        args = parse_launch_flags(command_words(test.flags))
+        args = parse_test_flags(test.flags, test.kernel)
         own = number(str(args.max_instructions), "--max-instructions")
-    except LaunchFlagError:
+    except (FlagsProblem, LaunchFlagError):
         return test            # `run_test` reports the bad flags
     steps = [v for v in (limits.max_instructions, own) if v > 0]
     seconds = [v for v in (limits.time_limit_ms / 1000 if limits.time_limit_ms > 0 else None,
