@@ -309,3 +309,14 @@ async def test_bad_arguments_are_answered_never_fatal(client, arguments):
     assert found["tests"] == [] or arguments[0] == uri
     # the server still answers
     assert (await command(client, DISCOVER, uri))["tests"][0]["kernel"] == "store"
+
+
+async def test_a_new_expect_line_completes_with_the_output_of_a_first_run(client):
+    text = store("")                      # a launch line and one empty expect line: never run
+    uri = open_document(client, text, "first")
+    line = text.split("\n").index("; wave-lsp expect:")
+    got = await client.text_document_completion_async(t.CompletionParams(
+        text_document=ident(uri), position=client_position(client, text, line, 18)))
+    items = got.items if isinstance(got, t.CompletionList) else got
+    assert [i.label for i in items] == ["0", "0 … (4 lines)"]
+    assert apply(text, [items[1].text_edit]) == store(*RIGHT)

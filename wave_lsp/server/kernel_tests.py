@@ -9,7 +9,7 @@ by `; wave-lsp expect: TEXT` lines is a test (`wave_lsp.ide.kernel_tests`).
   (`R012`, on its launch line); the quick fix "Update expectation" rewrites that one line's
   expected text, "Update the expectations of kernel K" the test's whole block.
 - Completion on an expect line: what the last run of that launch printed there (and the lines
-  after it, as one multi-line item).
+  after it, as one multi-line item); a test that never ran runs first.
 - Commands: `wave-lsp.test [uri, kernel|null, launchLine|null]` runs one test (or a kernel's,
   or all the document's) and returns `{uri, version, tests: [outcome], passed, failed}`;
   `wave-lsp.discoverTests [uri]` returns `{uri, version, tests: [{kernel, launchLine, ordinal,
@@ -287,10 +287,10 @@ def _update_all(server: "WaveLanguageServer", doc: "DocumentState", record: Test
             range=rng, new_text="\n".join(new[first:first + kept]))]}))
 
 
-def completion(server: "WaveLanguageServer", doc: "DocumentState", line: int,
-               col: int) -> types.CompletionList | None:
+def completion(server: "WaveLanguageServer", doc: "DocumentState", line: int, col: int):
     """On an expect line, after `expect:` (None elsewhere): what the last run of its launch
-    printed there; on the last expect line also everything printed from there on."""
+    printed there; on the last expect line also everything printed from there on. A test that
+    never ran runs first (off the event loop): the answer is then awaitable."""
     tests = service(server)
     text = doc.lines[line]
     columns = value_columns(text)
@@ -298,23 +298,37 @@ def completion(server: "WaveLanguageServer", doc: "DocumentState", line: int,
             not text[:columns[0]].rstrip(":").endswith("expect"):
         return None
     test = next((t for t in tests.tests(doc) if line in t.expect_lines), None)
-    printed = tests.state(doc).printed.get((test.kernel, test.flags)) if test else None
-    output = expected_output(printed, test, line) if printed is not None else []
-    if not output:
+    if test is None:
         return types.CompletionList(is_incomplete=False, items=[])
-    start = columns[0]
-    rng = span(doc, line, start, len(text), server.codec)
-    marker = text[:start]
+    place = (span(doc, line, columns[0], len(text), server.codec), text[:columns[0]],
+             line == test.expect_lines[-1])
+    printed = tests.state(doc).printed.get((test.kernel, test.flags))
+    if printed is not None or not server.runs.trusted:
+        return _printed_items(expected_output(printed or (), test, line), *place)
 
+    async def run_first() -> types.CompletionList:
+        records, _fresh = await tests.run(doc, [test])
+        ran = [r.outcome.actual for r in records if r.outcome.ran]
+        return _printed_items(expected_output(tuple(ran[0]), test, line) if ran else [],
+                              *place)
+    return run_first()
+
+
+def _printed_items(output: list[str], rng: types.Range, marker: str,
+                   last: bool) -> types.CompletionList:
+    """The completion of an expect line (replacing `rng`, after `marker`) from the `output`
+    printed there and after it; `last`: the line is the test's last expect line."""
     def item(label: str, new_text: str, detail: str, order: str) -> types.CompletionItem:
         return types.CompletionItem(
             label=label, kind=types.CompletionItemKind.Value, detail=detail, sort_text=order,
             filter_text=new_text.split("\n")[0] or label,
             text_edit=types.TextEdit(range=rng, new_text=new_text))
 
+    if not output:
+        return types.CompletionList(is_incomplete=False, items=[])
     items = [item(output[0] or "(empty line)", stated(output[0]),
                   "what the last run printed here", "0")]
-    if len(output) > 1 and line == test.expect_lines[-1]:
+    if len(output) > 1 and last:
         rest = "\n".join([stated(output[0])] + [marker + stated(o) for o in output[1:]])
         items.append(item(f"{output[0] or '(empty line)'} … ({len(output)} lines)", rest,
                           "everything the last run printed from here on", "1"))
