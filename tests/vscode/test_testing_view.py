@@ -2,7 +2,8 @@
 workspace's tests listed file → kernel → launch line, run icons in the gutter, Run All with a
 failure shown as an expected/actual diff and a message at the store that wrote the wrong value,
 the outcome lens, and the Debug profile stopping at a breakpoint in the kernel debugger.
-Screenshots under test-artifacts/vscode/testing/."""
+Screenshots under test-artifacts/vscode/testing/; the README's (a failing test) under
+vscode-extension/media/screenshots/."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from kernel_test_cases import LOOP_BRANCH_OUTPUT, loop_branch, store
 
 from .conftest import workbench
+from .test_first_hour import readme_shot
 
 WRONG = ["0", "10", "25", "30"]        # lane 2 stores 20
 EXPLORER = ".test-explorer .monaco-list-row"
@@ -106,6 +108,7 @@ def test_run_all_shows_the_failure_as_a_diff_and_the_wrong_store(vscode):
     assert "Expected" in diff and "Actual" in diff
     assert "25" in diff and "20" in diff and "30" in diff
     vscode.screenshot("02-failure-diff")
+    readme_shot(vscode, "testing-view")       # vscode-extension/README.md shows it
 
 
 def test_update_expectation_quick_fix_retests_in_the_editor(vscode):
