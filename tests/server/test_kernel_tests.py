@@ -15,6 +15,7 @@ from kernel_test_cases import ELSE_STORE, LOOP_BRANCH_OUTPUT, line_of, loop_bran
 from wave_lsp.server.lens_layout import LINE_BUDGET, SEPARATOR
 
 from .conftest import client_position, configure, open_document
+from .test_hostile_launches import untrusted  # noqa: F401  (a server told not to run)
 from .test_run_results import eventually
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
@@ -320,3 +321,11 @@ async def test_a_new_expect_line_completes_with_the_output_of_a_first_run(client
     items = got.items if isinstance(got, t.CompletionList) else got
     assert [i.label for i in items] == ["0", "0 … (4 lines)"]
     assert apply(text, [items[1].text_edit]) == store(*RIGHT)
+
+
+async def test_an_untrusted_workspace_never_runs_a_test(untrusted):  # noqa: F811
+    uri = open_document(untrusted, store(*WRONG), "untrusted")
+    answer = await command(untrusted, TEST, uri, None, None)
+    assert answer["tests"] == [] and "untrusted" in answer["error"]
+    # its tests are still listed (nothing runs to list them)
+    assert [x["kernel"] for x in (await command(untrusted, DISCOVER, uri))["tests"]] == ["store"]
