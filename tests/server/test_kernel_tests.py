@@ -227,7 +227,8 @@ async def test_discovery_of_open_documents_and_files_on_disk(client, tmp_path):
     on_disk = await command(client, DISCOVER, path.as_uri())
     assert [x["launchLine"] for x in on_disk["tests"]] == [2]
     answer = await command(client, TEST, path.as_uri(), None, None)
-    assert answer["failed"] == 1 and "lane 2 wrote 20, expected 25" in answer["tests"][0]["message"]
+    assert answer["failed"] == 1
+    assert "lane 2 wrote 20, expected 25" in answer["tests"][0]["message"]
     missing = await command(client, DISCOVER, (tmp_path / "gone.wave").as_uri())
     assert missing["tests"] == [] and "cannot read" in missing["error"]
 
