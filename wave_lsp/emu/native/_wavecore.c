@@ -41,14 +41,35 @@ static int get_i64(PyObject *seq, Py_ssize_t i, int64_t *out)
     return 0;
 }
 
+/* The profile's record as (executions, lanes, pattern data, entries) bytes: int64 per
+ * instruction and width, int64 per instruction, uint32 words, (offset, length, count) int64. */
+static PyObject *profile_result(const Prof *p, int64_t n_code)
+{
+    PyObject *entries = PyBytes_FromStringAndSize(NULL, p->entries * 24);
+    if (!entries)
+        return NULL;
+    int64_t *out = (int64_t *)PyBytes_AS_STRING(entries);
+    for (int64_t i = 0; i < p->table_cap; i++) {
+        if (!p->table[i].hash)
+            continue;
+        *out++ = p->table[i].offset;
+        *out++ = p->table[i].length;
+        *out++ = p->table[i].count;
+    }
+    return Py_BuildValue("(y#y#y#N)", (const char *)p->executions, (Py_ssize_t)(n_code * p->k * 8),
+                         (const char *)p->lanes, (Py_ssize_t)(n_code * 8),
+                         (const char *)p->data, (Py_ssize_t)(p->data_len * 4), entries);
+}
+
 static PyObject *py_run(PyObject *self, PyObject *args)
 {
     Py_buffer code, device, uses = {0}, device_init = {0};
-    PyObject *geometry, *set_regs;
-    if (!PyArg_ParseTuple(args, "y*Ow*O|y*w*", &code, &geometry, &device, &set_regs, &uses,
-                          &device_init))
+    PyObject *geometry, *set_regs, *widths = Py_None;
+    if (!PyArg_ParseTuple(args, "y*Ow*O|y*w*O", &code, &geometry, &device, &set_regs, &uses,
+                          &device_init, &widths))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
+    Prof prof = {0};
     PyObject *result = NULL;
     if (!run) {
         PyErr_NoMemory();
@@ -100,6 +121,24 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         run->uses = (const int16_t *)uses.buf;
         run->device_init = device_init.buf;
     }
+    if (widths != Py_None) {                   /* the kernel profile (profile.c) */
+        Py_ssize_t k = PySequence_Size(widths);
+        if (k < 1 || k > PROF_MAX_WIDTHS) {
+            PyErr_SetString(PyExc_ValueError, "bad profile widths");
+            goto done;
+        }
+        prof.k = k;
+        for (Py_ssize_t i = 0; i < k; i++)
+            if (get_i64(widths, i, &prof.widths[i]) < 0 || prof.widths[i] < 1)
+                goto done;
+        prof.executions = calloc((size_t)(run->n_code * k + 1), 8);
+        prof.lanes = calloc((size_t)(run->n_code + 1), 8);
+        if (!prof.executions || !prof.lanes) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        run->prof = &prof;
+    }
     run->poll = pending_signal;
     Py_BEGIN_ALLOW_THREADS
     wave_run(run);
@@ -118,7 +157,16 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         (long long)s->local_loads, (long long)s->local_stores, (long long)s->local_load_bytes,
         (long long)s->local_store_bytes, (long long)s->barriers,
         (long long)s->divergent_branches, (long long)s->workgroups, (long long)s->waves);
+    if (result && run->prof) {
+        PyObject *record = profile_result(&prof, run->n_code);
+        PyObject *both = record ? PyTuple_Pack(2, result, record) : NULL;
+        Py_XDECREF(record);
+        Py_SETREF(result, both);
+    }
 done:
+    free(prof.executions);
+    free(prof.lanes);
+    prof_free(run && run->prof ? run->prof : NULL);
     PyMem_Free(run);
     PyBuffer_Release(&code);
     PyBuffer_Release(&device);

@@ -106,6 +106,8 @@ static void skip_region(WG *g, int64_t start, int64_t stop)
     for (int64_t i = start; i < stop; i++)
         g->run->stats.cat[g->run->code[i].category] += g->present_count;
     g->executed += (stop - start) * g->present_count;
+    if (g->run->prof)
+        prof_skip(g, start, stop);
 }
 
 static int64_t halt_lanes(WG *g, const uint8_t *ending)
@@ -331,6 +333,8 @@ static int64_t run_workgroup(WG *g, int64_t linear)
     g->depth = 0;
     g->n_calls = 0;
     init_workgroup(g);
+    if (run->prof)
+        prof_workgroup(g);
     if (g->local_dirty) {                     /* local memory starts zeroed in every workgroup */
         memset(g->local, 0, run->local_size);
         g->local_dirty = 0;
@@ -341,13 +345,18 @@ static int64_t run_workgroup(WG *g, int64_t linear)
         const Ins *ins = &run->code[index];
         int64_t present = g->present_count;
         int64_t next;
+        if (run->prof && prof_step(g, ins, index) != 0)
+            return bail(run, "out of memory");
         if (ins->op >= OP_IF || ins->op == OP_TRAP) {
             if (ins->op == OP_TRAP) {
                 if (g->any_active)
                     return bail(run, "register or predicate out of range");
                 next = -1;
             } else {
+                int64_t depth = g->depth, calls = g->n_calls;
                 next = control(g, ins, index);
+                if (run->prof && !run->bail)
+                    prof_control(g, ins, depth, calls);
             }
         } else if (g->init && init_registers(g, ins, index)) {
             next = bail(run, "possible uninitialised read");
@@ -370,7 +379,7 @@ static int64_t run_workgroup(WG *g, int64_t linear)
 int wave_run(Run *run)
 {
     WG g;
-    if (wg_setup(&g, run) != 0 || init_setup(&g) != 0) {
+    if (wg_setup(&g, run) != 0 || init_setup(&g) != 0 || prof_setup(&g) != 0) {
         run->bail = "out of memory";
         init_free(&g);
         return -1;

@@ -92,6 +92,12 @@ void init_workgroup(WG *g);
 int init_registers(WG *g, const Ins *ins, int64_t index);
 int init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_t width,
                 int read, int write);
+/* profile.c (only called when run->prof is set) */
+int prof_setup(WG *g);
+void prof_workgroup(WG *g);
+void prof_skip(WG *g, int64_t start, int64_t stop);
+int prof_step(WG *g, const Ins *ins, int64_t index);
+void prof_control(WG *g, const Ins *ins, int64_t depth, int64_t calls);
 /* exec.c */
 void set_active(WG *g, const uint8_t *mask);
 const uint8_t *exec_mask(WG *g, const Ins *ins);

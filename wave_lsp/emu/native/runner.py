@@ -28,6 +28,7 @@ class NativeRun:
     reason: str | None                           # why the numpy engine must run it, or None
     device: object = field(default_factory=bytearray)    # a buffer: bytes(device)
     stats: Stats = field(default_factory=Stats)
+    profile: object = None                       # profile.ProfileRecord when asked for
 
 
 def _ineligible(launch: Launch) -> str | None:
@@ -58,8 +59,9 @@ def _memory(launch: Launch, core):
     return memory
 
 
-def run_native(kernel: KernelCode, launch: Launch) -> NativeRun:
-    """Run `kernel` as `launch` describes on the native core (see the module doc)."""
+def run_native(kernel: KernelCode, launch: Launch, profile: bool = False) -> NativeRun:
+    """Run `kernel` as `launch` describes on the native core (see the module doc); `profile`:
+    record the kernel profile too (`NativeRun.profile`, see native/profile.c)."""
     core = native_core()
     if core is None:
         return NativeRun("the native core is not built")
@@ -91,10 +93,20 @@ def run_native(kernel: KernelCode, launch: Launch) -> NativeRun:
         for offset, length in initialised_ranges(launch.memory_init):
             shadow[offset:offset + length] = b"\x01" * length
         check = (encode_uses(kernel, geo.registers), shadow)
-    bail, index, counts = core.run(code, numbers, device, regs, *check)
+    widths = None
+    if profile:
+        from ..profile_native import native_widths
+        widths = native_widths(geo.wave_width)
+        check = check or (b"", bytearray())
+    result = core.run(code, numbers, device, regs, *check, *((widths,) if profile else ()))
+    (bail, index, counts), record = result if profile else (result, None)
     if bail is not None:
         return NativeRun(f"{bail} (instruction {index})")
-    return NativeRun(None, device, _stats(counts))
+    run = NativeRun(None, device, _stats(counts))
+    if profile:
+        from ..profile_native import native_record
+        run.profile = native_record(kernel, geo, record)
+    return run
 
 
 def _stats(counts: tuple[int, ...]) -> Stats:
