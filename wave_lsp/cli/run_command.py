@@ -45,6 +45,7 @@ from typing import Iterator
 
 from ..emu.launch_flags import add_launch_flags, build_launch, check_dumps, dump_requests
 from .device_option import add_device_flags
+from .profile_option import add_profile_flags
 from ..files import read_program
 
 
@@ -61,6 +62,7 @@ def register(subparsers) -> None:
     p.add_argument("--compat", choices=("wave-asm",),
                    help="assemble source exactly as wave-asm does, defects included")
     add_device_flags(p)
+    add_profile_flags(p)
     p.set_defaults(func=run)
 
 
@@ -81,7 +83,7 @@ def _program(path: Path, compat: bool):
         raise LaunchError(f"the program does not assemble: {err}") from None
 
 
-def _run_native(kernels, launch):
+def _run_native(kernels, launch, profile=False):
     """The native core's results of the launch, or None: the numpy engine must run it."""
     import os
     from ..emu.geometry import select_kernel
@@ -92,7 +94,7 @@ def _run_native(kernels, launch):
         kernel = select_kernel(kernels, launch.kernel)
     except LaunchError:
         return None                      # the numpy path reports it
-    native = run_native(kernel, launch)
+    native = run_native(kernel, launch, profile)
     if show:
         print("engine: " + ("native" if native.reason is None else f"numpy ({native.reason})"),
               file=sys.stderr)
@@ -119,6 +121,8 @@ def _run(args) -> int:
         launch = build_launch(args)
         requests = dump_requests(args)
         check_dumps(requests, launch.device_memory)
+        from .profile_option import profiling, write_profile
+        profile = profiling(args)
         if args.device != "emulator" or args.compare:
             from .device_option import run_device
             return run_device(args, program, launch, requests, _write_output)
@@ -127,15 +131,17 @@ def _run(args) -> int:
             return run_widths(args, program, launch)
         from ..emu.geometry import load_kernels
         kernels = load_kernels(program)    # decoded (or assembled) once for either engine
-        native = None if args.json else _run_native(kernels, launch)
+        native = None if args.json else _run_native(kernels, launch, profile)
         if native is not None:
             try:
                 _write_native_output(args, requests, native)
+                if profile:
+                    write_profile(args, native.profile, program, _kernel(kernels, launch))
             except BrokenPipeError:
                 _quiet_stdout()
             return 0
         from ..emu.api import run as run_kernel      # the numpy engine
-        report = run_kernel(kernels, launch)
+        report = run_kernel(kernels, launch, profile=profile)
     except (LaunchError, ValueError) as err:
         return _error(str(err))
     except MemoryError:
@@ -146,6 +152,9 @@ def _run(args) -> int:
         import json
         data = report.to_json(include_memory=False)
         data["dumps"] = {r.kind: list(dump_lines(r, report.device_memory)) for r in requests}
+        if profile and report.profile is not None:
+            from .profile_option import profile_json
+            data["profile"] = profile_json(args, report.profile)
         print(json.dumps(data, indent=1))
         return 1 if report.errors else 0
     if report.errors:
@@ -158,9 +167,16 @@ def _run(args) -> int:
         print(f"Warning: {warning.message}{where}{count}", file=sys.stderr)
     try:
         _write_output(args, requests, report)
+        if profile:
+            write_profile(args, report.profile, program, _kernel(kernels, launch))
     except BrokenPipeError:
         _quiet_stdout()
     return 0
+
+
+def _kernel(kernels, launch):
+    from ..emu.geometry import select_kernel
+    return select_kernel(kernels, launch.kernel)
 
 
 def dump_lines(request, memory) -> Iterator[str]:

@@ -71,9 +71,10 @@ class KernelProfile:
                 "totals": dict(self.totals)}
 
     def hottest(self) -> list[LineCounters]:
-        """Lines by cost: executions, then memory passes, then source order."""
-        return sorted(self.lines, key=lambda c: (-c.executions, -(c.local_wavefronts
-                                                                 + c.global_sectors), c.line))
+        """Lines by cost (wave-instructions plus memory passes: local wavefronts and device
+        sectors), then source order."""
+        return sorted(self.lines, key=lambda c: (-(c.executions + c.local_wavefronts
+                                                   + c.global_sectors), c.line))
 
 
 @dataclass
