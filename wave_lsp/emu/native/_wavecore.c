@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 
 #include "core.h"
+#include "profile_py.h"
 
 /* Run::poll: whether a signal handler raised (Ctrl-C), taking the GIL for a moment; the
  * exception stays set for `run` to return. */
@@ -39,26 +40,6 @@ static int get_i64(PyObject *seq, Py_ssize_t i, int64_t *out)
         return -1;
     *out = v;
     return 0;
-}
-
-/* The profile's record as (executions, lanes, pattern data, entries) bytes: int64 per
- * instruction and width, int64 per instruction, uint32 words, (offset, length, count) int64. */
-static PyObject *profile_result(const Prof *p, int64_t n_code)
-{
-    PyObject *entries = PyBytes_FromStringAndSize(NULL, p->entries * 24);
-    if (!entries)
-        return NULL;
-    int64_t *out = (int64_t *)PyBytes_AS_STRING(entries);
-    for (int64_t i = 0; i < p->table_cap; i++) {
-        if (!p->table[i].hash)
-            continue;
-        *out++ = p->table[i].offset;
-        *out++ = p->table[i].length;
-        *out++ = p->table[i].count;
-    }
-    return Py_BuildValue("(y#y#y#N)", (const char *)p->executions, (Py_ssize_t)(n_code * p->k * 8),
-                         (const char *)p->lanes, (Py_ssize_t)(n_code * 8),
-                         (const char *)p->data, (Py_ssize_t)(p->data_len * 4), entries);
 }
 
 static PyObject *py_run(PyObject *self, PyObject *args)
@@ -121,24 +102,8 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         run->uses = (const int16_t *)uses.buf;
         run->device_init = device_init.buf;
     }
-    if (widths != Py_None) {                   /* the kernel profile (profile.c) */
-        Py_ssize_t k = PySequence_Size(widths);
-        if (k < 1 || k > PROF_MAX_WIDTHS) {
-            PyErr_SetString(PyExc_ValueError, "bad profile widths");
-            goto done;
-        }
-        prof.k = k;
-        for (Py_ssize_t i = 0; i < k; i++)
-            if (get_i64(widths, i, &prof.widths[i]) < 0 || prof.widths[i] < 1)
-                goto done;
-        prof.executions = calloc((size_t)(run->n_code * k + 1), 8);
-        prof.lanes = calloc((size_t)(run->n_code + 1), 8);
-        if (!prof.executions || !prof.lanes) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        run->prof = &prof;
-    }
+    if (widths != Py_None && profile_begin(run, &prof, widths) < 0)
+        goto done;
     run->poll = pending_signal;
     Py_BEGIN_ALLOW_THREADS
     wave_run(run);
@@ -164,9 +129,7 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         Py_SETREF(result, both);
     }
 done:
-    free(prof.executions);
-    free(prof.lanes);
-    prof_free(run && run->prof ? run->prof : NULL);
+    profile_end(&prof);
     PyMem_Free(run);
     PyBuffer_Release(&code);
     PyBuffer_Release(&device);

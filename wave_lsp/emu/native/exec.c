@@ -106,8 +106,7 @@ static void skip_region(WG *g, int64_t start, int64_t stop)
     for (int64_t i = start; i < stop; i++)
         g->run->stats.cat[g->run->code[i].category] += g->present_count;
     g->executed += (stop - start) * g->present_count;
-    if (g->run->prof)
-        prof_skip(g, start, stop);
+    prof_skip(g, start, stop);
 }
 
 static int64_t halt_lanes(WG *g, const uint8_t *ending)
@@ -127,7 +126,7 @@ static int64_t halt_lanes(WG *g, const uint8_t *ending)
 
 /* ---- control flow ------------------------------------------------------------------------
  * Returns the next instruction index, -1 for "the next one", or BAIL_AT with g->run->bail set. */
-static int64_t control(WG *g, const Ins *ins, int64_t index)
+int64_t control(WG *g, const Ins *ins, int64_t index)
 {
     Run *run = g->run;
     int64_t n = g->n;
@@ -333,8 +332,7 @@ static int64_t run_workgroup(WG *g, int64_t linear)
     g->depth = 0;
     g->n_calls = 0;
     init_workgroup(g);
-    if (run->prof)
-        prof_workgroup(g);
+    prof_workgroup(g);
     if (g->local_dirty) {                     /* local memory starts zeroed in every workgroup */
         memset(g->local, 0, run->local_size);
         g->local_dirty = 0;
@@ -353,10 +351,7 @@ static int64_t run_workgroup(WG *g, int64_t linear)
                     return bail(run, "register or predicate out of range");
                 next = -1;
             } else {
-                int64_t depth = g->depth, calls = g->n_calls;
-                next = control(g, ins, index);
-                if (run->prof && !run->bail)
-                    prof_control(g, ins, depth, calls);
+                next = run->prof ? prof_control(g, ins, index) : control(g, ins, index);
             }
         } else if (g->init && init_registers(g, ins, index)) {
             next = bail(run, "possible uninitialised read");

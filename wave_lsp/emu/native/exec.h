@@ -97,8 +97,9 @@ int prof_setup(WG *g);
 void prof_workgroup(WG *g);
 void prof_skip(WG *g, int64_t start, int64_t stop);
 int prof_step(WG *g, const Ins *ins, int64_t index);
-void prof_control(WG *g, const Ins *ins, int64_t depth, int64_t calls);
+int64_t prof_control(WG *g, const Ins *ins, int64_t index);
 /* exec.c */
+int64_t control(WG *g, const Ins *ins, int64_t index);   /* a control instruction's next */
 void set_active(WG *g, const uint8_t *mask);
 const uint8_t *exec_mask(WG *g, const Ins *ins);
 /* state.c */

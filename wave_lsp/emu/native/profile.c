@@ -66,6 +66,8 @@ static void recount(WG *g, Prof *p)
 void prof_workgroup(WG *g)
 {
     Prof *p = g->run->prof;
+    if (!p)
+        return;
     memset(p->anchor, 1, g->n);
     p->depth = 0;
     recount(g, p);
@@ -74,6 +76,8 @@ void prof_workgroup(WG *g)
 void prof_skip(WG *g, int64_t start, int64_t stop)
 {
     Prof *p = g->run->prof;
+    if (!p)
+        return;
     for (int64_t i = start; i < stop; i++)
         for (int64_t k = 0; k < p->k; k++)
             p->executions[i * p->k + k] += p->present[k];
@@ -185,15 +189,20 @@ static void push(Prof *p, int kind)
     p->kinds[p->depth++] = (uint8_t)kind;
 }
 
-/* After a control instruction: follow the anchor (see the file comment). */
-void prof_control(WG *g, const Ins *ins, int64_t depth, int64_t calls)
+/* Run a control instruction (exec.c `control`), then follow the anchor (see the file
+ * comment); returns what `control` returns. */
+int64_t prof_control(WG *g, const Ins *ins, int64_t index)
 {
     Prof *p = g->run->prof;
+    int64_t depth = g->depth, calls = g->n_calls;
+    int64_t next = control(g, ins, index);
+    if (g->run->bail)
+        return next;
     switch (ins->op) {
     case OP_LOOP:
         if (g->depth > depth)
             push(p, KIND_LOOP);
-        return;
+        return next;
     case OP_ENDLOOP:
         if (g->depth == depth) {
             memcpy(p->anchor, g->active, g->n);       /* another iteration */
@@ -204,7 +213,7 @@ void prof_control(WG *g, const Ins *ins, int64_t depth, int64_t calls)
         break;
     case OP_CALL:
         if (g->n_calls <= calls)
-            return;
+            return next;
         push(p, KIND_CALL);
         if (ins->guard >= 0)
             memcpy(p->anchor, g->active, g->n);
@@ -219,7 +228,8 @@ void prof_control(WG *g, const Ins *ins, int64_t depth, int64_t calls)
     case OP_HALT:
         break;
     default:
-        return;
+        return next;
     }
     recount(g, p);
+    return next;
 }
