@@ -3,10 +3,9 @@ N=256): paired runs, plain and profiled alternating, same process setup.
 
 - whole command: `wave-lsp run gemm_blocked.wave FLAGS` against `... FLAGS --profile` (default
   target; the table goes to /dev/null), each a fresh process;
-- in process, native core: `run_native(kernel, launch)` against `run_native(..., profile=True)`
-  plus `profile_for` (what the command does);
-- in process, numpy engine: `run(asm, launch)` against `run(..., profile=True)` plus
-  `profile_for`.
+- in process, native core: `run(asm, launch, RunOptions(engine="native"))` against the same
+  with `profile=True` plus `profile_for` (what the command does);
+- in process, numpy engine: the same with `engine="numpy"`.
 The kernel and its flags are those of ../shared/wave-examples/INDEX.md at N = 256 (grid 2x2).
 Usage: python benchmarks/bench_profile.py [--repeat N] [--n 256]. Prints best and median of each
 and the median of the per-pair ratios.
@@ -30,9 +29,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_emu import EXAMPLES, gemm_files, gemm_flags, gemm_launch  # noqa: E402
 
 from wave_lsp.asm import assemble  # noqa: E402
-from wave_lsp.emu import run  # noqa: E402
-from wave_lsp.emu.geometry import load_kernels, select_kernel  # noqa: E402
-from wave_lsp.emu.native.runner import run_native  # noqa: E402
+from wave_lsp.emu import EngineUnavailable, RunOptions, run  # noqa: E402
 from wave_lsp.emu.profile import profile_for  # noqa: E402
 
 
@@ -76,17 +73,18 @@ def main() -> None:
 
         asm = assemble(gemm.read_text())
         launch = gemm_launch(n, a, b)
-        kernel = select_kernel(load_kernels(asm), None)
-        if run_native(kernel, launch).reason is None:
-            report(f"native core N={n}", *paired(
-                lambda: run_native(kernel, launch),
-                lambda: profile_for(run_native(kernel, launch, profile=True).profile), repeat))
-        else:
-            print("native core: not available for this launch")
-        report(f"numpy engine N={n}", *paired(
-            lambda: run(asm, launch),
-            lambda: profile_for(run(asm, launch, profile=True).profile), repeat))
-        record = run(asm, launch, profile=True).profile
+        for engine in ("native", "numpy"):
+            plain = RunOptions(engine=engine)
+            profiled = RunOptions(engine=engine, profile=True)
+            try:
+                run(asm, launch, plain)
+            except EngineUnavailable as err:
+                print(f"{engine}: not available for this launch ({err.reason})")
+                continue
+            report(f"{engine} engine N={n}", *paired(
+                lambda: run(asm, launch, plain),
+                lambda: profile_for(run(asm, launch, profiled).profile), repeat))
+        record = run(asm, launch, RunOptions(engine="numpy", profile=True)).profile
         start = time.perf_counter()
         for target in ("default", "ptx", "hip-cdna", "hip-rdna", "metal", "sycl"):
             profile_for(record, target)

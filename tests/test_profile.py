@@ -13,16 +13,25 @@ from profile_launches import (example_launch, project_examples, shared_launch,
                               shared_source)
 from profile_reference import reference_profile
 from shared import example_names, examples_dir
-from wave_lsp.emu import Launch, run
+from wave_lsp.emu import EngineUnavailable, Launch, RunOptions, run
 from wave_lsp.emu.geometry import load_kernels, select_kernel
 from wave_lsp.emu.native import core
-from wave_lsp.emu.native.runner import run_native
 from wave_lsp.emu.profile import profile_for
 from wave_lsp.isa import InstructionClass
 from wave_lsp.isa.backends import (BACKEND_BY_NAME, PROFILE_PRESETS, PROFILE_TARGETS,
                                    profile_preset, targets_widths)
 
 WIDTH_SPECIALS = {3, 4, 14, 15}      # sr_wave_id, sr_lane_id, sr_wave_width, sr_num_waves
+NUMPY = RunOptions(profile=True, engine="numpy")
+NATIVE = RunOptions(profile=True, engine="native")
+
+
+def native_run(program, launch, options=NATIVE):
+    """(report, None) from the native core, or (None, why it cannot run the launch)."""
+    try:
+        return run(program, launch, options), None
+    except EngineUnavailable as err:
+        return None, err.reason
 
 
 def counters(profile) -> dict:
@@ -43,8 +52,9 @@ def width_dependent(program, launch) -> bool:
 def check(program, launch, targets=PROFILE_TARGETS, native=True) -> None:
     """The numpy engine's profile equals the reference at the launch's width and, where the
     kernel allows, under every preset in `targets`; the native core's equals the numpy's."""
-    report = run(program, launch, profile=True)
+    report = run(program, launch, NUMPY)
     assert not report.errors, report.errors
+    assert report.engine == "numpy"
     widths = {launch.wave_width} if width_dependent(program, launch) else None
     for target in targets:
         preset = profile_preset(target)
@@ -55,9 +65,9 @@ def check(program, launch, targets=PROFILE_TARGETS, native=True) -> None:
                                      preset.sector_bytes)
         assert counters(profile_for(report.profile, target)) == expected, target
     if native and core() is not None:
-        kernel = select_kernel(load_kernels(program), launch.kernel)
-        result = run_native(kernel, launch, profile=True)
-        if result.reason is None:
+        result, _ = native_run(program, launch)
+        if result is not None:
+            assert result.engine == "native"
             for target in PROFILE_TARGETS:
                 assert profile_for(result.profile, target) == profile_for(report.profile,
                                                                          target), target
@@ -79,7 +89,7 @@ def test_project_examples_equal_the_reference(path):
 def test_executions_at_the_launch_width_are_the_statistics():
     examples_dir()
     for name in ("reduction", "loop_divergent_break", "barrier_in_loop", "nested_if_2_levels"):
-        report = run(shared_source(name), shared_launch(name), profile=True)
+        report = run(shared_source(name), shared_launch(name), NUMPY)
         profile = profile_for(report.profile)
         width = report.launch_summary["wave_width"]
         assert profile.totals["executions"] == report.stats.total > 0
@@ -94,14 +104,15 @@ def test_profiling_never_makes_the_native_core_fall_back(name):
     examples_dir()
     if core() is None:
         pytest.skip("the native core is not built")
-    kernel = select_kernel(load_kernels(shared_source(name)), None)
     launch = shared_launch(name, small=True)
-    plain, profiled = run_native(kernel, launch), run_native(kernel, launch, profile=True)
-    assert profiled.reason == plain.reason
-    if plain.reason is None:
-        assert bytes(profiled.device) == bytes(plain.device)
+    plain, why = native_run(shared_source(name), launch, RunOptions(engine="native"))
+    profiled, why_profiled = native_run(shared_source(name), launch)
+    assert why_profiled == why
+    if why is None:
+        assert bytes(profiled.device_memory) == bytes(plain.device_memory)
         assert profiled.stats == plain.stats
         assert profile_for(profiled.profile).totals["executions"] == plain.stats.total
+        assert plain.profile is None
 
 
 # ---- presets ---------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 from profile_launches import shared_source
 from shared import EXAMPLES, examples_dir
 from wave_lsp.cli.main import main
-from wave_lsp.emu import Launch, run
+from wave_lsp.emu import IotaFill, Launch, RunOptions, run
 from wave_lsp.emu.profile import COUNTERS, profile_for
 from wave_lsp.isa.backends import PROFILE_TARGETS
 
@@ -64,7 +64,7 @@ def test_table_follows_the_normal_output_hottest_first(capsys, strided):
     by_line = {row.split()[0]: row.split() for row in rows}
     assert by_line["11"][3] == "1.0"                      # stride 33 words: no conflict
     assert by_line["14"][4:7] == ["16", "/", "8"]         # 8-byte stride: half of each sector
-    profile = profile_for(run(STRIDED, Launch(), profile=True).profile)
+    profile = profile_for(run(STRIDED, Launch(), RunOptions(profile=True)).profile)
     cost = {c.line + 1: c.executions + c.local_wavefronts + c.global_sectors
             for c in profile.lines}
     shown = [cost[int(row.split()[0])] for row in rows]
@@ -83,7 +83,7 @@ def test_json_has_the_profile_object(capsys, strided):
     assert profile["target"] == "default"
     for row in profile["lines"]:
         assert list(row) == ["line", *COUNTERS]
-    report = run(STRIDED, Launch(), profile=True)
+    report = run(STRIDED, Launch(), RunOptions(profile=True))
     expected = profile_for(report.profile)
     assert [row["line"] for row in profile["lines"]] == [c.line + 1 for c in expected.lines]
     assert profile["lines"][3] == {"line": 8, "executions": 2, "active_lanes": 64,
@@ -131,17 +131,21 @@ def test_profile_with_wave_widths_is_an_error(capsys, strided):
     assert status == 1 and "does not go with --wave-widths" in err
 
 
-def test_native_text_and_numpy_json_agree(capsys):
-    """The text path runs on the native core where it can; --json on the numpy engine."""
+def test_the_table_and_json_are_the_numpy_engines_counters(capsys):
+    """The command runs on the native core where it can; its table and JSON give the numpy
+    engine's counters, line for line."""
     examples_dir()
     path = EXAMPLES / "reduction.wave"
     _, text, _ = cli(capsys, path, *REDUCTION, "--profile", "--profile-lines", "0")
     _, js, _ = cli(capsys, path, *REDUCTION, "--profile", "--json")
-    lines = json.loads(js)["profile"]["lines"]
+    numpy = run(shared_source("reduction"), Launch(memory_init=[IotaFill(0, 256, 1.0)]),
+                RunOptions(profile=True, engine="numpy"))
+    expected = profile_for(numpy.profile).to_json()
+    assert json.loads(js)["profile"] == expected
     rows = [line.split() for line in text.splitlines() if re.match(r"\s+\d+ ", line)]
-    assert sorted(int(r[0]) for r in rows) == [r["line"] for r in lines]
+    assert sorted(int(r[0]) for r in rows) == [r["line"] for r in expected["lines"]]
     for row in rows:
-        record = next(r for r in lines if r["line"] == int(row[0]))
+        record = next(r for r in expected["lines"] if r["line"] == int(row[0]))
         assert int(row[1]) == record["executions"]
     assert shared_source("reduction").splitlines()[int(rows[0][0]) - 1].strip() in text
 
@@ -171,7 +175,7 @@ def test_profiled_output_is_the_plain_output_plus_the_table(capsys):
 
 def test_api_profile_is_empty_of_memory_counters_without_accesses():
     report = run(".kernel k\n.registers 2\n    mov_imm r0, 1\n    halt\n.end\n",
-                 Launch(workgroup=(8, 1, 1), wave_width=4), profile=True)
+                 Launch(workgroup=(8, 1, 1), wave_width=4), RunOptions(profile=True))
     profile = profile_for(report.profile)
     assert [(c.line, c.executions, c.active_lanes, c.lane_slots) for c in profile.lines] == \
         [(2, 2, 8, 8), (3, 2, 8, 8)]

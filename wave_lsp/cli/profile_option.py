@@ -23,44 +23,54 @@ def add_profile_flags(p) -> None:
                    help="lines in the profile table, hottest first (0: all; default 30)")
 
 
-def profiling(args) -> bool:
-    """Whether the run is profiled; raises ValueError (naming the targets) for a bad target."""
+def profiled(args, request):
+    """`request` with `RunOptions(profile=True)` when `--profile`/`--profile-target` ask for
+    it; ValueError for a bad target (naming the targets) or flags a profile does not go with."""
     if args.profile_target is not None:
         profile_preset(args.profile_target)
         args.profile = True
     if not args.profile:
-        return False
+        return request
     if args.profile_lines < 0:
         raise ValueError(f"--profile-lines: must be 0 (all) or positive, got {args.profile_lines}")
     if args.wave_widths or args.device != "emulator" or args.compare or args.trace \
             or args.trace_lines:
         raise ValueError("--profile: profiles one run on the emulator; it does not go with "
                          "--wave-widths, --device, --compare or --trace")
-    return True
+    from dataclasses import replace
+    return replace(request, options=replace(request.options, profile=True))
 
 
-def profile_json(args, record) -> dict:
+def with_profile(args, text: str, report) -> str:
+    """`--json`'s document with the "profile" object added when the run was profiled."""
+    if args is None or not args.profile or report.profile is None:
+        return text
+    import json
     from ..emu.profile import profile_for
-    return profile_for(record, args.profile_target).to_json()
+    data = json.loads(text)
+    data["profile"] = profile_for(report.profile, args.profile_target).to_json()
+    return json.dumps(data, indent=1)
 
 
-def write_profile(args, record, program, kernel) -> None:
+def write_profile(args, report, program) -> None:
     """The table and totals on stdout (after the normal output)."""
     from ..emu.profile import profile_for
-    profile = profile_for(record, args.profile_target)
+    profile = profile_for(report.profile, args.profile_target)
     out = sys.stdout
-    out.write("\n".join(profile_lines(profile, _texts(program, kernel), args.profile_lines))
-              + "\n")
+    texts = _texts(program, report, profile.by_pc)
+    out.write("\n".join(profile_lines(profile, texts, args.profile_lines)) + "\n")
     out.flush()
 
 
-def _texts(program, kernel) -> dict:
-    """Source text per profile key: the line's text, or the disassembly for `.wbin` input."""
+def _texts(program, report, by_pc: bool) -> dict:
+    """Text per profile key: the source line, or the instruction's disassembly (by pc for
+    `.wbin` input)."""
     if isinstance(program, str):
-        lines = program.splitlines()
-        return {i: text.strip() for i, text in enumerate(lines)}
+        return {i: text.strip() for i, text in enumerate(program.splitlines())}
+    from ..emu.geometry import load_kernels, select_kernel
     from ..emu.recording import render
-    return {ins.offset: render(ins) for ins in kernel.instructions}
+    kernel = select_kernel(load_kernels(program), report.kernel)
+    return {ins.offset if by_pc else ins.line: render(ins) for ins in kernel.instructions}
 
 
 def _ways(c) -> str:

@@ -96,10 +96,16 @@ class LineRecord:
 
 @dataclass
 class RunReport:
-    """The result of `run`."""
+    """The result of `run`, whichever engine ran it (`engine`: "native" or "numpy";
+    `fallback`: why the numpy engine ran a launch the native core was asked for first, else
+    None). `device` is the final device memory as the engine left it (a numpy uint8 array or,
+    from the native core, a buffer); `device_memory` is it as a numpy array (made on first use,
+    so a native run that only prints needs no numpy). `writers` is the store-writer record
+    (`RunOptions(writers=True)`, see `writers`), `profile` the per-line counters' record
+    (`RunOptions(profile=True)`; filled by the engines' profile support)."""
 
     kernel: str
-    device_memory: np.ndarray                   # uint8, final contents
+    device: Any                                 # uint8 final contents (see above)
     registers: dict[int, dict[str, int]] = field(default_factory=dict)  # thread -> {"r0": v, "p0": 0}
     stats: Stats = field(default_factory=Stats)
     warnings: list[EmuWarning] = field(default_factory=list)
@@ -107,7 +113,22 @@ class RunReport:
     line_records: dict[int, LineRecord] | None = None   # keyed by line (or pc for .wbin input)
     recorded_threads: tuple[int, ...] = ()
     launch_summary: dict[str, Any] = field(default_factory=dict)
-    profile: Any = None             # profile.ProfileRecord when the run was profiled
+    engine: str = "numpy"
+    fallback: str | None = None
+    writers: Any = None                         # a `writers.StoreWriters`, or None
+    profile: Any = None                         # the profile record, or None
+
+    @property
+    def device_memory(self) -> np.ndarray:
+        """The final device memory as a numpy uint8 array (the same memory as `device`)."""
+        import numpy as np
+        if not isinstance(self.device, np.ndarray):
+            self.device = np.frombuffer(self.device, dtype=np.uint8)
+        return self.device
+
+    @device_memory.setter
+    def device_memory(self, value) -> None:
+        self.device = value
 
     @property
     def ok(self) -> bool:
@@ -140,6 +161,6 @@ class RunReport:
             "registers": {str(k): v for k, v in self.registers.items()},
             "recorded_threads": list(self.recorded_threads),
             "line_records": records,
-            "device_memory_size": int(self.device_memory.size),
+            "device_memory_size": len(memoryview(self.device)),
             "device_memory": self.device_memory.tobytes().hex() if include_memory else None,
         }

@@ -55,10 +55,10 @@ async def _run(server: "WaveLanguageServer", *args):
         def launch_and_run() -> dict:
             # the launch line's `--arg` files are read here, in the worker, as for any run
             try:
-                launch = kernel_launch(server, doc, kernel, limits)
+                launch, options = kernel_launch(server, doc, kernel, limits)
             except ValueError as err:
                 return {"ok": False, "message": f"cannot run kernel {kernel.name!r}: {err}"}
-            return run_on_gpu(text, launch)
+            return run_on_gpu(text, launch, options=options)
         outcome = await asyncio.to_thread(launch_and_run)
     same = outcome.get("same", False)
     server.window_show_message(types.ShowMessageParams(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..emu import Launch, LaunchError
+from ..emu import Launch, LaunchError, RunOptions
 from ..ide.run_limits import RunLimits
 from ..isa.backends import targets_widths
 from ..ide.state import DocumentState
@@ -34,18 +34,19 @@ TIME_LIMIT_MS = 10_000            # for all the widths together
 
 
 def kernel_launch(server: "WaveLanguageServer", doc: DocumentState, kernel,
-                  limits: RunLimits) -> Launch:
-    """The launch the check runs: the kernel's first launch line, parsed and confined as inline
-    runs are (its `--arg` files read here, in the worker), with its limits capped at the
-    check's. Raises LaunchError on a bad launch line."""
-    from ..ide.run_session import editor_launch
+                  limits: RunLimits, cancel=None) -> tuple[Launch, RunOptions]:
+    """The launch the check runs and its options: the kernel's first launch line, parsed and
+    confined as inline runs are (its `--arg` files read here, in the worker), with its limits
+    capped at the check's. Raises LaunchError on a bad launch line."""
+    from ..ide.run_session import editor_launch, editor_options
     lines = server.runs.launch_lines(doc).get(kernel.name, [])
     line = lines[0] if lines else None
     if line is not None and line.problem is not None:
         raise LaunchError(f"launch line {line.line + 1}: {line.problem.message}")
-    launch = editor_launch(line, kernel.name, limits, server.runs.worker.files,
+    launch = editor_launch(line, kernel.name, server.runs.worker.files,
                            arg_root(server, doc.uri))
-    return replace(launch, metadata_first=line is None or launch.metadata_first)
+    return (replace(launch, metadata_first=line is None or launch.metadata_first),
+            editor_options(line, limits, cancel=cancel))
 
 
 def results(server: "WaveLanguageServer") -> dict:
@@ -112,8 +113,8 @@ async def _check(server: "WaveLanguageServer", *args):
     def check_widths():
         from ..emu.wave_widths import compare_widths   # numpy: not at start-up
         limits = RunLimits(MAX_INSTRUCTIONS, TIME_LIMIT_MS // len(widths))
-        return compare_widths(text, kernel_launch(server, doc, kernel, limits), widths,
-                              cancel=stale)
+        launch, options = kernel_launch(server, doc, kernel, limits, stale)
+        return compare_widths(text, launch, widths, options)
     try:
         comparison = await asyncio.to_thread(check_widths)
     except (LaunchError, ValueError) as err:
