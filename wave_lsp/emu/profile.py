@@ -150,12 +150,20 @@ def add_pattern(accesses: InstructionAccesses, lanes, addresses: np.ndarray, lan
                                            relative, lane_count, lanes_per_wg, count)
 
 
-def _groups(pattern: AccessPattern, width: int) -> np.ndarray:
-    """The wave (of `width` lanes) of each executing lane, numbered within the pattern."""
+def _groups(pattern: AccessPattern, width: int, known: dict) -> tuple[np.ndarray, int]:
+    """(the wave, of `width` lanes, of each executing lane, numbered within the pattern; the
+    number of waves); `known` keeps those of patterns where every lane executes."""
+    key = (pattern.lane_count, pattern.lanes_per_wg) if pattern.lanes is None else None
+    if key in known:
+        return known[key]
     lanes = (np.arange(pattern.lane_count, dtype=np.int64) if pattern.lanes is None
              else pattern.lanes)
     per_wg = -(-pattern.lanes_per_wg // width)
-    return (lanes // pattern.lanes_per_wg) * per_wg + (lanes % pattern.lanes_per_wg) // width
+    groups = (lanes // pattern.lanes_per_wg) * per_wg + (lanes % pattern.lanes_per_wg) // width
+    result = groups, int(groups.max()) + 1
+    if key is not None:
+        known[key] = result
+    return result
 
 
 def _gather(patterns, width: int):
@@ -163,9 +171,9 @@ def _gather(patterns, width: int):
     lanes' addresses; how often each wave's pattern ran)."""
     groups, addresses, weights = [], [], []
     offset = 0
+    known: dict = {}
     for pattern in patterns:
-        g = _groups(pattern, width)
-        top = int(g.max()) + 1
+        g, top = _groups(pattern, width, known)
         groups.append(g + offset)
         addresses.append(pattern.addresses.astype(np.int64))
         weights.append(np.full(top, pattern.count, dtype=np.int64))
@@ -231,14 +239,11 @@ def profile_for(record: ProfileRecord, target: str | None = None) -> KernelProfi
         else:
             memory[index, 2:4] = global_segments(patterns, acc.width, width,
                                                  preset.sector_bytes)
-    per_line: dict[int, list[int]] = {}
-    for index, key in enumerate(record.keys):
-        row = per_line.setdefault(key, [0] * 7)
-        values = (int(executions[index]), int(record.active_lanes[index]),
-                  int(executions[index]) * width, *(int(v) for v in memory[index]))
-        for i, v in enumerate(values):
-            row[i] += v
-    lines = tuple(LineCounters(key, *row) for key, row in sorted(per_line.items())
+    values = np.column_stack([executions, record.active_lanes, executions * width, memory])
+    keys, where = np.unique(np.array(record.keys, dtype=np.int64), return_inverse=True)
+    per_line = np.zeros((keys.size, 7), dtype=np.int64)
+    np.add.at(per_line, where.reshape(-1), values)
+    lines = tuple(LineCounters(key, *row) for key, row in zip(keys.tolist(), per_line.tolist())
                   if row[0] or row[1])
     return KernelProfile(preset.name, lines, totals_of(lines, width, preset), record.by_pc,
                          preset)
