@@ -14,15 +14,14 @@
 
 void set_active(WG *g, const uint8_t *mask)
 {
-    int any = 0, all = 1;
+    int64_t count = 0;
     if (mask != g->active)
         memcpy(g->active, mask, g->n);
-    for (int64_t l = 0; l < g->n; l++) {
-        any |= g->active[l];
-        all &= g->active[l];
-    }
-    g->any_active = any;
-    g->full = any && all;
+    for (int64_t l = 0; l < g->n; l++)
+        count += g->active[l];
+    g->active_count = count;
+    g->any_active = count > 0;
+    g->full = count == g->n;
 }
 
 /* The lanes that execute `ins`: the active lanes, minus those failing its guard. */

@@ -37,6 +37,7 @@ typedef struct {
     double *sums;                        /* fma scratch: f64 sums and their words */
     uint32_t *words;
     int any_active, full;
+    int64_t active_count;                /* lanes of `active` (set_active) */
     int64_t present_count;
     Frame *frames;
     int64_t depth;

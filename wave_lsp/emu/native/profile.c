@@ -152,8 +152,8 @@ int prof_step(WG *g, const Ins *ins, int64_t index)
         p->executions[index * p->k + k] += p->present[k];
     const uint8_t *m = ins->guard < 0 ? g->active : exec_mask(g, ins);
     int64_t count = 0;
-    if (ins->guard < 0 && g->full) {
-        count = n;
+    if (ins->guard < 0) {
+        count = g->active_count;
     } else {
         for (int64_t l = 0; l < n; l++)
             count += m[l];
