@@ -35,6 +35,7 @@ from wave_lsp.emu.profile import profile_for  # noqa: E402
 
 def paired(plain, profiled, repeat: int) -> tuple[list[float], list[float]]:
     a, b = [], []
+    plain(), profiled()                                  # warm
     for _ in range(repeat):
         for fn, out in ((plain, a), (profiled, b)):
             start = time.perf_counter()

@@ -20,7 +20,7 @@ import struct
 
 import numpy as np
 
-from scalar_reference import BINARY, COMPARE, UNARY, M, _b, _f
+from scalar_reference import BINARY, COMPARE, UNARY, M, StructuredControl, _b, _f
 from wave_lsp.emu.alu import FUNCTIONS, signature
 from wave_lsp.emu.geometry import geometry, load_kernels, select_kernel
 from wave_lsp.emu.launch import new_device_memory
@@ -66,7 +66,7 @@ class Counters:
             row[6] += math.ceil(len(addresses) * size / self.sector)
 
 
-class Wave:
+class Wave(StructuredControl):
     """One wave: per-lane registers, predicates and fragments; its own control stack."""
 
     def __init__(self, wg, wave_id):
@@ -99,69 +99,40 @@ class Wave:
             lanes = self.executing(ins)
             key = ins.line if ins.line is not None else ins.offset
             counters.execution(key, len(lanes))
-            nxt = pc + 1
-            if m == "if":
-                then = {lane for lane in lanes if self.preds[lane][ins.rs1]}
-                stack.append(["if", set(self.active), lanes - then])
-                self.active = then
-            elif m == "else":
-                self.active = self._restore(stack, stack[-1][2])
-            elif m == "endif":
-                frame = stack.pop()
-                self.active = self._restore(stack, frame[1])
-            elif m == "loop":
-                stack.append(["loop", set(self.active), set(), set(), pc + 1])
-            elif m in ("break", "continue"):
-                loop = next(f for f in reversed(stack) if f[0] == "loop")
-                leaving = {lane for lane in lanes if self.preds[lane][ins.rs1]}
-                if m == "break":
-                    loop[2] |= leaving
-                loop[3] |= leaving
-                self.active -= leaving
-            elif m == "endloop":
-                frame = stack[-1]
-                remaining = (frame[1] & self.alive) - frame[2]
-                if remaining:
-                    frame[3] = set(frame[2])
-                    self.active = remaining
-                    nxt = frame[4]
-                else:
-                    stack.pop()
-                    self.active = self._restore(stack, frame[1])
-            elif m == "call" and (lanes or not ins.guarded):
-                calls.append((pc + 1, set(self.active), len(stack)))
-                self.active = lanes
-                nxt = self.wg.index_of[ins.imm]
-            elif m == "return" and (lanes or not ins.guarded):
-                if calls:
-                    nxt, active, depth = calls.pop()
-                    del stack[depth:]
-                    self.active = self._restore(stack, active)
-                else:
-                    self.alive -= lanes
-                    self.active -= lanes
-            elif m == "halt":
-                self.alive -= lanes
-                self.active -= lanes
-            elif m == "barrier":
+            nxt = self.control(stack, ins, m, lanes, pc)
+            if nxt is None:
+                nxt = self._step(ins, m, lanes, key, stack, calls, pc)
+            if m == "barrier":
                 yield
-            elif ins.spec.memory is not None:
-                self._memory(ins, sorted(lanes), key)
-            elif m in WAVE_OPS:
-                self._wave_op(ins, m, sorted(lanes))
-            elif m.startswith("mma_"):
-                self._mma(ins, m, sorted(lanes))
-            elif m not in ("call", "return"):
-                for lane in sorted(lanes):
-                    self._compute(ins, m, lane)
             pc = nxt
 
-    def _restore(self, stack, mask):
-        result = mask & self.alive
-        for frame in reversed(stack):
-            if frame[0] == "loop":
-                return result - frame[3]
-        return result
+    def _step(self, ins, m, lanes, key, stack, calls, pc):
+        """Everything but structured control flow: calls, returns, memory, wave operations,
+        mma tiles and arithmetic; the next pc."""
+        if m == "call" and (lanes or not ins.guarded):
+            calls.append((pc + 1, set(self.active), len(stack)))
+            self.active = lanes
+            return self.wg.index_of[ins.imm]
+        if m == "return" and (lanes or not ins.guarded):
+            if calls:
+                nxt, active, depth = calls.pop()
+                del stack[depth:]
+                self.active = self._restore(stack, active)
+                return nxt
+            self.alive -= lanes
+            self.active -= lanes
+        elif m in ("call", "return", "barrier"):
+            pass
+        elif ins.spec.memory is not None:
+            self._memory(ins, sorted(lanes), key)
+        elif m in WAVE_OPS:
+            self._wave_op(ins, m, sorted(lanes))
+        elif m.startswith("mma_"):
+            self._mma(ins, m, sorted(lanes))
+        else:
+            for lane in sorted(lanes):
+                self._compute(ins, m, lane)
+        return pc + 1
 
     # ---- memory --------------------------------------------------------------------------------
     def _memory(self, ins, lanes, key):
