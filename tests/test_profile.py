@@ -217,3 +217,12 @@ def programs(draw):
 def test_random_programs_equal_the_reference(case):
     program, launch = case
     check(program, launch)
+
+
+def test_the_profile_is_a_run_of_its_own():
+    from wave_lsp.emu import LaunchError
+    for options in (RunOptions(profile=True, trace=True),
+                    RunOptions(profile=True, record_threads="first_wave"),
+                    RunOptions(profile=True, writers=True)):
+        with pytest.raises(LaunchError, match="the profile is recorded by a run of its own"):
+            run(".kernel k\n.registers 2\n    halt\n.end\n", Launch(), options)

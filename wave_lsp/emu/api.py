@@ -17,7 +17,7 @@ from .context import RunContext
 from .engine import Limits, SequentialNeeded, execute
 from .geometry import Geometry
 from .initcheck import check_launch
-from .launch import new_device_memory
+from .launch import LaunchError, new_device_memory
 from .options import RunOptions
 from .report import RunReport
 from .state import Batch
@@ -31,6 +31,9 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observe=None) ->
     geometry)`, when given, returns an extra observer of the run (see `recording`), used instead
     of the options' trace or recording."""
     launch, kernel, geo = prepared.launch, prepared.kernel, prepared.geometry
+    if options.profile and (options.trace or options.record_threads is not None or observe):
+        raise LaunchError("the profile is recorded by a run of its own: not with a trace, "
+                          "per-line recording or the store-writer record")
     device = new_device_memory(launch)
     instructions = kernel.instructions
     report = RunReport(kernel=kernel.name, device=device, engine="numpy")
