@@ -8,7 +8,8 @@ N=256): paired runs, plain and profiled alternating, same process setup.
 - in process, numpy engine: the same with `engine="numpy"`.
 The kernel and its flags are those of ../shared/wave-examples/INDEX.md at N = 256 (grid 2x2).
 Usage: python benchmarks/bench_profile.py [--repeat N] [--n 256]. Prints best and median of each
-and the median of the per-pair ratios.
+and the median of the per-pair ratios; in process both in wall time and in the process's CPU
+time (steadier on a shared machine).
 """
 
 from __future__ import annotations
@@ -33,14 +34,14 @@ from wave_lsp.emu import EngineUnavailable, RunOptions, run  # noqa: E402
 from wave_lsp.emu.profile import profile_for  # noqa: E402
 
 
-def paired(plain, profiled, repeat: int) -> tuple[list[float], list[float]]:
+def paired(plain, profiled, repeat: int, clock=time.perf_counter):
     a, b = [], []
     plain(), profiled()                                  # warm
     for _ in range(repeat):
         for fn, out in ((plain, a), (profiled, b)):
-            start = time.perf_counter()
+            start = clock()
             fn()
-            out.append(time.perf_counter() - start)
+            out.append(clock() - start)
     return a, b
 
 
@@ -82,9 +83,10 @@ def main() -> None:
             except EngineUnavailable as err:
                 print(f"{engine}: not available for this launch ({err.reason})")
                 continue
-            report(f"{engine} engine N={n}", *paired(
-                lambda: run(asm, launch, plain),
-                lambda: profile_for(run(asm, launch, profiled).profile), repeat))
+            for clock, what in ((time.perf_counter, "wall"), (time.process_time, "cpu")):
+                report(f"{engine} engine N={n} ({what})", *paired(
+                    lambda: run(asm, launch, plain),
+                    lambda: profile_for(run(asm, launch, profiled).profile), repeat, clock))
         record = run(asm, launch, RunOptions(engine="numpy", profile=True)).profile
         start = time.perf_counter()
         for target in ("default", "ptx", "hip-cdna", "hip-rdna", "metal", "sycl"):
