@@ -45,7 +45,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..emu.run_flags import add_run_flags, run_request
+from ..emu.run_flags import add_run_flags, program_for, run_request
 from .profile_option import add_profile_flags
 
 
@@ -64,19 +64,6 @@ def _error(message: str) -> int:
     return 1
 
 
-def _program(path: Path, compat: bool):
-    from ..emu.launch import LaunchError
-    from ..emu.pipeline import load_program
-    program = load_program(path)  # regular files only, bounded
-    if isinstance(program, bytes) or not compat:
-        return program
-    from ..asm import AssemblyError, assemble
-    try:
-        return assemble(program, compat=True)
-    except AssemblyError as err:
-        raise LaunchError(f"the program does not assemble: {err}") from None
-
-
 def run(args) -> int:
     """The command (the garbage collector paused: collecting during the imports and the setup of
     a one-shot run only costs time; its state is restored for in-process callers)."""
@@ -92,9 +79,9 @@ def run(args) -> int:
 
 def _run(args) -> int:
     from ..emu.launch import LaunchError
-    from ..emu.pipeline import engine_line, run as run_launch
+    from ..emu.pipeline import engine_line, load_program, run as run_launch
     try:
-        program = _program(args.file, bool(args.compat))
+        program = program_for(load_program(args.file), bool(args.compat))  # regular, bounded
         request = run_request(args)
         from .profile_option import profiled
         request = profiled(args, request)     # --profile: RunOptions(profile=True)
@@ -115,27 +102,23 @@ def _run(args) -> int:
 
 
 def _print(report, request, engine: str | None, args=None, program=None) -> int:
-    from ..emu.output import error_line, json_output, warning_lines, write_run_output
-    if engine is not None:
-        print(engine, file=sys.stderr)
+    """Print what `emu.output.command_text` says, the dumps streamed a chunk at a time."""
+    from ..emu.output import json_output, stderr_lines, write_run_output
+    for line in ([engine] if engine is not None else []) + stderr_lines(report, request):
+        print(line, file=sys.stderr)     # upstream prints no warnings; stdout stays upstream's
     try:
         if request.json:
             from .profile_option import with_profile
             print(with_profile(args, json_output(report, request.dumps), report))
-            return 1 if report.errors else 0
-        if report.errors:
-            print(error_line(report), file=sys.stderr)
-            return 1
-        for line in warning_lines(report):     # upstream has none; stdout stays upstream's
-            print(line, file=sys.stderr)
-        write_run_output(report, request.dumps, stats=request.stats,
-                         dump_regs=request.dump_regs)
-        if request.options.profile:
-            from .profile_option import write_profile
-            write_profile(args, report, program)
+        elif not report.errors:
+            write_run_output(report, request.dumps, stats=request.stats,
+                             dump_regs=request.dump_regs)
+            if request.options.profile:
+                from .profile_option import write_profile
+                write_profile(args, report, program)
     except BrokenPipeError:
         _quiet_stdout()
-    return 0
+    return 1 if report.errors else 0
 
 
 def _quiet_stdout() -> None:

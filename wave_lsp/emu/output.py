@@ -7,6 +7,9 @@
 - `error_line(report)`: the `Error: …` line of a run that stopped with an error (or None);
   `warning_lines(report)`: stderr's `Warning: …` lines.
 - `json_output(report, requests)`: `--json`'s document.
+- `stderr_lines(report, request)` and `command_text(report, request)`: what `wave-lsp run FILE
+  FLAGS` prints for a `run_flags.RunRequest` — (stdout, stderr lines, exit status) — so an
+  editor or a kernel test reproduces the command exactly without the command line module.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import sys
 from typing import Iterator, Sequence
 
-from .report import RunReport
+from .run_report import RunReport
 from .run_text import describe_error, stats_block
 
 STEP = 1 << 16           # values (hex rows: 16 times that many bytes) formatted per chunk
@@ -133,3 +136,24 @@ def json_output(report: RunReport, requests: Sequence) -> str:
     data = report.to_json(include_memory=False)
     data["dumps"] = {r.kind: list(dump_lines(r, report.device_memory)) for r in requests}
     return json.dumps(data, indent=1)
+
+
+def stderr_lines(report: RunReport, request) -> list[str]:
+    """The command's stderr for a run (the engine line aside): its error, else its warnings;
+    nothing with `--json` (the document has both)."""
+    if request.json:
+        return []
+    line = error_line(report)
+    return [line] if line is not None else warning_lines(report)
+
+
+def command_text(report: RunReport, request) -> tuple[str, list[str], int]:
+    """(stdout, stderr lines, exit status) of `wave-lsp run` for a run of `request`."""
+    status = 1 if report.errors else 0
+    if request.json:
+        return json_output(report, request.dumps) + "\n", [], status
+    if report.errors:
+        return "", stderr_lines(report, request), status
+    return ("".join(run_output(report, request.dumps, stats=request.stats,
+                               dump_regs=request.dump_regs)),
+            stderr_lines(report, request), status)

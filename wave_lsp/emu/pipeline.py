@@ -28,14 +28,12 @@ from pathlib import Path
 from .launch import Launch, LaunchError
 from .options import EngineUnavailable, RunOptions
 from .prepared import PreparedLaunch, prepare  # noqa: F401 - part of the pipeline's API
-from .report import RunReport
-
-WBIN_MAGIC = b"WAVE"
-
+from .run_report import RunReport
 
 def is_wbin(data: bytes, path: Path | str | None = None) -> bool:
     """Whether file contents are a `.wbin` (its magic, or a `.wbin` name)."""
-    return data[:4] == WBIN_MAGIC or (path is not None and str(path).endswith(".wbin"))
+    from ..asm.wbin import MAGIC
+    return data[:len(MAGIC)] == MAGIC or (path is not None and str(path).endswith(".wbin"))
 
 
 def load_program(path: Path | str, limit: int | None = None) -> bytes | str:

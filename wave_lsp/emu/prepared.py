@@ -6,7 +6,6 @@ Both engines and the debugger's stepping run start from one (see `pipeline`). No
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .geometry import Geometry, geometry, load_kernels, select_kernel
@@ -16,14 +15,21 @@ if TYPE_CHECKING:
     from ..asm.ir import KernelCode
 
 
-@dataclass(frozen=True)
 class PreparedLaunch:
-    """A launch ready to run: its kernel (of the program's `kernels`) and resolved geometry."""
+    """A launch ready to run: its kernel (of the program's `kernels`) and resolved geometry
+    (a plain class, not a dataclass: defining one costs `wave-lsp run` start-up time)."""
 
-    launch: Launch
-    kernels: tuple[KernelCode, ...]
-    kernel: KernelCode
-    geometry: Geometry
+    __slots__ = ("launch", "kernels", "kernel", "geometry")
+
+    def __init__(self, launch: Launch, kernels: tuple[KernelCode, ...], kernel: KernelCode,
+                 geometry: Geometry) -> None:
+        self.launch = launch
+        self.kernels = kernels
+        self.kernel = kernel
+        self.geometry = geometry
+
+    def __repr__(self) -> str:
+        return f"PreparedLaunch(kernel={self.kernel.name!r}, geometry={self.geometry!r})"
 
     def summary(self) -> dict:
         """The resolved launch as the report carries it (`RunReport.launch_summary`)."""

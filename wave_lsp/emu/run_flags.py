@@ -1,14 +1,15 @@
 """Every flag of `wave-lsp run` (the launch flags of `launch_flags` plus `--json`,
 `--wave-widths`, `--compat`, `--device` and `--compare`), and a flag list turned into what to
 run and print: `parse_run_flags(tokens, base_dir) -> RunRequest` (the `Launch`, the
-`RunOptions`, the dump requests and the output choices), so an editor or a kernel test can
-reproduce `wave-lsp run FILE FLAGS` exactly without the command line module.
+`RunOptions`, the dump requests and the output choices) and `program_for(program, request.compat)`
+(`--compat wave-asm` source assembled as wave-asm does), so an editor or a kernel test can
+reproduce `wave-lsp run FILE FLAGS` exactly without the command line module (the text it
+prints: `output.command_text`).
 """
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -42,21 +43,33 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
                         "of device memory that differs, with the store line that wrote it")
 
 
-@dataclass(frozen=True)
 class RunRequest:
-    """What `wave-lsp run FILE FLAGS` runs and prints."""
+    """What `wave-lsp run FILE FLAGS` runs and prints (a plain class, not a dataclass: it is
+    made once per command, and defining a dataclass costs start-up time)."""
 
-    launch: Launch
-    options: RunOptions
-    dumps: tuple[DumpRequest, ...] = ()
-    stats: bool = False             # --stats
-    dump_regs: bool = False         # --dump-regs
-    json: bool = False              # --json
-    wave_widths: str | None = None  # --wave-widths W1,W2,... | targets
-    compat: bool = False            # --compat wave-asm
-    device: str = "emulator"        # --device
-    compare: bool = False           # --compare
-    device_problem: str | None = None   # a usage error of --device/--compare (`device_problem`)
+    __slots__ = ("launch", "options", "dumps", "stats", "dump_regs", "json", "wave_widths",
+                 "compat", "device", "compare", "device_problem")
+
+    def __init__(self, launch: Launch, options: RunOptions, dumps: tuple[DumpRequest, ...] = (),
+                 stats: bool = False, dump_regs: bool = False, json: bool = False,
+                 wave_widths: str | None = None, compat: bool = False,
+                 device: str = "emulator", compare: bool = False,
+                 device_problem: str | None = None) -> None:
+        self.launch = launch
+        self.options = options
+        self.dumps = dumps                  # --dump-* regions, in upstream's print order
+        self.stats = stats                  # --stats
+        self.dump_regs = dump_regs          # --dump-regs
+        self.json = json                    # --json
+        self.wave_widths = wave_widths      # --wave-widths W1,W2,... | targets
+        self.compat = compat                # --compat wave-asm
+        self.device = device                # --device
+        self.compare = compare              # --compare
+        self.device_problem = device_problem  # a usage error of --device/--compare
+
+    def __repr__(self) -> str:
+        return "RunRequest(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) \
+            + ")"
 
 
 def device_problem(args: argparse.Namespace) -> str | None:
@@ -97,3 +110,17 @@ def run_parser() -> argparse.ArgumentParser:
 def parse_run_flags(tokens: Sequence[str], base_dir: Path | None = None) -> RunRequest:
     """`wave-lsp run FILE TOKENS` as a `RunRequest` (see `run_request`)."""
     return run_request(run_parser().parse_args(list(tokens)), base_dir)
+
+
+def program_for(program, compat: bool):
+    """The program a request runs: `program` (`pipeline.load_program`'s source or `.wbin`),
+    or with `--compat wave-asm` (`RunRequest.compat`) the source assembled as wave-asm does,
+    defects included (`LaunchError` when it does not assemble)."""
+    if isinstance(program, (bytes, bytearray)) or not compat:
+        return program
+    from ..asm import AssemblyError, assemble
+    from .launch import LaunchError
+    try:
+        return assemble(program, compat=True)
+    except AssemblyError as err:
+        raise LaunchError(f"the program does not assemble: {err}") from None

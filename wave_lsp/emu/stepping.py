@@ -6,8 +6,10 @@ numpy engine makes them) but executes one workgroup at a time, in
 workgroup order, one instruction per `step()`. The waves of the running workgroup advance in
 lock-step, as the engine runs them: after a step every wave is before the same instruction, and
 a wave whose lanes are all inactive there (the other side of a divergent `if`, a finished loop)
-simply has no active lane. Between steps the state (`batch`: registers, predicates, masks,
-divergence and call frames, local memory; `device`) may be read and changed.
+simply has no active lane. Between steps the state of each wave may be read and changed through
+`registers_of`, `predicates_of`, `special_of`, `alive_of`, `control_frames` (the divergence
+stack: `IfFrame`, `LoopFrame`, innermost last), `call_frames` (`CallFrame`), `local_memory` and
+`device` — the debugger uses these, not the engine's batch.
 
 Running a `SteppingRun` to its end gives the same `RunReport` (memory, errors, statistics,
 warnings) as `run(program, launch, options)`; tests/debug/test_stepping.py checks it on every
@@ -33,6 +35,7 @@ from .launch import Launch, new_device_memory
 from .options import RunOptions
 from .prepared import PreparedLaunch, prepare
 from .report import EmuError, RunReport
+from .control import CallFrame, IfFrame, LoopFrame  # noqa: F401 - the frames shown
 from .state import Batch, Fault
 
 # What `step()` returns.
@@ -108,6 +111,39 @@ class SteppingRun:
         mask = self.batch.guard_mask(ins.pred_reg, ins.pred_neg) if ins.guarded \
             else self.batch.active
         return mask[self.wave_lanes(wave)]
+
+    # ---- the state of a wave (views: writing into them changes the run) -----------------------
+    def registers_of(self, wave: int) -> np.ndarray:
+        """(registers, wave width) u32 registers of `wave` of the current workgroup."""
+        return self.batch.R[:, self.wave_lanes(wave)]
+
+    def predicates_of(self, wave: int) -> np.ndarray:
+        """(predicates, wave width) predicate bits of `wave`."""
+        return self.batch.P[:, self.wave_lanes(wave)]
+
+    def special_of(self, wave: int, index: int) -> np.ndarray:
+        """Special register `index` (isa.SPECIAL_REGISTERS) per lane of `wave`."""
+        return self.batch.special(index)[self.wave_lanes(wave)]
+
+    def alive_of(self, wave: int) -> np.ndarray:
+        """Per lane of `wave`: a thread that has not halted."""
+        return self.batch.alive[self.wave_lanes(wave)]
+
+    @property
+    def control_frames(self) -> list:
+        """The divergence stack of the current workgroup (`IfFrame`/`LoopFrame`, innermost
+        last; masks over all its lanes: index them with `wave_lanes`)."""
+        return self.batch.ctrl if self.batch is not None else []
+
+    @property
+    def call_frames(self) -> list:
+        """The call stack of the current workgroup (`CallFrame`, innermost last)."""
+        return self.batch.calls if self.batch is not None else []
+
+    @property
+    def local_memory(self) -> np.ndarray:
+        """The current workgroup's local memory (uint8)."""
+        return self.batch.local[:self.geo.local_memory]
 
     def has_active(self, wave: int) -> bool:
         return bool(self.active(wave).any())

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ...isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH
 from ..launch import Launch, LaunchError, initialised_ranges, write_memory_init
 from ..options import RunOptions
-from ..report import RunReport
+from ..run_report import RunReport
 from ..stats import Stats
 from . import core as native_core
 from .program import encode, encode_uses
