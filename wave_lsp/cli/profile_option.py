@@ -38,7 +38,8 @@ def profiled(args, request):
         raise ValueError("--profile: profiles one run on the emulator; it does not go with "
                          "--wave-widths, --device, --compare or --trace")
     from dataclasses import replace
-    return replace(request, options=replace(request.options, profile=True))
+    request.options = replace(request.options, profile=True)   # RunRequest: a plain class
+    return request
 
 
 def with_profile(args, text: str, report) -> str:
