@@ -173,10 +173,15 @@ def memory_access(draw) -> list[str]:
 
 @st.composite
 def statement(draw, depth: int) -> list[str]:
-    kind = draw(st.sampled_from(["mem", "mem", "alu", "cmp"] + (["if", "loop"] if depth < 2
-                                                                   else [])))
+    kind = draw(st.sampled_from(["mem", "mem", "alu", "cmp", "wave"]
+                                + (["if", "loop"] if depth < 2 else [])))
     if kind == "mem":
         return draw(memory_access())
+    if kind == "wave":           # the profile is then compared at the launch's width only
+        op = draw(st.sampled_from(["wave_reduce_add r4, r0", "wave_prefix_sum r4, r0",
+                                   "wave_ballot r4, p1", "wave_shuffle_xor r4, r0, r13",
+                                   "wave_broadcast r4, r0, r13", "wave_any p2, p1"]))
+        return [f"{draw(guard)}{op}"]
     if kind == "alu":
         return [f"{draw(guard)}iadd r{draw(st.integers(2, 3))}, r0, r{draw(st.integers(2, 5))}"]
     if kind == "cmp":
@@ -198,6 +203,8 @@ def statement(draw, depth: int) -> list[str]:
 @st.composite
 def programs(draw):
     body = draw(st.lists(statement(0), min_size=1, max_size=4))
+    if draw(st.booleans()):        # a barrier every wave reaches (no halt before it)
+        body.insert(draw(st.integers(0, len(body))), ["barrier"])
     width = draw(st.sampled_from([1, 2, 3, 4, 8, 16, 32, 64]))
     threads = draw(st.integers(1, 70))
     groups = draw(st.integers(1, 3))
