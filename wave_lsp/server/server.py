@@ -1,31 +1,12 @@
 """The wave-lsp language server: a pygls `LanguageServer` made of features.
 
 `create_server()` builds the server and lets every feature module named in `FEATURES` register
-itself through its own `setup(server)`: its request, notification and command handlers (through
-`handlers.request`/`notification`/`command`), and, when it has a lifecycle or adds to what other
-features show, one `Feature` object (`server.add_feature`). The server holds the analysis host
-(`ide.host.AnalysisHost`: one state per open document, and the worker that computes off the event
-loop), the settings, the client's capabilities (resolved once at `initialize`,
-`capabilities.ClientCapabilities`) and the features.
-
-Writing a feature module (esbonio's `LanguageFeature`, in short)::
-
-    class Profile(Feature):                       # lifecycle hooks and contributions, as needed
-        def document_settled(self, doc): ...      # after the one debounce of each edit
-        def document_closed(self, uri): ...
-        def code_lenses(self, doc): return [...]  # shown by `code_lens` beside its own
-        def hover(self, doc, line, target): ...   # markdown above the hover
-        def diagnostics(self, doc): return [...]  # published with the analysis'
-
-    def setup(server):
-        feature = server.add_feature(Profile(server))
-        @request(server, "wave-lsp/profile")
-        def profile(doc, params): ...             # `doc`: the resolved DocumentState
-
-and add the module's name to `FEATURES` (one line). Another feature's object is reached by type,
-`server.get_feature(RunService)`. Handlers take `ide` results (plain data) and convert them with
-`proto` (the one conversion module); nothing in the server runs the emulator or the assembler
-itself: that is `ide`'s job.
+itself through its own `setup(server)`: its handlers, and, when it has a lifecycle or adds to
+what other features show, one `Feature` object (`server.add_feature`); the package docstring
+(`wave_lsp/server/__init__.py`) shows how to write one. The server holds the analysis host
+(`ide.host.AnalysisHost`: one state per open document, and the worker that computes off the
+event loop), the settings, the client's capabilities (resolved once at `initialize`) and the
+features.
 """
 
 from __future__ import annotations
