@@ -1,8 +1,8 @@
 """Diagnostics, pushed and pulled.
 
-Push model: the server sends `textDocument/publishDiagnostics` on its own. Each edit restarts a
-short per-document timer (debounce); when it fires, the current text is analysed and published
-with the version it belongs to, so a stale version is never published. Closing a document
+Push model: the server sends `textDocument/publishDiagnostics` on its own. When an edit settles
+(the server's one debounce per edit, `sync.Debounce`), the current text is analysed and
+published with the version it belongs to, so a stale version is never published. Closing a document
 publishes an empty list. Pull model (LSP 3.17): the client asks with `textDocument/diagnostic`
 and may send the previous `resultId` to get "unchanged". Pull is offered only to a client that
 supports both the pull and its refresh (see `Publisher`); with `diagnostics.mode` "auto" or
