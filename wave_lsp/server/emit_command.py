@@ -35,7 +35,7 @@ def setup(server: WaveLanguageServer) -> None:
     @command(server, EMIT)
     async def emit_command(*args):
         uri, target, compat = (list(args) + [None, None, None])[:3]
-        doc = server.text_document(uri) if isinstance(uri, str) else None
+        doc = server.text_document(uri)
         problem = None
         if doc is None:
             problem = f"cannot translate {uri!r}: not an open WAVE document"

@@ -145,6 +145,6 @@ def command_kernel(server: WaveLanguageServer, args: tuple
     """The open document and the kernel named by a command's `[uri, kernel, ...]` arguments,
     and the message to answer when either is missing (the kernel is None then)."""
     uri, name = (list(args) + [None, None])[:2]
-    doc = server.text_document(uri) if isinstance(uri, str) else None
+    doc = server.text_document(uri)
     kernel = doc.program.kernel_named(name) if doc is not None and isinstance(name, str) else None
     return doc, kernel, f"no kernel {name!r} in {uri!r}"

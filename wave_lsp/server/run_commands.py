@@ -41,7 +41,7 @@ def _refuse(server: WaveLanguageServer, uri: Any, kernel: Any, message: str) -> 
 
 async def run_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                       launch_line: Any = None, *_: Any) -> dict:
-    doc = server.text_document(uri) if isinstance(uri, str) else None
+    doc = server.text_document(uri)
     if doc is None:
         return _refuse(server, uri, kernel, f"cannot run {uri!r}: not an open WAVE document")
     runs = server.get_feature(RunService)
@@ -79,7 +79,7 @@ async def dump_command(server: WaveLanguageServer, uri: Any = None, kernel: Any 
                        count: Any = None, version: Any = None, *_: Any) -> dict:
     from ..ide.run_dump import DumpWindowError, check_window
     from ..ide.run_session import plan_runs
-    doc = server.text_document(uri) if isinstance(uri, str) else None
+    doc = server.text_document(uri)
     if doc is None:
         return _refuse(server, uri, kernel, f"cannot read a dump of {uri!r}: not an open WAVE "
                                             "document")
@@ -128,7 +128,7 @@ async def dump_command(server: WaveLanguageServer, uri: Any = None, kernel: Any 
 
 def clear_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                   *_: Any) -> dict:
-    doc = server.text_document(uri) if isinstance(uri, str) else None
+    doc = server.text_document(uri)
     if doc is None:
         return {"uri": uri, "cleared": []}
     runs = server.get_feature(RunService)

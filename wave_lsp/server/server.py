@@ -72,7 +72,8 @@ class Feature:
     """A part of the server with a lifecycle and contributions to what other features show.
     Every hook does nothing by default; a feature overrides the ones it needs. Hooks run on the
     event loop; a failing hook is reported and the others still run (`WaveLanguageServer.
-    broadcast`)."""
+    broadcast`). Contributions run inside the asking request's job of the document (in a
+    worker thread for a large document: `handlers.request`), so they only read."""
 
     # commands whose code lenses lead their line (`lens_layout.arrange`)
     leading_commands: tuple[str, ...] = ()
@@ -190,9 +191,12 @@ class WaveLanguageServer(LanguageServer):
         """The state of an open document (ready or still being parsed), or None."""
         return self.documents.get(uri)
 
-    def text_document(self, uri: str) -> Optional[DocumentState]:
+    def text_document(self, uri: object) -> Optional[DocumentState]:
         """The open document at `uri` when it is parsed WAVE text (None when unknown, binary or
-        still being parsed): what every per-document feature works on."""
+        still being parsed, or when `uri` is no string: a command's argument may be anything):
+        what a command works on (a request's handler receives it resolved)."""
+        if not isinstance(uri, str):
+            return None
         doc = self.documents.get(uri)
         if doc is None or doc.binary or not self.documents.is_ready(uri):
             return None
