@@ -94,10 +94,6 @@ class Text:
 Message = Union[str, Text]
 
 
-def render(message: Message, base: int = 0) -> str:
-    return message if type(message) is str else message.render(base)
-
-
 @dataclass(frozen=True, slots=True)
 class KernelRelated:
     """A related location of a kernel diagnostic, relative to the kernel."""
@@ -130,14 +126,22 @@ class KernelDiagnostic:
                                           r.end_col)
             return out
 
+        def text(message: Message) -> str:
+            if type(message) is str:
+                return message
+            out = memo.get(id(message))
+            if out is None:
+                out = memo[id(message)] = message.render(base)
+            return out
+
         def related(r: KernelRelated) -> Related:
             out = memo.get(id(r))
             if out is None:
-                out = memo[id(r)] = Related(rng(r.range), render(r.message, base))
+                out = memo[id(r)] = Related(rng(r.range), text(r.message))
             return out
 
         return Diagnostic(
-            self.code, self.severity, rng(self.range), render(self.message, base),
+            self.code, self.severity, rng(self.range), text(self.message),
             tuple(Fix(f.title, tuple(TextEdit(rng(e.range), e.new_text) for e in f.edits))
                   for f in self.fixes) if self.fixes else (),
             tuple(map(related, self.related)))
@@ -146,24 +150,35 @@ class KernelDiagnostic:
 def anchored(diagnostics: Iterable[Diagnostic | KernelDiagnostic], base: int,
              memo: dict | None = None) -> tuple[KernelDiagnostic, ...]:
     """Diagnostics computed at absolute lines (plain, or kernel diagnostics whose messages
-    quote absolute lines), stored relative to a kernel whose first line is `base`."""
+    quote absolute lines), stored relative to a kernel whose first line is `base`. Equal
+    locations and related entries become one object (chains of causes repeat from diagnostic to
+    diagnostic), so a rendering does each of them once."""
     memo = {} if memo is None else memo
 
     def rng(r: Range) -> Range:
-        out = memo.get(id(r))
+        key = (r.start_line, r.start_col, r.end_line, r.end_col)
+        out = memo.get(key)
         if out is None:
-            out = memo[id(r)] = Range(r.start_line - base, r.start_col, r.end_line - base,
-                                      r.end_col)
+            out = memo[key] = Range(r.start_line - base, r.start_col, r.end_line - base,
+                                    r.end_col)
         return out
 
     def text(message: Message) -> Message:
-        return message if type(message) is str else message.relative_to(base)
+        if type(message) is str:
+            return message
+        out = memo.get(id(message))
+        if out is None or out[0] is not message:
+            out = (message, message.relative_to(base))
+            if all(type(p) is str for p in out[1].parts):
+                out = (message, out[1].render())      # nothing to render later
+            memo[id(message)] = out
+        return out[1]
 
     def related(r) -> KernelRelated:
-        out = memo.get(id(r))
-        if out is None:
-            out = memo[id(r)] = KernelRelated(rng(r.range), text(r.message))
-        return out
+        found = KernelRelated(rng(r.range), text(r.message))
+        key = (id(found.range), found.message if type(found.message) is str
+               else id(found.message))
+        return memo.setdefault(key, found)
 
     return tuple(
         KernelDiagnostic(d.code, d.severity, rng(d.range), text(d.message),
