@@ -121,10 +121,7 @@ class KernelDiagnostic:
 
         def rng(r: Range) -> Range:
             out = memo.get(id(r))      # the stored objects outlive the rendering
-            if out is None:
-                out = memo[id(r)] = Range(r.start_line + base, r.start_col, r.end_line + base,
-                                          r.end_col)
-            return out
+            return out if out is not None else memo.setdefault(id(r), _moved(r, base))
 
         def text(message: Message) -> str:
             if type(message) is str:
@@ -158,10 +155,7 @@ def anchored(diagnostics: Iterable[Diagnostic | KernelDiagnostic], base: int,
     def rng(r: Range) -> Range:
         key = (r.start_line, r.start_col, r.end_line, r.end_col)
         out = memo.get(key)
-        if out is None:
-            out = memo[key] = Range(r.start_line - base, r.start_col, r.end_line - base,
-                                    r.end_col)
-        return out
+        return out if out is not None else memo.setdefault(key, _moved(r, -base))
 
     def text(message: Message) -> Message:
         if type(message) is str:
@@ -186,6 +180,10 @@ def anchored(diagnostics: Iterable[Diagnostic | KernelDiagnostic], base: int,
                                                   for e in f.edits)) for f in d.fixes),
                          tuple(map(related, d.related)))
         for d in diagnostics)
+
+
+def _moved(r: Range, delta: int) -> Range:
+    return Range(r.start_line + delta, r.start_col, r.end_line + delta, r.end_col)
 
 
 class AnchoredView:
