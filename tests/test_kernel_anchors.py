@@ -71,6 +71,8 @@ def test_an_edit_in_one_kernel_keeps_the_other_kernels_results_and_moves_their_p
     findings = analysis.portability_findings(beta)
     portability = analysis._portability_diagnostics[id(beta)]
     portability_stored = portability.diagnostics.stored
+    u504 = BASE.splitlines().index("    mov_imm r2, 1.5")
+    line_findings = analysis.findings[u504]         # a line check's finding in beta
     assert any(d.code.startswith("P8") for d in portability_stored)
     assert any(type(d.message) is Text and any(type(p) is LineMention for p in d.message.parts)
                for d in stored), "beta's messages quote lines as data"
@@ -86,6 +88,7 @@ def test_an_edit_in_one_kernel_keeps_the_other_kernels_results_and_moves_their_p
     assert analysis.portability_findings(beta) is findings
     assert analysis._portability_diagnostics[id(beta)] is portability
     assert portability.diagnostics.stored is portability_stored
+    assert analysis.findings[u504 + 3] is line_findings and u504 not in analysis.findings
     # ... while the positions reported for them moved by 3, and their quoted lines with them
     old = [d for d in before if d.range.start_line > BETA]
     new = [d for d in after if d.range.start_line > BETA + 3]
