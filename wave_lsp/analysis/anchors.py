@@ -42,11 +42,21 @@ class Text:
         out: list[Part] = []
         for part in parts:
             for p in (part.parts if type(part) is Text else (part,)):
-                if type(p) is str and out and type(out[-1]) is str:
-                    out[-1] += p
-                elif p != "":
-                    out.append(p)
+                if type(p) is str:
+                    if not p:
+                        continue
+                    if out and type(out[-1]) is str:
+                        out[-1] += p
+                        continue
+                out.append(p)
         self.parts: tuple[Part, ...] = tuple(out)
+
+    @classmethod
+    def _of(cls, parts: tuple[Part, ...]) -> "Text":
+        """A text of parts that are already joined."""
+        text = cls.__new__(cls)
+        text.parts = parts
+        return text
 
     def render(self, base: int = 0) -> str:
         """The text with each quoted line `base` lines further down."""
@@ -54,9 +64,10 @@ class Text:
 
     def relative_to(self, base: int) -> "Text":
         """The same text, its quoted lines counted from `base`."""
-        if not base or all(type(p) is str for p in self.parts):
+        if not base:
             return self
-        return Text(*(p if type(p) is str else LineMention(p.line - base) for p in self.parts))
+        return Text._of(tuple(p if type(p) is str else LineMention(p.line - base)
+                              for p in self.parts))
 
     def replace(self, old: str, new: "Text | str") -> "Text":
         """`old` replaced by `new` in the plain parts (`new` may quote lines)."""
@@ -162,9 +173,9 @@ def anchored(diagnostics: Iterable[Diagnostic | KernelDiagnostic], base: int,
             return message
         out = memo.get(id(message))
         if out is None or out[0] is not message:
-            out = (message, message.relative_to(base))
-            if all(type(p) is str for p in out[1].parts):
-                out = (message, out[1].render())      # nothing to render later
+            relative = message.relative_to(base)
+            plain = all(type(p) is str for p in relative.parts)
+            out = (message, relative.render() if plain else relative)   # plain: nothing to render
             memo[id(message)] = out
         return out[1]
 
@@ -183,6 +194,8 @@ def anchored(diagnostics: Iterable[Diagnostic | KernelDiagnostic], base: int,
 
 
 def _moved(r: Range, delta: int) -> Range:
+    if not delta:
+        return r
     return Range(r.start_line + delta, r.start_col, r.end_line + delta, r.end_col)
 
 
@@ -194,10 +207,21 @@ class AnchoredView:
 
     __slots__ = ("stored", "_base", "_view")
 
-    def __init__(self, stored: tuple[KernelDiagnostic, ...]) -> None:
+    def __init__(self, stored: tuple[KernelDiagnostic, ...], base: int | None = None,
+                 view: list[Diagnostic] | None = None) -> None:
+        """`view`, when given, is what `stored` reads as at `base` (the diagnostics they were
+        anchored from)."""
         self.stored = stored
-        self._base: int | None = None
-        self._view: list[Diagnostic] = []
+        self._base = base if view is not None else None
+        self._view: list[Diagnostic] = view if view is not None else []
+
+    @classmethod
+    def of(cls, diagnostics: list, base: int) -> "AnchoredView":
+        """Diagnostics computed at absolute lines (see `anchored`), for a kernel whose first
+        line is `base`; read there, they are those diagnostics (rendered where needed)."""
+        memo: dict = {}
+        view = [d if type(d) is Diagnostic else d.at(0, memo) for d in diagnostics]
+        return cls(anchored(diagnostics, base), base, view)
 
     def at(self, base: int) -> list[Diagnostic]:
         if base != self._base:

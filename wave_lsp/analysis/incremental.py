@@ -186,8 +186,8 @@ class AnalysisState:
                 base = kernel.line
                 summary = KernelSummary(summary.upstream_size, summary.labels,
                                         tuple((n - base, op) for n, op in summary.calls))
-                cached = KernelResult(kernel, kernel.revision,
-                                      AnchoredView(anchored(diags, base)), summary)
+                cached = KernelResult(kernel, kernel.revision, AnchoredView.of(diags, base),
+                                      summary)
             fresh[id(kernel)] = cached
             results.append(cached)
         self.kernels = fresh
