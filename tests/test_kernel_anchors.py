@@ -139,7 +139,8 @@ def test_anchoring_and_rendering_are_inverse():
 N = BASE.count("\n")
 PIECES = ["    nop", "    iadd r1, r2, r3", "    mov_sr r5, sr_lane_id", "; comment", "",
           "    barrier", "    @p1 mov_imm r2, 7", "    dadd r2, r4, r6", "    if p1",
-          "    endif", "    wave_ballot p1, r0", "x:", "\n\n"]
+          "    endif", "    wave_ballot p1, r0", "x:", "\n\n", ".end", ".kernel gamma",
+          ".registers 4", "    loop\n    break p1\n    endloop"]
 
 
 def _edits():
