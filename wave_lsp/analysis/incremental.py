@@ -3,8 +3,9 @@ so that after an edit only the changed lines and the kernels that contain them a
 
 One `AnalysisState` belongs to one document (the IDE layer's `DocumentState` owns it; a plain
 `analyze(document)` makes a throw-away one). It holds:
-- line findings per line, updated from the document's edit log (`Document.edits_since`), moved
-  when an edit adds or removes lines;
+- line findings per line, updated from the document's edit log (`Document.edits_since`); a
+  finding holds no line number (`LineFinding.at` gives it one when read), so an edit that adds
+  or removes lines only moves the index, the findings stay the same objects;
 - per kernel object: its diagnostics, portability findings and summary for the kernel's
   revision, anchored to the kernel (anchors.py: every line relative to the kernel's first line,
   made absolute when read). The document patches kernels in place for edits inside them and
