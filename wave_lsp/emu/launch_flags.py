@@ -79,6 +79,9 @@ def add_launch_flags(p: argparse.ArgumentParser) -> None:
                    help="wall-time limit (a positive number of seconds)")
     p.add_argument("--no-initcheck", action="store_true",
                    help="do not report reads of registers and memory nothing initialised")
+    p.add_argument("--tolerance", metavar="ATOL[:RTOL]",
+                   help="for `wave-lsp test`: numbers in the output may differ from the "
+                        "expected ones by ATOL + RTOL*|expected| (the run ignores it)")
 
 
 def launch_parser() -> argparse.ArgumentParser:
