@@ -10,9 +10,6 @@ from .operands import LAYOUTS, Field, Layout, OperandKind, OperandSpec
 from .records import MemoryAccess, Row
 from .table import REGISTER_WIDTHS, ROWS, UPSTREAM_LABEL_PASS_8, UPSTREAM_MODIFIER
 
-__all__ = ["MemoryAccess", "InstructionSpec", "INSTRUCTIONS", "BY_ENCODING", "OPCODE_NAMES",
-           "lookup"]
-
 
 @dataclass(frozen=True)
 class InstructionSpec:
