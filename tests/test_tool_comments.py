@@ -53,7 +53,9 @@ def test_every_reader_uses_the_one_grammar():
         if path.name in ("tool_comments.py", "tool_comments.lua"):
             continue
         text = path.read_text(encoding="utf-8")
-        for needle in ("wave-lsp run:\"", "wave%-lsp", "wave-lsp\\s", "lsp run:\")", "lsp expect:"):
+        # a string that ends at the prefix, a regex or Lua pattern of it (prose may name it)
+        for needle in ('wave-lsp run:"', "wave-lsp run:'", 'wave-lsp expect:"',
+                       "wave-lsp expect:'", "wave%-lsp", "wave-lsp\\s", "wave-lsp\\ "):
             assert needle not in text, (path, needle)
 
 
