@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 from wave_lsp.ide import launch_lines, run_limits
+from wave_lsp.isa import generated
 from wave_lsp.syntax import tool_comment_lua, tool_comments
 from wave_lsp.syntax.tool_comments import expect_text, launch_comment
 
@@ -60,16 +61,17 @@ def test_every_reader_uses_the_one_grammar():
 
 
 def test_the_lua_patterns_are_current():
-    assert tool_comment_lua.stale(ROOT) == [], "run: python -m wave_lsp.syntax.tool_comment_lua"
+    assert generated.stale(ROOT, tool_comment_lua.GENERATED) == [], \
+        "run: python -m wave_lsp.syntax.tool_comment_lua"
 
 
 def test_the_check_sees_a_stale_file(tmp_path):
     assert tool_comment_lua.main(["--root", str(tmp_path), "--check"]) == 1
     assert tool_comment_lua.main(["--root", str(tmp_path)]) == 0
-    assert tool_comment_lua.stale(tmp_path) == []
+    assert generated.stale(tmp_path, tool_comment_lua.GENERATED) == []
     lua = tmp_path / tool_comment_lua.LUA_PATH
     lua.write_text(lua.read_text().replace("[;#]", "[;]", 1))
-    assert tool_comment_lua.stale(tmp_path) == [tool_comment_lua.LUA_PATH]
+    assert generated.stale(tmp_path, tool_comment_lua.GENERATED) == [tool_comment_lua.LUA_PATH]
 
 
 def test_neovim_matches_what_python_matches(tmp_path):

@@ -43,11 +43,6 @@ def render_lua() -> str:
 GENERATED = {LUA_PATH: render_lua}
 
 
-def stale(root: Path) -> list[Path]:
-    """The generated files under repository `root` that are missing or differ."""
-    return generated.stale(root, GENERATED)
-
-
 def main(argv: list[str] | None = None) -> int:
     return generated.main("wave_lsp.syntax.tool_comment_lua", "Write Neovim's tool-comment "
                           "patterns from the one grammar of tool comments.", GENERATED, argv)
