@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,12 @@ ROOT_MODULES = {"cache", "cancellation", "files", "framing"}
 PROTOCOL = ("pygls", "lsprotocol")
 
 
+@lru_cache(maxsize=None)
+def parse(text: str) -> ast.Module:
+    """The syntax tree of a module's text (parsed once per text: several tests walk them all)."""
+    return ast.parse(text)
+
+
 def modules() -> list[tuple[str, Path]]:
     out = []
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -34,7 +41,7 @@ def modules() -> list[tuple[str, Path]]:
 def imports(name: str, path: Path) -> list[tuple[str, int]]:
     """(absolute module imported, line) for every import of a module."""
     package = name.split(".")[:-1] if not name.endswith("__init__") else name.split(".")[:-1]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse(path.read_text(encoding="utf-8"))
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -127,7 +134,7 @@ def test_no_module_level_caches_of_documents():
     for name, path in modules():
         if layer_of(f"wave_lsp.{name}") not in ("syntax", "analysis", "asm", "emu", "ide"):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parse(path.read_text(encoding="utf-8"))
         for node in tree.body:
             if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                 continue
@@ -206,7 +213,7 @@ def module_graph(top_level_only: bool = False) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in known.items():
         layer = layer_of(f"wave_lsp.{name}")
-        body = {n.lineno for n in ast.parse(path.read_text(encoding="utf-8")).body
+        body = {n.lineno for n in parse(path.read_text(encoding="utf-8")).body
                 if isinstance(n, (ast.Import, ast.ImportFrom))}
         edges = set()
         for target, line in imports(name, path):
@@ -254,7 +261,7 @@ def test_no_include_cycles_in_the_native_core():
 
 
 def is_logic(path: Path) -> bool:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse(path.read_text(encoding="utf-8"))
     return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                for node in ast.walk(tree))
 
@@ -337,3 +344,53 @@ def test_the_any_finder_finds_them():
                      "        self.ok: int = 0\n")
     assert any_typed_services(tree) == ["x: Any = None", "y: 'Any | None'",
                                         "self.runs: Any = None"]
+
+
+# --- Generated files and editor clients (issue 21, points 3 and 6) ---
+
+REPOSITORY = PACKAGE.parent
+GENERATED_MARK = re.compile(r"GENERATED from wave_lsp")
+CLIENT_SOURCES = ("vscode-extension/src/*.ts", "editors/**/*.lua", "editors/**/*.el",
+                  "editors/**/*.vim")
+
+
+def generators() -> dict[str, object]:
+    """Every module of the package that generates checked-in files (it has a `GENERATED` table
+    of path -> renderer), imported."""
+    import importlib
+    out = {}
+    for name, path in modules():
+        if re.search(r"^GENERATED\b.*=", path.read_text(encoding="utf-8"), re.M):
+            module = importlib.import_module(f"wave_lsp.{name}".removesuffix(".__init__"))
+            out[name] = module
+    return out
+
+
+def test_every_generated_file_has_a_generator_and_is_current():
+    """A checked-in file that says it is generated is in some generator's `GENERATED` table (so
+    its staleness check runs) and is current; the TextMate grammar (JSON: no comment) too."""
+    from wave_lsp.isa import generated, textmate
+    tables = {str(path): module for module in generators().values()
+              for path in module.GENERATED}
+    assert {"isa.backend_lists", "isa.vim_files", "emu.native.opnames",
+            "syntax.tool_comment_lua"} <= set(generators())
+    marked = {path.relative_to(REPOSITORY).as_posix()
+              for folder in ("editors", "vscode-extension/src", "wave_lsp")
+              for path in (REPOSITORY / folder).rglob("*")
+              if path.is_file() and path.suffix in (".lua", ".ts", ".el", ".vim", ".c", ".h")
+              and GENERATED_MARK.search(path.read_text(encoding="utf-8", errors="replace"))}
+    assert marked and marked - set(tables) == set()
+    stale = [p for module in generators().values() for p in generated.stale(REPOSITORY,
+                                                                             module.GENERATED)]
+    assert stale == []
+    assert (REPOSITORY / textmate.DEFAULT_PATH).read_text(encoding="utf-8") == textmate.render()
+
+
+def test_editor_client_modules_are_small():
+    """The editor clients' own modules (TypeScript, Lua, Emacs Lisp, Vim script) stay within
+    MAX_LINES, as the package's do."""
+    sizes = {path.relative_to(REPOSITORY).as_posix(): len(path.read_text(encoding="utf-8")
+                                                         .splitlines())
+             for pattern in CLIENT_SOURCES for path in REPOSITORY.glob(pattern)}
+    assert "editors/nvim/lua/wave/commands.lua" in sizes
+    assert {p: n for p, n in sizes.items() if n > MAX_LINES} == {}

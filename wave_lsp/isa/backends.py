@@ -212,8 +212,8 @@ VENDOR_ARCHES = {"ptx": ("sm_75", "sm_90"), "hip": ("gfx90a", "gfx1030"), "sycl"
 # directive, so the code runs as `wave-lsp run` runs it.
 DEFAULT_LOCAL_MEMORY = 16384
 LOCAL_MEMORY_MNEMONICS = frozenset(m for m, s in INSTRUCTIONS.items()
-                                   if s.iclass in (IC.LOCAL_MEMORY, IC.MMA)
-                                   or m.startswith("local_atomic_"))
+                                   if s.iclass is IC.MMA
+                                   or (s.memory is not None and s.memory.space == "local"))
 
 
 # ---- profile presets (issue 23) ------------------------------------------------------------------

@@ -47,7 +47,7 @@ def display_kind(mnemonic: str, record_kind: str) -> str:
         return "auto"
     if spec.iclass in _SIGNED_CLASSES:
         return "int"
-    if mnemonic.startswith("cvt_"):
+    if spec.conversion is not None:
         return "uint"
     return "auto"
 

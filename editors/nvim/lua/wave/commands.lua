@@ -24,7 +24,8 @@
 
 local M = {}
 
-local LAUNCH = '^%s*;%s*wave%-lsp%s+run%s*:%s*(.-)%s*$'
+-- `; wave-lsp run: FLAGS` (the pattern is generated from the server's one grammar)
+local LAUNCH = require('wave.tool_comments').run
 
 --- The names of the buffer's kernels, in order, with the line (1-based) of each `.kernel`.
 local function kernels(bufnr)
