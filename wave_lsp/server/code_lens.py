@@ -26,7 +26,7 @@ from ..ide.assemble import assemble_report
 from ..ide.resources import resources_of
 from ..ide.state import DocumentState
 from ..ide.vendor_usage import figures_text
-from . import run_view, vendor_compilers
+from . import profile, run_view, vendor_compilers
 from .documents import span
 from .handlers import command, command_document, request
 from .gpu_run import RUN_ON_GPU, gpu_lenses
@@ -103,9 +103,11 @@ def setup(server: "WaveLanguageServer") -> None:
             out.append(types.CodeLens(range=rng, command=types.Command(
                 title="Assemble", command=ASSEMBLE, arguments=[doc.uri])))
         out.extend(portability_lenses(server, doc))
-        # Run leads each line (then Run on GPU, where a GPU is present); see lens_layout.
-        return arrange(out + run_view.code_lenses(server, doc) + gpu_lenses(server, doc),
-                       (run_view.RUN, run_view.CLEAR, RUN_ON_GPU))
+        # Run leads each line (then Run on GPU, where a GPU is present, and Profile); see
+        # lens_layout.
+        return arrange(out + run_view.code_lenses(server, doc) + gpu_lenses(server, doc)
+                       + profile.code_lenses(server, doc),
+                       (run_view.RUN, run_view.CLEAR, RUN_ON_GPU, *profile.LENS_COMMANDS))
 
     @command(server, RESOURCES)
     async def show_resources(*args):

@@ -21,7 +21,7 @@ from pygls.protocol import JsonRPCProtocol
 from ..analysis.diagnostic import Diagnostic, Severity
 from ..cancellation import Cancelled
 from ..ide.state import DocumentState
-from . import run_view
+from . import profile, run_view
 from .documents import to_client_range
 from .handlers import report_failure, request
 
@@ -223,7 +223,8 @@ class Publisher:
 
         def serialised(d: DocumentState) -> str:
             return publication(self.server, d, version, self.server.analysis(d),
-                               run_view.lsp_diagnostics(self.server, d))
+                               run_view.lsp_diagnostics(self.server, d)
+                               + profile.lsp_diagnostics(self.server, d))
 
         body = await self.server.documents.run(doc, serialised, name="diagnostics")
         if doc.version != version or self.server.document(doc.uri) is not doc or self.pull:
@@ -276,11 +277,12 @@ def register_pull(server: "WaveLanguageServer") -> None:
         if server.publisher.push:      # `diagnostics.mode` is "push": they come pushed
             return types.RelatedFullDocumentDiagnosticReport(items=[], result_id="push")
         runs = server.runs.generation(doc) if server.runs is not None else 0
+        runs = f"{runs}.{server.profiles.generation(doc)}" if server.profiles is not None else runs
         result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}.{runs}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         items = convert_all(server, doc, server.analysis(doc))
-        items += run_view.lsp_diagnostics(server, doc)
+        items += run_view.lsp_diagnostics(server, doc) + profile.lsp_diagnostics(server, doc)
         return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 

@@ -18,7 +18,7 @@ from lsprotocol import types
 from ..ide.hover import hover_markdown
 from ..ide.locate import TargetKind, target_at
 from ..ide.vendor_usage import figures_markdown
-from . import run_view, vendor_compilers
+from . import profile, run_view, vendor_compilers
 from .documents import span, to_server_position
 from .handlers import request
 
@@ -37,7 +37,8 @@ def setup(server: "WaveLanguageServer") -> None:
             return None
         line, col = to_server_position(doc, params.position, server.codec)
         target = target_at(doc, line, col)
-        ran = run_view.hover(server, doc, line, target)
+        ran = "\n\n".join(t for t in (run_view.hover(server, doc, line, target),
+                                        profile.hover(server, doc, line)) if t) or None
         if target is None and ran is None:
             return None
         text = hover_markdown(doc, target, server.settings.compat, server.settings.targets) \

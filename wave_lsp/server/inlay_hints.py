@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..ide.inlay import Hint, hints
-from . import run_view
+from . import profile, run_view
 from .documents import to_client_position, to_server_position
 from .handlers import request
 from .server import Serialised
@@ -47,7 +47,8 @@ def setup(server: "WaveLanguageServer") -> None:
             parts.append(text)
         converter = server.protocol._converter
         parts += [json.dumps(converter.unstructure(hint))
-                  for hint in run_view.inlay_hints(server, doc, first, last)]
+                  for hint in run_view.inlay_hints(server, doc, first, last)
+                  + profile.inlay_hints(server, doc, first, last)]
         return Serialised("[" + ", ".join(parts) + "]")
 
 

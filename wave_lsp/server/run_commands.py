@@ -155,3 +155,5 @@ def setup(server: "WaveLanguageServer") -> None:
     @server.feature(types.SHUTDOWN)
     def shutdown(params: Any = None) -> None:
         server.runs.shutdown()
+        if server.profiles is not None:
+            server.profiles.shutdown()

@@ -40,7 +40,7 @@ FEATURES = (
     "sync", "diagnostics", "hover", "completion", "signature_help", "navigation", "symbols",
     "semantic_tokens", "folding", "selection", "inlay_hints", "code_actions", "formatting",
     "code_lens", "encoding_command", "run_commands",
-    "portability", "emit_command", "gpu_run",
+    "portability", "emit_command", "gpu_run", "profile",
 )
 
 
@@ -165,6 +165,7 @@ class WaveLanguageServer(LanguageServer):
         # wants one, so `rename` with `newName: null` renamed to None: strings must be strings.
         self.protocol._converter.register_structure_hook(str, _strict_str)
         self.runs: Any = None       # runs.RunService, set by run_commands.setup
+        self.profiles: Any = None   # profile.ProfileService, set by profile.setup
         _forward_failures(self)
 
     # ---- helpers used by the feature modules -----------------------------------------------------
@@ -231,6 +232,8 @@ class WaveLanguageServer(LanguageServer):
         finally:
             if self.runs is not None:
                 self.runs.shutdown()         # cancels every run: they stop at their next poll
+            if self.profiles is not None:
+                self.profiles.shutdown()
             self.documents.shutdown()
             self.shutdown()
         return status

@@ -70,6 +70,7 @@ async def fetch_configuration(server: "WaveLanguageServer") -> None:
     apply_settings(server, data, "workspace/configuration")
     server.publisher.settings_changed()
     server.runs.settings_changed()
+    server.profiles.settings_changed()
     refresh_views(server)
 
 
@@ -97,6 +98,7 @@ def setup(server: "WaveLanguageServer") -> None:
             apply_settings(server, params.settings, "workspace/didChangeConfiguration")
             server.publisher.settings_changed()
             server.runs.settings_changed()
+            server.profiles.settings_changed()
             refresh_views(server)
 
     @notification(server, types.TEXT_DOCUMENT_DID_OPEN)
@@ -125,6 +127,7 @@ def setup(server: "WaveLanguageServer") -> None:
                 report_failure(server, types.TEXT_DOCUMENT_DID_CHANGE, exc)
             server.publisher.document_changed(state)
             server.runs.document_changed(state)
+            server.profiles.document_changed(state)
 
         if server.documents.change(ident.uri, apply) is None:
             warn(f"didChange for {ident.uri}, which is not open: ignored")
@@ -136,5 +139,6 @@ def setup(server: "WaveLanguageServer") -> None:
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         server.runs.document_closed(uri)         # stops its run first
+        server.profiles.document_closed(uri)
         server.documents.close(uri)
         server.publisher.document_closed(uri)
