@@ -1,0 +1,100 @@
+--- The heat view of wave-lsp's kernel profiles: extmarks on every profiled line, coloured by its
+--- cost (a level 1..5 from the server, relative to the hottest line): a bar in the sign column,
+--- its share of the kernel's cost as right-aligned virtual text, and a line highlight on the
+--- hottest lines. Fed by the server's `wave-lsp.profile` command (`:LspWaveProfile`) and its
+--- `wave-lsp/profileChanged` notification (sent after every profile, re-profiles after edits
+--- included, and every clear), which replaces the buffer's heat.
+---
+--- b:wave_profile holds the buffer's current profiles (the command's answer per kernel).
+--- Highlight groups (defaults: a colour scheme or the user may set them): WaveHeat1..WaveHeat5
+--- (the bar and the share) and WaveHeatLine (the hottest lines).
+
+local M = {}
+
+M.ns = vim.api.nvim_create_namespace('wave_profile')
+
+--- Cool to hot, the colours of the VS Code heat view (vscode-extension/src/heat.ts), with the
+--- nearest 256-colour entries for terminals without 'termguicolors'.
+M.colours = {
+  { gui = '#f2d65c', cterm = 221 },
+  { gui = '#f5a742', cterm = 215 },
+  { gui = '#ec7036', cterm = 209 },
+  { gui = '#d6402b', cterm = 166 },
+  { gui = '#a81f2a', cterm = 124 },
+}
+local BARS = { '▁', '▃', '▄', '▆', '█' }
+local HOT = #M.colours          -- levels at this or above get WaveHeatLine
+
+--- Define the highlight groups (again after a `:colorscheme`, which clears them).
+function M.highlights()
+  for level, colour in ipairs(M.colours) do
+    vim.api.nvim_set_hl(0, 'WaveHeat' .. level,
+      { fg = colour.gui, ctermfg = colour.cterm, bold = level >= HOT, default = true })
+  end
+  vim.api.nvim_set_hl(0, 'WaveHeatLine', { bg = '#3a1d1f', ctermbg = 52, default = true })
+end
+
+local function setup_highlights()
+  M.highlights()
+  if not M.autocmd then
+    M.autocmd = vim.api.nvim_create_autocmd('ColorScheme', {
+      group = vim.api.nvim_create_augroup('wave_profile', { clear = true }),
+      desc = 'wave: the heat colours of kernel profiles',
+      callback = M.highlights,
+    })
+  end
+end
+
+--- Draw the buffer's profiles (b:wave_profile) as extmarks, replacing the previous ones.
+function M.render(bufnr)
+  if not vim.api.nvim_buf_is_loaded(bufnr) then
+    return
+  end
+  setup_highlights()
+  vim.api.nvim_buf_clear_namespace(bufnr, M.ns, 0, -1)
+  local count = vim.api.nvim_buf_line_count(bufnr)
+  for _, profile in pairs(vim.b[bufnr].wave_profile or {}) do
+    for _, heat in ipairs(type(profile.heat) == 'table' and profile.heat or {}) do
+      local row = heat.line - 1
+      local level = math.max(1, math.min(#M.colours, heat.level))
+      if row >= 0 and row < count then
+        local group = 'WaveHeat' .. level
+        vim.api.nvim_buf_set_extmark(bufnr, M.ns, row, 0, {
+          sign_text = BARS[level],
+          sign_hl_group = group,
+          virt_text = { { string.format('%3d%%', math.floor(100 * heat.share + 0.5)), group } },
+          virt_text_pos = 'right_align',
+          line_hl_group = level >= HOT and 'WaveHeatLine' or nil,
+          priority = 20,
+        })
+      end
+    end
+  end
+end
+
+--- Keep `result` (a `wave-lsp.profile` answer) as the profile of its kernel and redraw.
+function M.show(bufnr, result)
+  if type(result) ~= 'table' or type(result.kernel) ~= 'string' then
+    return
+  end
+  local profiles = vim.b[bufnr].wave_profile or {}
+  profiles[result.kernel] = result
+  vim.b[bufnr].wave_profile = profiles
+  M.render(bufnr)
+end
+
+--- The handler of `wave-lsp/profileChanged`: the document's profiles now (none: cleared).
+function M.changed(_, params)
+  local bufnr = params and params.uri and vim.uri_to_bufnr(params.uri)
+  if not bufnr or not vim.api.nvim_buf_is_loaded(bufnr) then
+    return
+  end
+  local profiles = {}
+  for _, profile in ipairs(params.profiles or {}) do
+    profiles[profile.kernel] = profile
+  end
+  vim.b[bufnr].wave_profile = profiles
+  M.render(bufnr)
+end
+
+return M
