@@ -27,10 +27,12 @@ from .state import Batch
 
 
 def run(program, launch: Launch | None = None, *,
-        cancel: Callable[[], bool] | None = None, observe=None) -> RunReport:
+        cancel: Callable[[], bool] | None = None, observe=None,
+        profile: bool = False) -> RunReport:
     """Run one kernel of `program` as described by `launch` and report what happened.
     `observe(compiled, geometry)`, when given, returns an extra observer of the run (see
-    `recording`), used instead of the launch's recording."""
+    `recording`), used instead of the launch's recording. `profile`: record the kernel profile
+    (`report.profile`, a `profile.ProfileRecord`; not with tracing or recording)."""
     launch = launch or Launch()
     kernel = select_kernel(load_kernels(program), launch.kernel)
     geo = geometry(kernel, launch)
@@ -54,7 +56,12 @@ def run(program, launch: Launch | None = None, *,
         compiled = compile_kernel(kernel, geo.registers, ctx, instructions,
                                   skip_empty=not launch.trace)
         check_launch(compiled, ctx, launch, geo.registers, device.size, set_regs)
-        observer = observe(compiled, geo) if observe else _observer(launch, geo, compiled)
+        if profile:
+            from .profiler import Profiler
+            observer = Profiler(compiled, geo)
+            ctx.on_skip = observer.skipped
+        else:
+            observer = observe(compiled, geo) if observe else _observer(launch, geo, compiled)
         try:
             with np.errstate(all="ignore"):
                 error = execute(compiled, geo, device, set_regs, ctx, limits,
@@ -72,6 +79,8 @@ def run(program, launch: Launch | None = None, *,
         collect(ctx.batch)
     report.stats = ctx.stats
     report.warnings = ctx.warnings
+    if profile:
+        report.profile = observer.record
     if observer is not None and hasattr(observer, "records"):
         report.line_records = observer.records
         report.recorded_threads = observer.threads

@@ -107,6 +107,7 @@ class RunReport:
     line_records: dict[int, LineRecord] | None = None   # keyed by line (or pc for .wbin input)
     recorded_threads: tuple[int, ...] = ()
     launch_summary: dict[str, Any] = field(default_factory=dict)
+    profile: Any = None             # profile.ProfileRecord when the run was profiled
 
     @property
     def ok(self) -> bool:
