@@ -60,12 +60,28 @@ def _spots(plan: RunPlan) -> dict[int, tuple[int, int]]:
     return {line: (start, end) for line, start, end in plan.place.instruction_lines}
 
 
+def local_strides(record) -> dict[int, int]:
+    """Per source line, the byte distance between neighbouring lanes' local-memory addresses
+    in the first wave of the access it ran most often, where that distance is one constant."""
+    import numpy as np
+    out: dict[int, int] = {}
+    for index, accesses in record.accesses.items():
+        if accesses.space != "local" or not accesses.patterns or record.by_pc:
+            continue
+        pattern = max(accesses.patterns.values(), key=lambda p: p.count)
+        wave = min(record.wave_width, pattern.lanes_per_wg)
+        steps = np.unique(np.diff(pattern.addresses[:wave].astype(np.int64)))
+        if steps.size == 1:
+            out[record.keys[index]] = int(steps[0])
+    return out
+
+
 def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
                 cancelled: Callable[[], bool], files: ArgFiles) -> KernelProfileRun:
     """Profile one planned kernel of a snapshot (on the worker thread)."""
-    from ..emu import LaunchError, RunOptions, run
+    from ..emu import LaunchError, run
     from ..emu.profile import profile_for
-    from ..isa.backends import PROFILE_PRESETS
+    from ..isa.backends import PROFILE_TARGETS
     ll = plan.launch
     ident = dict(kernel=plan.kernel, revision=snapshot.revision, version=snapshot.version,
                  launch_line=ll.line if ll else None, ordinal=ll.ordinal if ll else None)
@@ -77,12 +93,9 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
     try:
         launch = editor_launch(ll, plan.kernel, limits, files, snapshot.root)
         started = time.perf_counter()
-        report = run(assembly, launch, RunOptions(
-            profile=True, cancel=cancelled, max_instructions=launch.max_instructions,
-            time_limit=launch.time_limit))
-        record = report.profile
-        profiles = [profile_for(record, None)]
-        profiles += [profile_for(record, name) for name in PROFILE_PRESETS]
+        report = run(assembly, launch, cancel=cancelled, profile=True)
+        # the launch's own preset first (its hints, heat and findings), then every vendor's
+        profiles = [profile_for(report.profile, name) for name in PROFILE_TARGETS]
         elapsed = (time.perf_counter() - started) * 1000
     except LaunchError as err:
         return KernelProfileRun(status="failed", message=str(err), **ident)
@@ -96,7 +109,8 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
         at = f" at line {failure.line + 1}" if failure.line is not None else ""
         status, message = "error", f"{failure.kind.replace('_', ' ')}{at}"
     return KernelProfileRun(status=status, message=message, elapsed_ms=elapsed,
-                            view=profile_view(plan.kernel, profiles, _spots(plan)), **ident)
+                            view=profile_view(plan.kernel, profiles, _spots(plan),
+                                              local_strides(report.profile)), **ident)
 
 
 def profile_kernels(snapshot: Snapshot, limits: RunLimits,

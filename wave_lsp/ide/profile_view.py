@@ -120,9 +120,10 @@ class ProfileView:
         if not rows:
             return None
         heat = self.heat.get(line)
-        share = f" — {percent_text(heat.share)} of its cost" if heat else ""
+        share = f": {percent_text(heat.share)} of the kernel's cost (heat {heat.level}/" \
+            f"{HEAT_LEVELS})" if heat else ""
         return "\n".join([
-            f"**Profile of `{self.kernel}`**{share}", "",
+            f"**Profile of `{self.kernel}`**, this line{share}", "",
             "| preset | executions | lanes | bank ways | sectors / ideal per access |",
             "|---|--:|--:|--:|--:|", *rows])
 
@@ -171,12 +172,33 @@ def heat_of(profile) -> dict[int, Heat]:
             for line, cost in costs.items()}
 
 
-def hint_parts(c, heat: Heat | None, best_lanes: float) -> list[str]:
-    """What a line's hint says: nothing for a cool, uniform, conflict-free line."""
+def divergent_blocks(profile) -> list[list[Any]]:
+    """Runs of consecutive executed lines that ran with fewer lanes than the kernel's best line,
+    each as often and with as many lanes as the one before: the body of one divergent branch."""
+    shares = [s for c in profile.lines if (s := lane_share(c)) is not None]
+    best = max(shares, default=1.0)
+    blocks: list[list[Any]] = []
+    previous = None
+    for c in profile.lines:
+        lanes = lane_share(c)
+        if lanes is None or lanes >= best - 0.005:
+            previous = None
+            continue
+        if previous is not None and (previous.executions, previous.active_lanes) == \
+                (c.executions, c.active_lanes):
+            blocks[-1].append(c)
+        else:
+            blocks.append([c])
+        previous = c
+    return blocks
+
+
+def hint_parts(c, heat: Heat | None, opens_block: bool) -> list[str]:
+    """What a line's hint says: nothing for a cool line that is not the first of a divergent
+    block, has no bank conflict and accesses memory coalesced."""
     parts = []
     lanes = lane_share(c)
-    divergent = lanes is not None and lanes < best_lanes - 0.005
-    if divergent or (heat is not None and heat.level >= HOT_LEVEL):
+    if opens_block or (heat is not None and heat.level >= HOT_LEVEL):
         parts.append(f"×{count_text(c.executions)}" if lanes is None or lanes >= 0.995
                      else f"×{count_text(c.executions)} · {percent_text(lanes)} lanes")
     ways = bank_ways(c)
@@ -189,22 +211,34 @@ def hint_parts(c, heat: Heat | None, best_lanes: float) -> list[str]:
 
 
 def _elsewhere(line: int, profiles: Sequence[Any], measure, worse) -> str:
-    """` (also on T1; not on T2)`: how the other presets see the same line."""
+    """`on every preset`, or `also on T1; none on T2`: how the vendor presets see the line."""
     bad, fine = [], []
     for profile in profiles[1:]:
         c = _by_line(profile).get(line)
         value = measure(c) if c is not None else None
         if value is not None:
             (bad if worse(value) else fine).append(profile.target)
-    notes = ([f"also on {', '.join(bad)}"] if bad else []) + \
-        ([f"none on {', '.join(fine)}"] if fine else [])
-    return f" ({'; '.join(notes)})" if notes else ""
+    if bad and not fine:
+        return "on every preset"
+    return "; ".join(([f"also on {', '.join(bad)}"] if bad else [])
+                     + ([f"none on {', '.join(fine)}"] if fine else []))
 
 
-def findings_of(profiles: Sequence[Any], heat: dict[int, Heat], spots: dict[int, tuple[int, int]]
-                ) -> list[Diagnostic]:
+def _stride_cause(ways: float, stride: int | None) -> str:
+    """Why lanes meet in a bank: their stride in words when the run saw one, else in general."""
+    k = round(ways)
+    if stride is not None and stride % 4 == 0 and stride > 4:
+        return f"stride-{stride // 4} words put {k} lanes on one bank"
+    if stride is not None and stride > 0:
+        return f"lanes {stride} bytes apart put {k} on one bank"
+    return f"the lanes' words fall on one bank {k} at a time"
+
+
+def findings_of(profiles: Sequence[Any], heat: dict[int, Heat], spots: dict[int, tuple[int, int]],
+                strides: dict[int, int] | None = None) -> list[Diagnostic]:
     """The worst findings of the primary profile, as information diagnostics that say what to
-    change, worst (most wasted passes or lane slots) first."""
+    change, worst (most wasted passes or lane slots) first. `strides`: the byte distance between
+    neighbouring lanes' local addresses of a line, where the run saw a constant one."""
     primary = profiles[0]
     found: list[tuple[float, Diagnostic]] = []
 
@@ -215,13 +249,12 @@ def findings_of(profiles: Sequence[Any], heat: dict[int, Heat], spots: dict[int,
     for c in primary.lines:
         ways = bank_ways(c)
         if ways is not None and ways >= 1.995:
-            k = round(ways)
+            where = _elsewhere(c.line, profiles, bank_ways, lambda w: w >= 1.995)
             add(c.local_wavefronts - c.local_ideal_wavefronts, BANK_CONFLICT_CODE, c.line,
-                f"{number_text(ways)}-way bank conflict on {primary.target} "
-                f"({c.local_wavefronts:,} passes, ideal {c.local_ideal_wavefronts:,})"
-                + _elsewhere(c.line, profiles, bank_ways, lambda w: w >= 1.995)
-                + f": stride-{k} words put {k} lanes on one bank; pad the row (one extra word "
-                  "per row) or change the index so neighbouring lanes use neighbouring words")
+                f"{number_text(ways)}-way bank conflict ({c.local_wavefronts:,} passes, ideal "
+                f"{c.local_ideal_wavefronts:,}{'; ' + where if where else ''}): "
+                f"{_stride_cause(ways, (strides or {}).get(c.line))}; pad the row (one extra "
+                "word per row) or change the index so neighbouring lanes use neighbouring words")
         sectors = sectors_per_access(c)
         if sectors is not None and sectors[0] >= UNCOALESCED_FINDING * sectors[1]:
             add(c.global_sectors - c.global_ideal_sectors, UNCOALESCED_CODE, c.line,
@@ -229,13 +262,16 @@ def findings_of(profiles: Sequence[Any], heat: dict[int, Heat], spots: dict[int,
                 f"{number_text(sectors[1])} ({number_text(sectors[0] / sectors[1])}× the "
                 "traffic): make neighbouring lanes access neighbouring words (swap the index "
                 "roles, or stage the data through local memory)")
-        lanes = lane_share(c)
-        share = heat[c.line].share if c.line in heat else 0.0
-        if lanes is not None and lanes <= DIVERGENT_FINDING and share >= FINDING_SHARE:
-            add((c.lane_slots - c.active_lanes) / max(1, c.lane_slots // max(1, c.executions)),
-                DIVERGENT_CODE, c.line,
-                f"only {percent_text(lanes)} of the lanes run this line ({percent_text(share)} "
-                "of the kernel's cost): the lanes of a wave take different paths or the waves "
+    for block in divergent_blocks(primary):
+        first, last = block[0], block[-1]
+        lanes = lane_share(first) or 0.0
+        share = sum(heat[c.line].share for c in block if c.line in heat)
+        if lanes <= DIVERGENT_FINDING and share >= FINDING_SHARE:
+            lines = f"line {first.line + 1}" if len(block) == 1 else \
+                f"lines {first.line + 1}-{last.line + 1}"
+            add(sum(c.executions for c in block) * (1 - lanes), DIVERGENT_CODE, first.line,
+                f"only {percent_text(lanes)} of the lanes run {lines} ({percent_text(share)} "
+                "of the kernel's cost): the lanes of a wave take different paths, or its waves "
                 "are partly empty; make the condition uniform per wave, or size the workgroup "
                 "to whole waves")
     found.sort(key=lambda item: -item[0])
@@ -243,16 +279,17 @@ def findings_of(profiles: Sequence[Any], heat: dict[int, Heat], spots: dict[int,
 
 
 def profile_view(kernel: str, profiles: Sequence[Any],
-                 spots: dict[int, tuple[int, int]] | None = None) -> ProfileView:
+                 spots: dict[int, tuple[int, int]] | None = None,
+                 strides: dict[int, int] | None = None) -> ProfileView:
     """The view of a kernel's profiles (the primary first); `spots` gives each instruction
-    line's (start, end) columns for the diagnostics' ranges."""
+    line's (start, end) columns for the diagnostics' ranges, `strides` the local accesses'
+    lane strides (`findings_of`)."""
     primary = profiles[0]
     heat = heat_of(primary)
-    shares = [s for c in primary.lines if (s := lane_share(c)) is not None]
-    best = max(shares, default=1.0)
+    openers = {block[0].line for block in divergent_blocks(primary)}
     hints = {}
     for c in primary.lines:
-        parts = hint_parts(c, heat.get(c.line), best)
+        parts = hint_parts(c, heat.get(c.line), c.line in openers)
         if parts:
             h = heat.get(c.line)
             where = f"{percent_text(h.share)} of the kernel's cost, heat {h.level}/" \
@@ -260,4 +297,4 @@ def profile_view(kernel: str, profiles: Sequence[Any],
             hints[c.line] = ProfileHint(c.line, " · ".join(parts),
                                         f"{kernel} profile on {primary.target}: {where}")
     return ProfileView(kernel, tuple(profiles), heat, hints,
-                       tuple(findings_of(profiles, heat, spots or {})))
+                       tuple(findings_of(profiles, heat, spots or {}, strides)))
