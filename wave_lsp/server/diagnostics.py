@@ -222,9 +222,9 @@ class Publisher:
         protocol = self.server.protocol
 
         def serialised(d: DocumentState) -> str:
-            return publication(self.server, d, version, self.server.analysis(d),
-                               run_view.lsp_diagnostics(self.server, d)
-                               + profile.lsp_diagnostics(self.server, d))
+            return publication(self.server, d, version,
+                               self.server.analysis(d) + profile.diagnostics(self.server, d),
+                               run_view.lsp_diagnostics(self.server, d))
 
         body = await self.server.documents.run(doc, serialised, name="diagnostics")
         if doc.version != version or self.server.document(doc.uri) is not doc or self.pull:
@@ -281,8 +281,8 @@ def register_pull(server: "WaveLanguageServer") -> None:
         result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}.{runs}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-        items = convert_all(server, doc, server.analysis(doc))
-        items += run_view.lsp_diagnostics(server, doc) + profile.lsp_diagnostics(server, doc)
+        items = convert_all(server, doc, server.analysis(doc) + profile.diagnostics(server, doc))
+        items += run_view.lsp_diagnostics(server, doc)
         return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 

@@ -164,10 +164,9 @@ def code_lenses(server: "WaveLanguageServer", doc: "DocumentState") -> list[type
     if service is None or server.runs is None:
         return []
     results = {r.kernel: r for r in service.current(doc)}
-    # where a run found that the kernel cannot run (no assembly, a bad launch), neither can a
-    # profile: no lens there (the line keeps its room for the run's message)
-    cannot = {(r.kernel, r.launch_line) for r in server.runs.current(doc)
-              if r.status in ("failed", "invalid")}
+    # where the kernel's run did not end well (no assembly, a bad launch, a run-time error or a
+    # limit), that comes first: no lens there, and the line keeps its room for the run's message
+    cannot = {(r.kernel, r.launch_line) for r in server.runs.current(doc) if r.status != "ok"}
     live = service.live(doc)
     by_kernel = server.runs.launch_lines(doc)
     out: list[types.CodeLens] = []
@@ -224,14 +223,13 @@ def hover(server: "WaveLanguageServer", doc: "DocumentState", line: int) -> str 
     return "\n\n".join(parts) or None
 
 
-def lsp_diagnostics(server: "WaveLanguageServer", doc: "DocumentState"
-                    ) -> list[types.Diagnostic]:
-    """The worst findings of each current profile, as information diagnostics."""
+def diagnostics(server: "WaveLanguageServer", doc: "DocumentState") -> list:
+    """The worst findings of each current profile (information diagnostics, converted with the
+    analysis' own by diagnostics.py)."""
     service = _service(server)
     if service is None or doc.binary:
         return []
-    from .diagnostics import to_lsp
-    return [to_lsp(server, doc, d) for r in service.current(doc) if r.view is not None
+    return [d for r in service.current(doc) if r.view is not None
             for d in r.view.findings if d.range.start_line < len(doc.lines)]
 
 
