@@ -113,6 +113,9 @@ async def test_the_command_answers_the_profile_json_with_heat(client):
     # the heat view hears of it: the same object, for the document's version
     change = await eventually(lambda: _async(changes_for(client, uri, 1)))
     assert [p["kernel"] for p in change[-1]["profiles"]] == ["strided"]
+    # first the launch's own preset (the heat at once), then with every vendor's preset
+    assert [c["profiles"][0]["complete"] for c in change] == [False, True]
+    assert list(change[0]["profiles"][0]["presets"]) == ["default"]
     assert change[-1]["profiles"][0]["heat"] == result["heat"]
 
 

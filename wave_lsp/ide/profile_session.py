@@ -3,8 +3,11 @@
 The plan is an inline run's (`run_session.plan_runs`: one revision's text, kernels and launch
 lines) and so is the launch (`run_session.editor_launch`: the settings' limits, `--arg` files);
 `profile_kernels` (on the worker thread) runs each planned kernel once through the emulator's
-pipeline with profile counters on, and computes every preset from that one record
-(`emu.profile.profile_for`) into a `ProfileView`. A document's profiles live in its own
+pipeline with profile counters on and computes the launch's own preset from that record
+(`emu.profile.profile_for`) into a `ProfileView`: its heat, hints and findings are shown at
+once; `with_presets` then computes every vendor's preset from the same record (the hover's
+table, the findings' notes), a second job, so that an edit refreshes the heat without waiting
+for them. A document's profiles live in its own
 `DocumentRuns` (`DocumentState.profile_state()`): which kernels are live (re-profiled on every
 edit) and the latest `KernelProfileRun` of each, by revision, so nothing stale is shown.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from .arg_files import ArgFiles
@@ -35,6 +38,8 @@ class KernelProfileRun:
     message: str = ""
     elapsed_ms: float = 0.0
     view: ProfileView | None = None
+    # until `with_presets` ran: the run's record, instruction spots and local strides
+    pending: tuple | None = field(default=None, repr=False, compare=False)
 
     def summary(self) -> str:
         """The code lens title: the kernel's lane utilisation, bank ways and sector ratio."""
@@ -48,7 +53,8 @@ class KernelProfileRun:
         out: dict[str, Any] = {
             "kernel": self.kernel, "version": self.version, "launchLine": self.launch_line,
             "status": self.status, "ok": self.status == "ok", "message": self.message,
-            "summary": self.summary(), "elapsedMs": round(self.elapsed_ms, 3)}
+            "summary": self.summary(), "elapsedMs": round(self.elapsed_ms, 3),
+            "complete": self.pending is None}
         if self.view is not None:
             out.update(self.view.to_json())
         else:
@@ -94,8 +100,8 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
         launch = editor_launch(ll, plan.kernel, limits, files, snapshot.root)
         started = time.perf_counter()
         report = run(assembly, launch, cancel=cancelled, profile=True)
-        # the launch's own preset first (its hints, heat and findings), then every vendor's
-        profiles = [profile_for(report.profile, name) for name in PROFILE_TARGETS]
+        # the launch's own preset (its hints, heat and findings); the vendors' follow
+        profiles = [profile_for(report.profile, PROFILE_TARGETS[0])]
         elapsed = (time.perf_counter() - started) * 1000
     except LaunchError as err:
         return KernelProfileRun(status="failed", message=str(err), **ident)
@@ -108,9 +114,46 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
     if failure is not None:
         at = f" at line {failure.line + 1}" if failure.line is not None else ""
         status, message = "error", f"{failure.kind.replace('_', ' ')}{at}"
+    spots, strides = _spots(plan), local_strides(report.profile)
     return KernelProfileRun(status=status, message=message, elapsed_ms=elapsed,
-                            view=profile_view(plan.kernel, profiles, _spots(plan),
-                                              local_strides(report.profile)), **ident)
+                            view=profile_view(plan.kernel, profiles, spots, strides),
+                            pending=(report.profile, spots, strides), **ident)
+
+
+def presets_of(record, first) -> list:
+    """`first` (the launch's own preset's profile) and every other preset's, each distinct
+    geometry (wave width, banks, bank width, sector) computed once."""
+    from ..emu.profile import profile_for
+    from ..isa.backends import PROFILE_TARGETS, profile_preset
+
+    def geometry(preset) -> tuple:
+        return (preset.wave_width or record.wave_width, preset.banks, preset.bank_bytes,
+                preset.sector_bytes)
+    known = {geometry(first.preset): first}
+    out = [first]
+    for name in PROFILE_TARGETS[1:]:
+        preset = profile_preset(name)
+        same = known.get(geometry(preset))
+        profile = replace(same, target=preset.name, preset=preset) if same is not None \
+            else profile_for(record, name)
+        known.setdefault(geometry(preset), profile)
+        out.append(profile)
+    return out
+
+
+def with_presets(results: list[KernelProfileRun], cancelled: Callable[[], bool] = lambda: False
+                 ) -> list[KernelProfileRun]:
+    """The results with every preset computed (on the worker thread; `cancelled` stops it)."""
+    out = []
+    for r in results:
+        if r.pending is None or r.view is None or cancelled():
+            out.append(r)
+            continue
+        record, spots, strides = r.pending
+        profiles = presets_of(record, r.view.primary)
+        out.append(replace(r, view=profile_view(r.kernel, profiles, spots, strides),
+                           pending=None))
+    return out
 
 
 def profile_kernels(snapshot: Snapshot, limits: RunLimits,
@@ -139,6 +182,9 @@ class ProfileWorker:
 
     def submit(self, snapshot: Snapshot, limits: RunLimits, cancel) -> Future:
         return self._pool.submit(profile_kernels, snapshot, limits, cancel.is_set, self.files)
+
+    def submit_presets(self, results: list[KernelProfileRun], cancel) -> Future:
+        return self._pool.submit(with_presets, results, cancel.is_set)
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

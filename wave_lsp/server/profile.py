@@ -115,15 +115,23 @@ class ProfileService:
         state.cancel = cancel
         runs = self.server.runs
         snapshot = plan_runs(doc, wanted, runs.launch_lines(doc), arg_root(self.server, doc.uri))
+
+        def fresh() -> bool:
+            return (self.server.document(doc.uri) is doc and doc.revision == snapshot.revision
+                    and not cancel.is_set())
         try:
+            # first the launch's own preset (heat, hints, findings), then every vendor's
             found = await asyncio.wrap_future(self.worker.submit(snapshot, runs.limits(), cancel))
+            for step in (None, self.worker.submit_presets):
+                if step is not None:
+                    found = await asyncio.wrap_future(step(found, cancel))
+                if not fresh():
+                    break
+                state.store(found)
+                self.refresh(doc)
         finally:
             if state.cancel is cancel:
                 state.cancel = None
-        if (self.server.document(doc.uri) is doc and doc.revision == snapshot.revision
-                and not cancel.is_set()):
-            state.store(found)
-            self.refresh(doc)
         return found
 
     def forget(self, doc: "DocumentState", kernel: str | None) -> list[str]:
