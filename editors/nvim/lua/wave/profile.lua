@@ -1,7 +1,7 @@
 --- The heat view of wave-lsp's kernel profiles: extmarks on every profiled line, coloured by its
 --- cost (a level 1..5 from the server, relative to the hottest line): a bar in the sign column,
---- its share of the kernel's cost as right-aligned virtual text, and a line highlight on the
---- hottest lines. Fed by the server's `wave-lsp.profile` command (`:LspWaveProfile`) and its
+--- on lines with at least 5% of the kernel's cost that share as virtual text after the line
+--- (before a diagnostic's), and a line highlight on the hottest lines. Fed by the server's `wave-lsp.profile` command (`:LspWaveProfile`) and its
 --- `wave-lsp/profileChanged` notification (sent after every profile, re-profiles after edits
 --- included, and every clear), which replaces the buffer's heat.
 ---
@@ -24,6 +24,8 @@ M.colours = {
 }
 local BARS = { '▁', '▃', '▄', '▆', '█' }
 local HOT = #M.colours          -- levels at this or above get WaveHeatLine
+local SHOWN_SHARE = 0.05        -- lines with at least this share of the cost say it
+local PRIORITY = 100            -- below vim.diagnostic's (150): eol text in priority order
 
 --- Define the highlight groups (again after a `:colorscheme`, which clears them).
 function M.highlights()
@@ -59,13 +61,16 @@ function M.render(bufnr)
       local level = math.max(1, math.min(#M.colours, heat.level))
       if row >= 0 and row < count then
         local group = 'WaveHeat' .. level
+        local share = heat.share >= SHOWN_SHARE and {
+          { string.format('%d%% of the cost', math.floor(100 * heat.share + 0.5)), group },
+        } or nil
         vim.api.nvim_buf_set_extmark(bufnr, M.ns, row, 0, {
           sign_text = BARS[level],
           sign_hl_group = group,
-          virt_text = { { string.format('%3d%%', math.floor(100 * heat.share + 0.5)), group } },
-          virt_text_pos = 'right_align',
+          virt_text = share,
+          virt_text_pos = share and 'eol' or nil,
           line_hl_group = level >= HOT and 'WaveHeatLine' or nil,
-          priority = 20,
+          priority = PRIORITY,
         })
       end
     end
