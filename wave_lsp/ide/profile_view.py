@@ -22,7 +22,8 @@ from ..analysis.codes import diagnostic
 from ..analysis.diagnostic import Diagnostic
 
 HEAT_LEVELS = 5
-HOT_LEVEL = 4                 # lines at this heat level or above are "hot"
+HOT_LEVEL = 4                 # lines at this heat level or above are "hot"...
+HOT_SHARE = 2.0               # ...when they cost at least this many times the average line
 MAX_FINDINGS = 5              # information diagnostics per kernel, worst first
 DIVERGENT_FINDING = 0.5       # lane utilisation at or below this is worth a diagnostic...
 FINDING_SHARE = 0.05          # ...on a line with at least this share of the kernel's cost
@@ -193,12 +194,18 @@ def divergent_blocks(profile) -> list[list[Any]]:
     return blocks
 
 
-def hint_parts(c, heat: Heat | None, opens_block: bool) -> list[str]:
-    """What a line's hint says: nothing for a cool line that is not the first of a divergent
-    block, has no bank conflict and accesses memory coalesced."""
+def is_hot(heat: Heat | None, lines: int) -> bool:
+    """Near the hottest line and well above the average one (in a kernel whose lines all cost
+    the same, no line is hot)."""
+    return heat is not None and heat.level >= HOT_LEVEL and heat.share * lines >= HOT_SHARE
+
+
+def hint_parts(c, hot: bool, opens_block: bool) -> list[str]:
+    """What a line's hint says: nothing for a line that is not hot, not the first of a
+    divergent block, has no bank conflict and accesses memory coalesced."""
     parts = []
     lanes = lane_share(c)
-    if opens_block or (heat is not None and heat.level >= HOT_LEVEL):
+    if opens_block or hot:
         parts.append(f"×{count_text(c.executions)}" if lanes is None or lanes >= 0.995
                      else f"×{count_text(c.executions)} · {percent_text(lanes)} lanes")
     ways = bank_ways(c)
@@ -289,7 +296,7 @@ def profile_view(kernel: str, profiles: Sequence[Any],
     openers = {block[0].line for block in divergent_blocks(primary)}
     hints = {}
     for c in primary.lines:
-        parts = hint_parts(c, heat.get(c.line), c.line in openers)
+        parts = hint_parts(c, is_hot(heat.get(c.line), len(heat)), c.line in openers)
         if parts:
             h = heat.get(c.line)
             where = f"{percent_text(h.share)} of the kernel's cost, heat {h.level}/" \
