@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from .documents import span, to_client_position
-from .handlers import command, report_failure
-from .runs import arg_root
+from .handlers import command
+from .runs import RunService, arg_root, start_live
 
 if TYPE_CHECKING:
     from ..ide.profile_session import KernelProfileRun
@@ -41,14 +41,18 @@ PROFILE_CHANGED = "wave-lsp/profileChanged"
 LENS_COMMANDS = (PROFILE, CLEAR_PROFILE)
 
 
-class ProfileService:
-    """Profiles of the open documents: the worker, debounced re-profiles, refreshes. Each
-    document's profiles live on its state (`DocumentState.profile_state()`)."""
+class ProfileService(RunService):
+    """Profiles of the open documents, as `RunService` runs them (debounced re-profiles, a newer
+    edit cancelling the one in flight), with their own worker and state
+    (`DocumentState.profile_state()`); only the kernels profiled are live."""
 
-    def __init__(self, server: "WaveLanguageServer") -> None:
-        self.server = server
-        self._worker = None
-        self._timers: dict[str, asyncio.Task] = {}
+    @staticmethod
+    def state(doc: "DocumentState"):
+        return doc.profile_state()
+
+    @staticmethod
+    def existing(doc: "DocumentState"):
+        return doc.profiles
 
     @property
     def worker(self):
@@ -57,71 +61,29 @@ class ProfileService:
             self._worker = ProfileWorker()
         return self._worker
 
-    def current(self, doc: "DocumentState") -> list["KernelProfileRun"]:
-        """Profiles of the document's current revision (never a stale one)."""
-        return doc.profiles.current(doc.revision) if doc.profiles is not None else []
-
-    def generation(self, doc: "DocumentState") -> int:
-        return doc.profiles.generation if doc.profiles is not None else 0
-
-    def live(self, doc: "DocumentState") -> dict[str, int | None]:
-        runs = self.server.runs
-        if doc.profiles is None or runs is None or not runs.trusted:
+    def wanted(self, doc: "DocumentState") -> dict[str, int | None]:
+        """The kernels profiled (none in an untrusted workspace)."""
+        if doc.profiles is None or not self.server.runs.trusted:
             return {}
         return dict(doc.profiles.live)
 
-    # ---- events ------------------------------------------------------------------------------
-    def document_changed(self, doc: "DocumentState", immediate: bool = False) -> None:
-        """Schedule a debounced re-profile of the document's live kernels."""
-        if doc.binary or not self.live(doc):
-            return
-        doc.profiles.stop()        # a stale profile is cancelled at once, not at the timer
-        if (timer := self._timers.pop(doc.uri, None)) is not None:
-            timer.cancel()
-        delay = 0.0 if immediate else self.server.settings.debounce_ms / 1000
-        self._timers[doc.uri] = asyncio.ensure_future(self._later(doc.uri, delay))
-
-    def document_closed(self, uri: str) -> None:
-        if (timer := self._timers.pop(uri, None)) is not None:
-            timer.cancel()
-        doc = self.server.document(uri)
-        if doc is not None and doc.profiles is not None:
-            doc.profiles.stop()
-
-    def settings_changed(self) -> None:
-        for doc in self.server.documents.all():
-            self.document_changed(doc, immediate=True)
-
-    async def _later(self, uri: str, delay: float) -> None:
-        await asyncio.sleep(delay)
-        self._timers.pop(uri, None)
-        doc = self.server.text_document(uri)
-        if doc is None:
-            return
-        try:
-            await self.profile(doc, self.live(doc))
-        except Exception as exc:
-            report_failure(self.server, "re-profiling kernels", exc)
-
-    # ---- profiling ---------------------------------------------------------------------------
-    async def profile(self, doc: "DocumentState", wanted: dict[str, int | None]
-                      ) -> list["KernelProfileRun"]:
-        """Profile `wanted` kernels of the current revision off the event loop; keep and show
-        the profiles if the document has not changed meanwhile. Returns them either way."""
+    async def run(self, doc: "DocumentState", wanted: dict[str, int | None]
+                  ) -> list["KernelProfileRun"]:
+        """Profile `wanted` kernels of the current revision off the event loop: first the
+        launch's own preset (heat, hints, findings), then every vendor's; each is kept and
+        shown if the document has not changed meanwhile. Returns the last either way."""
         from ..ide.run_session import plan_runs
-        state = doc.profile_state()
+        state = self.state(doc)
         state.stop()
         cancel = threading.Event()
         state.cancel = cancel
-        runs = self.server.runs
-        snapshot = plan_runs(doc, wanted, runs.launch_lines(doc), arg_root(self.server, doc.uri))
+        snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri))
 
         def fresh() -> bool:
             return (self.server.document(doc.uri) is doc and doc.revision == snapshot.revision
                     and not cancel.is_set())
         try:
-            # first the launch's own preset (heat, hints, findings), then every vendor's
-            found = await asyncio.wrap_future(self.worker.submit(snapshot, runs.limits(), cancel))
+            found = await asyncio.wrap_future(self.worker.submit(snapshot, self.limits(), cancel))
             for step in (None, self.worker.submit_presets):
                 if step is not None:
                     found = await asyncio.wrap_future(step(found, cancel))
@@ -134,31 +96,12 @@ class ProfileService:
                 state.cancel = None
         return found
 
-    def forget(self, doc: "DocumentState", kernel: str | None) -> list[str]:
-        """Clear one kernel's profile (or all) and stop re-profiling it."""
-        state = doc.profile_state()
-        names = [kernel] if kernel else sorted(set(state.live) | set(state.results))
-        state.clear(kernel)
-        if not state.live:
-            state.stop()
-            if (timer := self._timers.pop(doc.uri, None)) is not None:
-                timer.cancel()
-        self.refresh(doc)
-        return names
-
     def refresh(self, doc: "DocumentState") -> None:
         """Tell the client's heat view, then redraw hints, lenses and diagnostics."""
         self.server.protocol.notify(PROFILE_CHANGED, {
             "uri": doc.uri, "version": doc.version,
             "profiles": [{"uri": doc.uri, **p.to_json()} for p in self.current(doc)]})
         self.server.runs.refresh(doc)
-
-    def shutdown(self) -> None:
-        for doc in self.server.documents.all():
-            if doc.profiles is not None:
-                doc.profiles.stop()
-        if self._worker is not None:
-            self._worker.shutdown()
 
 
 def _service(server: "WaveLanguageServer") -> ProfileService | None:
@@ -175,7 +118,7 @@ def code_lenses(server: "WaveLanguageServer", doc: "DocumentState") -> list[type
     # where the kernel's run did not end well (no assembly, a bad launch, a run-time error or a
     # limit), that comes first: no lens there, and the line keeps its room for the run's message
     cannot = {(r.kernel, r.launch_line) for r in server.runs.current(doc) if r.status != "ok"}
-    live = service.live(doc)
+    live = service.wanted(doc)
     by_kernel = server.runs.launch_lines(doc)
     out: list[types.CodeLens] = []
 
@@ -242,44 +185,16 @@ def diagnostics(server: "WaveLanguageServer", doc: "DocumentState") -> list:
 
 
 # ---- commands ------------------------------------------------------------------------------
-def _refuse(server: "WaveLanguageServer", uri: Any, kernel: Any, message: str) -> dict:
-    server.window_show_message(types.ShowMessageParams(
-        type=types.MessageType.Warning, message=f"wave-lsp: {message}"))
-    return {"uri": uri, "kernel": kernel, "ok": False, "status": "invalid-request",
-            "message": message}
-
-
 async def profile_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,
                           launch_line: Any = None, *_: Any) -> dict:
-    doc = server.text_document(uri) if isinstance(uri, str) else None
-    if doc is None:
-        return _refuse(server, uri, kernel, f"cannot profile {uri!r}: not an open WAVE document")
-    if not server.runs.trusted:
-        return _refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
-                                            "(trust the workspace to profile them)")
-    names = [k.name for k in doc.program.kernels]
-    if kernel is None and names:
-        kernel = names[0]
-    if not isinstance(kernel, str) or kernel not in names:
-        return _refuse(server, uri, kernel, f"no kernel {kernel!r} in {uri} "
-                                            f"(kernels: {', '.join(names) or 'none'})")
-    ordinal = None
-    if launch_line is not None:
-        match = [ll for ll in server.runs.launch_lines(doc).get(kernel, [])
-                 if ll.line == launch_line]
-        if not match:
-            return _refuse(server, uri, kernel, f"line {launch_line!r} is not a launch line "
-                                                f"of kernel '{kernel}'")
-        ordinal = match[0].ordinal
-    service: ProfileService = server.profiles
-    doc.profile_state().live[kernel] = ordinal
-    found = await service.profile(doc, service.live(doc))
-    result = next((r for r in found if r.kernel == kernel), None)
-    if result is None:
-        return _refuse(server, uri, kernel, f"kernel '{kernel}' was not profiled")
+    started = await start_live(server, server.profiles, "profile", uri, kernel, launch_line)
+    if isinstance(started, dict):
+        return started
+    doc, result = started
     if result.status not in ("ok", "cancelled"):
         server.window_show_message(types.ShowMessageParams(
-            type=types.MessageType.Warning, message=f"wave-lsp: {kernel}: {result.summary()}"))
+            type=types.MessageType.Warning,
+            message=f"wave-lsp: {result.kernel}: {result.summary()}"))
     return {"uri": doc.uri, **result.to_json()}
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -77,6 +77,11 @@ class RunService:
     def state(doc: "DocumentState") -> "DocumentRuns":
         return doc.run_state()
 
+    @staticmethod
+    def existing(doc: "DocumentState") -> "DocumentRuns | None":
+        """The document's run state if it has one (`state` makes it)."""
+        return doc.runs
+
     @property
     def worker(self):
         if self._worker is None:
@@ -92,11 +97,12 @@ class RunService:
 
     def current(self, doc: "DocumentState") -> list["KernelRun"]:
         """Results of the document's current revision (never a stale run's)."""
-        return doc.runs.current(doc.revision) if doc.runs is not None else []
+        state = self.existing(doc)
+        return state.current(doc.revision) if state is not None else []
 
-    @staticmethod
-    def generation(doc: "DocumentState") -> int:
-        return doc.runs.generation if doc.runs is not None else 0
+    def generation(self, doc: "DocumentState") -> int:
+        state = self.existing(doc)
+        return state.generation if state is not None else 0
 
     def limits(self) -> RunLimits:
         s = self.server.settings
@@ -107,7 +113,7 @@ class RunService:
         launch line."""
         if not self.trusted:
             return {}
-        wanted = dict(doc.runs.live) if doc.runs is not None else {}
+        wanted = dict(self.existing(doc).live) if self.existing(doc) is not None else {}
         if self.server.settings.run_live:
             for kernel in self.launch_lines(doc):
                 wanted.setdefault(kernel, None)
@@ -128,8 +134,8 @@ class RunService:
         if (timer := self._timers.pop(uri, None)) is not None:
             timer.cancel()
         doc = self.server.document(uri)
-        if doc is not None and doc.runs is not None:
-            doc.runs.stop()
+        if doc is not None and self.existing(doc) is not None:
+            self.existing(doc).stop()
 
     def settings_changed(self) -> None:
         for doc in self.server.documents.all():
@@ -201,10 +207,52 @@ class RunService:
     def shutdown(self) -> None:
         self.closing = True
         for doc in self.server.documents.all():
-            if doc.runs is not None:
-                doc.runs.stop()
+            if self.existing(doc) is not None:
+                self.existing(doc).stop()
         if self._worker is not None:
             self._worker.shutdown()
+
+
+def refuse(server: "WaveLanguageServer", uri: Any, kernel: Any, message: str) -> dict:
+    """Warn with `message` and answer it as a command's refused result."""
+    server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
+                                                       message=f"wave-lsp: {message}"))
+    return {"uri": uri, "kernel": kernel, "ok": False, "status": "invalid-request",
+            "message": message}
+
+
+async def start_live(server: "WaveLanguageServer", service: RunService, verb: str,
+                     uri: Any, kernel: Any, launch_line: Any) -> tuple[Any, Any] | dict:
+    """What `wave-lsp.run` and `wave-lsp.profile` share: check `[uri, kernel, launchLine|null]`
+    (a refusal, as the command's answer, when they do not name an open document's kernel and
+    launch line), make the kernel live in `service` with that launch line and run the
+    document's live kernels. Returns (document, this kernel's result)."""
+    doc = server.text_document(uri) if isinstance(uri, str) else None
+    if doc is None:
+        return refuse(server, uri, kernel, f"cannot {verb} {uri!r}: not an open WAVE document")
+    if not server.runs.trusted:
+        return refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
+                                           f"(trust the workspace to {verb} them)")
+    names = [k.name for k in doc.program.kernels]
+    if kernel is None and names:
+        kernel = names[0]
+    if not isinstance(kernel, str) or kernel not in names:
+        return refuse(server, uri, kernel, f"no kernel {kernel!r} in {uri} "
+                                           f"(kernels: {', '.join(names) or 'none'})")
+    ordinal = None
+    if launch_line is not None:
+        lines = server.runs.launch_lines(doc).get(kernel, [])
+        match = [ll for ll in lines if ll.line == launch_line]
+        if not match:
+            return refuse(server, uri, kernel, f"line {launch_line!r} is not a launch line "
+                                               f"of kernel '{kernel}'")
+        ordinal = match[0].ordinal
+    service.state(doc).live[kernel] = ordinal
+    results = await service.run(doc, service.wanted(doc))
+    result = next((r for r in results if r.kernel == kernel), None)
+    if result is None:
+        return refuse(server, uri, kernel, f"kernel '{kernel}' did not {verb}")
+    return doc, result
 
 
 def _parse_launch_lines(doc: "DocumentState", root: Path | None) -> dict:
