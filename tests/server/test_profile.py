@@ -11,15 +11,14 @@ import asyncio
 import time
 
 import pytest
-import pytest_lsp
 from lsprotocol import types as t
-from pytest_lsp import LanguageClient, client_capabilities
 
 from profile_kernels import (BANKS, BRANCH, BRANCH_END, KERNEL, LAUNCH, SECTORS, STRIDE_WORDS,
                              STRIDED)
 
-from .conftest import PRESETS, SERVER, client_position, configure, open_document
-from .test_run_results import INIT, current_diagnostics, eventually, hints, ident
+from .conftest import client_position, configure, open_document
+from .test_run_results import (INIT, client, current_diagnostics, eventually, hints,  # noqa: F401
+                               ident)
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
@@ -31,19 +30,13 @@ SPIN = (".kernel spin\n; wave-lsp run: --grid 65535,1,1 --workgroup 256,1,1\n.re
         "    mov_imm r0, 1\n    loop\n        iadd r0, r0, r0\n    endloop\n    halt\n.end\n")
 
 
-@pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
-async def client(request, lsp_client: LanguageClient):
-    lsp_client.profile_changes = []
-    lsp_client.feature("wave-lsp/profileChanged")(
-        lambda params: lsp_client.profile_changes.append(params))
-    for method in (t.WORKSPACE_INLAY_HINT_REFRESH, t.WORKSPACE_CODE_LENS_REFRESH):
-        lsp_client.feature(method)(lambda params: None)
-    result = await lsp_client.initialize_session(t.InitializeParams(
-        capabilities=client_capabilities(request.param), initialization_options=INIT))
-    lsp_client.preset = request.param
-    lsp_client.server_capabilities = result.capabilities
-    yield
-    await lsp_client.shutdown_session()
+@pytest.fixture(autouse=True)
+def heard(client):
+    """The `wave-lsp/profileChanged` notifications, in `client.profile_changes`."""
+    if not hasattr(client, "profile_changes"):
+        client.profile_changes = []
+        client.feature("wave-lsp/profileChanged")(
+            lambda params: client.profile_changes.append(params))
 
 
 async def profile(client, uri: str, kernel, line) -> dict:

@@ -1,64 +1,36 @@
 --- The heat view of wave-lsp's kernel profiles: extmarks on every profiled line, coloured by its
 --- cost (a level 1..5 from the server, relative to the hottest line): a bar in the sign column,
 --- on lines with at least 5% of the kernel's cost that share as virtual text after the line
---- (before a diagnostic's), and a line highlight on the hottest lines. Fed by the server's `wave-lsp.profile` command (`:LspWaveProfile`) and its
---- `wave-lsp/profileChanged` notification (sent after every profile, re-profiles after edits
+--- (before a diagnostic's), and a line highlight on the hottest lines. Fed by the server's
+--- `wave-lsp.profile` command (`:LspWaveProfile`) and its `wave-lsp/profileChanged` notification (sent after every profile, re-profiles after edits
 --- included, and every clear), which replaces the buffer's heat.
 ---
 --- b:wave_profile holds the buffer's current profiles (the command's answer per kernel).
---- Highlight groups (defaults: a colour scheme or the user may set them): WaveHeat1..WaveHeat5
---- (the bar and the share) and WaveHeatLine (the hottest lines).
+--- Highlight groups (wave.highlight; a colour scheme or the user may set them): WaveHeat1..
+--- WaveHeat5 (the bar and the share) and WaveHeatLine (the hottest lines).
 
 local M = {}
 
 M.ns = vim.api.nvim_create_namespace('wave_profile')
 
---- Cool to hot, the colours of the VS Code heat view (vscode-extension/src/heat.ts), with the
---- nearest 256-colour entries for terminals without 'termguicolors'.
-M.colours = {
-  { gui = '#f2d65c', cterm = 221 },
-  { gui = '#f5a742', cterm = 215 },
-  { gui = '#ec7036', cterm = 209 },
-  { gui = '#d6402b', cterm = 166 },
-  { gui = '#a81f2a', cterm = 124 },
-}
+local highlight = require('wave.highlight')
 local BARS = { '▁', '▃', '▄', '▆', '█' }
-local HOT = #M.colours          -- levels at this or above get WaveHeatLine
+local HOT = #highlight.heat     -- levels at this or above get WaveHeatLine
 local SHOWN_SHARE = 0.05        -- lines with at least this share of the cost say it
 local PRIORITY = 100            -- below vim.diagnostic's (150): eol text in priority order
-
---- Define the highlight groups (again after a `:colorscheme`, which clears them).
-function M.highlights()
-  for level, colour in ipairs(M.colours) do
-    vim.api.nvim_set_hl(0, 'WaveHeat' .. level,
-      { fg = colour.gui, ctermfg = colour.cterm, bold = level >= HOT, default = true })
-  end
-  vim.api.nvim_set_hl(0, 'WaveHeatLine', { bg = '#3a1d1f', ctermbg = 52, default = true })
-end
-
-local function setup_highlights()
-  M.highlights()
-  if not M.autocmd then
-    M.autocmd = vim.api.nvim_create_autocmd('ColorScheme', {
-      group = vim.api.nvim_create_augroup('wave_profile', { clear = true }),
-      desc = 'wave: the heat colours of kernel profiles',
-      callback = M.highlights,
-    })
-  end
-end
 
 --- Draw the buffer's profiles (b:wave_profile) as extmarks, replacing the previous ones.
 function M.render(bufnr)
   if not vim.api.nvim_buf_is_loaded(bufnr) then
     return
   end
-  setup_highlights()
+  highlight.setup()
   vim.api.nvim_buf_clear_namespace(bufnr, M.ns, 0, -1)
   local count = vim.api.nvim_buf_line_count(bufnr)
   for _, profile in pairs(vim.b[bufnr].wave_profile or {}) do
     for _, heat in ipairs(type(profile.heat) == 'table' and profile.heat or {}) do
       local row = heat.line - 1
-      local level = math.max(1, math.min(#M.colours, heat.level))
+      local level = math.max(1, math.min(HOT, heat.level))
       if row >= 0 and row < count then
         local group = 'WaveHeat' .. level
         local share = heat.share >= SHOWN_SHARE and {
