@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "debug"))
 
 from dap_client import DapClient  # noqa: E402
-from wave_lsp.emu import run  # noqa: E402
+from wave_lsp.emu import RunOptions, run  # noqa: E402
 from wave_lsp.emu.launch_flags import build_launch, parse_launch_flags  # noqa: E402
 from wave_lsp.emu.stepping import SteppingRun  # noqa: E402
 
@@ -82,7 +82,7 @@ def main() -> None:
     options = parser.parse_args()
     args = flags(options.grid)
     launch = build_launch(parse_launch_flags(args))
-    report = run(PROGRAM.read_text(), launch)
+    report = run(PROGRAM.read_text(), launch, RunOptions(engine="numpy"))
     total = report.stats.total
     print(f"workload: vector add, {options.grid} workgroups x 256 threads, "
           f"{total} wave-instructions")
@@ -101,7 +101,7 @@ def main() -> None:
     SteppingRun(source, launch).run_to_end()
     stepping = time.perf_counter() - began
     began = time.perf_counter()
-    run(source, launch)
+    run(source, launch, RunOptions(engine="numpy"))
     batched = time.perf_counter() - began
     print(f"in-process: SteppingRun {stepping * 1000:.1f} ms, run {batched * 1000:.1f} ms "
           f"({stepping / batched:.1f}x)")

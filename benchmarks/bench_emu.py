@@ -24,7 +24,14 @@ EXAMPLES = ROOT.parent / "shared" / "wave-examples"
 sys.path.insert(0, str(ROOT))
 
 from wave_lsp.asm import assemble  # noqa: E402
-from wave_lsp.emu import DataFill, Launch, run  # noqa: E402
+from wave_lsp.emu import DataFill, Launch, RunOptions  # noqa: E402
+from wave_lsp.emu import run as pipeline_run  # noqa: E402
+
+NUMPY = RunOptions(engine="numpy")   # the in-process figures are the numpy engine's
+
+
+def run(program, launch):
+    return pipeline_run(program, launch, NUMPY)
 
 VECTOR_ADD = """\
 .kernel vector_add_regs

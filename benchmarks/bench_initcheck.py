@@ -1,5 +1,5 @@
 """What the uninitialised-read check costs (emu/initcheck.py, native/initcheck.c): each launch
-run with the check and without it (`Launch(initcheck=False)`, `--no-initcheck`), paired and
+run with the check and without it (`RunOptions(initcheck=False)`, `--no-initcheck`), paired and
 interleaved, on two kernels written for this benchmark: a vector add (one element per thread,
 device loads and a store) and a blocked GEMM (16x16 tiles staged through local memory, two
 barriers per tile, an inner loop of local loads and fma).
@@ -25,9 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from wave_lsp.emu import DataFill, IotaFill, Launch, run  # noqa: E402
-from wave_lsp.emu.api import load_kernels, select_kernel  # noqa: E402
-from wave_lsp.emu.native.runner import run_native  # noqa: E402
+from wave_lsp.emu import DataFill, IotaFill, Launch, RunOptions, prepare, run  # noqa: E402
 
 VECTOR_ADD = """.kernel vadd
 .registers 12
@@ -129,26 +127,29 @@ def gemm(n: int):
     return source, launch
 
 
-def numpy_engine(source, launch):
-    kernels = load_kernels(source)
+def numpy_engine(source, launch, options):
+    prepared = prepare(source, launch)
+    options = replace(options, engine="numpy")
 
     def once():
-        report = run(kernels, launch)
+        report = run(prepared, options=options)
         assert report.ok and not report.warnings, (report.errors, report.warnings[:1])
     return once
 
 
-def native_engine(source, launch):
-    kernel = select_kernel(load_kernels(source), None)
+def native_engine(source, launch, options):
+    prepared = prepare(source, launch)
+    options = replace(options, engine="native")
 
     def once():
-        assert run_native(kernel, launch).reason is None
+        assert run(prepared, options=options).engine == "native"
     return once
 
 
-def paired(make, source, launch, repeat: int) -> tuple[list[float], list[float]]:
+def paired(make, source, launch, options, repeat: int) -> tuple[list[float], list[float]]:
     """Seconds of each run (without the check, with it), the two runs interleaved."""
-    without, with_ = make(source, replace(launch, initcheck=False)), make(source, launch)
+    without, with_ = (make(source, launch, replace(options, initcheck=False)),
+                      make(source, launch, options))
     without(), with_()                                   # warm
     off, on = [], []
     for _ in range(repeat):
@@ -174,7 +175,7 @@ def main() -> None:
         ("native   gemm tiles N=128", native_engine, gemm(128), {}),
     ]
     for name, make, (source, launch), extra in cases:
-        off, on = paired(make, source, replace(launch, **extra), repeat)
+        off, on = paired(make, source, launch, RunOptions(**extra), repeat)
         print(f"{name:56s} without {min(off) * 1e3:8.2f} ms  with {min(on) * 1e3:8.2f} ms  "
               f"x{min(on) / min(off):.2f}  (medians {statistics.median(off) * 1e3:.2f} / "
               f"{statistics.median(on) * 1e3:.2f} ms)", flush=True)

@@ -159,11 +159,7 @@ def test_shared_folder_missing_fails_under_ci(monkeypatch, tmp_path):
 # Cycles that exist today through an import inside a function (a lazy import that breaks the
 # cycle at load time). Each is a known exception, so that the test still catches a new one;
 # remove an entry when its cycle is gone.
-KNOWN_LAZY_CYCLES = {
-    frozenset({"cli.run_command", "cli.device_option"}),
-    frozenset({"server.handlers", "server.server"}),
-    frozenset({"server.run_view", "server.diagnostics"}),
-}
+KNOWN_LAZY_CYCLES: set[frozenset[str]] = set()
 MAX_LINES = 400
 # Modules over MAX_LINES that hold logic (a def or a class). Data-only modules (upstream's
 # recorded templates, `asm/backends/ptx_table.py` 829 lines and `sycl_table.py` 501) are tables,
@@ -284,3 +280,60 @@ def test_native_comments_name_files_that_exist():
              if name not in system and not any(k == name or k.endswith("/" + name)
                                                for k in known)]
     assert wrong == []
+
+
+# --- The server reaches the engine and the encoder only through `ide` (issue 21, points 2, 6) ---
+
+def test_the_server_imports_neither_the_emulator_nor_the_assembler():
+    """No module of `wave_lsp/server` imports `wave_lsp.emu` or `wave_lsp.asm`: not at the top,
+    not inside a function, not for type checking (`imports` walks every import statement)."""
+    wrong = [f"{name}:{line} imports {target}" for name, path in modules()
+             if layer_of(f"wave_lsp.{name}") == "server"
+             for target, line in imports(name, path)
+             if layer_of(target) in ("emu", "asm")]
+    assert wrong == []
+
+
+def test_the_import_walker_sees_lazy_imports(tmp_path):
+    """A test of the test: an import inside a function, or under TYPE_CHECKING, is found."""
+    lazy = tmp_path / "lazy.py"
+    lazy.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                    "    from ..asm.backends import Emitted\n"
+                    "def f():\n    from ..emu import run\n")
+    assert {target for target, _ in imports("server.lazy", lazy)} >= \
+        {"wave_lsp.asm.backends", "wave_lsp.emu"}
+
+
+def any_typed_services(tree: ast.Module) -> list[str]:
+    """Module-level names and attributes (`x: Any`, `self.x: Any`, class attributes) annotated
+    `Any` (alone, or as `Any | None` / `Optional[Any]`)."""
+    def is_any(annotation: ast.expr) -> bool:
+        text = ast.unparse(annotation).replace("typing.", "").replace(" ", "")
+        return text.strip("'\"") in ("Any", "Any|None", "None|Any", "Optional[Any]")
+
+    wrong = []
+    scopes = [tree.body] + [node.body for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    for body in scopes:
+        wrong += [ast.unparse(n) for n in body if isinstance(n, ast.AnnAssign) and
+                  is_any(n.annotation)]
+    wrong += [ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.AnnAssign) and
+              isinstance(n.target, ast.Attribute) and is_any(n.annotation)]
+    return wrong
+
+
+def test_no_any_typed_services_in_the_server():
+    """The server's services (the analysis host, the features, the settings) have their types:
+    no module-level name, class attribute or `self.` attribute of `wave_lsp/server` is
+    annotated `Any` (features reach each other by type: `server.get_feature(Kind)`)."""
+    wrong = [f"{name}: {found}" for name, path in modules()
+             if layer_of(f"wave_lsp.{name}") == "server"
+             for found in any_typed_services(ast.parse(path.read_text(encoding="utf-8")))]
+    assert wrong == []
+
+
+def test_the_any_finder_finds_them():
+    tree = ast.parse("from typing import Any\nx: Any = None\nclass C:\n    y: 'Any | None'\n"
+                     "    def __init__(self):\n        self.runs: Any = None\n"
+                     "        self.ok: int = 0\n")
+    assert any_typed_services(tree) == ["x: Any = None", "y: 'Any | None'",
+                                        "self.runs: Any = None"]

@@ -20,7 +20,8 @@ import pytest
 from conftest import ROOT
 from wave_lsp.asm.backends import emit
 from wave_lsp.emu import Launch, run
-from wave_lsp.emu.compare import first_difference, run_with_writers
+from wave_lsp.emu import RunOptions
+from wave_lsp.emu.compare import first_difference
 from wave_lsp.emu.cuda import device_status, prepare
 from wave_lsp.emu.launch import DataFill, IotaFill, LaunchError, ZeroFill, new_device_memory
 
@@ -143,7 +144,8 @@ def test_prepare_selects_the_kernel_of_a_file_of_several():
 # ---- comparing images ------------------------------------------------------------------------
 def emulated(program=KERNEL, **launch):
     launch = Launch(**{"device_memory": 1024, "memory_init": (IotaFill(0, 64),), **launch})
-    return run_with_writers(program, launch)
+    report = run(program, launch, RunOptions(writers=True))
+    return report, report.writers
 
 
 def test_equal_images_have_no_difference():

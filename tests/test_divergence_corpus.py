@@ -149,7 +149,8 @@ def test_precision_and_recall_on_the_corpus():
 # ---- agreement with the emulator's run-time check ----------------------------------------------
 def _emulator():
     try:
-        from wave_lsp.emu import Launch, run
+        from numpy_engine import run
+        from wave_lsp.emu import Launch
     except ImportError:
         return None
     return Launch, run
@@ -177,9 +178,8 @@ def test_static_lint_agrees_with_the_emulator(path):
     exp = read(path)
     launch = Launch(workgroup=_triple(exp.launch.get("workgroup", "8,1,1")),
                     wave_width=int(exp.launch.get("wave_width", "4")),
-                    grid=_triple(exp.launch.get("grid", "1,1,1")),
-                    max_instructions=100_000)
-    report = run(exp.text, launch)
+                    grid=_triple(exp.launch.get("grid", "1,1,1")))
+    report = run(exp.text, launch, max_instructions=100_000)
     divergent = {e.line for e in report.errors if e.kind == "divergent_barrier"}
     stopped = {e.kind for e in report.errors}
     lints = {line: code for (line, code) in exp.lints if code in BARRIER_CODES}

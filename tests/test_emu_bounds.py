@@ -11,8 +11,9 @@ import time
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from wave_lsp.emu import IotaFill, Launch, LaunchError, run
-from wave_lsp.emu.launch_flags import LaunchFlagError, build_launch, parse_launch_flags
+from numpy_engine import run
+from wave_lsp.emu import IotaFill, Launch, LaunchError
+from wave_lsp.emu.launch_flags import LaunchFlagError, build_launch, build_options, parse_launch_flags
 
 SPIN = ".kernel spin\n.registers 4\nloop\n    mov_imm r1, 1\nendloop\n    halt\n.end\n"
 STORE = (".kernel k\n.registers 4\n    mov_sr r0, sr_thread_id_x\n    mov_imm r1, 4\n"
@@ -48,7 +49,8 @@ def wave_lsp(tmp_path, source: str, *flags: str, name: str = "k.wave"):
 ])
 def test_bad_values_name_the_flag(flags, flag, tmp_path):
     with pytest.raises(LaunchFlagError) as info:
-        build_launch(parse_launch_flags(flags))
+        args = parse_launch_flags(flags)
+        build_launch(args), build_options(args)
     assert info.value.flag == flag
     done = wave_lsp(tmp_path, STORE, *flags)
     assert done.returncode == 1
@@ -80,7 +82,7 @@ def test_instruction_limit_is_global_to_the_launch(tmp_path):
                     "--max-instructions", "200000")
     assert done.returncode == 1 and "instruction limit exceeded" in done.stderr
     assert time.monotonic() - started < 60
-    report = run(SPIN, Launch(grid=(64, 1, 1), workgroup=(32, 1, 1), max_instructions=5000))
+    report = run(SPIN, Launch(grid=(64, 1, 1), workgroup=(32, 1, 1)), max_instructions=5000)
     assert report.errors[0].kind == "instruction_limit"
     assert 5000 < report.stats.total <= 5000 + 64     # stopped right after the launch's limit
 
@@ -163,4 +165,4 @@ def test_no_flag_value_gives_a_traceback(tmp_path_factory, pairs):
                                     {"time_limit": float("inf")}, {"max_instructions": -1}])
 def test_api_launches_are_checked_too(fields):
     with pytest.raises(LaunchError):
-        run(SPIN, Launch(**fields))
+        run(SPIN, Launch(), **fields)

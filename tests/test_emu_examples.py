@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from wave_lsp.cli.main import main
-from wave_lsp.emu import DataFill, IotaFill, Launch, ZeroFill, run
+from numpy_engine import run
+from wave_lsp.emu import DataFill, IotaFill, Launch, ZeroFill
 
 from shared import EXAMPLES, examples_dir
 

@@ -66,7 +66,7 @@ def inputs() -> np.ndarray:
 
 
 def test_fusion_finds_the_runs():
-    from wave_lsp.emu.api import load_kernels
+    from wave_lsp.emu import load_kernels
     from wave_lsp.emu.fusion import fuse
 
     code = load_kernels(kernel())[0]
@@ -95,17 +95,18 @@ def test_fused_fma_runs_match_upstream(work):  # noqa: F811
 def test_instruction_limit_stops_at_the_same_instruction_inside_a_fused_run():
     """The limit is polled as if the run's instructions ran one by one: with one wave, a limit
     of N stops at instruction N (0-based), fused run or not."""
-    from wave_lsp.emu import Launch, run
+    from numpy_engine import run
+    from wave_lsp.emu import Launch
 
     body = "".join(f"    fma r{8 + i}, r1, r2, r{8 + i}\n" for i in range(8))
     source = (".kernel k\n.registers 16\n    mov_imm r1, 0x3F800000\n    mov_imm r2, 0x40000000\n"
               + body + "    halt\n.end\n")
     for limit in range(1, 11):
-        report = run(source, Launch(workgroup=(4, 1, 1), wave_width=4, device_memory=16,
-                                    max_instructions=limit))
+        report = run(source, Launch(workgroup=(4, 1, 1), wave_width=4, device_memory=16),
+                     max_instructions=limit)
         assert report.errors and report.errors[0].kind == "instruction_limit", limit
         assert report.errors[0].pc == 8 * limit, (limit, report.errors[0].pc)
-    done = run(source, Launch(workgroup=(4, 1, 1), wave_width=4, device_memory=16,
-                              max_instructions=11))
+    done = run(source, Launch(workgroup=(4, 1, 1), wave_width=4, device_memory=16),
+               max_instructions=11)
     assert not done.errors
     assert done.stats.float == 8

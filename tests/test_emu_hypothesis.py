@@ -13,7 +13,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scalar_reference import run_reference  # noqa: E402
 
 from wave_lsp.asm import assemble  # noqa: E402
-from wave_lsp.emu import Launch, run  # noqa: E402
+from numpy_engine import run  # noqa: E402
+from wave_lsp.emu import Launch  # noqa: E402
 
 BINARY = ["iadd", "isub", "imul", "imul_hi", "idiv", "imod", "imin", "imax", "and", "or", "xor",
           "shl", "shr", "sar"]

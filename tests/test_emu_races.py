@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wave_lsp.emu import IotaFill, Launch, run
+from numpy_engine import run
+from wave_lsp.emu import IotaFill, Launch
 
 HEAD = ".kernel k\n.registers 8\n    mov_sr r0, sr_thread_id_x\n    mov_imm r1, 4\n" \
        "    imul r2, r0, r1\n"
@@ -73,7 +74,7 @@ VECTOR_ADD = (".kernel vector_add\n.registers 16\n.workgroup_size 256, 1, 1\n"
 def test_overlapping_workgroups_give_the_sequential_result(grid):
     launch = Launch(grid=(grid, 1, 1), memory_init=[IotaFill(0, 256 * (grid + 2), 1.0)])
     batched = run(VECTOR_ADD, launch)
-    one_at_a_time = run(VECTOR_ADD, Launch(**{**launch.__dict__, "max_batch_lanes": 1}))
+    one_at_a_time = run(VECTOR_ADD, launch, max_batch_lanes=1)
     assert np.array_equal(batched.device_memory, one_at_a_time.device_memory)
     assert batched.stats == one_at_a_time.stats
     (race,) = races(batched)

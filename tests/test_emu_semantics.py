@@ -8,7 +8,10 @@ import struct
 import numpy as np
 import pytest
 
-from wave_lsp.emu import DataFill, Launch, run
+from numpy_engine import run
+from wave_lsp.emu import DataFill, Launch
+
+OPTION_FIELDS = ("max_instructions", "record_threads")
 
 
 def kernel(body: str, registers: int = 16, local: int = 0) -> str:
@@ -21,9 +24,10 @@ def kernel(body: str, registers: int = 16, local: int = 0) -> str:
 
 def go(body, threads=4, width=4, registers=16, **kw):
     kw.setdefault("device_memory", 4096)
+    options = {k: kw.pop(k) for k in OPTION_FIELDS if k in kw}
     return run(kernel(body, registers, kw.pop("local", 0)),
                Launch(workgroup=(threads, 1, 1), wave_width=width,
-                      register_threads=range(threads), **kw))
+                      register_threads=range(threads), **kw), **options)
 
 
 def regs(report, reg, threads=4):
@@ -420,7 +424,7 @@ def test_instruction_limit_and_cancel():
     body = "loop\nnop\nendloop"
     report = go(body, threads=1, width=1, max_instructions=1000)
     assert report.errors[0].kind == "instruction_limit"
-    cancelled = run(kernel(body), Launch(workgroup=(1, 1, 1), max_instructions=0),
+    cancelled = run(kernel(body), Launch(workgroup=(1, 1, 1)), max_instructions=0,
                     cancel=lambda: True)
     assert cancelled.errors[0].kind == "cancelled"
 

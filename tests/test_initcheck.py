@@ -20,7 +20,8 @@ from conftest import ROOT
 from emu_native.native_support import launch_of
 from test_project_examples import EXAMPLES as PROJECT_EXAMPLES, header
 from test_run_results import run_kernel
-from wave_lsp.emu import Launch, run
+from numpy_engine import run
+from wave_lsp.emu import Launch
 from wave_lsp.emu.launch import DataFill, IotaFill, ZeroFill
 
 KINDS = ("uninitialised_register", "uninitialised_local", "uninitialised_device")
@@ -185,7 +186,7 @@ def test_an_atomic_on_uninitialised_device_memory_is_a_read():
 
 
 def test_the_check_can_be_turned_off():
-    assert uninitialised(run(DEVICE, Launch(initcheck=False))) == []
+    assert uninitialised(run(DEVICE, Launch(), initcheck=False)) == []
 
 
 # ---- clean kernels and the shared ones that are not ----------------------------------------

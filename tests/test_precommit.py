@@ -1,4 +1,5 @@
-"""The `wave-lsp-lint` pre-commit hook, installed by pre-commit itself from this repository."""
+"""The `wave-lsp-lint` and `wave-lsp-test` pre-commit hooks, installed by pre-commit itself from
+this repository."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ def project(tmp_path_factory) -> tuple[Path, dict]:
     (repo / "good.wave").write_text(".kernel k\n    mov_sr r1, sr_lane_id\n    halt\n.end\n")
     (repo / "bad.wave").write_text(".kernel k\n    add.s32 r1, r2, r3\n    halt\n.end\n")
     (repo / "notes.txt").write_text("add.s32 is not checked here\n")
+    (repo / "passing.wave").write_text(TESTED.format(expect=7))
+    (repo / "failing.wave").write_text(TESTED.format(expect=8))
     git("add", ".", cwd=repo)
     env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path_factory.mktemp("pre-commit-home")),
                GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
@@ -35,9 +38,14 @@ def project(tmp_path_factory) -> tuple[Path, dict]:
     return repo, env
 
 
-def try_repo(project, *args):
+# a kernel test: the kernel stores 7
+TESTED = (".kernel k\n; wave-lsp run: --dump-u32 0:1\n; wave-lsp expect: {expect}\n"
+          "    mov_imm r0, 0\n    mov_imm r1, 7\n    device_store_u32 r0, r1\n    halt\n.end\n")
+
+
+def try_repo(project, *args, hook="wave-lsp-lint"):
     repo, env = project
-    return subprocess.run([str(PRE_COMMIT), "try-repo", str(ROOT), "wave-lsp-lint", *args],
+    return subprocess.run([str(PRE_COMMIT), "try-repo", str(ROOT), hook, *args],
                           cwd=repo, env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -49,6 +57,22 @@ def test_hook_fails_on_the_bad_file(project):
 
 
 def test_hook_passes_on_the_good_file(project):
-    r = try_repo(project, "--files", "good.wave", "notes.txt")
+    r = try_repo(project, "--files", "good.wave", "passing.wave", "notes.txt")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Passed" in r.stdout
+
+
+def test_test_hook_fails_on_the_failing_kernel_test(project):
+    r = try_repo(project, "--all-files", hook="wave-lsp-test")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "failing.wave:2: FAIL kernel k" in r.stdout
+    # all 32 threads of the default workgroup store there; the last one wrote it
+    assert "output line 1: expected 8" in r.stdout and "written by line 6, lane 31" in r.stdout
+    assert "passing.wave:2: ok kernel k" in r.stdout
+
+
+def test_test_hook_passes_on_passing_tests(project):
+    r = try_repo(project, "--files", "passing.wave", "good.wave", "notes.txt",
+                 hook="wave-lsp-test")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Passed" in r.stdout

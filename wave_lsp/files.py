@@ -108,16 +108,3 @@ def write_atomically(path: Path | str, data: bytes, mode: int | None = None) -> 
 def write_text_atomically(path: Path | str, text: str) -> None:
     """`write_atomically` for UTF-8 text, newlines untouched."""
     write_atomically(path, text.encode("utf-8"))
-
-
-def read_program(path: Path | str) -> bytes | str:
-    """A program file as the commands take it: the bytes of a `.wbin` (by its magic or its
-    suffix), else UTF-8 WAVE source text. OSError as `read_regular`; ValueError for a file that is
-    neither."""
-    data = read_regular(path)
-    if data[:4] == b"WAVE" or str(path).endswith(".wbin"):
-        return data
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"'{path}' is neither UTF-8 WAVE source nor a .wbin") from None

@@ -9,7 +9,8 @@ import shlex
 import numpy as np
 import pytest
 
-from wave_lsp.emu import IotaFill, Launch, run
+from numpy_engine import run
+from wave_lsp.emu import IotaFill, Launch
 from wave_lsp.emu.launch_flags import build_launch, parse_launch_flags
 from wave_lsp.emu.stepping import FAULTED, FINISHED, RAN, WORKGROUP_DONE, SteppingRun
 

@@ -5,16 +5,24 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import pytest
 
-from wave_lsp.emu import run
-from wave_lsp.emu.api import load_kernels, select_kernel
+from wave_lsp.emu import EngineUnavailable, RunOptions, run
 from wave_lsp.emu.launch_flags import build_launch, parse_launch_flags
 from wave_lsp.emu.native import core
-from wave_lsp.emu.native.runner import NativeRun, run_native
+
+
+@dataclass
+class NativeRun:
+    """The native core's attempt at a launch (through the pipeline, `engine="native"`):
+    `reason` why it could not run it, or None and its results."""
+
+    reason: str | None
+    device: object = None
+    stats: object = None
 
 
 def need_core():
@@ -34,18 +42,24 @@ def launch_of(flags: str | list[str], base: Path | None = None, **overrides):
     return build_launch(parse_launch_flags(tokens), base, **overrides)
 
 
-def both_engines(program, launch):
+def both_engines(program, launch, options: RunOptions | None = None):
     """(numpy report, NativeRun) of one launch."""
     need_core()
-    report = run(program, launch)
-    kernel = select_kernel(load_kernels(program), launch.kernel)
-    return report, run_native(kernel, launch)
+    options = options or RunOptions()
+    report = run(program, launch, replace(options, engine="numpy"))
+    try:
+        native = run(program, launch, replace(options, engine="native"))
+    except EngineUnavailable as err:
+        return report, NativeRun(err.reason)
+    assert native.engine == "native" and native.fallback is None
+    return report, NativeRun(None, native.device, native.stats)
 
 
-def assert_native_equal(program, launch, *, must_run: bool = True) -> NativeRun:
+def assert_native_equal(program, launch, options: RunOptions | None = None, *,
+                        must_run: bool = True) -> NativeRun:
     """The core either ran the launch with the numpy engine's exact results (memory, statistics;
     and the numpy engine then reports nothing), or bailed (allowed unless `must_run`)."""
-    report, native = both_engines(program, launch)
+    report, native = both_engines(program, launch, options)
     try:
         from hypothesis import event
         event("native" if native.reason is None else "bailed: " + native.reason.split(" (")[0])

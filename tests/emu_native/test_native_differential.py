@@ -16,7 +16,7 @@ import test_emu_differential as upstream_generated
 import test_emu_hypothesis as structured
 from .native_support import assert_native_equal, need_core
 
-from wave_lsp.emu import Launch
+from wave_lsp.emu import Launch, RunOptions
 
 EXAMPLES = int(os.environ.get("WAVE_NATIVE_EXAMPLES", "30"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
@@ -34,8 +34,9 @@ def test_structured_programs(body, width, threads, grid):
     need_core()
     source = structured.program(body)
     assert_native_equal(source, Launch(grid=(grid, 1, 1), workgroup=(threads, 1, 1),
-                                       wave_width=width, device_memory=4096, initcheck=False,
-                                       max_instructions=MAX_INSTRUCTIONS), must_run=False)
+                                       wave_width=width, device_memory=4096),
+                        RunOptions(initcheck=False, max_instructions=MAX_INSTRUCTIONS),
+                        must_run=False)
 
 
 @SETTINGS
@@ -46,7 +47,8 @@ def test_float_programs_with_barriers(lines, width):
     source = (upstream_generated.PROLOGUE + "".join(f"    {text}\n" for text in lines)
               + upstream_generated.store_all() + upstream_generated.EPILOGUE)
     assert_native_equal(source, Launch(workgroup=(16, 1, 1), wave_width=width,
-                                       device_memory=2048, initcheck=False), must_run=False)
+                                       device_memory=2048), RunOptions(initcheck=False),
+                        must_run=False)
 
 
 # ---- a generator of its own --------------------------------------------------------------
@@ -192,5 +194,6 @@ def test_every_native_instruction(lines, width, threads, grid):
     source = NATIVE_PROLOGUE + "".join(f"    {text}\n" for text in lines) + native_epilogue()
     assert_native_equal(source, Launch(grid=(grid, 1, 1), workgroup=(threads, 1, 1),
                                        wave_width=width, device_memory=16384,
-                                       local_memory=4096, initcheck=False,
-                                       max_instructions=MAX_INSTRUCTIONS), must_run=False)
+                                       local_memory=4096),
+                        RunOptions(initcheck=False, max_instructions=MAX_INSTRUCTIONS),
+                        must_run=False)

@@ -16,6 +16,8 @@ import pytest
 import test_emu_differential as diff
 from .native_support import assert_native_equal, launch_of, need_core
 
+from wave_lsp.emu import RunOptions
+
 # The kernels the core cannot run (instructions it does not implement): the numpy engine does.
 NUMPY_ONLY = {"mma_simple": "mma_load_a"}
 # The kernels that read memory nothing initialised (tests/test_initcheck.py shows where): the
@@ -33,11 +35,12 @@ def flags_of(name: str, work) -> list[str]:
 def test_native_equals_numpy_engine(name, work):
     source = (diff.EXAMPLES / f"{name}.wave").read_text()
     launch = launch_of(flags_of(name, work), work)
+    options = RunOptions()
     if name in READS_UNINITIALISED:
         native = assert_native_equal(source, launch, must_run=False)
         assert native.reason.startswith("possible uninitialised read"), native.reason
-        launch = replace(launch, initcheck=False)
-    native = assert_native_equal(source, launch, must_run=name not in NUMPY_ONLY)
+        options = replace(options, initcheck=False)
+    native = assert_native_equal(source, launch, options, must_run=name not in NUMPY_ONLY)
     if name in NUMPY_ONLY:
         assert native.reason == "an instruction the native core does not implement"
 

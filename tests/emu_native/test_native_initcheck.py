@@ -15,15 +15,15 @@ from .native_support import both_engines, need_core
 from .test_native_differential import (MAX_INSTRUCTIONS, NATIVE_PROLOGUE, SETTINGS,
                                        native_epilogue, native_statement)
 
-from wave_lsp.emu import Launch
+from wave_lsp.emu import Launch, RunOptions
 from wave_lsp.emu.initcheck import KINDS
 from wave_lsp.emu.launch import IotaFill
 
 BAIL = "possible uninitialised read"
 
 
-def assert_same_verdict(source: str, launch: Launch) -> None:
-    report, native = both_engines(source, launch)
+def assert_same_verdict(source: str, launch: Launch, options: RunOptions | None = None) -> None:
+    report, native = both_engines(source, launch, options)
     event("native" if native.reason is None else "bailed: " + native.reason.split(" (")[0])
     found = [w for w in report.warnings if w.kind in KINDS]
     others = [w for w in report.warnings if w.kind not in KINDS] + report.errors
@@ -43,8 +43,8 @@ def assert_same_verdict(source: str, launch: Launch) -> None:
 def test_structured_programs(body, width, threads, grid):
     need_core()
     assert_same_verdict(structured.program(body), Launch(
-        grid=(grid, 1, 1), workgroup=(threads, 1, 1), wave_width=width, device_memory=4096,
-        max_instructions=MAX_INSTRUCTIONS))
+        grid=(grid, 1, 1), workgroup=(threads, 1, 1), wave_width=width, device_memory=4096),
+        RunOptions(max_instructions=MAX_INSTRUCTIONS))
 
 
 @SETTINGS
@@ -67,5 +67,5 @@ def test_every_native_instruction(lines, width, threads, grid, preset):
     source = NATIVE_PROLOGUE + "".join(f"    {text}\n" for text in lines) + native_epilogue()
     assert_same_verdict(source, Launch(grid=(grid, 1, 1), workgroup=(threads, 1, 1),
                                        wave_width=width, device_memory=16384,
-                                       local_memory=4096, set_regs={r: r for r in preset},
-                                       max_instructions=MAX_INSTRUCTIONS))
+                                       local_memory=4096, set_regs={r: r for r in preset}),
+                        RunOptions(max_instructions=MAX_INSTRUCTIONS))

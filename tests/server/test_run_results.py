@@ -139,7 +139,8 @@ async def test_vector_add_hints_have_the_exact_values(client):
     text, _ = with_launch_line(PROJECT_EXAMPLES / "vector_add.wave")
     uri = open_document(client, text)
     launch = line_of(text, "wave-lsp run:")
-    assert [title for _, title, _ in await lenses(client, uri)] == ["▶ Run", "▶ Run"]
+    # `▶ Run` above the kernel and each launch line: this one and the example's own test
+    assert [title for _, title, _ in await lenses(client, uri)] == ["▶ Run"] * 3
     result = await run(client, uri, "vector_add", launch)
     shown = await hints(client, uri)
     assert shown[line_of(text, "mov_sr  r5")] == "r5 = 0, 1, 2 … 31"

@@ -18,67 +18,43 @@ from __future__ import annotations
 import json
 import sys
 
-DEVICES = ("emulator", "cuda")
-EMULATOR_ONLY = (("stats", "--stats"), ("trace", "--trace"), ("trace_lines", "--trace-lines"),
-                 ("dump_regs", "--dump-regs"), ("wave_widths", "--wave-widths"),
-                 ("time_limit", "--time-limit"))
-
-
-def add_device_flags(p) -> None:
-    p.add_argument("--device", choices=DEVICES, default="emulator",
-                   help="where to run: the emulator (default) or a CUDA GPU (needs CuPy)")
-    p.add_argument("--compare", action="store_true",
-                   help="with --device cuda: run the emulator too and report the first word "
-                        "of device memory that differs, with the store line that wrote it")
-
-
-def usage_problem(args) -> str | None:
-    """Why the device flags cannot run as given (checked before anything runs), or None."""
-    if args.compare and args.device != "cuda":
-        return "--compare compares a GPU run with the emulator: it needs --device cuda"
-    if args.device == "emulator":
-        return None
-    for name, flag in EMULATOR_ONLY:
-        if getattr(args, name, None):
-            return f"{flag} is the emulator's: it cannot be used with --device {args.device}"
-    return None
-
 
 def _usage(message: str) -> int:
     print(f"Error: {message}", file=sys.stderr)
     return 2
 
 
-def run_device(args, program, launch, requests, write_output) -> int:
-    """The command for `--device cuda`; `write_output(args, requests, report)` prints dumps."""
+def run_device(args, program, request) -> int:
+    """The command for `--device cuda` (a `run_flags.RunRequest`); the dumps are printed by
+    the emulator's output."""
     from ..emu import cuda
+    from ..emu.output import dump_lines, write_run_output
     from ..emu.report import RunReport
-    problem = usage_problem(args)
-    if problem is not None:
-        return _usage(problem)
+    if request.device_problem is not None:
+        return _usage(request.device_problem)
+    launch, requests = request.launch, request.dumps
     cuda.prepare(program, launch)            # a launch the GPU cannot run: the caller's exit 1
     reason = cuda.device_status()
     if reason is not None:
         return _usage(f"--device cuda: {reason}")
     try:
-        outcome = cuda.run_on_device(program, launch, compare=args.compare)
+        outcome = cuda.run_on_device(program, launch, compare=request.compare,
+                                     options=request.options)
     except cuda.DeviceUnavailable as err:
         return _usage(f"--device cuda: {err}")
     except cuda.DeviceRunError as err:
         print(f"Error: {err}", file=sys.stderr)
         return 1
     image, difference = outcome.image, outcome.difference
-    if args.json:
-        from .run_command import dump_lines
+    if request.json:
         data = {"kernel": outcome.prepared.kernel, "device": "cuda",
                 "dumps": {r.kind: list(dump_lines(r, image)) for r in requests}}
-        if args.compare:
+        if request.compare:
             data["compare"] = None if difference is None else difference.as_dict()
         print(json.dumps(data, indent=1))
     else:
-        write_output(args, requests, RunReport(kernel=outcome.prepared.kernel,
-                                               device_memory=image))
-        if args.compare:
+        write_run_output(RunReport(kernel=outcome.prepared.kernel, device=image), requests)
+        if request.compare:
             print(compare_message(difference, str(args.file), image.size), file=sys.stderr)
     return 1 if difference is not None else 0
 

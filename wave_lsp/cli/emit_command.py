@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from ..asm.backends import TARGETS, EmitError, emit
-from ..files import read_program, write_text_atomically
+from ..files import write_text_atomically
 
 
 def register(subparsers) -> None:
@@ -40,7 +40,8 @@ def _error(message: str) -> int:
 def run(args) -> int:
     from ..asm import AssemblyError, WbinError
     try:
-        program = read_program(args.file)
+        from ..emu.pipeline import load_program
+        program = load_program(args.file)
     except OSError as err:
         return _error(f"cannot read '{args.file}': {err.strerror or err}")
     except ValueError as err:

@@ -46,10 +46,11 @@ def _configured_widths(file: Path | None) -> tuple[int, ...]:
     return widths
 
 
-def run_widths(args, program, launch) -> int:
-    """Compare the runs; print the report; the exit status."""
-    comparison = compare_widths(program, launch, parse_widths(args.wave_widths, args.file))
-    if args.json:
+def run_widths(args, program, request) -> int:
+    """Compare the runs of a `run_flags.RunRequest`; print the report; the exit status."""
+    comparison = compare_widths(program, request.launch,
+                                parse_widths(request.wave_widths, args.file), request.options)
+    if request.json:
         print(json.dumps(comparison.as_dict(), indent=1))
     else:
         sys.stdout.write("\n".join(comparison.text(str(args.file))) + "\n")

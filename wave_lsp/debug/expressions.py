@@ -121,9 +121,8 @@ class Expression:
 
     def evaluate(self, run, wave: int) -> np.ndarray:
         """Values per lane of `wave` of the run's current workgroup."""
-        lanes = run.wave_lanes(wave)
         with np.errstate(all="ignore"):
-            value = _Evaluator(run, wave, lanes).eval(self.tree)
+            value = _Evaluator(run, wave).eval(self.tree)
         return np.broadcast_to(np.asarray(value), (run.geo.wave_width,))
 
     def holds(self, run, wave: int, mask: np.ndarray) -> np.ndarray:
@@ -153,8 +152,8 @@ def _known_name(name: str) -> bool:
 
 
 class _Evaluator:
-    def __init__(self, run, wave: int, lanes: slice):
-        self.run, self.wave, self.lanes = run, wave, lanes
+    def __init__(self, run, wave: int):
+        self.run, self.wave = run, wave
 
     def eval(self, node):
         if isinstance(node, ast.Constant):
@@ -195,21 +194,20 @@ class _Evaluator:
         raise ExpressionError(f"unsupported expression {ast.dump(node)}")
 
     def name(self, name: str):
-        run, lanes = self.run, self.lanes
-        b = run.batch
+        run, wave = self.run, self.wave
         if m := _REGISTER.match(name):
             reg = int(m.group(1))
             if reg >= run.geo.registers:
                 raise ExpressionError(f"r{reg} is beyond the kernel's {run.geo.registers} "
                                       "registers")
-            return b.R[reg, lanes].astype(np.int64)
+            return run.registers_of(wave)[reg].astype(np.int64)
         if m := _PREDICATE.match(name):
             pred = int(m.group(1))
             if pred >= PREDICATE_COUNT:
                 raise ExpressionError(f"p{pred} does not exist (p0..p{PREDICATE_COUNT - 1})")
-            return b.P[pred, lanes].copy()
+            return run.predicates_of(wave)[pred].copy()
         if name in SPECIAL_BY_NAME:
-            return b.special(SPECIAL_BY_NAME[name].index)[lanes].astype(np.int64)
+            return run.special_of(wave, SPECIAL_BY_NAME[name].index).astype(np.int64)
         if name == "lane":
             return np.arange(run.geo.wave_width, dtype=np.int64)
         if name == "thread":

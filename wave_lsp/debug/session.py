@@ -15,7 +15,7 @@ import threading
 
 import numpy as np
 
-from ..emu.formats import describe_error, dump_values, hex_dump, stats_block
+from ..emu.output import error_line, run_output
 from ..emu.recording import write_plan
 from ..isa.value_format import display_kind
 from ..emu.stepping import FAULTED, FINISHED, WORKGROUP_DONE
@@ -157,7 +157,7 @@ class Session:
     def _after_step(self, index: int) -> None:
         for reg, kind in self._writes[index]:
             self.kinds[reg] = kind
-        ctrl = self.run.batch.ctrl
+        ctrl = self.run.control_frames
         if ctrl:
             top = ctrl[-1]
             known = self._origins.get(id(top))
@@ -253,24 +253,19 @@ class Session:
         self.ended = True
         self.running = False
         report = self.run.report()
-        if report.errors:
-            self._output(f"Error: {describe_error(report.errors[0])}\n", "stderr")
+        error = error_line(report)
+        if error is not None:
+            self._output(error + "\n", "stderr")
         else:
-            lines = []
-            try:
-                for dump in self.target.dumps:
-                    if dump.kind == "memory":
-                        lines += hex_dump(report.device_memory, dump.start,
-                                          dump.start + dump.count)
-                    else:
-                        lines += dump_values(report.device_memory, dump.start, dump.count,
-                                             dump.kind)
+            chunks: list[str] = []
+            try:              # the text `wave-lsp run` prints (emu.output), dumps then stats
+                chunks += run_output(report, self.target.dumps)
             except (ValueError, IndexError) as err:
-                lines.append(f"Error: {err}")
+                chunks.append(f"Error: {err}\n")
             if self.target.stats:
-                lines += stats_block(report.stats)
-            lines.append(f"{report.kernel}: finished, {report.stats.total} wave-instructions")
-            self._output("\n".join(lines) + "\n", "stdout")
+                chunks += run_output(report, (), stats=True)
+            chunks.append(f"{report.kernel}: finished, {report.stats.total} wave-instructions\n")
+            self._output("".join(chunks), "stdout")
         for warning in report.warnings:
             self._output(f"warning: {warning.message}\n", "console")
         self.channel.event("exited", {"exitCode": 1 if report.errors else 0})

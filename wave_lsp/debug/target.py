@@ -1,4 +1,5 @@
-"""What a DAP `launch` request asks to debug: the program, the kernel and its `Launch`.
+"""What a DAP `launch` request asks to debug: the program, the kernel, its `Launch` and
+`RunOptions` (prepared by `wave_lsp.emu.pipeline.prepare`, as every run is).
 
 Arguments (launch.json): `program` (a `.wave` or `.wbin` path, relative to `cwd`), `kernel`
 (default: the first), `args` (the flags of `wave-lsp run` as a list of strings, parsed by
@@ -17,10 +18,11 @@ from pathlib import Path
 
 from ..asm import AssemblyError, assemble
 from ..emu import Launch, LaunchError
-from ..emu.launch_flags import DumpRequest, LaunchFlagError, build_launch, dump_requests, \
-    parse_launch_flags
+from ..emu.launch_flags import DumpRequest, LaunchFlagError, build_launch, build_options, \
+    dump_requests, parse_launch_flags
+from ..emu.options import RunOptions
+from ..emu.pipeline import load_program, prepare
 from ..emu.stepping import SteppingRun
-from ..files import read_regular
 from ..ide.launch_lines import default_launch, launch_lines
 from ..syntax.document import Document
 
@@ -40,26 +42,27 @@ class Target:
     source: str | None = None       # the source text, for .wave programs
     labels: dict[int, str] = field(default_factory=dict)   # kernel offset -> label name
     stop_on_entry: bool = False
+    options: RunOptions = field(default_factory=RunOptions)   # limits, initcheck
 
     def start(self) -> SteppingRun:
         try:
-            return SteppingRun(self.program, self.launch)
+            return SteppingRun(prepare(self.program, self.launch), options=self.options)
         except LaunchError as err:
             raise TargetError(str(err)) from None
 
 
-def source_launch(source: str, kernel: str | None, names: list[str],
-                  folder: Path) -> tuple[Launch, tuple[DumpRequest, ...]]:
+def source_launch(source: str, kernel: str | None, names: list[str], folder: Path
+                  ) -> tuple[Launch, tuple[DumpRequest, ...], RunOptions]:
     """The launch of `kernel` (default: the first of `names`) from its first launch line, or
-    its default launch."""
+    its default launch; its dumps and options."""
     name = kernel or (names[0] if names else None)
     for line in launch_lines(Document(source), folder):
         if line.kernel != name:
             continue
         if line.problem is not None:
             raise TargetError(f"launch line {line.line + 1}: {line.problem.message}")
-        return line.launch, line.dumps
-    return default_launch(name), ()
+        return line.launch, line.dumps, line.options or RunOptions()
+    return default_launch(name), (), RunOptions()
 
 
 def resolve(arguments: dict) -> Target:
@@ -73,21 +76,20 @@ def resolve(arguments: dict) -> Target:
     if not path.is_absolute() and base is not None:
         path = base / path
     try:
-        data = read_regular(path)
+        loaded = load_program(path)
     except OSError as err:
         raise TargetError(f"cannot read '{program}': {err.strerror or err}") from None
+    except ValueError:
+        raise TargetError(f"'{program}' is neither UTF-8 source nor a .wbin file") from None
     kernel = arguments.get("kernel") or None
     if kernel is not None and not isinstance(kernel, str):
         raise TargetError("launch: 'kernel' must be a kernel name")
     source = None
     labels: dict[int, str] = {}
-    if data[:4] == b"WAVE" or path.suffix == ".wbin":
-        code: object = data
+    if isinstance(loaded, bytes):
+        code: object = loaded
     else:
-        try:
-            source = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise TargetError(f"'{program}' is neither UTF-8 source nor a .wbin file") from None
+        source = loaded
         try:
             code = assemble(source)
         except AssemblyError as err:
@@ -96,8 +98,8 @@ def resolve(arguments: dict) -> Target:
     if isinstance(args, str):
         args = shlex.split(args)
     if args is None and source is not None:
-        launch, dumps = source_launch(source, kernel, [k.name for k in code.kernels],
-                                      path.parent)
+        launch, dumps, options = source_launch(source, kernel, [k.name for k in code.kernels],
+                                               path.parent)
         stats = False
     else:
         if args is not None and not (isinstance(args, list)
@@ -107,6 +109,7 @@ def resolve(arguments: dict) -> Target:
             flags = parse_launch_flags(args or [])
             overrides = {"kernel": kernel} if kernel else {}
             launch = build_launch(flags, base_dir=base or path.parent, **overrides)
+            options = build_options(flags, trace=False)
             dumps = tuple(dump_requests(flags))
         except LaunchFlagError as err:
             raise TargetError(f"invalid launch flags: {err}") from None
@@ -114,7 +117,7 @@ def resolve(arguments: dict) -> Target:
     if source is not None:
         labels = _labels(code, launch.kernel)
     return Target(path.resolve(), code, launch, dumps, stats, source, labels,
-                  bool(arguments.get("stopOnEntry")))
+                  bool(arguments.get("stopOnEntry")), options)
 
 
 def _labels(assembly, kernel: str | None) -> dict[int, str]:

@@ -14,7 +14,7 @@ import re
 import numpy as np
 
 from ..asm.disassembler import format_instruction
-from ..emu.control import CallFrame, IfFrame, LoopFrame
+from ..emu.stepping import CallFrame, IfFrame, LoopFrame
 from ..isa import PREDICATE_COUNT, SPECIAL_REGISTERS
 from .expressions import ExpressionError
 from ..isa.value_format import ACTIVE, INACTIVE, register_lanes
@@ -93,10 +93,10 @@ class Views:
         run = self.run
         wave = self.wave_of(thread_id)
         positions = [run.index]
-        for frame in reversed(run.batch.calls):
+        for frame in reversed(run.call_frames):
             positions.append(frame.ret - 1)
         names = []
-        for frame in reversed(run.batch.calls):
+        for frame in reversed(run.call_frames):
             names.append(self.label(run.instructions[frame.ret - 1].imm))
         names.append(run.kernel.name)
         active = run.executing(wave)[:run.lane_count(wave)]
@@ -155,11 +155,10 @@ class Views:
         """The register's type and lane texts, by the one formatter of the inline hints and
         hovers (`isa.value_format.register_lanes`)."""
         run = self.run
-        lanes = run.wave_lanes(wave)
         n = run.lane_count(wave)
-        values = run.batch.R[reg, lanes].tolist()[:n]
-        highs = run.batch.R[reg + 1, lanes].tolist()[:n] if reg + 1 < run.geo.registers \
-            else None
+        registers = run.registers_of(wave)
+        values = registers[reg].tolist()[:n]
+        highs = registers[reg + 1].tolist()[:n] if reg + 1 < run.geo.registers else None
         return register_lanes(values, self.session.kinds.get(reg, "auto"), highs, hex_format)
 
     def _lane_values(self, wave: int, reg: int, hex_format: bool) -> list[str]:
@@ -189,7 +188,7 @@ class Views:
         n = run.lane_count(wave)
         out = []
         for p in range(PREDICATE_COUNT):
-            mask = run.batch.P[p, run.wave_lanes(wave)][:n]
+            mask = run.predicates_of(wave)[p][:n]
             out.append({"name": f"p{p}", "value": mask_text(mask), "type": "lane mask",
                         "evaluateName": f"p{p}",
                         "variablesReference": self.handles.add(("pred_lanes", wave, p))})
@@ -197,7 +196,7 @@ class Views:
 
     def _pred_lanes(self, wave, hex_format, p):
         run = self.run
-        mask = run.batch.P[p, run.wave_lanes(wave)][:run.lane_count(wave)]
+        mask = run.predicates_of(wave)[p][:run.lane_count(wave)]
         return [{"name": f"lane {i}", "value": "true" if on else "false",
                  "variablesReference": 0} for i, on in enumerate(mask.tolist())]
 
@@ -206,7 +205,7 @@ class Views:
         n = run.lane_count(wave)
         out = []
         for sr in SPECIAL_REGISTERS:
-            values = run.batch.special(sr.index)[run.wave_lanes(wave)][:n].tolist()
+            values = run.special_of(wave, sr.index)[:n].tolist()
             text = [f"0x{v:x}" if hex_format else str(v) for v in values]
             out.append({"name": sr.name, "value": summary(text), "variablesReference": 0,
                         "evaluateName": sr.name, "presentationHint": {"attributes": ["readOnly"]}})
@@ -215,17 +214,16 @@ class Views:
     def _lanes(self, wave, hex_format):
         run = self.run
         n = run.lane_count(wave)
-        part = run.wave_lanes(wave)
-        b = run.batch
+        calls = run.call_frames
         out = [{"name": "active", "value": mask_text(run.executing(wave)[:n]),
                 "variablesReference": 0, "evaluateName": "active"},
-               {"name": "alive (not halted)", "value": mask_text(b.alive[part][:n]),
+               {"name": "alive (not halted)", "value": mask_text(run.alive_of(wave)[:n]),
                 "variablesReference": 0}]
         frames = self._control_frames(wave)
         out.append({"name": "divergence stack", "value": f"{len(frames)} frames",
                     "variablesReference": self.handles.add(("control", wave)) if frames else 0})
-        out.append({"name": "call stack", "value": f"{len(b.calls)} calls",
-                    "variablesReference": self.handles.add(("calls", wave)) if b.calls else 0})
+        out.append({"name": "call stack", "value": f"{len(calls)} calls",
+                    "variablesReference": self.handles.add(("calls", wave)) if calls else 0})
         return out
 
     def _control_frames(self, wave):
@@ -233,7 +231,7 @@ class Views:
         n = run.lane_count(wave)
         part = run.wave_lanes(wave)
         out = []
-        for frame in reversed(run.batch.ctrl):
+        for frame in reversed(run.control_frames):
             origin = self.session.origin_of(frame)
             ins = run.instructions[origin] if origin is not None else None
             where = f" (line {self.line(ins.line)})" if ins is not None and ins.line is not None \
@@ -258,7 +256,7 @@ class Views:
         n = run.lane_count(wave)
         part = run.wave_lanes(wave)
         out = []
-        for frame in reversed(run.batch.calls):
+        for frame in reversed(run.call_frames):
             assert isinstance(frame, CallFrame)
             call = run.instructions[frame.ret - 1]
             out.append({"name": f"call {self.label(call.imm)} (line {self.line(call.line)})",
@@ -278,7 +276,6 @@ class Views:
         item = self.container(ref)
         run = self.run
         kind, wave = item[0], item[1]
-        lanes = run.wave_lanes(wave)
         register, lane = _REGISTER_NAME.fullmatch(name), _LANE_NAME.fullmatch(name)
         if kind in ("lanes_of", "pred_lanes") and name.startswith("lane "):
             lane = int(lane.group(1)) if lane is not None else -1
@@ -291,7 +288,7 @@ class Views:
             reg, targets = item[2], [lane]
         elif kind == "pred_lanes" and lane is not None:
             value = text.strip().lower() in ("1", "true", "yes", "on")
-            run.batch.P[item[2], lanes.start + lane] = value
+            run.predicates_of(wave)[item[2], lane] = value
             return {"value": "true" if value else "false"}
         else:
             raise ExpressionError(f"{name} cannot be changed")
@@ -300,7 +297,7 @@ class Views:
         kind_of = self._typed_lanes(wave, reg, False)[0]
         for lane in targets:
             bits = parse_value(text, kind_of, run, wave, lane)
-            run.batch.R[reg, lanes.start + lane] = bits
+            run.registers_of(wave)[reg, lane] = bits
         values = self._lane_values(wave, reg, hex_format)
         shown = values[targets[0]] if len(targets) == 1 else summary(values)
         return {"value": shown, "type": kind_of}
@@ -311,7 +308,7 @@ class Views:
         if reference == "device":
             return run.device
         if reference == "local":
-            return run.batch.local[:run.geo.local_memory]
+            return run.local_memory
         raise KeyError(f"unknown memory reference '{reference}' (device or local)")
 
     def read_memory(self, reference: str, offset: int, count: int) -> dict:

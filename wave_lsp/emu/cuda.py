@@ -17,8 +17,8 @@ import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .geometry import geometry, load_kernels, select_kernel
-from .launch import Launch, check_device_memory, launch_error, new_device_memory
+from .launch import Launch, launch_error, new_device_memory
+from .options import RunOptions
 
 if TYPE_CHECKING:
     import numpy as np
@@ -71,15 +71,15 @@ def prepare(program, launch: Launch) -> DeviceLaunch:
     """The GPU side of `launch` (see the module doc); raises LaunchError naming the flag."""
     from ..asm.backends import EmitError, emit_kernels
     from ..asm.backends.names import code_name
-    kernel = select_kernel(load_kernels(program), launch.kernel)
-    geo = geometry(kernel, launch)
+    from .prepared import prepare as prepare_launch
+    prepared = prepare_launch(program, launch)       # kernel, geometry, memory checked
+    kernel, geo = prepared.kernel, prepared.geometry
     if geo.wave_width != NVIDIA_WAVE_WIDTH:
         raise launch_error(f"--wave-width: an NVIDIA GPU runs waves of {NVIDIA_WAVE_WIDTH} "
                            f"lanes, not {geo.wave_width}", "--wave-width")
     if launch.set_regs:
         raise launch_error("--set-reg: a GPU starts no register with a value (load it from "
                            "device memory instead)", "--set-reg")
-    check_device_memory(launch)
     try:
         emitted = emit_kernels([kernel], "ptx")
     except EmitError as err:
@@ -124,10 +124,14 @@ class DeviceRun:
     difference: object = None            # compare.MemoryDifference, None: the same (or no compare)
 
 
-def run_on_device(program, launch: Launch, compare: bool = False) -> DeviceRun:
-    """Prepare, run on the GPU and, with `compare`, run the emulator recording store lines and
-    compare. Raises LaunchError, DeviceUnavailable or DeviceRunError."""
-    from .compare import first_difference, run_with_writers
+def run_on_device(program, launch: Launch, compare: bool = False,
+                  options: RunOptions | None = None) -> DeviceRun:
+    """Prepare, run on the GPU and, with `compare`, run the emulator (as `options` say, with
+    the store-writer record) and compare. Raises LaunchError, DeviceUnavailable or
+    DeviceRunError."""
+    from dataclasses import replace
+    from .compare import first_difference
+    from .pipeline import run
     prepared = prepare(program, launch)
     try:
         image = execute(prepared)
@@ -137,9 +141,10 @@ def run_on_device(program, launch: Launch, compare: bool = False) -> DeviceRun:
         raise DeviceRunError(f"the GPU run failed: {_first_line(err)}") from None
     outcome = DeviceRun(prepared, image, compare)
     if compare:
-        emulated, writers = run_with_writers(program, launch)
+        emulated = run(program, launch, replace(options or RunOptions(), writers=True,
+                                                engine="numpy"))
         if emulated.errors:
             raise DeviceRunError(f"the emulator run failed: {emulated.errors[0].message}")
-        outcome.difference = first_difference(emulated.device_memory, image, writers,
+        outcome.difference = first_difference(emulated.device_memory, image, emulated.writers,
                                               by_pc=isinstance(program, (bytes, bytearray)))
     return outcome

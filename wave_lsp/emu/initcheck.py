@@ -213,11 +213,11 @@ def _memory_check(ins) -> MemoryCheck | None:
     return None
 
 
-def check_launch(compiled, ctx, launch, registers: int, device_size: int,
+def check_launch(compiled, ctx, launch, options, registers: int, device_size: int,
                  set_regs: dict[int, int]) -> None:
-    """Instrument `compiled` for one run of `launch` when its check is on (`run` and the
-    debugger's stepping run alike)."""
-    if launch.initcheck:
+    """Instrument `compiled` for one run of `launch` when the options' check is on (`run` and
+    the debugger's stepping run alike)."""
+    if options.initcheck:
         instrument(compiled, ctx, InitShadow(device_size, launch.memory_init, set_regs,
                                              registers, len(compiled.ops)), registers)
 

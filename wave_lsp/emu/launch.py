@@ -1,5 +1,6 @@
-"""The launch description: grid, workgroup, wave width, memory sizes, initial memory and registers,
-kernel selection, limits and what to record."""
+"""The launch description — what runs: grid, workgroup, wave width, memory sizes, initial memory
+and registers, kernel selection, the threads whose final registers the report carries. How it
+runs (limits, trace, recording, engine) is `options.RunOptions`."""
 
 from __future__ import annotations
 
@@ -45,11 +46,10 @@ MemoryInit = Union[DataFill, IotaFill, ZeroFill]
 
 @dataclass(frozen=True)
 class Launch:
-    """How to run a kernel. `None` sizes come from the kernel's metadata (then upstream defaults).
+    """What to run. `None` sizes come from the kernel's metadata (then upstream defaults).
 
     `metadata_first` reproduces upstream wave-emu, where a value in the metadata wins over an
     explicit workgroup, register count or local memory size (the command line sets it).
-    `record_threads` is None (no recording), "first_wave", or global linear thread ids.
     `register_threads` lists global linear thread ids whose final registers the report carries.
     """
 
@@ -62,16 +62,8 @@ class Launch:
     kernel: str | None = None
     memory_init: Sequence[MemoryInit] = ()
     set_regs: dict[int, int] = field(default_factory=dict)
-    max_instructions: int = 10_000_000
-    time_limit: float | None = None
-    record_threads: str | Sequence[int] | None = None
     register_threads: Sequence[int] = ()
     metadata_first: bool = False
-    max_batch_lanes: int = 1 << 20
-    # True: trace with lines and masks to stderr; "upstream": upstream's trace format; or a sink
-    trace: bool | str | Callable[[str], None] = False
-    record_limit: int = 64               # executions kept per line in line_records
-    initcheck: bool = True               # report uninitialised reads (see emu.initcheck)
 
 
 class LaunchError(ValueError):
@@ -126,13 +118,25 @@ def write_memory_init(device: memoryview, items: Sequence[MemoryInit],
             raise LaunchError(f"unknown memory initialiser {item!r}")
 
 
-def initialised_ranges(items: Sequence[MemoryInit]) -> list[tuple[int, int]]:
+def check_memory_init(launch: Launch) -> None:
+    """Every initialiser of the launch lies inside its device memory (what `write_memory_init`
+    checks as it writes; `prepare` checks it before any memory is made)."""
+    flags = {DataFill: "--arg", IotaFill: "--fill-iota", ZeroFill: "--fill-zero"}
+    for item, (offset, length) in zip(launch.memory_init,
+                                      initialised_ranges(launch.memory_init, keep_empty=True)):
+        if type(item) not in flags:
+            raise LaunchError(f"unknown memory initialiser {item!r}")
+        _check_range(offset, length, launch.device_memory, flags[type(item)])
+
+
+def initialised_ranges(items: Sequence[MemoryInit], keep_empty: bool = False
+                       ) -> list[tuple[int, int]]:
     """(offset, length) of the device memory each initialiser writes, in order (for the
-    uninitialised-read check of both engines)."""
+    uninitialised-read check of both engines; `keep_empty`: one per item, empty ones too)."""
     out = []
     for item in items:
-        length = len(item.data) if isinstance(item, DataFill) else 4 * item.count
-        if length > 0:
+        length = len(item.data) if isinstance(item, DataFill) else 4 * getattr(item, "count", 0)
+        if length > 0 or keep_empty:
             out.append((item.offset, length))
     return out
 

@@ -1,8 +1,9 @@
 """The launch flags of `wave-lsp run` (upstream `wave-emu`'s, plus ours), parsed in one place.
 
 The command line, a `; wave-lsp run: FLAGS` launch line in a source file and the debugger's
-`args` all go through `launch_parser()` and `build_launch()`, so they accept exactly the same
-flags. Errors raise `LaunchFlagError`, which names the flag at fault so an editor can underline it.
+`args` all go through `launch_parser()`, `build_launch()` (what runs: a `Launch`) and
+`build_options()` (how: the `RunOptions` the flags set), so they accept exactly the same flags;
+`run_flags` adds the rest of `wave-lsp run`'s. Errors raise `LaunchFlagError`, which names the flag at fault so an editor can underline it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .limits import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, M
 
 if TYPE_CHECKING:
     from .launch import Launch
+    from .options import RunOptions
 
 DUMP_KINDS = ("u32", "f32", "f16", "bf16")
 
@@ -77,6 +79,9 @@ def add_launch_flags(p: argparse.ArgumentParser) -> None:
                    help="wall-time limit (a positive number of seconds)")
     p.add_argument("--no-initcheck", action="store_true",
                    help="do not report reads of registers and memory nothing initialised")
+    p.add_argument("--tolerance", metavar="ATOL[:RTOL]",
+                   help="for `wave-lsp test`: numbers in the output may differ from the "
+                        "expected ones by ATOL + RTOL*|expected| (the run ignores it)")
 
 
 def launch_parser() -> argparse.ArgumentParser:
@@ -209,7 +214,7 @@ def arg_spec(text: str) -> tuple[int, str]:
 
 def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overrides) -> Launch:
     """The `Launch` for parsed flags. `--arg` files are read relative to `base_dir` (default: the
-    working folder). `overrides` replace Launch fields (e.g. recording options)."""
+    working folder). `overrides` replace Launch fields (e.g. the kernel)."""
     from .launch import DataFill, IotaFill, Launch, ZeroFill   # numpy: not for --help
     zero, iota, data = [], [], []
     for text in args.fill_zero:
@@ -260,7 +265,6 @@ def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overr
                          MAX_REGISTER_COUNT - 1, "--set-reg", "the register")
         regs[index] = _bounded(number(value, "--set-reg"), -(1 << 31), (1 << 32) - 1,
                                "--set-reg", "the value (32 bits)") & 0xFFFFFFFF
-    max_instructions, time_limit = _limits(args)
     fields = dict(
         grid=_sizes(args.grid, "--grid", MAX_GRID_WORKGROUPS),
         workgroup=_sizes(args.workgroup, "--workgroup", MAX_WORKGROUP_THREADS),
@@ -272,11 +276,20 @@ def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overr
                               "--local-memory", "the size"),
         device_memory=_bounded(number(args.device_memory, "--device-memory"), 0,
                                MAX_DEVICE_MEMORY, "--device-memory", "the size"),
-        kernel=args.kernel, memory_init=zero + iota + data, set_regs=regs,
-        max_instructions=max_instructions,
-        time_limit=time_limit, metadata_first=True,
-        trace=True if getattr(args, "trace_lines", False) else "upstream" if args.trace else False,
-        register_threads=(0,) if args.dump_regs else (),
-        initcheck=not getattr(args, "no_initcheck", False))
+        kernel=args.kernel, memory_init=zero + iota + data, set_regs=regs, metadata_first=True,
+        register_threads=(0,) if args.dump_regs else ())
     fields.update(overrides)
     return Launch(**fields)
+
+
+def build_options(args: argparse.Namespace, **overrides) -> RunOptions:
+    """The `RunOptions` of parsed flags (limits, trace, the uninitialised-read check);
+    `overrides` replace fields (e.g. recording options)."""
+    from .options import RunOptions
+    max_instructions, time_limit = _limits(args)
+    fields = dict(
+        max_instructions=max_instructions, time_limit=time_limit,
+        trace=True if getattr(args, "trace_lines", False) else "upstream" if args.trace else False,
+        initcheck=not getattr(args, "no_initcheck", False))
+    fields.update(overrides)
+    return RunOptions(**fields)

@@ -71,9 +71,10 @@ class KernelProfile:
                 "totals": dict(self.totals)}
 
     def hottest(self) -> list[LineCounters]:
-        """Lines by cost: executions, then memory passes, then source order."""
-        return sorted(self.lines, key=lambda c: (-c.executions, -(c.local_wavefronts
-                                                                 + c.global_sectors), c.line))
+        """Lines by cost (wave-instructions plus memory passes: local wavefronts and device
+        sectors), then source order."""
+        return sorted(self.lines, key=lambda c: (-(c.executions + c.local_wavefronts
+                                                   + c.global_sectors), c.line))
 
 
 @dataclass
@@ -149,18 +150,41 @@ def add_pattern(accesses: InstructionAccesses, lanes, addresses: np.ndarray, lan
                                            relative, lane_count, lanes_per_wg, count)
 
 
-def _groups(pattern: AccessPattern, width: int) -> np.ndarray:
-    """The wave (of `width` lanes) of each executing lane, numbered within the pattern."""
+def _groups(pattern: AccessPattern, width: int, known: dict) -> tuple[np.ndarray, int]:
+    """(the wave, of `width` lanes, of each executing lane, numbered within the pattern; the
+    number of waves); `known` keeps those of patterns where every lane executes."""
+    key = (pattern.lane_count, pattern.lanes_per_wg) if pattern.lanes is None else None
+    if key in known:
+        return known[key]
     lanes = (np.arange(pattern.lane_count, dtype=np.int64) if pattern.lanes is None
              else pattern.lanes)
     per_wg = -(-pattern.lanes_per_wg // width)
-    return (lanes // pattern.lanes_per_wg) * per_wg + (lanes % pattern.lanes_per_wg) // width
+    groups = (lanes // pattern.lanes_per_wg) * per_wg + (lanes % pattern.lanes_per_wg) // width
+    result = groups, int(groups.max()) + 1
+    if key is not None:
+        known[key] = result
+    return result
+
+
+def _gather(patterns, width: int):
+    """Every pattern's lanes at once: (wave of each lane, numbered across the patterns; the
+    lanes' addresses; how often each wave's pattern ran)."""
+    groups, addresses, weights = [], [], []
+    offset = 0
+    known: dict = {}
+    for pattern in patterns:
+        g, top = _groups(pattern, width, known)
+        groups.append(g + offset)
+        addresses.append(pattern.addresses.astype(np.int64))
+        weights.append(np.full(top, pattern.count, dtype=np.int64))
+        offset += top
+    return np.concatenate(groups), np.concatenate(addresses), np.concatenate(weights)
 
 
 def _units(groups: np.ndarray, addresses: np.ndarray, size: int, unit: int):
     """(group, unit index) of every `unit`-byte unit each lane's `size` bytes touch."""
-    first = addresses.astype(np.int64) // unit
-    last = (addresses.astype(np.int64) + size - 1) // unit
+    first = addresses // unit
+    last = (addresses + size - 1) // unit
     gs, us = [groups], [first]
     for extra in range(1, int((last - first).max()) + 1):
         more = first + extra <= last
@@ -169,34 +193,33 @@ def _units(groups: np.ndarray, addresses: np.ndarray, size: int, unit: int):
     return np.concatenate(gs), np.concatenate(us)
 
 
-def _ideal(groups: np.ndarray, size: int, per_pass: int) -> int:
-    lanes = np.bincount(groups)
-    lanes = lanes[lanes > 0]
-    return int((-(-(lanes * size) // per_pass)).sum())
+def _ideal(groups: np.ndarray, weights: np.ndarray, size: int, per_pass: int) -> int:
+    lanes = np.bincount(groups, minlength=weights.size)
+    return int(((-(-(lanes * size) // per_pass)) * weights).sum())
 
 
-def local_passes(pattern: AccessPattern, size: int, width: int, banks: int,
+def local_passes(patterns, size: int, width: int, banks: int,
                  bank_bytes: int) -> tuple[int, int]:
-    """(wavefronts, ideal wavefronts) of one local access pattern."""
-    groups = _groups(pattern, width)
-    g, u = _units(groups, pattern.addresses, size, bank_bytes)
+    """(wavefronts, ideal wavefronts) of local access patterns, each times its count."""
+    groups, addresses, weights = _gather(patterns, width)
+    g, u = _units(groups, addresses, size, bank_bytes)
     span = int(u.max()) + 1
     distinct = np.unique(g * span + u)
     g, u = distinct // span, distinct % span
     per_bank, counts = np.unique(g * banks + u % banks, return_counts=True)
-    owner = per_bank // banks
-    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-    passes = int(np.maximum.reduceat(counts, starts).sum())
-    return passes, _ideal(groups, size, banks * bank_bytes)
+    passes = np.zeros(weights.size, dtype=np.int64)
+    np.maximum.at(passes, per_bank // banks, counts)
+    return int((passes * weights).sum()), _ideal(groups, weights, size, banks * bank_bytes)
 
 
-def global_segments(pattern: AccessPattern, size: int, width: int,
-                    sector: int) -> tuple[int, int]:
-    """(sectors, ideal sectors) of one device access pattern."""
-    groups = _groups(pattern, width)
-    g, u = _units(groups, pattern.addresses, size, sector)
+def global_segments(patterns, size: int, width: int, sector: int) -> tuple[int, int]:
+    """(sectors, ideal sectors) of device access patterns, each times its count."""
+    groups, addresses, weights = _gather(patterns, width)
+    g, u = _units(groups, addresses, size, sector)
     span = int(u.max()) + 1
-    return int(np.unique(g * span + u).size), _ideal(groups, size, sector)
+    distinct = np.unique(g * span + u)
+    sectors = np.bincount(distinct // span, minlength=weights.size)
+    return int((sectors * weights).sum()), _ideal(groups, weights, size, sector)
 
 
 def profile_for(record: ProfileRecord, target: str | None = None) -> KernelProfile:
@@ -207,21 +230,20 @@ def profile_for(record: ProfileRecord, target: str | None = None) -> KernelProfi
     n = len(record.keys)
     memory = np.zeros((n, 4), dtype=np.int64)
     for index, acc in record.accesses.items():
-        for pattern in acc.patterns.values():
-            if acc.space == "local":
-                cost = local_passes(pattern, acc.width, width, preset.banks, preset.bank_bytes)
-                memory[index, 0:2] += np.array(cost) * pattern.count
-            else:
-                cost = global_segments(pattern, acc.width, width, preset.sector_bytes)
-                memory[index, 2:4] += np.array(cost) * pattern.count
-    per_line: dict[int, list[int]] = {}
-    for index, key in enumerate(record.keys):
-        row = per_line.setdefault(key, [0] * 7)
-        values = (int(executions[index]), int(record.active_lanes[index]),
-                  int(executions[index]) * width, *(int(v) for v in memory[index]))
-        for i, v in enumerate(values):
-            row[i] += v
-    lines = tuple(LineCounters(key, *row) for key, row in sorted(per_line.items())
+        patterns = list(acc.patterns.values())
+        if not patterns:
+            continue
+        if acc.space == "local":
+            memory[index, 0:2] = local_passes(patterns, acc.width, width, preset.banks,
+                                              preset.bank_bytes)
+        else:
+            memory[index, 2:4] = global_segments(patterns, acc.width, width,
+                                                 preset.sector_bytes)
+    values = np.column_stack([executions, record.active_lanes, executions * width, memory])
+    keys, where = np.unique(np.array(record.keys, dtype=np.int64), return_inverse=True)
+    per_line = np.zeros((keys.size, 7), dtype=np.int64)
+    np.add.at(per_line, where.reshape(-1), values)
+    lines = tuple(LineCounters(key, *row) for key, row in zip(keys.tolist(), per_line.tolist())
                   if row[0] or row[1])
     return KernelProfile(preset.name, lines, totals_of(lines, width, preset), record.by_pc,
                          preset)

@@ -37,12 +37,13 @@ class Profiler:
         self.guarded_calls = [i.guarded for i in instructions]
         self._executions = np.zeros_like(self.record.executions)
         self._lanes = [0] * len(instructions)
+        self._visits: list[int] = []          # instructions run since `present` last changed
+        self.present = None
 
     # ---- the observer protocol ---------------------------------------------------------------
     def attach(self, b: Batch) -> None:
         self.anchor = np.ones(b.n, dtype=bool)
         self.stack: list = []                     # ("loop" | "call", anchor)
-        self._alive = None
         self._active = None
         self._count = 0
         self._present(b)
@@ -58,7 +59,7 @@ class Profiler:
         else:
             mask = b.guard_mask(*guard)
             count = int(np.count_nonzero(mask))
-        self._executions[index] += self.present
+        self._visits.append(index)
         self._lanes[index] += count
         memory = self.memory[index]
         if memory is not None and count:
@@ -106,7 +107,15 @@ class Profiler:
         """Instructions [start, stop) stepped over with no executing lane (`RunContext.skip`)."""
         self._executions[start:stop] += self.present
 
+    def _flush(self) -> None:
+        """Add `present` to the executions of every instruction run since it last changed."""
+        if self._visits:
+            visits = np.bincount(self._visits, minlength=len(self._lanes))
+            self._executions += visits[:, None] * self.present
+            self._visits = []
+
     def finish(self) -> None:
+        self._flush()
         self.record.executions += self._executions
         self.record.active_lanes += np.array(self._lanes, dtype=np.int64)
         self._executions[:] = 0
@@ -114,6 +123,8 @@ class Profiler:
 
     # ---- present groups at every width -------------------------------------------------------
     def _present(self, b: Batch) -> None:
+        if self.present is not None:
+            self._flush()
         per_wg = self.lanes_per_wg
         anchor = self.anchor.reshape(b.wg_count, per_wg)
         alive = b.alive.reshape(b.wg_count, per_wg)

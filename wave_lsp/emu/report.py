@@ -14,12 +14,10 @@ show it at `line` and, with the same message, at `other_line`. The `uninitialise
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .run_report import RunReport  # noqa: F401 - part of the report
 from .stats import Stats  # noqa: F401 - part of the report
-
-if TYPE_CHECKING:
-    import numpy as np
 
 # Stable `EmuError.kind` values (other layers compare against these strings).
 ERROR_KINDS = (
@@ -92,54 +90,3 @@ class LineRecord:
     count: int = 0               # executions while a recorded thread's wave was present
     first_active: tuple[bool, ...] = ()   # per recorded thread, on the first execution
     writes: list[list[WriteRecord]] = field(default_factory=list)  # per execution (capped)
-
-
-@dataclass
-class RunReport:
-    """The result of `run`."""
-
-    kernel: str
-    device_memory: np.ndarray                   # uint8, final contents
-    registers: dict[int, dict[str, int]] = field(default_factory=dict)  # thread -> {"r0": v, "p0": 0}
-    stats: Stats = field(default_factory=Stats)
-    warnings: list[EmuWarning] = field(default_factory=list)
-    errors: list[EmuError] = field(default_factory=list)
-    line_records: dict[int, LineRecord] | None = None   # keyed by line (or pc for .wbin input)
-    recorded_threads: tuple[int, ...] = ()
-    launch_summary: dict[str, Any] = field(default_factory=dict)
-    profile: Any = None             # profile.ProfileRecord when the run was profiled
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-    def read_u32(self, offset: int, count: int) -> list[int]:
-        """`count` little-endian u32 values of device memory from byte `offset`."""
-        return self.device_memory[offset:offset + 4 * count].view("<u4").tolist()
-
-    def read_f32(self, offset: int, count: int) -> list[float]:
-        return self.device_memory[offset:offset + 4 * count].view("<f4").tolist()
-
-    def to_json(self, include_memory: bool = True) -> dict[str, Any]:
-        """The whole report as JSON-compatible data (memory as a hex string)."""
-        from dataclasses import asdict
-        records = None
-        if self.line_records is not None:
-            records = [asdict(r) for r in self.line_records.values()]
-            for r in records:
-                for execution in r["writes"]:
-                    for w in execution:
-                        w["values"] = {str(k): v for k, v in w["values"].items()}
-        return {
-            "kernel": self.kernel,
-            "ok": self.ok,
-            "launch": self.launch_summary,
-            "errors": [asdict(e) for e in self.errors],
-            "warnings": [asdict(w) for w in self.warnings],
-            "stats": asdict(self.stats),
-            "registers": {str(k): v for k, v in self.registers.items()},
-            "recorded_threads": list(self.recorded_threads),
-            "line_records": records,
-            "device_memory_size": int(self.device_memory.size),
-            "device_memory": self.device_memory.tobytes().hex() if include_memory else None,
-        }

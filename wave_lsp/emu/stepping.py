@@ -1,18 +1,22 @@
 """Instruction-by-instruction execution of one launch, for the debugger.
 
-`SteppingRun` prepares a launch exactly as `run` does (the same kernel selection, geometry,
-device memory, compiled instructions and run context) but executes one workgroup at a time, in
+`SteppingRun` starts from the same `PreparedLaunch` as `pipeline.run` (kernel selection and
+geometry by `pipeline.prepare`; device memory, compiled instructions and run context as the
+numpy engine makes them) but executes one workgroup at a time, in
 workgroup order, one instruction per `step()`. The waves of the running workgroup advance in
 lock-step, as the engine runs them: after a step every wave is before the same instruction, and
 a wave whose lanes are all inactive there (the other side of a divergent `if`, a finished loop)
-simply has no active lane. Between steps the state (`batch`: registers, predicates, masks,
-divergence and call frames, local memory; `device`) may be read and changed.
+simply has no active lane. Between steps the state of each wave may be read and changed through
+`registers_of`, `predicates_of`, `special_of`, `alive_of`, `control_frames` (the divergence
+stack: `IfFrame`, `LoopFrame`, innermost last), `call_frames` (`CallFrame`), `local_memory` and
+`device` — the debugger uses these, not the engine's batch.
 
 Running a `SteppingRun` to its end gives the same `RunReport` (memory, errors, statistics,
-warnings) as `run(program, launch)`; tests/debug/test_stepping.py checks it on every example.
+warnings) as `run(program, launch, options)`; tests/debug/test_stepping.py checks it on every
+example. Of the `RunOptions` it honours the instruction limit and the uninitialised-read check.
 
-What it relies on from the rest of the emulator (keep these when refactoring): `api.geometry`,
-`api.launch_summary`, `api.load_kernels`, `api.select_kernel`, `launch.new_device_memory`,
+What it relies on from the rest of the emulator (keep these when refactoring):
+`pipeline.prepare` and `PreparedLaunch.summary`, `launch.new_device_memory`,
 `compiler.compile_kernel` (one `op(batch) -> next index | None` per instruction),
 `initcheck.check_launch`,
 `engine.to_error`, `engine._limit_fault`, `engine._step_limit`, `engine._finish_stats`, and
@@ -23,13 +27,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .api import geometry, launch_summary, load_kernels, select_kernel
 from .compiler import CompiledKernel, compile_kernel
 from .context import RunContext
 from .engine import Limits, _finish_stats, _limit_fault, _step_limit, to_error
 from .initcheck import check_launch
 from .launch import Launch, new_device_memory
+from .options import RunOptions
+from .prepared import PreparedLaunch, prepare
 from .report import EmuError, RunReport
+from .control import CallFrame, IfFrame, LoopFrame  # noqa: F401 - the frames shown
 from .state import Batch, Fault
 
 # What `step()` returns.
@@ -42,20 +48,25 @@ FAULTED = "error"                # the instruction raised a run-time error (see 
 class SteppingRun:
     """One launch of one kernel, advanced one instruction of the current workgroup at a time."""
 
-    def __init__(self, program, launch: Launch):
-        self.launch = launch
-        self.kernel = select_kernel(load_kernels(program), launch.kernel)
-        self.geo = geometry(self.kernel, launch)
+    def __init__(self, program, launch: Launch | None = None,
+                 options: RunOptions | None = None):
+        """`program` and `launch` as `pipeline.run` takes them (or a `PreparedLaunch` alone)."""
+        self.prepared = program if isinstance(program, PreparedLaunch) else \
+            prepare(program, launch)
+        self.options = options if options is not None else RunOptions()
+        self.launch = launch = self.prepared.launch
+        self.kernel = self.prepared.kernel
+        self.geo = self.prepared.geometry
         self.device = new_device_memory(launch)
         instructions = self.kernel.instructions
         self.ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
         self.compiled: CompiledKernel = compile_kernel(self.kernel, self.geo.registers,
                                                        self.ctx, instructions)
         self.set_regs = {int(k): int(v) for k, v in launch.set_regs.items()}
-        check_launch(self.compiled, self.ctx, launch, self.geo.registers, self.device.size,
-                     self.set_regs)
+        check_launch(self.compiled, self.ctx, launch, self.options, self.geo.registers,
+                     self.device.size, self.set_regs)
         self.ctx.counts = [0] * len(self.compiled.ops)
-        self.limits = Limits(launch.max_instructions, None, None)
+        self.limits = Limits(self.options.max_instructions, None, None)
         self.step_limit = _step_limit(self.limits, self.geo.waves_per_wg)
         self.error: EmuError | None = None
         self.finished = False
@@ -100,6 +111,39 @@ class SteppingRun:
         mask = self.batch.guard_mask(ins.pred_reg, ins.pred_neg) if ins.guarded \
             else self.batch.active
         return mask[self.wave_lanes(wave)]
+
+    # ---- the state of a wave (views: writing into them changes the run) -----------------------
+    def registers_of(self, wave: int) -> np.ndarray:
+        """(registers, wave width) u32 registers of `wave` of the current workgroup."""
+        return self.batch.R[:, self.wave_lanes(wave)]
+
+    def predicates_of(self, wave: int) -> np.ndarray:
+        """(predicates, wave width) predicate bits of `wave`."""
+        return self.batch.P[:, self.wave_lanes(wave)]
+
+    def special_of(self, wave: int, index: int) -> np.ndarray:
+        """Special register `index` (isa.SPECIAL_REGISTERS) per lane of `wave`."""
+        return self.batch.special(index)[self.wave_lanes(wave)]
+
+    def alive_of(self, wave: int) -> np.ndarray:
+        """Per lane of `wave`: a thread that has not halted."""
+        return self.batch.alive[self.wave_lanes(wave)]
+
+    @property
+    def control_frames(self) -> list:
+        """The divergence stack of the current workgroup (`IfFrame`/`LoopFrame`, innermost
+        last; masks over all its lanes: index them with `wave_lanes`)."""
+        return self.batch.ctrl if self.batch is not None else []
+
+    @property
+    def call_frames(self) -> list:
+        """The call stack of the current workgroup (`CallFrame`, innermost last)."""
+        return self.batch.calls if self.batch is not None else []
+
+    @property
+    def local_memory(self) -> np.ndarray:
+        """The current workgroup's local memory (uint8)."""
+        return self.batch.local[:self.geo.local_memory]
 
     def has_active(self, wave: int) -> bool:
         return bool(self.active(wave).any())
@@ -168,10 +212,10 @@ class SteppingRun:
 
     def report(self) -> RunReport:
         """What `run` reports for the part of the launch executed so far."""
-        report = RunReport(kernel=self.kernel.name, device_memory=self.device)
+        report = RunReport(kernel=self.kernel.name, device=self.device)
         if self.error is not None:
             report.errors.append(self.error)
         report.stats = self.ctx.stats
         report.warnings = self.ctx.warnings
-        report.launch_summary = launch_summary(self.kernel, self.geo, self.device)
+        report.launch_summary = self.prepared.summary()
         return report

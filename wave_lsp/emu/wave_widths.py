@@ -12,10 +12,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .api import load_kernels
-from .compare import StoreWriters, run_with_writers
+from .geometry import load_kernels
 from .launch import Launch
+from .options import RunOptions
+from .pipeline import run
 from .report import RunReport
+from .writers import StoreWriters
 
 MAX_SHOWN = 8   # differing words listed per line
 COMPARE_CHUNK = 1 << 22     # device bytes compared at a time (a multiple of 4)
@@ -89,15 +91,18 @@ class WidthComparison:
         return out
 
 
-def compare_widths(program, launch: Launch, widths, cancel=None) -> WidthComparison:
-    """Run `launch` once per width and compare the device memory the runs leave."""
+def compare_widths(program, launch: Launch, widths,
+                   options: RunOptions | None = None) -> WidthComparison:
+    """Run `launch` once per width (as `options` say, with the store-writer record) and compare
+    the device memory the runs leave."""
     widths = tuple(dict.fromkeys(int(w) for w in widths))
     kernels = load_kernels(program)
     reports: dict[int, RunReport] = {}
     writers: dict[int, StoreWriters | None] = {}
+    options = replace(options or RunOptions(), writers=True, engine="numpy")
     for width in widths:
-        reports[width], writers[width] = run_with_writers(
-            kernels, replace(launch, wave_width=width), cancel=cancel)
+        reports[width] = run(kernels, replace(launch, wave_width=width), options)
+        writers[width] = reports[width].writers
     name = next(iter(reports.values())).kernel if reports else ""
     kernel = next((k for k in kernels if k.name == name), None)
     by_pc = kernel is not None and any(i.line is None for i in kernel.instructions)

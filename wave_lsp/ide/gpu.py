@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import cache
 
 from ..emu.launch import Launch
+from ..emu.options import RunOptions
 
 
 @cache
@@ -20,16 +21,18 @@ def gpu_status() -> str | None:
     return device_status()
 
 
-def run_on_gpu(program, launch: Launch, path: str = "") -> dict:
-    """Run `launch` on the GPU and in the emulator; the outcome (`ok` False with `message` when
-    it could not run). Raises nothing for a launch, device or run problem."""
+def run_on_gpu(program, launch: Launch, path: str = "",
+               options: RunOptions | None = None) -> dict:
+    """Run `launch` on the GPU and in the emulator (as `options` say); the outcome (`ok` False
+    with `message` when it could not run). Raises nothing for a launch, device or run
+    problem."""
     from ..emu import cuda
     from ..emu.launch import LaunchError
     reason = gpu_status()
     if reason is not None:
         return {"ok": False, "message": f"cannot run on a GPU: {reason}"}
     try:
-        outcome = cuda.run_on_device(program, launch, compare=True)
+        outcome = cuda.run_on_device(program, launch, compare=True, options=options)
     except (LaunchError, cuda.DeviceUnavailable, cuda.DeviceRunError) as err:
         return {"ok": False, "message": str(err)}
     difference = outcome.difference

@@ -19,7 +19,9 @@ from typing import Sequence
 
 from ..emu.launch import Launch
 from ..emu.launch_flags import (DumpRequest, LaunchFlagError, arg_spec, build_launch,
-                                dump_requests, launch_parser, number, parse_launch_flags)
+                                build_options, dump_requests, launch_parser, number,
+                                parse_launch_flags)
+from ..emu.options import RunOptions
 from .arg_files import confined_path
 
 LAUNCH_COMMENT = re.compile(r"^(?P<lead>\s*[;#]+\s*)wave-lsp run:")
@@ -73,6 +75,7 @@ class LaunchLine:
     explicit: frozenset[str]       # flags written on the line
     problem: LaunchProblem | None = None
     arg_files: tuple[tuple[int, Path], ...] = ()   # --arg files read when it runs (with a root)
+    options: RunOptions | None = None   # the line's limits and checks (None with a problem)
 
     @property
     def flags(self) -> str:
@@ -182,7 +185,8 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
             arg_files = tuple((offset, confined_path(name, base_dir, root))
                               for offset, name in map(arg_spec, args.arg))
             args.arg = []
-        launch = build_launch(args, base_dir, kernel=kernel, trace=False)
+        launch = build_launch(args, base_dir, kernel=kernel)
+        options = build_options(args, trace=False)
         dumps = tuple(dump_requests(args))
         lanes = parse_lanes(lanes_text) if lanes_text is not None else None
     except LaunchFlagError as err:
@@ -191,7 +195,7 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
         return LaunchLine(**place, launch=None, lanes=None, dumps=(), explicit=explicit,
                           problem=problem)
     return LaunchLine(**place, launch=launch, lanes=lanes, dumps=dumps, explicit=explicit,
-                      arg_files=arg_files)
+                      arg_files=arg_files, options=options)
 
 
 def _is_comment_or_blank(text: str) -> bool:

@@ -1,7 +1,8 @@
 """Profiling kernels for a document, off the event loop, as inline runs are run.
 
 The plan is an inline run's (`run_session.plan_runs`: one revision's text, kernels and launch
-lines) and so is the launch (`run_session.editor_launch`: the settings' limits, `--arg` files);
+lines) and so is the launch (`run_session.editor_launch`: `--arg` files; `editor_options`: the
+settings' limits);
 `profile_kernels` (on the worker thread) runs each planned kernel once through the emulator's
 pipeline with profile counters on and computes the launch's own preset from that record
 (`emu.profile.profile_for`) into a `ProfileView`: its heat, hints and findings are shown at
@@ -22,7 +23,7 @@ from typing import Any, Callable
 from .arg_files import ArgFiles
 from .profile_view import ProfileView, profile_view
 from .run_limits import RunLimits
-from .run_session import RunPlan, Snapshot, editor_launch
+from .run_session import RunPlan, Snapshot, editor_launch, editor_options
 
 
 @dataclass(frozen=True)
@@ -97,9 +98,10 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
     if cancelled():
         return KernelProfileRun(status="cancelled", message="profile cancelled", **ident)
     try:
-        launch = editor_launch(ll, plan.kernel, limits, files, snapshot.root)
+        launch = editor_launch(ll, plan.kernel, files, snapshot.root)
+        options = editor_options(ll, limits, cancel=cancelled, profile=True)
         started = time.perf_counter()
-        report = run(assembly, launch, cancel=cancelled, profile=True)
+        report = run(assembly, launch, options)
         # the launch's own preset (its hints, heat and findings); the vendors' follow
         profiles = [profile_for(report.profile, PROFILE_TARGETS[0])]
         elapsed = (time.perf_counter() - started) * 1000

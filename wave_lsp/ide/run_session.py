@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..analysis.diagnostic import Range
-from ..emu import Launch, LaunchError, run
+from ..emu import Launch, LaunchError, RunOptions, run
 from ..emu.launch import DataFill
 from ..emu.launch_flags import LaunchFlagError
 from .arg_files import ArgFiles
@@ -86,11 +86,10 @@ def plan_runs(doc, wanted: dict[str, int | None], by_kernel: dict[str, list[Laun
     return Snapshot(doc.text, doc.revision, doc.version, tuple(plans), root)
 
 
-def editor_launch(ll: LaunchLine | None, kernel: str, limits: RunLimits, files: ArgFiles,
+def editor_launch(ll: LaunchLine | None, kernel: str, files: ArgFiles,
                   root: Path | None) -> Launch:
-    """The launch an editor runs for a launch line (None: the default launch): its `--arg`
-    files read now (`arg_files.py`), and the settings' limits, which the line may lower but
-    never raise (nor lift with 0). Raises LaunchError."""
+    """The launch an editor runs for a launch line (None: the default launch), its `--arg`
+    files read now (`arg_files.py`). Raises LaunchError."""
     launch = ll.launch if ll is not None else default_launch(kernel)
     fills = ()
     if ll is not None and ll.arg_files:
@@ -102,24 +101,36 @@ def editor_launch(ll: LaunchLine | None, kernel: str, limits: RunLimits, files: 
         except OSError as err:
             raise LaunchError(f"--arg: cannot read '{err.filename}': "
                               f"{err.strerror or err}") from None
+    return dataclasses.replace(launch, kernel=kernel,
+                               memory_init=tuple(launch.memory_init) + fills)
+
+
+def editor_options(ll: LaunchLine | None, limits: RunLimits, **fields) -> RunOptions:
+    """How an editor runs a launch line: the settings' limits, which the line may lower but
+    never raise (nor lift with 0); `fields` set other options (recording, cancel)."""
     explicit = ll.explicit if ll is not None else frozenset()
+    line_options = ll.options if ll is not None and ll.options is not None else RunOptions()
     allowed = limits.max_instructions
-    line = launch.max_instructions if "--max-instructions" in explicit else 0
+    line = line_options.max_instructions if "--max-instructions" in explicit else 0
     allowed_s = limits.time_limit_ms / 1000 if limits.time_limit_ms > 0 else None
-    line_s = launch.time_limit if "--time-limit" in explicit else None
+    line_s = line_options.time_limit if "--time-limit" in explicit else None
     return dataclasses.replace(
-        launch, kernel=kernel, memory_init=tuple(launch.memory_init) + fills,
+        line_options, trace=False,
         max_instructions=min(v for v in (allowed, line) if v > 0) if allowed or line else 0,
-        time_limit=min((v for v in (allowed_s, line_s) if v is not None), default=None))
+        time_limit=min((v for v in (allowed_s, line_s) if v is not None), default=None),
+        **fields)
 
 
-def launch_for(plan: RunPlan, limits: RunLimits, files: ArgFiles, root: Path | None) -> Launch:
-    """The launch of a plan as the editor runs it (`editor_launch`, shown lanes recorded)."""
+def launch_for(plan: RunPlan, limits: RunLimits, files: ArgFiles, root: Path | None,
+               cancel: Callable[[], bool] | None = None) -> tuple[Launch, RunOptions]:
+    """The launch of a plan as the editor runs it (`editor_launch`) and its options
+    (`editor_options`, shown lanes recorded)."""
     ll = plan.launch
-    launch = editor_launch(ll, plan.kernel, limits, files, root)
-    return dataclasses.replace(
-        launch, record_threads=ll.lanes if ll is not None and ll.lanes else "first_wave",
-        record_limit=RECORD_LIMIT, trace=False)
+    launch = editor_launch(ll, plan.kernel, files, root)
+    options = editor_options(ll, limits, cancel=cancel, record_limit=RECORD_LIMIT,
+                             record_threads=ll.lanes if ll is not None and ll.lanes
+                             else "first_wave")
+    return launch, options
 
 
 def _identity(snapshot: Snapshot, plan: RunPlan) -> dict:
@@ -149,9 +160,10 @@ def execute(snapshot: Snapshot, limits: RunLimits,
         try:
             if assembly is None:
                 assembly = assemble(snapshot.text)
-            launch = launch_for(plan, limits, files or ArgFiles(), snapshot.root)
+            launch, options = launch_for(plan, limits, files or ArgFiles(), snapshot.root,
+                                         cancelled)
             started = time.perf_counter()
-            report = run(assembly, launch, cancel=cancelled)
+            report = run(assembly, launch, options)
             elapsed = (time.perf_counter() - started) * 1000
         except LaunchError as err:
             results.append(KernelRun(status="failed", message=str(err), **ident))
@@ -179,8 +191,8 @@ def dump_window(snapshot: Snapshot, limits: RunLimits, cancelled: Callable[[], b
     plan = snapshot.plans[0]
     req = plan.launch.dumps[index]
     try:
-        launch = launch_for(plan, limits, files, snapshot.root)
-        report = run(assemble(snapshot.text), launch, cancel=cancelled)
+        launch, options = launch_for(plan, limits, files, snapshot.root, cancelled)
+        report = run(assemble(snapshot.text), launch, options)
     except (LaunchError, AssemblyError) as err:
         raise DumpWindowError(f"cannot run: {err}") from None
     if cancelled() or any(e.kind == "cancelled" for e in report.errors):

@@ -1,20 +1,20 @@
 """Kernel profiles in the editor: what every line costs, from the emulator's profile counters.
 
-- A "◔ Profile" code lens beside each `▶ Run` (on the `.kernel` line and on each launch line);
-  after a profile it shows the kernel's figures (`◔ Profile: 72% lanes · 2-way banks`, click to
-  profile again) and "✕ Clear profile".
+- A "◔ Profile" code lens beside each `▶ Run` (on the `.kernel` line and on each launch line;
+  not where the kernel's run failed); after a profile it shows the kernel's figures
+  (`◔ Profile: 72% lanes · 2-way banks`, click to profile again) and "✕ Clear profile".
 - `wave-lsp.profile [uri, kernel, launchLine|null]` profiles `kernel` with that launch line (null:
   its first one, or the default launch) off the event loop and returns the `--profile --json`
   object of the launch's own preset plus `heat` (per executed line, 1-based: a level 1..5 and
-  its share of the kernel's cost), `presets` (every preset's totals), `uri`, `kernel`,
-  `launchLine`, `status`, `summary`. The kernel then stays live: every edit re-profiles it
-  (debounced, a newer edit cancelling the profile in flight) until
+  its share of the kernel's cost), `presets` (every preset's totals), `complete`, `uri`,
+  `kernel`, `launchLine`, `status`, `summary`. The kernel then stays live: every settled edit
+  re-profiles it (an edit cancels the profile in flight at once) until
   `wave-lsp.clearProfile [uri, kernel|null]` or the document closes.
-- After each profile (and each clear) the server sends `wave-lsp/profileChanged`
-  `{uri, version, profiles: [the command's result per kernel]}`, which feeds the heat views of
-  the clients (VS Code decorations, Neovim extmarks), and asks for inlay hints, code lenses and
-  diagnostics again: hints on the lines that matter, the line's counters under every preset in
-  the hover, and information diagnostics (R021-R023) for the worst findings
+- After each profile step (the launch's preset; then every vendor's) and each clear the server
+  sends `wave-lsp/profileChanged` `{uri, version, profiles: [the command's answer per kernel]}`,
+  which feeds the clients' heat views (VS Code decorations, Neovim extmarks), and has hints,
+  lenses and diagnostics redrawn: hints on the lines that matter, the line's counters under
+  every preset in the hover, information diagnostics (R021-R023) for the worst findings
   (`wave_lsp.ide.profile_view`).
 """
 
@@ -26,32 +26,34 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from .documents import span, to_client_position
+from ..ide.state import DocumentState
+from . import proto
 from .handlers import command
 from .runs import RunService, arg_root, start_live
+from .server import WaveLanguageServer
 
 if TYPE_CHECKING:
     from ..ide.profile_session import KernelProfileRun
-    from ..ide.state import DocumentState
-    from .server import WaveLanguageServer
 
 PROFILE = "wave-lsp.profile"
 CLEAR_PROFILE = "wave-lsp.clearProfile"
 PROFILE_CHANGED = "wave-lsp/profileChanged"
-LENS_COMMANDS = (PROFILE, CLEAR_PROFILE)
 
 
 class ProfileService(RunService):
-    """Profiles of the open documents, as `RunService` runs them (debounced re-profiles, a newer
-    edit cancelling the one in flight), with their own worker and state
-    (`DocumentState.profile_state()`); only the kernels profiled are live."""
+    """Profiles of the open documents, run as `RunService` runs kernels (re-profiled when an
+    edit settles, cancelled at once by an edit), with their own worker and state
+    (`DocumentState.profile_state()`); only the kernels profiled are live. It shows the
+    profiles, never the runs (`RunService` does)."""
+
+    leading_commands = (PROFILE, CLEAR_PROFILE)
 
     @staticmethod
-    def state(doc: "DocumentState"):
+    def state(doc: DocumentState):
         return doc.profile_state()
 
     @staticmethod
-    def existing(doc: "DocumentState"):
+    def existing(doc: DocumentState):
         return doc.profiles
 
     @property
@@ -61,16 +63,23 @@ class ProfileService(RunService):
             self._worker = ProfileWorker()
         return self._worker
 
-    def wanted(self, doc: "DocumentState") -> dict[str, int | None]:
+    @property
+    def runs(self) -> RunService:
+        return self.server.get_feature(RunService)
+
+    def initialize(self, params: types.InitializeParams) -> None:
+        """Whether kernels may run is the run service's to know (`wanted`)."""
+
+    def wanted(self, doc: DocumentState) -> dict[str, int | None]:
         """The kernels profiled (none in an untrusted workspace)."""
-        if doc.profiles is None or not self.server.runs.trusted:
+        if doc.profiles is None or not self.runs.trusted:
             return {}
         return dict(doc.profiles.live)
 
-    async def run(self, doc: "DocumentState", wanted: dict[str, int | None]
+    async def run(self, doc: DocumentState, wanted: dict[str, int | None]
                   ) -> list["KernelProfileRun"]:
         """Profile `wanted` kernels of the current revision off the event loop: first the
-        launch's own preset (heat, hints, findings), then every vendor's; each is kept and
+        launch's own preset (heat, hints, findings), then every vendor's; each step is kept and
         shown if the document has not changed meanwhile. Returns the last either way."""
         from ..ide.run_session import plan_runs
         state = self.state(doc)
@@ -96,98 +105,78 @@ class ProfileService(RunService):
                 state.cancel = None
         return found
 
-    def refresh(self, doc: "DocumentState") -> None:
-        """Tell the client's heat view, then redraw hints, lenses and diagnostics."""
+    def refresh(self, doc: DocumentState) -> None:
+        """Tell the client's heat view, then have hints, lenses and diagnostics redrawn."""
         self.server.protocol.notify(PROFILE_CHANGED, {
             "uri": doc.uri, "version": doc.version,
             "profiles": [{"uri": doc.uri, **p.to_json()} for p in self.current(doc)]})
-        self.server.runs.refresh(doc)
+        super().refresh(doc)
 
+    # ---- contributions ------------------------------------------------------------------------
+    def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
+        """`◔ Profile` beside each Run lens; the kernel's figures where it was last profiled."""
+        results = {r.kernel: r for r in self.current(doc)}
+        # where the kernel's run did not end well (no assembly, a bad launch, a run-time error
+        # or a limit), that comes first: no lens there, and the line keeps its room for it
+        cannot = {(r.kernel, r.launch_line) for r in self.runs.current(doc) if r.status != "ok"}
+        live = self.wanted(doc)
+        codec = self.server.codec
+        out: list[types.CodeLens] = []
 
-def _service(server: "WaveLanguageServer") -> ProfileService | None:
-    return getattr(server, "profiles", None)
+        def place(where: tuple, kernel: str, line: int | None, here: bool) -> None:
+            result = results.get(kernel)
+            if result is not None and here:
+                out.append(proto.lens(*where, result.summary(), PROFILE, doc.uri, kernel, line))
+                out.append(proto.lens(*where, "✕ Clear profile", CLEAR_PROFILE, doc.uri, kernel))
+            elif result is None and kernel in live and here:
+                out.append(proto.lens(*where, "◔ profiling…", PROFILE, doc.uri, kernel, line))
+            elif (kernel, line) not in cannot:
+                out.append(proto.lens(*where, "◔ Profile", PROFILE, doc.uri, kernel, line))
 
+        for kernel in doc.program.kernels:
+            lines = self.launch_lines(doc).get(kernel.name, [])
+            result = results.get(kernel.name)
+            directive = kernel.directive
+            place((doc, kernel.line, directive.start, directive.end, codec), kernel.name, None,
+                  (result.launch_line is None) if result is not None else not lines)
+            for ll in lines:
+                here = result.launch_line == ll.line if result is not None \
+                    else ll.ordinal == (live.get(kernel.name) or 0)
+                place((doc, ll.line, ll.start, ll.end, codec), kernel.name, ll.line, here)
+        return out
 
-# ---- what the feature modules show ---------------------------------------------------------
-def code_lenses(server: "WaveLanguageServer", doc: "DocumentState") -> list[types.CodeLens]:
-    """`◔ Profile` beside each Run lens; the kernel's figures where it was last profiled."""
-    service = _service(server)
-    if service is None or server.runs is None:
-        return []
-    results = {r.kernel: r for r in service.current(doc)}
-    # where the kernel's run did not end well (no assembly, a bad launch, a run-time error or a
-    # limit), that comes first: no lens there, and the line keeps its room for the run's message
-    cannot = {(r.kernel, r.launch_line) for r in server.runs.current(doc) if r.status != "ok"}
-    live = service.wanted(doc)
-    by_kernel = server.runs.launch_lines(doc)
-    out: list[types.CodeLens] = []
+    def inlay_hints(self, doc: DocumentState, first: int, last: int) -> list[types.InlayHint]:
+        """After each line that matters: `×5 · 25% lanes`, `2-way bank conflict`, ..."""
+        out = []
+        for result in self.current(doc):
+            for line, hint in (result.view.hints.items() if result.view is not None else ()):
+                if first <= line <= last and line < len(doc.lines):
+                    out.append(types.InlayHint(
+                        position=proto.to_client_position(
+                            doc, line, len(doc.lines[line].rstrip()), self.server.codec),
+                        label=hint.label, padding_left=True, tooltip=hint.tooltip))
+        return out
 
-    def lens(rng, title: str, name: str, *args) -> None:
-        out.append(types.CodeLens(range=rng, command=types.Command(
-            title=title, command=name, arguments=[doc.uri, *args])))
+    def hover(self, doc: DocumentState, line: int, target) -> str | None:
+        """The line's counters under every preset, for each kernel profiled."""
+        return "\n\n".join(text for r in self.current(doc) if r.view is not None
+                           and (text := r.view.hover(line))) or None
 
-    def place(rng, kernel: str, line: int | None, here: bool) -> None:
-        result = results.get(kernel)
-        if result is not None and here:
-            lens(rng, result.summary(), PROFILE, kernel, line)
-            lens(rng, "✕ Clear profile", CLEAR_PROFILE, kernel)
-        elif result is None and kernel in live and here:
-            lens(rng, "◔ profiling…", PROFILE, kernel, line)
-        elif (kernel, line) not in cannot:
-            lens(rng, "◔ Profile", PROFILE, kernel, line)
+    def diagnostics(self, doc: DocumentState) -> list[types.Diagnostic]:
+        """The worst findings of each current profile, as information diagnostics."""
+        return [proto.diagnostic(doc, d, self.server.codec, self.server.client.related_information)
+                for r in self.current(doc) if r.view is not None
+                for d in r.view.findings if d.range.start_line < len(doc.lines)]
 
-    for kernel in doc.program.kernels:
-        lines = by_kernel.get(kernel.name, [])
-        result = results.get(kernel.name)
-        ordinal = live.get(kernel.name)
-        rng = span(doc, kernel.line, kernel.directive.start, kernel.directive.end, server.codec)
-        place(rng, kernel.name, None,
-              (result.launch_line is None) if result is not None else not lines)
-        for ll in lines:
-            here = result.launch_line == ll.line if result is not None \
-                else ll.ordinal == (ordinal or 0)
-            place(span(doc, ll.line, ll.start, ll.end, server.codec), kernel.name, ll.line, here)
-    return out
-
-
-def inlay_hints(server: "WaveLanguageServer", doc: "DocumentState", first: int,
-                last: int) -> list[types.InlayHint]:
-    """After each line that matters in [first, last]: `×5 · 25% lanes`, `2-way bank conflict`…"""
-    service = _service(server)
-    out = []
-    for result in service.current(doc) if service is not None else []:
-        for line, hint in (result.view.hints.items() if result.view is not None else ()):
-            if not first <= line <= last or line >= len(doc.lines):
-                continue
-            out.append(types.InlayHint(
-                position=to_client_position(doc, line, len(doc.lines[line].rstrip()),
-                                            server.codec),
-                label=hint.label, padding_left=True, tooltip=hint.tooltip))
-    return out
-
-
-def hover(server: "WaveLanguageServer", doc: "DocumentState", line: int) -> str | None:
-    """The line's counters under every preset, for each kernel profiled."""
-    service = _service(server)
-    parts = [text for r in (service.current(doc) if service is not None else [])
-             if r.view is not None and (text := r.view.hover(line))]
-    return "\n\n".join(parts) or None
-
-
-def diagnostics(server: "WaveLanguageServer", doc: "DocumentState") -> list:
-    """The worst findings of each current profile (information diagnostics, converted with the
-    analysis' own by diagnostics.py)."""
-    service = _service(server)
-    if service is None or doc.binary:
-        return []
-    return [d for r in service.current(doc) if r.view is not None
-            for d in r.view.findings if d.range.start_line < len(doc.lines)]
+    def completions(self, doc: DocumentState, line: int, col: int) -> None:
+        return None
 
 
 # ---- commands ------------------------------------------------------------------------------
-async def profile_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,
+async def profile_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                           launch_line: Any = None, *_: Any) -> dict:
-    started = await start_live(server, server.profiles, "profile", uri, kernel, launch_line)
+    started = await start_live(server, server.get_feature(ProfileService), "profile", uri,
+                               kernel, launch_line)
     if isinstance(started, dict):
         return started
     doc, result = started
@@ -198,17 +187,17 @@ async def profile_command(server: "WaveLanguageServer", uri: Any = None, kernel:
     return {"uri": doc.uri, **result.to_json()}
 
 
-def clear_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,
+def clear_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                   *_: Any) -> dict:
-    doc = server.text_document(uri) if isinstance(uri, str) else None
+    doc = server.text_document(uri)
     if doc is None:
         return {"uri": uri, "cleared": []}
-    return {"uri": doc.uri, "cleared": server.profiles.forget(
+    return {"uri": doc.uri, "cleared": server.get_feature(ProfileService).forget(
         doc, kernel if isinstance(kernel, str) else None)}
 
 
-def setup(server: "WaveLanguageServer") -> None:
-    server.profiles = ProfileService(server)
+def setup(server: WaveLanguageServer) -> None:
+    server.add_feature(ProfileService(server))
 
     @command(server, PROFILE)
     async def profile(*args):

@@ -18,26 +18,25 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
 from .handlers import command
-from .run_view import CLEAR, DUMP, RUN
+from .protocol import Serialised
+from .run_display import CLEAR, DUMP, RUN
 from .runs import RunService, arg_root, refuse as _refuse, start_live
-from .server import Serialised
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
+from .server import WaveLanguageServer
 
 
-def _show(server: "WaveLanguageServer", message: str, kind: types.MessageType) -> None:
+def _show(server: WaveLanguageServer, message: str, kind: types.MessageType) -> None:
     server.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
 
-async def run_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,
+async def run_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                       launch_line: Any = None, *_: Any) -> dict:
-    started = await start_live(server, server.runs, "run", uri, kernel, launch_line)
+    started = await start_live(server, server.get_feature(RunService), "run", uri, kernel,
+                               launch_line)
     if isinstance(started, dict):
         return started
     doc, result = started
@@ -49,16 +48,16 @@ async def run_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any
         lambda: json.dumps({"uri": doc.uri, **result.to_json()})))
 
 
-async def dump_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,
+async def dump_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                        launch_line: Any = None, index: Any = None, start: Any = None,
                        count: Any = None, version: Any = None, *_: Any) -> dict:
     from ..ide.run_dump import DumpWindowError, check_window
     from ..ide.run_session import plan_runs
-    doc = server.text_document(uri) if isinstance(uri, str) else None
+    doc = server.text_document(uri)
     if doc is None:
         return _refuse(server, uri, kernel, f"cannot read a dump of {uri!r}: not an open WAVE "
                                             "document")
-    runs: RunService = server.runs
+    runs = server.get_feature(RunService)
     if not runs.trusted:
         return _refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
                                             "(trust the workspace to run them)")
@@ -101,17 +100,18 @@ async def dump_command(server: "WaveLanguageServer", uri: Any = None, kernel: An
     return {"uri": doc.uri, "version": doc.version, **window.to_json()}
 
 
-def clear_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,
+def clear_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                   *_: Any) -> dict:
-    doc = server.text_document(uri) if isinstance(uri, str) else None
+    doc = server.text_document(uri)
     if doc is None:
         return {"uri": uri, "cleared": []}
-    return {"uri": doc.uri, "cleared": server.runs.forget(doc, kernel if isinstance(kernel, str)
-                                                            else None)}
+    runs = server.get_feature(RunService)
+    return {"uri": doc.uri, "cleared": runs.forget(doc, kernel if isinstance(kernel, str)
+                                                   else None)}
 
 
-def setup(server: "WaveLanguageServer") -> None:
-    server.runs = RunService(server)
+def setup(server: WaveLanguageServer) -> None:
+    server.add_feature(RunService(server))
 
     @command(server, RUN)
     async def run(*args):
@@ -125,8 +125,3 @@ def setup(server: "WaveLanguageServer") -> None:
     def clear(*args):
         return clear_command(server, *args)
 
-    @server.feature(types.SHUTDOWN)
-    def shutdown(params: Any = None) -> None:
-        server.runs.shutdown()
-        if server.profiles is not None:
-            server.profiles.shutdown()

@@ -1,22 +1,25 @@
-"""Running a launch on the native core: the same preparation as `emu.api.run` (kernel, geometry,
-device memory and its initial contents, limits), the core's run, and its statistics as `Stats`.
+"""Running a prepared launch (`pipeline.prepare`) on the native core: device memory and its
+initial contents, the core's run, and its statistics as `Stats`, in a `RunReport`.
 
-`run_native` returns a `NativeRun` whose `reason` says why the numpy engine must run the launch
-instead (None: the core ran it cleanly and `device`/`stats` are the results, equal to the numpy
-engine's). No numpy."""
+`run_native(prepared, options)` returns a `NativeRun`: `report` is the run's `RunReport`
+(engine "native", equal to the numpy engine's), or None and `reason` says why the numpy engine
+must run the launch instead. Only `pipeline.run` calls it. No numpy."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ...asm.ir import KernelCode
 from ...isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH
-from ..geometry import Geometry, geometry
-from ..launch import (Launch, LaunchError, check_device_memory, initialised_ranges,
-                      write_memory_init)
+from ..launch import Launch, LaunchError, initialised_ranges, write_memory_init
+from ..options import RunOptions
+from ..run_report import RunReport
 from ..stats import Stats
 from . import core as native_core
 from .program import encode, encode_uses
+
+if TYPE_CHECKING:
+    from ..prepared import PreparedLaunch
 
 MAX_DEVICE_MEMORY = 256 << 20       # beyond this the race shadows would cost too much memory
 MAX_LOCAL_MEMORY = 16 << 20         # the same for local memory (4 times its size in shadows)
@@ -26,19 +29,22 @@ MAX_WORKGROUPS = 0x1FFFFFFE         # workgroup ids the device shadow can hold (
 @dataclass
 class NativeRun:
     reason: str | None                           # why the numpy engine must run it, or None
-    device: object = field(default_factory=bytearray)    # a buffer: bytes(device)
-    stats: Stats = field(default_factory=Stats)
+    report: RunReport | None = None              # the results when `reason` is None
 
 
-def _ineligible(launch: Launch) -> str | None:
-    if launch.trace:
+def _ineligible(launch: Launch, options: RunOptions) -> str | None:
+    if options.trace:
         return "--trace"
-    if launch.record_threads is not None:
+    if options.record_threads is not None:
         return "recording"
+    if options.writers:
+        return "the store-writer record"
     if launch.register_threads:
         return "registers asked for"
-    if launch.time_limit is not None:
+    if options.time_limit is not None:
         return "a time limit"
+    if options.cancel is not None:
+        return "a cancel callback"
     if launch.device_memory > MAX_DEVICE_MEMORY:
         return "device memory above 256 MiB"
     return None
@@ -58,22 +64,19 @@ def _memory(launch: Launch, core):
     return memory
 
 
-def run_native(kernel: KernelCode, launch: Launch) -> NativeRun:
-    """Run `kernel` as `launch` describes on the native core (see the module doc)."""
+def run_native(prepared: PreparedLaunch, options: RunOptions) -> NativeRun:
+    """Run a prepared launch on the native core (see the module doc)."""
     core = native_core()
     if core is None:
         return NativeRun("the native core is not built")
-    reason = _ineligible(launch)
+    launch, kernel, geo = prepared.launch, prepared.kernel, prepared.geometry
+    reason = _ineligible(launch, options)
     if reason is not None:
         return NativeRun(reason)
     try:
-        geo: Geometry = geometry(kernel, launch)
-        check_device_memory(launch)
         device = _memory(launch, core)
     except LaunchError as err:                   # the numpy engine reports it
         return NativeRun(f"launch error: {err}")
-    if launch.max_instructions < 0:
-        return NativeRun("bad --max-instructions")
     gx, gy, gz = geo.grid
     if gx * gy * gz > MAX_WORKGROUPS:
         return NativeRun("too many workgroups")
@@ -83,18 +86,29 @@ def run_native(kernel: KernelCode, launch: Launch) -> NativeRun:
     if code is None:
         return NativeRun("an instruction the native core does not implement")
     numbers = (*geo.grid, *geo.workgroup, geo.wave_width, geo.registers, geo.local_memory,
-               MIN_DIVERGENCE_DEPTH, MAX_CALL_DEPTH, launch.max_instructions)
+               MIN_DIVERGENCE_DEPTH, MAX_CALL_DEPTH, options.max_instructions)
     regs = {int(k): int(v) for k, v in launch.set_regs.items()}
     check = ()
-    if launch.initcheck:               # the uninitialised-read check (initcheck.c)
+    if options.initcheck:              # the uninitialised-read check (initcheck.c)
         shadow = bytearray(launch.device_memory)
         for offset, length in initialised_ranges(launch.memory_init):
             shadow[offset:offset + length] = b"\x01" * length
         check = (encode_uses(kernel, geo.registers), shadow)
-    bail, index, counts = core.run(code, numbers, device, regs, *check)
+    widths = ()
+    if options.profile:                # the kernel profile (profile.c, profile_native.py)
+        from ..profile_native import native_widths
+        widths = (native_widths(geo.wave_width),)
+        check = check or (b"", bytearray())
+    result = core.run(code, numbers, device, regs, *check, *widths)
+    (bail, index, counts), record = result if widths else (result, None)
     if bail is not None:
         return NativeRun(f"{bail} (instruction {index})")
-    return NativeRun(None, device, _stats(counts))
+    report = RunReport(kernel=kernel.name, device=device, stats=_stats(counts),
+                       launch_summary=prepared.summary(), engine="native")
+    if widths:
+        from ..profile_native import native_record
+        report.profile = native_record(kernel, geo, record)
+    return NativeRun(None, report)
 
 
 def _stats(counts: tuple[int, ...]) -> Stats:

@@ -1,0 +1,80 @@
+"""How a launch runs and what the run records (`RunOptions`), apart from what runs (`Launch`).
+
+Limits (`max_instructions`: wave-instructions of the whole launch, 0 = unlimited;
+`time_limit`: seconds; `cancel`: a callable polled while running), the trace (`trace`: True for
+our format with lines and masks, "upstream" for upstream's, or a callable sink taking one line),
+the per-line recording of the editor's inline results (`record_threads`: None, "first_wave" or
+global linear thread ids; `record_limit` executions kept per line), the uninitialised-read check
+(`initcheck`), the numpy engine's batch size (`max_batch_lanes`), the engine (`engine`: "auto"
+picks the native core when it can run the launch and falls back to numpy; "numpy"; "native",
+which raises `EngineUnavailable` when the core cannot run it), the store-writer record
+(`writers`: per device byte, the source line and lane of the last store; numpy engine only) and
+the per-line profile counters (`profile`; see `pipeline`). No numpy.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from .launch import LaunchError, launch_error
+
+ENGINES = ("auto", "native", "numpy")
+DEFAULT_MAX_INSTRUCTIONS = 10_000_000
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run a `Launch` (see the module doc); checked when made (`LaunchError`)."""
+
+    max_instructions: int = DEFAULT_MAX_INSTRUCTIONS
+    time_limit: float | None = None
+    cancel: Callable[[], bool] | None = None
+    trace: bool | str | Callable[[str], None] = False
+    record_threads: str | Sequence[int] | None = None
+    record_limit: int = 64
+    initcheck: bool = True
+    max_batch_lanes: int = 1 << 20
+    engine: str = "auto"
+    writers: bool = False
+    profile: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.max_instructions, int) or self.max_instructions < 0:
+            raise launch_error(f"--max-instructions: must be 0 (unlimited) or positive, got "
+                               f"{self.max_instructions}", "--max-instructions")
+        limit = self.time_limit
+        if limit is not None and not (isinstance(limit, (int, float)) and math.isfinite(limit)
+                                      and limit > 0):
+            raise launch_error(f"--time-limit: must be a positive number of seconds, got "
+                               f"{limit}", "--time-limit")
+        if self.engine not in ENGINES:
+            raise LaunchError(f"engine: must be one of {', '.join(ENGINES)}, got "
+                              f"{self.engine!r}")
+        if self.writers and self.engine == "native":
+            raise LaunchError("the store-writer record needs the numpy engine, not 'native'")
+        if self.trace not in (False, True, "upstream") and not callable(self.trace):
+            raise LaunchError(f"trace: must be True, False, 'upstream' or a callable, got "
+                              f"{self.trace!r}")
+        record = self.record_threads
+        if record is not None and record != "first_wave" and (
+                isinstance(record, str) or not all(isinstance(t, int) and t >= 0
+                                                   for t in record)):
+            raise LaunchError(f"record_threads: must be None, 'first_wave' or thread ids, got "
+                              f"{record!r}")
+        if self.record_limit < 0:
+            raise LaunchError(f"record_limit: must not be negative, got {self.record_limit}")
+        if self.max_batch_lanes < 1:
+            raise LaunchError(f"max_batch_lanes: must be positive, got {self.max_batch_lanes}")
+        if self.cancel is not None and not callable(self.cancel):
+            raise LaunchError("cancel: must be a callable returning True to stop the run")
+
+
+class EngineUnavailable(LaunchError):
+    """`RunOptions(engine="native")` and the native core cannot run the launch; `reason` says
+    why (the fallback reason `run` would have reported)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the native core cannot run this launch: {reason}")
+        self.reason = reason

@@ -1,0 +1,102 @@
+"""The one launch pipeline: load a program file, prepare a launch, run it, one report.
+
+- `load_program(path)`: the one program loader — a regular file (bounded), `.wbin` bytes (by
+  its magic or its suffix) or UTF-8 WAVE source text.
+- `prepare(program, launch) -> PreparedLaunch`: the program's kernels loaded (decoded or
+  assembled once), the launch's kernel selected, its geometry resolved from the launch and the
+  kernel's metadata, device memory and its initialisers checked (`LaunchError`). Both engines
+  and the debugger's stepping run (`stepping.SteppingRun`) start from it.
+- `run(program_or_prepared, launch=None, options=RunOptions()) -> RunReport`: the one entry.
+  With `engine="auto"` a launch the native core can run (no trace, recording, registers asked
+  for, time limit, cancel callback, store-writer record; only instructions it implements; see
+  `native.runner`) runs there, without loading numpy; where the core bails (at anything the
+  numpy engine would report: an error, a warning, a possible data race, a limit) the numpy
+  engine runs it again from the same prepared launch, and the report says so (`engine`,
+  `fallback`). `WAVE_LSP_NATIVE=0` turns the core off.
+
+`RunOptions(writers=True)` attaches the store-writer record (`report.writers.at(address)`,
+numpy engine). `RunOptions(profile=True)` asks for per-line counters: the engines fill
+`report.profile` where they support it (the numpy path's observer hook is in `api.run_prepared`,
+the core's flag in `native.runner.run_native`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .launch import Launch, LaunchError
+from .options import EngineUnavailable, RunOptions
+from .prepared import PreparedLaunch, prepare  # noqa: F401 - part of the pipeline's API
+from .run_report import RunReport
+
+def is_wbin(data: bytes, path: Path | str | None = None) -> bool:
+    """Whether file contents are a `.wbin` (its magic, or a `.wbin` name)."""
+    from ..asm.wbin import MAGIC
+    return data[:len(MAGIC)] == MAGIC or (path is not None and str(path).endswith(".wbin"))
+
+
+def load_program(path: Path | str, limit: int | None = None) -> bytes | str:
+    """A program file as every command takes it: the bytes of a `.wbin` (by its magic or its
+    suffix), else UTF-8 WAVE source text. OSError for a file that cannot be read (a regular
+    file only, at most `limit` bytes: `files.read_regular`); ValueError for a file that is
+    neither."""
+    from ..files import read_regular
+    data = read_regular(path) if limit is None else read_regular(path, limit)
+    if is_wbin(data, path):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"'{path}' is neither UTF-8 WAVE source nor a .wbin") from None
+
+
+def run(program, launch: Launch | None = None, options: RunOptions | None = None) -> RunReport:
+    """Run one kernel of `program` (or a `PreparedLaunch`, then without `launch`) and report
+    what happened (see the module doc)."""
+    options = options if options is not None else RunOptions()
+    if isinstance(program, PreparedLaunch):
+        if launch is not None and launch != program.launch:
+            raise LaunchError("run: a prepared launch is run as it was prepared")
+        prepared = program
+    else:
+        prepared = prepare(program, launch)
+    fallback = None
+    if options.engine != "numpy":
+        from .native.runner import run_native
+        native = run_native(prepared, options)
+        if native.report is not None:
+            return native.report
+        if options.engine == "native":
+            raise EngineUnavailable(native.reason)
+        fallback = native.reason
+    return _run_numpy(prepared, options, fallback)
+
+
+def _run_numpy(prepared: PreparedLaunch, options: RunOptions, fallback: str | None) -> RunReport:
+    from .api import run_prepared
+    if options.writers:
+        from .writers import StoreWriters
+        records: list[StoreWriters] = []
+
+        def observe(compiled, geo):
+            records.append(StoreWriters(compiled, prepared.launch.device_memory, geo))
+            return records[-1]
+
+        report = run_prepared(prepared, options, observe)
+        report.writers = records[-1] if records else None
+    else:
+        report = run_prepared(prepared, options)
+    report.fallback = fallback
+    return report
+
+
+def engine_line(report: RunReport) -> str | None:
+    """`WAVE_LSP_SHOW_ENGINE=1`'s stderr line for a report: `engine: native` or
+    `engine: numpy (WHY)` after a fallback; None when the variable is not set or numpy was
+    asked for."""
+    if os.environ.get("WAVE_LSP_SHOW_ENGINE") != "1":
+        return None
+    if report.engine == "native":
+        return "engine: native"
+    return None if report.fallback is None else f"engine: numpy ({report.fallback})"

@@ -1,0 +1,126 @@
+"""Every flag of `wave-lsp run` (the launch flags of `launch_flags` plus `--json`,
+`--wave-widths`, `--compat`, `--device` and `--compare`), and a flag list turned into what to
+run and print: `parse_run_flags(tokens, base_dir) -> RunRequest` (the `Launch`, the
+`RunOptions`, the dump requests and the output choices) and `program_for(program, request.compat)`
+(`--compat wave-asm` source assembled as wave-asm does), so an editor or a kernel test can
+reproduce `wave-lsp run FILE FLAGS` exactly without the command line module (the text it
+prints: `output.command_text`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from .launch_flags import (DumpRequest, LaunchFlagError, _RaisingParser, add_launch_flags,
+                           build_launch, build_options, check_dumps, dump_requests)
+
+if TYPE_CHECKING:
+    from .launch import Launch
+    from .options import RunOptions
+
+DEVICES = ("emulator", "cuda")
+# flags a GPU run cannot honour: (namespace attribute, flag)
+EMULATOR_ONLY = (("stats", "--stats"), ("trace", "--trace"), ("trace_lines", "--trace-lines"),
+                 ("dump_regs", "--dump-regs"), ("wave_widths", "--wave-widths"),
+                 ("time_limit", "--time-limit"))
+
+
+def add_run_flags(p: argparse.ArgumentParser) -> None:
+    """Add every flag of `wave-lsp run` (not the FILE argument) to `p`."""
+    add_launch_flags(p)
+    p.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    p.add_argument("--wave-widths", metavar="W1,W2,...",
+                   help="run at each wave width (or 'targets': the configured targets' "
+                        "widths) and report the memory that differs")
+    p.add_argument("--compat", choices=("wave-asm",),
+                   help="assemble source exactly as wave-asm does, defects included")
+    p.add_argument("--device", choices=DEVICES, default="emulator",
+                   help="where to run: the emulator (default) or a CUDA GPU (needs CuPy)")
+    p.add_argument("--compare", action="store_true",
+                   help="with --device cuda: run the emulator too and report the first word "
+                        "of device memory that differs, with the store line that wrote it")
+
+
+class RunRequest:
+    """What `wave-lsp run FILE FLAGS` runs and prints (a plain class, not a dataclass: it is
+    made once per command, and defining a dataclass costs start-up time)."""
+
+    __slots__ = ("launch", "options", "dumps", "stats", "dump_regs", "json", "wave_widths",
+                 "compat", "device", "compare", "device_problem")
+
+    def __init__(self, launch: Launch, options: RunOptions, dumps: tuple[DumpRequest, ...] = (),
+                 stats: bool = False, dump_regs: bool = False, json: bool = False,
+                 wave_widths: str | None = None, compat: bool = False,
+                 device: str = "emulator", compare: bool = False,
+                 device_problem: str | None = None) -> None:
+        self.launch = launch
+        self.options = options
+        self.dumps = dumps                  # --dump-* regions, in upstream's print order
+        self.stats = stats                  # --stats
+        self.dump_regs = dump_regs          # --dump-regs
+        self.json = json                    # --json
+        self.wave_widths = wave_widths      # --wave-widths W1,W2,... | targets
+        self.compat = compat                # --compat wave-asm
+        self.device = device                # --device
+        self.compare = compare              # --compare
+        self.device_problem = device_problem  # a usage error of --device/--compare
+
+    def __repr__(self) -> str:
+        return "RunRequest(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) \
+            + ")"
+
+
+def device_problem(args: argparse.Namespace) -> str | None:
+    """Why the device flags cannot run as given (checked before anything runs), or None."""
+    device = getattr(args, "device", "emulator")
+    if getattr(args, "compare", False) and device != "cuda":
+        return "--compare compares a GPU run with the emulator: it needs --device cuda"
+    if device == "emulator":
+        return None
+    for name, flag in EMULATOR_ONLY:
+        if getattr(args, name, None):
+            return f"{flag} is the emulator's: it cannot be used with --device {device}"
+    return None
+
+
+def run_request(args: argparse.Namespace, base_dir: Path | None = None) -> RunRequest:
+    """The `RunRequest` of parsed `wave-lsp run` flags (`LaunchFlagError` for a bad value;
+    `--arg` files read relative to `base_dir`, default the working folder). Dumps are checked
+    against the device memory."""
+    launch = build_launch(args, base_dir)
+    options = build_options(args)
+    dumps = tuple(dump_requests(args))
+    check_dumps(dumps, launch.device_memory)
+    return RunRequest(launch, options, dumps, bool(args.stats), bool(args.dump_regs),
+                      bool(getattr(args, "json", False)), getattr(args, "wave_widths", None),
+                      bool(getattr(args, "compat", None)),
+                      getattr(args, "device", "emulator"), bool(getattr(args, "compare", False)),
+                      device_problem(args))
+
+
+def run_parser() -> argparse.ArgumentParser:
+    """A parser of `wave-lsp run`'s flags (no FILE), raising `LaunchFlagError` on any error."""
+    p = _RaisingParser(prog="wave-lsp run", add_help=False, allow_abbrev=False)
+    add_run_flags(p)
+    return p
+
+
+def parse_run_flags(tokens: Sequence[str], base_dir: Path | None = None) -> RunRequest:
+    """`wave-lsp run FILE TOKENS` as a `RunRequest` (see `run_request`)."""
+    return run_request(run_parser().parse_args(list(tokens)), base_dir)
+
+
+def program_for(program, compat: bool):
+    """The program a request runs: `program` (`pipeline.load_program`'s source or `.wbin`),
+    or with `--compat wave-asm` (`RunRequest.compat`) the source assembled as wave-asm does,
+    defects included (`LaunchError` when it does not assemble)."""
+    if isinstance(program, (bytes, bytearray)) or not compat:
+        return program
+    from ..asm import AssemblyError, assemble
+    from .launch import LaunchError
+    try:
+        return assemble(program, compat=True)
+    except AssemblyError as err:
+        raise LaunchError(f"the program does not assemble: {err}") from None

@@ -1,0 +1,145 @@
+"""One kernel test's run, in process: what `wave-lsp run FILE FLAGS --kernel K` prints.
+
+`run_flags` takes the program text and a launch line's flag words and returns the stdout lines,
+the exit status and the first line of stderr that the command gives when started in the file's
+folder (so `--arg` files are relative to the file, as in the editor). It goes through the same
+pieces as the command: `emu.run_flags` (the flags), `emu.pipeline.run` (either engine) and
+`emu.output` (the text). `--lanes` (which threads the editor shows) is dropped; `--tolerance`
+(how `wave-lsp test` compares) changes nothing in the run. `--trace` and `--trace-lines` only
+write to stderr: a test runs without them, and its first line of stderr is the error or warning
+line. `--device` and `--wave-widths` are not for kernel tests (`FlagsProblem`). With `writers`,
+the run also records who last stored each device byte (`report.writers`), and `dump_address`
+maps an output line back to the device address it shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ..emu.launch_flags import DumpRequest, LaunchFlagError, arg_spec
+from ..emu.run_flags import program_for, run_parser, run_request
+from .arg_files import confined_path
+
+EDITOR_ONLY_FLAGS = ("--lanes",)       # flags of a launch line `wave-lsp run` does not take
+
+
+class FlagsProblem(ValueError):
+    """Flags a kernel test cannot run: they do not parse (`wave-lsp run` would print its usage),
+    or they ask for a GPU or several wave widths."""
+
+
+@dataclass
+class RunOutput:
+    """What the command printed, and the run behind it (None when it stopped before running)."""
+
+    stdout: list[str]
+    status: int
+    stderr: str                        # the first line of stderr ('' when nothing)
+    report: object | None = None       # the emulator's RunReport
+    requests: tuple[DumpRequest, ...] = ()
+
+
+def command_words(words: Sequence[str]) -> list[str]:
+    """A launch line's flag words as `wave-lsp run` takes them (editor-only flags dropped)."""
+    out, skip = [], False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        name = word.split("=", 1)[0]
+        if name in EDITOR_ONLY_FLAGS:
+            skip = "=" not in word
+            continue
+        out.append(word)
+    return out
+
+
+def parse_test_flags(words: Sequence[str], kernel: str):
+    """The parsed flags of `wave-lsp run FILE WORDS --kernel KERNEL` (argparse's namespace);
+    `FlagsProblem` when a test cannot run them."""
+    try:
+        args = run_parser().parse_args(command_words(words) + ["--kernel", kernel])
+    except LaunchFlagError as err:
+        raise FlagsProblem(str(err)) from None
+    if args.device != "emulator" or args.compare:
+        raise FlagsProblem("a kernel test runs in the emulator: --device and --compare cannot "
+                           "be used")
+    if args.wave_widths:
+        raise FlagsProblem("--wave-widths runs several launches: a kernel test runs one")
+    return args
+
+
+def preload() -> None:
+    """Load everything a test run needs (the pipeline, both engines, the output formats), e.g.
+    before forking worker processes that then start with it loaded."""
+    from ..emu import api, formats, output, pipeline  # noqa: F401
+    from ..emu.native import core
+    core()                          # the native core, where it is built
+
+
+def _failed(message: str) -> RunOutput:
+    return RunOutput([], 1, f"Error: {message}")
+
+
+def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: Path, *,
+              root: Path | None = None, cancel: Callable[[], bool] | None = None,
+              writers: bool = False) -> RunOutput:
+    """`wave-lsp run FILE WORDS --kernel KERNEL` started in `folder`, in process (`FlagsProblem`
+    for flags a test cannot run). With a `root`, `--arg` files must lie inside it (the
+    editor's rule)."""
+    from ..emu.launch import LaunchError
+    from ..emu.output import command_text
+    from ..emu.pipeline import run
+    args = parse_test_flags(words, kernel)
+    try:
+        if root is not None:
+            for name in (arg_spec(text)[1] for text in args.arg):
+                confined_path(name, folder, root)
+        request = run_request(args, folder)
+        options = replace(request.options, trace=False, cancel=cancel, writers=writers)
+        report = run(program_for(program, request.compat), request.launch, options)
+    except (LaunchError, ValueError) as err:
+        return _failed(str(err))
+    except MemoryError:
+        return _failed("not enough memory for this launch")
+    stdout, stderr, status = command_text(report, request)
+    return RunOutput(stdout.splitlines(), status, (stderr or [""])[0], report, request.dumps)
+
+
+def dump_address(requests: Sequence[DumpRequest], index: int, expected: str | None,
+                 got: str | None) -> tuple[int, int] | None:
+    """`(address, bytes)` of device memory that output line `index` shows (the first differing
+    byte of a `--dump-memory` row, where the expected row can be read), or None for a line that
+    shows no device memory (a header, registers, statistics)."""
+    line = 0
+    for r in requests:
+        if r.kind == "memory":
+            rows = -(-r.count // 16)
+            if index == line:
+                return None                       # "Device memory 0x...-0x...:"
+            if index <= line + rows:
+                base = r.start + 16 * (index - line - 1)
+                return base + _first_byte(expected, got), 1
+            line += 1 + rows
+            continue
+        width = 4 if r.kind in ("u32", "f32") else 2
+        if index < line + r.count:
+            return r.start + width * (index - line), width
+        line += r.count
+    return None
+
+
+def _cells(row: str | None) -> list[str]:
+    if not row or ": " not in row:
+        return []
+    return row.split(": ", 1)[1].split("|", 1)[0].split()
+
+
+def _first_byte(expected: str | None, got: str | None) -> int:
+    want, have = _cells(expected), _cells(got)
+    for i, (a, b) in enumerate(zip(want, have)):
+        if a != b:
+            return i
+    return min(len(want), len(have)) if want and have else 0
