@@ -17,6 +17,7 @@ from profile_kernels import (BANKS, BRANCH, BRANCH_END, KERNEL, LAUNCH, SECTORS,
                              STRIDED)
 
 from .conftest import client_position, configure, open_document
+from .test_hostile_launches import untrusted  # noqa: F401 (a fixture)
 from .test_run_results import (INIT, client, current_diagnostics, eventually, hints,  # noqa: F401
                                ident)
 
@@ -30,7 +31,7 @@ SPIN = (".kernel spin\n; wave-lsp run: --grid 65535,1,1 --workgroup 256,1,1\n.re
         "    mov_imm r0, 1\n    loop\n        iadd r0, r0, r0\n    endloop\n    halt\n.end\n")
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def heard(client):
     """The `wave-lsp/profileChanged` notifications, in `client.profile_changes`."""
     if not hasattr(client, "profile_changes"):
@@ -80,7 +81,7 @@ async def test_a_profile_lens_beside_each_run_lens(client):
         assert len(" | ".join(titles)) <= 104
 
 
-async def test_the_command_answers_the_profile_json_with_heat(client):
+async def test_the_command_answers_the_profile_json_with_heat(client, heard):
     uri = open_document(client, STRIDED, "profile_json")
     result = await profile(client, uri, "strided", LAUNCH)
     assert result["ok"] and result["status"] == "ok", result
@@ -155,7 +156,7 @@ async def _profile_diagnostics(client, uri: str) -> list[t.Diagnostic]:
     return [d for d in await current_diagnostics(client, uri) if str(d.code).startswith("R02")]
 
 
-async def test_an_edit_reprofiles_and_a_clear_removes_everything(client):
+async def test_an_edit_reprofiles_and_a_clear_removes_everything(client, heard):
     from .test_run_results import change
     uri = open_document(client, STRIDED, "profile_edit")
     await profile(client, uri, "strided", None)
@@ -222,3 +223,10 @@ async def test_other_requests_are_answered_while_a_long_kernel_is_profiled(clien
     result = await asyncio.wait_for(pending, 10)
     await configure(client, INIT)
     assert result["status"] == "cancelled", result
+
+
+async def test_an_untrusted_workspace_never_profiles(untrusted):
+    uri = open_document(untrusted, STRIDED, "profile_untrusted")
+    result = await profile(untrusted, uri, "strided", None)
+    assert result["status"] == "invalid-request" and "untrusted workspace" in result["message"]
+    assert "trust the workspace to profile them" in result["message"]
