@@ -130,6 +130,10 @@ _CODES = (
     Code("R004", E, "invalid launch line"),
     Code("R005", E, "the launch cannot run"),
     Code("R006", H, "not executed in this run"),
+    # findings of a kernel profile (ide/profile_view.py)
+    Code("R021", I, "profile: local-memory bank conflict"),
+    Code("R022", I, "profile: uncoalesced device-memory access"),
+    Code("R023", I, "profile: divergent or partly empty waves on a costly line"),
 )
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}

@@ -64,6 +64,7 @@ class DocumentState:
         self._derived: dict[Any, tuple[int, Any]] = {}
         self.analysis = AnalysisState(self.document)
         self.runs: Any = None   # ide.run_session.DocumentRuns, from the first inline run on
+        self.profiles: Any = None   # the same for kernel profiles (ide.profile_session)
 
     def run_state(self) -> Any:
         """The inline-run state (results by revision, live kernels, the run in flight), created
@@ -72,6 +73,13 @@ class DocumentState:
             from .run_session import DocumentRuns
             self.runs = DocumentRuns()
         return self.runs
+
+    def profile_state(self) -> Any:
+        """The kernel-profile state (live kernels, profiles by revision), made on first use."""
+        if self.profiles is None:
+            from .run_session import DocumentRuns
+            self.profiles = DocumentRuns()
+        return self.profiles
 
     # ---- identity of the current content -------------------------------------------------------
     @property

@@ -238,6 +238,7 @@ def register_pull(server: WaveLanguageServer, publisher: Publisher) -> None:
         if publisher.push:      # `diagnostics.mode` is "push": they come pushed
             return types.RelatedFullDocumentDiagnosticReport(items=[], result_id="push")
         runs = doc.runs.generation if doc.runs is not None else 0
+        runs = f"{runs}.{doc.profiles.generation}" if doc.profiles is not None else runs
         result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}.{runs}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -84,6 +84,11 @@ class RunService(Feature):
     def state(doc: DocumentState) -> "DocumentRuns":
         return doc.run_state()
 
+    @staticmethod
+    def existing(doc: DocumentState) -> "DocumentRuns | None":
+        """The document's run state if it has one (`state` makes it)."""
+        return doc.runs
+
     @property
     def worker(self):
         if self._worker is None:
@@ -99,11 +104,12 @@ class RunService(Feature):
 
     def current(self, doc: DocumentState) -> list["KernelRun"]:
         """Results of the document's current revision (never a stale run's)."""
-        return doc.runs.current(doc.revision) if doc.runs is not None else []
+        state = self.existing(doc)
+        return state.current(doc.revision) if state is not None else []
 
-    @staticmethod
-    def generation(doc: DocumentState) -> int:
-        return doc.runs.generation if doc.runs is not None else 0
+    def generation(self, doc: DocumentState) -> int:
+        state = self.existing(doc)
+        return state.generation if state is not None else 0
 
     def limits(self) -> RunLimits:
         s = self.server.settings
@@ -114,7 +120,7 @@ class RunService(Feature):
         launch line."""
         if not self.trusted:
             return {}
-        wanted = dict(doc.runs.live) if doc.runs is not None else {}
+        wanted = dict(self.existing(doc).live) if self.existing(doc) is not None else {}
         if self.server.settings.run_live:
             for kernel in self.launch_lines(doc):
                 wanted.setdefault(kernel, None)
@@ -215,10 +221,52 @@ class RunService(Feature):
     def shutdown(self) -> None:
         self.closing = True
         for doc in self.server.documents.all():
-            if doc.runs is not None:
-                doc.runs.stop()
+            if self.existing(doc) is not None:
+                self.existing(doc).stop()
         if self._worker is not None:
             self._worker.shutdown()
+
+
+def refuse(server: WaveLanguageServer, uri: Any, kernel: Any, message: str) -> dict:
+    """Warn with `message` and answer it as a command's refused result."""
+    server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
+                                                       message=f"wave-lsp: {message}"))
+    return {"uri": uri, "kernel": kernel, "ok": False, "status": "invalid-request",
+            "message": message}
+
+
+async def start_live(server: WaveLanguageServer, service: RunService, verb: str, uri: Any,
+                     kernel: Any, launch_line: Any) -> tuple[DocumentState, Any] | dict:
+    """What `wave-lsp.run` and `wave-lsp.profile` share: check `[uri, kernel, launchLine|null]`
+    (a refusal, as the command's answer, when they do not name an open document's kernel and
+    one of its launch lines), make the kernel live in `service` with that launch line and run
+    the document's live kernels. Returns (document, this kernel's result)."""
+    doc = server.text_document(uri)
+    if doc is None:
+        return refuse(server, uri, kernel, f"cannot {verb} {uri!r}: not an open WAVE document")
+    runs = server.get_feature(RunService)
+    if not runs.trusted:
+        return refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
+                                           f"(trust the workspace to {verb} them)")
+    names = [k.name for k in doc.program.kernels]
+    if kernel is None and names:
+        kernel = names[0]
+    if not isinstance(kernel, str) or kernel not in names:
+        return refuse(server, uri, kernel, f"no kernel {kernel!r} in {uri} "
+                                           f"(kernels: {', '.join(names) or 'none'})")
+    ordinal = None
+    if launch_line is not None:
+        match = [ll for ll in runs.launch_lines(doc).get(kernel, []) if ll.line == launch_line]
+        if not match:
+            return refuse(server, uri, kernel, f"line {launch_line!r} is not a launch line "
+                                               f"of kernel '{kernel}'")
+        ordinal = match[0].ordinal
+    service.state(doc).live[kernel] = ordinal
+    results = await service.run(doc, service.wanted(doc))
+    result = next((r for r in results if r.kernel == kernel), None)
+    if result is None:
+        return refuse(server, uri, kernel, f"kernel '{kernel}' did not {verb}")
+    return doc, result
 
 
 def _parse_launch_lines(doc: DocumentState, root: Path | None) -> dict:
