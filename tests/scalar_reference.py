@@ -101,7 +101,58 @@ COMPARE = {
 }
 
 
-class ScalarWave:
+class StructuredControl:
+    """The structured control flow of one wave (`active`, `alive` lane sets, `preds`), shared
+    with the profile's reference model (tests/profile_reference.py)."""
+
+    def control(self, stack, ins, m, lanes, pc):
+        """Run if/else/endif/loop/break/continue/endloop/halt; the next pc, or None when `m`
+        is none of them."""
+        nxt = pc + 1
+        if m == "if":
+            then = {lane for lane in lanes if self.preds[lane][ins.rs1]}
+            stack.append(["if", set(self.active), lanes - then])
+            self.active = then
+        elif m == "else":
+            self.active = self._restore(stack, stack[-1][2])
+        elif m == "endif":
+            frame = stack.pop()
+            self.active = self._restore(stack, frame[1])
+        elif m == "loop":
+            stack.append(["loop", set(self.active), set(), set(), pc + 1])
+        elif m in ("break", "continue"):
+            loop = next(f for f in reversed(stack) if f[0] == "loop")
+            leaving = {lane for lane in lanes if self.preds[lane][ins.rs1]}
+            if m == "break":
+                loop[2] |= leaving
+            loop[3] |= leaving
+            self.active -= leaving
+        elif m == "endloop":
+            frame = stack[-1]
+            remaining = (frame[1] & self.alive) - frame[2]
+            if remaining:
+                frame[3] = set(frame[2])
+                self.active = remaining
+                nxt = frame[4]
+            else:
+                stack.pop()
+                self.active = self._restore(stack, frame[1])
+        elif m == "halt":
+            self.alive -= lanes
+            self.active -= lanes
+        else:
+            return None
+        return nxt
+
+    def _restore(self, stack, mask):
+        result = mask & self.alive
+        for frame in reversed(stack):
+            if frame[0] == "loop":
+                return result - frame[3]
+        return result
+
+
+class ScalarWave(StructuredControl):
     """One wave of `width` lanes (`threads` of them in range) of one workgroup."""
 
     def __init__(self, instructions, width, threads, registers, wave_id, memory, set_regs):
@@ -135,50 +186,12 @@ class ScalarWave:
             ins = self.ins[pc]
             m = ins.spec.mnemonic
             lanes = self._executing(ins)
-            nxt = pc + 1
-            if m == "if":
-                then = {lane for lane in lanes if self.preds[lane][ins.rs1]}
-                stack.append(["if", set(self.active), lanes - then])
-                self.active = then
-            elif m == "else":
-                self.active = self._restore(stack, stack[-1][2])
-            elif m == "endif":
-                frame = stack.pop()
-                self.active = self._restore(stack, frame[1])
-            elif m == "loop":
-                stack.append(["loop", set(self.active), set(), set(), pc + 1])
-            elif m in ("break", "continue"):
-                loop = next(f for f in reversed(stack) if f[0] == "loop")
-                leaving = {lane for lane in lanes if self.preds[lane][ins.rs1]}
-                if m == "break":
-                    loop[2] |= leaving
-                loop[3] |= leaving
-                self.active -= leaving
-            elif m == "endloop":
-                frame = stack[-1]
-                remaining = (frame[1] & self.alive) - frame[2]
-                if remaining:
-                    frame[3] = set(frame[2])
-                    self.active = remaining
-                    nxt = frame[4]
-                else:
-                    stack.pop()
-                    self.active = self._restore(stack, frame[1])
-            elif m == "halt":
-                self.alive -= lanes
-                self.active -= lanes
-            elif m in ("nop", "barrier"):
-                pass
-            else:
-                self._compute(ins, m, lanes)
+            nxt = self.control(stack, ins, m, lanes, pc)
+            if nxt is None:
+                nxt = pc + 1
+                if m not in ("nop", "barrier"):
+                    self._compute(ins, m, lanes)
             pc = nxt
-
-    def _restore(self, stack, mask):
-        result = mask & self.alive
-        for frame in reversed(stack):
-            if frame[0] == "loop":
-                return result - frame[3]
-        return result
 
     def _compute(self, ins, m, lanes):
         R, P = self.regs, self.preds

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,12 @@ ROOT_MODULES = {"cache", "cancellation", "files", "framing"}
 PROTOCOL = ("pygls", "lsprotocol")
 
 
+@lru_cache(maxsize=None)
+def parse(text: str) -> ast.Module:
+    """The syntax tree of a module's text (parsed once per text: several tests walk them all)."""
+    return ast.parse(text)
+
+
 def modules() -> list[tuple[str, Path]]:
     out = []
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -34,7 +41,7 @@ def modules() -> list[tuple[str, Path]]:
 def imports(name: str, path: Path) -> list[tuple[str, int]]:
     """(absolute module imported, line) for every import of a module."""
     package = name.split(".")[:-1] if not name.endswith("__init__") else name.split(".")[:-1]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse(path.read_text(encoding="utf-8"))
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -127,7 +134,7 @@ def test_no_module_level_caches_of_documents():
     for name, path in modules():
         if layer_of(f"wave_lsp.{name}") not in ("syntax", "analysis", "asm", "emu", "ide"):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parse(path.read_text(encoding="utf-8"))
         for node in tree.body:
             if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                 continue
@@ -159,10 +166,7 @@ def test_shared_folder_missing_fails_under_ci(monkeypatch, tmp_path):
 # Cycles that exist today through an import inside a function (a lazy import that breaks the
 # cycle at load time). Each is a known exception, so that the test still catches a new one;
 # remove an entry when its cycle is gone.
-KNOWN_LAZY_CYCLES = {
-    frozenset({"server.handlers", "server.server"}),
-    frozenset({"server.run_view", "server.diagnostics"}),
-}
+KNOWN_LAZY_CYCLES: set[frozenset[str]] = set()
 MAX_LINES = 400
 # Modules over MAX_LINES that hold logic (a def or a class). Data-only modules (upstream's
 # recorded templates, `asm/backends/ptx_table.py` 829 lines and `sycl_table.py` 501) are tables,
@@ -209,7 +213,7 @@ def module_graph(top_level_only: bool = False) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in known.items():
         layer = layer_of(f"wave_lsp.{name}")
-        body = {n.lineno for n in ast.parse(path.read_text(encoding="utf-8")).body
+        body = {n.lineno for n in parse(path.read_text(encoding="utf-8")).body
                 if isinstance(n, (ast.Import, ast.ImportFrom))}
         edges = set()
         for target, line in imports(name, path):
@@ -257,7 +261,7 @@ def test_no_include_cycles_in_the_native_core():
 
 
 def is_logic(path: Path) -> bool:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse(path.read_text(encoding="utf-8"))
     return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                for node in ast.walk(tree))
 
@@ -283,3 +287,110 @@ def test_native_comments_name_files_that_exist():
              if name not in system and not any(k == name or k.endswith("/" + name)
                                                for k in known)]
     assert wrong == []
+
+
+# --- The server reaches the engine and the encoder only through `ide` (issue 21, points 2, 6) ---
+
+def test_the_server_imports_neither_the_emulator_nor_the_assembler():
+    """No module of `wave_lsp/server` imports `wave_lsp.emu` or `wave_lsp.asm`: not at the top,
+    not inside a function, not for type checking (`imports` walks every import statement)."""
+    wrong = [f"{name}:{line} imports {target}" for name, path in modules()
+             if layer_of(f"wave_lsp.{name}") == "server"
+             for target, line in imports(name, path)
+             if layer_of(target) in ("emu", "asm")]
+    assert wrong == []
+
+
+def test_the_import_walker_sees_lazy_imports(tmp_path):
+    """A test of the test: an import inside a function, or under TYPE_CHECKING, is found."""
+    lazy = tmp_path / "lazy.py"
+    lazy.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                    "    from ..asm.backends import Emitted\n"
+                    "def f():\n    from ..emu import run\n")
+    assert {target for target, _ in imports("server.lazy", lazy)} >= \
+        {"wave_lsp.asm.backends", "wave_lsp.emu"}
+
+
+def any_typed_services(tree: ast.Module) -> list[str]:
+    """Module-level names and attributes (`x: Any`, `self.x: Any`, class attributes) annotated
+    `Any` (alone, or as `Any | None` / `Optional[Any]`)."""
+    def is_any(annotation: ast.expr) -> bool:
+        text = ast.unparse(annotation).replace("typing.", "").replace(" ", "")
+        return text.strip("'\"") in ("Any", "Any|None", "None|Any", "Optional[Any]")
+
+    wrong = []
+    scopes = [tree.body] + [node.body for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    for body in scopes:
+        wrong += [ast.unparse(n) for n in body if isinstance(n, ast.AnnAssign) and
+                  is_any(n.annotation)]
+    wrong += [ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.AnnAssign) and
+              isinstance(n.target, ast.Attribute) and is_any(n.annotation)]
+    return wrong
+
+
+def test_no_any_typed_services_in_the_server():
+    """The server's services (the analysis host, the features, the settings) have their types:
+    no module-level name, class attribute or `self.` attribute of `wave_lsp/server` is
+    annotated `Any` (features reach each other by type: `server.get_feature(Kind)`)."""
+    wrong = [f"{name}: {found}" for name, path in modules()
+             if layer_of(f"wave_lsp.{name}") == "server"
+             for found in any_typed_services(ast.parse(path.read_text(encoding="utf-8")))]
+    assert wrong == []
+
+
+def test_the_any_finder_finds_them():
+    tree = ast.parse("from typing import Any\nx: Any = None\nclass C:\n    y: 'Any | None'\n"
+                     "    def __init__(self):\n        self.runs: Any = None\n"
+                     "        self.ok: int = 0\n")
+    assert any_typed_services(tree) == ["x: Any = None", "y: 'Any | None'",
+                                        "self.runs: Any = None"]
+
+
+# --- Generated files and editor clients (issue 21, points 3 and 6) ---
+
+REPOSITORY = PACKAGE.parent
+GENERATED_MARK = re.compile(r"GENERATED from wave_lsp")
+CLIENT_SOURCES = ("vscode-extension/src/*.ts", "editors/**/*.lua", "editors/**/*.el",
+                  "editors/**/*.vim")
+
+
+def generators() -> dict[str, object]:
+    """Every module of the package that generates checked-in files (it has a `GENERATED` table
+    of path -> renderer), imported."""
+    import importlib
+    out = {}
+    for name, path in modules():
+        if re.search(r"^GENERATED\b.*=", path.read_text(encoding="utf-8"), re.M):
+            module = importlib.import_module(f"wave_lsp.{name}".removesuffix(".__init__"))
+            out[name] = module
+    return out
+
+
+def test_every_generated_file_has_a_generator_and_is_current():
+    """A checked-in file that says it is generated is in some generator's `GENERATED` table (so
+    its staleness check runs) and is current; the TextMate grammar (JSON: no comment) too."""
+    from wave_lsp.isa import generated, textmate
+    tables = {str(path): module for module in generators().values()
+              for path in module.GENERATED}
+    assert {"isa.backend_lists", "isa.vim_files", "emu.native.opnames",
+            "syntax.tool_comment_lua"} <= set(generators())
+    marked = {path.relative_to(REPOSITORY).as_posix()
+              for folder in ("editors", "vscode-extension/src", "wave_lsp")
+              for path in (REPOSITORY / folder).rglob("*")
+              if path.is_file() and path.suffix in (".lua", ".ts", ".el", ".vim", ".c", ".h")
+              and GENERATED_MARK.search(path.read_text(encoding="utf-8", errors="replace"))}
+    assert marked and marked - set(tables) == set()
+    stale = [p for module in generators().values() for p in generated.stale(REPOSITORY,
+                                                                             module.GENERATED)]
+    assert stale == []
+    assert (REPOSITORY / textmate.DEFAULT_PATH).read_text(encoding="utf-8") == textmate.render()
+
+
+def test_editor_client_modules_are_small():
+    """The editor clients' own modules (TypeScript, Lua, Emacs Lisp, Vim script) stay within
+    MAX_LINES, as the package's do."""
+    sizes = {path.relative_to(REPOSITORY).as_posix(): len(path.read_text(encoding="utf-8")
+                                                         .splitlines())
+             for pattern in CLIENT_SOURCES for path in REPOSITORY.glob(pattern)}
+    assert "editors/nvim/lua/wave/commands.lua" in sizes
+    assert {p: n for p, n in sizes.items() if n > MAX_LINES} == {}

@@ -24,11 +24,6 @@ def test_indent_and_gq_give_the_examples_back(tmp_path):
         local out = {{}}
         for _, path in ipairs(vim.json.decode({json.dumps(json.dumps(paths))})) do
           local buf = H.attach(path)
-          -- an example's launch line (its kernel test) is parsed for the first code lenses,
-          -- which loads the emulator's launch module once; a formatting request waiting behind
-          -- that past formatexpr's 500 ms would leave gq to Vim's own formatting: ask first
-          H.request(buf, 'textDocument/codeLens',
-                    {{ textDocument = {{ uri = vim.uri_from_bufnr(buf) }} }})
           vim.cmd('normal! gg=G')
           local indented = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
           vim.cmd('normal! gggqG')

@@ -73,6 +73,7 @@ def test_operands_directives_labels_and_comments(tmp_path):
         "    mov r1, %tid.x",                     # 7
         "; wave-lsp run: --grid 4,1,1",           # 8
         "    barrier",                            # 9
+        "; wave-lsp expect: 0 1 2",               # 10
     ]
     at = {
         (0, 0): ("waveDirective", "PreProc"),
@@ -94,6 +95,8 @@ def test_operands_directives_labels_and_comments(tmp_path):
         (7, 12): ("waveLegacySpecial", "Error"),
         (8, 2): ("waveToolComment", "SpecialComment"),
         (9, 4): ("waveSync", "Exception"),
+        (10, 2): ("waveToolComment", "SpecialComment"),
+        (10, 19): ("waveComment", "Comment"),
     }
     groups = probe(tmp_path, lines, list(at))
     assert dict(zip(at, groups)) == at

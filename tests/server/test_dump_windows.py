@@ -134,7 +134,12 @@ async def test_bad_windows_and_stale_requests_are_refused(client, tmp_path):
     got = await dump(client, uri, "k", LAUNCH, 1, 0, 4, 1)
     assert got["ok"] is False and "changed since this dump was shown" in got["message"]
     got = await dump(client, uri, "k", LAUNCH, 1, 0, 4)
-    assert got["ok"] is False and "no current run" in got["message"]
+    # the edit's own run may already have ended (the debounce is 30 ms): then its values, of the
+    # new version, are what a window shows; the old revision's run never is
+    if got.get("ok") is False:
+        assert "no current run" in got["message"] or "cannot run" in got["message"], got
+    else:
+        assert got["version"] == 2, got
 
 
 async def test_the_hover_links_to_the_next_values_and_then_shows_them(client, tmp_path):

@@ -53,6 +53,10 @@ async def shown(client, uri: str) -> list[t.Diagnostic]:
     return await eventually(lambda: asyncio.sleep(0, kernel_test_diagnostics(client, uri)), WAIT)
 
 
+def close(client, uri: str) -> None:
+    client.text_document_did_close(t.DidCloseTextDocumentParams(text_document=ident(uri)))
+
+
 def change_line(client, uri: str, version: int, text: str, line: int, new: str) -> str:
     """Replace the whole of `line` by `new` (an incremental edit); returns the new text."""
     lines = text.split("\n")
@@ -81,9 +85,10 @@ async def test_lens_runs_the_test_and_shows_the_store_that_failed(client):
     uri = open_document(client, text, "store")
     launch = line_of(text, "wave-lsp run:")
     before = await lens_line(client, uri, launch)
-    assert [c.title for c in before] == ["▶ Run", "▶ Test"]
-    assert before[1].command == TEST and list(before[1].arguments) == [uri, "store", launch]
-    answer = await command(client, TEST, *before[1].arguments)
+    # the run lenses (▶ Run, ◔ Profile) lead the line, the test's follow
+    assert [c.title for c in before] == ["▶ Run", "◔ Profile", "▶ Test"]
+    assert before[-1].command == TEST and list(before[-1].arguments) == [uri, "store", launch]
+    answer = await command(client, TEST, *before[-1].arguments)
     [outcome] = answer["tests"]
     assert (answer["passed"], answer["failed"]) == (0, 1)
     assert outcome["status"] == "failed" and not outcome["passed"]
@@ -93,7 +98,7 @@ async def test_lens_runs_the_test_and_shows_the_store_that_failed(client):
     assert outcome["difference"]["line"] == line_of(text, "expect: 25")
     assert outcome["actual"] == RIGHT and outcome["expected"] == WRONG
     after = await lens_line(client, uri, launch)
-    assert [c.title for c in after] == ["▶ Run", "▶ Test",
+    assert [c.title for c in after] == ["▶ Run", "◔ Profile", "▶ Test",
                                         f"✕ failed: line {store_line + 1}, lane 2 wrote 20, "
                                         f"expected 25"]
     assert len(SEPARATOR.join(c.title for c in after)) <= LINE_BUDGET
@@ -109,7 +114,7 @@ async def test_a_long_outcome_is_shortened_after_the_run_lenses(client):
     assert answer["tests"][0]["writtenBy"] == {"line": line_of(text, ELSE_STORE), "lane": 7}
     titles = [c.title for c in await lens_line(client, uri, launch)]
     assert titles[:3] == ["▶ Run again", titles[1], "✕ Clear"] and titles[1].startswith("✓")
-    assert titles[3] == "▶ Test" and titles[4].startswith("✕ failed: line ")
+    assert titles[-2] == "▶ Test" and titles[-1].startswith("✕ failed: line ")
     assert len(SEPARATOR.join(titles)) <= LINE_BUDGET
 
 
@@ -269,21 +274,22 @@ SPIN = """.kernel spin
 async def test_tests_run_within_the_settings_run_limits(client):
     """The settings' limit holds: the launch line's 0 (no limit) does not lift it."""
     await configure(client, {"run": {"maxInstructions": 5000}})
+    uri = open_document(client, SPIN, "spin")
     try:
-        uri = open_document(client, SPIN, "spin")
         answer = await command(client, TEST, uri, "spin", 2)
         outcome = answer["tests"][0]
         assert outcome["status"] == "failed" and outcome["exitStatus"] == 1
         assert "instruction limit exceeded" in outcome["stderr"]
         assert "limit: 5000 wave-instructions" in outcome["stderr"]
     finally:
+        close(client, uri)              # its endless test is live: no re-run under new limits
         await configure(client, {})
 
 
 async def test_an_edit_during_a_test_runs_it_again_on_the_new_text(client):
     await configure(client, {"run": {"maxInstructions": 0, "timeLimitMs": 60000}})
+    uri = open_document(client, SPIN, "spin_edit")
     try:
-        uri = open_document(client, SPIN, "spin_edit")
         pending = asyncio.ensure_future(command(client, TEST, uri, "spin", 2))
         await asyncio.sleep(0.5)            # the endless loop is running, for up to 60 s
         # the loop ends now: the test passes, on the new text only
@@ -293,6 +299,7 @@ async def test_an_edit_during_a_test_runs_it_again_on_the_new_text(client):
         outcome = answer["tests"][0]
         assert outcome["passed"] and outcome["exitStatus"] == 0
     finally:
+        close(client, uri)
         await configure(client, {})
 
 

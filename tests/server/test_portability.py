@@ -84,6 +84,22 @@ async def test_check_portability_lens_and_inline_results(client):
     assert not [l for l in await lenses(client, uri) if l.command.title.startswith("⚠")]
 
 
+async def test_closing_a_document_drops_its_portability_results(client):
+    """The results live on the document's state (issue 21, point 2): after didClose and a new
+    didOpen of the same text at the same URI, no stale "⚠" lens comes back."""
+    count_refreshes(client)
+    uri = open_document(client, WAVE_SUM, "closed_check")
+    result = await execute(client, "wave-lsp.checkPortability", uri, "wave_sum")
+    assert result["portable"] is False
+    assert [l for l in await lenses(client, uri) if l.command.title.startswith("⚠")]
+    client.text_document_did_close(t.DidCloseTextDocumentParams(text_document=ident(uri)))
+    client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=t.TextDocumentItem(
+        uri=uri, language_id="wave", version=1, text=WAVE_SUM)))
+    found = await lenses(client, uri)
+    assert [l.command.title for l in found].count("Check portability") == 1
+    assert not [l for l in found if l.command.title.startswith("⚠")]
+
+
 async def test_portable_kernel_passes_the_check(client):
     count_refreshes(client)
     uri = open_document(client, ATOMIC_SUM, "atomic_sum")

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,19 +31,48 @@ def vscode_tools() -> None:
         pytest.skip(message)
 
 
-def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    """`npm ARGS` in vscode-extension/, failing the test with its output."""
+# The npm scripts write into vscode-extension/ (out/, the wheel, the .vsix): under pytest-xdist
+# the workers take turns (one lock per checkout), and the .vsix is built once per test run.
+_LOCKS = Path(tempfile.gettempdir()) / \
+    f"wave-lsp-npm-{hashlib.sha256(str(EXTENSION).encode()).hexdigest()[:12]}"
+
+
+@contextmanager
+def extension_lock() -> Iterator[None]:
+    """Exclusive use of vscode-extension/'s build outputs among the test processes."""
+    with open(f"{_LOCKS}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     done = subprocess.run(["npm", "--silent", *args], cwd=EXTENSION, capture_output=True,
                           text=True, timeout=timeout)
     assert done.returncode == 0, f"npm {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
     return done
 
 
+def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """`npm ARGS` in vscode-extension/, failing the test with its output."""
+    with extension_lock():
+        return _npm(*args, timeout=timeout)
+
+
 @pytest.fixture(scope="session")
 def vsix(vscode_tools) -> Path:
-    """The extension packaged by `npm run package` (wheel, compile, vsce package)."""
-    npm("run", "package")
+    """The extension packaged by `npm run package` (wheel, compile, vsce package); under
+    pytest-xdist, by the first worker that needs it."""
     path = EXTENSION / "wave-lsp-0.1.0.vsix"
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    built = Path(f"{_LOCKS}-{run}.built") if run else None
+    with extension_lock():
+        if built is None or not built.exists():
+            _npm("run", "package")
+            if built is not None:
+                built.touch()
     assert path.is_file()
     return path
 

@@ -219,6 +219,53 @@ const steps = {
         });
     },
 
+    /** The visible lines of the `group`th editor with an extension's decoration, each with the
+     * computed background of its whole-line decoration and the image of its gutter icon. */
+    async heatLines(group) {
+        const editorRoot = page.locator('.editor-instance .monaco-editor').nth(group);
+        return editorRoot.evaluate((root) => {
+            const byTop = new Map();
+            for (const overlay of root.querySelectorAll('.view-overlays > div')) {
+                const mark = overlay.querySelector('[class*="ced-"]');
+                if (mark) {
+                    byTop.set(overlay.style.top, { background: getComputedStyle(mark).backgroundColor, gutter: '' });
+                }
+            }
+            const margin = root.querySelector('.margin');
+            for (const icon of root.querySelectorAll('.margin [class*="ced-"]')) {
+                const top = `${Math.round(icon.getBoundingClientRect().top - margin.getBoundingClientRect().top
+                    + (root.querySelector('.lines-content')?.scrollTop ?? 0))}px`;
+                const image = getComputedStyle(icon).backgroundImage;
+                for (const [key, value] of byTop) {
+                    if (Math.abs(parseFloat(key) - parseFloat(top)) < 2 && image !== 'none') {
+                        value.gutter = image;
+                    }
+                }
+            }
+            return [...root.querySelectorAll('.view-lines .view-line')]
+                .filter((line) => byTop.has(line.style.top))
+                .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
+                .map((line) => ({ text: line.innerText.replace(/\u00a0/g, ' '), ...byTop.get(line.style.top) }));
+        });
+    },
+
+    /** The distinct opaque colours (`#rrggbb`) drawn in the `group`th editor's overview ruler. */
+    async rulerColours(group) {
+        const editorRoot = page.locator('.editor-instance .monaco-editor').nth(group);
+        return editorRoot.evaluate((root) => {
+            const canvas = root.querySelector('canvas.decorationsOverviewRuler');
+            if (!canvas) return [];
+            const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+            const seen = new Set();
+            for (let i = 0; i < data.length; i += 4) {
+                if (data[i + 3] === 255) {
+                    seen.add('#' + [data[i], data[i + 1], data[i + 2]].map((v) => v.toString(16).padStart(2, '0')).join(''));
+                }
+            }
+            return [...seen];
+        });
+    },
+
     async press(keys) {
         for (const key of [].concat(keys)) {
             await page.keyboard.press(key);

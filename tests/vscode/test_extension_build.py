@@ -86,15 +86,16 @@ def test_bundled_wheel_is_the_project(vsix):
     assert "Requires-Dist: pygls" in text
 
 
-def test_typescript_type_checks(vscode_tools):
-    npm("run", "typecheck")
-
-
 def test_typescript_lints_clean(vscode_tools):
     npm("run", "lint")
 
 
-def test_server_finding_unit_tests(vscode_tools):
+def test_typescript_type_checks_and_server_finding_unit_tests(vscode_tools):
+    """`test:unit` compiles with `tsc -p .`, the tsconfig `typecheck` checks (src/ and the unit
+    tests, strict): a type error fails it before the tests run (one compiler pass, not two)."""
+    scripts = json.loads((EXTENSION / "package.json").read_text())["scripts"]
+    assert scripts["test:unit"].startswith("tsc -p . && ") and scripts["typecheck"] == \
+        "tsc -p . --noEmit"
     out = npm("run", "test:unit").stdout
     passed = int(re.search(r"^# pass (\d+)", out, re.MULTILINE).group(1))
     failed = int(re.search(r"^# fail (\d+)", out, re.MULTILINE).group(1))

@@ -35,6 +35,7 @@ export class WaveClient implements vscode.Disposable {
     private readonly privateEnv: string;
     private starting: Promise<void> | undefined;
     private readonly notice = new FailureNotice();
+    private readonly notificationHandlers: [string, (params: unknown) => void][] = [];
     activatedAt = Date.now();
 
     constructor(
@@ -84,6 +85,13 @@ export class WaveClient implements vscode.Disposable {
             throw new Error('the WAVE language server is not running (see the WAVE output channel)');
         }
         return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+    }
+
+    /** Handles a server notification on the running client and on every one started later. */
+    onNotification<P>(method: string, handler: (params: P) => void): void {
+        const untyped = (params: unknown) => handler(params as P);
+        this.notificationHandlers.push([method, untyped]);
+        this.client?.onNotification(method, untyped);
     }
 
     /** The command line that starts the server (the debugger derives its adapter from it). */
@@ -226,6 +234,9 @@ export class WaveClient implements vscode.Disposable {
         let failure: string | undefined;
         const client = new WaveLanguageClient('wave', 'WAVE Language Server', serverOptions, clientOptions);
         this.client = client;
+        for (const [method, handler] of this.notificationHandlers) {
+            client.onNotification(method, handler);
+        }
         client.onDidChangeState((event) => {
             if (this.client !== client) {
                 return;

@@ -2,7 +2,8 @@
  * The WAVE extension: the language (grammar, configuration, snippets are declared in
  * package.json), the language client, and the commands of the palette, editor title and status
  * bar: Restart Server, Run Kernel, Clear Results, Show Encoding, Show PTX/HIP/Metal/SYCL, Check
- * Portability, Assemble, Show Server Log, Open an Example Kernel (the walkthrough's); `.wbin` files open as their disassembly;
+ * Portability, Assemble, Show Server Log, Open an Example Kernel (the walkthrough's), Profile
+ * Kernel and Clear Profile (the heat view, heatView.ts); `.wbin` files open as their disassembly;
  * kernel tests in the Testing view (testing.ts).
  */
 import * as fs from 'fs';
@@ -12,6 +13,8 @@ import { WaveClient } from './client';
 import { BackendView, TARGETS, type Target } from './backendView';
 import { DisassemblyView } from './disassemblyView';
 import { EncodingView } from './encodingView';
+import { CLEAR_PROFILE_COMMAND, KernelProfile, PROFILE_CHANGED, PROFILE_COMMAND, ProfileChanged } from './heat';
+import { HeatView } from './heatView';
 import { kernelAt } from './kernels';
 import { registerDebugger } from './debug';
 import { SECTION } from './settings';
@@ -76,8 +79,10 @@ export function activate(context: vscode.ExtensionContext): void {
     const encoding = new EncodingView((command, args) => client.execute(command, args));
     const backends = new BackendView((command, args) => client.execute(command, args));
     const disassembly = new DisassemblyView(() => Promise.resolve(client.serverCommand()));
+    const heat = new HeatView();
     const tests = new KernelTests((command, args) => client.execute(command, args), log);
-    context.subscriptions.push(log, status, client, encoding, backends, disassembly, tests);
+    context.subscriptions.push(log, status, client, encoding, backends, disassembly, heat, tests);
+    client.onNotification<ProfileChanged>(PROFILE_CHANGED, (params) => heat.changed(params));
     watchFirstDiagnostics(client, context);
 
     const register = (name: string, handler: (...args: unknown[]) => unknown) =>
@@ -100,6 +105,20 @@ export function activate(context: vscode.ExtensionContext): void {
     });
     kernelCommand('wave.runKernel', 'wave-lsp.run', [null]);
     kernelCommand('wave.checkPortability', 'wave-lsp.checkPortability', []);
+    register('wave.profileKernel', async () => {
+        const editor = waveEditor();
+        const kernel = editor && await kernelAt(editor.document, editor.selection.active);
+        if (editor !== undefined && kernel !== undefined) {
+            heat.show(await serverCommand(client, PROFILE_COMMAND,
+                [editor.document.uri.toString(), kernel, null]) as KernelProfile | undefined);
+        }
+    });
+    register('wave.clearProfile', () => {
+        const editor = waveEditor();
+        if (editor !== undefined) {
+            return serverCommand(client, CLEAR_PROFILE_COMMAND, [editor.document.uri.toString(), null]);
+        }
+    });
     register('wave.clearResults', () => {
         const editor = waveEditor();
         if (editor !== undefined) {

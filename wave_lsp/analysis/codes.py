@@ -133,6 +133,10 @@ _CODES = (
     # kernel tests (wave_lsp.ide.test_view): until the next edit re-runs them
     Code("R011", E, "kernel test: the run did not print this expect line"),
     Code("R012", E, "kernel test: the test cannot run"),
+    # findings of a kernel profile (ide/profile_view.py)
+    Code("R021", I, "profile: local-memory bank conflict"),
+    Code("R022", I, "profile: uncoalesced device-memory access"),
+    Code("R023", I, "profile: divergent or partly empty waves on a costly line"),
 )
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import re
 from dataclasses import dataclass, field
 
 
@@ -84,49 +83,3 @@ class Diagnostic:
     def sort_key(self) -> tuple:
         r = self.range
         return (r.start_line, r.start_col, r.end_line, r.end_col, self.code)
-
-
-_LINE_NUMBER = re.compile(r"\bline (\d+)")
-
-
-def moved_message(message: str, delta: int) -> str:
-    """A message whose quoted 1-based line numbers ("line 12") moved by `delta`."""
-    if "line " not in message:
-        return message
-    return _LINE_NUMBER.sub(lambda m: f"line {int(m.group(1)) + delta}", message)
-
-
-def moved(diagnostic: Diagnostic, delta: int, memo: dict | None = None) -> Diagnostic:
-    """The same diagnostic `delta` lines further down: ranges, fixes, related locations and the
-    1-based line numbers its messages quote. Only for diagnostics whose every location moved
-    by `delta` (a kernel that lies entirely after an edit that added or removed lines). `memo`
-    (a dict shared by the calls of one move) saves redoing the ranges and messages that
-    diagnostics share (their chains of causes)."""
-    memo = {} if memo is None else memo
-
-    def rng(r: Range) -> Range:
-        out = memo.get(id(r))       # the objects outlive the move: their ids are stable
-        if out is None:
-            out = memo[id(r)] = Range(r.start_line + delta, r.start_col, r.end_line + delta,
-                                  r.end_col)
-        return out
-
-    def text(message: str) -> str:
-        if "line " not in message:
-            return message
-        out = memo.get(message)
-        if out is None:
-            out = memo[message] = moved_message(message, delta)
-        return out
-
-    def related(r: Related) -> Related:
-        out = memo.get(id(r))
-        if out is None:
-            out = memo[id(r)] = Related(rng(r.range), text(r.message))
-        return out
-
-    return Diagnostic(
-        diagnostic.code, diagnostic.severity, rng(diagnostic.range), text(diagnostic.message),
-        tuple(Fix(f.title, tuple(TextEdit(rng(e.range), e.new_text) for e in f.edits))
-              for f in diagnostic.fixes),
-        tuple(map(related, diagnostic.related)))

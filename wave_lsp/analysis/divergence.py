@@ -28,7 +28,8 @@ from __future__ import annotations
 from ..syntax.program import Program
 from .codes import severity_of
 from .failures import guarded
-from .diagnostic import Diagnostic, Range, Related
+from .anchors import KernelDiagnostic, KernelRelated, LineMention, Text
+from .diagnostic import Diagnostic, Range
 from .uniformity import analyse_kernel
 from .uniformity_state import CallFrame, Event, IfFrame, LoopFrame
 from .uniformity_model import Cause, Uniformity, related_chain
@@ -44,13 +45,14 @@ def divergence_diagnostics(program: Program, analyse=analyse_kernel) -> list[Dia
     out: list[Diagnostic] = []
     for kernel in program.kernels:
         with guarded(f"divergence analysis of kernel '{kernel.name}'"):
-            out.extend(kernel_divergence(analyse(kernel)))
+            out.extend(d.at(0) for d in kernel_divergence(analyse(kernel)))
     return out
 
 
-def kernel_divergence(analysis) -> list[Diagnostic]:
-    """D601–D606 of one kernel's uniformity analysis."""
-    out: list[Diagnostic] = []
+def kernel_divergence(analysis) -> list[KernelDiagnostic]:
+    """D601–D606 of one kernel's uniformity analysis, at the lines the analysis saw (the
+    lines their messages quote are `LineMention`s: see anchors.py)."""
+    out: list[KernelDiagnostic] = []
     seen: set[tuple[int, str]] = set()     # a function called from several places: once
     for event in analysis.events:
         found = _barrier(event) if event.step.op == BARRIER else _wave_op(event)
@@ -68,11 +70,11 @@ class _Finding:
 
     __slots__ = ("level", "construct", "construct_range", "cause", "kind")
 
-    def __init__(self, level: int, kind: str, construct: str, construct_range: Range,
+    def __init__(self, level: int, kind: str, construct: Text, construct_range: Range,
                  cause: Cause | None) -> None:
         self.level = level
         self.kind = kind                  # "if", "guard", "exit", "continue"
-        self.construct = construct        # e.g. "`if p1` (line 12)"
+        self.construct = construct        # e.g. "`if p1` (line 12)", the line a LineMention
         self.construct_range = construct_range
         self.cause = cause
 
@@ -83,25 +85,28 @@ def _findings(event: Event) -> list[_Finding]:
     for frame in event.frames:
         if type(frame) is CallFrame:
             for f in found[:]:
-                f.construct += f", through the `call {frame.label}` at line {frame.line + 1}"
+                f.construct += Text(f", through the `call {frame.label}` at ",
+                                    LineMention(frame.line))
             continue
         if type(frame) is IfFrame:
             if frame.level:
                 step = frame.node.step
                 side = "the `else` of " if frame.in_else else ""
                 found.append(_Finding(frame.level, "if",
-                                      f"{side}`{step.written}` (line {frame.node.line + 1})",
+                                      Text(f"{side}`{step.written}` (",
+                                           LineMention(frame.node.line), ")"),
                                       _range(frame.node.line, step), frame.cause))
         elif type(frame) is LoopFrame:
             node = frame.node
             if frame.exit_level:
                 found.append(_Finding(frame.exit_level, "exit",
-                                      f"the `loop` at line {node.line + 1}",
+                                      Text("the `loop` at ", LineMention(node.line)),
                                       _range(node.line, node.step), frame.exit_cause))
             level, cause = frame.skipping(event.line)
             if level:
                 at = cause.line if cause is not None else node.line
-                found.append(_Finding(level, "continue", f"the `continue` at line {at + 1}",
+                found.append(_Finding(level, "continue",
+                                      Text("the `continue` at ", LineMention(at)),
                                       cause.range if cause is not None
                                       else _range(node.line, node.step), cause))
     glevel, gcause = event.guard
@@ -109,7 +114,7 @@ def _findings(event: Event) -> list[_Finding]:
         ins = event.step.instr
         g = ins.guard
         text = ("@!" if g.negated else "@") + g.register.text if g is not None else "guard"
-        found.append(_Finding(glevel, "guard", f"the guard `{text}`",
+        found.append(_Finding(glevel, "guard", Text(f"the guard `{text}`"),
                               Range(event.line, g.start if g else ins.start, event.line,
                                     g.end if g else ins.end), gcause))
     return found
@@ -119,17 +124,17 @@ def _range(line: int, step) -> Range:
     return Range(line, step.instr.start, line, step.instr.end)
 
 
-def _related(f: _Finding, what: str) -> tuple[Related, ...]:
+def _related(f: _Finding, what: Text) -> tuple[KernelRelated, ...]:
     """The construct, then the chain of causes back to where the variation starts."""
     cause = f.cause
     if f.kind == "continue" and cause is not None and cause.parent is not None:
         cause = cause.parent             # the construct already is the `continue` itself
-    return (Related(f.construct_range, what), *related_chain(cause))
+    return (KernelRelated(f.construct_range, what), *related_chain(cause))
 
 
 # ---- barriers ----------------------------------------------------------------------------------
-def _barrier(event: Event) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
+def _barrier(event: Event) -> list[KernelDiagnostic]:
+    out: list[KernelDiagnostic] = []
     rng = Range(event.line, event.step.instr.mnemonic.start, event.line,
                 event.step.instr.mnemonic.end)
     findings = _findings(event)
@@ -141,45 +146,45 @@ def _barrier(event: Event) -> list[Diagnostic]:
         f = errors[-1]
         if f.kind in ("if", "guard"):
             code = "D601"
-            message = (f"barrier under {f.construct}, whose condition may differ between the "
-                       f"threads of a wave: the threads that skip it never arrive (undefined "
-                       f"behaviour, spec §6.12)")
-            what = f"{f.construct}: condition {Uniformity(f.level).phrase}"
+            message = Text("barrier under ", f.construct, ", whose condition may differ between "
+                           "the threads of a wave: the threads that skip it never arrive "
+                           "(undefined behaviour, spec §6.12)")
+            what = Text(f.construct, f": condition {Uniformity(f.level).phrase}")
         elif f.kind == "exit":
             code = "D602"
-            message = (f"barrier inside {f.construct}, whose exit may differ between the threads "
-                       f"of a workgroup: threads leave after different numbers of barriers "
-                       f"(undefined behaviour, spec §6.12)")
-            what = f"{f.construct}: exit {Uniformity(f.level).phrase}"
+            message = Text("barrier inside ", f.construct, ", whose exit may differ between the "
+                           "threads of a workgroup: threads leave after different numbers of "
+                           "barriers (undefined behaviour, spec §6.12)")
+            what = Text(f.construct, f": exit {Uniformity(f.level).phrase}")
         else:
             code = "D602"
-            message = (f"barrier skipped by {f.construct}, which may differ between the threads "
-                       f"of a workgroup: the threads that continue never arrive in that iteration "
-                       f"(undefined behaviour, spec §6.12)")
-            what = (f"{f.construct}: taken where its predicate holds, which "
-                    f"{Uniformity(f.level).phrase}")
-        out.append(Diagnostic(code, severity_of(code), rng, message,
-                              related=_related(f, what)))
+            message = Text("barrier skipped by ", f.construct, ", which may differ between the "
+                           "threads of a workgroup: the threads that continue never arrive in "
+                           "that iteration (undefined behaviour, spec §6.12)")
+            what = Text(f.construct, ": taken where its predicate holds, which "
+                        f"{Uniformity(f.level).phrase}")
+        out.append(KernelDiagnostic(code, severity_of(code), rng, message,
+                                    related=_related(f, what)))
     elif warnings:
         f = warnings[-1]
-        message = (f"barrier under {f.construct}, whose condition may differ between the waves "
-                   f"of a workgroup: every wave of the workgroup must reach this barrier")
-        out.append(Diagnostic("D603", severity_of("D603"), rng, message,
-                              related=_related(f, f"{f.construct}: condition "
-                                                  f"{Uniformity(f.level).phrase}")))
+        message = Text("barrier under ", f.construct, ", whose condition may differ between the "
+                       "waves of a workgroup: every wave of the workgroup must reach this barrier")
+        out.append(KernelDiagnostic("D603", severity_of("D603"), rng, message,
+                                    related=_related(f, Text(f.construct, ": condition "
+                                                             f"{Uniformity(f.level).phrase}"))))
     hlevel, hcause = event.halt
     if hlevel >= _WV:
         who = "some threads of a wave" if hlevel >= _T else "some waves of a workgroup"
-        line = hcause.line + 1 if hcause is not None else 0
-        message = (f"barrier after the `halt` at line {line}, which {who} may take: halted "
-                   f"threads never arrive at the barrier")
-        out.append(Diagnostic("D604", severity_of("D604"), rng, message,
-                              related=tuple(related_chain(hcause))))
+        halt = LineMention(hcause.line) if hcause is not None else "line 0"
+        message = Text("barrier after the `halt` at ", halt, f", which {who} may take: halted "
+                       "threads never arrive at the barrier")
+        out.append(KernelDiagnostic("D604", severity_of("D604"), rng, message,
+                                    related=tuple(related_chain(hcause))))
     return out
 
 
 # ---- wave operations ---------------------------------------------------------------------------
-def _wave_op(event: Event) -> list[Diagnostic]:
+def _wave_op(event: Event) -> list[KernelDiagnostic]:
     divergent = [f for f in _findings(event) if f.level >= _T]
     if not divergent:
         return []
@@ -187,14 +192,17 @@ def _wave_op(event: Event) -> list[Diagnostic]:
     ins = event.step.instr
     rng = Range(event.line, ins.start, event.line, ins.end)
     name = event.step.mnemonic
-    what = f"{f.construct}: {_phrase(f)}"
+    what = Text(f.construct, f": {_phrase(f)}")
     if event.step.wave == SHUFFLE:
-        message = (f"`{name}` under {f.construct}, which may differ between the lanes of a wave: "
-                   f"the source lane may be inactive, and what is read from it is undefined")
-        return [Diagnostic("D606", severity_of("D606"), rng, message, related=_related(f, what))]
-    message = (f"`{name}` under {f.construct}, which may differ between the lanes of a wave: "
-               f"the result covers the active lanes only")
-    return [Diagnostic("D605", severity_of("D605"), rng, message, related=_related(f, what))]
+        message = Text(f"`{name}` under ", f.construct, ", which may differ between the lanes of "
+                       "a wave: the source lane may be inactive, and what is read from it is "
+                       "undefined")
+        return [KernelDiagnostic("D606", severity_of("D606"), rng, message,
+                                 related=_related(f, what))]
+    message = Text(f"`{name}` under ", f.construct, ", which may differ between the lanes of a "
+                   "wave: the result covers the active lanes only")
+    return [KernelDiagnostic("D605", severity_of("D605"), rng, message,
+                             related=_related(f, what))]
 
 
 def _phrase(f: _Finding) -> str:

@@ -3,11 +3,14 @@ so that after an edit only the changed lines and the kernels that contain them a
 
 One `AnalysisState` belongs to one document (the IDE layer's `DocumentState` owns it; a plain
 `analyze(document)` makes a throw-away one). It holds:
-- line findings per line, updated from the document's edit log (`Document.edits_since`), moved
-  when an edit adds or removes lines;
-- per kernel object: its diagnostics and summary for the kernel's revision (the document
-  patches kernels in place for edits inside them, and moves the kernels after an edit that
-  adds or removes lines: their results move with them), and its last uniformity analysis,
+- line findings per line, updated from the document's edit log (`Document.edits_since`); a
+  finding holds no line number (`LineFinding.at` gives it one when read), so an edit that adds
+  or removes lines only moves the index, the findings stay the same objects;
+- per kernel object: its diagnostics, portability findings and summary for the kernel's
+  revision, anchored to the kernel (anchors.py: every line relative to the kernel's first line,
+  made absolute when read). The document patches kernels in place for edits inside them and
+  only moves the `line` of the kernels after an edit that adds or removes lines, so an edit
+  inside one kernel never touches another kernel's results; and its last uniformity analysis,
   which the next one starts from;
 - the diagnostics of the last configuration, by document revision.
 Anything the edit log cannot explain (a full replacement, a trimmed log) recomputes everything,
@@ -22,14 +25,14 @@ from ..cancellation import checkpoint
 from .codes import enabled_by_default
 from ..syntax.document import Document
 from ..syntax.program import Kernel, Program
-from .diagnostic import Diagnostic, moved
+from .anchors import AnchoredView, anchored
+from .diagnostic import Diagnostic
 from .divergence import kernel_divergence
 from .failures import guarded
 from .findings import LineFinding
 from .kernel_checks import KernelSummary, check_kernel
 from .line_checks import check_line
-from .portability import (Finding, kernel_findings, moved_finding,
-                          portability_diagnostics_of)
+from .portability import Finding, kernel_findings, portability_diagnostics_of
 from .structure import reference_diagnostics, shape_diagnostics
 from .suppression import line_suppression
 from .uniformity import KernelUniformity, analyse_kernel
@@ -37,25 +40,37 @@ from .uniformity import KernelUniformity, analyse_kernel
 CHECKPOINT_EVERY = 512   # lines between cancellation checkpoints
 
 
-@dataclass
+@dataclass(eq=False)
 class KernelResult:
-    """A kernel's diagnostics and summary, valid while the kernel keeps its revision."""
+    """A kernel's diagnostics and summary, valid while the kernel keeps its revision; every
+    line in them is relative to the kernel's first line (`kernel.line`, the anchor)."""
 
     kernel: Kernel
     revision: int
-    line: int                    # the kernel's first line when computed
-    diagnostics: list[Diagnostic]
-    summary: KernelSummary
+    diagnostics: AnchoredView
+    summary: KernelSummary       # `calls` relative to the kernel's first line
 
-    def moved_to(self, line: int) -> "KernelResult":
-        """The result of the same kernel moved to start at `line` (an edit above it added or
-        removed lines)."""
-        delta = line - self.line
-        summary = KernelSummary(self.summary.upstream_size, self.summary.labels,
-                                tuple((n + delta, op) for n, op in self.summary.calls))
-        memo: dict = {}
-        return KernelResult(self.kernel, self.revision, line,
-                            [moved(d, delta, memo) for d in self.diagnostics], summary)
+    def reported(self) -> list[Diagnostic]:
+        """The diagnostics where the kernel is now."""
+        return self.diagnostics.at(self.kernel.line)
+
+    def reported_summary(self) -> KernelSummary:
+        """The summary with the lines of its calls where the kernel is now."""
+        summary, base = self.summary, self.kernel.line
+        if not summary.calls:
+            return summary
+        return KernelSummary(summary.upstream_size, summary.labels,
+                             tuple((n + base, op) for n, op in summary.calls))
+
+
+@dataclass(eq=False)
+class PortabilityResult:
+    """A kernel's P8xx diagnostics for one set of targets, anchored to the kernel."""
+
+    kernel: Kernel
+    revision: int
+    key: tuple
+    diagnostics: AnchoredView
 
 
 class AnalysisState:
@@ -71,8 +86,9 @@ class AnalysisState:
         self.kernels: dict[int, KernelResult] = {}       # by id(kernel), kernel kept alive
         self._uniformity: dict[int, KernelUniformity] = {}   # last analysis, by id(kernel)
         self._recorded: dict[int, tuple[tuple, KernelUniformity]] = {}  # hover's, by id(kernel)
-        # portability findings (all backends), by id(kernel): (kernel, revision, line, findings)
-        self._portability: dict[int, tuple[Kernel, int, int, tuple[Finding, ...]]] = {}
+        # portability findings (all backends, lines relative to the kernel), by id(kernel):
+        # (kernel, revision, findings)
+        self._portability: dict[int, tuple[Kernel, int, tuple[Finding, ...]]] = {}
         self._result: tuple[tuple, list[Diagnostic]] | None = None
         # the diagnostics of each line's findings: line -> (findings, diagnostics); kept while
         # the line keeps equal findings at the same number, so unchanged lines keep the
@@ -80,9 +96,8 @@ class AnalysisState:
         self._line_diagnostics: dict[int, tuple[tuple[LineFinding, ...], list[Diagnostic]]] = {}
         # severity overrides of the configuration: id(diagnostic) -> (diagnostic, overridden)
         self.overridden: dict[int, tuple[Diagnostic, Diagnostic]] = {}
-        # P8xx diagnostics per kernel: id(kernel) -> (kernel, revision, line, targets,
-        # diagnostics), moved with the kernel
-        self._portability_diagnostics: dict[int, tuple] = {}
+        # P8xx diagnostics per kernel, anchored to it
+        self._portability_diagnostics: dict[int, PortabilityResult] = {}
 
     # ---- line findings -------------------------------------------------------------------------
     def _check_lines(self, numbers) -> None:
@@ -169,9 +184,11 @@ class AnalysisState:
                 diags, summary = check_kernel(kernel)
                 with guarded(f"divergence analysis of kernel '{kernel.name}'"):
                     diags = diags + kernel_divergence(self.uniformity(kernel))
-                cached = KernelResult(kernel, kernel.revision, kernel.line, diags, summary)
-            elif cached.line != kernel.line:
-                cached = cached.moved_to(kernel.line)
+                base = kernel.line
+                summary = KernelSummary(summary.upstream_size, summary.labels,
+                                        tuple((n - base, op) for n, op in summary.calls))
+                cached = KernelResult(kernel, kernel.revision, AnchoredView.of(diags, base),
+                                      summary)
             fresh[id(kernel)] = cached
             results.append(cached)
         self.kernels = fresh
@@ -183,18 +200,15 @@ class AnalysisState:
         return results
 
     def portability_findings(self, kernel: Kernel) -> tuple[Finding, ...]:
-        """The kernel's portability findings for every backend, kept per kernel revision (and
-        moved with the kernel when lines above it are added or removed)."""
+        """The kernel's portability findings for every backend, their lines relative to the
+        kernel's first line, kept per kernel revision."""
         hit = self._portability.get(id(kernel))
         if hit is not None and hit[0] is kernel and hit[1] == kernel.revision:
-            if hit[2] == kernel.line:
-                return hit[3]
-            found = tuple(moved_finding(f, kernel.line - hit[2]) for f in hit[3])
-        else:
-            with guarded(f"portability analysis of kernel '{kernel.name}'"):
-                found = ()
-                found = kernel_findings(kernel)
-        self._portability[id(kernel)] = (kernel, kernel.revision, kernel.line, found)
+            return hit[2]
+        with guarded(f"portability analysis of kernel '{kernel.name}'"):
+            found = ()
+            found = kernel_findings(kernel, base=kernel.line)
+        self._portability[id(kernel)] = (kernel, kernel.revision, found)
         return found
 
     def portability_diagnostics(self, targets: tuple[str, ...],
@@ -205,21 +219,17 @@ class AnalysisState:
         if not targets:
             return out
         cache = self._portability_diagnostics
+        key = (targets, configured)
         for kernel in self.document.program.kernels:
             hit = cache.get(id(kernel))
-            if hit is None or hit[0] is not kernel or hit[1] != kernel.revision \
-                    or hit[3] != (targets, configured):
+            if hit is None or hit.kernel is not kernel or hit.revision != kernel.revision \
+                    or hit.key != key:
                 found = [d for d in portability_diagnostics_of(self.portability_findings(kernel),
                                                                targets)
                          if enabled_by_default(d.code) or d.code in configured]
-                hit = cache[id(kernel)] = (kernel, kernel.revision, kernel.line,
-                                           (targets, configured), found)
-            elif hit[2] != kernel.line:    # lines above the kernel were added or removed
-                memo: dict = {}
-                delta = kernel.line - hit[2]
-                hit = cache[id(kernel)] = (kernel, kernel.revision, kernel.line, hit[3],
-                                           [moved(d, delta, memo) for d in hit[4]])
-            out.extend(hit[4])
+                hit = cache[id(kernel)] = PortabilityResult(
+                    kernel, kernel.revision, key, AnchoredView(anchored(found, 0)))
+            out.extend(hit.diagnostics.at(kernel.line))
         return out
 
     # ---- everything ----------------------------------------------------------------------------
@@ -238,9 +248,10 @@ class AnalysisState:
         self._line_diagnostics = kept
         results = self.kernel_results(program)
         for result in results:
-            found.extend(result.diagnostics)
+            found.extend(result.reported())
         found.extend(shape_diagnostics(program))
-        found.extend(reference_diagnostics(program, [r.summary for r in results], compat))
+        found.extend(reference_diagnostics(program, [r.reported_summary() for r in results],
+                                           compat))
         return found
 
     def result(self, key: tuple, compute) -> list[Diagnostic]:
@@ -276,7 +287,8 @@ class AnalysisState:
                 return False
             cached = self.kernels.get(id(kernel))
             if cached is None or cached.kernel is not kernel \
-                    or cached.revision != kernel.revision or cached.line != kernel.line:
+                    or cached.revision != kernel.revision \
+                    or not cached.diagnostics.rendered_at(kernel.line):
                 return False
         self.refresh()
         return not self.lines_changed

@@ -7,7 +7,7 @@ lines that changed.
 from __future__ import annotations
 
 
-from ..isa import DIRECTIVE_BY_NAME, LEGACY_DIRECTIVES, MAX_REGISTER, ArgKind
+from ..isa import BY_ENCODING, DIRECTIVE_BY_NAME, LEGACY_DIRECTIVES, MAX_REGISTER, ArgKind
 from ..syntax.ast import Directive, Guard, Instruction, Label, OperandSyntax as Syn
 from ..syntax.memo import line_memo
 from ..syntax.parser import BOM, parse_line
@@ -15,7 +15,6 @@ from .findings import LineFinding, replace_fix
 from .mnemonics import resolve, suggest
 from .operand_checks import bad_name, check_operands
 
-CAS = frozenset({"atomic_cas", "local_atomic_cas"})
 
 
 @line_memo
@@ -54,8 +53,8 @@ def _instruction(ins: Instruction) -> list[LineFinding]:
     spec = resolution.spec
     if spec is not None and spec.mnemonic == ins.mnemonic.text:
         span = (ins.mnemonic.start, ins.mnemonic.end)
-        if spec.mnemonic in CAS:
-            plain = spec.mnemonic.replace("_cas", "_add")
+        if spec.upstream_modifier != spec.modifier:     # the CAS pair (reference §8.3 #1)
+            plain = BY_ENCODING[(spec.opcode, spec.upstream_modifier)].mnemonic
             out.append(LineFinding(
                 "U507", *span,
                 f"wave-asm encodes {spec.mnemonic} with modifier 0, the same bits as {plain}: "

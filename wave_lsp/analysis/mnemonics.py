@@ -43,7 +43,7 @@ def resolve(ins: Instruction) -> Resolution:
         if legacy is None:
             continue
         span = head_span if key == lowered else (ins.mnemonic.start, ins.mnemonic.end)
-        return Resolution(INSTRUCTIONS.get(legacy.replacement or ""),
+        return Resolution(legacy.canonical,
                           (_legacy_finding(ins, key, legacy, span),))
     # 2. dot-suffix for underscore (`icmp.lt`, `device_load.u32`)
     joined = lowered.replace(".", "_")

@@ -12,7 +12,7 @@ portability_waves.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 from ..isa import INSTRUCTIONS, InstructionClass
@@ -20,7 +20,7 @@ from ..isa.backends import (BACKEND_BY_NAME, BACKENDS, F64_CONVERSIONS, UPSTREAM
                             targets_widths)
 from ..syntax.program import Kernel, Program
 from .codes import diagnostic
-from .diagnostic import Diagnostic, moved_message
+from .diagnostic import Diagnostic
 from .kernel_checks import facts
 from .portability_flow import depends_on_width, steps
 from .portability_waves import contextual_findings, needs_context
@@ -57,16 +57,11 @@ class Finding:
                           self.message.replace("{targets}", "; ".join(parts)))
 
 
-def kernel_findings(kernel: Kernel) -> tuple[Finding, ...]:
-    """Every portability finding of a kernel, for all backends (computed: the per-document
-    `AnalysisState` keeps them per kernel revision)."""
-    return tuple(_compute(kernel))
-
-
-def moved_finding(finding: Finding, delta: int) -> Finding:
-    """The finding of a kernel that moved `delta` lines (an edit above it added lines)."""
-    return replace(finding, line=finding.line + delta,
-                   message=moved_message(finding.message, delta))
+def kernel_findings(kernel: Kernel, base: int = 0) -> tuple[Finding, ...]:
+    """Every portability finding of a kernel, for all backends, their lines counted from `base`
+    (the per-document `AnalysisState` keeps them per kernel revision, anchored to the kernel's
+    first line)."""
+    return tuple(_compute(kernel, base))
 
 
 def portability_diagnostics(program: Program, targets: tuple[str, ...],
@@ -86,18 +81,21 @@ def portability_diagnostics_of(findings, targets: tuple[str, ...]) -> list[Diagn
     return [d for d in (finding.diagnostic(targets) for finding in findings) if d is not None]
 
 
-def _compute(kernel: Kernel) -> list[Finding]:
-    out: list[Finding] = _registers(kernel)
+def _compute(kernel: Kernel, base: int) -> list[Finding]:
+    def finding(code: str, line: int, *rest) -> Finding:
+        return Finding(code, line - base, *rest)
+
+    out: list[Finding] = _registers(kernel, finding)
     for line, ins in kernel.instructions:
         guarded = ins.guard is not None and not _p0(ins)
         for code, message, concerns in _by_mnemonic(ins.mnemonic.text, guarded):
-            out.append(Finding(code, line, ins.mnemonic.start, ins.head_end, message, concerns))
+            out.append(finding(code, line, ins.mnemonic.start, ins.head_end, message, concerns))
     if needs_context(kernel):
-        out.extend(contextual_findings(kernel, Finding,
+        out.extend(contextual_findings(kernel, finding,
                                        lambda ins: ins.guard is not None and not _p0(ins)))
     if depends_on_width(kernel):
         x, y, z = kernel.workgroup_size
-        out.extend(width_findings(list(steps(kernel)), Finding, x * y * z))
+        out.extend(width_findings(list(steps(kernel)), finding, x * y * z))
     return out
 
 
@@ -126,7 +124,7 @@ def _by_mnemonic(m: str, guarded: bool) -> tuple[tuple[str, str, tuple], ...]:
     return tuple(out)
 
 
-def _registers(kernel: Kernel) -> list[Finding]:
+def _registers(kernel: Kernel, finding) -> list[Finding]:
     """P802: registers at or beyond `.registers`, which no backend declares."""
     out = []
     count = kernel.register_count
@@ -141,7 +139,7 @@ def _registers(kernel: Kernel) -> list[Finding]:
                 continue
             seen.add(last)
             name = f"r{op.value}" if last == op.value else f"r{op.value}..r{last}"
-            out.append(Finding(
+            out.append(finding(
                 "P802", line, op.start, op.end,
                 f"{name} is not declared in the backends' output, which maps r0..r{count - 1} "
                 f"(.registers {count}), so the vendor compiler rejects it: {{targets}}",

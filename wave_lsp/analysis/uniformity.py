@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from ..cancellation import checkpoint
 from ..syntax.program import Kernel, Program
+from .anchors import LineMention, Text
 from .uniformity_model import Cause, Uniformity
 from .uniformity_reuse import TopLevelRun, changed_lines, has_call, run_top_level
 from .uniformity_state import CallFrame, Event, IfFrame, LoopFrame, State
@@ -303,7 +304,8 @@ class KernelUniformity:
             if frame.level > level:
                 level, cause = frame.level, Cause(
                     frame.node.line, frame.node.step.instr.start, frame.node.step.instr.end,
-                    f"`{step.written}` (line {line + 1}) is inside `{frame.node.step.written}`",
+                    Text(f"`{step.written}` (", LineMention(line),
+                         f") is inside `{frame.node.step.written}`"),
                     frame.cause)
         if level and (cause is None or cause.line != line):
             cause = Cause(line, step.instr.start, step.instr.end,
@@ -325,10 +327,11 @@ class KernelUniformity:
         for frame in frames:
             if type(frame) is IfFrame:
                 fl, fc = frame.level, frame.cause
-                place = f" inside `{frame.node.step.written}` (line {frame.node.line + 1})"
+                place = Text(f" inside `{frame.node.step.written}` (",
+                             LineMention(frame.node.line), ")")
             elif type(frame) is LoopFrame:
                 fl, fc = frame.exit_level, frame.exit_cause
-                place = f" inside the `loop` at line {frame.node.line + 1}"
+                place = Text(" inside the `loop` at ", LineMention(frame.node.line))
             else:   # a call: its divergence is that of the frames around it
                 continue
             if fl > level:
@@ -336,19 +339,20 @@ class KernelUniformity:
         if level >= Uniformity.WAVE and level > st.lv.get(HALT, 0):
             st.lv[HALT] = level
             st.why[HALT] = Cause(line, step.instr.start, step.instr.end,
-                                 f"`{step.written}`{where} may end only some threads", cause)
+                                 Text(f"`{step.written}`", where, " may end only some threads"),
+                                 cause)
 
 
 def _control_cause(node: LoopNode, line: int, level: int, cause: Cause | None, what: str):
     """A cause factory for keys that vary because of how threads leave or skip a loop."""
     step = node.step
-    text = f"{what} {Uniformity(level).phrase}"
+    text = Text(f"{what} {Uniformity(level).phrase}")
     if line != node.line:
-        text = text.replace("`continue`", f"`continue` (line {line + 1})")
+        text = text.replace("`continue`", Text("`continue` (", LineMention(line), ")"))
 
     def make(key: int) -> Cause:
         return Cause(node.line, step.instr.start, step.instr.end,
-                     f"{key_name(key)} ← {text}", cause)
+                     Text(f"{key_name(key)} ← ", text), cause)
     return make
 
 

@@ -7,7 +7,8 @@ import enum
 from dataclasses import dataclass
 
 from ..isa import SPECIAL_BY_NAME
-from .diagnostic import Range, Related
+from .anchors import KernelRelated, LineMention, Message, Text
+from .diagnostic import Range
 
 
 class Uniformity(enum.IntEnum):
@@ -61,7 +62,7 @@ class Cause:
     line: int
     start: int
     end: int
-    text: str
+    text: Message            # may quote lines (`LineMention`)
     parent: "Cause | None" = None
 
     @property
@@ -84,8 +85,8 @@ class Cause:
         return self.chain()[-1]
 
 
-def related_chain(cause: Cause | None, limit: int = 12) -> list[Related]:
-    """The chain of `cause` as related locations; the origin's message names its line (1-based)."""
+def related_chain(cause: Cause | None, limit: int = 12) -> list[KernelRelated]:
+    """The chain of `cause` as related locations; the origin's message quotes its line."""
     if cause is None:
         return []
     links = cause.chain(limit)
@@ -93,6 +94,6 @@ def related_chain(cause: Cause | None, limit: int = 12) -> list[Related]:
     for i, link in enumerate(links):
         text = link.text
         if i == len(links) - 1:
-            text = f"{text}, line {link.line + 1}"
-        out.append(Related(link.range, text))
+            text = Text(text, ", ", LineMention(link.line))
+        out.append(KernelRelated(link.range, text))
     return out

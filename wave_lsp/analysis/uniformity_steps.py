@@ -181,12 +181,13 @@ def _decode(instr: Instruction) -> Step | None:
         if fixed == _WG:
             step.note = "local memory is separate for each workgroup"
     elif iclass is InstructionClass.WAVE:
-        _wave_roles(step, name)
-        if name.startswith("wave_shuffle") or name == "wave_prefix_sum":
+        role = spec.wave_role
+        step.wave = SHUFFLE if role == "shuffle" else WAVE_OP
+        if role in ("shuffle", "prefix"):
             fixed, srcs = _T, []
             step.note = ("a shuffle reads another lane's value" if step.wave == SHUFFLE
                          else "a prefix sum differs per lane")
-        elif name.startswith("wave_reduce") or name == "wave_ballot":
+        elif role in ("reduce", "ballot"):
             fixed, srcs = _WV, []
             step.note = "one value per wave (over its active lanes)"
         else:   # broadcast, any, all: as varying as the source, at most per wave
@@ -195,10 +196,6 @@ def _decode(instr: Instruction) -> Step | None:
     step.srcs = tuple(srcs)
     step.fixed = int(fixed)
     return step
-
-
-def _wave_roles(step: Step, name: str) -> None:
-    step.wave = SHUFFLE if name.startswith("wave_shuffle") else WAVE_OP
 
 
 class IfNode:

@@ -46,6 +46,7 @@ import sys
 from pathlib import Path
 
 from ..emu.run_flags import add_run_flags, program_for, run_request
+from .profile_option import add_profile_flags
 
 
 def register(subparsers) -> None:
@@ -54,6 +55,7 @@ def register(subparsers) -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", type=Path, metavar="FILE", help=".wave source or .wbin binary")
     add_run_flags(p)
+    add_profile_flags(p)
     p.set_defaults(func=run)
 
 
@@ -81,6 +83,8 @@ def _run(args) -> int:
     try:
         program = program_for(load_program(args.file), bool(args.compat))  # regular, bounded
         request = run_request(args)
+        from .profile_option import profiled
+        request = profiled(args, request)     # --profile: RunOptions(profile=True)
         if request.device != "emulator" or request.compare:
             from .device_option import run_device
             return run_device(args, program, request)
@@ -94,20 +98,24 @@ def _run(args) -> int:
         return _error("not enough memory for this launch")
     except OSError as err:
         return _error(f"cannot read '{args.file}': {err.strerror or err}")
-    return _print(report, request, engine_line(report))
+    return _print(report, request, engine_line(report), args, program)
 
 
-def _print(report, request, engine: str | None) -> int:
+def _print(report, request, engine: str | None, args=None, program=None) -> int:
     """Print what `emu.output.command_text` says, the dumps streamed a chunk at a time."""
     from ..emu.output import json_output, stderr_lines, write_run_output
     for line in ([engine] if engine is not None else []) + stderr_lines(report, request):
         print(line, file=sys.stderr)     # upstream prints no warnings; stdout stays upstream's
     try:
         if request.json:
-            print(json_output(report, request.dumps))
+            from .profile_option import with_profile
+            print(with_profile(args, json_output(report, request.dumps), report))
         elif not report.errors:
             write_run_output(report, request.dumps, stats=request.stats,
                              dump_regs=request.dump_regs)
+            if request.options.profile:
+                from .profile_option import write_profile
+                write_profile(args, report, program)
     except BrokenPipeError:
         _quiet_stdout()
     return 1 if report.errors else 0

@@ -17,7 +17,7 @@ from .context import RunContext
 from .engine import Limits, SequentialNeeded, execute
 from .geometry import Geometry
 from .initcheck import check_launch
-from .launch import new_device_memory
+from .launch import LaunchError, new_device_memory
 from .options import RunOptions
 from .report import RunReport
 from .state import Batch
@@ -31,6 +31,9 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observe=None) ->
     geometry)`, when given, returns an extra observer of the run (see `recording`), used instead
     of the options' trace or recording."""
     launch, kernel, geo = prepared.launch, prepared.kernel, prepared.geometry
+    if options.profile and (options.trace or options.record_threads is not None or observe):
+        raise LaunchError("the profile is recorded by a run of its own: not with a trace, "
+                          "per-line recording or the store-writer record")
     device = new_device_memory(launch)
     instructions = kernel.instructions
     report = RunReport(kernel=kernel.name, device=device, engine="numpy")
@@ -49,8 +52,12 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observe=None) ->
         compiled = compile_kernel(kernel, geo.registers, ctx, instructions,
                                   skip_empty=not options.trace)
         check_launch(compiled, ctx, launch, options, geo.registers, device.size, set_regs)
-        observer = observe(compiled, geo) if observe else _observer(options, geo, compiled)
-        # i23-core: the profile counters' observer joins here when options.profile is set
+        if options.profile:          # the profile's recorder (profiler.py) is the observer
+            from .profiler import Profiler
+            observer = Profiler(compiled, geo)
+            ctx.on_skip = observer.skipped
+        else:
+            observer = observe(compiled, geo) if observe else _observer(options, geo, compiled)
         try:
             with np.errstate(all="ignore"):
                 error = execute(compiled, geo, device, set_regs, ctx, limits,
@@ -68,6 +75,8 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observe=None) ->
         collect(ctx.batch)
     report.stats = ctx.stats
     report.warnings = ctx.warnings
+    if options.profile:
+        report.profile = observer.record
     if observer is not None and hasattr(observer, "records"):
         report.line_records = observer.records
         report.recorded_threads = observer.threads

@@ -25,6 +25,7 @@ class RunContext:
         self.executed = 0           # wave-instructions already moved from counts into stats
         self.extra_steps = 0        # instructions skipped over empty regions, this batch
         self._races: set[tuple[str, int, int]] = set()
+        self.on_skip = None         # the profiler's `skipped(start, stop)`, when profiling
 
     def end_epoch(self, b: Batch) -> None:
         """A barrier or the end of the batch: report a race between waves of a workgroup in
@@ -68,6 +69,8 @@ class RunContext:
         for i in range(start, stop):
             counts[i] += present
         self.extra_steps += stop - start
+        if self.on_skip is not None:
+            self.on_skip(start, stop)
 
     def warner(self, index: int):
         """A `warn(kind, message, lanes)` function for the instruction at `index`."""

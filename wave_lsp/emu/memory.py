@@ -92,9 +92,9 @@ ATOMIC_OPERATIONS = ("add", "sub", "min", "max", "and", "or", "xor", "exchange",
 
 
 def atomic_operation(spec) -> str:
-    """The read-modify-write of an atomic instruction: the last word of its mnemonic
-    (`atomic_add`, `local_atomic_cas`)."""
-    operation = spec.mnemonic.split("atomic_", 1)[1]
+    """The read-modify-write of an atomic instruction (its table record's `memory.operation`:
+    "add" for `atomic_add`, "cas" for `local_atomic_cas`)."""
+    operation = spec.memory.operation
     assert operation in ATOMIC_OPERATIONS, spec.mnemonic
     return operation
 

@@ -90,7 +90,7 @@ def register_uses(ins) -> tuple[tuple[int, ...], tuple[int, ...]]:
             return (ins.rs1,), tuple(range(ins.rd, ins.rd + access.words))
         if access.kind == "store":
             return (ins.rs1, *range(ins.rs2, ins.rs2 + access.words)), ()
-        cas = spec.mnemonic.endswith("_cas")
+        cas = access.compare_and_swap
         return (ins.rs1, ins.rs2) + ((ins.rs3,) if cas else ()), (ins.rd,) if ins.rd else ()
     if spec.iclass is IC.MMA:
         name = spec.mnemonic

@@ -58,10 +58,9 @@ def write_plan(ins):
     kind = _KIND_OF_CLASS.get(spec.iclass, "u32")
     if m in FUNCTIONS:
         dest = signature(spec)[1]
-        if m.startswith("cvt_"):
-            kind = {"f32": "f32", "f16": "f16", "f64": "f64", "bf16": "bf16"}.get(
-                m.split("_")[1], "u32")
-            kind = "i32" if m == "cvt_i32_f32" else kind
+        if spec.conversion is not None:
+            kind = {"f32": "f32", "f16": "f16", "f64": "f64", "bf16": "bf16", "i32": "i32"}.get(
+                spec.conversion[0], "u32")
         if dest == "p":
             return [("p", ins.rd)]
         if dest == "d":

@@ -2,18 +2,21 @@
 document. `context_at` classifies the cursor (statement start: mnemonics; after `.`:
 directives; after `@`: predicates; an operand position: what the instruction's operand kind
 there accepts; after a mnemonic and `.`: cache hints); `operand_choices` lists what fits an
-operand slot (registers of the kernel, predicates, special registers, labels, scopes).
+operand slot (registers of the kernel, predicates, special registers, labels, scopes);
+`mnemonic_choices`, `directive_choices`, `predicate_choices` and `hint_choices` list the rest.
+Every proposal is a `Choice`; the server only converts them.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
-from ..isa import (MAX_REGISTER, PREDICATE_COUNT, SCOPES, SPECIAL_REGISTERS, InstructionSpec,
-                   OperandKind)
-from ..isa import INSTRUCTIONS
+from ..isa import (CACHE_HINTS, DIRECTIVES, INSTRUCTIONS, MAX_REGISTER, PREDICATE_COUNT, SCOPES,
+                   SPECIAL_REGISTERS, InstructionSpec, OperandKind)
+from .hover import spec_markdown
 from .state import DocumentState
 
 _LABEL = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_]*:")
@@ -68,8 +71,9 @@ def context_at(line_text: str, col: int) -> Context:
 
 
 class Choice(NamedTuple):
-    """One proposal: `kind` is "register", "predicate", "special", "label" or "scope"; a
-    `dotted` choice replaces the word typed so far (it starts with a dot)."""
+    """One proposal: `kind` is "mnemonic", "directive", "hint", "register", "predicate",
+    "special", "label" or "scope"; a `dotted` choice replaces the word typed so far (it starts
+    with a dot); `snippet` is the text to insert with `${1:name}` placeholders, when asked for."""
 
     label: str
     kind: str
@@ -77,6 +81,35 @@ class Choice(NamedTuple):
     documentation: str | None = None
     sort_text: str | None = None
     dotted: bool = False
+    snippet: str | None = None
+
+
+def _fields(names) -> str:
+    return ", ".join(f"${{{i}:{name}}}" for i, name in enumerate(names, 1))
+
+
+@lru_cache(maxsize=4)
+def mnemonic_choices(snippets: bool, markdown: bool) -> tuple[Choice, ...]:
+    """Every mnemonic, documented (markdown or plain text), with an operand snippet."""
+    return tuple(Choice(
+        spec.mnemonic, "mnemonic", spec.summary,
+        spec_markdown(spec) if markdown else spec.description,
+        snippet=f"{spec.mnemonic} {_fields(op.name for op in spec.operands)}"
+        if snippets and spec.operands else None) for spec in INSTRUCTIONS.values())
+
+
+def directive_choices(snippets: bool) -> list[Choice]:
+    return [Choice(f".{d.name}", "directive", d.summary, dotted=True,
+                   snippet=f".{d.name} " + _fields(n for n, _ in d.args)
+                   if snippets and d.args else None) for d in DIRECTIVES]
+
+
+def predicate_choices() -> list[Choice]:
+    return [Choice(f"p{i}", "predicate", "guard predicate") for i in range(PREDICATE_COUNT)]
+
+
+def hint_choices() -> list[Choice]:
+    return [Choice(f".{name}", "hint", text, dotted=True) for name, text in CACHE_HINTS.items()]
 
 
 def operand_choices(state: DocumentState, line: int, spec: InstructionSpec,
@@ -103,3 +136,38 @@ def operand_choices(state: DocumentState, line: int, spec: InstructionSpec,
     if slot.kind is OperandKind.SCOPE:
         items += [Choice(f".{s.name}", "scope", s.meaning, dotted=True) for s in SCOPES]
     return items
+
+
+class Parameter(NamedTuple):
+    """An operand of a signature: its name, its [start, end) in the signature's label."""
+
+    name: str
+    start: int
+    end: int
+    documentation: str
+
+
+class Signature(NamedTuple):
+    """An instruction's operand signature while its operands are typed."""
+
+    label: str
+    parameters: tuple[Parameter, ...]
+    documentation: str            # markdown
+    active: int                   # the operand under the cursor
+
+
+def signature_at(line_text: str, col: int) -> Signature | None:
+    """The signature of the instruction whose operands the cursor is in, or None."""
+    ctx = context_at(line_text, col)
+    if ctx.kind != "operand" or ctx.spec is None or not ctx.spec.operands:
+        return None
+    spec = ctx.spec
+    params = []
+    cursor = len(spec.mnemonic)
+    for op in spec.operands:
+        start = spec.syntax.index(op.name, cursor)
+        cursor = start + len(op.name)
+        params.append(Parameter(op.name, start, cursor, f"{op.kind.value} → {op.field.value}"
+                                + (" (optional)" if op.optional else "")))
+    return Signature(spec.syntax, tuple(params), f"**{spec.summary}**\n\n`{spec.semantics}`",
+                     min(ctx.operand_index, len(spec.operands) - 1))

@@ -1,12 +1,12 @@
 """Encoding views of a document for editor features: the code layout (offsets of instructions
 and labels, kernel code sizes) and the per-instruction words and fields, from the document
 state (the layout is computed once per revision). Used by hover, inlay hints, code lenses and
-the assemble command.
+the assemble command, and the "Show Encoding" listing.
 """
 
 from __future__ import annotations
 
-from ..asm.encoding_view import InstructionView
+from ..asm.encoding_view import InstructionView, encoding_listing
 from ..asm.encoding_view import instruction_views as _views
 from ..analysis.layout import CodeLayout, KernelLayout
 from .state import DocumentState
@@ -39,3 +39,8 @@ def instruction_views(state: DocumentState, line: int, compat: bool = False,
     """The encoding views of the instructions on a line ([] when the line does not encode), as
     the configured compatibility mode encodes them (`fields=False`: without field views)."""
     return list(_views(state.document, line, compat, code_layout(state), fields))
+
+
+def listing(state: DocumentState, compat: bool) -> str:
+    """The document's encoded words beside its source, as text (in the compatibility mode)."""
+    return encoding_listing(state.document, compat, state.layout())

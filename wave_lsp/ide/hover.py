@@ -68,9 +68,8 @@ def mnemonic_markdown(state: DocumentState, target: Target, compat: bool = False
             return f"`{name}` is written in upper case; wave-asm only accepts `{lower.mnemonic}`" \
                    f"\n\n{spec_markdown(lower)}"
         text = f"`{ins.head}` is obsolete syntax ({legacy.note})"
-        if legacy.replacement and legacy.replacement in INSTRUCTIONS:
-            text += f"; write `{legacy.replacement}`\n\n" + spec_markdown(
-                INSTRUCTIONS[legacy.replacement])
+        if legacy.canonical is not None:
+            text += f"; write `{legacy.replacement}`\n\n" + spec_markdown(legacy.canonical)
         return text
     return spec_markdown(spec) + encoding_markdown(state, target.line, ins, compat)
 

@@ -54,6 +54,8 @@ def _line_hints(state: DocumentState, line: int, placed, offsets: bool, encoding
     if encoding:
         end = max(p.instruction.end for p in placed)
         for view in instruction_views(state, line, compat, fields=False):
+            if not view.hex:      # not encodable (its diagnostic says why): LSP forbids empty labels
+                continue
             out.append(Hint(line, end, view.hex, "encoding",
                             f"{view.size} bytes at offset {view.offset}"))
     return out

@@ -22,9 +22,9 @@ from ..emu.launch_flags import (DumpRequest, LaunchFlagError, arg_spec, build_la
                                 build_options, dump_requests, launch_parser, number,
                                 parse_launch_flags)
 from ..emu.options import RunOptions
+from ..syntax.tool_comments import is_comment_or_blank, launch_comment
 from .arg_files import confined_path
 
-LAUNCH_COMMENT = re.compile(r"^(?P<lead>\s*[;#]+\s*)wave-lsp run:")
 LANES_FLAG = "--lanes"
 MAX_SHOWN_LANES = 64
 # Flags whose effect makes no sense inside the editor; they are accepted and ignored.
@@ -80,12 +80,6 @@ class LaunchLine:
     @property
     def flags(self) -> str:
         return " ".join(t.text for t in self.tokens)
-
-
-def launch_comment(text: str) -> int | None:
-    """The column where the flags of a launch comment start, or None if `text` is not one."""
-    m = LAUNCH_COMMENT.match(text)
-    return m.end() if m else None
 
 
 def tokens_of(text: str, start: int) -> tuple[Token, ...]:
@@ -198,11 +192,6 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
                       arg_files=arg_files, options=options)
 
 
-def _is_comment_or_blank(text: str) -> bool:
-    stripped = text.strip()
-    return not stripped or stripped[0] in ";#"
-
-
 def launch_lines(doc, base_dir: Path | None = None, root: Path | None = None
                  ) -> list[LaunchLine]:
     """Every launch line of a document (a syntax `Document`), in line order (`root`: see
@@ -212,7 +201,7 @@ def launch_lines(doc, base_dir: Path | None = None, root: Path | None = None
     for kernel in doc.program.kernels:
         found: list[int] = []
         above = kernel.line - 1
-        while above >= 0 and _is_comment_or_blank(lines[above]):
+        while above >= 0 and is_comment_or_blank(lines[above]):
             above -= 1
         for line in range(above + 1, min(kernel.last_line, len(lines) - 1) + 1):
             if launch_comment(lines[line]) is not None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import islice
 
-from ..emu.formats import dump_values, hex_dump
 from ..emu.launch_flags import DumpRequest
 
 MAX_DUMP_WINDOW = 4096       # values (or rows) one request may ask for: about 400 KB of text
@@ -48,6 +47,9 @@ def check_window(req: DumpRequest, start: object, count: object) -> tuple[int, i
 
 def window_values(memory, req: DumpRequest, start: int, count: int) -> list[str]:
     """Lines `start .. start+count-1` of a dump over device memory, as upstream prints them."""
+    # numpy is loaded here, with the run's results, not when the server first reads a launch
+    # line: a first request must not wait for it (Neovim's formatexpr gives up after 500 ms)
+    from ..emu.formats import dump_values, hex_dump
     if req.kind == "memory":
         first = req.start + 16 * start
         end = min(req.start + req.count, first + 16 * count)

@@ -16,8 +16,14 @@ from urllib.parse import quote
 
 from .run_dump import DumpWindow, dump_rows
 from .run_limits import DUMP_COMMAND
-from .run_results import MAX_DUMP_LINES, KernelRun, LineValue
-from ..isa.value_format import ACTIVE, INACTIVE, format_value
+from .run_results import MAX_DUMP_LINES, KernelRun, LineResult, LineValue
+from ..isa.value_format import ACTIVE, INACTIVE, format_value, lane_ranges
+
+
+def line_tooltip(run: KernelRun, value: LineResult) -> str:
+    """The tooltip of an executed line's inline value: how often it ran, in which threads."""
+    return (f"{run.kernel}: {value.mnemonic} ran {value.count:,}× "
+            f"(shown threads {lane_ranges(list(run.threads))}; {run.summary()})")
 
 
 def _writes_of(run: KernelRun, line: int, name: str) -> LineValue | None:

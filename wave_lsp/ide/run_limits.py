@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..syntax.tool_comments import LAUNCH_MARKER   # noqa: F401  (the server names it here)
+
 DEFAULT_MAX_INSTRUCTIONS = 1_000_000     # wave-instructions per workgroup
 DEFAULT_TIME_LIMIT_MS = 2_000            # an infinite loop stops within about 2 s
-LAUNCH_MARKER = "wave-lsp run:"          # cheap test before parsing launch lines
 NOT_EXECUTED = "R006"                    # the code of lines no shown lane executed (greyed)
 DUMP_COMMAND = "wave-lsp.dump"   # a window of a dump on request (run_dump, server run_commands)
 

@@ -53,7 +53,6 @@ class DocumentState:
     def __init__(self, uri: str, text: str = "", version: int = 0,
                  document: Document | None = None) -> None:
         self.uri = uri
-        self.version = version
         self.binary = looks_binary(text)
         # a binary document is not parsed, but its text is kept in step with the client's, so
         # it becomes WAVE text again, exactly, when its binary bytes are deleted
@@ -65,6 +64,7 @@ class DocumentState:
         self._derived: dict[Any, tuple[int, Any]] = {}
         self.analysis = AnalysisState(self.document)
         self.runs: Any = None   # ide.run_session.DocumentRuns, from the first inline run on
+        self.profiles: Any = None   # the same for kernel profiles (ide.profile_session)
 
     def run_state(self) -> Any:
         """The inline-run state (results by revision, live kernels, the run in flight), created
@@ -74,7 +74,23 @@ class DocumentState:
             self.runs = DocumentRuns()
         return self.runs
 
+    def profile_state(self) -> Any:
+        """The kernel-profile state (live kernels, profiles by revision), made on first use."""
+        if self.profiles is None:
+            from .run_session import DocumentRuns
+            self.profiles = DocumentRuns()
+        return self.profiles
+
     # ---- identity of the current content -------------------------------------------------------
+    @property
+    def version(self) -> int:
+        """The client's version of the text: kept in one place, the `Document`."""
+        return self.document.version
+
+    @version.setter
+    def version(self, value: int) -> None:
+        self.document.version = value
+
     @property
     def revision(self) -> int:
         """Changes with every edit; derived results are valid for one revision."""
@@ -109,7 +125,6 @@ class DocumentState:
             if self.binary:
                 document.replace("")
             self.document = document
-            self.version = document.version
             self.analysis = AnalysisState(document)
             self._derived.clear()
 
@@ -124,7 +139,6 @@ class DocumentState:
             self.binary = looks_binary(text)
             self.binary_text = text if self.binary else None
             self.document.replace("" if self.binary else text, version)
-            self.version = version
 
     def apply_edit(self, start: tuple[int, int], end: tuple[int, int], text: str,
                    version: int) -> None:
@@ -134,7 +148,6 @@ class DocumentState:
             return      # see `edit_binary`
         with self.lock, self.document.guard:
             self.document.apply_edit(start, end, text, version)
-            self.version = version
         # a NUL makes any text binary; the share of control characters only means something
         # for a large piece (a pasted file), not for a few typed characters
         if "\x00" in text or (len(text) > 1024 and looks_binary(text)):

@@ -212,5 +212,104 @@ VENDOR_ARCHES = {"ptx": ("sm_75", "sm_90"), "hip": ("gfx90a", "gfx1030"), "sycl"
 # directive, so the code runs as `wave-lsp run` runs it.
 DEFAULT_LOCAL_MEMORY = 16384
 LOCAL_MEMORY_MNEMONICS = frozenset(m for m, s in INSTRUCTIONS.items()
-                                   if s.iclass in (IC.LOCAL_MEMORY, IC.MMA)
-                                   or m.startswith("local_atomic_"))
+                                   if s.iclass is IC.MMA
+                                   or (s.memory is not None and s.memory.space == "local"))
+
+
+# ---- profile presets (issue 23) ------------------------------------------------------------------
+# What `wave-lsp run --profile --profile-target T` counts with: the wave width lanes are grouped
+# in, the local-memory banks (count and width: a bank serves one `bank_bytes` unit per pass) and the
+# global-memory segment ("sector") size. Each number carries where it comes from; where a vendor
+# publishes none, the source says so and the value is the common 32 x 4-byte / 32-byte choice.
+# Widths are always one of the backend's `wave_widths` (the `--wave-widths` check runs those), so
+# the two agree by construction (`_width`). Bank rows and sectors must divide PATTERN_ALIGN
+# (emu/profile.py records access patterns relative to a 4096-byte-aligned base).
+
+@dataclass(frozen=True)
+class ProfilePreset:
+    """One target of the kernel profile."""
+
+    name: str
+    backend: str | None          # the Backend it models (None: the default preset)
+    wave_width: int | None       # None: the launch's wave width
+    banks: int
+    bank_bytes: int
+    sector_bytes: int
+    hardware: str
+    sources: tuple[tuple[str, str], ...]     # (which number, where it comes from)
+
+
+def _width(backend: str, width: int) -> int:
+    """`width`, checked to be one the backend's hardware runs with (one source of widths)."""
+    assert width in BACKEND_BY_NAME[backend].wave_widths, (backend, width)
+    return width
+
+
+_CUDA_GUIDE = ("NVIDIA CUDA C++ Programming Guide, https://docs.nvidia.com/cuda/"
+               "cuda-c-programming-guide/, section 'Compute Capabilities', 'Shared Memory' of "
+               "compute capability 5.x and later")
+_NCU_GUIDE = ("NVIDIA Nsight Compute Profiling Guide, https://docs.nvidia.com/nsight-compute/"
+              "ProfilingGuide/, 'Memory Tables' (a sector is an aligned 32-byte chunk; L1 and L2 "
+              "lines are 4 sectors)")
+_ROCM_SPECS = ("AMD ROCm 'GPU specifications', https://rocm.docs.amd.com/en/latest/reference/"
+               "gpu-specs.html, column 'Wavefront Size'")
+_AMD_LDS = ("AMD ROCm blog 'Avoiding LDS Bank Conflicts on AMD GPUs Using CK-Tile', "
+            "https://rocm.blogs.amd.com/software-tools-optimization/lds-bank-conflict/README.html, "
+            "section 'What's LDS and Bank Conflict' (MI-series: 32 banks, 4 bytes per bank)")
+_CK_LDS = ("AMD Composable Kernel docs 'Understanding AMD GPU LDS and Bank Conflicts', "
+           "https://rocm.docs.amd.com/projects/composable_kernel/en/latest/conceptual/ck_tile/"
+           "hardware/lds_bank_conflicts.html (32 or 64 banks by architecture, 4 bytes wide)")
+_INTEL_SLM = ("Intel oneAPI GPU Optimization Guide, https://www.intel.com/content/www/us/en/docs/"
+              "oneapi/optimization-guide-gpu/2025-0/shared-local-memory.html, section 'Shared "
+              "Local Memory' (banked SLM; bank count as used in its bank-conflict discussion)")
+_INTEL_ARCH = ("Intel oneAPI GPU Optimization Guide, https://www.intel.com/content/www/us/en/docs/"
+               "oneapi/optimization-guide-gpu/2025-0/intel-xe-gpu-architecture.html (SIMD8/16/32 "
+               "sub-groups; 64-byte cache lines)")
+_APPLE = ("Apple publishes no bank count, bank width or memory segment size for threadgroup or "
+          "device memory (Metal Feature Set Tables, https://developer.apple.com/metal/"
+          "Metal-Feature-Set-Tables.pdf, list sizes only); the SIMD-group width 32 is "
+          "`threadExecutionWidth` on Apple GPUs (Metal Shading Language Specification, "
+          "'SIMD-groups')")
+
+PROFILE_PRESETS: dict[str, ProfilePreset] = {p.name: p for p in (
+    ProfilePreset("default", None, None, 32, 4, 32, "the launch's wave width, 32 x 4-byte banks, "
+                  "32-byte sectors", (("all", "issue 23: the launch's width, 32 banks of 4 bytes, "
+                                      "32-byte sectors"),)),
+    ProfilePreset("ptx", "ptx", _width("ptx", 32), 32, 4, 32, "NVIDIA Turing and later", (
+        ("wave width 32", _CUDA_GUIDE + " (warps of 32 threads)"),
+        ("32 banks x 4 bytes", _CUDA_GUIDE),
+        ("32-byte sectors", _NCU_GUIDE))),
+    ProfilePreset("hip-cdna", "hip", _width("hip", 64), 32, 4, 64,
+                  "AMD CDNA (Instinct MI100-MI300)", (
+        ("wave width 64", _ROCM_SPECS + " (64 for every Instinct GPU)"),
+        ("32 banks x 4 bytes", _AMD_LDS),
+        ("64-byte segments", "AMD Composable Kernel slides 'LDS Bank Conflicts on CDNA' "
+                             "(A. H. Ghamarian, ROCm/composable_kernel): 64-byte cache line as "
+                             "the HBM transaction granularity; AMD's ISA guides give no "
+                             "sector size"))),
+    ProfilePreset("hip-rdna", "hip", _width("hip", 32), 32, 4, 128, "AMD RDNA (Radeon) in wave32", (
+        ("wave width 32", _ROCM_SPECS + " (32 for Radeon GPUs)"),
+        ("32 banks x 4 bytes", _CK_LDS + "; RDNA ISA guides describe the LDS per CU as 32 banks"),
+        ("128-byte segments", "AMD 'RDNA Architecture' whitepaper, https://www.amd.com/system/"
+                              "files/documents/rdna-whitepaper.pdf, cache hierarchy: 128-byte "
+                              "cache lines (AMD publishes no smaller request granularity)"))),
+    ProfilePreset("metal", "metal", _width("metal", 32), 32, 4, 32, "Apple M1-M4, A-series", (
+        ("wave width 32", _APPLE),
+        ("32 banks x 4 bytes", "not published by Apple: " + _APPLE),
+        ("32-byte sectors", "not published by Apple: " + _APPLE))),
+    ProfilePreset("sycl", "sycl", _width("sycl", 16), 16, 4, 64,
+                  "Intel Xe (Xe-HPG/Xe-HPC, SIMD16)", (
+        ("wave width 16", _INTEL_ARCH),
+        ("16 banks x 4 bytes", _INTEL_SLM),
+        ("64-byte segments", _INTEL_ARCH))),
+)}
+PROFILE_TARGETS: tuple[str, ...] = tuple(PROFILE_PRESETS)
+
+
+def profile_preset(name: str | None) -> ProfilePreset:
+    """The preset called `name` (None: "default"); ValueError naming the targets otherwise."""
+    preset = PROFILE_PRESETS.get(name or "default")
+    if preset is None:
+        raise ValueError(f"unknown profile target '{name}' (targets: "
+                         f"{', '.join(PROFILE_TARGETS)})")
+    return preset

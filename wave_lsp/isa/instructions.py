@@ -7,22 +7,8 @@ from functools import cached_property
 
 from .classes import SPEC_SECTION, Capability, InstructionClass
 from .operands import LAYOUTS, Field, Layout, OperandKind, OperandSpec
+from .records import MemoryAccess, Row
 from .table import REGISTER_WIDTHS, ROWS, UPSTREAM_LABEL_PASS_8, UPSTREAM_MODIFIER
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryAccess:
-    """What a load, store or atomic touches: `space` is "local" or "device", `kind` is "load",
-    "store" or "atomic", `width` is in bytes (u8 ... u128; atomics are 32-bit)."""
-
-    space: str
-    kind: str
-    width: int
-
-    @property
-    def words(self) -> int:
-        """32-bit registers moved (a u64 uses a pair, a u128 four)."""
-        return max(1, self.width // 4)
 
 
 @dataclass(frozen=True)
@@ -41,22 +27,13 @@ class InstructionSpec:
     capability: Capability | None
     upstream_modifier: int      # what wave-asm emits (differs only for the CAS pair)
     upstream_label_size: int    # size wave-asm's label pass assumes (reference §3.4)
+    memory: MemoryAccess | None = None          # loads, stores and atomics
+    conversion: tuple[str, str] | None = None   # (destination, source) type of a cvt_*
+    wave_role: str | None = None                # a wave operation's role (records.WAVE_ROLES)
 
     def register_width(self, operand: OperandSpec) -> int:
         """How many consecutive registers a register operand covers (2 for f64/u64 pairs)."""
         return REGISTER_WIDTHS.get(self.mnemonic, {}).get(operand.name, 1)
-
-    @cached_property
-    def memory(self) -> MemoryAccess | None:
-        """The memory access of loads, stores and atomics; None for everything else."""
-        m = self.mnemonic
-        if self.iclass is InstructionClass.ATOMIC:
-            return MemoryAccess("local" if m.startswith("local_") else "device", "atomic", 4)
-        if self.iclass in (InstructionClass.LOCAL_MEMORY, InstructionClass.DEVICE_MEMORY):
-            space = "local" if self.iclass is InstructionClass.LOCAL_MEMORY else "device"
-            kind = "load" if "_load_" in m else "store"
-            return MemoryAccess(space, kind, int(m.rsplit("_u", 1)[1]) // 8)
-        return None
 
     @property
     def group(self) -> str | None:
@@ -123,27 +100,28 @@ class InstructionSpec:
         return "\n".join(lines)
 
 
-def _build(row: tuple) -> InstructionSpec:
-    mnemonic, opcode, modifier, layout_name, iclass, names, summary, semantics = row
-    layout = LAYOUTS[layout_name]
+def _build(row: Row) -> InstructionSpec:
+    layout = LAYOUTS[row.layout]
     operands = layout.operands
-    if names:
-        new_names = [n.strip() for n in names.split(",")]
+    if row.operand_names:
+        new_names = [n.strip() for n in row.operand_names.split(",")]
         operands = tuple(replace(op, name=n) for op, n in zip(operands, new_names))
     capability = None
-    if iclass is InstructionClass.F64 or mnemonic in ("cvt_f32_f64", "cvt_f64_f32"):
+    if row.iclass is InstructionClass.F64 or "f64" in (row.converts or ()):
         capability = Capability.F64
-    elif iclass is InstructionClass.MMA:
+    elif row.iclass is InstructionClass.MMA:
         capability = Capability.MMA
     return InstructionSpec(
-        mnemonic=mnemonic, opcode=opcode, modifier=modifier, layout=layout, operands=operands,
-        iclass=iclass, summary=summary, semantics=semantics, spec_section=SPEC_SECTION[iclass],
-        capability=capability, upstream_modifier=UPSTREAM_MODIFIER.get(mnemonic, modifier),
-        upstream_label_size=8 if mnemonic in UPSTREAM_LABEL_PASS_8 else 4,
+        mnemonic=row.mnemonic, opcode=row.opcode, modifier=row.modifier, layout=layout,
+        operands=operands, iclass=row.iclass, summary=row.summary, semantics=row.semantics,
+        spec_section=SPEC_SECTION[row.iclass], capability=capability,
+        upstream_modifier=UPSTREAM_MODIFIER.get(row.mnemonic, row.modifier),
+        upstream_label_size=8 if row.mnemonic in UPSTREAM_LABEL_PASS_8 else 4,
+        memory=row.access, conversion=row.converts, wave_role=row.wave,
     )
 
 
-INSTRUCTIONS: dict[str, InstructionSpec] = {row[0]: _build(row) for row in ROWS}
+INSTRUCTIONS: dict[str, InstructionSpec] = {row.mnemonic: _build(row) for row in ROWS}
 
 # (opcode, modifier) -> spec, for decoders and the emulator's dispatch.
 BY_ENCODING: dict[tuple[int, int], InstructionSpec] = {

@@ -2,7 +2,8 @@
 `wave-asm` rejects today, with the current form (reference §2.10, seeds README rule 4).
 
 These are facts about the ISA's history; the analysis layer turns them into error diagnostics
-and quick fixes. `operand_order` permutes the written operands when the current form takes them
+and quick fixes. Each obsolete spelling is an alias record (LLVM TableGen's `InstAlias`) that
+points at the record of the current instruction, never a second row of the table. `operand_order` permutes the written operands when the current form takes them
 in another order (for example `fcmp_ge a, b` is `fcmp_le b, a`).
 """
 
@@ -10,19 +11,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .instructions import INSTRUCTIONS, InstructionSpec
+
 
 @dataclass(frozen=True)
 class LegacyMnemonic:
-    """An obsolete mnemonic and what to write instead."""
+    """An obsolete mnemonic: an alias of the current instruction's record, and what to write."""
 
-    replacement: str | None           # current mnemonic, when the mapping is mechanical
+    canonical: InstructionSpec | None  # the current instruction, when the mapping is mechanical
     note: str                          # explanation shown in the diagnostic
     operand_order: tuple[int, ...] | None = None
     append_operands: tuple[str, ...] = ()  # operands the current form adds (e.g. a scope)
 
+    @property
+    def replacement(self) -> str | None:
+        """The current mnemonic to write instead (None: no mechanical replacement)."""
+        return self.canonical.mnemonic if self.canonical is not None else None
+
+
+def _alias(replacement: str | None, note: str, operand_order: tuple[int, ...] | None = None,
+           append_operands: tuple[str, ...] = ()) -> LegacyMnemonic:
+    """The alias record of an obsolete spelling, pointing at the record of `replacement` (a
+    mnemonic of the table: a misspelt one fails on import)."""
+    canonical = INSTRUCTIONS[replacement] if replacement is not None else None
+    return LegacyMnemonic(canonical, note, operand_order, append_operands)
+
 
 def _same(repl: str, origin: str) -> LegacyMnemonic:
-    return LegacyMnemonic(repl, f"{origin} form")
+    return _alias(repl, f"{origin} form")
 
 
 _V01 = "spec v0.1 (PTX-like)"
@@ -58,21 +74,21 @@ LEGACY_MNEMONICS: dict[str, LegacyMnemonic] = {
         "wave.shuffle.b32": "wave_shuffle", "wave.shuffle.xor.b32": "wave_shuffle_xor",
         "wave.shuffle.up.b32": "wave_shuffle_up", "wave.shuffle.down.b32": "wave_shuffle_down",
         "wave.prefix.add.u32": "wave_prefix_sum", "wave.ballot.b32": "wave_ballot",
-        "wave.any": "wave_any", "wave.all": "wave_all", "ret": "return",
+        "wave.any": "wave_any", "wave.all": "wave_all",
     }.items()},
-    "selp.s32": LegacyMnemonic("select", f"{_V01} form; the predicate now comes second",
+    "selp.s32": _alias("select", f"{_V01} form; the predicate now comes second",
                                operand_order=(0, 3, 1, 2)),
-    "atom.global.add.u32": LegacyMnemonic("atomic_add", f"{_V01} form; device atomics take a scope",
+    "atom.global.add.u32": _alias("atomic_add", f"{_V01} form; device atomics take a scope",
                                           append_operands=(".device",)),
-    "atom.global.exch.b32": LegacyMnemonic("atomic_exchange", f"{_V01} form; device atomics take a scope",
+    "atom.global.exch.b32": _alias("atomic_exchange", f"{_V01} form; device atomics take a scope",
                                            append_operands=(".device",)),
-    "atom.global.cas.b32": LegacyMnemonic("atomic_cas", f"{_V01} form; device atomics take a scope",
+    "atom.global.cas.b32": _alias("atomic_cas", f"{_V01} form; device atomics take a scope",
                                           append_operands=(".device",)),
-    "wave.reduce.min.s32": LegacyMnemonic("wave_reduce_min", f"{_V01} form; the reduction is unsigned now"),
-    "wave.reduce.max.s32": LegacyMnemonic("wave_reduce_max", f"{_V01} form; the reduction is unsigned now"),
-    "wave.reduce.and.b32": LegacyMnemonic(None, "there is no AND reduction; use wave_ballot or a shuffle loop"),
-    "wave.reduce.or.b32": LegacyMnemonic(None, "there is no OR reduction; use wave_ballot or a shuffle loop"),
-    **{f"fence.{s}": LegacyMnemonic("fence_acq_rel", f"{_V01} form (a full fence)",
+    "wave.reduce.min.s32": _alias("wave_reduce_min", f"{_V01} form; the reduction is unsigned now"),
+    "wave.reduce.max.s32": _alias("wave_reduce_max", f"{_V01} form; the reduction is unsigned now"),
+    "wave.reduce.and.b32": _alias(None, "there is no AND reduction; use wave_ballot or a shuffle loop"),
+    "wave.reduce.or.b32": _alias(None, "there is no OR reduction; use wave_ballot or a shuffle loop"),
+    **{f"fence.{s}": _alias("fence_acq_rel", f"{_V01} form (a full fence)",
                                     append_operands=(f".{s}",))
        for s in ("wave", "workgroup", "device", "system")},
     # instruction reference v0.3 (upper-case); matched case-insensitively after lower-casing
@@ -83,38 +99,38 @@ LEGACY_MNEMONICS: dict[str, LegacyMnemonic] = {
         "exit": "halt", "ret": "return", "local_load": "local_load_u32",
         "local_store": "local_store_u32", "load": "device_load_u32", "store": "device_store_u32",
     }.items()},
-    "udiv": LegacyMnemonic(None, "there is no unsigned division; only idiv (signed) exists"),
-    "urem": LegacyMnemonic(None, "there is no unsigned remainder; only imod (signed) exists"),
-    "cmp_eq": LegacyMnemonic("icmp_eq", f"{_V03} form; compares now write a predicate (p0-p3)"),
-    "cmp_ne": LegacyMnemonic("icmp_ne", f"{_V03} form; compares now write a predicate (p0-p3)"),
-    "cmp_lt": LegacyMnemonic("icmp_lt", f"{_V03} form; compares now write a predicate (p0-p3)"),
-    "cmp_ge": LegacyMnemonic("icmp_ge", f"{_V03} form; compares now write a predicate (p0-p3)"),
-    "fcmp": LegacyMnemonic(None, "write the comparison in the mnemonic: fcmp_eq, fcmp_lt, ..."),
-    "atomic": LegacyMnemonic(None, "write the operation in the mnemonic: atomic_add, atomic_min, ..."),
-    "wave_op": LegacyMnemonic(None, "write the operation in the mnemonic: wave_shuffle, wave_reduce_add, ..."),
-    "branch": LegacyMnemonic(None, "there are no branches: use if/else/endif and loop/break/endloop"),
-    "branch_if": LegacyMnemonic(None, "there are no branches: use if/else/endif and loop/break/endloop"),
-    "branch_ifnot": LegacyMnemonic(None, "there are no branches: use if/else/endif and loop/break/endloop"),
+    "udiv": _alias(None, "there is no unsigned division; only idiv (signed) exists"),
+    "urem": _alias(None, "there is no unsigned remainder; only imod (signed) exists"),
+    "cmp_eq": _alias("icmp_eq", f"{_V03} form; compares now write a predicate (p0-p3)"),
+    "cmp_ne": _alias("icmp_ne", f"{_V03} form; compares now write a predicate (p0-p3)"),
+    "cmp_lt": _alias("icmp_lt", f"{_V03} form; compares now write a predicate (p0-p3)"),
+    "cmp_ge": _alias("icmp_ge", f"{_V03} form; compares now write a predicate (p0-p3)"),
+    "fcmp": _alias(None, "write the comparison in the mnemonic: fcmp_eq, fcmp_lt, ..."),
+    "atomic": _alias(None, "write the operation in the mnemonic: atomic_add, atomic_min, ..."),
+    "wave_op": _alias(None, "write the operation in the mnemonic: wave_shuffle, wave_reduce_add, ..."),
+    "branch": _alias(None, "there are no branches: use if/else/endif and loop/break/endloop"),
+    "branch_if": _alias(None, "there are no branches: use if/else/endif and loop/break/endloop"),
+    "branch_ifnot": _alias(None, "there are no branches: use if/else/endif and loop/break/endloop"),
     # names listed in spec appendices or the docs that the toolchain never implemented
-    "fcmp_ge": LegacyMnemonic("fcmp_le", "there is no fcmp_ge: swap the operands of fcmp_le",
+    "fcmp_ge": _alias("fcmp_le", "there is no fcmp_ge: swap the operands of fcmp_le",
                               operand_order=(0, 2, 1)),
-    "ucmp_gt": LegacyMnemonic("ucmp_lt", "there is no ucmp_gt: swap the operands of ucmp_lt",
+    "ucmp_gt": _alias("ucmp_lt", "there is no ucmp_gt: swap the operands of ucmp_lt",
                               operand_order=(0, 2, 1)),
-    "ucmp_ge": LegacyMnemonic("ucmp_le", "there is no ucmp_ge: swap the operands of ucmp_le",
+    "ucmp_ge": _alias("ucmp_le", "there is no ucmp_ge: swap the operands of ucmp_le",
                               operand_order=(0, 2, 1)),
-    "ucmp_eq": LegacyMnemonic("icmp_eq", "there is no ucmp_eq: equality does not depend on sign"),
-    "ucmp_ne": LegacyMnemonic("icmp_ne", "there is no ucmp_ne: equality does not depend on sign"),
-    "umin": LegacyMnemonic(None, "there is no umin: use ucmp_lt and select"),
-    "umax": LegacyMnemonic(None, "there is no umax: use ucmp_lt and select"),
-    "wave_shuffle_idx": LegacyMnemonic("wave_shuffle", "the indexed shuffle is wave_shuffle"),
-    "wave_reduce_and": LegacyMnemonic(None, "there is no AND reduction (only add, min, max)"),
-    "wave_reduce_or": LegacyMnemonic(None, "there is no OR reduction (only add, min, max)"),
-    "wave_reduce_xor": LegacyMnemonic(None, "there is no XOR reduction (only add, min, max)"),
-    "mma_f16_f32": LegacyMnemonic(None, "use the fragment instructions mma_load_a/b, mma_compute, mma_store_c"),
-    "mma_bf16_f32": LegacyMnemonic(None, "use the fragment instructions mma_load_a/b, mma_compute, mma_store_c"),
-    "mma_f32_f32": LegacyMnemonic(None, "use the fragment instructions mma_load_a/b, mma_compute, mma_store_c"),
-    "mov_special": LegacyMnemonic("mov_sr", "the special-register move is mov_sr"),
-    **{f"device_atomic_{op}": LegacyMnemonic(f"atomic_{op}", "device atomics are named atomic_*")
+    "ucmp_eq": _alias("icmp_eq", "there is no ucmp_eq: equality does not depend on sign"),
+    "ucmp_ne": _alias("icmp_ne", "there is no ucmp_ne: equality does not depend on sign"),
+    "umin": _alias(None, "there is no umin: use ucmp_lt and select"),
+    "umax": _alias(None, "there is no umax: use ucmp_lt and select"),
+    "wave_shuffle_idx": _alias("wave_shuffle", "the indexed shuffle is wave_shuffle"),
+    "wave_reduce_and": _alias(None, "there is no AND reduction (only add, min, max)"),
+    "wave_reduce_or": _alias(None, "there is no OR reduction (only add, min, max)"),
+    "wave_reduce_xor": _alias(None, "there is no XOR reduction (only add, min, max)"),
+    "mma_f16_f32": _alias(None, "use the fragment instructions mma_load_a/b, mma_compute, mma_store_c"),
+    "mma_bf16_f32": _alias(None, "use the fragment instructions mma_load_a/b, mma_compute, mma_store_c"),
+    "mma_f32_f32": _alias(None, "use the fragment instructions mma_load_a/b, mma_compute, mma_store_c"),
+    "mov_special": _alias("mov_sr", "the special-register move is mov_sr"),
+    **{f"device_atomic_{op}": _alias(f"atomic_{op}", "device atomics are named atomic_*")
        for op in ("add", "sub", "min", "max", "and", "or", "xor", "exchange", "cas")},
 }
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import struct
 
-import numpy as np
 
 from . import INSTRUCTIONS
 from . import InstructionClass as IC
@@ -48,7 +47,7 @@ def display_kind(mnemonic: str, record_kind: str) -> str:
         return "auto"
     if spec.iclass in _SIGNED_CLASSES:
         return "int"
-    if mnemonic.startswith("cvt_"):
+    if spec.conversion is not None:
         return "uint"
     return "auto"
 
@@ -68,6 +67,7 @@ def number_text(x: float) -> str:
         return "NaN"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
+    import numpy as np        # f32's shortest digits; loaded with the first float, not at start
     text = str(np.float32(x)) if abs(x) < 3.5e38 else repr(x)
     if "e" not in text and "." not in text and "n" not in text:
         text += ".0"
@@ -77,7 +77,7 @@ def number_text(x: float) -> str:
 def _half(bits: int, kind: str) -> float:
     bits &= 0xFFFF
     if kind == "f16":
-        return float(np.array([bits], dtype="<u2").view("<f2")[0])
+        return struct.unpack("<e", struct.pack("<H", bits))[0]
     return _f32(bits << 16)
 
 

@@ -2,7 +2,8 @@
 register, an f64 register pair (rN low, rN+1 high), a predicate, or no register at all.
 
 Derived from the instruction table: the f64 class works on pairs throughout, and a conversion
-`cvt_DST_SRC` uses a pair on the side whose type is f64; everything else is 32-bit.
+uses a pair on the side whose type (`InstructionSpec.conversion`) is f64; everything else is
+32-bit.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ def operand_values(spec) -> tuple[str, ...]:
     """One letter per operand of `spec`, in operand order: `u` a 32-bit register, `d` an f64
     register pair, `p` a predicate, `-` anything else (immediate, special register, scope)."""
     types: dict[str, str] = {}
-    if spec.iclass is InstructionClass.CONVERT:
-        _, dst, src = spec.mnemonic.split("_")
+    if spec.conversion is not None:
+        dst, src = spec.conversion
         types = {"rd": dst, "rs1": src}
     out = []
     for op in spec.operands:

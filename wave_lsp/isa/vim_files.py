@@ -124,9 +124,10 @@ def render_syntax() -> str:
         r'syn match waveKernelName "\%(\.kernel\s\+\)\@<=\h\w*"',
         r'syn match waveLabel "^\s*\zs\h\w*\ze\s*:"',
         "",
-        '" Comments: `;` or `#` to the end of the line; wave-lsp reads `; wave-lsp ...` ones.',
+        '" Comments: `;` or `#` to the end of the line; wave-lsp reads `; wave-lsp ...` ones',
+        '" (`wave-lsp: ignore[...]`, and `wave-lsp VERB:` as `run:` and `expect:`).',
         "syn keyword waveTodo contained TODO FIXME XXX NOTE",
-        r'syn match waveToolComment "\<wave-lsp\%(\s*:\|\s\+run\s*:\)" contained',
+        r'syn match waveToolComment "\<wave-lsp\%(\s*:\|\s\+\l\+\s*:\)" contained',
         r'syn match waveComment "[;#].*$" contains=waveTodo,waveToolComment,@Spell',
         "",
     ]

@@ -1,1 +1,35 @@
-"""The language server (pygls): one small module per LSP feature."""
+"""The language server (pygls): features, each in its own module, translating `ide` results.
+
+The server never runs the emulator or the assembler itself (`tests/test_architecture.py`
+checks that it imports neither `emu` nor `asm`): it asks `ide` for plain data and converts it with
+`proto`, the one conversion module (positions through pygls' codec, ranges, locations, edits,
+diagnostics, commands, code lenses). What the client can do is resolved once at `initialize`
+into `capabilities.ClientCapabilities` (`server.client`). A request handler receives the
+resolved state of the document it is about (`handlers.request`), never looks it up. The
+document's version lives on its `Document`; each edit has one debounce (`sync.Debounce`).
+
+Writing a feature module (esbonio's `LanguageFeature`, in short)::
+
+    class Profile(Feature):                       # lifecycle hooks and contributions, as needed
+        def document_settled(self, doc): ...      # after the one debounce of each edit
+        def document_closed(self, uri): ...
+        def code_lenses(self, doc): return [...]  # shown by `code_lens` beside its own
+        def hover(self, doc, line, target): ...   # markdown above the hover
+        def diagnostics(self, doc): return [...]  # published with the analysis'
+
+    def setup(server):
+        server.add_feature(Profile(server))
+        @command(server, "wave-lsp.profile")      # workspace/executeCommand
+        async def profile(*args): ...
+        @request(server, METHOD, options)         # a request about one document gets
+        def answer(doc, params): ...              # `doc`, its resolved DocumentState
+
+and add the module's name to `FEATURES` in `server.py` (one line). Another feature's object is
+reached by type: `server.get_feature(RunService)`.
+
+Lifecycle hooks (`Feature.initialize`, `settings_changed`, `document_edited`,
+`document_settled`, `results_changed`, `document_closed`, `shutdown`) are called by
+`server.broadcast`, each feature isolated from the others' failures; contributions
+(`code_lenses`, `hover`, `inlay_hints`, `completions`, `diagnostics`) are gathered by
+`server.contributions` in `FEATURES` order.
+"""

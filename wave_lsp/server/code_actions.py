@@ -6,19 +6,14 @@ selection of fixes is `ide.actions`').
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from ..ide.actions import fixable, legacy_edits
 from ..ide.state import DocumentState
 from .diagnostics import to_lsp
-from .documents import to_client_range, to_server_position
 from .handlers import request
-from .kernel_tests import code_actions as test_actions
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
+from .proto import to_server_position, workspace_edit
+from .server import WaveLanguageServer
 
 CONVERT_LEGACY = "source.convertLegacySyntax"
 
@@ -27,17 +22,12 @@ def _wanted(only: list[str] | None, kind: str) -> bool:
     return not only or any(kind == k or kind.startswith(k + ".") for k in only)
 
 
-def code_actions(server: "WaveLanguageServer", doc: DocumentState, rng: types.Range,
+def code_actions(server: WaveLanguageServer, doc: DocumentState, rng: types.Range,
                  only: list[str] | None) -> list[types.CodeAction]:
     codec = server.codec
     first = to_server_position(doc, rng.start, codec)
     last = to_server_position(doc, rng.end, codec)
     diagnostics = server.analysis(doc)
-
-    def workspace_edit(edits) -> types.WorkspaceEdit:
-        return types.WorkspaceEdit(changes={doc.uri: [
-            types.TextEdit(range=to_client_range(doc, e.range, codec), new_text=e.new_text)
-            for e in edits]})
 
     out: list[types.CodeAction] = []
     if _wanted(only, types.CodeActionKind.QuickFix):
@@ -47,24 +37,22 @@ def code_actions(server: "WaveLanguageServer", doc: DocumentState, rng: types.Ra
                 out.append(types.CodeAction(
                     title=fix.title, kind=types.CodeActionKind.QuickFix,
                     diagnostics=[lsp_diag], is_preferred=i == 0,
-                    edit=workspace_edit(fix.edits)))
-        out.extend(test_actions(server, doc, first, last, to_lsp))   # "Update expectation"
+                    edit=workspace_edit(doc, fix.edits, codec)))
+        for fixes in server.contributions("quick_fixes", doc, first, last):
+            out.extend(fixes)
     if _wanted(only, CONVERT_LEGACY):
         edits = legacy_edits(diagnostics)
         if edits:
             out.append(types.CodeAction(
                 title=f"Convert all legacy syntax in this file ({len(edits)} edits)",
-                kind=CONVERT_LEGACY, edit=workspace_edit(edits)))
+                kind=CONVERT_LEGACY, edit=workspace_edit(doc, edits, codec)))
     return out
 
 
-def setup(server: "WaveLanguageServer") -> None:
+def setup(server: WaveLanguageServer) -> None:
     @request(server, types.TEXT_DOCUMENT_CODE_ACTION,
              types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
                                                         CONVERT_LEGACY]),
              default=list, analysis=True)
-    def actions(params: types.CodeActionParams) -> list[types.CodeAction]:
-        doc = server.text_document(params.text_document.uri)
-        if doc is None:
-            return []
+    def actions(doc: DocumentState, params: types.CodeActionParams) -> list[types.CodeAction]:
         return code_actions(server, doc, params.range, params.context.only)

@@ -1,9 +1,11 @@
 """Code lenses and commands: `textDocument/codeLens` puts actionable lenses on each
-`.kernel` line: `▶ Run` (run_view), a short resource summary (`16 regs · 1 KiB local · 8 waves/wg
-(W32)`; the full table, occupancy per wave width and configured target included, in its tooltip
-and behind a click), "Assemble" and "Check portability" (portability). Both are commands run through
+`.kernel` line: a short resource summary (`16 regs · 1 KiB local · 8 waves/wg (W32)`; the full
+table, occupancy per wave width and configured target included, in its tooltip and behind a
+click) and "Assemble", beside what the other features contribute (`Feature.code_lenses`: `▶ Run`,
+"Check portability", "▶ Run on GPU", ...). All are commands run through
 `workspace/executeCommand`, so they work in any client, Neovim included. `lens_layout` puts
-the run lenses first on each line and keeps every line within 120 characters:
+the lenses of the features' `leading_commands` (the run lenses) first on each line and keeps
+every line within 120 characters:
 
 - `wave-lsp.kernelResources [uri, kernel]` shows and returns the kernel's resources, with what
   the vendors' compilers report for it per architecture (`vendor`, `vendor_compilers.py`);
@@ -16,7 +18,6 @@ the run lenses first on each line and keeps every line within 120 characters:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from lsprotocol import types
@@ -26,26 +27,22 @@ from ..ide.assemble import assemble_report
 from ..ide.resources import resources_of
 from ..ide.state import DocumentState
 from ..ide.vendor_usage import figures_text
-from . import kernel_tests, run_view, vendor_compilers
-from .documents import span
+from . import vendor_compilers
 from .handlers import command, command_document, request
-from .gpu_run import RUN_ON_GPU, gpu_lenses
 from .lens_layout import arrange
-from .portability import portability_lenses
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
+from .proto import lens
+from .server import WaveLanguageServer
 
 RESOURCES = "wave-lsp.kernelResources"
 ASSEMBLE = "wave-lsp.assemble"
 
 
-def _show(server: "WaveLanguageServer", message: str,
+def _show(server: WaveLanguageServer, message: str,
           kind: types.MessageType = types.MessageType.Info) -> None:
     server.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
 
-def assemble_document(server: "WaveLanguageServer", doc: DocumentState) -> dict:
+def assemble_document(server: WaveLanguageServer, doc: DocumentState) -> dict:
     """Assemble (in the configured mode); returns a JSON-able report (with `error` when the
     source does not assemble), writing the `.wbin` where `wbin_target` allows."""
     target, why = wbin_target(doc.uri)
@@ -84,29 +81,23 @@ def wbin_target(uri: str) -> tuple[Path | None, str]:
     return target, ""
 
 
-def setup(server: "WaveLanguageServer") -> None:
+def setup(server: WaveLanguageServer) -> None:
     @request(server, types.TEXT_DOCUMENT_CODE_LENS, default=list)
-    def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
-        doc = server.text_document(params.text_document.uri)
-        if doc is None:
-            return []
+    def code_lens(doc: DocumentState, params: types.CodeLensParams) -> list[types.CodeLens]:
         out = []
         for kernel in doc.program.kernels:
             res = resources_of(doc, kernel.name, server.settings.targets)
             if res is None:
                 continue
-            rng = span(doc, kernel.line, kernel.directive.start, kernel.directive.end,
-                       server.codec)
-            out.append(types.CodeLens(range=rng, command=types.Command(
-                title=res.short_summary(), command=RESOURCES, arguments=[doc.uri, kernel.name],
-                tooltip=res.text() + "\n(click: the full summary)")))
-            out.append(types.CodeLens(range=rng, command=types.Command(
-                title="Assemble", command=ASSEMBLE, arguments=[doc.uri])))
-        out.extend(portability_lenses(server, doc))
+            where = (doc, kernel.line, kernel.directive.start, kernel.directive.end, server.codec)
+            out.append(lens(*where, res.short_summary(), RESOURCES, doc.uri, kernel.name,
+                            tooltip=res.text() + "\n(click: the full summary)"))
+            out.append(lens(*where, "Assemble", ASSEMBLE, doc.uri))
+        for added in server.contributions("code_lenses", doc):
+            out += added
         # Run leads each line (then Run on GPU, where a GPU is present); see lens_layout.
-        return arrange(out + run_view.code_lenses(server, doc) + gpu_lenses(server, doc)
-                       + kernel_tests.code_lenses(server, doc),
-                       (run_view.RUN, run_view.CLEAR, RUN_ON_GPU))
+        return arrange(out, tuple(name for feature in server.features
+                                  for name in feature.leading_commands))
 
     @command(server, RESOURCES)
     async def show_resources(*args):

@@ -1,56 +1,40 @@
 """Diagnostics, pushed and pulled.
 
-Push model: the server sends `textDocument/publishDiagnostics` on its own. Each edit restarts a
-short per-document timer (debounce); when it fires, the current text is analysed and published
-with the version it belongs to, so a stale version is never published. Closing a document
+Push model: the server sends `textDocument/publishDiagnostics` on its own. When an edit settles
+(the server's one debounce per edit, `sync.Debounce`), the current text is analysed and
+published with the version it belongs to, so a stale version is never published. Closing a document
 publishes an empty list. Pull model (LSP 3.17): the client asks with `textDocument/diagnostic`
 and may send the previous `resultId` to get "unchanged". Pull is offered only to a client that
 supports both the pull and its refresh (see `Publisher`); with `diagnostics.mode` "auto" or
-"pull" such a client gets pull only (no duplicates), every other client gets push.
+"pull" such a client gets pull only (no duplicates), every other client gets push. Other
+features add their own diagnostics (run results, ...) through their `diagnostics`
+contribution (`server.Feature`), published with the analysis'.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.protocol import JsonRPCProtocol
 
-from ..analysis.diagnostic import Diagnostic, Severity
+from ..analysis.diagnostic import Diagnostic
 from ..cancellation import Cancelled
 from ..ide.state import DocumentState
-from . import run_view
-from .documents import to_client_range
-from .handlers import report_failure, request
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
-
-SOURCE = "wave-lsp"
-SEVERITY = {
-    Severity.ERROR: types.DiagnosticSeverity.Error,
-    Severity.WARNING: types.DiagnosticSeverity.Warning,
-    Severity.INFORMATION: types.DiagnosticSeverity.Information,
-    Severity.HINT: types.DiagnosticSeverity.Hint,
-}
+from .handlers import request
+from .proto import SOURCE, diagnostic
+from .server import Feature, WaveLanguageServer, report_failure
 
 
-def to_lsp(server: "WaveLanguageServer", doc: DocumentState,
-           diagnostic: Diagnostic) -> types.Diagnostic:
-    """One analysis diagnostic as an lsprotocol Diagnostic (with related information)."""
-    codec = server.codec
-    related = None
-    if diagnostic.related and server.capability(
-            "text_document.publish_diagnostics.related_information", True):
-        related = [types.DiagnosticRelatedInformation(
-            location=types.Location(uri=doc.uri, range=to_client_range(doc, r.range, codec)),
-            message=r.message) for r in diagnostic.related]
-    return types.Diagnostic(
-        range=to_client_range(doc, diagnostic.range, codec),
-        severity=SEVERITY[diagnostic.severity], code=diagnostic.code, source=SOURCE,
-        message=diagnostic.message, related_information=related)
+def to_lsp(server: WaveLanguageServer, doc: DocumentState, d: Diagnostic) -> types.Diagnostic:
+    """One analysis diagnostic as lsprotocol, as this client shows them."""
+    return diagnostic(doc, d, server.codec, server.client.related_information)
+
+
+def contributed(server: WaveLanguageServer, doc: DocumentState) -> list[types.Diagnostic]:
+    """The other features' diagnostics of `doc` (run results, ...)."""
+    return [item for items in server.contributions("diagnostics", doc) for item in items]
 
 
 def _touched(d: Diagnostic) -> tuple[int, ...]:
@@ -91,13 +75,13 @@ class Converted:
         return None, touched, tuple(lines[n] if n < count else "" for n in touched)
 
 
-def _convert(server: "WaveLanguageServer", doc: DocumentState, diagnostics: list[Diagnostic],
+def _convert(server: WaveLanguageServer, doc: DocumentState, diagnostics: list[Diagnostic],
              encode: bool) -> list[tuple]:
     """(diagnostic, lines, texts, lsp diagnostic, JSON or None) for each diagnostic, reusing the
     document's previous conversions (see `Converted`)."""
-    setting = (server.codec.encoding, server.capability(
-        "text_document.publish_diagnostics.related_information", True))
-    previous = server.publisher.converted.get(doc.uri)
+    setting = (server.codec.encoding, server.client.related_information)
+    converted = server.get_feature(Publisher).converted
+    previous = converted.get(doc.uri)
     if previous is not None and previous.setting != setting:
         previous = None
     fresh = Converted(setting)
@@ -113,18 +97,18 @@ def _convert(server: "WaveLanguageServer", doc: DocumentState, diagnostics: list
             hit = hit[:4] + (json.dumps(converter.unstructure(hit[3])),)
         by_id[id(d)] = hit
         out.append(hit)
-    server.publisher.converted[doc.uri] = fresh
+    converted[doc.uri] = fresh
     return out
 
 
-def convert_all(server: "WaveLanguageServer", doc: DocumentState,
+def convert_all(server: WaveLanguageServer, doc: DocumentState,
                 diagnostics: list[Diagnostic]) -> list[types.Diagnostic]:
     """`to_lsp` of every diagnostic, reusing the conversions of the document's previous
     publication (see `Converted`)."""
     return [hit[3] for hit in _convert(server, doc, diagnostics, encode=False)]
 
 
-def publication(server: "WaveLanguageServer", doc: DocumentState, version: int | None,
+def publication(server: WaveLanguageServer, doc: DocumentState, version: int | None,
                 diagnostics: list[Diagnostic], extra: list[types.Diagnostic]) -> str:
     """The JSON body of the `publishDiagnostics` notification of `diagnostics` (and of the
     lsprotocol diagnostics `extra`), as pygls would write it; each diagnostic's JSON is kept
@@ -142,8 +126,8 @@ def publication(server: "WaveLanguageServer", doc: DocumentState, version: int |
         '"params": null', '"params": ' + params, 1)
 
 
-class Publisher:
-    """Decides push or pull, debounces pushes, and answers pulls.
+class Publisher(Feature):
+    """Decides push or pull, publishes when an edit settles, and answers pulls.
 
     Pull is offered only to a client that can also be told to pull again
     (`workspace.diagnostics.refreshSupport`): run results arrive without an edit, and a client
@@ -152,11 +136,10 @@ class Publisher:
     the side left behind is emptied (an empty publication, or a refresh answered with no items)
     so no diagnostic is shown twice."""
 
-    def __init__(self, server: "WaveLanguageServer") -> None:
-        self.server = server
+    def __init__(self, server: WaveLanguageServer) -> None:
+        super().__init__(server)
         self.pull = False
         self.offered = False        # pull registered at initialize (the client can use it)
-        self._timers: dict[str, asyncio.Task] = {}
         # per document: the conversions of its last publication
         self.converted: dict[str, Converted] = {}
 
@@ -164,14 +147,13 @@ class Publisher:
     def push(self) -> bool:
         return not self.pull
 
-    def initialize(self) -> None:
+    def initialize(self, params: types.InitializeParams) -> None:
         """Offer pull when the client supports it and its refresh; choose the model from the
         `diagnostics.mode` setting."""
         server = self.server
-        self.offered = server.capability("text_document.diagnostic") is not None and \
-            bool(server.capability("workspace.diagnostics.refresh_support", False))
+        self.offered = server.client.pull_diagnostics and server.client.diagnostic_refresh
         if self.offered:
-            register_pull(server)
+            register_pull(server, self)
         self.pull = self._wants_pull(log=True)
 
     def _wants_pull(self, log: bool = False) -> bool:
@@ -181,27 +163,15 @@ class Publisher:
                             "pulled diagnostics and their refresh; pushing them instead")
         return self.offered and mode != "push"
 
-    def document_changed(self, doc: DocumentState, immediate: bool = False) -> None:
-        if not self.push:
-            return
-        uri = doc.uri
-        if (timer := self._timers.pop(uri, None)) is not None:
-            timer.cancel()
-        delay = 0.0 if immediate else self.server.settings.debounce_ms / 1000
-        self._timers[uri] = asyncio.ensure_future(self._publish_later(uri, delay))
+    def document_settled(self, doc: DocumentState) -> None:
+        if self.push:
+            self.publish(doc)
 
-    async def _publish_later(self, uri: str, delay: float) -> None:
-        await asyncio.sleep(delay)
-        self._timers.pop(uri, None)
-        doc = self.server.document(uri)
-        if doc is None:
-            return
-        try:
-            await self.publish_now(doc)
-        except Cancelled:
-            pass            # a newer edit: its own publication follows
-        except Exception as exc:
-            report_failure(self.server, "publishing diagnostics", exc)
+    def results_changed(self, doc: DocumentState) -> None:
+        if self.push:
+            self.publish(doc)
+        elif self.server.client.diagnostic_refresh:
+            self.server.workspace_diagnostic_refresh(None)
 
     def publish(self, doc: DocumentState) -> asyncio.Future:
         """Publish the document's diagnostics soon (see `publish_now`)."""
@@ -223,7 +193,7 @@ class Publisher:
 
         def serialised(d: DocumentState) -> str:
             return publication(self.server, d, version, self.server.analysis(d),
-                               run_view.lsp_diagnostics(self.server, d))
+                               contributed(self.server, d))
 
         body = await self.server.documents.run(doc, serialised, name="diagnostics")
         if doc.version != version or self.server.document(doc.uri) is not doc or self.pull:
@@ -233,34 +203,28 @@ class Publisher:
 
     def document_closed(self, uri: str) -> None:
         self.converted.pop(uri, None)
-        if (timer := self._timers.pop(uri, None)) is not None:
-            timer.cancel()
         if self.push:
             self.server.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def settings_changed(self) -> None:
-        """Re-deliver every open document's diagnostics under the new settings (switching
-        between push and pull when `diagnostics.mode` asks for it)."""
+        """Switch between push and pull when `diagnostics.mode` asks for it (every open
+        document is then settled again, which re-delivers its diagnostics under the new
+        settings: `sync.Debounce`)."""
         server = self.server
         pull = self._wants_pull(log=True)
         if pull and not self.pull:        # to pull: empty the pushed lists, then ask to pull
             self.pull = True
-            for uri in list(self._timers):
-                self._timers.pop(uri).cancel()
             for doc in server.documents.all():
                 server.text_document_publish_diagnostics(
                     types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=[]))
         elif self.pull and not pull:      # to push: pulls now get nothing, pushes start
             self.pull = False
-        if self.push:
-            for doc in server.documents.all():
-                self.document_changed(doc, immediate=True)
         if self.offered:
             server.workspace_diagnostic_refresh(None)
 
 
-def register_pull(server: "WaveLanguageServer") -> None:
+def register_pull(server: WaveLanguageServer, publisher: Publisher) -> None:
     """Register `textDocument/diagnostic` (done during `initialize`, before capabilities)."""
     if types.TEXT_DOCUMENT_DIAGNOSTIC in server.protocol.fm.features:
         return
@@ -268,23 +232,22 @@ def register_pull(server: "WaveLanguageServer") -> None:
     @request(server, types.TEXT_DOCUMENT_DIAGNOSTIC,
              types.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=False,
                                      workspace_diagnostics=False),
-             default=lambda: types.RelatedFullDocumentDiagnosticReport(items=[]), analysis=True)
-    def pull(params: types.DocumentDiagnosticParams):
-        doc = server.document(params.text_document.uri)
-        if doc is None:
-            return types.RelatedFullDocumentDiagnosticReport(items=[])
-        if server.publisher.push:      # `diagnostics.mode` is "push": they come pushed
+             default=lambda: types.RelatedFullDocumentDiagnosticReport(items=[]), analysis=True,
+             binary=True)
+    def pull(doc: DocumentState, params: types.DocumentDiagnosticParams):
+        if publisher.push:      # `diagnostics.mode` is "push": they come pushed
             return types.RelatedFullDocumentDiagnosticReport(items=[], result_id="push")
-        runs = server.runs.generation(doc) if server.runs is not None else 0
-        if (tests := getattr(server, "tests", None)) is not None:   # kernel tests' outcomes
-            runs = f"{runs}.{tests.generation(doc)}"
+        runs = doc.runs.generation if doc.runs is not None else 0
+        runs = f"{runs}.{doc.profiles.generation}" if doc.profiles is not None else runs
+        for generation in server.contributions("results_generation", doc):   # kernel tests
+            runs = f"{runs}.{generation}"
         result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}.{runs}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         items = convert_all(server, doc, server.analysis(doc))
-        items += run_view.lsp_diagnostics(server, doc)
+        items += contributed(server, doc)
         return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 
-def setup(server: "WaveLanguageServer") -> None:
-    server.publisher = Publisher(server)
+def setup(server: WaveLanguageServer) -> None:
+    server.add_feature(Publisher(server))

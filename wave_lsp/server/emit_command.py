@@ -18,41 +18,24 @@ ends with comment lines that say the same, after the translation (so `map` is un
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..asm.backends import TARGETS, EmitError, Emitted, emit
 from ..cancellation import Cancelled
+from ..ide.emit import TARGETS, translate
 from .handlers import RETRIES, command
-from .server import Serialised
+from .protocol import Serialised
+from .server import WaveLanguageServer
 from .vendor_compilers import emit_report
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
 
 EMIT = "wave-lsp.emit"
 
 
-def emit_document(doc, target: str, compat: bool) -> tuple[Emitted | None, dict]:
-    """The translation of an open document and the command's result (without the vendor's
-    verdict); None and a result with `error` when there is no translation."""
-    from ..asm import AssemblyError
-    base = {"uri": doc.uri, "target": target, "compat": "upstream" if compat else "none"}
-    try:
-        result = emit(doc.document, target, compat=compat)
-    except AssemblyError as err:
-        return None, {**base, "error": f"line {err.line + 1}: {err.message}", "line": err.line}
-    except EmitError as err:
-        return None, {**base, "error": str(err)}
-    return result, {**base, "text": result.text, "map": result.map()}
-
-
-def setup(server: "WaveLanguageServer") -> None:
+def setup(server: WaveLanguageServer) -> None:
     @command(server, EMIT)
     async def emit_command(*args):
         uri, target, compat = (list(args) + [None, None, None])[:3]
-        doc = server.text_document(uri) if isinstance(uri, str) else None
+        doc = server.text_document(uri)
         problem = None
         if doc is None:
             problem = f"cannot translate {uri!r}: not an open WAVE document"
@@ -71,14 +54,14 @@ def setup(server: "WaveLanguageServer") -> None:
         the event loop keeps answering; an edit meanwhile translates the new text. The
         vendor's verdict (Show PTX/HIP, when its compiler is here) is added afterwards, also
         off the loop."""
-        def translate(state):
-            emitted, result = emit_document(state, target, compat)
-            return emitted, result, Serialised(json.dumps(result))
+        def job(state):
+            translation = translate(state, target, compat)
+            return translation, Serialised(json.dumps(translation.result))
 
         for _ in range(RETRIES):
             try:
-                emitted, result, serialised = await server.documents.run(
-                    doc, translate, name=EMIT, inline=False, reader=True)
+                translation, serialised = await server.documents.run(
+                    doc, job, name=EMIT, inline=False, reader=True)
                 break
             except Cancelled:
                 doc = server.text_document(doc.uri)
@@ -86,11 +69,12 @@ def setup(server: "WaveLanguageServer") -> None:
                     return None
         else:
             return None
-        if emitted is None:
+        if translation.emitted is None:
             return serialised
-        report = await emit_report(server, doc, emitted)
+        report = await emit_report(server, doc, translation)
         if not report:
             return serialised
         block = report.pop("block")
+        result = translation.result
         return {**result, **report,
                 "text": result["text"] + "".join(line + "\n" for line in block)}

@@ -7,26 +7,20 @@ Returns `{"uri", "text"}`, or None (with a message) when the URI is not an open 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-
-from ..asm.encoding_view import encoding_listing
+from ..ide.encoding import listing
 from .handlers import command, command_document
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
+from .server import WaveLanguageServer
 
 ENCODING = "wave-lsp.encoding"
 
 
-def setup(server: "WaveLanguageServer") -> None:
+def setup(server: WaveLanguageServer) -> None:
     @command(server, ENCODING)
     async def show_encoding(*args):
         doc = await command_document(server, args, "show the encoding of")
         if doc is None:
             return None
         compat = server.settings.compat
-        text = await server.documents.run(
-            doc, lambda d: encoding_listing(d.document, compat, d.layout()), name=ENCODING,
-            reader=True)
+        text = await server.documents.run(doc, lambda d: listing(d, compat), name=ENCODING,
+                                          reader=True)
         return {"uri": doc.uri, "text": text}

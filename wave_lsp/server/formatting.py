@@ -6,23 +6,19 @@ untouched (beyond `MAX_LINE_EDITS` changed lines, one edit over the span that ch
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from ..ide.formatting import format_lines
 from ..ide.state import DocumentState
-from .documents import line_range, to_server_position
 from .handlers import request
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
+from .proto import line_range, to_server_position
+from .server import WaveLanguageServer
 
 
 MAX_LINE_EDITS = 2_000   # more changed lines than this: one edit over the changed span
 
 
-def line_edits(server: "WaveLanguageServer", doc: DocumentState, first: int,
+def line_edits(server: WaveLanguageServer, doc: DocumentState, first: int,
                last: int) -> list[types.TextEdit]:
     formatted = doc.derived("formatted", lambda d: format_lines(d.lines, d.syntax))
     lines = doc.lines
@@ -39,19 +35,15 @@ def line_edits(server: "WaveLanguageServer", doc: DocumentState, first: int,
                            new_text=text)]
 
 
-def setup(server: "WaveLanguageServer") -> None:
+def setup(server: WaveLanguageServer) -> None:
     @request(server, types.TEXT_DOCUMENT_FORMATTING, default=list)
-    def formatting(params: types.DocumentFormattingParams) -> list[types.TextEdit]:
-        doc = server.text_document(params.text_document.uri)
-        if doc is None:
-            return []
+    def formatting(doc: DocumentState,
+                   params: types.DocumentFormattingParams) -> list[types.TextEdit]:
         return line_edits(server, doc, 0, len(doc.lines) - 1)
 
     @request(server, types.TEXT_DOCUMENT_RANGE_FORMATTING, default=list)
-    def range_formatting(params: types.DocumentRangeFormattingParams) -> list[types.TextEdit]:
-        doc = server.text_document(params.text_document.uri)
-        if doc is None:
-            return []
+    def range_formatting(doc: DocumentState,
+                         params: types.DocumentRangeFormattingParams) -> list[types.TextEdit]:
         first, _ = to_server_position(doc, params.range.start, server.codec)
         last, col = to_server_position(doc, params.range.end, server.codec)
         if col == 0 and last > first:

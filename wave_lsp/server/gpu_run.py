@@ -10,52 +10,57 @@ the first word that differs with the store line that wrote it, as a message and 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ..ide.gpu import gpu_status, run_on_gpu
+from ..ide.portability import kernel_launch
 from ..ide.state import DocumentState
-from .documents import command_kernel, span
-from .handlers import command
-from .portability import kernel_launch
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
+from .handlers import command, command_kernel
+from .proto import lens
+from .runs import RunService, arg_root
+from .server import Feature, WaveLanguageServer
 
 RUN_ON_GPU = "wave-lsp.runOnGpu"
 
 
-def gpu_lenses(server: "WaveLanguageServer", doc: DocumentState) -> list[types.CodeLens]:
+class GpuLenses(Feature):
     """"▶ Run on GPU" above each kernel, only when a GPU run is possible."""
-    if gpu_status() is not None:
-        return []
-    return [types.CodeLens(range=span(doc, k.line, k.directive.start, k.directive.end,
-                                      server.codec),
-                           command=types.Command(title="▶ Run on GPU", command=RUN_ON_GPU,
-                                                 arguments=[doc.uri, k.name]))
-            for k in doc.program.kernels]
+
+    leading_commands = (RUN_ON_GPU,)
+
+    def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
+        if gpu_status() is not None:
+            return []
+        return [lens(doc, k.line, k.directive.start, k.directive.end, self.server.codec,
+                     "▶ Run on GPU", RUN_ON_GPU, doc.uri, k.name) for k in doc.program.kernels]
 
 
-def setup(server: "WaveLanguageServer") -> None:
+def setup(server: WaveLanguageServer) -> None:
+    server.add_feature(GpuLenses(server))
+
     @command(server, RUN_ON_GPU)
     async def run_on_gpu_command(*args):
         return await _run(server, *args)
 
 
-async def _run(server: "WaveLanguageServer", *args):
+async def _run(server: WaveLanguageServer, *args):
     doc, kernel, missing = command_kernel(server, args)
+    runs = server.get_feature(RunService)
     if kernel is None:
         outcome = {"ok": False, "message": missing}
-    elif not server.runs.trusted:
+    elif not runs.trusted:
         outcome = {"ok": False, "message": "kernels do not run in an untrusted workspace"}
     else:
-        limits, text = server.runs.limits(), doc.text
+        limits, text = runs.limits(), doc.text
+        lines = runs.launch_lines(doc).get(kernel.name, [])
+        root = arg_root(server, doc.uri)
 
         def launch_and_run() -> dict:
             # the launch line's `--arg` files are read here, in the worker, as for any run
             try:
-                launch, options = kernel_launch(server, doc, kernel, limits)
+                launch, options = kernel_launch(kernel.name, lines, limits,
+                                                runs.worker.files, root)
             except ValueError as err:
                 return {"ok": False, "message": f"cannot run kernel {kernel.name!r}: {err}"}
             return run_on_gpu(text, launch, options=options)

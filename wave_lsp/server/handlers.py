@@ -12,7 +12,8 @@ document, in a worker thread for a large one, so the loop keeps answering other 
 request that uses the diagnostics runs as a writer (after the running analysis), any other as
 a reader (at once, even while the document is analysed). An
 edit that arrives meanwhile cancels the job, which is then run again on the new text (after
-`RETRIES` tries the answer is `ContentModified`); a `$/cancelRequest` cancels it too.
+`RETRIES` tries the answer is `ContentModified`); a `$/cancelRequest` cancels it too. The
+handler receives the document's state, resolved here once (`request`), never looks it up itself.
 """
 
 from __future__ import annotations
@@ -20,53 +21,34 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import traceback
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified, JsonRpcException
 
 from ..cancellation import Cancelled
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
+from ..ide.state import DocumentState
+from .server import WaveLanguageServer, report_failure
 
 logger = logging.getLogger("wave_lsp.server")
 
 
-def report_failure(server: "WaveLanguageServer", what: str, exc: BaseException) -> None:
-    """Log a handler failure with its traceback to the server's log (stderr or --log-file),
-    and one line to the client (a traceback is no use in an editor's message list)."""
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    logger.error("%s failed: %s", what, text)
-    line = one_line(f"wave-lsp: {what} failed: {exc!r}")
+def request(server: WaveLanguageServer, method: str, options: Any = None,
+            default: Callable[[], Any] = lambda: None, analysis: bool = False,
+            binary: bool = False):
+    """Register a request handler; failures give `default()`. `analysis`: it uses the
+    document's diagnostics (`server.analysis`), so it runs as a writer job.
 
-    def send() -> None:
-        try:
-            server.window_log_message(types.LogMessageParams(
-                type=types.MessageType.Error, message=f"{line} (details in the server log)"))
-        except Exception:  # the transport itself is gone; nothing more to do
-            pass
+    A request about one document (its params have a `text_document`) is answered by
+    `fn(doc, params)`, `doc` the document's resolved state: open, parsed, and WAVE text (with
+    `binary`, a binary document too); without such a document the answer is `default()` and
+    `fn` is not called. Any other request is answered by `fn(params)`."""
 
-    server.documents.call_on_loop(send)
-
-
-def one_line(text: str, limit: int = 500) -> str:
-    """`text` on one line, at most `limit` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
-
-
-def request(server: "WaveLanguageServer", method: str, options: Any = None,
-            default: Callable[[], Any] = lambda: None, analysis: bool = False):
-    """Register `fn(params)` for a request; failures give `default()`. `analysis`: `fn` uses
-    the document's diagnostics (`server.analysis`), so it runs as a writer job."""
-
-    def decorator(fn: Callable[[Any], Any]):
+    def decorator(fn: Callable[..., Any]):
         async def handler(params):
             await asyncio.sleep(0)  # a queued $/cancelRequest takes effect here
             try:
-                return await _answer(server, method, fn, params, analysis)
+                return await _answer(server, method, fn, params, analysis, binary, default)
             except JsonRpcException:
                 raise  # a deliberate protocol error (e.g. an invalid new name for rename)
             except Exception as exc:
@@ -82,17 +64,20 @@ def request(server: "WaveLanguageServer", method: str, options: Any = None,
 RETRIES = 3
 
 
-async def _answer(server: "WaveLanguageServer", method: str, fn: Callable[[Any], Any], params,
-                  analysis: bool = False):
-    """`fn(params)`, as a job of the document the request is about (if any): a reader, or a
-    writer when it uses the analysis."""
-    uri = getattr(getattr(params, "text_document", None), "uri", None)
-    state = await server.documents.ready(uri) if isinstance(uri, str) else None
-    if state is None:
+async def _answer(server: WaveLanguageServer, method: str, fn: Callable[..., Any], params,
+                  analysis: bool, binary: bool, default: Callable[[], Any]):
+    """`fn(doc, params)` as a job of the document the request is about: a reader, or a writer
+    when it uses the analysis; `fn(params)` for a request about no document."""
+    ident = getattr(params, "text_document", None)
+    if ident is None:
         return fn(params)
+    uri = getattr(ident, "uri", None)
+    state = await server.documents.ready(uri) if isinstance(uri, str) else None
+    if state is None or (state.binary and not binary):
+        return default()
     for _ in range(RETRIES):
         try:
-            answer = await server.documents.run(state, lambda _state: fn(params), name=method,
+            answer = await server.documents.run(state, lambda doc: fn(doc, params), name=method,
                                                 reader=not analysis)
             # a feature may finish off the event loop (e.g. the kernel hover's vendor figures)
             return await answer if inspect.isawaitable(answer) else answer
@@ -100,10 +85,12 @@ async def _answer(server: "WaveLanguageServer", method: str, fn: Callable[[Any],
             state = await server.documents.ready(uri)
             if state is None:
                 break
+            if state.binary and not binary:
+                return default()
     raise JsonRpcContentModified(f"{method}: the document kept changing")
 
 
-def notification(server: "WaveLanguageServer", method: str, options: Any = None):
+def notification(server: WaveLanguageServer, method: str, options: Any = None):
     """Register `fn(params)` for a notification; failures are logged."""
 
     def decorator(fn: Callable[[Any], Any]):
@@ -119,7 +106,7 @@ def notification(server: "WaveLanguageServer", method: str, options: Any = None)
     return decorator
 
 
-def command(server: "WaveLanguageServer", name: str):
+def command(server: WaveLanguageServer, name: str):
     """Register `fn(*arguments)` for `workspace/executeCommand`; failures give None."""
 
     def decorator(fn: Callable[..., Any]):
@@ -138,7 +125,7 @@ def command(server: "WaveLanguageServer", name: str):
     return decorator
 
 
-async def command_document(server: "WaveLanguageServer", args: tuple, action: str):
+async def command_document(server: WaveLanguageServer, args: tuple, action: str):
     """The open WAVE document whose URI is a command's first argument, once the host has it;
     None, with a warning that says what could not be done (`action`), when there is none."""
     uri = args[0] if args else None
@@ -151,3 +138,13 @@ async def command_document(server: "WaveLanguageServer", args: tuple, action: st
             type=types.MessageType.Warning,
             message=f"wave-lsp: cannot {action} {uri!r}: not an open WAVE document"))
     return doc
+
+
+def command_kernel(server: WaveLanguageServer, args: tuple
+                   ) -> tuple[DocumentState | None, Any, str]:
+    """The open document and the kernel named by a command's `[uri, kernel, ...]` arguments,
+    and the message to answer when either is missing (the kernel is None then)."""
+    uri, name = (list(args) + [None, None])[:2]
+    doc = server.text_document(uri)
+    kernel = doc.program.kernel_named(name) if doc is not None and isinstance(name, str) else None
+    return doc, kernel, f"no kernel {name!r} in {uri!r}"

@@ -4,60 +4,52 @@ On a mnemonic: its syntax, operands, semantics, spec section and required capabi
 the ISA table), then the encoding of this very instruction (words in hex, a table of fields and
 values) and its byte offset in the kernel. On registers, special registers, predicates,
 directives, scopes, labels and kernels: what they are and what this document says about them
-(the text is `ide.hover`'s). Above it, the results of the last inline run on that line. On a
-kernel, below its resources, what the vendors' compilers report for it (`vendor_compilers.py`).
+(the text is `ide.hover`'s). Above it, what other features contribute for that line (the
+results of the last inline run: `server.Feature.hover`). On a kernel, below its resources, what
+the vendors' compilers report for it (`vendor_compilers.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from ..ide.hover import hover_markdown
 from ..ide.locate import TargetKind, target_at
+from ..ide.state import DocumentState
 from ..ide.vendor_usage import figures_markdown
-from . import run_view, vendor_compilers
-from .documents import span, to_server_position
+from . import vendor_compilers
 from .handlers import request
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
+from .proto import markup, span, to_server_position
+from .server import WaveLanguageServer
 
 
 VENDOR_WAIT_S = 10     # a kernel hover waits this long for ptxas / hipcc at most
 
 
-def setup(server: "WaveLanguageServer") -> None:
+def setup(server: WaveLanguageServer) -> None:
     @request(server, types.TEXT_DOCUMENT_HOVER)
-    def hover(params: types.HoverParams) -> types.Hover | None:
-        doc = server.text_document(params.text_document.uri)
-        if doc is None:
-            return None
+    def hover(doc: DocumentState, params: types.HoverParams) -> types.Hover | None:
         line, col = to_server_position(doc, params.position, server.codec)
         target = target_at(doc, line, col)
-        ran = run_view.hover(server, doc, line, target)
-        if target is None and ran is None:
+        added = server.contributions("hover", doc, line, target)
+        if target is None and not added:
             return None
         text = hover_markdown(doc, target, server.settings.compat, server.settings.targets) \
             if target is not None else None
-        text = "\n\n---\n".join(t for t in (ran, text) if t)
+        text = "\n\n---\n".join(t for t in (*added, text) if t)
         if not text:
             return None
-        formats = server.capability("text_document.hover.content_format", None)
-        kind = types.MarkupKind.Markdown
-        if formats and types.MarkupKind.Markdown not in formats:
-            kind = types.MarkupKind.PlainText
+        markdown = server.client.hover_markdown
         rng = span(doc, line, target.start, target.end, server.codec) \
             if target is not None else None
         if target is not None and target.kind is TargetKind.KERNEL:
-            return _with_vendor_figures(server, doc, target.text, text, kind, rng)
-        return types.Hover(contents=types.MarkupContent(kind=kind, value=text), range=rng)
+            return _with_vendor_figures(server, doc, target.text, text, markdown, rng)
+        return types.Hover(contents=markup(text, markdown), range=rng)
 
 
-async def _with_vendor_figures(server: "WaveLanguageServer", doc, name: str, text: str,
-                               kind: types.MarkupKind, rng) -> types.Hover:
+async def _with_vendor_figures(server: WaveLanguageServer, doc, name: str, text: str,
+                               markdown: bool, rng) -> types.Hover:
     """A kernel's hover, with what the vendors' compilers report for it (run off the event
     loop; cached by the emitted text)."""
     try:
@@ -66,4 +58,4 @@ async def _with_vendor_figures(server: "WaveLanguageServer", doc, name: str, tex
     except asyncio.TimeoutError:      # they go on, and their results are cached
         vendor = "*vendor compilers still running: hover again for their figures*"
     value = "\n\n".join(t for t in (text, vendor) if t)
-    return types.Hover(contents=types.MarkupContent(kind=kind, value=value), range=rng)
+    return types.Hover(contents=markup(value, markdown), range=rng)

@@ -1,5 +1,6 @@
 """Inlay hints: `textDocument/inlayHint` returns small labels drawn inside the text: the values
-of the last inline run after each executed line (`run_view`), each its own hint, short by
+of the last inline run after each executed line (contributed by the run feature), each its own
+hint, short by
 design (clients cut long labels; the hover has the whole table). On request
 (`inlayHints.offsets`, `inlayHints.encoding`, both off by default) also each instruction's byte
 offset in the kernel before it and its encoded words after it (`ide.inlay`).
@@ -13,26 +14,20 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring_ascii as _string
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from ..ide.inlay import Hint, hints
-from . import run_view
-from .documents import to_client_position, to_server_position
+from ..ide.state import DocumentState
 from .handlers import request
-from .server import Serialised
+from .proto import to_client_position, to_server_position
+from .protocol import Serialised
+from .server import WaveLanguageServer
 
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
 
-
-def setup(server: "WaveLanguageServer") -> None:
+def setup(server: WaveLanguageServer) -> None:
     @request(server, types.TEXT_DOCUMENT_INLAY_HINT, default=list)
-    def inlay_hints(params: types.InlayHintParams) -> list[types.InlayHint] | Serialised:
-        doc = server.text_document(params.text_document.uri)
-        if doc is None:
-            return []
+    def inlay_hints(doc: DocumentState,
+                    params: types.InlayHintParams) -> list[types.InlayHint] | Serialised:
         first, _ = to_server_position(doc, params.range.start, server.codec)
         last, _ = to_server_position(doc, params.range.end, server.codec)
         settings = server.settings
@@ -47,7 +42,8 @@ def setup(server: "WaveLanguageServer") -> None:
             parts.append(text)
         converter = server.protocol._converter
         parts += [json.dumps(converter.unstructure(hint))
-                  for hint in run_view.inlay_hints(server, doc, first, last)]
+                  for added in server.contributions("inlay_hints", doc, first, last)
+                  for hint in added]
         return Serialised("[" + ", ".join(parts) + "]")
 
 

@@ -27,22 +27,22 @@ import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..analysis.diagnostic import Diagnostic
+from ..ide.state import DocumentState
 from ..ide.test_view import (DocumentTests, Problem, TestRecord, expected_output,
                              outcome_title, problems, stated, value_columns, with_limits)
-from .documents import span
+from . import proto
 from .handlers import report_failure
-from .runs import arg_root
+from .proto import span
+from .runs import RunService, arg_root
+from .server import Feature, WaveLanguageServer
 
 if TYPE_CHECKING:
     from ..ide.kernel_tests import KernelTest, TestOutcome
-    from ..ide.state import DocumentState
-    from .server import WaveLanguageServer
 
 TEST = "wave-lsp.test"
 DISCOVER = "wave-lsp.discoverTests"
@@ -53,38 +53,44 @@ NO_FOLDER = Path("/nonexistent-wave-lsp-folder")
 RETRIES = 3                     # a test command re-runs on the new text after an edit
 
 
-def service(server: "WaveLanguageServer") -> "TestService | None":
-    return getattr(server, "tests", None)
+class TestService(Feature):
+    """The kernel tests of the open documents: their state and worker, re-run when an edit
+    settles (an edit cancels the tests in flight at once), and what they show."""
 
-
-class TestService:
-    """The kernel tests of the open documents: their state, the worker, the debounced re-runs."""
-
-    def __init__(self, server: "WaveLanguageServer") -> None:
-        self.server = server
+    def __init__(self, server: WaveLanguageServer) -> None:
+        super().__init__(server)
         self._pool: ThreadPoolExecutor | None = None
-        self._states: dict[str, tuple["DocumentState", DocumentTests]] = {}
-        self._timers: dict[str, asyncio.Task] = {}
+        self._states: dict[str, tuple[DocumentState, DocumentTests]] = {}
+        self.closing = False
+
+    @property
+    def runs(self) -> RunService:
+        return self.server.get_feature(RunService)
 
     # ---- state -------------------------------------------------------------------------------
-    def state(self, doc: "DocumentState") -> DocumentTests:
+    def state(self, doc: DocumentState) -> DocumentTests:
         held = self._states.get(doc.uri)
         if held is None or held[0] is not doc:      # a document opened again starts afresh
             held = (doc, DocumentTests())
             self._states[doc.uri] = held
         return held[1]
 
-    def generation(self, doc: "DocumentState") -> int:
+    def existing(self, doc: DocumentState) -> DocumentTests | None:
         held = self._states.get(doc.uri)
-        return held[1].generation if held is not None and held[0] is doc else 0
+        return held[1] if held is not None and held[0] is doc else None
 
-    def tests(self, doc: "DocumentState") -> list["KernelTest"]:
+    def results_generation(self, doc: DocumentState) -> int:
+        """Changes whenever the outcomes shown for `doc` change (the pulled diagnostics' id)."""
+        state = self.existing(doc)
+        return state.generation if state is not None else 0
+
+    def tests(self, doc: DocumentState) -> list["KernelTest"]:
         """The document's tests, found once per revision."""
         if not any(EXPECTATION_MARKER in line for line in doc.lines):
             return []
         from ..ide.kernel_tests import discover
 
-        def found(state: "DocumentState") -> list["KernelTest"]:
+        def found(state: DocumentState) -> list["KernelTest"]:
             try:
                 return discover(state.text)
             except Exception as exc:     # the other lenses and diagnostics still show
@@ -92,42 +98,57 @@ class TestService:
                 return []
         return doc.derived(("kernel_tests",), found)
 
-    def current(self, doc: "DocumentState") -> dict[tuple[str, int], TestRecord]:
-        held = self._states.get(doc.uri)
-        if held is None or held[0] is not doc:
-            return {}
-        return held[1].current(doc.revision)
+    def current(self, doc: DocumentState) -> dict[tuple[str, int], TestRecord]:
+        state = self.existing(doc)
+        return state.current(doc.revision) if state is not None else {}
 
-    # ---- events ------------------------------------------------------------------------------
-    def document_changed(self, doc: "DocumentState") -> None:
-        """Re-test the live kernels of `doc` after the debounce delay (cancelling the tests in
-        flight at once)."""
-        held = self._states.get(doc.uri)
-        if held is None or held[0] is not doc or not held[1].live:
+    # ---- lifecycle ---------------------------------------------------------------------------
+    def document_edited(self, doc: DocumentState) -> None:
+        """The tests in flight are cancelled at once, not when the edit settles."""
+        state = self.existing(doc)
+        if state is not None:
+            state.stop()
+
+    def document_settled(self, doc: DocumentState) -> None:
+        """Re-test the kernels whose tests ran (they are live from then on)."""
+        state = self.existing(doc)
+        if state is None or not state.live or doc.binary:
             return
-        held[1].stop()
-        if (timer := self._timers.pop(doc.uri, None)) is not None:
-            timer.cancel()
-        delay = self.server.settings.debounce_ms / 1000
-        self._timers[doc.uri] = asyncio.ensure_future(self._test_later(doc, delay))
+        asyncio.ensure_future(self._retest(doc, set(state.live)))
 
-    def document_closed(self, uri: str) -> None:
-        if (timer := self._timers.pop(uri, None)) is not None:
-            timer.cancel()
-        held = self._states.pop(uri, None)
-        if held is not None:
-            held[1].stop()
-
-    async def _test_later(self, doc: "DocumentState", delay: float) -> None:
-        await asyncio.sleep(delay)
-        self._timers.pop(doc.uri, None)
-        if self.server.text_document(doc.uri) is not doc:
-            return
-        live = self.state(doc).live
+    async def _retest(self, doc: DocumentState, live: set[str]) -> None:
         try:
             await self.run(doc, [t for t in self.tests(doc) if t.kernel in live])
         except Exception as exc:
             report_failure(self.server, "re-running kernel tests", exc)
+
+    def document_closed(self, uri: str) -> None:
+        held = self._states.pop(uri, None)
+        if held is not None:
+            held[1].stop()
+
+    def shutdown(self) -> None:
+        self.closing = True
+        for _doc, state in self._states.values():
+            state.stop()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # ---- contributions -----------------------------------------------------------------------
+    def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
+        return code_lenses(self, doc)
+
+    def diagnostics(self, doc: DocumentState) -> list[types.Diagnostic]:
+        related = self.server.client.related_information
+        return [proto.diagnostic(doc, p.diagnostic, self.server.codec, related)
+                for p in _problems(self, doc)]
+
+    def quick_fixes(self, doc: DocumentState, first: tuple[int, int],
+                    last: tuple[int, int]) -> list[types.CodeAction]:
+        return code_actions(self, doc, first, last)
+
+    def completions(self, doc: DocumentState, line: int, col: int):
+        return completion(self, doc, line, col)
 
     # ---- running -----------------------------------------------------------------------------
     @property
@@ -140,18 +161,17 @@ class TestService:
                  root: Path | None, cancel: threading.Event) -> list["TestOutcome"]:
         """Run `tests` of `text` (on the worker thread), within the settings' run limits."""
         from ..ide.kernel_tests import run_test
-        runs = self.server.runs
 
         def cancelled() -> bool:
-            return cancel.is_set() or runs.closing
+            return cancel.is_set() or self.closing
 
-        limits = runs.limits()
+        limits = self.runs.limits()
         if path is None:
             path, root = NO_FOLDER / "untitled.wave", NO_FOLDER
         return [run_test(text, with_limits(test, limits), path=path, root=root,
                          cancel=cancelled) for test in tests if not cancelled()]
 
-    async def run(self, doc: "DocumentState", tests: list["KernelTest"]
+    async def run(self, doc: DocumentState, tests: list["KernelTest"]
                   ) -> tuple[list[TestRecord], bool]:
         """Run `tests` of the current revision off the event loop; keep and show the outcomes
         if the document did not change meanwhile. Returns them, and whether they were kept."""
@@ -174,12 +194,8 @@ class TestService:
                  and not cancel.is_set() and len(records) == len(tests))
         if fresh:
             state.store(records)
-            self.server.runs.refresh(doc)
+            self.runs.refresh(doc)
         return records, fresh
-
-    def shutdown(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 def path_of(uri: str) -> Path | None:
@@ -191,67 +207,53 @@ def path_of(uri: str) -> Path | None:
 
 
 # ---- what the editor shows ------------------------------------------------------------------
-def code_lenses(server: "WaveLanguageServer", doc: "DocumentState") -> list[types.CodeLens]:
+def code_lenses(tests: TestService, doc: DocumentState) -> list[types.CodeLens]:
     """"▶ Test" on each launch line with expectations, then its outcome once it ran."""
-    tests = service(server)
-    if tests is None:
-        return []
     found = tests.tests(doc)
     if not found:
         return []
     records = tests.current(doc)
-    running = tests.state(doc).running
+    state = tests.existing(doc)
+    running = state.running if state is not None else set()
+    codec = tests.server.codec
     out = []
     for test in found:
         text = doc.lines[test.launch_line]
-        start = len(text) - len(text.lstrip())
-        rng = span(doc, test.launch_line, start, len(text.rstrip()), server.codec)
-        arguments = [doc.uri, test.kernel, test.launch_line]
-        out.append(types.CodeLens(range=rng, command=types.Command(
-            title="▶ Test", command=TEST, arguments=arguments)))
+        where = (doc, test.launch_line, len(text) - len(text.lstrip()), len(text.rstrip()),
+                 codec)
+        arguments = (doc.uri, test.kernel, test.launch_line)
+        out.append(proto.lens(*where, "▶ Test", TEST, *arguments))
         record = records.get((test.kernel, test.launch_line))
         if record is not None:
-            title = outcome_title(record.outcome)
+            out.append(proto.lens(*where, outcome_title(record.outcome), TEST, *arguments))
         elif (test.kernel, test.launch_line) in running:
-            title = "⟳ testing…"
-        else:
-            continue
-        out.append(types.CodeLens(range=rng, command=types.Command(
-            title=title, command=TEST, arguments=arguments)))
+            out.append(proto.lens(*where, "⟳ testing…", TEST, *arguments))
     return out
 
 
-def _problems(server: "WaveLanguageServer", doc: "DocumentState") -> list[Problem]:
-    tests = service(server)
-    if tests is None:
-        return []
+def _problems(tests: TestService, doc: DocumentState) -> list[Problem]:
     out = []
     for record in tests.current(doc).values():
         out.extend(problems(record.test, record.outcome, doc.lines))
     return out
 
 
-def diagnostics(server: "WaveLanguageServer", doc: "DocumentState") -> list[Diagnostic]:
-    """The unmet expectations of the current revision's tests (analysis diagnostics)."""
-    return [p.diagnostic for p in _problems(server, doc)]
-
-
-def code_actions(server: "WaveLanguageServer", doc: "DocumentState", first: tuple[int, int],
-                 last: tuple[int, int], to_lsp: Callable) -> list[types.CodeAction]:
+def code_actions(tests: TestService, doc: DocumentState, first: tuple[int, int],
+                 last: tuple[int, int]) -> list[types.CodeAction]:
     """For each unmet expectation line in [first, last]: "Update expectation" (a WorkspaceEdit
     of that line's stated text only) where one line's edit fixes it, and "Update the
-    expectations of kernel K" (the test's expectation lines, rewritten from its output);
-    `to_lsp(server, doc, diagnostic)` converts the diagnostic each fixes."""
-    tests = service(server)
+    expectations of kernel K" (the test's expectation lines, rewritten from its output)."""
+    server = tests.server
     out: list[types.CodeAction] = []
     whole: set[tuple[str, int]] = set()
-    for record in tests.current(doc).values() if tests is not None else ():
+    for record in tests.current(doc).values():
         for problem in problems(record.test, record.outcome, doc.lines):
             diag = problem.diagnostic
             line = diag.range.start_line
             if not first[0] <= line <= last[0]:
                 continue
-            lsp_diag = to_lsp(server, doc, diag)
+            lsp_diag = proto.diagnostic(doc, diag, server.codec,
+                                        server.client.related_information)
             columns = value_columns(doc.lines[line])
             if problem.replacement is not None and columns is not None:
                 rng = span(doc, line, columns[0], len(doc.lines[line]), server.codec)
@@ -267,7 +269,7 @@ def code_actions(server: "WaveLanguageServer", doc: "DocumentState", first: tupl
     return out
 
 
-def _update_all(server: "WaveLanguageServer", doc: "DocumentState", record: TestRecord,
+def _update_all(server: WaveLanguageServer, doc: DocumentState, record: TestRecord,
                 lsp_diag: types.Diagnostic) -> types.CodeAction:
     """Rewrite the test's expectation lines from what its run printed (`updated_text`)."""
     from ..ide.kernel_tests import updated_text
@@ -287,26 +289,26 @@ def _update_all(server: "WaveLanguageServer", doc: "DocumentState", record: Test
             range=rng, new_text="\n".join(new[first:first + kept]))]}))
 
 
-def completion(server: "WaveLanguageServer", doc: "DocumentState", line: int, col: int):
+def completion(tests: TestService, doc: DocumentState, line: int, col: int):
     """On an expect line, after `expect:` (None elsewhere): what the last run of its launch
     printed there; on the last expect line also everything printed from there on. A test that
     never ran runs first (off the event loop): the answer is then awaitable."""
-    tests = service(server)
+    server = tests.server
     text = doc.lines[line]
     columns = value_columns(text)
-    if tests is None or columns is None or col < columns[0] or \
+    if columns is None or col < columns[0] or \
             not text[:columns[0]].rstrip(":").endswith("expect"):
         return None
     test = next((t for t in tests.tests(doc) if line in t.expect_lines), None)
     if test is None:
-        return types.CompletionList(is_incomplete=False, items=[])
+        return []
     place = (span(doc, line, columns[0], len(text), server.codec), text[:columns[0]],
              line == test.expect_lines[-1])
     printed = tests.state(doc).printed.get((test.kernel, test.flags))
-    if printed is not None or not server.runs.trusted:
+    if printed is not None or not tests.runs.trusted:
         return _printed_items(expected_output(printed or (), test, line), *place)
 
-    async def run_first() -> types.CompletionList:
+    async def run_first() -> list[types.CompletionItem]:
         records, _fresh = await tests.run(doc, [test])
         ran = [r.outcome.actual for r in records if r.outcome.ran]
         return _printed_items(expected_output(tuple(ran[0]), test, line) if ran else [],
@@ -315,7 +317,7 @@ def completion(server: "WaveLanguageServer", doc: "DocumentState", line: int, co
 
 
 def _printed_items(output: list[str], rng: types.Range, marker: str,
-                   last: bool) -> types.CompletionList:
+                   last: bool) -> list[types.CompletionItem]:
     """The completion of an expect line (replacing `rng`, after `marker`) from the `output`
     printed there and after it; `last`: the line is the test's last expect line."""
     def item(label: str, new_text: str, detail: str, order: str) -> types.CompletionItem:
@@ -325,11 +327,11 @@ def _printed_items(output: list[str], rng: types.Range, marker: str,
             text_edit=types.TextEdit(range=rng, new_text=new_text))
 
     if not output:
-        return types.CompletionList(is_incomplete=False, items=[])
+        return []
     items = [item(output[0] or "(empty line)", stated(output[0]),
                   "what the last run printed here", "0")]
     if len(output) > 1 and last:
         rest = "\n".join([stated(output[0])] + [marker + stated(o) for o in output[1:]])
         items.append(item(f"{output[0] or '(empty line)'} … ({len(output)} lines)", rest,
                           "everything the last run printed from here on", "1"))
-    return types.CompletionList(is_incomplete=False, items=items)
+    return items

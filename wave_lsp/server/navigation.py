@@ -6,26 +6,20 @@ What a symbol is and where it is defined and used comes from `ide.navigation`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ..ide.navigation import (definitions, references, rename_places, rename_problem,
                               symbol_at)
 from ..ide.state import DocumentState
-from .documents import span, to_server_position
 from .handlers import request
+from .proto import span, to_server_position
+from .server import WaveLanguageServer
 
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
 
-
-def setup(server: "WaveLanguageServer") -> None:
-    def locate(params) -> tuple[DocumentState, tuple[str, str, int, int], int] | None:
-        doc = server.text_document(params.text_document.uri)
-        if doc is None:
-            return None
+def setup(server: WaveLanguageServer) -> None:
+    def locate(doc: DocumentState, params
+               ) -> tuple[DocumentState, tuple[str, str, int, int], int] | None:
         line, col = to_server_position(doc, params.position, server.codec)
         found = symbol_at(doc, line, col)
         return (doc, found, line) if found else None
@@ -34,16 +28,17 @@ def setup(server: "WaveLanguageServer") -> None:
         return types.Location(uri=doc.uri, range=span(doc, line, start, end, server.codec))
 
     @request(server, types.TEXT_DOCUMENT_DEFINITION, default=list)
-    def definition(params: types.DefinitionParams) -> list[types.Location]:
-        found = locate(params)
+    def definition(doc: DocumentState, params: types.DefinitionParams) -> list[types.Location]:
+        found = locate(doc, params)
         if not found:
             return []
         doc, (kind, name, _s, _e), _line = found
         return [location(doc, *d) for d in definitions(doc, kind, name)]
 
     @request(server, types.TEXT_DOCUMENT_REFERENCES, default=list)
-    def find_references(params: types.ReferenceParams) -> list[types.Location]:
-        found = locate(params)
+    def find_references(doc: DocumentState,
+                        params: types.ReferenceParams) -> list[types.Location]:
+        found = locate(doc, params)
         if not found:
             return []
         doc, (kind, name, _s, _e), _line = found
@@ -53,8 +48,9 @@ def setup(server: "WaveLanguageServer") -> None:
         return [location(doc, *p) for p in sorted(places)]
 
     @request(server, types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, default=list)
-    def highlight(params: types.DocumentHighlightParams) -> list[types.DocumentHighlight]:
-        found = locate(params)
+    def highlight(doc: DocumentState,
+                  params: types.DocumentHighlightParams) -> list[types.DocumentHighlight]:
+        found = locate(doc, params)
         if not found:
             return []
         doc, (kind, name, _s, _e), _line = found
@@ -67,8 +63,8 @@ def setup(server: "WaveLanguageServer") -> None:
         return out
 
     @request(server, types.TEXT_DOCUMENT_PREPARE_RENAME)
-    def prepare_rename(params: types.PrepareRenameParams):
-        found = locate(params)
+    def prepare_rename(doc: DocumentState, params: types.PrepareRenameParams):
+        found = locate(doc, params)
         if not found:
             return None
         doc, (_kind, name, start, end), line = found
@@ -76,8 +72,8 @@ def setup(server: "WaveLanguageServer") -> None:
                                               placeholder=name)
 
     @request(server, types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
-    def rename(params: types.RenameParams) -> types.WorkspaceEdit | None:
-        found = locate(params)
+    def rename(doc: DocumentState, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        found = locate(doc, params)
         if not found:
             return None
         doc, (kind, name, _s, _e), _line = found

@@ -18,74 +18,46 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
 from .handlers import command
-from .run_view import CLEAR, DUMP, RUN
-from .runs import RunService, arg_root
-from .server import Serialised
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
+from .protocol import Serialised
+from .run_display import CLEAR, DUMP, RUN
+from .runs import RunService, arg_root, refuse as _refuse, start_live
+from .server import WaveLanguageServer
 
 
-def _show(server: "WaveLanguageServer", message: str, kind: types.MessageType) -> None:
+def _show(server: WaveLanguageServer, message: str, kind: types.MessageType) -> None:
     server.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
 
-def _refuse(server: "WaveLanguageServer", uri: Any, kernel: Any, message: str) -> dict:
-    _show(server, f"wave-lsp: {message}", types.MessageType.Warning)
-    return {"uri": uri, "kernel": kernel, "ok": False, "status": "invalid-request",
-            "message": message}
-
-
-async def run_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,
+async def run_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                       launch_line: Any = None, *_: Any) -> dict:
-    doc = server.text_document(uri) if isinstance(uri, str) else None
-    if doc is None:
-        return _refuse(server, uri, kernel, f"cannot run {uri!r}: not an open WAVE document")
-    runs: RunService = server.runs
-    if not runs.trusted:
-        return _refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
-                                            "(trust the workspace to run them)")
-    names = [k.name for k in doc.program.kernels]
-    if kernel is None and names:
-        kernel = names[0]
-    if not isinstance(kernel, str) or kernel not in names:
-        return _refuse(server, uri, kernel, f"no kernel {kernel!r} in {uri} "
-                                            f"(kernels: {', '.join(names) or 'none'})")
-    ordinal = None
-    if launch_line is not None:
-        lines = runs.launch_lines(doc).get(kernel, [])
-        match = [ll for ll in lines if ll.line == launch_line]
-        if not match:
-            return _refuse(server, uri, kernel, f"line {launch_line!r} is not a launch line "
-                                                f"of kernel '{kernel}'")
-        ordinal = match[0].ordinal
-    runs.state(doc).live[kernel] = ordinal
-    results = await runs.run(doc, runs.wanted(doc))
-    result = next((r for r in results if r.kernel == kernel), None)
-    if result is None:
-        return _refuse(server, uri, kernel, f"kernel '{kernel}' did not run")
+    started = await start_live(server, server.get_feature(RunService), "run", uri, kernel,
+                               launch_line)
+    if isinstance(started, dict):
+        return started
+    doc, result = started
     if result.status in ("error", "invalid", "failed"):
-        _show(server, f"wave-lsp: {kernel}: {result.summary()}", types.MessageType.Warning)
+        _show(server, f"wave-lsp: {result.kernel}: {result.summary()}",
+              types.MessageType.Warning)
     # a long kernel's result is megabytes of JSON: written in a thread, not on the event loop
     return Serialised(await asyncio.to_thread(
         lambda: json.dumps({"uri": doc.uri, **result.to_json()})))
 
 
-async def dump_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,
+async def dump_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                        launch_line: Any = None, index: Any = None, start: Any = None,
                        count: Any = None, version: Any = None, *_: Any) -> dict:
     from ..ide.run_dump import DumpWindowError, check_window
     from ..ide.run_session import plan_runs
-    doc = server.text_document(uri) if isinstance(uri, str) else None
+    doc = server.text_document(uri)
     if doc is None:
         return _refuse(server, uri, kernel, f"cannot read a dump of {uri!r}: not an open WAVE "
                                             "document")
-    runs: RunService = server.runs
+    runs = server.get_feature(RunService)
     if not runs.trusted:
         return _refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
                                             "(trust the workspace to run them)")
@@ -128,17 +100,18 @@ async def dump_command(server: "WaveLanguageServer", uri: Any = None, kernel: An
     return {"uri": doc.uri, "version": doc.version, **window.to_json()}
 
 
-def clear_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,
+def clear_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                   *_: Any) -> dict:
-    doc = server.text_document(uri) if isinstance(uri, str) else None
+    doc = server.text_document(uri)
     if doc is None:
         return {"uri": uri, "cleared": []}
-    return {"uri": doc.uri, "cleared": server.runs.forget(doc, kernel if isinstance(kernel, str)
-                                                            else None)}
+    runs = server.get_feature(RunService)
+    return {"uri": doc.uri, "cleared": runs.forget(doc, kernel if isinstance(kernel, str)
+                                                   else None)}
 
 
-def setup(server: "WaveLanguageServer") -> None:
-    server.runs = RunService(server)
+def setup(server: WaveLanguageServer) -> None:
+    server.add_feature(RunService(server))
 
     @command(server, RUN)
     async def run(*args):
@@ -152,6 +125,3 @@ def setup(server: "WaveLanguageServer") -> None:
     def clear(*args):
         return clear_command(server, *args)
 
-    @server.feature(types.SHUTDOWN)
-    def shutdown(params: Any = None) -> None:
-        server.runs.shutdown()

@@ -1,9 +1,9 @@
 """Inline runs in the server: when kernels run, and telling the client to redraw their results.
 
 A kernel becomes live when the user runs it (`wave-lsp.run`) or, with `run.live`, as soon as it
-has a launch line. Every edit of a document with live kernels restarts a debounce timer (the
-diagnostics delay); when it fires, the in-flight run of that document is cancelled and the
-current revision runs on the worker thread (`wave_lsp.ide.run_session`). Results are stored only
+has a launch line. Every edit of a document with live kernels cancels its in-flight run at once;
+when the edit settles (the server's one debounce, `sync.Debounce`), the current revision runs
+on the worker thread (`wave_lsp.ide.run_session`). Results are stored only
 if the document is still at the revision they ran on, then the client is asked to refresh inlay
 hints and code lenses, and diagnostics are re-delivered. A client that cannot be asked to
 refresh its code lenses (Neovim 0.11) gets the notification `wave-lsp/runsChanged` (`{uri}`)
@@ -16,20 +16,21 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from ..ide.run_limits import LAUNCH_MARKER, RunLimits
-from .handlers import report_failure
+from ..ide.state import DocumentState
+from . import run_display
+from .run_display import CLEAR, RUN
+from .server import Feature, WaveLanguageServer, report_failure
 
 if TYPE_CHECKING:
     from ..ide.launch_lines import LaunchLine
     from ..ide.run_results import KernelRun
     from ..ide.run_session import DocumentRuns
-    from ..ide.state import DocumentState
-    from .server import WaveLanguageServer
 
 RUNS_CHANGED = "wave-lsp/runsChanged"
 
@@ -42,7 +43,7 @@ def document_folder(uri: str) -> Path | None:
     return Path(path).parent if path else None
 
 
-def arg_root(server: "WaveLanguageServer", uri: str) -> Path | None:
+def arg_root(server: WaveLanguageServer, uri: str) -> Path | None:
     """Where a document's `--arg` files may come from: the innermost workspace folder that
     holds it, else its own folder (`wave_lsp.ide.arg_files`)."""
     folder = document_folder(uri)
@@ -61,21 +62,32 @@ def arg_root(server: "WaveLanguageServer", uri: str) -> Path | None:
     return max(roots, key=lambda p: len(p.parts)) if roots else folder
 
 
-class RunService:
-    """Runs for the open documents: the worker, the debounced re-runs and the refresh requests.
-    Each document's results live on its `DocumentState` (`run_state()`), so they go with it."""
+TRUST_OPTION = "workspaceTrusted"    # initializationOptions: false disables every run
 
-    def __init__(self, server: "WaveLanguageServer") -> None:
-        self.server = server
+
+class RunService(Feature):
+    """Runs for the open documents: the worker, the re-runs after an edit settles and the
+    refresh requests, and what the runs show (lenses, hints, hovers, diagnostics, launch flag
+    completion: `run_display`). Each document's results live on its `DocumentState`
+    (`run_state()`), so they go with it."""
+
+    leading_commands = (RUN, CLEAR)
+
+    def __init__(self, server: WaveLanguageServer) -> None:
+        super().__init__(server)
         self._worker = None
-        self._timers: dict[str, asyncio.Task] = {}
         self.trusted = True       # False (an untrusted workspace): no kernel ever runs
         self.closing = False      # shutting down: every run and check stops
 
     # ---- state -------------------------------------------------------------------------------
     @staticmethod
-    def state(doc: "DocumentState") -> "DocumentRuns":
+    def state(doc: DocumentState) -> "DocumentRuns":
         return doc.run_state()
+
+    @staticmethod
+    def existing(doc: DocumentState) -> "DocumentRuns | None":
+        """The document's run state if it has one (`state` makes it)."""
+        return doc.runs
 
     @property
     def worker(self):
@@ -84,70 +96,85 @@ class RunService:
             self._worker = RunWorker()
         return self._worker
 
-    def launch_lines(self, doc: "DocumentState") -> dict[str, list["LaunchLine"]]:
+    def launch_lines(self, doc: DocumentState) -> dict[str, list["LaunchLine"]]:
         """Each kernel's launch lines, parsed once per revision (files not read)."""
         root = arg_root(self.server, doc.uri)
         return doc.derived(("run.launch_lines", root),
                            lambda state: _parse_launch_lines(state, root))
 
-    def current(self, doc: "DocumentState") -> list["KernelRun"]:
+    def current(self, doc: DocumentState) -> list["KernelRun"]:
         """Results of the document's current revision (never a stale run's)."""
-        return doc.runs.current(doc.revision) if doc.runs is not None else []
+        state = self.existing(doc)
+        return state.current(doc.revision) if state is not None else []
 
-    @staticmethod
-    def generation(doc: "DocumentState") -> int:
-        return doc.runs.generation if doc.runs is not None else 0
+    def generation(self, doc: DocumentState) -> int:
+        state = self.existing(doc)
+        return state.generation if state is not None else 0
 
     def limits(self) -> RunLimits:
         s = self.server.settings
         return RunLimits(s.run_max_instructions, s.run_time_limit_ms)
 
-    def wanted(self, doc: "DocumentState") -> dict[str, int | None]:
+    def wanted(self, doc: DocumentState) -> dict[str, int | None]:
         """Kernels to re-run for `doc`: the live ones, and with `run.live` every kernel with a
         launch line."""
         if not self.trusted:
             return {}
-        wanted = dict(doc.runs.live) if doc.runs is not None else {}
+        wanted = dict(self.existing(doc).live) if self.existing(doc) is not None else {}
         if self.server.settings.run_live:
             for kernel in self.launch_lines(doc):
                 wanted.setdefault(kernel, None)
         return wanted
 
-    # ---- events ------------------------------------------------------------------------------
-    def document_changed(self, doc: "DocumentState", immediate: bool = False) -> None:
-        """Schedule a debounced re-run of the document's live kernels."""
+    # ---- lifecycle ----------------------------------------------------------------------------
+    def initialize(self, params: types.InitializeParams) -> None:
+        # an untrusted workspace (VS Code's restricted mode) never runs kernels; only the
+        # client decides this, once: no workspace setting can turn runs back on
+        options = params.initialization_options
+        if isinstance(options, dict) and TRUST_OPTION in options:
+            self.trusted = options[TRUST_OPTION] is not False
+
+    def document_edited(self, doc: DocumentState) -> None:
+        """A stale run is cancelled at once, not when the edit settles."""
+        if not doc.binary and self.wanted(doc):
+            self.state(doc).stop()
+
+    def document_settled(self, doc: DocumentState) -> None:
+        """Re-run the document's live kernels (and with `run.live` every launched one)."""
         if doc.binary or not self.wanted(doc):
             return
-        self.state(doc).stop()     # a stale run is cancelled at once, not at the timer
-        if (timer := self._timers.pop(doc.uri, None)) is not None:
-            timer.cancel()
-        delay = 0.0 if immediate else self.server.settings.debounce_ms / 1000
-        self._timers[doc.uri] = asyncio.ensure_future(self._run_later(doc.uri, delay))
+        self.state(doc).stop()
+        asyncio.ensure_future(self._rerun(doc))
 
-    def document_closed(self, uri: str) -> None:
-        if (timer := self._timers.pop(uri, None)) is not None:
-            timer.cancel()
-        doc = self.server.document(uri)
-        if doc is not None and doc.runs is not None:
-            doc.runs.stop()
-
-    def settings_changed(self) -> None:
-        for doc in self.server.documents.all():
-            self.document_changed(doc, immediate=True)
-
-    async def _run_later(self, uri: str, delay: float) -> None:
-        await asyncio.sleep(delay)
-        self._timers.pop(uri, None)
-        doc = self.server.text_document(uri)
-        if doc is None:
-            return
+    async def _rerun(self, doc: DocumentState) -> None:
         try:
             await self.run(doc, self.wanted(doc))
         except Exception as exc:
             report_failure(self.server, "re-running kernels", exc)
 
+    # ---- contributions ------------------------------------------------------------------------
+    def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
+        return run_display.code_lenses(doc, self.server.codec, self.current(doc),
+                                       self.wanted(doc), self.launch_lines(doc))
+
+    def inlay_hints(self, doc: DocumentState, first: int, last: int) -> list[types.InlayHint]:
+        return run_display.inlay_hints(doc, self.server.codec, self.current(doc), first, last)
+
+    def hover(self, doc: DocumentState, line: int, target) -> str | None:
+        return run_display.hover(doc, self.current(doc), line, target)
+
+    def diagnostics(self, doc: DocumentState) -> list[types.Diagnostic]:
+        found = run_display.diagnostics(doc, self.current(doc), self.launch_lines(doc),
+                                        lambda: self.server.analysis(doc))
+        return run_display.lsp_diagnostics(doc, self.server.codec,
+                                           self.server.client.related_information, found)
+
+    def completions(self, doc: DocumentState, line: int,
+                    col: int) -> list[types.CompletionItem] | None:
+        return run_display.flag_completions(doc, self.server.codec, line, col)
+
     # ---- running -----------------------------------------------------------------------------
-    async def run(self, doc: "DocumentState", wanted: dict[str, int | None]) -> list["KernelRun"]:
+    async def run(self, doc: DocumentState, wanted: dict[str, int | None]) -> list["KernelRun"]:
         """Run `wanted` kernels of the current revision off the event loop; store and show the
         results if the document has not changed meanwhile. Returns the results either way."""
         from ..ide.run_session import plan_runs
@@ -168,7 +195,7 @@ class RunService:
             self.refresh(doc)
         return runs
 
-    def forget(self, doc: "DocumentState", kernel: str | None) -> list[str]:
+    def forget(self, doc: DocumentState, kernel: str | None) -> list[str]:
         """Clear one kernel's results (or all) and stop re-running it; returns what was
         cleared."""
         state = self.state(doc)
@@ -176,38 +203,73 @@ class RunService:
         state.clear(kernel)
         if not state.live:
             state.stop()
-            if (timer := self._timers.pop(doc.uri, None)) is not None:
-                timer.cancel()
         self.refresh(doc)
         return names
 
-    def refresh(self, doc: "DocumentState") -> None:
-        """Ask the client to redraw inlay hints, code lenses and diagnostics."""
+    def refresh(self, doc: DocumentState) -> None:
+        """Ask the client to redraw inlay hints and code lenses; the features that show
+        results (diagnostics) re-deliver them (`results_changed`)."""
         server = self.server
-        if server.capability("workspace.inlay_hint.refresh_support", False):
+        if server.client.inlay_hint_refresh:
             server.workspace_inlay_hint_refresh(None)
-        if server.capability("workspace.code_lens.refresh_support", False):
+        if server.client.code_lens_refresh:
             server.workspace_code_lens_refresh(None)
         else:   # e.g. Neovim 0.11: its plugin (editors/nvim) asks for the lenses again
             server.protocol.notify(RUNS_CHANGED, {"uri": doc.uri})
-        publisher = server.publisher
-        if publisher is None:
-            return
-        if publisher.push:
-            publisher.publish(doc)
-        elif server.capability("workspace.diagnostics.refresh_support", False):
-            server.workspace_diagnostic_refresh(None)
+        server.broadcast("results_changed", doc)
 
     def shutdown(self) -> None:
         self.closing = True
         for doc in self.server.documents.all():
-            if doc.runs is not None:
-                doc.runs.stop()
+            if self.existing(doc) is not None:
+                self.existing(doc).stop()
         if self._worker is not None:
             self._worker.shutdown()
 
 
-def _parse_launch_lines(doc: "DocumentState", root: Path | None) -> dict:
+def refuse(server: WaveLanguageServer, uri: Any, kernel: Any, message: str) -> dict:
+    """Warn with `message` and answer it as a command's refused result."""
+    server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
+                                                       message=f"wave-lsp: {message}"))
+    return {"uri": uri, "kernel": kernel, "ok": False, "status": "invalid-request",
+            "message": message}
+
+
+async def start_live(server: WaveLanguageServer, service: RunService, verb: str, uri: Any,
+                     kernel: Any, launch_line: Any) -> tuple[DocumentState, Any] | dict:
+    """What `wave-lsp.run` and `wave-lsp.profile` share: check `[uri, kernel, launchLine|null]`
+    (a refusal, as the command's answer, when they do not name an open document's kernel and
+    one of its launch lines), make the kernel live in `service` with that launch line and run
+    the document's live kernels. Returns (document, this kernel's result)."""
+    doc = server.text_document(uri)
+    if doc is None:
+        return refuse(server, uri, kernel, f"cannot {verb} {uri!r}: not an open WAVE document")
+    runs = server.get_feature(RunService)
+    if not runs.trusted:
+        return refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
+                                           f"(trust the workspace to {verb} them)")
+    names = [k.name for k in doc.program.kernels]
+    if kernel is None and names:
+        kernel = names[0]
+    if not isinstance(kernel, str) or kernel not in names:
+        return refuse(server, uri, kernel, f"no kernel {kernel!r} in {uri} "
+                                           f"(kernels: {', '.join(names) or 'none'})")
+    ordinal = None
+    if launch_line is not None:
+        match = [ll for ll in runs.launch_lines(doc).get(kernel, []) if ll.line == launch_line]
+        if not match:
+            return refuse(server, uri, kernel, f"line {launch_line!r} is not a launch line "
+                                               f"of kernel '{kernel}'")
+        ordinal = match[0].ordinal
+    service.state(doc).live[kernel] = ordinal
+    results = await service.run(doc, service.wanted(doc))
+    result = next((r for r in results if r.kernel == kernel), None)
+    if result is None:
+        return refuse(server, uri, kernel, f"kernel '{kernel}' did not {verb}")
+    return doc, result
+
+
+def _parse_launch_lines(doc: DocumentState, root: Path | None) -> dict:
     if not any(LAUNCH_MARKER in line for line in doc.lines):
         return {}
     from ..ide.run_session import kernel_launch_lines

@@ -6,24 +6,19 @@ previous one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from ..ide.folding import selection_chain
-from .documents import to_client_range, to_server_position
+from ..ide.state import DocumentState
 from .handlers import request
+from .proto import to_client_range, to_server_position
+from .server import WaveLanguageServer
 
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
 
-
-def setup(server: "WaveLanguageServer") -> None:
+def setup(server: WaveLanguageServer) -> None:
     @request(server, types.TEXT_DOCUMENT_SELECTION_RANGE, default=list)
-    def selection(params: types.SelectionRangeParams) -> list[types.SelectionRange]:
-        doc = server.text_document(params.text_document.uri)
-        if doc is None:
-            return []
+    def selection(doc: DocumentState,
+                  params: types.SelectionRangeParams) -> list[types.SelectionRange]:
         out = []
         for position in params.positions:
             line, col = to_server_position(doc, position, server.codec)

@@ -9,15 +9,13 @@ the previous and current arrays).
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ..ide.highlight import TOKEN_MODIFIERS, TOKEN_TYPES, encode_document
+from ..ide.state import DocumentState
 from .handlers import request
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
+from .server import Feature, WaveLanguageServer
 
 LEGEND = types.SemanticTokensLegend(token_types=TOKEN_TYPES, token_modifiers=TOKEN_MODIFIERS)
 
@@ -37,35 +35,37 @@ def delta(old: list[int], new: list[int]) -> list[types.SemanticTokensEdit]:
                                      data=new[start:len(new) - end])]
 
 
-def setup(server: "WaveLanguageServer") -> None:
-    previous: dict[str, tuple[str, list[int]]] = {}
-    counter = itertools.count(1)
+class SentTokens(Feature):
+    """The last tokens sent for each open document, for the next delta (dropped with the
+    document)."""
 
-    def compute(uri: str) -> tuple[str, list[int]] | None:
-        doc = server.text_document(uri)
-        if doc is None:
-            return None
-        data = encode_document(doc.lines, str(server.codec.encoding or "utf-16"))
-        result_id = str(next(counter))
-        for gone in [u for u in previous if server.document(u) is None]:
-            del previous[gone]  # closed documents
-        previous[uri] = (result_id, data)
+    def __init__(self, server: WaveLanguageServer) -> None:
+        super().__init__(server)
+        self.previous: dict[str, tuple[str, list[int]]] = {}
+        self.counter = itertools.count(1)
+
+    def compute(self, doc: DocumentState) -> tuple[str, list[int]]:
+        data = encode_document(doc.lines, str(self.server.codec.encoding or "utf-16"))
+        result_id = str(next(self.counter))
+        self.previous[doc.uri] = (result_id, data)
         return result_id, data
 
+    def document_closed(self, uri: str) -> None:
+        self.previous.pop(uri, None)
+
+
+def setup(server: WaveLanguageServer) -> None:
+    sent = server.add_feature(SentTokens(server))
+
     @request(server, types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
-    def full(params: types.SemanticTokensParams) -> types.SemanticTokens | None:
-        found = compute(params.text_document.uri)
-        if found is None:
-            return None
-        return types.SemanticTokens(result_id=found[0], data=found[1])
+    def full(doc: DocumentState, params: types.SemanticTokensParams) -> types.SemanticTokens:
+        result_id, data = sent.compute(doc)
+        return types.SemanticTokens(result_id=result_id, data=data)
 
     @request(server, types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, LEGEND)
-    def full_delta(params: types.SemanticTokensDeltaParams):
-        uri = params.text_document.uri
-        old = previous.get(uri)
-        found = compute(uri)
-        if found is None:
-            return None
+    def full_delta(doc: DocumentState, params: types.SemanticTokensDeltaParams):
+        old = sent.previous.get(doc.uri)
+        found = sent.compute(doc)
         if old is None or old[0] != params.previous_result_id:
             return types.SemanticTokens(result_id=found[0], data=found[1])
         return types.SemanticTokensDelta(result_id=found[0], edits=delta(old[1], found[1]))

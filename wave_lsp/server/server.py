@@ -1,154 +1,144 @@
-"""The wave-lsp language server: a pygls `LanguageServer` with one module per LSP feature.
+"""The wave-lsp language server: a pygls `LanguageServer` made of features.
 
-`create_server()` builds the server and lets every feature module register its handlers through
-its own `setup(server)`. The server holds the analysis host (`ide.host.AnalysisHost`: one state
-per open document, and the worker that computes off the event loop) and the settings; feature
-modules translate what the `ide` layer computes into lsprotocol types.
+`create_server()` builds the server and lets every feature module named in `FEATURES` register
+itself through its own `setup(server)`: its handlers, and, when it has a lifecycle or adds to
+what other features show, one `Feature` object (`server.add_feature`); the package docstring
+(`wave_lsp/server/__init__.py`) shows how to write one. The server holds the analysis host
+(`ide.host.AnalysisHost`: one state per open document, and the worker that computes off the
+event loop), the settings, the client's capabilities (resolved once at `initialize`) and the
+features.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
-import json
 import logging
 import os
 import sys
 import threading
-from typing import Any, BinaryIO, Optional
+import traceback
+from typing import Any, BinaryIO, Optional, TypeVar
 
 from lsprotocol import types
-from pygls.capabilities import get_capability
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol, lsp_method
 from pygls.workspace.position_codec import PositionCodec
 
 from .. import __version__
 from ..analysis.diagnostic import Diagnostic
 from ..ide.host import AnalysisHost
 from ..ide.state import DocumentState
-from .handlers import one_line, report_failure
 from ..cancellation import Cancelled
+from .capabilities import ClientCapabilities
+from .protocol import WaveProtocol, strict_str
 from .settings import Settings
 from .transport import ChunkReader, serve
 
 logger = logging.getLogger("wave_lsp.server")
-_wire_log = logging.getLogger("pygls.protocol.json_rpc")
 
+# The feature modules, each registered by its `setup(server)`; a new feature is one more name.
+# Contributions (code lenses, hovers, ...) are gathered in this order.
 FEATURES = (
     "sync", "diagnostics", "hover", "completion", "signature_help", "navigation", "symbols",
     "semantic_tokens", "folding", "selection", "inlay_hints", "code_actions", "formatting",
-    "code_lens", "encoding_command", "run_commands",
-    "portability", "emit_command", "gpu_run", "test_commands",
+    "code_lens", "encoding_command", "portability", "run_commands", "emit_command", "gpu_run",
+    "profile", "test_commands",
 )
 
 
-class Serialised(str):
-    """A request's result already written as JSON (by a handler, in a worker for a large
-    document): the protocol sends it as it is, instead of encoding it on the event loop."""
+def one_line(text: str, limit: int = 500) -> str:
+    """`text` on one line, at most `limit` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
 
 
-class WaveProtocol(LanguageServerProtocol):
-    """pygls' protocol, minus its own copies of open documents (ours are the only ones), plus
-    notifications serialised off the event loop (`serialize_notification` in a worker,
-    `send_serialized` on the loop): publishing thousands of diagnostics is slow to encode."""
+def report_failure(server: "WaveLanguageServer", what: str, exc: BaseException) -> None:
+    """Log a failure with its traceback to the server's log (stderr or --log-file), and one
+    line to the client (a traceback is no use in an editor's message list)."""
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    logger.error("%s failed: %s", what, text)
+    line = one_line(f"wave-lsp: {what} failed: {exc!r}")
 
-    def serialize_notification(self, method: str, params: Any) -> str:
-        """The JSON body of a notification, as pygls would write it (thread-safe)."""
-        return json.dumps({"method": method, "params": self._converter.unstructure(params),
-                           "jsonrpc": JsonRPCProtocol.VERSION})
-
-    def send_serialized(self, body: str) -> None:
-        """Write a body made by `serialize_notification` (on the event loop)."""
-        if self.writer is None:
-            return
-        data = body.encode(self.CHARSET)
-        if self._include_headers:    # not on a WebSocket, where each message is one frame
-            data = (f"Content-Length: {len(data)}\r\n"
-                    f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
-                    ).encode(self.CHARSET) + data
-        result = self.writer.write(data)
-        if inspect.isawaitable(result):
-            asyncio.ensure_future(result)
-
-    def _send_response(self, msg_id, result: Any | None = None, error: Any = None) -> None:
-        if error is None and isinstance(result, Serialised):
-            self._result_types.pop(msg_id, None)
-            self.send_serialized('{"id": ' + json.dumps(msg_id) + ', "jsonrpc": "'
-                                 + JsonRPCProtocol.VERSION + '", "result": ' + result + '}')
-            return
-        super()._send_response(msg_id, result, error)
-
-    def _send_data(self, data: Any) -> None:
-        """Write a message. A response whose result cannot be encoded is answered with an
-        InternalError instead (pygls would log the failure and send nothing, and the client
-        would wait for that answer forever): every request gets an answer."""
-        if not _is_result(data) or self.writer is None:
-            super()._send_data(data)
-            return
+    def send() -> None:
         try:
-            body = json.dumps(data, default=self._serialize_message)
-        except Exception as exc:
-            logger.exception("the result of request %r could not be encoded", data.id)
-            super()._send_data(types.ResponseErrorMessage(id=data.id, error=types.ResponseError(
-                code=types.ErrorCodes.InternalError,
-                message=f"wave-lsp: the result could not be encoded: {exc!r}")))
-            return
-        _wire_log.info("Sending data: %s", body)     # as pygls logs what it sends
-        self.send_serialized(body)
+            server.window_log_message(types.LogMessageParams(
+                type=types.MessageType.Error, message=f"{line} (details in the server log)"))
+        except Exception:  # the transport itself is gone; nothing more to do
+            pass
 
-    def _handle_cancel_notification(self, msg_id) -> None:
-        """Cancel a request. A `$/cancelRequest` for a request already answered is routine
-        (clients cancel what they no longer need, often after the answer went out): pygls logs
-        each as a warning, which filled editors' output channels, so it is logged at debug."""
-        future = self._request_futures.pop(msg_id, None)
-        if future is None:
-            logger.debug('cancel notification for unknown message id "%s"', msg_id)
-            return
-        self._request_futures[msg_id] = future
-        super()._handle_cancel_notification(msg_id)
+    server.documents.call_on_loop(send)
 
-    @lsp_method(types.SHUTDOWN)
-    def lsp_shutdown(self, *args):
-        """pygls' shutdown, over a copy of the pending requests: cancelling one (a command
-        waiting for a run) removes it from the table while pygls iterated over it, and
-        `shutdown` failed with "dictionary changed size during iteration"."""
-        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
-            yield user_handler, args, None
-        current_id = self.msg_id
-        for msg_id, future in list(self._request_futures.items()):
-            if msg_id != current_id and not future.done():
-                future.cancel()
-        self._shutdown = True
+
+class Feature:
+    """A part of the server with a lifecycle and contributions to what other features show.
+    Every hook does nothing by default; a feature overrides the ones it needs. Hooks run on the
+    event loop; a failing hook is reported and the others still run (`WaveLanguageServer.
+    broadcast`). Contributions run inside the asking request's job of the document (in a
+    worker thread for a large document: `handlers.request`), so they only read."""
+
+    # commands whose code lenses lead their line (`lens_layout.arrange`)
+    leading_commands: tuple[str, ...] = ()
+
+    def __init__(self, server: "WaveLanguageServer") -> None:
+        self.server = server
+
+    # ---- lifecycle ------------------------------------------------------------------------------
+    def initialize(self, params: types.InitializeParams) -> None:
+        """During `initialize`, after the settings and capabilities are known (a feature may
+        still register handlers here: the server's capabilities are computed after it)."""
+
+    def settings_changed(self) -> None:
+        """New settings are installed (every open document is then settled again)."""
+
+    def document_edited(self, doc: DocumentState) -> None:
+        """At once, on every edit: stop work made stale by it."""
+
+    def document_settled(self, doc: DocumentState) -> None:
+        """After the one debounce of an edit (at once on open and on new settings): the
+        document is parsed; publish, re-run, ... from here."""
+
+    def results_changed(self, doc: DocumentState) -> None:
+        """Results shown for `doc` changed without an edit (a run finished, was cleared)."""
+
+    def document_closed(self, uri: str) -> None:
+        """The document left the editor (its state is already gone)."""
+
+    def shutdown(self) -> None:
+        """The server stops: cancel everything in flight."""
+
+    # ---- contributions (lsprotocol values, made with `proto`) ----------------------------------
+    def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
+        return []
+
+    def hover(self, doc: DocumentState, line: int, target: Any) -> str | None:
+        """Markdown shown above the hover at `line` (`target`: `ide.locate.Target` or None)."""
         return None
 
-    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
-    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
-        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
-            yield handler, (params,), None
+    def inlay_hints(self, doc: DocumentState, first: int, last: int) -> list[types.InlayHint]:
+        return []
 
-    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
-        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
-            yield handler, (params,), None
+    def completions(self, doc: DocumentState, line: int,
+                    col: int) -> list[types.CompletionItem] | None:
+        """Items that replace the ordinary completion at (line, col), or None (or an awaitable
+        of the items, for a feature that computes them off the event loop)."""
+        return None
 
-    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
-    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
-        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
-            yield handler, (params,), None
+    def results_generation(self, doc: DocumentState) -> int | None:
+        """A number that changes whenever results this feature shows for `doc` change without
+        an edit (part of the pulled diagnostics' result id), or None."""
+        return None
+
+    def quick_fixes(self, doc: DocumentState, first: tuple[int, int],
+                    last: tuple[int, int]) -> list[types.CodeAction] | None:
+        """Quick fixes for this feature's diagnostics on lines first[0]..last[0]."""
+        return None
+
+    def diagnostics(self, doc: DocumentState) -> list[types.Diagnostic]:
+        """Diagnostics published (and pulled) beside the analysis'."""
+        return []
 
 
-def _is_result(message: Any) -> bool:
-    """A successful response (not a request, a notification or an error response)."""
-    return hasattr(message, "result") and not hasattr(message, "method") and \
-        getattr(message, "id", None) is not None
-
-
-def _strict_str(value: Any, _type: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, not {type(value).__name__}")
-    return value
+F = TypeVar("F", bound=Feature)
 
 
 class WaveLanguageServer(LanguageServer):
@@ -160,11 +150,11 @@ class WaveLanguageServer(LanguageServer):
         self.documents = AnalysisHost()
         self.settings = Settings()
         self.settings_generation = 0
-        self.publisher: Any = None  # diagnostics.Publisher, set by diagnostics.setup
+        self.client = ClientCapabilities()      # resolved at `initialize` (sync.py)
+        self.features: list[Feature] = []
         # lsprotocol would turn a null or a number into a string ("None") where the protocol
         # wants one, so `rename` with `newName: null` renamed to None: strings must be strings.
-        self.protocol._converter.register_structure_hook(str, _strict_str)
-        self.runs: Any = None       # runs.RunService, set by run_commands.setup
+        self.protocol._converter.register_structure_hook(str, strict_str)
         _forward_failures(self)
 
     # ---- helpers used by the feature modules -----------------------------------------------------
@@ -172,20 +162,53 @@ class WaveLanguageServer(LanguageServer):
     def codec(self) -> PositionCodec:
         return self.workspace.position_codec
 
-    def capability(self, path: str, default: Any = None) -> Any:
-        """A client capability by dotted snake_case path, e.g. `text_document.hover`."""
-        caps = getattr(self.protocol, "client_capabilities", None)
-        if caps is None:
-            return default
-        return get_capability(caps, path, default)
+    def add_feature(self, feature: F) -> F:
+        """Register a feature's hooks and contributions (from its module's `setup`)."""
+        self.features.append(feature)
+        return feature
+
+    def get_feature(self, kind: type[F]) -> F:
+        """The registered feature of type `kind`."""
+        for feature in self.features:
+            if isinstance(feature, kind):
+                return feature
+        raise LookupError(f"no feature {kind.__name__} is registered")
+
+    def broadcast(self, hook: str, *args: Any) -> None:
+        """Call lifecycle hook `hook` of every feature; a failure is reported, and the other
+        features still get the hook."""
+        for feature in self.features:
+            try:
+                getattr(feature, hook)(*args)
+            except Exception as exc:
+                report_failure(self, f"{type(feature).__name__}.{hook}", exc)
+
+    def contributions(self, kind: str, *args: Any) -> list:
+        """What every feature contributes of `kind` (`code_lenses`, `hover`, ...), in
+        registration order, leaving out a failing feature's (reported) and the empty ones."""
+        out = []
+        for feature in self.features:
+            try:
+                found = getattr(feature, kind)(*args)
+            except Cancelled:
+                raise
+            except Exception as exc:
+                report_failure(self, f"{type(feature).__name__}.{kind}", exc)
+                continue
+            if found is not None:
+                out.append(found)
+        return out
 
     def document(self, uri: str) -> Optional[DocumentState]:
         """The state of an open document (ready or still being parsed), or None."""
         return self.documents.get(uri)
 
-    def text_document(self, uri: str) -> Optional[DocumentState]:
+    def text_document(self, uri: object) -> Optional[DocumentState]:
         """The open document at `uri` when it is parsed WAVE text (None when unknown, binary or
-        still being parsed): what every per-document feature works on."""
+        still being parsed, or when `uri` is no string: a command's argument may be anything):
+        what a command works on (a request's handler receives it resolved)."""
+        if not isinstance(uri, str):
+            return None
         doc = self.documents.get(uri)
         if doc is None or doc.binary or not self.documents.is_ready(uri):
             return None
@@ -229,8 +252,7 @@ class WaveLanguageServer(LanguageServer):
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
-            if self.runs is not None:
-                self.runs.shutdown()         # cancels every run: they stop at their next poll
+            self.broadcast("shutdown")      # cancels every run: they stop at their next poll
             self.documents.shutdown()
             self.shutdown()
         return status

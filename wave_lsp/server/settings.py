@@ -26,7 +26,7 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analysis.config import config_from_mapping
+from ..analysis.config import Config, config_from_mapping
 from ..ide.run_limits import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIME_LIMIT_MS
 from ..isa.backends import TARGET_NAMES
 
@@ -43,7 +43,7 @@ RUN_INTEGERS = {"maxInstructions": ("run_max_instructions", 0, 1 << 40),
 class Settings:
     """Everything configurable, with defaults."""
 
-    analysis: Any = None            # wave_lsp.analysis.config.Config, or None for its defaults
+    analysis: Config | None = None  # None: the analysis layer's defaults
     # byte offsets and encoded words are opt-in: on every line they bury the run values (and
     # the hover shows the encoding of the instruction under the cursor anyway)
     inlay_offsets: bool = False

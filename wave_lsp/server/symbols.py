@@ -5,22 +5,18 @@ from `ide.symbols`; this module translates them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from ..ide.state import DocumentState
 from ..ide.symbols import OutlineItem, outline, search
-from .documents import to_client_range
 from .handlers import request
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
+from .proto import location, to_client_range
+from .server import WaveLanguageServer
 
 KINDS = {"kernel": types.SymbolKind.Function, "label": types.SymbolKind.Key}
 
 
-def document_symbols(server: "WaveLanguageServer", doc: DocumentState) -> list[types.DocumentSymbol]:
+def document_symbols(server: WaveLanguageServer, doc: DocumentState) -> list[types.DocumentSymbol]:
     codec = server.codec
 
     def convert(item: OutlineItem) -> types.DocumentSymbol:
@@ -33,12 +29,10 @@ def document_symbols(server: "WaveLanguageServer", doc: DocumentState) -> list[t
     return [convert(item) for item in outline(doc)]
 
 
-def setup(server: "WaveLanguageServer") -> None:
+def setup(server: WaveLanguageServer) -> None:
     @request(server, types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, default=list)
-    def outline_request(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-        doc = server.text_document(params.text_document.uri)
-        if doc is None:
-            return []
+    def outline_request(doc: DocumentState,
+                        params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
         return document_symbols(server, doc)
 
     @request(server, types.WORKSPACE_SYMBOL, default=list)
@@ -50,6 +44,5 @@ def setup(server: "WaveLanguageServer") -> None:
             for item in search(doc, params.query):
                 out.append(types.WorkspaceSymbol(
                     name=item.name, kind=KINDS[item.kind], container_name=item.container,
-                    location=types.Location(uri=doc.uri, range=to_client_range(
-                        doc, item.range, server.codec))))
+                    location=location(doc, item.range, server.codec)))
         return out

@@ -1,32 +1,38 @@
-"""Lifecycle, text synchronisation and configuration.
+"""Lifecycle, text synchronisation and configuration: where the features' hooks are called.
 
-`initialize` carries the client's capabilities and `initializationOptions` (our first settings);
-after `initialized` we ask for the `wave` section with `workspace/configuration` when the client
-supports it, and again on `workspace/didChangeConfiguration`. Documents arrive with `didOpen`,
-change with incremental `didChange` and leave with `didClose`; each change schedules diagnostics.
-Invalid settings are shown in one `window/showMessage` and each logged, never silently dropped.
+`initialize` carries the client's capabilities (resolved here, once, into
+`server.client`) and `initializationOptions` (our first settings); then every feature's
+`initialize` hook runs. After `initialized` we ask for the `wave` section with
+`workspace/configuration` when the client supports it, and again on
+`workspace/didChangeConfiguration`; new settings reach every feature (`settings_changed`) and
+settle every open document again. Documents arrive with `didOpen`, change with incremental
+`didChange` and leave with `didClose` (`document_closed`). Each edit tells the features at once
+(`document_edited`: stop stale work) and restarts the document's one debounce timer
+(`diagnostics.debounceMs`); when it fires, the features publish and re-run
+(`document_settled`). Invalid settings are shown in one `window/showMessage` and each logged,
+never silently dropped.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
-from .documents import apply_changes
-from .handlers import notification, report_failure
+from ..ide.state import DocumentState
+from .capabilities import resolve
+from .changes import apply_changes
+from .handlers import notification
+from .runs import TRUST_OPTION
+from .server import Feature, WaveLanguageServer, report_failure
 from .settings import SECTION, parse_settings
-
-if TYPE_CHECKING:
-    from .server import WaveLanguageServer
 
 
 MAX_SHOWN_PROBLEMS = 5
-TRUST_OPTION = "workspaceTrusted"    # initializationOptions: false disables every run
 
 
-def apply_settings(server: "WaveLanguageServer", data: Any, origin: str) -> None:
+def apply_settings(server: WaveLanguageServer, data: Any, origin: str) -> None:
     """Validate and install settings; report the problems to the user in one message (each
     one logged), however many there are."""
     settings, problems = parse_settings(data, origin)
@@ -45,18 +51,48 @@ def apply_settings(server: "WaveLanguageServer", data: Any, origin: str) -> None
         type=types.MessageType.Warning, message=message))
 
 
-def refresh_views(server: "WaveLanguageServer") -> None:
+def refresh_views(server: WaveLanguageServer) -> None:
     """Ask the client to re-request what the settings shape (inlay hints show encodings and
     offsets, code lenses and hovers the compat mode's bytes), where it supports the refresh."""
-    if server.capability("workspace.inlay_hint.refresh_support", False):
+    if server.client.inlay_hint_refresh:
         server.workspace_inlay_hint_refresh(None)
-    if server.capability("workspace.code_lens.refresh_support", False):
+    if server.client.code_lens_refresh:
         server.workspace_code_lens_refresh(None)
 
 
-async def fetch_configuration(server: "WaveLanguageServer") -> None:
+class Debounce(Feature):
+    """The one debounce of each document's edits: a timer per document, restarted by every
+    edit; when it fires, every feature's `document_settled` runs on the parsed document."""
+
+    def __init__(self, server: WaveLanguageServer) -> None:
+        super().__init__(server)
+        self._timers: dict[str, asyncio.Task] = {}
+
+    def schedule(self, uri: str, immediate: bool = False) -> None:
+        if (timer := self._timers.pop(uri, None)) is not None:
+            timer.cancel()
+        delay = 0.0 if immediate else self.server.settings.debounce_ms / 1000
+        self._timers[uri] = asyncio.ensure_future(self._settle(uri, delay))
+
+    async def _settle(self, uri: str, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._timers.pop(uri, None)
+        doc = await self.server.documents.ready(uri)     # a large text may still be parsed
+        if doc is not None:
+            self.server.broadcast("document_settled", doc)
+
+    def settings_changed(self) -> None:
+        for doc in self.server.documents.all():
+            self.schedule(doc.uri, immediate=True)
+
+    def document_closed(self, uri: str) -> None:
+        if (timer := self._timers.pop(uri, None)) is not None:
+            timer.cancel()
+
+
+async def fetch_configuration(server: WaveLanguageServer) -> None:
     """Ask the client for the `wave` section and apply it (when it supports the request)."""
-    if not server.capability("workspace.configuration", False):
+    if not server.client.configuration:
         return
     try:
         result = await server.workspace_configuration_async(types.ConfigurationParams(
@@ -67,23 +103,27 @@ async def fetch_configuration(server: "WaveLanguageServer") -> None:
     data = result[0] if result else None
     if data is None and server.settings.raw:
         return  # the client has no `wave` section: keep initializationOptions
-    apply_settings(server, data, "workspace/configuration")
-    server.publisher.settings_changed()
-    server.runs.settings_changed()
+    settings_changed(server, data, "workspace/configuration")
+
+
+def settings_changed(server: WaveLanguageServer, data: Any, origin: str) -> None:
+    """Install new settings, tell every feature, and ask the client to redraw."""
+    apply_settings(server, data, origin)
+    server.broadcast("settings_changed")
     refresh_views(server)
 
 
-def setup(server: "WaveLanguageServer") -> None:
+def setup(server: WaveLanguageServer) -> None:
+    debounce = server.add_feature(Debounce(server))
+
     @notification(server, types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
+        server.client = resolve(params.capabilities)
         options = params.initialization_options
         if isinstance(options, dict) and TRUST_OPTION in options:
-            options = dict(options)
-            # an untrusted workspace (VS Code's restricted mode) never runs kernels; only the
-            # client decides this, once: no workspace setting can turn runs back on
-            server.runs.trusted = options.pop(TRUST_OPTION) is not False
+            options = {k: v for k, v in options.items() if k != TRUST_OPTION}
         apply_settings(server, options, "initializationOptions")
-        server.publisher.initialize()
+        server.broadcast("initialize", params)
 
     @server.feature(types.INITIALIZED)
     async def initialized(params: types.InitializedParams) -> None:
@@ -91,41 +131,29 @@ def setup(server: "WaveLanguageServer") -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
-        if server.capability("workspace.configuration", False):
+        if server.client.configuration:
             await fetch_configuration(server)
         else:
-            apply_settings(server, params.settings, "workspace/didChangeConfiguration")
-            server.publisher.settings_changed()
-            server.runs.settings_changed()
-            refresh_views(server)
+            settings_changed(server, params.settings, "workspace/didChangeConfiguration")
 
     @notification(server, types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
         item = params.text_document
-        doc = server.documents.open(item.uri, item.text, item.version)
-        server.publisher.document_changed(doc, immediate=True)
-        if server.documents.is_ready(item.uri):
-            server.runs.document_changed(doc, immediate=True)
-        else:       # a large text is still being parsed: its launch lines are not known yet
-            async def when_parsed() -> None:
-                state = await server.documents.ready(item.uri)
-                if state is not None:
-                    server.runs.document_changed(state, immediate=True)
-            asyncio.ensure_future(when_parsed())
+        server.documents.open(item.uri, item.text, item.version)
+        debounce.schedule(item.uri, immediate=True)
 
     @notification(server, types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
         ident = params.text_document
         changes = list(params.content_changes)
 
-        def apply(state) -> None:
+        def apply(state: DocumentState) -> None:
             try:
                 apply_changes(state, ident.version, changes, server.codec, warn)
             except Exception as exc:
                 report_failure(server, types.TEXT_DOCUMENT_DID_CHANGE, exc)
-            server.publisher.document_changed(state)
-            server.runs.document_changed(state)
-            server.tests.document_changed(state)
+            server.broadcast("document_edited", state)
+            debounce.schedule(state.uri)
 
         if server.documents.change(ident.uri, apply) is None:
             warn(f"didChange for {ident.uri}, which is not open: ignored")
@@ -136,7 +164,9 @@ def setup(server: "WaveLanguageServer") -> None:
     @notification(server, types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        server.runs.document_closed(uri)         # stops its run first
-        server.tests.document_closed(uri)
-        server.documents.close(uri)
-        server.publisher.document_closed(uri)
+        server.documents.close(uri)         # cancels its jobs and stops its run first
+        server.broadcast("document_closed", uri)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(params: Any = None) -> None:
+        server.broadcast("shutdown")

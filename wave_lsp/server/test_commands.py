@@ -26,21 +26,21 @@ from ..analysis.diagnostic import Range
 from ..files import read_regular
 from ..ide.test_view import TestRecord, status_of
 from ..ide.state import DocumentState
-from .documents import to_client_range
 from .handlers import command
 from .kernel_tests import DISCOVER, MAX_FILE_BYTES, RETRIES, TEST, TestService, path_of
-from .runs import arg_root
+from .proto import to_client_range
+from .runs import RunService, arg_root
+from .server import WaveLanguageServer
 
 if TYPE_CHECKING:
     from ..ide.kernel_tests import KernelTest
-    from .server import WaveLanguageServer
 
 
 class Unavailable(Exception):
     """The command cannot act on its document; the message says why."""
 
 
-async def _document(server: "WaveLanguageServer", uri: Any) -> tuple[DocumentState, bool]:
+async def _document(server: WaveLanguageServer, uri: Any) -> tuple[DocumentState, bool]:
     """The open document at `uri` (True), or the `.wave` file it names read from disk (False)."""
     if not isinstance(uri, str):
         raise Unavailable(f"expected a document URI, not {uri!r}")
@@ -60,13 +60,13 @@ async def _document(server: "WaveLanguageServer", uri: Any) -> tuple[DocumentSta
     return await asyncio.to_thread(DocumentState, uri, text), False
 
 
-def _range(server: "WaveLanguageServer", doc: DocumentState, first: int, last: int) -> dict:
+def _range(server: WaveLanguageServer, doc: DocumentState, first: int, last: int) -> dict:
     end = len(doc.lines[last]) if last < len(doc.lines) else 0
     rng = to_client_range(doc, Range(first, 0, last, end), server.codec)
     return server.protocol._converter.unstructure(rng)
 
 
-def test_json(server: "WaveLanguageServer", doc: DocumentState, test: "KernelTest",
+def test_json(server: WaveLanguageServer, doc: DocumentState, test: "KernelTest",
               ordinal: int) -> dict:
     """A test's place: `args` are its flags as `wave-lsp run` (and the debugger) take them."""
     from ..ide.kernel_run import command_words
@@ -85,7 +85,7 @@ def _last_line(test: "KernelTest") -> int:
     return test.block[-1] if test.block else test.launch_line
 
 
-def outcome_json(server: "WaveLanguageServer", doc: DocumentState, record: TestRecord) -> dict:
+def outcome_json(server: WaveLanguageServer, doc: DocumentState, record: TestRecord) -> dict:
     """An outcome for clients: `difference.line` is the line where the first difference shows
     (an expectation line, or the launch line), `writtenBy` the wrong store's line and lane."""
     test, outcome = record.test, record.outcome
@@ -118,12 +118,12 @@ def _chosen(tests: list["KernelTest"], kernel: Any, line: Any) -> list["KernelTe
     return chosen
 
 
-async def test_command(server: "WaveLanguageServer", uri: Any = None, kernel: Any = None,
+async def test_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                        line: Any = None, *_: Any) -> dict:
-    service: TestService = server.tests
+    service = server.get_feature(TestService)
     try:
         doc, is_open = await _document(server, uri)
-        if not server.runs.trusted:
+        if not server.get_feature(RunService).trusted:
             raise Unavailable("kernels do not run in an untrusted workspace (trust the "
                               "workspace to run them)")
         for _attempt in range(RETRIES):
@@ -148,18 +148,18 @@ async def test_command(server: "WaveLanguageServer", uri: Any = None, kernel: An
             "passed": passed, "failed": len(outcomes) - passed}
 
 
-async def _run_closed(server: "WaveLanguageServer", doc: DocumentState,
+async def _run_closed(server: WaveLanguageServer, doc: DocumentState,
                       tests: list["KernelTest"]) -> list[TestRecord]:
     """Run the tests of a file that is not open (nothing is kept)."""
-    service: TestService = server.tests
+    service = server.get_feature(TestService)
     cancel = threading.Event()
     outcomes = await asyncio.wrap_future(service.pool.submit(
         service.execute, doc.text, tests, path_of(doc.uri), arg_root(server, doc.uri), cancel))
     return [TestRecord(t, o, doc.revision) for t, o in zip(tests, outcomes)]
 
 
-async def discover_command(server: "WaveLanguageServer", uri: Any = None, *_: Any) -> dict:
-    service: TestService = server.tests
+async def discover_command(server: WaveLanguageServer, uri: Any = None, *_: Any) -> dict:
+    service = server.get_feature(TestService)
     try:
         doc, is_open = await _document(server, uri)
     except Unavailable as err:
@@ -173,8 +173,8 @@ async def discover_command(server: "WaveLanguageServer", uri: Any = None, *_: An
     return {"uri": doc.uri, "version": doc.version if is_open else None, "tests": out}
 
 
-def setup(server: "WaveLanguageServer") -> None:
-    server.tests = TestService(server)
+def setup(server: WaveLanguageServer) -> None:
+    server.add_feature(TestService(server))
 
     @command(server, TEST)
     async def test(*args):

@@ -21,6 +21,9 @@ return {
     ['wave-lsp/runsChanged'] = function(...)
       return require('wave.commands').runs_changed(...)
     end,
+    ['wave-lsp/profileChanged'] = function(...)
+      return require('wave.profile').changed(...)
+    end,
   },
   on_attach = function(client, bufnr)
     require('wave.commands').attach(client, bufnr)

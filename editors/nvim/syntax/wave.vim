@@ -59,9 +59,10 @@ syn match waveDirective "\%(\w\)\@<!\.\%(kernel\|end\|registers\|local_memory\|w
 syn match waveKernelName "\%(\.kernel\s\+\)\@<=\h\w*"
 syn match waveLabel "^\s*\zs\h\w*\ze\s*:"
 
-" Comments: `;` or `#` to the end of the line; wave-lsp reads `; wave-lsp ...` ones.
+" Comments: `;` or `#` to the end of the line; wave-lsp reads `; wave-lsp ...` ones
+" (`wave-lsp: ignore[...]`, and `wave-lsp VERB:` as `run:` and `expect:`).
 syn keyword waveTodo contained TODO FIXME XXX NOTE
-syn match waveToolComment "\<wave-lsp\%(\s*:\|\s\+run\s*:\)" contained
+syn match waveToolComment "\<wave-lsp\%(\s*:\|\s\+\l\+\s*:\)" contained
 syn match waveComment "[;#].*$" contains=waveTodo,waveToolComment,@Spell
 
 hi def link waveInteger waveInstruction

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from ...isa import INSTRUCTIONS
 from ...isa.backends import UPSTREAM_DEFECTS
 from .wave_corrections import WAVE_CORRECTIONS
 
@@ -107,13 +108,14 @@ def _metal_cas(space: str, base: str, returning: bool) -> tuple[str, ...]:
 def _cas_fixes(target: str, templates: dict) -> dict[str, tuple[str, ...]]:
     out = {}
     for key, lines in templates.items():
-        if key.split("/")[0] not in ("atomic_cas", "local_atomic_cas"):
+        spec = INSTRUCTIONS.get(key.split("/")[0])
+        if spec is None or spec.memory is None or not spec.memory.compare_and_swap:
             continue
         if target == "sycl":
             out[key] = tuple(line.replace("compare_exchange_weak", "compare_exchange_strong")
                              for line in lines)
         elif target == "metal":
-            local = key.startswith("local_")
+            local = spec.memory.space == "local"
             out[key] = _metal_cas("threadgroup" if local else "device",
                                   "local_mem" if local else "device_mem",
                                   not key.endswith("/nort"))
@@ -134,14 +136,19 @@ def _register_arrays(templates: dict) -> dict[str, tuple[str, ...]]:
             for key, lines in templates.items() if any(_REGISTER_ARRAY.search(l) for l in lines)}
 
 
+def _converse(mnemonic: str) -> str:
+    """The conversion the other way round (`cvt_f32_i32` for `cvt_i32_f32`)."""
+    pair = INSTRUCTIONS[mnemonic].conversion[::-1]
+    return next(m for m, s in INSTRUCTIONS.items() if s.conversion == pair)
+
+
 def _conversion_swaps(target: str, templates: dict) -> dict[str, tuple[str, ...]]:
     out = {}
     for defect in UPSTREAM_DEFECTS:
         if defect.code != "P811" or target not in defect.backends:
             continue
         for m in defect.mnemonics:
-            _, a, b = m.split("_")
-            out[m] = templates[f"cvt_{b}_{a}"]
+            out[m] = templates[_converse(m)]
     return out
 
 

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 
 #include "core.h"
+#include "profile_py.h"
 
 /* Run::poll: whether a signal handler raised (Ctrl-C), taking the GIL for a moment; the
  * exception stays set for `run` to return. */
@@ -44,11 +45,12 @@ static int get_i64(PyObject *seq, Py_ssize_t i, int64_t *out)
 static PyObject *py_run(PyObject *self, PyObject *args)
 {
     Py_buffer code, device, uses = {0}, device_init = {0};
-    PyObject *geometry, *set_regs;
-    if (!PyArg_ParseTuple(args, "y*Ow*O|y*w*", &code, &geometry, &device, &set_regs, &uses,
-                          &device_init))
+    PyObject *geometry, *set_regs, *widths = Py_None;
+    if (!PyArg_ParseTuple(args, "y*Ow*O|y*w*O", &code, &geometry, &device, &set_regs, &uses,
+                          &device_init, &widths))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
+    Prof prof = {0};
     PyObject *result = NULL;
     if (!run) {
         PyErr_NoMemory();
@@ -100,6 +102,8 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         run->uses = (const int16_t *)uses.buf;
         run->device_init = device_init.buf;
     }
+    if (widths != Py_None && profile_begin(run, &prof, widths) < 0)
+        goto done;
     run->poll = pending_signal;
     Py_BEGIN_ALLOW_THREADS
     wave_run(run);
@@ -118,7 +122,14 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         (long long)s->local_loads, (long long)s->local_stores, (long long)s->local_load_bytes,
         (long long)s->local_store_bytes, (long long)s->barriers,
         (long long)s->divergent_branches, (long long)s->workgroups, (long long)s->waves);
+    if (result && run->prof) {
+        PyObject *record = profile_result(&prof, run->n_code);
+        PyObject *both = record ? PyTuple_Pack(2, result, record) : NULL;
+        Py_XDECREF(record);
+        Py_SETREF(result, both);
+    }
 done:
+    profile_end(&prof);
     PyMem_Free(run);
     PyBuffer_Release(&code);
     PyBuffer_Release(&device);

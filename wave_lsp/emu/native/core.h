@@ -53,6 +53,26 @@ typedef struct {
     int64_t barriers, divergent_branches, workgroups, waves;
 } Stats;
 
+/* The kernel profile's record (profile.c); NULL in Run when not profiling. */
+#define PROF_MAX_WIDTHS 16
+typedef struct {
+    uint64_t hash;                       /* 0: empty slot */
+    int64_t offset, length, count;       /* the pattern in Prof.data, how often it ran */
+} PEntry;
+
+typedef struct {
+    int64_t k, widths[PROF_MAX_WIDTHS];  /* the recorded wave widths */
+    int64_t *executions;                 /* n_code x k */
+    int64_t *lanes;                      /* n_code */
+    int64_t present[PROF_MAX_WIDTHS];
+    int64_t n, depth, capacity;
+    uint8_t *anchor, *stack, *kinds;
+    PEntry *table;
+    int64_t table_cap, entries;
+    uint32_t *data, *scratch;
+    int64_t data_len, data_cap;
+} Prof;
+
 /* Everything a run needs. */
 typedef struct {
     const Ins *code;
@@ -76,11 +96,13 @@ typedef struct {
     /* polled between workgroups (every POLL_WORKGROUPS): nonzero stops the run ("interrupted");
      * a short kernel on a huge grid would otherwise never notice a Ctrl-C */
     int (*poll)(void);
+    Prof *prof;                          /* the kernel profile, or NULL */
 } Run;
 
 #define POLL_WORKGROUPS 1024
 
 int wave_run(Run *run);
+void prof_free(Prof *p);                 /* profile.c: the tables of a finished profile */
 extern const char *const OP_NAMES[OP_COUNT];
 
 /* floatfmt.c */

@@ -14,15 +14,14 @@
 
 void set_active(WG *g, const uint8_t *mask)
 {
-    int any = 0, all = 1;
+    int64_t count = 0;
     if (mask != g->active)
         memcpy(g->active, mask, g->n);
-    for (int64_t l = 0; l < g->n; l++) {
-        any |= g->active[l];
-        all &= g->active[l];
-    }
-    g->any_active = any;
-    g->full = any && all;
+    for (int64_t l = 0; l < g->n; l++)
+        count += g->active[l];
+    g->active_count = count;
+    g->any_active = count > 0;
+    g->full = count == g->n;
 }
 
 /* The lanes that execute `ins`: the active lanes, minus those failing its guard. */
@@ -106,6 +105,7 @@ static void skip_region(WG *g, int64_t start, int64_t stop)
     for (int64_t i = start; i < stop; i++)
         g->run->stats.cat[g->run->code[i].category] += g->present_count;
     g->executed += (stop - start) * g->present_count;
+    prof_skip(g, start, stop);
 }
 
 static int64_t halt_lanes(WG *g, const uint8_t *ending)
@@ -125,7 +125,7 @@ static int64_t halt_lanes(WG *g, const uint8_t *ending)
 
 /* ---- control flow ------------------------------------------------------------------------
  * Returns the next instruction index, -1 for "the next one", or BAIL_AT with g->run->bail set. */
-static int64_t control(WG *g, const Ins *ins, int64_t index)
+int64_t control(WG *g, const Ins *ins, int64_t index)
 {
     Run *run = g->run;
     int64_t n = g->n;
@@ -331,6 +331,7 @@ static int64_t run_workgroup(WG *g, int64_t linear)
     g->depth = 0;
     g->n_calls = 0;
     init_workgroup(g);
+    prof_workgroup(g);
     if (g->local_dirty) {                     /* local memory starts zeroed in every workgroup */
         memset(g->local, 0, run->local_size);
         g->local_dirty = 0;
@@ -341,13 +342,15 @@ static int64_t run_workgroup(WG *g, int64_t linear)
         const Ins *ins = &run->code[index];
         int64_t present = g->present_count;
         int64_t next;
+        if (run->prof && prof_step(g, ins, index) != 0)
+            return bail(run, "out of memory");
         if (ins->op >= OP_IF || ins->op == OP_TRAP) {
             if (ins->op == OP_TRAP) {
                 if (g->any_active)
                     return bail(run, "register or predicate out of range");
                 next = -1;
             } else {
-                next = control(g, ins, index);
+                next = run->prof ? prof_control(g, ins, index) : control(g, ins, index);
             }
         } else if (g->init && init_registers(g, ins, index)) {
             next = bail(run, "possible uninitialised read");
@@ -370,7 +373,7 @@ static int64_t run_workgroup(WG *g, int64_t linear)
 int wave_run(Run *run)
 {
     WG g;
-    if (wg_setup(&g, run) != 0 || init_setup(&g) != 0) {
+    if (wg_setup(&g, run) != 0 || init_setup(&g) != 0 || prof_setup(&g) != 0) {
         run->bail = "out of memory";
         init_free(&g);
         return -1;

@@ -37,6 +37,7 @@ typedef struct {
     double *sums;                        /* fma scratch: f64 sums and their words */
     uint32_t *words;
     int any_active, full;
+    int64_t active_count;                /* lanes of `active` (set_active) */
     int64_t present_count;
     Frame *frames;
     int64_t depth;
@@ -92,7 +93,14 @@ void init_workgroup(WG *g);
 int init_registers(WG *g, const Ins *ins, int64_t index);
 int init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_t width,
                 int read, int write);
+/* profile.c (only called when run->prof is set) */
+int prof_setup(WG *g);
+void prof_workgroup(WG *g);
+void prof_skip(WG *g, int64_t start, int64_t stop);
+int prof_step(WG *g, const Ins *ins, int64_t index);
+int64_t prof_control(WG *g, const Ins *ins, int64_t index);
 /* exec.c */
+int64_t control(WG *g, const Ins *ins, int64_t index);   /* a control instruction's next */
 void set_active(WG *g, const uint8_t *mask);
 const uint8_t *exec_mask(WG *g, const Ins *ins);
 /* state.c */

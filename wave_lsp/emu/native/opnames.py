@@ -39,7 +39,7 @@ GROUPS = (IC.INTEGER, IC.FLOAT, IC.BITWISE, IC.COMPARE, IC.CONVERT, IC.F16, IC.B
 
 def group_of(spec: InstructionSpec) -> object:
     """The dispatch group of an instruction (one of GROUPS)."""
-    if spec.iclass is IC.CONVERT and "f64" in spec.mnemonic:
+    if "f64" in (spec.conversion or ()):
         return IC.F64
     if spec.iclass in (IC.CONTROL, IC.SYNC) or (spec.iclass is IC.MISC and not spec.operands):
         return "control"

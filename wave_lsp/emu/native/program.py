@@ -31,7 +31,7 @@ def _registers_used(ins: DecodedInstruction) -> tuple[list[int], bool]:
         if access.kind in ("load", "store"):
             data = ins.rd if access.kind == "load" else ins.rs2
             return [ins.rs1] + list(range(data, data + access.words)), False
-        cas = spec.mnemonic.endswith("_cas")
+        cas = access.compare_and_swap
         return [ins.rs1, ins.rs2] + ([ins.rs3] if cas else []) + ([ins.rd] if ins.rd else []), \
             False
     if spec.iclass is IC.WAVE:

@@ -24,10 +24,16 @@
 ---   :LspWaveTest [file|NAME]
 ---                         run the buffer's kernel tests (or NAME's) and fill the quickfix
 ---                         list with the failures (wave.tests)
+---   :LspWaveProfile[!] [NAME]
+---                         profile the kernel at the cursor (or NAME) as :LspWaveRun runs it
+---                         (`wave-lsp.profile`): hints, hover, diagnostics and the heat view
+---                         (wave.profile); it re-profiles on every edit. With !, clear the
+---                         profiles of the buffer (or of NAME) instead
 
 local M = {}
 
-local LAUNCH = '^%s*;%s*wave%-lsp%s+run%s*:%s*(.-)%s*$'
+-- `; wave-lsp run: FLAGS` (the pattern is generated from the server's one grammar)
+local LAUNCH = require('wave.tool_comments').run
 
 --- The names of the buffer's kernels, in order, with the line (1-based) of each `.kernel`.
 local function kernels(bufnr)
@@ -267,6 +273,25 @@ function M.attach(client, bufnr)
     end)
   end, { nargs = '*',
          desc = 'wave-lsp: show part of a dump of the latest run (INDEX START COUNT)' })
+
+  create('LspWaveProfile', function(opts)
+    local name = opts.args ~= '' and opts.args or nil
+    if opts.bang then
+      exec(client, bufnr, 'wave-lsp.clearProfile', { vim.uri_from_bufnr(bufnr), name or vim.NIL },
+        function() refresh(bufnr) end)
+      return
+    end
+    local arguments, kernel = run_arguments(bufnr, name)
+    if kernel == nil then
+      notify('no .kernel in this buffer to profile', vim.log.levels.WARN)
+      return
+    end
+    exec(client, bufnr, 'wave-lsp.profile', arguments, function(result)
+      require('wave.profile').show(bufnr, result)
+      refresh(bufnr)
+    end)
+  end, { nargs = '?', bang = true, complete = complete_kernels(bufnr),
+         desc = 'wave-lsp: profile the kernel at the cursor (or NAME); with !, clear profiles' })
 
   create('LspWavePortability', function(opts)
     local kernel = opts.args ~= '' and opts.args or kernel_at_cursor(bufnr)

@@ -7,6 +7,10 @@
 --- `vim.api.nvim_set_hl(0, '@lsp.type.variable.wave', ...)` wins. They are the groups the syntax
 --- file gives the same tokens (syntax/wave.vim): registers and predicates `Identifier`, special
 --- registers `Special`, labels `Label`, kernel names `Function`.
+---
+--- Also the heat of kernel profiles (wave.profile): WaveHeat1..WaveHeat5, cool to hot, in the
+--- colours of the VS Code heat view (vscode-extension/src/heat.ts) with the nearest 256-colour
+--- entries for terminals without 'termguicolors', and WaveHeatLine (the hottest lines).
 
 local M = {}
 
@@ -18,11 +22,24 @@ M.links = {
   ['@lsp.type.namespace.wave'] = 'Function', -- .kernel NAME
 }
 
---- Set the default links (again after a `:colorscheme`, which clears them).
+M.heat = {
+  { gui = '#f2d65c', cterm = 221 },
+  { gui = '#f5a742', cterm = 215 },
+  { gui = '#ec7036', cterm = 209 },
+  { gui = '#d6402b', cterm = 166 },
+  { gui = '#a81f2a', cterm = 124 },
+}
+
+--- Set the default links and colours (again after a `:colorscheme`, which clears them).
 function M.apply()
   for group, target in pairs(M.links) do
     vim.api.nvim_set_hl(0, group, { link = target, default = true })
   end
+  for level, colour in ipairs(M.heat) do
+    vim.api.nvim_set_hl(0, 'WaveHeat' .. level,
+      { fg = colour.gui, ctermfg = colour.cterm, bold = level == #M.heat, default = true })
+  end
+  vim.api.nvim_set_hl(0, 'WaveHeatLine', { bg = '#3a1d1f', ctermbg = 52, default = true })
 end
 
 --- Apply now and after every colour scheme change (once per session).
@@ -31,7 +48,7 @@ function M.setup()
   if not M.autocmd then
     M.autocmd = vim.api.nvim_create_autocmd('ColorScheme', {
       group = vim.api.nvim_create_augroup('wave_highlight', { clear = true }),
-      desc = 'wave: default links for the semantic tokens of wave-lsp',
+      desc = 'wave: default links for the semantic tokens of wave-lsp, and the heat colours',
       callback = M.apply,
     })
   end

@@ -1,48 +1,40 @@
 """Inline run results as LSP: code lenses (`▶ Run`, then `▶ Run again · ✓ 3.1 ms · … · ✕ Clear`),
 inlay hints after each executed line, hover tables, diagnostics (run-time errors and warnings,
 invalid launch lines, not-executed lines tagged `Unnecessary` so editors grey them) and launch
-flag completion. The existing feature modules call these functions; everything shown comes from
-`RunService.current`, i.e. from runs of the document's current revision only.
+flag completion. `runs.RunService` contributes them to the features that show them; everything
+shown comes from the runs of the document's current revision only (`results`), passed in as
+plain data with the live kernels and the launch lines.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
 
 from ..analysis.codes import diagnostic
-from ..analysis.diagnostic import Range, Severity
+from ..analysis.diagnostic import Diagnostic, Range, Severity
 from ..ide.run_limits import DUMP_COMMAND as DUMP, LAUNCH_MARKER, NOT_EXECUTED
 from ..ide.state import DocumentState
-from .documents import span, to_client_position
 from ..ide.locate import TargetKind
+from .proto import command as _cmd, diagnostic as to_proto, span, to_client_position
 
 if TYPE_CHECKING:
+    from ..ide.launch_lines import LaunchLine
     from ..ide.run_results import KernelRun
-    from .server import WaveLanguageServer
 
 RUN = "wave-lsp.run"
 CLEAR = "wave-lsp.clear"
+__all__ = ["RUN", "CLEAR", "DUMP", "code_lenses", "inlay_hints", "hover", "diagnostics",
+           "lsp_diagnostics", "flag_completions"]
 
 
-def _runs(server: "WaveLanguageServer"):
-    return getattr(server, "runs", None)
-
-
-def _cmd(title: str, name: str, *args) -> types.Command:
-    return types.Command(title=title, command=name, arguments=list(args))
-
-
-def code_lenses(server: "WaveLanguageServer", doc: DocumentState) -> list[types.CodeLens]:
+def code_lenses(doc: DocumentState, codec: PositionCodec, current: list[KernelRun],
+                live: dict[str, int | None],
+                by_kernel: dict[str, list[LaunchLine]]) -> list[types.CodeLens]:
     """`▶ Run` above each kernel and launch line; the outcome where a kernel last ran."""
-    runs = _runs(server)
-    if runs is None:
-        return []
-    results = {r.kernel: r for r in runs.current(doc)}
-    live = runs.wanted(doc)
-    by_kernel = runs.launch_lines(doc)
-    codec = server.codec
+    results = {r.kernel: r for r in current}
     out: list[types.CodeLens] = []
 
     def place(rng: types.Range, kernel: str, line: int | None, is_result_line: bool) -> None:
@@ -75,35 +67,27 @@ def code_lenses(server: "WaveLanguageServer", doc: DocumentState) -> list[types.
     return out
 
 
-def inlay_hints(server: "WaveLanguageServer", doc: DocumentState, first: int,
+def inlay_hints(doc: DocumentState, codec: PositionCodec, current: list[KernelRun], first: int,
                 last: int) -> list[types.InlayHint]:
     """After each executed line in [first, last]: what it produced in the shown lanes."""
-    runs = _runs(server)
-    if runs is None or not runs.current(doc):
+    if not current:
         return []
-    from ..isa.value_format import lane_ranges
+    from ..ide.run_hover import line_tooltip
     out = []
-    for result in runs.current(doc):
+    for result in current:
         for line, res in result.lines.items():
             if not res.label or not first <= line <= last or line >= len(doc.lines):
                 continue
             end = len(doc.lines[line].rstrip())
             out.append(types.InlayHint(
-                position=to_client_position(doc, line, end, server.codec),
-                label=res.label, padding_left=True,
-                tooltip=f"{result.kernel}: {res.mnemonic} ran {res.count:,}× "
-                        f"(shown threads {lane_ranges(list(result.threads))}; "
-                        f"{result.summary()})"))
+                position=to_client_position(doc, line, end, codec),
+                label=res.label, padding_left=True, tooltip=line_tooltip(result, res)))
     out.sort(key=lambda h: (h.position.line, h.position.character))
     return out
 
 
-def hover(server: "WaveLanguageServer", doc: DocumentState, line: int, target) -> str | None:
+def hover(doc: DocumentState, results: list[KernelRun], line: int, target) -> str | None:
     """A register's values on an executed line, or the dumps on a launch line."""
-    runs = _runs(server)
-    if runs is None:
-        return None
-    results = runs.current(doc)
     if not results:
         return None
     from ..ide.run_hover import dumps_markdown, register_table
@@ -126,19 +110,20 @@ def hover(server: "WaveLanguageServer", doc: DocumentState, line: int, target) -
     return None
 
 
-def diagnostics(server: "WaveLanguageServer", doc: DocumentState) -> list:
-    """Analysis-style diagnostics: invalid launch lines, then the current runs' results."""
-    runs = _runs(server)
-    if runs is None or doc.binary:
+def diagnostics(doc: DocumentState, current: list[KernelRun], by_kernel: dict[str, list[LaunchLine]],
+                analysis: Callable[[], list[Diagnostic]]) -> list:
+    """Analysis-style diagnostics: invalid launch lines, then the current runs' results
+    (`analysis`: the document's analysis diagnostics, asked for only when needed)."""
+    if doc.binary:
         return []
     out = []
     said: set[int] = set()
-    for lines in runs.launch_lines(doc).values():
+    for lines in by_kernel.values():
         for ll in lines:
             if ll.problem is not None:
                 p = ll.problem
                 out.append(diagnostic("R004", ll.line, p.start, p.end, p.message))
-    for result in runs.current(doc):
+    for result in current:
         out.extend(result.diagnostics)
         if result.status != "failed":
             continue
@@ -146,7 +131,7 @@ def diagnostics(server: "WaveLanguageServer", doc: DocumentState) -> list:
             # the source does not assemble: said once, on the error's own line (where the
             # analysis normally has it already), not again on every launch line
             line = result.source_error
-            if line in said or _has_error(server, doc, line):
+            if line in said or _has_error(analysis(), line):
                 continue
             said.add(line)
             anchor = Range(line, 0, line, len(doc.lines[line]) if line < len(doc.lines) else 0)
@@ -157,10 +142,9 @@ def diagnostics(server: "WaveLanguageServer", doc: DocumentState) -> list:
     return out
 
 
-def _has_error(server: "WaveLanguageServer", doc: DocumentState, line: int) -> bool:
+def _has_error(analysis: list[Diagnostic], line: int) -> bool:
     """Whether the analysis reports an error on `line`."""
-    return any(d.severity is Severity.ERROR and d.range.start_line == line
-               for d in server.analysis(doc))
+    return any(d.severity is Severity.ERROR and d.range.start_line == line for d in analysis)
 
 
 def _anchor(doc: DocumentState, result: "KernelRun") -> Range:
@@ -173,20 +157,19 @@ def _anchor(doc: DocumentState, result: "KernelRun") -> Range:
     return Range(line, 0, line, len(doc.lines[line]))
 
 
-def lsp_diagnostics(server: "WaveLanguageServer", doc: DocumentState) -> list[types.Diagnostic]:
+def lsp_diagnostics(doc: DocumentState, codec: PositionCodec, related_information: bool,
+                    found: list[Diagnostic]) -> list[types.Diagnostic]:
     """`diagnostics` as lsprotocol, not-executed lines tagged `Unnecessary`."""
-    from .diagnostics import to_lsp
-    from .kernel_tests import diagnostics as test_diagnostics
     out = []
-    for d in diagnostics(server, doc) + test_diagnostics(server, doc):
-        item = to_lsp(server, doc, d)
+    for d in found:
+        item = to_proto(doc, d, codec, related_information)
         if d.code == NOT_EXECUTED:
             item.tags = [types.DiagnosticTag.Unnecessary]
         out.append(item)
     return out
 
 
-def flag_completions(server: "WaveLanguageServer", doc: DocumentState, line: int,
+def flag_completions(doc: DocumentState, codec: PositionCodec, line: int,
                      col: int) -> list[types.CompletionItem] | None:
     """Launch flags, when the cursor is where a flag goes on a launch line."""
     text = doc.lines[line]
@@ -198,7 +181,7 @@ def flag_completions(server: "WaveLanguageServer", doc: DocumentState, line: int
     start = flag_word_at(text, col)
     if start is None:
         return []
-    rng = span(doc, line, start, col, server.codec)
+    rng = span(doc, line, start, col, codec)
     return [types.CompletionItem(label=name, kind=types.CompletionItemKind.Property,
                                  detail=help_text, filter_text=name,
                                  text_edit=types.TextEdit(range=rng, new_text=name))

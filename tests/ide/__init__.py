@@ -1,0 +1,1 @@
+"""In-process tests of the `ide` features: whole answers in the `check(fixture, expect)` style."""

@@ -1,0 +1,133 @@
+"""Whole answers of the `ide` features as text, for the `check(fixture, expect)` tests: each
+renderer calls the feature's `ide` functions as the server does (same arguments, default
+settings) and writes every field of the answer, one item per line."""
+
+from __future__ import annotations
+
+from wave_lsp.ide.actions import fixable, legacy_edits
+from wave_lsp.ide.completion import context_at, operand_choices
+from wave_lsp.ide.folding import folds
+from wave_lsp.ide.hover import hover_markdown
+from wave_lsp.ide.inlay import hints
+from wave_lsp.ide.launch_lines import flag_help, flag_word_at
+from wave_lsp.ide.locate import target_at
+from wave_lsp.isa.backends import TARGET_NAMES
+
+from .fixture import Fixture
+
+
+def _range(r) -> str:
+    return f"{r.start_line}:{r.start_col}-{r.end_line}:{r.end_col}"
+
+
+def render_hover(fx: Fixture) -> str:
+    """The hover at the cursor: the word it covers, then the markdown (settings: all targets,
+    no compatibility mode)."""
+    state = fx.state()
+    line, col = fx.cursor
+    target = target_at(state, line, col)
+    if target is None:
+        return "no hover\n"
+    text = hover_markdown(state, target, False, TARGET_NAMES)
+    return (f"{target.kind.name.lower()} {target.text!r} at {target.line}:{target.start}-"
+            f"{target.end}\n---\n{text}\n")
+
+
+def _choices(choices) -> list[str]:
+    """One line per choice; a run of registers r0..rN whose details agree and whose sort texts
+    are their numbers is one line."""
+    out: list[str] = []
+    run: list = []
+
+    def flush():
+        if len(run) > 1:
+            out.append(f"{run[0].label}..{run[-1].label} | register | {run[0].detail} | "
+                       "sorted by number")
+        elif run:
+            out.append(_choice(run[0]))
+        run.clear()
+    for c in choices:
+        numbered = c.kind == "register" and c.sort_text == f"{int(c.label[1:]):03d}" \
+            and not c.documentation and not c.dotted
+        if numbered and (not run or (int(run[-1].label[1:]) + 1 == int(c.label[1:])
+                                     and run[-1].detail == c.detail)):
+            run.append(c)
+            continue
+        flush()
+        if numbered:
+            run.append(c)
+        else:
+            out.append(_choice(c))
+    flush()
+    return out
+
+
+def _choice(c) -> str:
+    extra = "".join(f" | {name}={value!r}" for name, value in (
+        ("documentation", c.documentation), ("sort_text", c.sort_text)) if value)
+    return f"{c.label} | {c.kind} | {c.detail}{' | dotted' if c.dotted else ''}{extra}"
+
+
+def render_completion(fx: Fixture) -> str:
+    """What completion knows at the cursor: a launch line's flags, else the syntactic context
+    and, in an operand, the operand's choices."""
+    state = fx.state()
+    line, col = fx.cursor
+    text = state.lines[line]
+    flag_start = flag_word_at(text, col)
+    if flag_start is not None:
+        typed = text[flag_start:col]
+        return "".join(f"{flag} | {help}\n" for flag, help in flag_help()
+                       if flag.startswith(typed)) or "no flags\n"
+    ctx = context_at(text, col)
+    head = f"context {ctx.kind}, word from column {ctx.word_start}"
+    if ctx.spec is not None:
+        head += f", {ctx.spec.mnemonic} operand {ctx.operand_index}"
+    lines = [head]
+    if ctx.kind == "operand" and ctx.spec is not None:
+        lines += _choices(operand_choices(state, line, ctx.spec, ctx.operand_index)) \
+            or ["no choices"]
+    return "\n".join(lines) + "\n"
+
+
+def render_folding(fx: Fixture) -> str:
+    """Every fold, with the text of its first and last line."""
+    state = fx.state()
+    out = [f"{f.first}..{f.last} {f.kind}: {state.lines[f.first].strip()!r} .. "
+           f"{state.lines[f.last].strip()!r}" for f in folds(state)]
+    return "\n".join(out or ["no folds"]) + "\n"
+
+
+def render_inlay(fx: Fixture) -> str:
+    """Every inlay hint of the document (offsets and encodings on, as by default): the source
+    line with the hint's label inserted at its column, then its tooltip."""
+    state = fx.state()
+    out = []
+    for h in hints(state, 0, len(state.lines) - 1):
+        text = state.lines[h.line]
+        shown = f"{text[:h.column]}⟨{h.label}⟩{text[h.column:]}".rstrip()
+        out.append(f"{h.line} {h.kind}: {shown}\n    tooltip: {h.tooltip!r}")
+    return "\n".join(out or ["no hints"]) + "\n"
+
+
+def _edits(edits) -> list[str]:
+    return [f"    {_range(e.range)} -> {e.new_text!r}" for e in edits]
+
+
+def render_actions(fx: Fixture) -> str:
+    """The code actions of the range between the markers: each quick fix with the diagnostic it
+    fixes and its edits (the first one preferred), then "convert all legacy syntax"."""
+    state = fx.state()
+    diagnostics = state.diagnostics()
+    out = []
+    for diag in fixable(diagnostics, fx.cursor, fx.end):
+        for i, fix in enumerate(diag.fixes):
+            out.append(f"quickfix{' (preferred)' if i == 0 else ''}: {fix.title}\n"
+                       f"  for {diag.code} at {_range(diag.range)}: {diag.message}")
+            out += _edits(fix.edits)
+    edits = legacy_edits(diagnostics)
+    if edits:
+        out.append(f"source.convertLegacySyntax: Convert all legacy syntax in this file "
+                   f"({len(edits)} edits)")
+        out += _edits(edits)
+    return "\n".join(out or ["no actions"]) + "\n"

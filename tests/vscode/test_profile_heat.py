@@ -1,0 +1,137 @@
+"""The kernel profile's heat view in a real VS Code (code-server, issue 23) at 1280×800: the
+Profile lens beside Run profiles the kernel; every profiled line gets a gutter bar and a faint
+background in the colour of its heat level (the levels the server computes, checked against the
+`ide` layer on the same text) and the overview ruler shows them; the hints say what matters; an
+edit re-profiles and the colours follow; another editor and back keeps them; "✕ Clear profile"
+removes them all. Screenshots under test-artifacts/vscode/profile/."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import workbench
+from .workbench import EXTENSION
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from profile_kernels import BANKS, SECTORS, STRIDE_WORDS, STRIDED  # noqa: E402
+
+NAME = "strided.wave"
+
+
+def heat_colours() -> list[tuple[int, int, int]]:
+    """The level colours, from the extension's own table (heat.ts)."""
+    text = (EXTENSION / "src" / "heat.ts").read_text()
+    table = re.search(r"HEAT_COLOURS = \[([^\]]*)\]", text).group(1)
+    return [tuple(int(h[i:i + 2], 16) for i in (0, 2, 4)) for h in re.findall(r"#(\w{6})", table)]
+
+
+def expected_levels(text: str) -> dict[str, int]:
+    """Each profiled line's text (stripped) -> its heat level, from the ide layer."""
+    from wave_lsp.ide.profile_session import profile_kernels
+    from wave_lsp.ide.run_limits import RunLimits
+    from wave_lsp.ide.run_session import kernel_launch_lines, plan_runs
+    from wave_lsp.ide.state import DocumentState
+    doc = DocumentState("file:///heat.wave", text, 1)
+    snapshot = plan_runs(doc, {"strided": None}, kernel_launch_lines(doc, None))
+    view = profile_kernels(snapshot, RunLimits())[0].view
+    return {doc.lines[h.line].strip(): h.level for h in view.heat.values()}
+
+
+def level_of(background: str) -> int | None:
+    """The heat level whose colour a computed `rgba(...)` background is (None: not heat)."""
+    rgb = tuple(int(v) for v in re.findall(r"[\d.]+", background)[:3])
+    colours = heat_colours()
+    return colours.index(rgb) + 1 if rgb in colours else None
+
+
+def shown_levels(vscode) -> dict[str, int]:
+    """Visible heat lines: text (without inlay hints) -> level; each must have its gutter bar."""
+    out = {}
+    for line in vscode.heatLines(0):
+        level = level_of(line["background"])
+        if level is None:
+            continue
+        assert line["gutter"].startswith('url("data:image/svg+xml'), line
+        text = line["text"].strip()
+        source = next((s.strip() for s in STRIDED.split("\n") if s.strip()
+                       and text.startswith(s.strip())), text)
+        out[source] = level
+    return out
+
+
+def lens_text(vscode) -> str:
+    """The code lenses above the launch line, as shown."""
+    return (vscode.lensLine("wave-lsp run:") or {}).get("text", "").replace("\n", "")
+
+
+@pytest.fixture(scope="module")
+def vscode(vsix, tmp_path_factory):
+    def prepare(folder):
+        (folder / NAME).write_text(STRIDED)
+    with workbench(tmp_path_factory, vsix, "profile", {}, prepare) as wb:
+        wb.viewport(1280, 800)
+        yield wb
+
+
+def test_the_profile_lens_paints_the_heat(vscode):
+    vscode.openFile(NAME)
+    vscode.wait_until(lambda: "◔ Profile" in ((vscode.lensLine("wave-lsp run:") or {})
+                                              .get("text", "")), "the Profile lens")
+    vscode.screenshot("01-profile-lens")
+    vscode.clickLens("wave-lsp run:", "◔ Profile")
+    expected = expected_levels(STRIDED)
+    shown = vscode.wait_until(lambda: (s := shown_levels(vscode)) and len(s) >= 10 and s,
+                              "the heat decorations")
+    vscode.screenshot("02-heat-after-profile")
+    for text, level in shown.items():
+        assert expected[text] == level, (text, shown)
+    banks, sectors = (STRIDED.split("\n")[n].split(";")[0].strip() for n in (BANKS, SECTORS))
+    assert shown[sectors] == 5 and shown[banks] < 5
+    assert len(set(shown.values())) >= 2            # not one colour for all
+    ruler = set(vscode.rulerColours(0))         # the overview ruler: each level shown there
+    assert {"#%02x%02x%02x" % heat_colours()[level - 1] for level in shown.values()} <= ruler, \
+        ruler
+    text = vscode.editorText()
+    assert "2-way bank conflict" in text and "32 sectors (ideal 4)" in text
+    vscode.wait_until(lambda: "◔ Profile: " in (lens := lens_text(vscode))
+                      and "Clear profile" in lens, "the lens with the kernel's figures")
+    hover = vscode.hover("local_store_u32", "Profile of")
+    vscode.screenshot("02b-hover-with-every-preset")
+    for preset in ("default", "ptx", "hip-cdna", "hip-rdna", "metal", "sycl"):
+        assert preset in hover, hover
+
+
+def test_an_edit_reprofiles_and_the_heat_follows(vscode):
+    vscode.clickText("8 bytes apart")                # the comment of the line below it
+    vscode.press(["ArrowUp", "End", "Backspace"])
+    vscode.type("4")                                  # stride-1 words: no more conflict
+    edited = STRIDED.replace(STRIDE_WORDS, "mov_imm r1, 4")
+    expected = expected_levels(edited)
+    vscode.wait_until(lambda: "2-way bank conflict" not in vscode.editorText(),
+                      "the conflict hint to go")
+    shown = vscode.wait_until(
+        lambda: (s := shown_levels(vscode)) and all(expected.get(t) == v for t, v in s.items())
+        and len(s) >= 10 and s, "the heat of the edited kernel")
+    vscode.wait_until(lambda: "2-way banks" not in (lens := lens_text(vscode))
+                      and "◔ Profile: " in lens, "the lens of the new profile")
+    vscode.screenshot("03-heat-after-edit")
+    assert "32 sectors (ideal 4)" in vscode.editorText()
+
+
+def test_the_heat_survives_switching_editors_and_clears(vscode):
+    before = shown_levels(vscode)
+    vscode.openFile("square.wave")
+    vscode.wait_until(lambda: not shown_levels(vscode), "no heat in another file")
+    vscode.click(".tab", NAME)                         # back to its tab (edited, unsaved)
+    vscode.waitFor(".tab.active", NAME)
+    vscode.wait_until(lambda: shown_levels(vscode) == before, "the heat back")
+    vscode.click(".contentWidgets .codelens-decoration a", "Clear profile")
+    vscode.wait_until(lambda: not vscode.heatLines(0), "the heat cleared")
+    vscode.wait_until(lambda: "32 sectors" not in vscode.editorText(), "the hints cleared")
+    vscode.wait_until(lambda: "Clear profile" not in (lens := lens_text(vscode))
+                      and "◔ Profile" in lens and "◔ Profile:" not in lens, "the plain lens back")
+    vscode.screenshot("04-cleared")

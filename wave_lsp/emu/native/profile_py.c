@@ -1,0 +1,61 @@
+/* The kernel profile between Python and the core: the widths to record at, and the record
+ * handed back as bytes for emu/profile_native.py. */
+#include <stdlib.h>
+
+#include "profile_py.h"
+
+int profile_begin(Run *run, Prof *prof, PyObject *widths)
+{
+    Py_ssize_t k = PySequence_Size(widths);
+    if (k < 1 || k > PROF_MAX_WIDTHS) {
+        PyErr_SetString(PyExc_ValueError, "bad profile widths");
+        return -1;
+    }
+    prof->k = k;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *item = PySequence_GetItem(widths, i);
+        long long w = item ? PyLong_AsLongLong(item) : -1;
+        Py_XDECREF(item);
+        if (w < 1) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "bad profile widths");
+            return -1;
+        }
+        prof->widths[i] = w;
+    }
+    prof->executions = calloc((size_t)(run->n_code * k + 1), 8);
+    prof->lanes = calloc((size_t)(run->n_code + 1), 8);
+    if (!prof->executions || !prof->lanes) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    run->prof = prof;
+    return 0;
+}
+
+/* The profile's record as (executions, lanes, pattern data, entries) bytes: int64 per
+ * instruction and width, int64 per instruction, uint32 words, (offset, length, count) int64. */
+PyObject *profile_result(const Prof *p, int64_t n_code)
+{
+    PyObject *entries = PyBytes_FromStringAndSize(NULL, p->entries * 24);
+    if (!entries)
+        return NULL;
+    int64_t *out = (int64_t *)PyBytes_AS_STRING(entries);
+    for (int64_t i = 0; i < p->table_cap; i++) {
+        if (!p->table[i].hash)
+            continue;
+        *out++ = p->table[i].offset;
+        *out++ = p->table[i].length;
+        *out++ = p->table[i].count;
+    }
+    return Py_BuildValue("(y#y#y#N)", (const char *)p->executions, (Py_ssize_t)(n_code * p->k * 8),
+                         (const char *)p->lanes, (Py_ssize_t)(n_code * 8),
+                         (const char *)p->data, (Py_ssize_t)(p->data_len * 4), entries);
+}
+
+void profile_end(Prof *prof)
+{
+    free(prof->executions);
+    free(prof->lanes);
+    prof_free(prof);
+}

@@ -1,0 +1,17 @@
+/* The kernel profile between Python and the core (profile_py.c; the record is profile.c's). */
+#ifndef WAVECORE_PROFILE_PY_H
+#define WAVECORE_PROFILE_PY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "core.h"
+
+/* Profile the run at the wave widths of the sequence `widths`: -1 with a Python error set. */
+int profile_begin(Run *run, Prof *prof, PyObject *widths);
+/* The record as (executions, lanes, pattern data, entries) bytes (see profile_py.c). */
+PyObject *profile_result(const Prof *prof, int64_t n_code);
+/* Free everything `profile_begin` and the run allocated (a zeroed Prof: nothing). */
+void profile_end(Prof *prof);
+
+#endif

@@ -1,0 +1,266 @@
+"""The kernel profile (issue 23): per source line, what its executions cost on each target.
+
+One run records (`ProfileRecord`, filled by `profiler.Profiler` in the numpy engine and by the
+native core): per instruction, its wave-instructions executed when lanes are grouped into waves
+of every width of `RECORD_WIDTHS` (and the launch's), its executing lanes, and every distinct
+memory access pattern with how often it ran. `profile_for(record, target)` computes the counters
+of any preset of `isa.backends.PROFILE_PRESETS` from that record:
+
+- `executions`: wave-instructions (waves still stepping through the instruction, as `--stats`
+  counts them); `active_lanes`: lanes that executed it (active and passing the guard);
+  `lane_slots` = executions x wave width.
+- local memory: per wave-instruction, the active lanes' `bank_bytes` units grouped by bank
+  (unit index mod banks); the passes are the most distinct units in one bank (lanes reading one
+  unit share it: a broadcast). Ideal: ceil(active lanes x access bytes / (banks x bank_bytes)).
+- device memory: the distinct `sector_bytes` segments the active lanes' bytes touch; ideal:
+  ceil(active lanes x access bytes / sector_bytes). Atomics are accesses of 4 bytes.
+
+Another wave width regroups the launch's threads: thread t of a workgroup is lane t % w of wave
+t // w. The record follows each group through the control flow as a wave of that width would
+(`Profiler`), so counters at another width are exact whenever no thread's path or addresses
+depend on the wave width (no wave operation, `sr_lane_id`, `sr_wave_id` or `sr_wave_width`
+feeding a branch or an address); otherwise they describe the launch's threads regrouped, an
+estimate. At the launch's own width they are exact always.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..isa.backends import ProfilePreset, profile_preset
+
+RECORD_WIDTHS = (1, 2, 4, 8, 16, 32, 64, 128)
+PATTERN_ALIGN = 4096         # patterns are kept relative to a base aligned to this many bytes
+COUNTERS = ("executions", "active_lanes", "lane_slots", "local_wavefronts",
+            "local_ideal_wavefronts", "global_sectors", "global_ideal_sectors")
+
+
+@dataclass(frozen=True)
+class LineCounters:
+    """The counters of one source line (`line` 0-based; the pc for `.wbin` input)."""
+
+    line: int
+    executions: int = 0
+    active_lanes: int = 0
+    lane_slots: int = 0
+    local_wavefronts: int = 0
+    local_ideal_wavefronts: int = 0
+    global_sectors: int = 0
+    global_ideal_sectors: int = 0
+
+    def to_json(self, by_pc: bool = False) -> dict:
+        data = {"line": self.line if by_pc else self.line + 1}
+        data.update({name: getattr(self, name) for name in COUNTERS})
+        return data
+
+
+@dataclass(frozen=True)
+class KernelProfile:
+    """The profile of one run under one preset: lines in source order, and kernel totals."""
+
+    target: str
+    lines: tuple[LineCounters, ...]
+    totals: dict
+    by_pc: bool = False                  # `.wbin` input: `line` is a pc
+    preset: ProfilePreset | None = None
+
+    def to_json(self) -> dict:
+        return {"target": self.target, "lines": [c.to_json(self.by_pc) for c in self.lines],
+                "totals": dict(self.totals)}
+
+    def hottest(self) -> list[LineCounters]:
+        """Lines by cost (wave-instructions plus memory passes: local wavefronts and device
+        sectors), then source order."""
+        return sorted(self.lines, key=lambda c: (-(c.executions + c.local_wavefronts
+                                                   + c.global_sectors), c.line))
+
+
+@dataclass
+class AccessPattern:
+    """One distinct access of a memory instruction by one lock-step step: the executing lanes
+    (None: all `lanes` lanes of the step) and their addresses relative to an aligned base."""
+
+    lanes: np.ndarray | None
+    addresses: np.ndarray
+    lane_count: int
+    lanes_per_wg: int
+    count: int = 1
+
+
+@dataclass
+class InstructionAccesses:
+    space: str                   # "local" or "device"
+    width: int                   # bytes per lane
+    patterns: dict = field(default_factory=dict)     # key -> AccessPattern
+
+
+@dataclass
+class ProfileRecord:
+    """What one run recorded (see the module doc); `profile_for` turns it into counters."""
+
+    wave_width: int
+    widths: tuple[int, ...]
+    keys: tuple[int, ...]                # per instruction: its line (or pc when by_pc)
+    by_pc: bool
+    executions: np.ndarray               # (instructions, widths) int64
+    active_lanes: np.ndarray             # (instructions,) int64
+    accesses: dict[int, InstructionAccesses] = field(default_factory=dict)
+
+    def column(self, width: int) -> np.ndarray:
+        if width not in self.widths:
+            raise ValueError(f"the profile records wave widths {', '.join(map(str, self.widths))}"
+                             f"; {width} is not one of them")
+        return self.executions[:, self.widths.index(width)]
+
+
+def record_widths(wave_width: int) -> tuple[int, ...]:
+    return tuple(sorted(set(RECORD_WIDTHS) | {wave_width}))
+
+
+def new_record(wave_width: int, instructions) -> ProfileRecord:
+    """An empty record for a kernel's decoded instructions."""
+    widths = record_widths(wave_width)
+    by_pc = any(i.line is None for i in instructions)
+    keys = tuple(i.offset if by_pc else i.line for i in instructions)
+    record = ProfileRecord(wave_width, widths, keys, by_pc,
+                           np.zeros((len(keys), len(widths)), dtype=np.int64),
+                           np.zeros(len(keys), dtype=np.int64))
+    for index, ins in enumerate(instructions):
+        access = ins.spec.memory
+        if access is not None:
+            record.accesses[index] = InstructionAccesses(access.space, access.width)
+    return record
+
+
+def add_pattern(accesses: InstructionAccesses, lanes, addresses: np.ndarray, lane_count: int,
+                lanes_per_wg: int, count: int = 1) -> None:
+    """Record one access (`lanes` None: every lane of the step) of byte `addresses`."""
+    if not addresses.size:
+        return
+    base = int(addresses.min()) & ~(PATTERN_ALIGN - 1)
+    relative = (addresses.astype(np.int64) - base).astype(np.uint32)
+    key = (lane_count, b"" if lanes is None else lanes.tobytes(), relative.tobytes())
+    known = accesses.patterns.get(key)
+    if known is not None:
+        known.count += count
+        return
+    accesses.patterns[key] = AccessPattern(None if lanes is None else np.array(lanes, np.int64),
+                                           relative, lane_count, lanes_per_wg, count)
+
+
+def _groups(pattern: AccessPattern, width: int, known: dict) -> tuple[np.ndarray, int]:
+    """(the wave, of `width` lanes, of each executing lane, numbered within the pattern; the
+    number of waves); `known` keeps those of patterns where every lane executes."""
+    key = (pattern.lane_count, pattern.lanes_per_wg) if pattern.lanes is None else None
+    if key in known:
+        return known[key]
+    lanes = (np.arange(pattern.lane_count, dtype=np.int64) if pattern.lanes is None
+             else pattern.lanes)
+    per_wg = -(-pattern.lanes_per_wg // width)
+    groups = (lanes // pattern.lanes_per_wg) * per_wg + (lanes % pattern.lanes_per_wg) // width
+    result = groups, int(groups.max()) + 1
+    if key is not None:
+        known[key] = result
+    return result
+
+
+def _gather(patterns, width: int):
+    """Every pattern's lanes at once: (wave of each lane, numbered across the patterns; the
+    lanes' addresses; how often each wave's pattern ran)."""
+    groups, addresses, weights = [], [], []
+    offset = 0
+    known: dict = {}
+    for pattern in patterns:
+        g, top = _groups(pattern, width, known)
+        groups.append(g + offset)
+        addresses.append(pattern.addresses.astype(np.int64))
+        weights.append(np.full(top, pattern.count, dtype=np.int64))
+        offset += top
+    return np.concatenate(groups), np.concatenate(addresses), np.concatenate(weights)
+
+
+def _units(groups: np.ndarray, addresses: np.ndarray, size: int, unit: int):
+    """(group, unit index) of every `unit`-byte unit each lane's `size` bytes touch."""
+    first = addresses // unit
+    last = (addresses + size - 1) // unit
+    gs, us = [groups], [first]
+    for extra in range(1, int((last - first).max()) + 1):
+        more = first + extra <= last
+        gs.append(groups[more])
+        us.append(first[more] + extra)
+    return np.concatenate(gs), np.concatenate(us)
+
+
+def _ideal(groups: np.ndarray, weights: np.ndarray, size: int, per_pass: int) -> int:
+    lanes = np.bincount(groups, minlength=weights.size)
+    return int(((-(-(lanes * size) // per_pass)) * weights).sum())
+
+
+def local_passes(patterns, size: int, width: int, banks: int,
+                 bank_bytes: int) -> tuple[int, int]:
+    """(wavefronts, ideal wavefronts) of local access patterns, each times its count."""
+    groups, addresses, weights = _gather(patterns, width)
+    g, u = _units(groups, addresses, size, bank_bytes)
+    span = int(u.max()) + 1
+    distinct = np.unique(g * span + u)
+    g, u = distinct // span, distinct % span
+    per_bank, counts = np.unique(g * banks + u % banks, return_counts=True)
+    passes = np.zeros(weights.size, dtype=np.int64)
+    np.maximum.at(passes, per_bank // banks, counts)
+    return int((passes * weights).sum()), _ideal(groups, weights, size, banks * bank_bytes)
+
+
+def global_segments(patterns, size: int, width: int, sector: int) -> tuple[int, int]:
+    """(sectors, ideal sectors) of device access patterns, each times its count."""
+    groups, addresses, weights = _gather(patterns, width)
+    g, u = _units(groups, addresses, size, sector)
+    span = int(u.max()) + 1
+    distinct = np.unique(g * span + u)
+    sectors = np.bincount(distinct // span, minlength=weights.size)
+    return int((sectors * weights).sum()), _ideal(groups, weights, size, sector)
+
+
+def profile_for(record: ProfileRecord, target: str | None = None) -> KernelProfile:
+    """The counters of `record` under the preset `target` (None: "default")."""
+    preset = profile_preset(target)
+    width = preset.wave_width or record.wave_width
+    executions = record.column(width)
+    n = len(record.keys)
+    memory = np.zeros((n, 4), dtype=np.int64)
+    for index, acc in record.accesses.items():
+        patterns = list(acc.patterns.values())
+        if not patterns:
+            continue
+        if acc.space == "local":
+            memory[index, 0:2] = local_passes(patterns, acc.width, width, preset.banks,
+                                              preset.bank_bytes)
+        else:
+            memory[index, 2:4] = global_segments(patterns, acc.width, width,
+                                                 preset.sector_bytes)
+    values = np.column_stack([executions, record.active_lanes, executions * width, memory])
+    keys, where = np.unique(np.array(record.keys, dtype=np.int64), return_inverse=True)
+    per_line = np.zeros((keys.size, 7), dtype=np.int64)
+    np.add.at(per_line, where.reshape(-1), values)
+    lines = tuple(LineCounters(key, *row) for key, row in zip(keys.tolist(), per_line.tolist())
+                  if row[0] or row[1])
+    return KernelProfile(preset.name, lines, totals_of(lines, width, preset), record.by_pc,
+                         preset)
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return round(a / b, 4) if b else None
+
+
+def totals_of(lines, width: int, preset: ProfilePreset) -> dict:
+    """Kernel totals: every counter summed, and the three ratios the table prints."""
+    totals = {name: sum(getattr(c, name) for c in lines) for name in COUNTERS}
+    totals["lane_utilisation"] = _ratio(totals["active_lanes"], totals["lane_slots"])
+    totals["memory_efficiency"] = _ratio(totals["global_ideal_sectors"],
+                                         totals["global_sectors"])
+    totals["conflict_ratio"] = _ratio(totals["local_wavefronts"],
+                                      totals["local_ideal_wavefronts"])
+    totals.update(wave_width=width, banks=preset.banks, bank_bytes=preset.bank_bytes,
+                  sector_bytes=preset.sector_bytes)
+    return totals

@@ -1,0 +1,33 @@
+"""The native core's kernel profile (native/profile.c) as a `profile.ProfileRecord`: the same
+record the numpy engine's `profiler.Profiler` fills, so `profile_for` reads either."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .profile import AccessPattern, ProfileRecord, new_record, record_widths
+
+
+def native_widths(wave_width: int) -> tuple[int, ...]:
+    """The widths the core records executions at (those of `profile.record_widths`)."""
+    return record_widths(wave_width)
+
+
+def native_record(kernel, geo, raw) -> ProfileRecord:
+    """`raw` = (executions, lanes, pattern data, entries) as profile.c returns them."""
+    executions, lanes, data, entries = raw
+    record = new_record(geo.wave_width, kernel.instructions)
+    count = len(record.keys)
+    record.executions += np.frombuffer(executions, dtype=np.int64).reshape(count, -1)
+    record.active_lanes += np.frombuffer(lanes, dtype=np.int64)
+    words = np.frombuffer(data or b"", dtype=np.uint32)
+    table = np.frombuffer(entries, dtype=np.int64).reshape(-1, 3)
+    n = geo.lanes_per_wg
+    for offset, length, times in table.tolist():
+        index, active, full = (int(v) for v in words[offset:offset + 3])
+        body = words[offset + 3:offset + length]
+        lanes_of = None if full else body[:active].astype(np.int64)
+        addresses = body[active:] if not full else body
+        record.accesses[index].patterns[offset] = AccessPattern(
+            lanes_of, addresses.copy(), n, n, int(times))
+    return record

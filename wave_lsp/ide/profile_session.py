@@ -1,0 +1,192 @@
+"""Profiling kernels for a document, off the event loop, as inline runs are run.
+
+The plan is an inline run's (`run_session.plan_runs`: one revision's text, kernels and launch
+lines) and so is the launch (`run_session.editor_launch`: `--arg` files; `editor_options`: the
+settings' limits);
+`profile_kernels` (on the worker thread) runs each planned kernel once through the emulator's
+pipeline with profile counters on and computes the launch's own preset from that record
+(`emu.profile.profile_for`) into a `ProfileView`: its heat, hints and findings are shown at
+once; `with_presets` then computes every vendor's preset from the same record (the hover's
+table, the findings' notes), a second job, so that an edit refreshes the heat without waiting
+for them. A document's profiles live in its own
+`DocumentRuns` (`DocumentState.profile_state()`): which kernels are live (re-profiled on every
+edit) and the latest `KernelProfileRun` of each, by revision, so nothing stale is shown.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from .arg_files import ArgFiles
+from .profile_view import ProfileView, profile_view
+from .run_limits import RunLimits
+from .run_session import RunPlan, Snapshot, editor_launch, editor_options
+
+
+@dataclass(frozen=True)
+class KernelProfileRun:
+    """The outcome of profiling one kernel of one document revision."""
+
+    kernel: str
+    revision: int
+    version: int | None
+    launch_line: int | None          # the launch comment's line; None: the default launch
+    ordinal: int | None
+    status: str                      # ok, error (stopped, profile so far), failed, invalid, cancelled
+    message: str = ""
+    elapsed_ms: float = 0.0
+    view: ProfileView | None = None
+    # until `with_presets` ran: the run's record, instruction spots and local strides
+    pending: tuple | None = field(default=None, repr=False, compare=False)
+
+    def summary(self) -> str:
+        """The code lens title: the kernel's lane utilisation, bank ways and sector ratio."""
+        if self.view is not None and self.status in ("ok", "error"):
+            title = self.view.summary()
+            return title if self.status == "ok" else f"{title} · ✕ {self.message}"
+        return f"◔ Profile: ✕ {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The result of the `wave-lsp.profile` command (and of `wave-lsp/profileChanged`)."""
+        out: dict[str, Any] = {
+            "kernel": self.kernel, "version": self.version, "launchLine": self.launch_line,
+            "status": self.status, "ok": self.status == "ok", "message": self.message,
+            "summary": self.summary(), "elapsedMs": round(self.elapsed_ms, 3),
+            "complete": self.pending is None}
+        if self.view is not None:
+            out.update(self.view.to_json())
+        else:
+            out.update({"target": None, "lines": [], "totals": {}, "heat": [], "presets": {}})
+        return out
+
+
+def _spots(plan: RunPlan) -> dict[int, tuple[int, int]]:
+    return {line: (start, end) for line, start, end in plan.place.instruction_lines}
+
+
+def local_strides(record) -> dict[int, int]:
+    """Per source line, the byte distance between neighbouring lanes' local-memory addresses
+    in the first wave of the access it ran most often, where that distance is one constant."""
+    import numpy as np
+    out: dict[int, int] = {}
+    for index, accesses in record.accesses.items():
+        if accesses.space != "local" or not accesses.patterns or record.by_pc:
+            continue
+        pattern = max(accesses.patterns.values(), key=lambda p: p.count)
+        wave = min(record.wave_width, pattern.lanes_per_wg)
+        steps = np.unique(np.diff(pattern.addresses[:wave].astype(np.int64)))
+        if steps.size == 1:
+            out[record.keys[index]] = int(steps[0])
+    return out
+
+
+def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
+                cancelled: Callable[[], bool], files: ArgFiles) -> KernelProfileRun:
+    """Profile one planned kernel of a snapshot (on the worker thread)."""
+    from ..emu import LaunchError, run
+    from ..emu.profile import profile_for
+    from ..isa.backends import PROFILE_TARGETS
+    ll = plan.launch
+    ident = dict(kernel=plan.kernel, revision=snapshot.revision, version=snapshot.version,
+                 launch_line=ll.line if ll else None, ordinal=ll.ordinal if ll else None)
+    if ll is not None and ll.problem is not None:
+        return KernelProfileRun(status="invalid", message=f"launch line: {ll.problem.message}",
+                                **ident)
+    if cancelled():
+        return KernelProfileRun(status="cancelled", message="profile cancelled", **ident)
+    try:
+        launch = editor_launch(ll, plan.kernel, files, snapshot.root)
+        options = editor_options(ll, limits, cancel=cancelled, profile=True)
+        started = time.perf_counter()
+        report = run(assembly, launch, options)
+        # the launch's own preset (its hints, heat and findings); the vendors' follow
+        profiles = [profile_for(report.profile, PROFILE_TARGETS[0])]
+        elapsed = (time.perf_counter() - started) * 1000
+    except LaunchError as err:
+        return KernelProfileRun(status="failed", message=str(err), **ident)
+    except Exception as err:
+        return KernelProfileRun(status="failed", message=f"cannot profile: {err}", **ident)
+    failure = next((e for e in report.errors), None)
+    status, message = "ok", ""
+    if failure is not None and failure.kind == "cancelled":
+        return KernelProfileRun(status="cancelled", message="profile cancelled", **ident)
+    if failure is not None:
+        at = f" at line {failure.line + 1}" if failure.line is not None else ""
+        status, message = "error", f"{failure.kind.replace('_', ' ')}{at}"
+    spots, strides = _spots(plan), local_strides(report.profile)
+    return KernelProfileRun(status=status, message=message, elapsed_ms=elapsed,
+                            view=profile_view(plan.kernel, profiles, spots, strides),
+                            pending=(report.profile, spots, strides), **ident)
+
+
+def presets_of(record, first) -> list:
+    """`first` (the launch's own preset's profile) and every other preset's, each distinct
+    geometry (wave width, banks, bank width, sector) computed once."""
+    from ..emu.profile import profile_for
+    from ..isa.backends import PROFILE_TARGETS, profile_preset
+
+    def geometry(preset) -> tuple:
+        return (preset.wave_width or record.wave_width, preset.banks, preset.bank_bytes,
+                preset.sector_bytes)
+    known = {geometry(first.preset): first}
+    out = [first]
+    for name in PROFILE_TARGETS[1:]:
+        preset = profile_preset(name)
+        same = known.get(geometry(preset))
+        profile = replace(same, target=preset.name, preset=preset) if same is not None \
+            else profile_for(record, name)
+        known.setdefault(geometry(preset), profile)
+        out.append(profile)
+    return out
+
+
+def with_presets(results: list[KernelProfileRun], cancelled: Callable[[], bool] = lambda: False
+                 ) -> list[KernelProfileRun]:
+    """The results with every preset computed (on the worker thread; `cancelled` stops it)."""
+    out = []
+    for r in results:
+        if r.pending is None or r.view is None or cancelled():
+            out.append(r)
+            continue
+        record, spots, strides = r.pending
+        profiles = presets_of(record, r.view.primary)
+        out.append(replace(r, view=profile_view(r.kernel, profiles, spots, strides),
+                           pending=None))
+    return out
+
+
+def profile_kernels(snapshot: Snapshot, limits: RunLimits,
+                    cancelled: Callable[[], bool] = lambda: False,
+                    files: ArgFiles | None = None) -> list[KernelProfileRun]:
+    """Profile every planned kernel of a snapshot (called on the worker thread)."""
+    from ..asm import AssemblyError, assemble
+    try:
+        assembly = assemble(snapshot.text)
+    except AssemblyError as err:
+        return [KernelProfileRun(
+            plan.kernel, snapshot.revision, snapshot.version,
+            plan.launch.line if plan.launch else None,
+            plan.launch.ordinal if plan.launch else None, "failed", f"cannot profile: {err}")
+            for plan in snapshot.plans]
+    return [profile_one(assembly, snapshot, plan, limits, cancelled, files or ArgFiles())
+            for plan in snapshot.plans]
+
+
+class ProfileWorker:
+    """One background thread that profiles snapshots; each job has its own cancel flag."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wave-profile")
+        self.files = ArgFiles()
+
+    def submit(self, snapshot: Snapshot, limits: RunLimits, cancel) -> Future:
+        return self._pool.submit(profile_kernels, snapshot, limits, cancel.is_set, self.files)
+
+    def submit_presets(self, results: list[KernelProfileRun], cancel) -> Future:
+        return self._pool.submit(with_presets, results, cancel.is_set)
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,208 @@
+"""Kernel profiles in the editor: what every line costs, from the emulator's profile counters.
+
+- A "◔ Profile" code lens beside each `▶ Run` (on the `.kernel` line and on each launch line;
+  not where the kernel's run failed); after a profile it shows the kernel's figures
+  (`◔ Profile: 72% lanes · 2-way banks`, click to profile again) and "✕ Clear profile".
+- `wave-lsp.profile [uri, kernel, launchLine|null]` profiles `kernel` with that launch line (null:
+  its first one, or the default launch) off the event loop and returns the `--profile --json`
+  object of the launch's own preset plus `heat` (per executed line, 1-based: a level 1..5 and
+  its share of the kernel's cost), `presets` (every preset's totals), `complete`, `uri`,
+  `kernel`, `launchLine`, `status`, `summary`. The kernel then stays live: every settled edit
+  re-profiles it (an edit cancels the profile in flight at once) until
+  `wave-lsp.clearProfile [uri, kernel|null]` or the document closes.
+- After each profile step (the launch's preset; then every vendor's) and each clear the server
+  sends `wave-lsp/profileChanged` `{uri, version, profiles: [the command's answer per kernel]}`,
+  which feeds the clients' heat views (VS Code decorations, Neovim extmarks), and has hints,
+  lenses and diagnostics redrawn: hints on the lines that matter, the line's counters under
+  every preset in the hover, information diagnostics (R021-R023) for the worst findings
+  (`wave_lsp.ide.profile_view`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from ..ide.state import DocumentState
+from . import proto
+from .handlers import command
+from .runs import RunService, arg_root, start_live
+from .server import WaveLanguageServer
+
+if TYPE_CHECKING:
+    from ..ide.profile_session import KernelProfileRun
+
+PROFILE = "wave-lsp.profile"
+CLEAR_PROFILE = "wave-lsp.clearProfile"
+PROFILE_CHANGED = "wave-lsp/profileChanged"
+
+
+class ProfileService(RunService):
+    """Profiles of the open documents, run as `RunService` runs kernels (re-profiled when an
+    edit settles, cancelled at once by an edit), with their own worker and state
+    (`DocumentState.profile_state()`); only the kernels profiled are live. It shows the
+    profiles, never the runs (`RunService` does)."""
+
+    leading_commands = (PROFILE, CLEAR_PROFILE)
+
+    @staticmethod
+    def state(doc: DocumentState):
+        return doc.profile_state()
+
+    @staticmethod
+    def existing(doc: DocumentState):
+        return doc.profiles
+
+    @property
+    def worker(self):
+        if self._worker is None:
+            from ..ide.profile_session import ProfileWorker
+            self._worker = ProfileWorker()
+        return self._worker
+
+    @property
+    def runs(self) -> RunService:
+        return self.server.get_feature(RunService)
+
+    def initialize(self, params: types.InitializeParams) -> None:
+        """Whether kernels may run is the run service's to know (`wanted`)."""
+
+    def wanted(self, doc: DocumentState) -> dict[str, int | None]:
+        """The kernels profiled (none in an untrusted workspace)."""
+        if doc.profiles is None or not self.runs.trusted:
+            return {}
+        return dict(doc.profiles.live)
+
+    async def run(self, doc: DocumentState, wanted: dict[str, int | None]
+                  ) -> list["KernelProfileRun"]:
+        """Profile `wanted` kernels of the current revision off the event loop: first the
+        launch's own preset (heat, hints, findings), then every vendor's; each step is kept and
+        shown if the document has not changed meanwhile. Returns the last either way."""
+        from ..ide.run_session import plan_runs
+        state = self.state(doc)
+        state.stop()
+        cancel = threading.Event()
+        state.cancel = cancel
+        snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri))
+
+        def fresh() -> bool:
+            return (self.server.document(doc.uri) is doc and doc.revision == snapshot.revision
+                    and not cancel.is_set())
+        try:
+            found = await asyncio.wrap_future(self.worker.submit(snapshot, self.limits(), cancel))
+            for step in (None, self.worker.submit_presets):
+                if step is not None:
+                    found = await asyncio.wrap_future(step(found, cancel))
+                if not fresh():
+                    break
+                state.store(found)
+                self.refresh(doc)
+        finally:
+            if state.cancel is cancel:
+                state.cancel = None
+        return found
+
+    def refresh(self, doc: DocumentState) -> None:
+        """Tell the client's heat view, then have hints, lenses and diagnostics redrawn."""
+        self.server.protocol.notify(PROFILE_CHANGED, {
+            "uri": doc.uri, "version": doc.version,
+            "profiles": [{"uri": doc.uri, **p.to_json()} for p in self.current(doc)]})
+        super().refresh(doc)
+
+    # ---- contributions ------------------------------------------------------------------------
+    def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
+        """`◔ Profile` beside each Run lens; the kernel's figures where it was last profiled."""
+        results = {r.kernel: r for r in self.current(doc)}
+        # where the kernel's run did not end well (no assembly, a bad launch, a run-time error
+        # or a limit), that comes first: no lens there, and the line keeps its room for it
+        cannot = {(r.kernel, r.launch_line) for r in self.runs.current(doc) if r.status != "ok"}
+        live = self.wanted(doc)
+        codec = self.server.codec
+        out: list[types.CodeLens] = []
+
+        def place(where: tuple, kernel: str, line: int | None, here: bool) -> None:
+            result = results.get(kernel)
+            if result is not None and here:
+                out.append(proto.lens(*where, result.summary(), PROFILE, doc.uri, kernel, line))
+                out.append(proto.lens(*where, "✕ Clear profile", CLEAR_PROFILE, doc.uri, kernel))
+            elif result is None and kernel in live and here:
+                out.append(proto.lens(*where, "◔ profiling…", PROFILE, doc.uri, kernel, line))
+            elif (kernel, line) not in cannot:
+                out.append(proto.lens(*where, "◔ Profile", PROFILE, doc.uri, kernel, line))
+
+        for kernel in doc.program.kernels:
+            lines = self.launch_lines(doc).get(kernel.name, [])
+            result = results.get(kernel.name)
+            directive = kernel.directive
+            place((doc, kernel.line, directive.start, directive.end, codec), kernel.name, None,
+                  (result.launch_line is None) if result is not None else not lines)
+            for ll in lines:
+                here = result.launch_line == ll.line if result is not None \
+                    else ll.ordinal == (live.get(kernel.name) or 0)
+                place((doc, ll.line, ll.start, ll.end, codec), kernel.name, ll.line, here)
+        return out
+
+    def inlay_hints(self, doc: DocumentState, first: int, last: int) -> list[types.InlayHint]:
+        """After each line that matters: `×5 · 25% lanes`, `2-way bank conflict`, ..."""
+        out = []
+        for result in self.current(doc):
+            for line, hint in (result.view.hints.items() if result.view is not None else ()):
+                if first <= line <= last and line < len(doc.lines):
+                    out.append(types.InlayHint(
+                        position=proto.to_client_position(
+                            doc, line, len(doc.lines[line].rstrip()), self.server.codec),
+                        label=hint.label, padding_left=True, tooltip=hint.tooltip))
+        return out
+
+    def hover(self, doc: DocumentState, line: int, target) -> str | None:
+        """The line's counters under every preset, for each kernel profiled."""
+        return "\n\n".join(text for r in self.current(doc) if r.view is not None
+                           and (text := r.view.hover(line))) or None
+
+    def diagnostics(self, doc: DocumentState) -> list[types.Diagnostic]:
+        """The worst findings of each current profile, as information diagnostics."""
+        return [proto.diagnostic(doc, d, self.server.codec, self.server.client.related_information)
+                for r in self.current(doc) if r.view is not None
+                for d in r.view.findings if d.range.start_line < len(doc.lines)]
+
+    def completions(self, doc: DocumentState, line: int, col: int) -> None:
+        return None
+
+
+# ---- commands ------------------------------------------------------------------------------
+async def profile_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
+                          launch_line: Any = None, *_: Any) -> dict:
+    started = await start_live(server, server.get_feature(ProfileService), "profile", uri,
+                               kernel, launch_line)
+    if isinstance(started, dict):
+        return started
+    doc, result = started
+    if result.status not in ("ok", "cancelled"):
+        server.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning,
+            message=f"wave-lsp: {result.kernel}: {result.summary()}"))
+    return {"uri": doc.uri, **result.to_json()}
+
+
+def clear_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
+                  *_: Any) -> dict:
+    doc = server.text_document(uri)
+    if doc is None:
+        return {"uri": uri, "cleared": []}
+    return {"uri": doc.uri, "cleared": server.get_feature(ProfileService).forget(
+        doc, kernel if isinstance(kernel, str) else None)}
+
+
+def setup(server: WaveLanguageServer) -> None:
+    server.add_feature(ProfileService(server))
+
+    @command(server, PROFILE)
+    async def profile(*args):
+        return await profile_command(server, *args)
+
+    @command(server, CLEAR_PROFILE)
+    def clear(*args):
+        return clear_command(server, *args)

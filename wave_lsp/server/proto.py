@@ -1,0 +1,134 @@
+"""The one conversion between `ide` plain data and lsprotocol (rust-analyzer's `to_proto` and
+`from_proto`): positions, ranges, locations, edits, diagnostics and commands.
+
+Below the server, positions are (line, column) with columns in code points. Client positions
+count UTF-16 code units (VS Code) or UTF-8 bytes (Neovim, when negotiated): every conversion goes
+through pygls' `PositionCodec`, applied to *our* lines (LF, CRLF and CR breaks), so an astral
+character in a comment never shifts a range. `from_proto`-side functions (`to_server_position`,
+`invalid_range`) read client positions; the rest build lsprotocol values from `ide` data.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+
+from ..analysis.diagnostic import Diagnostic, Range, Severity
+from ..ide.state import DocumentState
+from ..syntax.document import Document
+
+SOURCE = "wave-lsp"
+SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFORMATION: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
+
+
+def invalid_range(doc: Document, rng: types.Range, codec: PositionCodec) -> str | None:
+    """Why a client range cannot be applied as it is to `doc`, or None."""
+    for name, pos in (("start", rng.start), ("end", rng.end)):
+        if pos.line < 0 or pos.character < 0:
+            return f"negative {name}"
+        if pos.line >= len(doc.lines):
+            if pos.line == len(doc.lines) and pos.character == 0:
+                continue        # the position just after a final line break
+            return f"{name} line {pos.line} past the last line {len(doc.lines) - 1}"
+        if pos.character > codec.client_num_units(doc.lines[pos.line]):
+            return f"{name} character {pos.character} past the end of line {pos.line}"
+    if (rng.end.line, rng.end.character) < (rng.start.line, rng.start.character):
+        return "end before start"
+    return None
+
+
+def to_server_position(doc: Document, position: types.Position,
+                       codec: PositionCodec) -> tuple[int, int]:
+    """Client (line, code units) to our (line, code points), clamped to the document."""
+    lines = doc.lines
+    if position.line >= len(lines):
+        last = len(lines) - 1
+        return last, len(lines[last])
+    line = lines[position.line]
+    if line.isascii():
+        return position.line, min(position.character, len(line))
+    units = codec.client_num_units(line)
+    if position.character >= units:
+        return position.line, len(line)
+    pos = codec.position_from_client_units(
+        lines, types.Position(line=position.line, character=position.character))
+    return pos.line, pos.character
+
+
+def to_client_position(doc: Document, line: int, column: int,
+                       codec: PositionCodec) -> types.Position:
+    """Our (line, code points) to the client's units."""
+    lines = doc.lines
+    if line >= len(lines):
+        return types.Position(line=len(lines) - 1, character=codec.client_num_units(lines[-1]))
+    text = lines[line]
+    if text.isascii():
+        return types.Position(line=line, character=min(column, len(text)))
+    return types.Position(line=line, character=codec.client_num_units(text[:column]))
+
+
+def to_client_range(doc: Document, rng: Range, codec: PositionCodec) -> types.Range:
+    return types.Range(start=to_client_position(doc, rng.start_line, rng.start_col, codec),
+                       end=to_client_position(doc, rng.end_line, rng.end_col, codec))
+
+
+def span(doc: Document, line: int, start: int, end: int, codec: PositionCodec) -> types.Range:
+    """The client range of columns [start, end) on one line."""
+    return to_client_range(doc, Range(line, start, line, end), codec)
+
+
+def line_range(doc: Document, line: int, codec: PositionCodec) -> types.Range:
+    """The whole content of one line (without its break)."""
+    return span(doc, line, 0, len(doc.lines[line]), codec)
+
+
+def location(doc: DocumentState, rng: Range, codec: PositionCodec) -> types.Location:
+    return types.Location(uri=doc.uri, range=to_client_range(doc, rng, codec))
+
+
+def text_edit(doc: DocumentState, rng: Range, new_text: str,
+              codec: PositionCodec) -> types.TextEdit:
+    return types.TextEdit(range=to_client_range(doc, rng, codec), new_text=new_text)
+
+
+def workspace_edit(doc: DocumentState, edits: Iterable, codec: PositionCodec
+                   ) -> types.WorkspaceEdit:
+    """One document's edits (`ide` edits: `.range`, `.new_text`) as a workspace edit."""
+    return types.WorkspaceEdit(changes={doc.uri: [text_edit(doc, e.range, e.new_text, codec)
+                                                  for e in edits]})
+
+
+def diagnostic(doc: DocumentState, d: Diagnostic, codec: PositionCodec,
+               related_information: bool = True) -> types.Diagnostic:
+    """One analysis diagnostic as an lsprotocol Diagnostic (with its related information when
+    the client shows it)."""
+    related = None
+    if d.related and related_information:
+        related = [types.DiagnosticRelatedInformation(location=location(doc, r.range, codec),
+                                                      message=r.message) for r in d.related]
+    return types.Diagnostic(range=to_client_range(doc, d.range, codec),
+                            severity=SEVERITY[d.severity], code=d.code, source=SOURCE,
+                            message=d.message, related_information=related)
+
+
+def command(title: str, name: str, *arguments, tooltip: str | None = None) -> types.Command:
+    return types.Command(title=title, command=name, arguments=list(arguments), tooltip=tooltip)
+
+
+def lens(doc: DocumentState, line: int, start: int, end: int, codec: PositionCodec,
+         title: str, name: str, *arguments, tooltip: str | None = None) -> types.CodeLens:
+    """A code lens over columns [start, end) of `line` that runs command `name`."""
+    return types.CodeLens(range=span(doc, line, start, end, codec),
+                          command=command(title, name, *arguments, tooltip=tooltip))
+
+
+def markup(text: str, markdown: bool) -> types.MarkupContent:
+    return types.MarkupContent(
+        kind=types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText, value=text)

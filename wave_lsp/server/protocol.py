@@ -1,0 +1,128 @@
+"""The JSON-RPC side of the server: pygls' `LanguageServerProtocol` with our changes.
+
+`WaveProtocol` keeps no copies of open documents (the analysis host's are the only ones),
+answers every request (an unencodable result becomes an InternalError), sends results and
+notifications already serialised off the event loop (`Serialised`), and is quiet about routine
+cancellations.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+from typing import Any
+
+from lsprotocol import types
+from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol, lsp_method
+
+logger = logging.getLogger("wave_lsp.server")
+_wire_log = logging.getLogger("pygls.protocol.json_rpc")
+
+
+class Serialised(str):
+    """A request's result already written as JSON (by a handler, in a worker for a large
+    document): the protocol sends it as it is, instead of encoding it on the event loop."""
+
+
+class WaveProtocol(LanguageServerProtocol):
+    """pygls' protocol, minus its own copies of open documents (ours are the only ones), plus
+    notifications serialised off the event loop (`serialize_notification` in a worker,
+    `send_serialized` on the loop): publishing thousands of diagnostics is slow to encode."""
+
+    def serialize_notification(self, method: str, params: Any) -> str:
+        """The JSON body of a notification, as pygls would write it (thread-safe)."""
+        return json.dumps({"method": method, "params": self._converter.unstructure(params),
+                           "jsonrpc": JsonRPCProtocol.VERSION})
+
+    def send_serialized(self, body: str) -> None:
+        """Write a body made by `serialize_notification` (on the event loop)."""
+        if self.writer is None:
+            return
+        data = body.encode(self.CHARSET)
+        if self._include_headers:    # not on a WebSocket, where each message is one frame
+            data = (f"Content-Length: {len(data)}\r\n"
+                    f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+                    ).encode(self.CHARSET) + data
+        result = self.writer.write(data)
+        if inspect.isawaitable(result):
+            asyncio.ensure_future(result)
+
+    def _send_response(self, msg_id, result: Any | None = None, error: Any = None) -> None:
+        if error is None and isinstance(result, Serialised):
+            self._result_types.pop(msg_id, None)
+            self.send_serialized('{"id": ' + json.dumps(msg_id) + ', "jsonrpc": "'
+                                 + JsonRPCProtocol.VERSION + '", "result": ' + result + '}')
+            return
+        super()._send_response(msg_id, result, error)
+
+    def _send_data(self, data: Any) -> None:
+        """Write a message. A response whose result cannot be encoded is answered with an
+        InternalError instead (pygls would log the failure and send nothing, and the client
+        would wait for that answer forever): every request gets an answer."""
+        if not _is_result(data) or self.writer is None:
+            super()._send_data(data)
+            return
+        try:
+            body = json.dumps(data, default=self._serialize_message)
+        except Exception as exc:
+            logger.exception("the result of request %r could not be encoded", data.id)
+            super()._send_data(types.ResponseErrorMessage(id=data.id, error=types.ResponseError(
+                code=types.ErrorCodes.InternalError,
+                message=f"wave-lsp: the result could not be encoded: {exc!r}")))
+            return
+        _wire_log.info("Sending data: %s", body)     # as pygls logs what it sends
+        self.send_serialized(body)
+
+    def _handle_cancel_notification(self, msg_id) -> None:
+        """Cancel a request. A `$/cancelRequest` for a request already answered is routine
+        (clients cancel what they no longer need, often after the answer went out): pygls logs
+        each as a warning, which filled editors' output channels, so it is logged at debug."""
+        future = self._request_futures.pop(msg_id, None)
+        if future is None:
+            logger.debug('cancel notification for unknown message id "%s"', msg_id)
+            return
+        self._request_futures[msg_id] = future
+        super()._handle_cancel_notification(msg_id)
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args):
+        """pygls' shutdown, over a copy of the pending requests: cancelling one (a command
+        waiting for a run) removes it from the table while pygls iterated over it, and
+        `shutdown` failed with "dictionary changed size during iteration"."""
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current_id = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
+
+
+def _is_result(message: Any) -> bool:
+    """A successful response (not a request, a notification or an error response)."""
+    return hasattr(message, "result") and not hasattr(message, "method") and \
+        getattr(message, "id", None) is not None
+
+
+def strict_str(value: Any, _type: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, not {type(value).__name__}")
+    return value
