@@ -30,6 +30,6 @@ reached by type: `server.get_feature(RunService)`.
 Lifecycle hooks (`Feature.initialize`, `settings_changed`, `document_edited`,
 `document_settled`, `results_changed`, `document_closed`, `shutdown`) are called by
 `server.broadcast`, each feature isolated from the others' failures; contributions
-(`code_lenses`, `hover`, `inlay_hints`, `completions`, `diagnostics`) are gathered by
-`server.contributions` in `FEATURES` order.
+(`code_lenses`, `hover`, `inlay_hints`, `completions`, `diagnostics`, `quick_fixes`,
+`results_generation`) are gathered by `server.contributions` in `FEATURES` order.
 """
