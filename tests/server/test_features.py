@@ -200,11 +200,11 @@ async def test_inlay_hints_and_code_lens(client):
                not l.startswith("00") or len(l) > 4 for l in labels)
     lenses = await client.text_document_code_lens_async(t.CodeLensParams(text_document=ident(uri)))
     titles = [l.command.title for l in lenses]
-    assert titles[0] == "▶ Run" and titles[2] == "Assemble"
-    assert titles[1].startswith("8 regs · 0 B local") and "registers declared: 8" in \
-        lenses[1].command.tooltip
+    assert titles[0] == "▶ Run" and titles[1] == "◔ Profile" and titles[3] == "Assemble"
+    assert titles[2].startswith("8 regs · 0 B local") and "registers declared: 8" in \
+        lenses[2].command.tooltip
     res = await client.workspace_execute_command_async(t.ExecuteCommandParams(
-        command=lenses[1].command.command, arguments=lenses[1].command.arguments))
+        command=lenses[2].command.command, arguments=lenses[2].command.arguments))
     assert res["registersDeclared"] == 8 and res["residentWaves"]["32"] == 16
 
 
