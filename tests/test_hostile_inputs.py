@@ -145,7 +145,10 @@ def test_ctrl_c_stops_an_unlimited_run_between_workgroups(tmp_path):
     path.write_text(KERNEL.format(registers=4))
     proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "run", str(path), "--grid",
                              "100000000,1,1", "--max-instructions", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            # as a terminal's Ctrl-C finds it, even when this suite runs in the
+                            # background (where a shell starts it with SIGINT ignored)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         time.sleep(2)
         proc.send_signal(signal.SIGINT)

@@ -49,7 +49,7 @@ def test_attach_filetype_and_root(tmp_path):
     assert result["commentstring"] == "; %s"
     assert sorted(result["commands"]) == ["LspWaveAssemble", "LspWaveClear", "LspWaveDump",
                                           "LspWaveEmit", "LspWaveEncoding", "LspWavePortability",
-                                          "LspWaveProfile", "LspWaveRun"]
+                                          "LspWaveProfile", "LspWaveRun", "LspWaveTest"]
     assert result["inlay"] is True
 
 

@@ -63,7 +63,8 @@ def test_run_and_debug_lenses_first_on_screen_and_working(vscode, size):
                              "the lenses of the .kernel line")
     titles = [lens["text"] for lens in line["lenses"]]
     assert titles[0].startswith("▶ Run") and "Debug Kernel" in titles[1], titles
-    assert re.fullmatch(r"8 regs · 0 B local · 1 wave/wg \(W32\)", titles[2]), titles
+    assert titles[2] == "◔ Profile", titles
+    assert re.fullmatch(r"8 regs · 0 B local · 1 wave/wg \(W32\)", titles[3]), titles
     assert len(" | ".join(titles)) <= 120, titles
     assert all(lens["right"] <= line["editorRight"] for lens in line["lenses"]), line
     vscode.screenshot(f"{width}x{height}-01-lenses")

@@ -36,6 +36,7 @@ export class WaveClient implements vscode.Disposable {
     private starting: Promise<void> | undefined;
     private readonly notice = new FailureNotice();
     private readonly notificationHandlers: [string, (params: unknown) => void][] = [];
+    private readonly runningHandlers: (() => void)[] = [];
     activatedAt = Date.now();
 
     constructor(
@@ -85,6 +86,22 @@ export class WaveClient implements vscode.Disposable {
             throw new Error('the WAVE language server is not running (see the WAVE output channel)');
         }
         return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+    }
+
+    /** `execute` for background work (test discovery): waits for a start in progress but never
+     *  starts the server itself, so a broken install is reported once, not once a file. */
+    async executeIfRunning(command: string, args: unknown[]): Promise<unknown> {
+        await this.starting;
+        const client = this.running;
+        if (client === undefined) {
+            throw new Error('the WAVE language server is not running (see the WAVE output channel)');
+        }
+        return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+    }
+
+    /** Calls `handler` each time a server has started and runs. */
+    onRunning(handler: () => void): void {
+        this.runningHandlers.push(handler);
     }
 
     /** Handles a server notification on the running client and on every one started later. */
@@ -244,6 +261,7 @@ export class WaveClient implements vscode.Disposable {
             if (event.newState === State.Running) {
                 this.notice.clear();
                 this.status.set('running', `${commandLine}`);
+                this.runningHandlers.forEach((handler) => handler());
             } else if (event.newState === State.Stopped) {
                 this.status.set('stopped', `${commandLine}`);
             }

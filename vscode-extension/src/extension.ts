@@ -80,7 +80,9 @@ export function activate(context: vscode.ExtensionContext): void {
     const backends = new BackendView((command, args) => client.execute(command, args));
     const disassembly = new DisassemblyView(() => Promise.resolve(client.serverCommand()));
     const heat = new HeatView();
-    const tests = new KernelTests((command, args) => client.execute(command, args), log);
+    const tests = new KernelTests((command, args) => client.execute(command, args), log,
+        (command, args) => client.executeIfRunning(command, args));
+    client.onRunning(() => void tests.discoverWorkspace());
     context.subscriptions.push(log, status, client, encoding, backends, disassembly, heat, tests);
     client.onNotification<ProfileChanged>(PROFILE_CHANGED, (params) => heat.changed(params));
     watchFirstDiagnostics(client, context);

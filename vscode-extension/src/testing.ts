@@ -35,7 +35,10 @@ export class KernelTests implements vscode.Disposable {
     private readonly timers = new Map<string, NodeJS.Timeout>();
     private readonly disposables: vscode.Disposable[] = [];
 
-    constructor(private readonly execute: Execute, private readonly log: vscode.OutputChannel) {
+    /** `execute` runs a command (starting the server if it must: running a test is the user's
+     *  request); `discovery` runs one only on a server that runs (discovery is background work). */
+    constructor(private readonly execute: Execute, private readonly log: vscode.OutputChannel,
+        private readonly discovery: Execute = execute) {
         const controller = vscode.tests.createTestController('wave.kernelTests', 'WAVE Kernel Tests');
         this.controller = controller;
         controller.resolveHandler = async (item) => {
@@ -101,7 +104,7 @@ export class KernelTests implements vscode.Disposable {
     async discover(uri: vscode.Uri): Promise<void> {
         let found: Discovery | undefined;
         try {
-            found = await this.execute(DISCOVER, [uri.toString()]) as Discovery | undefined;
+            found = await this.discovery(DISCOVER, [uri.toString()]) as Discovery | undefined;
         } catch (error) {
             this.log.appendLine(`Discovering the kernel tests of ${uri.fsPath} failed: ${String(error)}`);
             return;

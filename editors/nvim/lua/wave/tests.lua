@@ -38,10 +38,9 @@ function M.quickfix_items(bufnr, answer)
   return items
 end
 
---- The title of the quickfix list: what ran and how it went.
-local function title(answer)
-  return string.format('wave-lsp test: %d passed, %d failed', answer.passed or 0,
-    answer.failed or 0)
+--- How the tests went, `test: 1 passed, 1 failed` (the quickfix title adds `wave-lsp `).
+local function summary(answer)
+  return string.format('test: %d passed, %d failed', answer.passed or 0, answer.failed or 0)
 end
 
 --- `:LspWaveTest [file|KERNEL]` on `bufnr`; `exec(command, arguments, on_result)` runs a server
@@ -59,9 +58,9 @@ function M.run(bufnr, what, exec, notify)
         vim.log.levels.WARN)
     end
     local items = M.quickfix_items(bufnr, answer)
-    vim.fn.setqflist({}, ' ', { title = title(answer), items = items })
+    vim.fn.setqflist({}, ' ', { title = 'wave-lsp ' .. summary(answer), items = items })
     if #answer.tests > 0 then
-      notify(title(answer):gsub('^wave%-lsp ', ''),
+      notify(summary(answer),
         #items > 0 and vim.log.levels.WARN or vim.log.levels.INFO)
     end
     vim.cmd('botright cwindow')
