@@ -100,7 +100,8 @@ def _ptx_split(tmp_path, terminal):
     # the code lens shows once the server has attached (and the buffer's commands exist)
     term.wait_for("mov_sr", "▶ Run", timeout=60)
     term.keys(":LspWaveEmit ptx", "Enter")
-    return term, term.wait_for("mul.lo.s32", "wave-ptx://")
+    # the split's status line ends with its name (`<…/scale.wave` when the name is cut)
+    return term, term.wait_for("mul.lo.s32", "st.global.u32", "/scale.wave ")
 
 
 def test_terminal_shows_the_ptx_beside_the_source(tmp_path, terminal):

@@ -152,7 +152,7 @@ def test_terminal_colours_after_attach(tmp_path, terminal, monkeypatch):
     path = tmp_path / "colours.wave"
     path.write_text(SOURCE, encoding="utf-8")
     term = terminal(path)
-    term.wait_for("regs declared", timeout=60)  # the server's code lens: it has attached
+    term.wait_for("regs ·", timeout=60)  # the server's code lens: it has attached
     deadline = time.monotonic() + 20
     while True:  # the semantic tokens are drawn: `iadd` (a function) no longer looks like `halt`
         screen = term.screen(escapes=True)

@@ -111,7 +111,7 @@ def test_terminal_shows_the_heat_beside_the_kernel(tmp_path, terminal):
     path = tmp_path / "strided.wave"
     path.write_text(STRIDED, encoding="utf-8")
     term = terminal(path)
-    term.wait_for("regs declared", timeout=60)          # attached: the lenses are there
+    term.wait_for("regs ·", timeout=60)          # attached: the lenses are there
     term.keys(":LspWaveProfile", "Enter")
     screen = term.wait_for("32 sectors (ideal 4)", "2-way bank conflict", "◔ Profile:")
     time.sleep(0.5)

@@ -86,7 +86,7 @@ def test_terminal_shows_the_run_error_the_greyed_lines_and_the_lens(tmp_path, te
     path = tmp_path / "oob.wave"
     path.write_text(OUT_OF_BOUNDS, encoding="utf-8")
     term = terminal(path)
-    term.wait_for("regs declared", timeout=60)     # attached: the lenses are there
+    term.wait_for("regs ·", timeout=60)     # attached: the lenses are there
     term.keys(":LspWaveRun", "Enter")
     term.wait_for("out of bounds at line")
     term.keys("Enter")                               # past the message of the failed run

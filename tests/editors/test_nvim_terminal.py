@@ -37,15 +37,18 @@ class Terminal:
         subprocess.run(self.tmux + ["send-keys", "-t", "t", *keys], check=True, timeout=30)
 
     def wait_for(self, *texts: str, timeout: float = 30) -> str:
-        """The screen once it shows every one of `texts` (the last screen on a timeout)."""
+        """The screen once it shows every one of `texts`; a timeout fails the test with the
+        last screen (a wait for text that never comes must not pass quietly, nor cost the
+        whole timeout in every run)."""
         deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
+        while True:
             screen = self.screen()
             if all(text in screen for text in texts):
-                break
+                return screen
+            if time.monotonic() > deadline:
+                missing = [text for text in texts if text not in screen]
+                raise AssertionError(f"not on the screen after {timeout:g} s: {missing}\n{screen}")
             time.sleep(0.2)
-        return screen
 
     def close(self) -> None:
         subprocess.run(self.tmux + ["kill-server"], capture_output=True, timeout=30)
