@@ -5,7 +5,7 @@ settings) and writes every field of the answer, one item per line."""
 from __future__ import annotations
 
 from wave_lsp.ide.actions import fixable, legacy_edits
-from wave_lsp.ide.completion import context_at, operand_choices
+from wave_lsp.ide.completion import context_at, proposals
 from wave_lsp.ide.folding import folds
 from wave_lsp.ide.hover import hover_markdown
 from wave_lsp.ide.inlay import hints
@@ -14,6 +14,8 @@ from wave_lsp.ide.locate import target_at
 from wave_lsp.isa.backends import TARGET_NAMES
 
 from .fixture import Fixture
+
+MAX_SHOWN = 8        # mnemonics shown of the ranked list (the ISA has over a hundred)
 
 
 def _range(r) -> str:
@@ -83,10 +85,16 @@ def render_completion(fx: Fixture) -> str:
     head = f"context {ctx.kind}, word from column {ctx.word_start}"
     if ctx.spec is not None:
         head += f", {ctx.spec.mnemonic} operand {ctx.operand_index}"
-    lines = [head]
-    if ctx.kind == "operand" and ctx.spec is not None:
-        lines += _choices(operand_choices(state, line, ctx.spec, ctx.operand_index)) \
-            or ["no choices"]
+    found = proposals(state, line, col, snippets=True, markdown=False)
+    if found.incomplete:
+        head += " (incomplete: asked again as the word grows)"
+    ranked = found.ranked()
+    # a mnemonic's documentation is its hover's (tests/ide/test_hover.py)
+    shown = [c._replace(documentation=None) for c in ranked[:MAX_SHOWN]] \
+        if found.kind == "mnemonic" else ranked
+    lines = [head] + (_choices(shown) or ["no choices"])
+    if len(ranked) > len(shown):
+        lines.append(f"… {len(ranked) - len(shown)} more")
     return "\n".join(lines) + "\n"
 
 

@@ -13,7 +13,16 @@ def test_start_of_a_line_is_a_mnemonic():
     ia$0
 .end
 """, expect("""
-context mnemonic, word from column 4
+context mnemonic, word from column 4 (incomplete: asked again as the word grows)
+iabs | mnemonic | Integer absolute value
+iadd | mnemonic | Integer add
+and | mnemonic | Bitwise AND
+atomic_add | mnemonic | Atomic add on device memory
+atomic_and | mnemonic | Atomic AND on device memory
+atomic_cas | mnemonic | Atomic compare-and-swap on device memory
+atomic_exchange | mnemonic | Atomic exchange on device memory
+atomic_max | mnemonic | Atomic unsigned maximum on device memory
+… 156 more
 """))
 
 
@@ -24,6 +33,11 @@ def test_directive():
 .end
 """, expect("""
 context directive, word from column 0
+.kernel | directive | Open a kernel: its code starts here, and its name goes into the .wbin symbol table. | dotted
+.end | directive | Close the open kernel; its code size is the code emitted since .kernel. | dotted
+.registers | directive | Registers per thread the kernel needs (r0 .. rN-1); used for occupancy. | dotted
+.local_memory | directive | Bytes of local (workgroup-shared) memory the kernel needs. | dotted
+.workgroup_size | directive | Threads per workgroup in x, y and z; 0, 0, 0 lets the launcher choose. | dotted
 """))
 
 
@@ -34,6 +48,10 @@ def test_guard_predicate():
 .end
 """, expect("""
 context predicate, word from column 5
+p0 | predicate | guard predicate
+p1 | predicate | guard predicate
+p2 | predicate | guard predicate
+p3 | predicate | guard predicate
 """))
 
 
@@ -156,6 +174,7 @@ def test_launch_line_value_is_not_a_flag():
 .end
 """, expect("""
 context none, word from column 24
+no choices
 """))
 
 
@@ -166,4 +185,5 @@ def test_inside_a_comment():
 .end
 """, expect("""
 context none, word from column 16
+no choices
 """))

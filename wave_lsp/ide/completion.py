@@ -112,6 +112,59 @@ def hint_choices() -> list[Choice]:
     return [Choice(f".{name}", "hint", text, dotted=True) for name, text in CACHE_HINTS.items()]
 
 
+def mnemonic_rank(typed: str):
+    """The order to offer mnemonics in after `typed` (a sort key over labels): those that start
+    with it first, alphabetically (`wave_reduce_add` … before `wave_any`), then those that contain
+    it, then the rest (the client's own fuzzy filter decides what it keeps)."""
+    typed = typed.lower()
+
+    def rank(label: str) -> tuple[int, str]:
+        return (0 if label.startswith(typed) else 1 if typed in label else 2), label
+    return rank
+
+
+class Proposals(NamedTuple):
+    """What completion proposes at a position: `kind` is the context's (`mnemonic`: the ISA's
+    mnemonics, ranked by `rank` after `typed`, asked again as the word grows; else `choices`),
+    `word_start` the column the proposals replace from."""
+
+    kind: str
+    word_start: int
+    typed: str
+    choices: tuple[Choice, ...] | list[Choice]
+
+    @property
+    def incomplete(self) -> bool:
+        return self.kind == "mnemonic" and bool(self.typed)
+
+    def ranked(self) -> list[Choice]:
+        """The choices in the order to offer them."""
+        if self.kind != "mnemonic":
+            return list(self.choices)
+        rank = mnemonic_rank(self.typed)
+        return sorted(self.choices, key=lambda c: rank(c.label))
+
+
+def proposals(state: DocumentState, line: int, col: int, *, snippets: bool,
+              markdown: bool) -> Proposals:
+    """What may be written at (`line`, `col`), by the syntactic context there."""
+    text = state.lines[line]
+    ctx = context_at(text, col)
+    typed = text[ctx.word_start:col]
+    choices: tuple[Choice, ...] | list[Choice] = []
+    if ctx.kind == "mnemonic":
+        choices = mnemonic_choices(snippets, markdown)
+    elif ctx.kind == "directive":
+        choices = directive_choices(snippets)
+    elif ctx.kind == "predicate":
+        choices = predicate_choices()
+    elif ctx.kind == "hint":
+        choices = hint_choices()
+    elif ctx.kind == "operand" and ctx.spec is not None:
+        choices = operand_choices(state, line, ctx.spec, ctx.operand_index)
+    return Proposals(ctx.kind, ctx.word_start, typed, choices)
+
+
 def operand_choices(state: DocumentState, line: int, spec: InstructionSpec,
                     index: int) -> list[Choice]:
     """What may be written as operand `index` of `spec` on `line`."""

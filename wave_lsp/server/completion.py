@@ -16,8 +16,7 @@ from functools import lru_cache
 import attrs
 from lsprotocol import types
 
-from ..ide.completion import (Choice, context_at, directive_choices, hint_choices,
-                              mnemonic_choices, operand_choices, predicate_choices)
+from ..ide.completion import Choice, mnemonic_choices, mnemonic_rank, proposals
 from ..ide.state import DocumentState
 from .handlers import request
 from .proto import markup, span, to_server_position
@@ -45,17 +44,10 @@ def mnemonic_items(snippets: bool, markdown: bool) -> tuple[types.CompletionItem
 
 
 def ranked_mnemonics(items, typed: str) -> list[types.CompletionItem]:
-    """The mnemonics in the order to offer them after `typed`: those that start with it first
-    (alphabetically: `wave_reduce_add` … before `wave_any`), then those that
-    contain it, then the rest (the client's own fuzzy filter decides what it keeps); the
-    order is written into `sortText`, which clients sort by."""
-    typed = typed.lower()
-
-    def rank(item: types.CompletionItem) -> tuple:
-        label = item.label
-        group = 0 if label.startswith(typed) else 1 if typed in label else 2
-        return group, label
-    ranked = sorted(items, key=rank)
+    """The mnemonics in `ide.completion`'s order after `typed`, written into `sortText`, which
+    clients sort by."""
+    rank = mnemonic_rank(typed)
+    ranked = sorted(items, key=lambda item: rank(item.label))
     width = len(str(len(ranked)))
     return [attrs.evolve(item, sort_text=f"{i:0{width}d}") for i, item in enumerate(ranked)]
 
@@ -85,22 +77,11 @@ def setup(server: WaveLanguageServer) -> None:
             if inspect.isawaitable(items):     # computed off the event loop (kernel tests)
                 return _listed(items)
             return types.CompletionList(is_incomplete=False, items=items)
-        ctx = context_at(doc.lines[line], col)
-        word = span(doc, line, ctx.word_start, col, server.codec)
-        snippets = server.client.snippets
-        if ctx.kind == "mnemonic":
-            typed = doc.lines[line][ctx.word_start:col]
-            items = ranked_mnemonics(mnemonic_items(snippets, server.client.completion_markdown),
-                                     typed)
-            # the order depends on what is typed: ask again as the word grows
-            return types.CompletionList(is_incomplete=bool(typed), items=items)
-        choices: list[Choice] = []
-        if ctx.kind == "directive":
-            choices = directive_choices(snippets)
-        elif ctx.kind == "predicate":
-            choices = predicate_choices()
-        elif ctx.kind == "hint":
-            choices = hint_choices()
-        elif ctx.kind == "operand" and ctx.spec is not None:
-            choices = operand_choices(doc, line, ctx.spec, ctx.operand_index)
+        snippets, markdown = server.client.snippets, server.client.completion_markdown
+        found = proposals(doc, line, col, snippets=snippets, markdown=markdown)
+        if found.kind == "mnemonic":      # lsprotocol items made once, ranked by what is typed
+            return types.CompletionList(is_incomplete=found.incomplete, items=ranked_mnemonics(
+                mnemonic_items(snippets, markdown), found.typed))
+        word = span(doc, line, found.word_start, col, server.codec)
+        choices = found.ranked()
         return types.CompletionList(is_incomplete=False, items=[item(c, word) for c in choices])
