@@ -89,3 +89,13 @@ def test_fix_all_skips_overlapping_fixes():
     # two fixes for one range: only the first is taken
     twice = diags[:1] * 2
     assert len(fix_edits(twice)) == 1
+
+
+@pytest.mark.parametrize("typed, meant", [("iadx", "iadd"), ("idad", "iadd"), ("imxa", "imax"),
+                                          ("fmull", "fmul")])
+def test_did_you_mean_prefers_the_fewest_edits(typed, meant):
+    """A typo's guess is the mnemonic the fewest edits away (difflib alone broke its ties by
+    the larger string: 'iadx' got 'imax')."""
+    [d] = [d for d in analyze(f".kernel k\n    {typed} r1, r2, r3\n    halt\n.end\n")
+           if d.code == "O201"]
+    assert d.message.endswith(f"did you mean '{meant}'?"), d.message

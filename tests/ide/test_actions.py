@@ -59,9 +59,9 @@ def test_misspelt_mnemonic():
     halt
 .end
 """, expect("""
-quickfix (preferred): Replace with 'imax'
-  for O201 at 1:4-1:8: unknown instruction 'iadx'; did you mean 'imax'?
-    1:4-1:8 -> 'imax'
+quickfix (preferred): Replace with 'iadd'
+  for O201 at 1:4-1:8: unknown instruction 'iadx'; did you mean 'iadd'?
+    1:4-1:8 -> 'iadd'
 """))
 
 

@@ -24,8 +24,25 @@ class Resolution:
 
 
 def suggest(word: str, candidates, n: int = 1) -> list[str]:
-    """Close matches for "did you mean" messages."""
-    return difflib.get_close_matches(word, list(candidates), n=n, cutoff=0.6)
+    """Close matches for "did you mean" messages: difflib's similar words, the fewest typing
+    edits first (difflib alone breaks a tie of its ratio by the larger string: `iadx` would get
+    `imax` before `iadd`)."""
+    close = difflib.get_close_matches(word, list(candidates), n=max(n, 8), cutoff=0.6)
+    ratio = {c: difflib.SequenceMatcher(None, word, c).ratio() for c in close}
+    return sorted(close, key=lambda c: (edits(word, c), -ratio[c], c))[:n]
+
+
+def edits(a: str, b: str) -> int:
+    """Insertions, deletions, substitutions and swaps of neighbours that turn `a` into `b`."""
+    previous, row = None, list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, y in enumerate(b, 1):
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + (x != y))
+            if previous is not None and i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                current[j] = min(current[j], previous[j - 2] + 1)
+        previous, row = row, current
+    return row[-1]
 
 
 def resolve(ins: Instruction) -> Resolution:
