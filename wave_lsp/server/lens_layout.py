@@ -3,7 +3,9 @@
 an editor shows them (" | "), within LINE_BUDGET characters so the actions stay on screen.
 
 Titles too long for their line lose their last " · " part (the longest such title first, while
-it is longer than DOTTED_FLOOR), then the longest is cut with "…"; its full text moves to the command's tooltip (kept when it already has one).
+it is longer than DOTTED_FLOOR; then any title, a later lens on a tie), and only then is the
+longest cut with "…"; its full text moves to the command's tooltip (kept when it already has
+one).
 """
 
 from __future__ import annotations
@@ -47,13 +49,16 @@ def fit(commands: list[types.Command], budget: int = LINE_BUDGET) -> None:
     def shorten(title: str) -> str:
         return title.rsplit(" · ", 1)[0]
 
-    # First the least important " · " part of the longer titles, then cut the longest.
+    # First the least important " · " part of the longer titles, then of any title (a later
+    # lens before an earlier one: the run lenses lead), and only then cut the longest.
     while length() > budget:
-        dotted = [c for c in commands if " · " in c.title and len(c.title) > DOTTED_FLOOR]
+        dotted = [c for c in commands if " · " in c.title and len(c.title) > DOTTED_FLOOR] or \
+            [c for c in commands if " · " in c.title and len(shorten(c.title)) >= MIN_TITLE // 2]
         shrinkable = dotted or [c for c in commands if len(c.title) > MIN_TITLE + 1]
         if not shrinkable:
             return
-        longest = max(shrinkable, key=lambda c: len(c.title))
+        later = {id(c): i for i, c in enumerate(commands)}
+        longest = max(shrinkable, key=lambda c: (len(c.title), later[id(c)]))
         if longest.tooltip is None:
             longest.tooltip = longest.title
         if dotted:
