@@ -1,0 +1,21 @@
+"""The lens layout's fitting of one line's titles (`server.lens_layout.fit`), in process."""
+
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+
+from wave_lsp.server.lens_layout import LINE_BUDGET, fit
+
+
+def test_a_later_lens_gives_up_its_detail_before_a_run_outcome_is_cut():
+    """After a run beside the Profile lens: the resource lens drops its " · " parts before the
+    outcome loses any, and nothing is cut mid-word (it was "✓ 2.1 ms · 6 in…")."""
+    titles = ["▶ Run again", "✓ 2.1 ms · 6 instr", "✕ Clear", "◔ Profile",
+              "8 regs · 0 B local · 1 wave/wg (W32)", "Assemble", "Check portability"]
+    commands = [lsp.Command(title=t, command="c") for t in titles]
+    fit(commands)
+    assert [c.title for c in commands] == ["▶ Run again", "✓ 2.1 ms · 6 instr", "✕ Clear",
+                                           "◔ Profile", "8 regs", "Assemble",
+                                           "Check portability"]
+    assert len(" | ".join(c.title for c in commands)) <= LINE_BUDGET
+    assert commands[4].tooltip == titles[4] and commands[1].tooltip is None
