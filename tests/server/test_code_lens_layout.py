@@ -111,5 +111,3 @@ async def test_a_long_run_error_is_cut_with_its_full_text_in_the_tooltip(client)
     assert "cannot run: line 7" in result["summary"] and len(result["summary"]) > 50
     assert outcome.title.endswith("…") and outcome.tooltip == result["summary"]
     assert len(outcome.title) >= 20   # still says what happened
-
-
