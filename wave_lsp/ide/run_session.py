@@ -232,6 +232,7 @@ class DocumentRuns:
     results: dict[str, KernelRun] = field(default_factory=dict)
     generation: int = 0                  # bumped whenever `results` changes
     cancel: threading.Event | None = None   # the job in flight (or scheduled)
+    job: tuple | None = None             # what the latest job ran (in flight or stored): a key
     window: object = None                # run_dump.DumpWindow: the latest one asked for
     window_cancels: set = field(default_factory=set)   # dump windows being computed
 
@@ -240,6 +241,7 @@ class DocumentRuns:
         if self.cancel is not None:
             self.cancel.set()
             self.cancel = None
+        self.job = None
         for event in self.window_cancels:
             event.set()
 
@@ -255,6 +257,7 @@ class DocumentRuns:
 
     def clear(self, kernel: str | None) -> None:
         self.window = None
+        self.job = None
         if kernel is None:
             self.live.clear()
             self.results.clear()

@@ -86,6 +86,7 @@ class ProfileService(RunService):
         state.stop()
         cancel = threading.Event()
         state.cancel = cancel
+        state.job = self.job_key(doc, wanted)
         snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri))
 
         def fresh() -> bool:

@@ -111,6 +111,11 @@ class RunService(Feature):
         state = self.existing(doc)
         return state.generation if state is not None else 0
 
+    def job_key(self, doc: DocumentState, wanted: dict[str, int | None]) -> tuple:
+        """All that decides a job's results: the revision, the kernels and their launch lines,
+        the limits (no other setting changes what a kernel does)."""
+        return (doc.revision, tuple(sorted(wanted.items())), self.limits())
+
     def limits(self) -> RunLimits:
         s = self.server.settings
         return RunLimits(s.run_max_instructions, s.run_time_limit_ms)
@@ -140,10 +145,16 @@ class RunService(Feature):
             self.state(doc).stop()
 
     def document_settled(self, doc: DocumentState) -> None:
-        """Re-run the document's live kernels (and with `run.live` every launched one)."""
-        if doc.binary or not self.wanted(doc):
+        """Re-run the document's live kernels (and with `run.live` every launched one), unless
+        that very job already runs or ran: a Run right after the document opened is not
+        cancelled by the open's own settling."""
+        wanted = self.wanted(doc)
+        if doc.binary or not wanted:
             return
-        self.state(doc).stop()
+        state = self.state(doc)
+        if state.job is not None and state.job == self.job_key(doc, wanted):
+            return
+        state.stop()
         asyncio.ensure_future(self._rerun(doc))
 
     async def _rerun(self, doc: DocumentState) -> None:
@@ -182,6 +193,7 @@ class RunService(Feature):
         state.stop()
         cancel = threading.Event()
         state.cancel = cancel
+        state.job = self.job_key(doc, wanted)
         snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri))
         try:
             runs = await asyncio.wrap_future(self.worker.submit(snapshot, self.limits(), cancel))
