@@ -401,10 +401,13 @@ async function dismissHover() {
         .waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
 }
 
+/** Waits a moment for the editor to take input (a widget over its corner, as a peek view or
+ *  hover may be, need not go: the palette opens all the same). */
 async function editorFocus() {
     const ed = editor();
     if (await ed.count() > 0) {
-        await ed.locator('.view-lines').first().click({ position: { x: 5, y: 5 }, trial: true }).catch(() => {});
+        await ed.locator('.view-lines').first()
+            .click({ position: { x: 5, y: 5 }, trial: true, timeout: 2000 }).catch(() => {});
     }
 }
 
