@@ -1,5 +1,5 @@
 """The `wave-lsp-lint` and `wave-lsp-test` pre-commit hooks, installed by pre-commit itself from
-this repository."""
+this repository, named in a project's `.pre-commit-config.yaml` as the README shows."""
 
 from __future__ import annotations
 
@@ -31,11 +31,37 @@ def project(tmp_path_factory) -> tuple[Path, dict]:
     (repo / "notes.txt").write_text("add.s32 is not checked here\n")
     (repo / "passing.wave").write_text(TESTED.format(expect=7))
     (repo / "failing.wave").write_text(TESTED.format(expect=8))
-    git("add", ".", cwd=repo)
     env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path_factory.mktemp("pre-commit-home")),
                GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
                GIT_COMMITTER_EMAIL="t@t")
+    hooks, rev = hooks_repository(tmp_path_factory.mktemp("hooks-repo"), env)
+    # as a user's project names the hooks: a repository and a revision
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n- repo: {hooks}\n  rev: {rev}\n  hooks:\n"
+        "  - id: wave-lsp-lint\n  - id: wave-lsp-test\n")
+    git("add", ".", cwd=repo)
     return repo, env
+
+
+def hooks_repository(into: Path, env: dict) -> tuple[Path, str]:
+    """This working tree as pre-commit would fetch it (its tracked and untracked files, ignored
+    ones left out), committed, and the commit: pre-commit installs the hooks' environment once
+    for the module's tests (`try-repo` builds it anew for every call)."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], cwd=ROOT, check=True,
+                            capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, into / name)
+    git("init", "-q", cwd=into)
+    git("add", ".", cwd=into)
+    subprocess.run(["git", "commit", "-q", "-m", "hooks"], cwd=into, env=env, check=True,
+                   capture_output=True)
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=into, check=True,
+                         capture_output=True, text=True).stdout.strip()
+    return into, rev
 
 
 # a kernel test: the kernel stores 7
@@ -43,27 +69,27 @@ TESTED = (".kernel k\n; wave-lsp run: --dump-u32 0:1\n; wave-lsp expect: {expect
           "    mov_imm r0, 0\n    mov_imm r1, 7\n    device_store_u32 r0, r1\n    halt\n.end\n")
 
 
-def try_repo(project, *args, hook="wave-lsp-lint"):
+def pre_commit(project, *args, hook="wave-lsp-lint"):
     repo, env = project
-    return subprocess.run([str(PRE_COMMIT), "try-repo", str(ROOT), hook, *args],
+    return subprocess.run([str(PRE_COMMIT), "run", hook, *args],
                           cwd=repo, env=env, capture_output=True, text=True, timeout=600)
 
 
 def test_hook_fails_on_the_bad_file(project):
-    r = try_repo(project, "--all-files")
+    r = pre_commit(project, "--all-files")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "bad.wave:2:5: L401 error 'add.s32' is obsolete" in r.stdout
     assert "good.wave" not in r.stdout.split("wave-lsp lint", 1)[-1]
 
 
 def test_hook_passes_on_the_good_file(project):
-    r = try_repo(project, "--files", "good.wave", "passing.wave", "notes.txt")
+    r = pre_commit(project, "--files", "good.wave", "passing.wave", "notes.txt")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Passed" in r.stdout
 
 
 def test_test_hook_fails_on_the_failing_kernel_test(project):
-    r = try_repo(project, "--all-files", hook="wave-lsp-test")
+    r = pre_commit(project, "--all-files", hook="wave-lsp-test")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "failing.wave:2: FAIL kernel k" in r.stdout
     # all 32 threads of the default workgroup store there; the last one wrote it
@@ -72,7 +98,7 @@ def test_test_hook_fails_on_the_failing_kernel_test(project):
 
 
 def test_test_hook_passes_on_passing_tests(project):
-    r = try_repo(project, "--files", "passing.wave", "good.wave", "notes.txt",
+    r = pre_commit(project, "--files", "passing.wave", "good.wave", "notes.txt",
                  hook="wave-lsp-test")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Passed" in r.stdout
