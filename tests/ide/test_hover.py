@@ -115,7 +115,72 @@ def test_f64_register_pair():
 """, expect("""
 register 'r2' at 1:9-11
 ---
-**`r2`** general-purpose register 2 (32 bits)
+**`r2`** general-purpose registers r2..r3: a 64-bit pair, r2 the low 32 bits and r3 the high ones
+
+kernel `k` declares 32 registers (the default of 32 registers)
+"""))
+
+
+def test_u128_store_value():
+    check(render_hover, """
+.kernel k
+    device_store_u128 r0, r$04
+    halt
+.end
+""", expect("""
+register 'r4' at 1:26-28
+---
+**`r4`** general-purpose registers r4..r7: 128 bits, r4 the lowest 32
+
+kernel `k` declares 32 registers (the default of 32 registers)
+"""))
+
+
+def test_a_pair_past_the_declared_registers():
+    check(render_hover, """
+.kernel k
+.registers 8
+    dadd r6, r2, r$07
+    halt
+.end
+""", expect("""
+register 'r7' at 2:17-19
+---
+**`r7`** general-purpose registers r7..r8: a 64-bit pair, r7 the low 32 bits and r8 the high ones
+
+**odd first register**: the spec (§3.3 Register Pairs) has a pair start at an even register
+
+**beyond** `.registers 8` of kernel `k` (valid: r0..r7)
+"""))
+
+
+def test_pair_at_an_odd_register():
+    check(render_hover, """
+.kernel k
+    cvt_f32_f64 r1, r$03
+    halt
+.end
+""", expect("""
+register 'r3' at 1:20-22
+---
+**`r3`** general-purpose registers r3..r4: a 64-bit pair, r3 the low 32 bits and r4 the high ones
+
+**odd first register**: the spec (§3.3 Register Pairs) has a pair start at an even register
+
+kernel `k` declares 32 registers (the default of 32 registers)
+"""))
+
+
+def test_a_single_register_beside_a_pair_instruction():
+    check(render_hover, """
+.kernel k
+    device_store_u64 r$00, r2
+    halt
+.end
+""", expect("""
+register 'r0' at 1:21-23
+---
+**`r0`** general-purpose register 0 (32 bits)
 
 kernel `k` declares 32 registers (the default of 32 registers)
 """))

@@ -57,10 +57,8 @@ def _compute(ins: Instruction) -> InstructionFacts:
     m = ins.mnemonic.text
     spec = INSTRUCTIONS.get(m)
     ops = ins.operands
-    specs = spec.operands if spec else ()
-    if spec and specs and specs[0].optional and len(ops) == len(specs) - 1:
-        specs = specs[1:]
-    aligned = spec is not None and len(specs) == len(ops)
+    specs = spec.written_operands(len(ops)) if spec else None
+    aligned = specs is not None
     registers = []
     labels = []
     for i, op in enumerate(ops):

@@ -81,22 +81,43 @@ def register_markdown(state: DocumentState, target: Target) -> str:
         index = int(number)
     except ValueError:
         return f"`{text}`: not a valid register"
-    out = [f"**`{text}`** general-purpose register {index} (32 bits)"]
+    width = _register_width(target)
+    if width == 1:
+        out = [f"**`{text}`** general-purpose register {index} (32 bits)"]
+    else:
+        last = index + width - 1
+        out = [f"**`{text}`** general-purpose registers r{index}..r{last}: "
+               + (f"a 64-bit pair, r{index} the low 32 bits and r{last} the high ones"
+                  if width == 2 else f"{32 * width} bits, r{index} the lowest 32")]
+        if index % 2:
+            out.append("**odd first register**: the spec (§3.3 Register Pairs) has a pair start at an even register")
     if suffix:
         half = {"lo": "bits 15:0", "hi": "bits 31:16"}.get(suffix, "an invalid suffix")
         out.append(f"`.{suffix}`: {half} (the assembler accepts and ignores the suffix)")
-    if index > MAX_REGISTER:
+    if index + width - 1 > MAX_REGISTER:
         out.append(f"**not encodable**: registers go up to r{MAX_REGISTER}")
     kernel = state.document.program.kernel_at(target.line)
     if kernel is not None:
         count = kernel.register_count
         where = f"`.registers {count}`" if kernel.declares_registers else \
             f"the default of {count} registers"
-        if index >= count:
+        if index + width - 1 >= count:
             out.append(f"**beyond** {where} of kernel `{kernel.name}` (valid: r0..r{count - 1})")
         else:
             out.append(f"kernel `{kernel.name}` declares {count} registers ({where})")
     return "\n\n".join(out)
+
+
+def _register_width(target: Target) -> int:
+    """How many registers the hovered operand covers (2 for a pair of an f64 or u64)."""
+    stmt = target.statement
+    if not isinstance(stmt, Instruction) or target.operand_index is None:
+        return 1
+    spec = INSTRUCTIONS.get(stmt.mnemonic.text)
+    specs = spec.written_operands(len(stmt.operands)) if spec is not None else None
+    if specs is None or target.operand_index >= len(specs):
+        return 1
+    return spec.register_width(specs[target.operand_index])
 
 
 def special_markdown(text: str) -> str:

@@ -35,6 +35,15 @@ class InstructionSpec:
         """How many consecutive registers a register operand covers (2 for f64/u64 pairs)."""
         return REGISTER_WIDTHS.get(self.mnemonic, {}).get(operand.name, 1)
 
+    def written_operands(self, count: int) -> tuple[OperandSpec, ...] | None:
+        """The operand specs of an instruction written with `count` operands, in order (a
+        leading optional operand left out when one is missing); None when `count` fits no
+        form."""
+        specs = self.operands
+        if specs and specs[0].optional and count == len(specs) - 1:
+            specs = specs[1:]
+        return specs if len(specs) == count else None
+
     @property
     def group(self) -> str | None:
         """Name of the opcode shared by several mnemonics (e.g. "Control", "WaveOp"), if any."""
