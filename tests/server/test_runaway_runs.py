@@ -1,12 +1,13 @@
 """A launch line that would run for days (issue 25): the editor caps its limits, an edit,
 `wave-lsp.clear` or `didClose` stops the run, another document's run is answered meanwhile,
-`shutdown` answers while the command is pending and `exit` ends the process."""
+`shutdown` answers while the command is pending and `exit` ends the process; a settling that
+changes nothing a run computes does not cancel it."""
 
 from __future__ import annotations
 
 import time
 
-from .rawclient import INIT_PARAMS, RawClient
+from .rawclient import INIT_PARAMS, RawClient, frame
 
 HUGE = (".kernel k\n; wave-lsp run: --grid 4294967295,1,1 --max-instructions 0 "
         "--time-limit 604800\n.registers 4\n    mov_sr r0, sr_lane_id\n    halt\n.end\n")
@@ -109,3 +110,44 @@ def test_an_edit_stops_the_run(tmp_path):
         assert answer(client, 1)["result"]["status"] == "cancelled"
     finally:
         client.close()
+
+
+# ---- a settling at the revision a Run is running does not cancel it -----------------------------
+LONG = ("; wave-lsp run: --grid 30000,1,1 --workgroup 64,1,1\n.kernel k\n.registers 8\n"
+        "    mov_sr  r0, sr_thread_id_x\n    cvt_f32_u32 r1, r0\n    mov_imm r2, 3.0\n"
+        "    fdiv    r3, r1, r2\n    halt\n.end\n")
+
+
+def test_a_settling_of_the_same_revision_does_not_cancel_a_run(tmp_path):
+    """A Run right after the document opened can meet that open's settling, or the settling
+    after the client's configuration came (Neovim, VS Code: the reply to the server's
+    `workspace/configuration` often comes after the first Run). Neither changes what the run
+    computes, so neither cancels it: the Run answers its result and the next inlay hints show
+    it. Here `didChangeConfiguration` with unchanged settings comes in the Run's own write."""
+    raw = RawClient(tmp_path / "cache")
+    try:
+        raw.initialize()
+        uri = "file:///tmp/settle-during-run.wave"
+        raw.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "wave", "version": 1, "text": LONG}})
+        raw.request(1, "textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+        raw.response(1)                 # the open settled
+        started = time.monotonic()
+        raw.send(frame({"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
+                        "params": {"command": "wave-lsp.run", "arguments": [uri, "k", None]}})
+                 + frame({"jsonrpc": "2.0", "method": "workspace/didChangeConfiguration",
+                          "params": {"settings": {}}}))
+        answer = raw.response(2, timeout=120)
+        took = time.monotonic() - started
+        assert answer["result"]["status"] == "ok", answer["result"].get("message")
+        raw.request(3, "textDocument/inlayHint", {
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}})
+        hints = [h["label"] for h in raw.response(3)["result"]]
+        assert hints and hints[0].startswith("r0 = 0, 1, 2"), (hints, took)
+        raw.request(4, "shutdown")
+        raw.response(4)
+        raw.notify("exit")
+        assert raw.wait() == 0
+    finally:
+        raw.close()
