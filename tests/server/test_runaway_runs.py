@@ -151,3 +151,35 @@ def test_a_settling_of_the_same_revision_does_not_cancel_a_run(tmp_path):
         assert raw.wait() == 0
     finally:
         raw.close()
+
+
+COUNT = (".kernel count\n; wave-lsp run: --workgroup 1,1,1 --max-instructions 0\n.registers 4\n"
+         "    mov_imm r0, 0\n    mov_imm r1, 1\n    mov_imm r2, 2000\n    loop\n"
+         "        iadd r0, r0, r1\n        icmp_eq p1, r0, r2\n        break p1\n    endloop\n    halt\n.end\n")
+
+
+def test_new_limits_in_the_settings_run_a_live_kernel_again(tmp_path):
+    """A setting that changes what a run computes (its limits) does re-run a live kernel at the
+    same revision: the limit error of the first run goes when the limit is raised."""
+    client = start(tmp_path, {"run": {"maxInstructions": 1000}})
+    try:
+        uri = "file:///tmp/count-limits.wave"
+        open_doc(client, uri, COUNT)
+        run(client, 1, uri, "count")
+        first = answer(client, 1)["result"]
+        assert first["status"] == "error" and "limit" in first["message"], first
+        client.notify("workspace/didChangeConfiguration",
+                      {"settings": {"run": {"maxInstructions": 100_000}}})
+        deadline = time.monotonic() + 30
+        while True:     # the loop line's hint: all 2,000 trips (the limit cut it short first)
+            client.request(3, "textDocument/inlayHint", {
+                "textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0},
+                                                        "end": {"line": 99, "character": 0}}})
+            hints = [h["label"] for h in answer(client, 3)["result"]]
+            client.seen.clear()
+            if any(label.startswith("r0 = ") and label.endswith("×2,000") for label in hints):
+                break
+            assert time.monotonic() < deadline, hints
+            time.sleep(0.2)
+    finally:
+        client.close()

@@ -48,12 +48,14 @@ class DocumentTests:
     running: set[tuple[str, int]] = field(default_factory=set)
     cancel: threading.Event | None = None
     generation: int = 0                                # bumped whenever `results` changes
+    job: tuple | None = None          # what the latest run tests (in flight or kept): a key
 
     def stop(self) -> None:
         """Cancel the tests in flight, if any."""
         if self.cancel is not None:
             self.cancel.set()
             self.cancel = None
+        self.job = None
 
     def current(self, revision: int) -> dict[tuple[str, int], TestRecord]:
         """The records of `revision`, by (kernel, launch line)."""

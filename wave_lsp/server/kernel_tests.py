@@ -114,7 +114,16 @@ class TestService(Feature):
         state = self.existing(doc)
         if state is None or not state.live or doc.binary:
             return
-        asyncio.ensure_future(self._retest(doc, set(state.live)))
+        live = set(state.live)
+        if state.job is not None and state.job == self.job_key(
+                doc, [t for t in self.tests(doc) if t.kernel in live]):
+            return          # these very tests run (or ran) on this revision, as limited now
+        asyncio.ensure_future(self._retest(doc, live))
+
+    def job_key(self, doc: DocumentState, tests: list["KernelTest"]) -> tuple:
+        """All that decides the outcomes of `tests`: the revision, the tests, the limits."""
+        return (doc.revision, tuple(sorted((t.kernel, t.launch_line) for t in tests)),
+                self.runs.limits())
 
     async def _retest(self, doc: DocumentState, live: set[str]) -> None:
         try:
@@ -181,6 +190,7 @@ class TestService(Feature):
         state.cancel = cancel
         revision, text = doc.revision, doc.text
         state.running = {(t.kernel, t.launch_line) for t in tests}
+        state.job = self.job_key(doc, tests)
         path = path_of(doc.uri)
         try:
             outcomes = await asyncio.wrap_future(self.pool.submit(
