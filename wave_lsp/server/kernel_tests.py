@@ -110,24 +110,30 @@ class TestService(Feature):
             state.stop()
 
     def document_settled(self, doc: DocumentState) -> None:
-        """Re-test the kernels whose tests ran (they are live from then on)."""
+        """Re-test the kernels whose tests ran (they are live from then on), unless these very
+        tests run or ran on this revision, as limited now."""
         state = self.existing(doc)
-        if state is None or not state.live or doc.binary:
+        if state is None or not state.live or doc.binary or self.has_job(doc, state):
             return
-        live = set(state.live)
-        if state.job is not None and state.job == self.job_key(
-                doc, [t for t in self.tests(doc) if t.kernel in live]):
-            return          # these very tests run (or ran) on this revision, as limited now
-        asyncio.ensure_future(self._retest(doc, live))
+        asyncio.ensure_future(self._retest(doc))
+
+    def live_tests(self, doc: DocumentState, state: DocumentTests) -> list["KernelTest"]:
+        return [t for t in self.tests(doc) if t.kernel in state.live]
 
     def job_key(self, doc: DocumentState, tests: list["KernelTest"]) -> tuple:
         """All that decides the outcomes of `tests`: the revision, the tests, the limits."""
         return (doc.revision, tuple(sorted((t.kernel, t.launch_line) for t in tests)),
                 self.runs.limits())
 
-    async def _retest(self, doc: DocumentState, live: set[str]) -> None:
+    def has_job(self, doc: DocumentState, state: DocumentTests) -> bool:
+        return state.job is not None and state.job == self.job_key(
+            doc, self.live_tests(doc, state))
+
+    async def _retest(self, doc: DocumentState) -> None:
         try:
-            await self.run(doc, [t for t in self.tests(doc) if t.kernel in live])
+            state = self.existing(doc)
+            if state is not None and not self.has_job(doc, state):   # a Test may have begun it
+                await self.run(doc, self.live_tests(doc, state))
         except Exception as exc:
             report_failure(self.server, "re-running kernel tests", exc)
 

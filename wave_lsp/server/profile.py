@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import asyncio
-import threading
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -29,7 +28,7 @@ from lsprotocol import types
 from ..ide.state import DocumentState
 from . import proto
 from .handlers import command
-from .runs import RunService, arg_root, start_live
+from .runs import RunService, start_live
 from .server import WaveLanguageServer
 
 if TYPE_CHECKING:
@@ -81,13 +80,7 @@ class ProfileService(RunService):
         """Profile `wanted` kernels of the current revision off the event loop: first the
         launch's own preset (heat, hints, findings), then every vendor's; each step is kept and
         shown if the document has not changed meanwhile. Returns the last either way."""
-        from ..ide.run_session import plan_runs
-        state = self.state(doc)
-        state.stop()
-        cancel = threading.Event()
-        state.cancel = cancel
-        state.job = self.job_key(doc, wanted)
-        snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri))
+        state, cancel, snapshot = self.begin(doc, wanted)
 
         def fresh() -> bool:
             return (self.server.document(doc.uri) is doc and doc.revision == snapshot.revision

@@ -146,20 +146,25 @@ class RunService(Feature):
 
     def document_settled(self, doc: DocumentState) -> None:
         """Re-run the document's live kernels (and with `run.live` every launched one), unless
-        that very job already runs or ran: a Run right after the document opened is not
-        cancelled by the open's own settling."""
+        that very job already runs or ran: neither the open's own settling nor the one after
+        the client's configuration came cancels a Run of the same revision."""
         wanted = self.wanted(doc)
-        if doc.binary or not wanted:
+        if doc.binary or not wanted or self.has_job(doc, wanted):
             return
-        state = self.state(doc)
-        if state.job is not None and state.job == self.job_key(doc, wanted):
-            return
-        state.stop()
+        self.state(doc).stop()
         asyncio.ensure_future(self._rerun(doc))
+
+    def has_job(self, doc: DocumentState, wanted: dict[str, int | None]) -> bool:
+        """Whether the job of `wanted` on the current revision runs or ran (and was kept)."""
+        state = self.existing(doc)
+        return state is not None and state.job is not None \
+            and state.job == self.job_key(doc, wanted)
 
     async def _rerun(self, doc: DocumentState) -> None:
         try:
-            await self.run(doc, self.wanted(doc))
+            wanted = self.wanted(doc)
+            if wanted and not self.has_job(doc, wanted):    # a Run may have begun it meanwhile
+                await self.run(doc, wanted)
         except Exception as exc:
             report_failure(self.server, "re-running kernels", exc)
 
@@ -188,13 +193,7 @@ class RunService(Feature):
     async def run(self, doc: DocumentState, wanted: dict[str, int | None]) -> list["KernelRun"]:
         """Run `wanted` kernels of the current revision off the event loop; store and show the
         results if the document has not changed meanwhile. Returns the results either way."""
-        from ..ide.run_session import plan_runs
-        state = self.state(doc)
-        state.stop()
-        cancel = threading.Event()
-        state.cancel = cancel
-        state.job = self.job_key(doc, wanted)
-        snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri))
+        state, cancel, snapshot = self.begin(doc, wanted)
         try:
             runs = await asyncio.wrap_future(self.worker.submit(snapshot, self.limits(), cancel))
         finally:
@@ -206,6 +205,17 @@ class RunService(Feature):
             state.store(runs)
             self.refresh(doc)
         return runs
+
+    def begin(self, doc: DocumentState, wanted: dict[str, int | None]):
+        """Start a job of `wanted` kernels on the current revision: the job in flight is
+        cancelled, this one gets its cancel flag and key. Returns (state, cancel, snapshot)."""
+        from ..ide.run_session import plan_runs
+        state = self.state(doc)
+        state.stop()
+        state.cancel = cancel = threading.Event()
+        state.job = self.job_key(doc, wanted)
+        snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri))
+        return state, cancel, snapshot
 
     def forget(self, doc: DocumentState, kernel: str | None) -> list[str]:
         """Clear one kernel's results (or all) and stop re-running it; returns what was
