@@ -137,13 +137,15 @@ async def test_show_hip_names_the_register_limit(client):
     assert result["error"] == "kernel 'k': the register count must be 1-256, got 2584243001"
 
 
-@pytest_lsp.fixture(params=PRESETS[:1], config=SERVER, scope="module")
+# Trust is JSON `true` alone: every other value a client (or a hostile wrapper) sends is untrusted
+@pytest_lsp.fixture(params=[False, "false", 0, None, "no", [], "true", 1], config=SERVER,
+                    scope="module", ids=repr)
 async def untrusted(request, lsp_client: LanguageClient):
     _watch_refreshes(lsp_client)
     result = await lsp_client.initialize_session(t.InitializeParams(
-        capabilities=client_capabilities(request.param),
-        initialization_options={"workspaceTrusted": False, "run": {"live": True}}))
-    lsp_client.preset = request.param
+        capabilities=client_capabilities(PRESETS[0]),
+        initialization_options={"workspaceTrusted": request.param, "run": {"live": True}}))
+    lsp_client.preset = PRESETS[0]
     lsp_client.server_capabilities = result.capabilities
     yield
     await lsp_client.shutdown_session()

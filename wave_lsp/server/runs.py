@@ -62,7 +62,7 @@ def arg_root(server: WaveLanguageServer, uri: str) -> Path | None:
     return max(roots, key=lambda p: len(p.parts)) if roots else folder
 
 
-TRUST_OPTION = "workspaceTrusted"    # initializationOptions: false disables every run
+TRUST_OPTION = "workspaceTrusted"    # initializationOptions: anything but true disables every run
 
 
 class RunService(Feature):
@@ -134,10 +134,11 @@ class RunService(Feature):
     # ---- lifecycle ----------------------------------------------------------------------------
     def initialize(self, params: types.InitializeParams) -> None:
         # an untrusted workspace (VS Code's restricted mode) never runs kernels; only the
-        # client decides this, once: no workspace setting can turn runs back on
+        # client decides this, once: no workspace setting can turn runs back on. A client
+        # that says anything of trust trusts only with JSON `true` ("false", 0, null: untrusted)
         options = params.initialization_options
         if isinstance(options, dict) and TRUST_OPTION in options:
-            self.trusted = options[TRUST_OPTION] is not False
+            self.trusted = options[TRUST_OPTION] is True
 
     def document_edited(self, doc: DocumentState) -> None:
         """A stale run is cancelled at once, not when the edit settles."""
