@@ -10,7 +10,9 @@ An `expect-stderr:` comment, when given, is the first line of stderr (an `Error:
 Floats compare exactly; `--tolerance ATOL[:RTOL]` on the launch line lets every number in the
 output differ from the expected one by ATOL + RTOL*|expected| (NaN only matches NaN);
 `wave-lsp run` accepts and ignores the flag. `--lanes` (the editor's) is dropped; `--trace`
-only writes to stderr and is left out of a test run.
+only writes to stderr and is left out of a test run. As in the editor, a launch line's `--arg`
+files must lie inside the tested file's git repository (else its folder): no absolute path, no
+`..` or link leaving it (CI runs the tests of pull requests).
 
 Output: one line per test (`path:LINE: ok kernel NAME`, LINE is the launch line) and a summary.
 A failure is `path:LINE: FAIL kernel NAME`, then the first differing output line (expected /
@@ -63,6 +65,7 @@ class FileResult:
 def test_file(path: str, update: str | None = None) -> FileResult:
     """Run every test of one file; with `update` ("failing" or "all") rewrite expectations."""
     from ..files import FileWriteError, read_regular, write_atomically
+    from ..ide.arg_files import file_root
     from ..ide.kernel_tests import discover, run_test, update_expectations
     try:
         text = read_regular(path).decode("utf-8")
@@ -70,11 +73,12 @@ def test_file(path: str, update: str | None = None) -> FileResult:
         return FileResult(path, error=f"cannot read: {err.strerror or err}")
     except UnicodeDecodeError:
         return FileResult(path, error="cannot read: not UTF-8 text")
-    outcomes = [run_test(text, t, path=path) for t in discover(text)]
+    root = file_root(Path(path))      # launch lines read files of the file's repository only
+    outcomes = [run_test(text, t, path=path, root=root) for t in discover(text)]
     result = FileResult(path, outcomes)
     if update:
         new, chosen = update_expectations(text, path, all_tests=update == "all",
-                                          outcomes=outcomes)
+                                          outcomes=outcomes, root=root)
         if new != text:
             try:
                 write_atomically(path, new.encode("utf-8"))

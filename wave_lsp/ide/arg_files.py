@@ -1,10 +1,12 @@
 """`--arg OFFSET:FILE` files of launch lines in the editor.
 
-A launch line is part of a document that may come from anyone, so the editor treats its files
-differently from the command line (which reads what its user names):
+A launch line is part of a document that may come from anyone, so the editor and `wave-lsp test`
+(which CI and pre-commit run on pull requests) treat its files differently from `wave-lsp run`
+(which reads what its user names):
 - a name is relative to the document's folder and must stay inside the *root*: the workspace
-  folder that holds the document, else the document's folder. An absolute path, or a `..` that
-  leaves the root, is a launch-line problem (R004 on the flag), found without touching the disk;
+  folder that holds the document, else the document's folder (`wave-lsp test`: the repository
+  that holds the file, else its folder, `file_root`). An absolute path, or a `..` that leaves the
+  root, is a launch-line problem (R004 on the flag), found without touching the disk;
 - opening or editing a document never touches the files: they are read only when a kernel
   runs, and a file whose real path (symbolic links followed) leaves the root is refused then;
 - each file is read once per run however often the line names it, and kept between runs by
@@ -31,13 +33,33 @@ def confined_path(name: str, folder: Path, root: Path) -> Path:
     absolute or leaves `root`. Purely lexical: the disk is not touched."""
     pure = PurePath(name)
     if pure.is_absolute() or name.startswith("~"):
-        raise LaunchFlagError(f"--arg: '{name}' is an absolute path; in the editor a launch "
-                              f"line reads files inside {root} only", "--arg")
+        raise LaunchFlagError(f"--arg: '{name}' is an absolute path; a launch line reads "
+                              f"files inside {root} only", "--arg")
     path = Path(os.path.normpath(folder / pure))
     if not path.is_relative_to(root):
-        raise LaunchFlagError(f"--arg: '{name}' leaves {root}; in the editor a launch line "
-                              f"reads files inside it only", "--arg")
+        raise LaunchFlagError(f"--arg: '{name}' leaves {root}; a launch line reads files "
+                              f"inside it only", "--arg")
     return path
+
+
+def real_inside(path: Path, real_root: Path) -> Path:
+    """`path` with its links followed, or LaunchFlagError when that leaves `real_root` (a
+    resolved root)."""
+    real = path.resolve()
+    if not real.is_relative_to(real_root):
+        raise LaunchFlagError(f"--arg: '{path.name}' is a link to {real}, outside "
+                              f"{real_root}; a launch line reads files inside it only", "--arg")
+    return real
+
+
+def file_root(path: Path) -> Path:
+    """Where the launch lines of the file at `path` may read files outside an editor: the git
+    repository that holds it, else its own folder."""
+    folder = Path(os.path.abspath(path)).parent
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return folder
 
 
 class ArgFiles:
@@ -70,11 +92,7 @@ class ArgFiles:
         return out
 
     def _read(self, path: Path, real_root: Path) -> bytes:
-        real = path.resolve()
-        if not real.is_relative_to(real_root):
-            raise LaunchFlagError(f"--arg: '{path.name}' is a link to {real}, outside "
-                                  f"{real_root}; in the editor a launch line reads files inside "
-                                  f"it only", "--arg")
+        real = real_inside(path, real_root)
         info = os.stat(real)
         key = (real, info.st_mtime_ns, info.st_size)
         with self._lock:

@@ -14,13 +14,15 @@ maps an output line back to the device address it shows.
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
 from ..emu.launch_flags import DumpRequest, LaunchFlagError, arg_spec
 from ..emu.run_flags import program_for, run_parser, run_request
-from .arg_files import confined_path
+from .arg_files import confined_path, real_inside
 
 EDITOR_ONLY_FLAGS = ("--lanes",)       # flags of a launch line `wave-lsp run` does not take
 
@@ -83,6 +85,15 @@ def _failed(message: str) -> RunOutput:
     return RunOutput([], 1, f"Error: {message}")
 
 
+def confine_arg_files(args, folder: Path, root: Path) -> None:
+    """LaunchFlagError unless every `--arg` file of parsed flags `args` (relative to `folder`)
+    lies inside `root`, links followed (`arg_files`)."""
+    real_root = root.resolve()
+    here = Path(os.path.abspath(folder))
+    for name in (arg_spec(text)[1] for text in args.arg):
+        real_inside(confined_path(name, here, root), real_root)
+
+
 def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: Path, *,
               root: Path | None = None, cancel: Callable[[], bool] | None = None,
               writers: bool = False) -> RunOutput:
@@ -95,8 +106,7 @@ def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: P
     args = parse_test_flags(words, kernel)
     try:
         if root is not None:
-            for name in (arg_spec(text)[1] for text in args.arg):
-                confined_path(name, folder, root)
+            confine_arg_files(args, folder, root)
         request = run_request(args, folder)
         options = replace(request.options, trace=False, cancel=cancel, writers=writers)
         report = run(program_for(program, request.compat), request.launch, options)

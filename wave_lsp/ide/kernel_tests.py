@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from ..emu.launch_flags import LaunchFlagError
 from ..syntax.document import Document, split_lines
 from ..syntax.tool_comments import (EXPECT, EXPECT_EXIT, EXPECT_STDERR, EXPECTATION_COMMENT,
                                     expectation)
 from .expectations import (Difference, Tolerance, ToleranceError, first_difference,
                            tolerance_of)
-from .kernel_run import (FlagsProblem, RunOutput, command_words, dump_address, parse_test_flags,
-                         run_flags)
+from .kernel_run import (FlagsProblem, RunOutput, command_words, confine_arg_files,
+                         dump_address, parse_test_flags, run_flags)
 from .launch_lines import launch_lines
 
 
@@ -124,11 +125,15 @@ def run_test(text: str | bytes, test: KernelTest, *, path: Path | str,
     an editor, confines `--arg` files to it."""
     if test.problem:
         return _cannot_run(test, test.problem)
+    folder = Path(path).parent
     try:
-        parse_test_flags(test.flags, test.kernel)
+        args = parse_test_flags(test.flags, test.kernel)
+        if root is not None:                # a file it may not read: no run to record
+            confine_arg_files(args, folder, root)
     except FlagsProblem as err:
         return _cannot_run(test, f"the launch line's flags: {err}")
-    folder = Path(path).parent
+    except LaunchFlagError as err:
+        return _cannot_run(test, str(err))
     out = run_flags(text, test.flags, test.kernel, folder, root=root, cancel=cancel)
     result = dict(actual=tuple(out.stdout), exit_status=out.status, stderr=out.stderr)
     if out.status != test.exit_status:
