@@ -78,14 +78,24 @@ def wheel_ptxas() -> str | None:
     return None
 
 
+def program_setting_ok(configured: str) -> bool:
+    """A setting may name an absolute path (`~` allowed) or a bare program name on PATH, never a
+    relative path: that would resolve against whatever folder the process started in."""
+    path = os.path.expanduser(configured.strip())
+    return os.path.isabs(path) or os.sep not in path
+
+
 def find_compiler(target: str, configured: str | None = None) -> str | None:
-    """The compiler for `target` ("ptx" or "hip"): `configured` (a path or a name on PATH) when
-    given, else the one on PATH, else (ptxas) the nvidia wheel's; None when there is none."""
+    """The compiler for `target` ("ptx" or "hip"): `configured` (an absolute path or a name on
+    PATH) when given, else the one on PATH, else (ptxas) the nvidia wheel's; None when there
+    is none."""
     name = COMPILERS.get(target)
     if name is None:
         return None
     if configured:
-        return shutil.which(os.path.expanduser(configured))
+        if not program_setting_ok(configured):
+            return None
+        return shutil.which(os.path.expanduser(configured.strip()))
     return shutil.which(name) or (wheel_ptxas() if target == "ptx" else None)
 
 

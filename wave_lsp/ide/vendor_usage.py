@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..asm import AssemblyError
 from ..asm import vendors
+from ..asm.vendors import program_setting_ok  # noqa: F401  (the server's settings check)
 from ..asm.backends import EmitError, Emitted, emit
 
 VENDOR_TARGETS = ("ptx", "hip")

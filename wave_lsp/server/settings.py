@@ -15,8 +15,9 @@ each invalid setting instead of silently dropping it.
     }
 
 `backends.ptxas` / `backends.hipcc`: the vendor compiler to run for the resource hover, the
-kernelResources command and Show PTX/HIP (a path or a name on PATH; false: none; unset: PATH,
-then for ptxas the nvidia-cuda-nvcc-cu12 wheel).
+kernelResources command and Show PTX/HIP (an absolute path or a name on PATH; false: none; unset:
+PATH, then for ptxas the nvidia-cuda-nvcc-cu12 wheel). An untrusted workspace runs none that a
+setting names (`vendor_compilers.tools`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis.config import Config, config_from_mapping
+from ..ide.vendor_usage import program_setting_ok
 from ..ide.run_limits import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIME_LIMIT_MS
 from ..isa.backends import TARGET_NAMES
 
@@ -153,6 +155,10 @@ def _backend_settings(backends, settings: Settings) -> list[str]:
         target = BACKEND_TOOLS.get(key)
         if target is None:
             problems.append(f"backends.{key}: unknown setting (use ptxas, hipcc)")
+        elif isinstance(value, str) and not program_setting_ok(value):
+            problems.append(f"backends.{key}: {value!r} is a relative path; name an absolute "
+                            "path or a program on PATH (a relative one would be looked up in "
+                            "the server's working folder)")
         elif value is False or (isinstance(value, str) and value.strip()):
             settings.backend_tools[target] = value
             if value and shutil.which(os.path.expanduser(value)) is None:

@@ -11,12 +11,28 @@ from __future__ import annotations
 from ..ide.emit import Translation, vendor_report
 from ..ide.state import DocumentState
 from ..ide.vendor_usage import KernelFigures, VendorTools, kernel_figures
+from .runs import RunService
 from .server import WaveLanguageServer
+from .settings import BACKEND_TOOLS
+
+_SETTING = {target: key for key, target in BACKEND_TOOLS.items()}
 
 
 def tools(server: WaveLanguageServer) -> VendorTools:
-    """The compilers the settings name, else those found (`backends.ptxas`, `backends.hipcc`)."""
-    return VendorTools.find(server.settings.backend_tools)
+    """The compilers the settings name, else those found (`backends.ptxas`, `backends.hipcc`).
+    In an untrusted workspace no program a setting names ever runs (the client's answer may
+    hold the workspace's own `.vscode/settings.json`): only PATH's and the wheel's, and a
+    setting's `false` still turns one off."""
+    configured = server.settings.backend_tools
+    if not server.get_feature(RunService).trusted:
+        named = sorted(k for k, v in configured.items() if v is not False)
+        if named and not getattr(server, "_untrusted_tools_said", False):
+            server._untrusted_tools_said = True
+            server.log("an untrusted workspace runs no vendor compiler a setting names ("
+                       + ", ".join(f"backends.{_SETTING[t]}" for t in named)
+                       + "); the one on PATH or in the nvidia wheel is used")
+        configured = {k: v for k, v in configured.items() if v is False}
+    return VendorTools.find(configured)
 
 
 async def figures(server: WaveLanguageServer, doc: DocumentState,
