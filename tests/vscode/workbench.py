@@ -45,6 +45,13 @@ BASE_SETTINGS = {
     "git.enabled": False,
 }
 
+# Workspace trust as a user meets it, minus the modal: a new folder opens in Restricted Mode.
+TRUST_SETTINGS = {
+    "security.workspace.trust.enabled": True,
+    "security.workspace.trust.startupPrompt": "never",
+    "security.workspace.trust.untrustedFiles": "open",
+}
+
 
 def missing_tools() -> list[str]:
     """What the VS Code tests need and is not installed (by .ci/tools/vscode.sh)."""
@@ -71,7 +78,9 @@ class CodeServer:
     """One code-server with the extension installed, serving `workspace`."""
 
     def __init__(self, home: Path, vsix: Path, settings: dict[str, Any],
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, workspace_trust: bool = False) -> None:
+        """`workspace_trust`: VS Code's workspace trust on, every folder opening untrusted
+        (Restricted Mode) without a prompt; off (the default) every folder is trusted."""
         self.home = home
         self.user_data = home / "user-data"
         self.extensions = home / "extensions"
@@ -79,7 +88,8 @@ class CodeServer:
         self.log = open(home / "code-server.log", "w")
         (self.user_data / "User").mkdir(parents=True, exist_ok=True)
         (self.user_data / "User" / "settings.json").write_text(
-            json.dumps({**BASE_SETTINGS, **settings}, indent=2))
+            json.dumps({**BASE_SETTINGS, **(TRUST_SETTINGS if workspace_trust else {}),
+                        **settings}, indent=2))
         self.env = {**os.environ, **(env or {})}
         self.env.pop("VSCODE_IPC_HOOK_CLI", None)
         subprocess.run(self._command("--install-extension", str(vsix)), check=True,
@@ -87,8 +97,8 @@ class CodeServer:
         self.process = subprocess.Popen(
             self._command("--auth", "none", "--bind-addr", f"127.0.0.1:{self.port}",
                           "--disable-telemetry", "--disable-update-check",
-                          "--disable-workspace-trust", "--disable-getting-started-override",
-                          "--ignore-last-opened"),
+                          *(() if workspace_trust else ("--disable-workspace-trust",)),
+                          "--disable-getting-started-override", "--ignore-last-opened"),
             stdout=self.log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
         deadline = time.monotonic() + 60
         while True:

@@ -13,8 +13,9 @@ import {
 import { withDebugLenses } from './debug';
 import { FailureNotice } from './failureNotice';
 import { InstallError, installBundledServer, shippedWheel } from './installer';
-import { isExecutable, locateServer, ServerCommand, wheelVersion } from './serverLocator';
-import { declaredKeys, SECTION, serverSettings } from './settings';
+import { isExecutable, LocatorInput, locateServer, ServerCommand, skippedWorkspaceServers, wheelVersion } from './serverLocator';
+import { restrictedKeys, restrictedNotice } from './restricted';
+import { declaredKeys, SECTION, serverSettings, settingValue } from './settings';
 import { ServerStatus } from './statusBar';
 
 const INSTALLED_MARKER = 'wave-lsp-wheel.txt';
@@ -32,6 +33,8 @@ class WaveLanguageClient extends LanguageClient {
 export class WaveClient implements vscode.Disposable {
     private client: LanguageClient | undefined;
     private readonly keys: string[];
+    private readonly restricted: string[];
+    private saidRestricted: string | undefined;
     private readonly privateEnv: string;
     private starting: Promise<void> | undefined;
     private readonly notice = new FailureNotice();
@@ -45,6 +48,7 @@ export class WaveClient implements vscode.Disposable {
         readonly status: ServerStatus,
     ) {
         this.keys = declaredKeys(context.extension.packageJSON as Parameters<typeof declaredKeys>[0]);
+        this.restricted = restrictedKeys(context.extension.packageJSON as Parameters<typeof restrictedKeys>[0]);
         this.privateEnv = path.join(context.globalStorageUri.fsPath, 'server-env');
     }
 
@@ -117,16 +121,41 @@ export class WaveClient implements vscode.Disposable {
     }
 
     private locate(): ServerCommand | undefined {
-        const config = vscode.workspace.getConfiguration(SECTION);
-        return locateServer({
-            command: config.get<string[]>('server.command', []),
-            interpreter: config.get<string>('server.interpreter', ''),
+        const command = settingValue<string[]>('server.command', this.restricted);
+        const interpreter = settingValue<string>('server.interpreter', this.restricted);
+        const input: LocatorInput = {
+            command: command.value ?? [],
+            interpreter: interpreter.value ?? '',
             workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+            trusted: vscode.workspace.isTrusted,
             envPath: process.env.PATH ?? '',
             platform: process.platform,
             privateEnv: this.privateEnv,
             isExecutable,
-        });
+        };
+        if (!input.trusted) {
+            this.sayRestricted(input);
+        }
+        return locateServer(input);
+    }
+
+    /** Logs once what Restricted Mode ignores, and shows it when the workspace named a program. */
+    private sayRestricted(input: LocatorInput): void {
+        const skipped = skippedWorkspaceServers(input);
+        const notice = restrictedNotice(this.restricted, skipped);
+        if (notice === this.saidRestricted) {
+            return;
+        }
+        this.saidRestricted = notice;
+        this.log.appendLine(notice);
+        const named = skipped.length > 0 || this.restricted.some((key) => settingValue(key, this.restricted).ignored);
+        if (named) {
+            void vscode.window.showInformationMessage(`WAVE: ${notice}`, 'Manage Workspace Trust').then((pick) => {
+                if (pick !== undefined) {
+                    void vscode.commands.executeCommand('workbench.trust.manage');
+                }
+            });
+        }
     }
 
     private async doStart(): Promise<void> {
@@ -180,7 +209,7 @@ export class WaveClient implements vscode.Disposable {
         this.status.set('installing', what);
         this.log.appendLine(`${what} into ${this.privateEnv}`);
         try {
-            const interpreter = vscode.workspace.getConfiguration(SECTION).get<string>('server.interpreter', '');
+            const interpreter = settingValue<string>('server.interpreter', this.restricted).value ?? '';
             await installBundledServer(wheel, this.privateEnv, interpreter, this.log);
             fs.writeFileSync(path.join(this.privateEnv, INSTALLED_MARKER), `${path.basename(wheel)}\n`);
         } catch (error) {
@@ -226,7 +255,7 @@ export class WaveClient implements vscode.Disposable {
             // Restricted mode (an untrusted workspace): the server never runs kernels, whose
             // launch lines come with the workspace (see the server's `workspaceTrusted`).
             initializationOptions: {
-                ...serverSettings(this.keys), workspaceTrusted: vscode.workspace.isTrusted,
+                ...serverSettings(this.keys, this.restricted), workspaceTrusted: vscode.workspace.isTrusted,
             },
             synchronize: { configurationSection: SECTION },
             // The dump hover's "next 256 values" links run the server's `wave-lsp.dump`.
@@ -239,7 +268,7 @@ export class WaveClient implements vscode.Disposable {
                             return null;
                         }
                         const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
-                        return serverSettings(this.keys, scope);
+                        return serverSettings(this.keys, this.restricted, scope);
                     }),
                 },
                 // "Debug Kernel" right after the ▶ Run lens of each kernel.

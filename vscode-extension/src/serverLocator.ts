@@ -4,7 +4,8 @@
  * The order, first match wins:
  *   1. `wave.server.command` (an explicit command line);
  *   2. `wave.server.interpreter` (a Python with wave-lsp installed: `python -m wave_lsp serve`);
- *   3. a `wave-lsp` in a virtual environment of a workspace folder (`.venv`, `venv`, `env`);
+ *   3. a `wave-lsp` in a virtual environment of a workspace folder (`.venv`, `venv`, `env`),
+ *      only in a trusted workspace (in Restricted Mode the folder's programs never start);
  *   4. a `wave-lsp` on `PATH`;
  *   5. the bundled server, once installed into the extension's private virtual environment.
  * When none is found the caller offers to install the bundled server (see installer.ts).
@@ -28,6 +29,8 @@ export interface LocatorInput {
     /** `wave.server.interpreter`: a Python interpreter (empty for none). */
     interpreter: string;
     workspaceFolders: string[];
+    /** Whether the workspace is trusted: an untrusted one's virtual environments are skipped. */
+    trusted: boolean;
     /** The PATH environment variable. */
     envPath: string;
     platform: NodeJS.Platform;
@@ -92,7 +95,7 @@ export function locateServer(input: LocatorInput): ServerCommand | undefined {
     if (input.interpreter.trim() !== '') {
         return { command: input.interpreter.trim(), args: ['-m', 'wave_lsp', ...SERVE_ARGS], source: 'interpreter' };
     }
-    for (const folder of input.workspaceFolders) {
+    for (const folder of input.trusted ? input.workspaceFolders : []) {
         for (const env of VENV_FOLDERS) {
             const exe = venvExecutable(path.join(folder, env), input.platform);
             if (input.isExecutable(exe)) {
@@ -109,6 +112,16 @@ export function locateServer(input: LocatorInput): ServerCommand | undefined {
         return { command: bundled, args: [...SERVE_ARGS], source: 'bundled' };
     }
     return undefined;
+}
+
+/** The workspace's virtual-environment servers an untrusted workspace passes over. */
+export function skippedWorkspaceServers(input: LocatorInput): string[] {
+    if (input.trusted) {
+        return [];
+    }
+    return input.workspaceFolders.flatMap((folder) => VENV_FOLDERS
+        .map((env) => venvExecutable(path.join(folder, env), input.platform))
+        .filter((exe) => input.isExecutable(exe)));
 }
 
 /** Python interpreters to try for creating the private environment, in order. */

@@ -3,9 +3,11 @@
  * `wave.trace.*`), as one nested object, sent as `initializationOptions` and as the answer to
  * `workspace/configuration`. Only values the user set (in any settings scope) are sent, so the
  * server's own defaults apply to the rest and a server older than this extension is not sent keys
- * it does not know.
+ * it does not know. In Restricted Mode the workspace's own values of the settings that start
+ * programs are not sent (`restricted.ts`).
  */
 import * as vscode from 'vscode';
+import { effectiveValue } from './restricted';
 
 export const SECTION = 'wave';
 const CLIENT_ONLY = ['server.', 'trace.'];
@@ -32,14 +34,18 @@ export function setDotted(target: Record<string, unknown>, key: string, value: u
     node[parts[parts.length - 1]] = value;
 }
 
+/** The value of `wave.<key>` the user set, the workspace's own value of a restricted setting
+ * passed over while the workspace is untrusted (`restricted.ts`). */
+export function settingValue<T>(key: string, restricted: string[], scope?: vscode.ConfigurationScope): { value?: T; ignored: boolean } {
+    const seen = vscode.workspace.getConfiguration(SECTION, scope).inspect<T>(key);
+    return effectiveValue(seen, restricted.includes(key), vscode.workspace.isTrusted);
+}
+
 /** The server settings for `scope` (a document or workspace folder), user-set values only. */
-export function serverSettings(keys: string[], scope?: vscode.ConfigurationScope): Record<string, unknown> {
-    const config = vscode.workspace.getConfiguration(SECTION, scope);
+export function serverSettings(keys: string[], restricted: string[], scope?: vscode.ConfigurationScope): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const key of keys) {
-        const seen = config.inspect(key);
-        const set = seen?.workspaceFolderLanguageValue ?? seen?.workspaceLanguageValue ?? seen?.globalLanguageValue
-            ?? seen?.workspaceFolderValue ?? seen?.workspaceValue ?? seen?.globalValue;
+        const set = settingValue(key, restricted, scope).value;
         if (set !== undefined) {
             setDotted(out, key, set);
         }

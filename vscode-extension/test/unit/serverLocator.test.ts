@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
-    bundledWheel, isExecutable, isSupportedPython, LocatorInput, locateServer, pythonCandidates, venvExecutable, wheelVersion, whichOnPath,
+    bundledWheel, isExecutable, isSupportedPython, LocatorInput, locateServer, pythonCandidates, skippedWorkspaceServers, venvExecutable, wheelVersion, whichOnPath,
 } from '../../src/serverLocator';
 
 let root: string;
@@ -21,7 +21,7 @@ function executable(file: string): string {
 
 function input(overrides: Partial<LocatorInput> = {}): LocatorInput {
     return {
-        command: [], interpreter: '', workspaceFolders: [path.join(root, 'ws')],
+        command: [], interpreter: '', workspaceFolders: [path.join(root, 'ws')], trusted: true,
         envPath: path.join(root, 'bin'), platform: 'linux', privateEnv: path.join(root, 'storage', 'server-env'),
         isExecutable, ...overrides,
     };
@@ -55,6 +55,16 @@ describe('locateServer', () => {
         executable(path.join(root, 'bin', 'wave-lsp'));
         const exe = executable(path.join(root, 'ws', 'venv', 'bin', 'wave-lsp'));
         assert.deepEqual(locateServer(input()), { command: exe, args: ['serve'], source: 'workspace' });
+    });
+
+    it('never starts a workspace virtual environment in an untrusted workspace', () => {
+        const planted = executable(path.join(root, 'ws', '.venv', 'bin', 'wave-lsp'));
+        assert.equal(locateServer(input({ trusted: false })), undefined);
+        assert.deepEqual(skippedWorkspaceServers(input({ trusted: false })), [planted]);
+        const onPath = executable(path.join(root, 'bin', 'wave-lsp'));
+        assert.deepEqual(locateServer(input({ trusted: false })), { command: onPath, args: ['serve'], source: 'path' });
+        assert.equal(locateServer(input())?.command, planted);
+        assert.deepEqual(skippedWorkspaceServers(input()), []);
     });
 
     it('looks in .venv before venv and in every workspace folder', () => {
