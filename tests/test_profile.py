@@ -207,8 +207,12 @@ def statement(draw, depth: int) -> list[str]:
             lines += ["else"] + draw(memory_access())
         return lines + ["endif"]
     counter = f"r{10 + depth}"
-    return [f"mov_imm {counter}, 0", "loop", f"iadd {counter}, {counter}, r13"] + body + [
-        f"icmp_ge p3, {counter}, r14", "break p3", "endloop"]
+    head = [f"mov_imm {counter}, 0", "loop", f"iadd {counter}, {counter}, r13"]
+    leave = [f"icmp_ge p3, {counter}, r14", "break p3"]
+    if draw(st.booleans()):
+        return head + body + leave + ["endloop"]
+    # every lane meets the break before a `continue` can skip it: the loop ends
+    return head + leave + [f"{draw(guard)}continue {draw(pred)}"] + body + ["endloop"]
 
 
 @st.composite
