@@ -6,8 +6,10 @@ issue's definitions by hand:
   even banks, two distinct words each: 2 passes where 1 would do: 16 wavefronts, ideal 8;
 - SECTORS (`device_load_u32` at 128-byte steps): each lane its own 32-byte sector: 32 per wave,
   ideal 32 x 4 / 32 = 4: 256 sectors, ideal 32 — the hottest line;
-- BRANCH (the body of `if p1`, threads 0-7 of each workgroup): 8 x 4 = 32 active lanes of
-  32 per wave-instruction (12% lanes), lines BRANCH .. BRANCH_END.
+- BRANCH (the body of `if p1`, threads 0-7 of each workgroup), lines BRANCH .. BRANCH_END:
+  only the first wave of each workgroup has an active lane there (the second branches around
+  the body and executes none of it: issue 30): 4 wave-instructions, 8 x 4 = 32 active lanes of
+  4 x 32 (25% lanes); the `if p1` line splits those 4 waves (4 divergent branches of 8).
 """
 
 STRIDED = """\

@@ -8,9 +8,14 @@ run in turn up to each barrier) and counting. Integer, compare and basic f32 val
 from the engine's; no address or branch of the tested kernels depends on it); any other
 arithmetic takes its value from `emu.alu` for one lane (values only, never masks or counts).
 
+A wave executes an instruction only when one of its lanes is active there (issue 30: a wave
+with no active lane took a uniform branch around the region on a GPU; a guard failing in every
+lane still issues the instruction). On `if`, `break`, `continue` and a guarded `call`, an
+execution is a divergent branch when some active lanes take the branch and some do not.
+
 `reference_profile(program, launch, width, banks, bank_bytes, sector_bytes)` returns
 {line (or pc): [executions, active_lanes, lane_slots, local_wavefronts, local_ideal,
-global_sectors, global_ideal]} for lines that executed.
+global_sectors, global_ideal, divergent_branches]} for lines that executed.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ def _f32(x: float) -> float:
 
 
 class Counters:
-    """Per line: the seven counters, added one wave-instruction at a time."""
+    """Per line: the eight counters, added one wave-instruction at a time."""
 
     def __init__(self, width, banks, bank_bytes, sector_bytes):
         self.width, self.banks, self.bank_bytes, self.sector = width, banks, bank_bytes, \
@@ -43,10 +48,15 @@ class Counters:
         self.lines: dict[int, list[int]] = {}
 
     def execution(self, key, lanes: int) -> None:
-        row = self.lines.setdefault(key, [0] * 7)
+        row = self.lines.setdefault(key, [0] * 8)
         row[0] += 1
         row[1] += lanes
         row[2] += self.width
+
+    def branch(self, key, taken: set, active: set) -> None:
+        """A branch-like instruction: divergent when `taken` holds some active lanes, not all."""
+        if taken and active - taken:
+            self.lines[key][7] += 1
 
     def access(self, key, space: str, addresses: list[int], size: int) -> None:
         if not addresses:
@@ -98,7 +108,13 @@ class Wave(StructuredControl):
             m = ins.spec.mnemonic
             lanes = self.executing(ins)
             key = ins.line if ins.line is not None else ins.offset
-            counters.execution(key, len(lanes))
+            if self.active:
+                counters.execution(key, len(lanes))
+                if m in ("if", "break", "continue"):
+                    counters.branch(key, {lane for lane in lanes
+                                          if self.preds[lane][ins.rs1]}, self.active)
+                elif m == "call" and ins.guarded:
+                    counters.branch(key, lanes, self.active)
             nxt = self.control(stack, ins, m, lanes, pc)
             if nxt is None:
                 nxt = self._step(ins, m, lanes, key, stack, calls, pc)

@@ -36,7 +36,8 @@ def native_run(program, launch, options=NATIVE):
 
 def counters(profile) -> dict:
     return {c.line: [c.executions, c.active_lanes, c.lane_slots, c.local_wavefronts,
-                     c.local_ideal_wavefronts, c.global_sectors, c.global_ideal_sectors]
+                     c.local_ideal_wavefronts, c.global_sectors, c.global_ideal_sectors,
+                     c.divergent_branches]
             for c in profile.lines}
 
 
@@ -86,14 +87,24 @@ def test_project_examples_equal_the_reference(path):
     check(path.read_text(), example_launch(path))
 
 
-def test_executions_at_the_launch_width_are_the_statistics():
+def test_executions_at_the_launch_width_are_the_statistics_less_empty_waves():
+    """`--stats` keeps upstream's count (a wave stepping through a region with no active lane
+    counts too); the profile counts only waves with an active lane: the same where no wave
+    is ever empty, one `endloop` per wave fewer where every lane breaks at once (the wave
+    leaves the loop at the `break`), fewer still where waves sit out regions."""
     examples_dir()
-    for name in ("reduction", "loop_divergent_break", "barrier_in_loop", "nested_if_2_levels"):
+    for name in ("vector_add", "barrier_in_loop", "reduction", "loop_divergent_break"):
         report = run(shared_source(name), shared_launch(name), NUMPY)
         profile = profile_for(report.profile)
         width = report.launch_summary["wave_width"]
-        assert profile.totals["executions"] == report.stats.total > 0
-        assert profile.totals["lane_slots"] == report.stats.total * width
+        executions, stats = profile.totals["executions"], report.stats
+        if name == "vector_add":
+            assert executions == stats.total > 0
+        elif name == "barrier_in_loop":
+            assert executions == stats.total - stats.waves
+        else:
+            assert 0 < executions < stats.total, name
+        assert profile.totals["lane_slots"] == executions * width
         assert profile.totals["wave_width"] == width
 
 
@@ -111,7 +122,7 @@ def test_profiling_never_makes_the_native_core_fall_back(name):
     if why is None:
         assert bytes(profiled.device_memory) == bytes(plain.device_memory)
         assert profiled.stats == plain.stats
-        assert profile_for(profiled.profile).totals["executions"] == plain.stats.total
+        assert 0 < profile_for(profiled.profile).totals["executions"] <= plain.stats.total
         assert plain.profile is None
 
 
@@ -196,8 +207,12 @@ def statement(draw, depth: int) -> list[str]:
             lines += ["else"] + draw(memory_access())
         return lines + ["endif"]
     counter = f"r{10 + depth}"
-    return [f"mov_imm {counter}, 0", "loop", f"iadd {counter}, {counter}, r13"] + body + [
-        f"icmp_ge p3, {counter}, r14", "break p3", "endloop"]
+    head = [f"mov_imm {counter}, 0", "loop", f"iadd {counter}, {counter}, r13"]
+    leave = [f"icmp_ge p3, {counter}, r14", "break p3"]
+    if draw(st.booleans()):
+        return head + body + leave + ["endloop"]
+    # every lane meets the break before a `continue` can skip it: the loop ends
+    return head + leave + [f"{draw(guard)}continue {draw(pred)}"] + body + ["endloop"]
 
 
 @st.composite

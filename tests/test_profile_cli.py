@@ -59,19 +59,21 @@ def test_table_follows_the_normal_output_hottest_first(capsys, strided):
     rows = [line for line in lines[4:] if re.match(r"\s+\d+ ", line)]
     first = rows[0].split()
     # line 8: every lane of a wave in bank 0: 32 passes where 1 would do
-    assert first[:5] == ["8", "2", "100.0%", "32.0", "-"], rows[0]
+    assert first[:6] == ["8", "2", "100.0%", "-", "32.0", "-"], rows[0]
     assert "local_load_u32 r3, r2" in rows[0]
     by_line = {row.split()[0]: row.split() for row in rows}
-    assert by_line["11"][3] == "1.0"                      # stride 33 words: no conflict
-    assert by_line["14"][4:7] == ["16", "/", "8"]         # 8-byte stride: half of each sector
+    assert by_line["11"][4] == "1.0"                      # stride 33 words: no conflict
+    assert by_line["14"][5:8] == ["16", "/", "8"]         # 8-byte stride: half of each sector
     profile = profile_for(run(STRIDED, Launch(), RunOptions(profile=True)).profile)
     cost = {c.line + 1: c.executions + c.local_wavefronts + c.global_sectors
             for c in profile.lines}
     shown = [cost[int(row.split()[0])] for row in rows]
     assert shown == sorted(shown, reverse=True) and len(rows) == len(cost)
-    assert lines[-1].startswith("Totals: ")
-    assert "conflict ratio 16.50 (66 local wavefronts, ideal 4)" in lines[-1]
-    assert "memory efficiency 50.0% (16 sectors, ideal 8)" in lines[-1]
+    assert lines[-2].startswith("Totals: ")
+    assert "conflict ratio 16.50 (66 local wavefronts, ideal 4)" in lines[-2]
+    assert "memory efficiency 50.0% (16 sectors, ideal 8)" in lines[-2]
+    assert lines[-2].endswith("; 0 divergent branches")
+    assert "--stats keeps upstream's count" in lines[-1]
 
 
 def test_json_has_the_profile_object(capsys, strided):
@@ -89,7 +91,7 @@ def test_json_has_the_profile_object(capsys, strided):
     assert profile["lines"][3] == {"line": 8, "executions": 2, "active_lanes": 64,
                                    "lane_slots": 64, "local_wavefronts": 64,
                                    "local_ideal_wavefronts": 2, "global_sectors": 0,
-                                   "global_ideal_sectors": 0}
+                                   "global_ideal_sectors": 0, "divergent_branches": 0}
     assert profile["totals"]["conflict_ratio"] == 16.5
     assert profile["totals"]["memory_efficiency"] == 0.5
 

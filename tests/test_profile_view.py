@@ -57,8 +57,8 @@ def test_strided_kernel():
         5 | device_load_u32 r5, r4     | ×8 · 32 sectors (ideal 4)
         1 | mov_imm r6, 8              |
         1 | ucmp_lt p1, r0, r6         |
-        1 | if p1                      |
-        1 | iadd r7, r5, r0            | ×8 · 12% lanes
+        1 | if p1                      | 4 of 8 divergent
+        1 | iadd r7, r5, r0            | ×4 · 25% lanes
         1 | iadd r7, r7, r0            |
         1 | mov_imm r9, 4              |
         1 | imul r8, r0, r9            |
@@ -66,7 +66,7 @@ def test_strided_kernel():
         1 | endif                      |
         1 | halt                       |
         R022 15: uncoalesced: 32 sectors per access, ideal 4 (8× the traffic): make neighbouring lanes access neighbouring words (swap the index roles, or stage the data through local memory)
-        R023 19: only 12% of the lanes run lines 19-24 (12% of the kernel's cost): the lanes of a wave take different paths, or its waves are partly empty; make the condition uniform per wave, or size the workgroup to whole waves
+        R023 19: only 25% of the lanes run lines 19-24 (7% of the kernel's cost): the lanes of a wave take different paths, or its waves are partly empty; make the condition uniform per wave, or size the workgroup to whole waves
         R021 11: 2-way bank conflict (16 passes, ideal 8): stride-2 words put 2 lanes on one bank; pad the row (one extra word per row) or change the index so neighbouring lanes use neighbouring words
     """)
 

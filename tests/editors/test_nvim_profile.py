@@ -126,7 +126,8 @@ def test_terminal_shows_the_heat_beside_the_kernel(tmp_path, terminal):
     assert hottest.lstrip().startswith("█"), screen       # the hottest bar in the sign column
     assert re.search(r"\(ideal 4\)\s+\d+% of the cost", hottest), screen   # its share next
     assert "2-way bank conflict" in row("local_store_u32"), screen
-    assert "×8 · 12% lanes" in row("iadd r7, r5, r0"), screen
+    assert "×4 · 25% lanes" in row("iadd r7, r5, r0"), screen
+    assert "4 of 8 divergent" in row("if p1"), screen
     assert "▁" in row("mov_sr"), screen                    # a cool line: the lowest bar
     # the hottest bar is drawn in its colour (#a81f2a, or 124 without 'termguicolors')
     line = next(l for l in coloured.split("\n") if "device_load_u32" in l)

@@ -25,7 +25,8 @@ pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 COUNTERS = ["line", "executions", "active_lanes", "lane_slots", "local_wavefronts",
-            "local_ideal_wavefronts", "global_sectors", "global_ideal_sectors"]
+            "local_ideal_wavefronts", "global_sectors", "global_ideal_sectors",
+            "divergent_branches"]
 VENDORS = ("ptx", "hip-cdna", "hip-rdna", "metal", "sycl")
 SPIN = (".kernel spin\n; wave-lsp run: --grid 65535,1,1 --workgroup 256,1,1\n.registers 4\n"
         "    mov_imm r0, 1\n    loop\n        iadd r0, r0, r0\n    endloop\n    halt\n.end\n")
@@ -95,6 +96,10 @@ async def test_the_command_answers_the_profile_json_with_heat(client, heard):
     assert (sectors["global_sectors"], sectors["global_ideal_sectors"]) == (256, 32)
     branch = by_line[BRANCH + 1]
     assert branch["active_lanes"] == 32 and branch["lane_slots"] == 32 * branch["executions"]
+    # `if p1` (threads 0-7): the first wave of each of the 4 workgroups splits, the second
+    # takes no lane (a uniform branch around the body, which it never executes)
+    assert by_line[BRANCH]["divergent_branches"] == 4 and branch["executions"] == 4
+    assert result["totals"]["divergent_branches"] == 4
     assert result["totals"]["global_sectors"] == sum(e["global_sectors"] for e in result["lines"])
     heat = {h["line"]: h for h in result["heat"]}
     assert set(heat) == set(by_line)
@@ -123,7 +128,8 @@ async def test_hints_hover_and_diagnostics_after_a_profile(client):
     shown = await eventually(lambda: hints(client, uri))
     assert shown[BANKS] == "2-way bank conflict"
     assert shown[SECTORS] == "×8 · 32 sectors (ideal 4)"
-    assert shown[BRANCH] == "×8 · 12% lanes"
+    assert shown[BRANCH] == "×4 · 25% lanes"
+    assert shown[BRANCH - 1] == "4 of 8 divergent"                           # the `if p1`
     assert not any(line in shown for line in range(BRANCH + 1, BRANCH_END + 1))  # one per block
 
     position = client_position(client, STRIDED, BANKS, 6)
@@ -133,7 +139,11 @@ async def test_hints_hover_and_diagnostics_after_a_profile(client):
     assert "Profile of `strided`" in text
     for preset in ("default", *VENDORS):
         assert f"| `{preset}` |" in text
-    assert "2-way" in text
+    assert "2-way" in text and "Divergent branches" not in text
+    hover = await client.text_document_hover_async(t.HoverParams(
+        text_document=ident(uri), position=client_position(client, STRIDED, BRANCH - 1, 5)))
+    assert "Divergent branches" in hover.contents.value
+    assert "`default` 4 of 8; `ptx` 4 of 8; `hip-cdna` 4 of 4" in hover.contents.value
 
     diagnostics = await eventually(lambda: _profile_diagnostics(client, uri))
     by_code = {d.code: d for d in diagnostics}
@@ -206,7 +216,8 @@ async def test_bad_requests_are_refused_with_a_message(client):
 
 async def test_other_requests_are_answered_while_a_long_kernel_is_profiled(client):
     from .test_run_results import change
-    await configure(client, {**INIT, "run": {"timeLimitMs": 60_000}})   # only an edit stops it
+    # no instruction limit: only an edit stops it
+    await configure(client, {**INIT, "run": {"timeLimitMs": 60_000, "maxInstructions": 0}})
     uri = open_document(client, SPIN, "profile_spin")
     other = open_document(client, STRIDED, "profile_other")
     # warm (a first hover loads its modules, which a busy worker thread slows for runs alike)

@@ -1,5 +1,6 @@
 """`wave-lsp run FILE ... --profile [--profile-target T]`: after the normal output, the kernel
-profile (issue 23) as a table of source lines, hottest first — executions, lane utilisation,
+profile (issue 23) as a table of source lines, hottest first — executions (wave-instructions
+with an active lane: issue 30), lane utilisation, divergent branches (waves a branch split),
 local-memory bank ways (passes over the conflict-free ideal), device sectors against the ideal,
 and the source text — then the kernel's totals. `--profile-target` picks a preset of
 `isa.backends.PROFILE_PRESETS` (default: the launch's wave width, 32 banks of 4 bytes, 32-byte
@@ -15,8 +16,9 @@ from ..isa.backends import PROFILE_TARGETS, profile_preset
 
 def add_profile_flags(p) -> None:
     p.add_argument("--profile", action="store_true",
-                   help="print each line's cost after the output (executions, lanes, bank "
-                        "conflicts, sectors)")
+                   help="print each line's cost after the output (executions: waves with an "
+                        "active lane, unlike --stats' upstream count; lanes, divergent "
+                        "branches, bank conflicts, sectors)")
     p.add_argument("--profile-target", metavar="TARGET",
                    help=f"the profile's preset: {', '.join(PROFILE_TARGETS)} (implies --profile)")
     p.add_argument("--profile-lines", metavar="N", type=int, default=30,
@@ -97,14 +99,15 @@ def profile_lines(profile, texts: dict, limit: int) -> list[str]:
     what = "pc" if profile.by_pc else "line"
     header = (f"Profile ({profile.target}: wave {totals['wave_width']}, {preset.banks} banks "
               f"x {preset.bank_bytes} B, {preset.sector_bytes}-byte sectors), hottest first:")
-    rows = [header, f"{what:>6} {'executions':>11} {'lanes':>7} {'bank ways':>9} "
-                    f"{'sectors / ideal':>17}  source"]
+    rows = [header, f"{what:>6} {'executions':>11} {'lanes':>7} {'divergent':>9} "
+                    f"{'bank ways':>9} {'sectors / ideal':>17}  source"]
     hottest = profile.hottest()
     shown = hottest if not limit else hottest[:limit]
     for c in shown:
         key = f"0x{c.line:04x}" if profile.by_pc else str(c.line + 1)
         rows.append(f"{key:>6} {c.executions:>11} {_percent(c.active_lanes, c.lane_slots):>7} "
-                    f"{_ways(c):>9} {_sectors(c):>17}  {texts.get(c.line, '')}")
+                    f"{c.divergent_branches or '-':>9} {_ways(c):>9} {_sectors(c):>17}  "
+                    f"{texts.get(c.line, '')}")
     if len(shown) < len(hottest):
         rows.append(f"  ... {len(hottest) - len(shown)} more lines (--profile-lines 0 or "
                     "--json for all)")
@@ -114,7 +117,10 @@ def profile_lines(profile, texts: dict, limit: int) -> list[str]:
         f"{_percent(totals['global_ideal_sectors'], totals['global_sectors'])} "
         f"({totals['global_sectors']} sectors, ideal {totals['global_ideal_sectors']}); "
         f"conflict ratio {_ratio(totals['conflict_ratio'])} ({totals['local_wavefronts']} "
-        f"local wavefronts, ideal {totals['local_ideal_wavefronts']})")
+        f"local wavefronts, ideal {totals['local_ideal_wavefronts']}); "
+        f"{totals['divergent_branches']} divergent branches")
+    rows.append("(executions: wave-instructions with an active lane, as a GPU issues them; "
+                "--stats keeps upstream's count, which includes waves with none)")
     return rows
 
 

@@ -68,7 +68,10 @@ def add_launch_flags(p: argparse.ArgumentParser) -> None:
     for kind in DUMP_KINDS:
         p.add_argument(f"--dump-{kind}", metavar="OFFSET:COUNT",
                        help=f"print COUNT {kind} values from device memory")
-    p.add_argument("--stats", action="store_true", help="print execution statistics")
+    p.add_argument("--stats", action="store_true",
+                   help="print execution statistics (upstream wave-emu's counts: a wave "
+                        "stepping through a region with no active lane counts; --profile "
+                        "counts only waves with an active lane, as a GPU issues them)")
     p.add_argument("--trace", action="store_true",
                    help="trace every wave-instruction to stderr (upstream's format)")
     p.add_argument("--trace-lines", action="store_true",

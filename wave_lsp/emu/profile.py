@@ -1,14 +1,28 @@
 """The kernel profile (issue 23): per source line, what its executions cost on each target.
 
 One run records (`ProfileRecord`, filled by `profiler.Profiler` in the numpy engine and by the
-native core): per instruction, its wave-instructions executed when lanes are grouped into waves
-of every width of `RECORD_WIDTHS` (and the launch's), its executing lanes, and every distinct
-memory access pattern with how often it ran. `profile_for(record, target)` computes the counters
-of any preset of `isa.backends.PROFILE_PRESETS` from that record:
+native core): per instruction, its wave-instructions executed and its divergent branches when
+lanes are grouped into waves of every width of `RECORD_WIDTHS` (and the launch's), its executing
+lanes, and every distinct memory access pattern with how often it ran. `profile_for(record,
+target)` computes the counters of any preset of `isa.backends.PROFILE_PRESETS` from that record:
 
-- `executions`: wave-instructions (waves still stepping through the instruction, as `--stats`
-  counts them); `active_lanes`: lanes that executed it (active and passing the guard);
+- `executions`: wave-instructions a GPU issues (issue 30). A wave executes an instruction when
+  at least one of its lanes is *active* there: in WAVE's structured control flow (if/else,
+  loop/break/continue, call/return, halt) and not halted. The guard does not matter: a guarded
+  instruction whose guard fails in every active lane is still issued, predicated off, as
+  NVIDIA's `@P` and AMD's EXEC-masked instructions are. A wave with no active lane issues
+  nothing: a compiler turns WAVE's structured regions into branches, and a wave whose lanes all
+  skip a region (an `if` none of its lanes takes, the rest of a loop all its lanes left) takes
+  that branch uniformly and never steps through the region. This is not `--stats`' count, which
+  keeps upstream wave-emu's (`emu.stats`: waves still stepping through a region, active lanes
+  or not).
+- `active_lanes`: lanes that executed it (active and passing the guard);
   `lane_slots` = executions x wave width.
+- `divergent_branches`: on a branch-like instruction (`if`, `break`, `continue`, a guarded
+  `call`), the wave executions whose condition split the wave's active lanes: some take the
+  branch (enter the `if`'s then side, leave the loop or iteration, enter the callee) and some
+  do not. Nsight Compute's source view calls these "divergent branches"; a uniform branch
+  counts 0. An `else` line has none of its own: its `if` made the split.
 - local memory: per wave-instruction, the active lanes' `bank_bytes` units grouped by bank
   (unit index mod banks); the passes are the most distinct units in one bank (lanes reading one
   unit share it: a broadcast). Ideal: ceil(active lanes x access bytes / (banks x bank_bytes)).
@@ -16,11 +30,11 @@ of any preset of `isa.backends.PROFILE_PRESETS` from that record:
   ceil(active lanes x access bytes / sector_bytes). Atomics are accesses of 4 bytes.
 
 Another wave width regroups the launch's threads: thread t of a workgroup is lane t % w of wave
-t // w. The record follows each group through the control flow as a wave of that width would
-(`Profiler`), so counters at another width are exact whenever no thread's path or addresses
-depend on the wave width (no wave operation, `sr_lane_id`, `sr_wave_id` or `sr_wave_width`
-feeding a branch or an address); otherwise they describe the launch's threads regrouped, an
-estimate. At the launch's own width they are exact always.
+t // w. A lane's active mask does not depend on which lanes share its wave, so counters at
+another width are exact whenever no thread's path or addresses depend on the wave width (no wave
+operation, `sr_lane_id`, `sr_wave_id` or `sr_wave_width` feeding a branch or an address);
+otherwise they describe the launch's threads regrouped, an estimate. At the launch's own width
+they are exact always.
 """
 
 from __future__ import annotations
@@ -34,7 +48,9 @@ from ..isa.backends import ProfilePreset, profile_preset
 RECORD_WIDTHS = (1, 2, 4, 8, 16, 32, 64, 128)
 PATTERN_ALIGN = 4096         # patterns are kept relative to a base aligned to this many bytes
 COUNTERS = ("executions", "active_lanes", "lane_slots", "local_wavefronts",
-            "local_ideal_wavefronts", "global_sectors", "global_ideal_sectors")
+            "local_ideal_wavefronts", "global_sectors", "global_ideal_sectors",
+            "divergent_branches")
+BRANCHES = frozenset({"if", "break", "continue"})     # and a guarded `call` (`is_branch`)
 
 
 @dataclass(frozen=True)
@@ -49,6 +65,7 @@ class LineCounters:
     local_ideal_wavefronts: int = 0
     global_sectors: int = 0
     global_ideal_sectors: int = 0
+    divergent_branches: int = 0
 
     def to_json(self, by_pc: bool = False) -> dict:
         data = {"line": self.line if by_pc else self.line + 1}
@@ -106,13 +123,21 @@ class ProfileRecord:
     by_pc: bool
     executions: np.ndarray               # (instructions, widths) int64
     active_lanes: np.ndarray             # (instructions,) int64
+    divergent: np.ndarray                # (instructions, widths) int64: divergent branches
     accesses: dict[int, InstructionAccesses] = field(default_factory=dict)
 
-    def column(self, width: int) -> np.ndarray:
+    def column(self, width: int, counts: np.ndarray | None = None) -> np.ndarray:
+        """`counts` (default: the executions) at wave width `width`."""
         if width not in self.widths:
             raise ValueError(f"the profile records wave widths {', '.join(map(str, self.widths))}"
                              f"; {width} is not one of them")
-        return self.executions[:, self.widths.index(width)]
+        return (self.executions if counts is None else counts)[:, self.widths.index(width)]
+
+
+def is_branch(ins) -> bool:
+    """Whether a decoded instruction is branch-like: its condition may split a wave."""
+    name = ins.spec.mnemonic
+    return name in BRANCHES or (name == "call" and ins.guarded)
 
 
 def record_widths(wave_width: int) -> tuple[int, ...]:
@@ -126,7 +151,8 @@ def new_record(wave_width: int, instructions) -> ProfileRecord:
     keys = tuple(i.offset if by_pc else i.line for i in instructions)
     record = ProfileRecord(wave_width, widths, keys, by_pc,
                            np.zeros((len(keys), len(widths)), dtype=np.int64),
-                           np.zeros(len(keys), dtype=np.int64))
+                           np.zeros(len(keys), dtype=np.int64),
+                           np.zeros((len(keys), len(widths)), dtype=np.int64))
     for index, ins in enumerate(instructions):
         access = ins.spec.memory
         if access is not None:
@@ -239,9 +265,10 @@ def profile_for(record: ProfileRecord, target: str | None = None) -> KernelProfi
         else:
             memory[index, 2:4] = global_segments(patterns, acc.width, width,
                                                  preset.sector_bytes)
-    values = np.column_stack([executions, record.active_lanes, executions * width, memory])
+    values = np.column_stack([executions, record.active_lanes, executions * width, memory,
+                              record.column(width, record.divergent)])
     keys, where = np.unique(np.array(record.keys, dtype=np.int64), return_inverse=True)
-    per_line = np.zeros((keys.size, 7), dtype=np.int64)
+    per_line = np.zeros((keys.size, len(COUNTERS)), dtype=np.int64)
     np.add.at(per_line, where.reshape(-1), values)
     lines = tuple(LineCounters(key, *row) for key, row in zip(keys.tolist(), per_line.tolist())
                   if row[0] or row[1])

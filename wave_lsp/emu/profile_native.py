@@ -14,11 +14,13 @@ def native_widths(wave_width: int) -> tuple[int, ...]:
 
 
 def native_record(kernel, geo, raw) -> ProfileRecord:
-    """`raw` = (executions, lanes, pattern data, entries) as profile.c returns them."""
-    executions, lanes, data, entries = raw
+    """`raw` = (executions, divergent, lanes, pattern data, entries) as profile_py.c returns
+    them."""
+    executions, divergent, lanes, data, entries = raw
     record = new_record(geo.wave_width, kernel.instructions)
     count = len(record.keys)
     record.executions += np.frombuffer(executions, dtype=np.int64).reshape(count, -1)
+    record.divergent += np.frombuffer(divergent, dtype=np.int64).reshape(count, -1)
     record.active_lanes += np.frombuffer(lanes, dtype=np.int64)
     words = np.frombuffer(data or b"", dtype=np.uint32)
     table = np.frombuffer(entries, dtype=np.int64).reshape(-1, 3)

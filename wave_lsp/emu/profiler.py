@@ -1,26 +1,26 @@
 """The numpy engine's profile recorder: an observer of the run (see `recording`) that fills a
 `profile.ProfileRecord`.
 
-Executions at every recorded width follow `control.py`'s notion of a *present* wave: a group of
-w threads executes an instruction while it would still step through it running on its own. That
-is: it has a live lane, and a lane of the *anchor* mask — every thread at the start; a loop's
-remaining lanes from its second iteration on; the guard-passing lanes inside a guarded call —
-with the anchor restored when the loop exits or the call returns. At the launch's width this is
-exactly the engine's `present` (the statistics' counts), which the tests check.
+Executions follow `profile`'s rule: at every recorded width w, a group of w threads executes an
+instruction when one of its lanes is active there (guard or not). The active mask is per lane,
+so the groups are counted from the batch's own mask; `Batch.set_active` replaces the mask
+rather than changing it, so the counts are redone only when the mask object changes. A
+branch-like instruction (`profile.is_branch`) also counts, per width, the groups whose active
+lanes its condition splits.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .profile import add_pattern, new_record
+from ..isa import PREDICATE_COUNT
+from .profile import add_pattern, is_branch, new_record
 from .state import Batch
-
-_CONTROL = frozenset({"loop", "endloop", "call", "return", "halt"})
 
 
 class Profiler:
-    """Records executions, executing lanes and memory access patterns per instruction."""
+    """Records executions, divergent branches, executing lanes and memory access patterns per
+    instruction."""
 
     single_workgroup = False
 
@@ -30,32 +30,28 @@ class Profiler:
         self.widths = self.record.widths
         self.lanes_per_wg = geo.lanes_per_wg
         self.guards = [(i.pred_reg, i.pred_neg) if i.guarded else None for i in instructions]
-        self.control = [i.spec.mnemonic if i.spec.mnemonic in _CONTROL else None
-                        for i in instructions]
+        self.branches = [_condition(i) if is_branch(i) else None for i in instructions]
         self.memory = [(i.rs1, self.record.accesses[k]) if k in self.record.accesses else None
                        for k, i in enumerate(instructions)]
-        self.guarded_calls = [i.guarded for i in instructions]
         self._executions = np.zeros_like(self.record.executions)
         self._lanes = [0] * len(instructions)
-        self._visits: list[int] = []          # instructions run since `present` last changed
-        self.present = None
+        self._visits: list[int] = []          # instructions run since the mask last changed
+        self._active = None                   # the mask `_waves` and `_count` are of
+        self._waves = np.zeros(len(self.widths), dtype=np.int64)
+        self._count = 0
 
     # ---- the observer protocol ---------------------------------------------------------------
     def attach(self, b: Batch) -> None:
-        self.anchor = np.ones(b.n, dtype=bool)
-        self.stack: list = []                     # ("loop" | "call", anchor)
-        self._active = None
-        self._count = 0
-        self._present(b)
+        self._follow(b.active, b)
 
     def before(self, index: int, b: Batch):
+        if b.active is not self._active:
+            self._follow(b.active, b)
+        if not self._count:
+            return None
         guard = self.guards[index]
         if guard is None:
-            mask = b.active
-            if mask is not self._active:
-                self._active = mask
-                self._count = int(np.count_nonzero(mask))
-            count = self._count
+            mask, count = b.active, self._count
         else:
             mask = b.guard_mask(*guard)
             count = int(np.count_nonzero(mask))
@@ -70,49 +66,17 @@ class Profiler:
             else:
                 lanes = np.flatnonzero(mask)
                 add_pattern(accesses, lanes, values[lanes], b.n, self.lanes_per_wg)
-        if self.control[index] is None:
-            return None
-        return len(b.ctrl), len(b.calls), b.alive
+        branch = self.branches[index]
+        if branch is not None:
+            self._divergence(index, b, mask, branch)
+        return None
 
     def after(self, index: int, b: Batch, before) -> None:
-        if before is None:
-            return
-        depth, calls, alive = before
-        name = self.control[index]
-        changed = b.alive is not alive
-        if name == "loop" and len(b.ctrl) > depth:
-            self.stack.append(("loop", self.anchor))
-        elif name == "endloop":
-            if len(b.ctrl) == depth:              # another iteration: the remaining lanes
-                self.anchor = b.active.copy()
-            else:
-                self.anchor = self.stack.pop()[1]
-            changed = True
-        elif name == "call" and len(b.calls) > calls:
-            self.stack.append(("call", self.anchor))
-            if self.guarded_calls[index]:
-                self.anchor = b.active.copy()
-                changed = True
-        elif name == "return" and len(b.calls) < calls:
-            while True:
-                kind, anchor = self.stack.pop()
-                if kind == "call":
-                    break
-            self.anchor = anchor
-            changed = True
-        if changed:
-            self._present(b)
+        """Nothing: the next `before` sees the mask the instruction left."""
 
     def skipped(self, start: int, stop: int) -> None:
-        """Instructions [start, stop) stepped over with no executing lane (`RunContext.skip`)."""
-        self._executions[start:stop] += self.present
-
-    def _flush(self) -> None:
-        """Add `present` to the executions of every instruction run since it last changed."""
-        if self._visits:
-            visits = np.bincount(self._visits, minlength=len(self._lanes))
-            self._executions += visits[:, None] * self.present
-            self._visits = []
+        """Instructions [start, stop) stepped over with no active lane (`RunContext.skip`):
+        no wave executes them."""
 
     def finish(self) -> None:
         self._flush()
@@ -121,17 +85,44 @@ class Profiler:
         self._executions[:] = 0
         self._lanes = [0] * len(self._lanes)
 
-    # ---- present groups at every width -------------------------------------------------------
-    def _present(self, b: Batch) -> None:
-        if self.present is not None:
-            self._flush()
-        per_wg = self.lanes_per_wg
-        anchor = self.anchor.reshape(b.wg_count, per_wg)
-        alive = b.alive.reshape(b.wg_count, per_wg)
-        counts = []
-        for width in self.widths:
-            counts.append(int((_any(anchor, width) & _any(alive, width)).sum()))
-        self.present = np.array(counts, dtype=np.int64)
+    # ---- groups at every width ---------------------------------------------------------------
+    def _follow(self, active: np.ndarray, b: Batch) -> None:
+        """Count the instructions run under the previous mask, then the groups of `active`."""
+        self._flush()
+        self._active = active
+        self._count = int(np.count_nonzero(active))
+        rows = active.reshape(b.wg_count, self.lanes_per_wg)
+        self._waves = np.array([int(_any(rows, w).sum()) if self._count else 0
+                                for w in self.widths], dtype=np.int64)
+
+    def _flush(self) -> None:
+        """Add the groups of the current mask to the executions of every instruction run since
+        it was set."""
+        if self._visits:
+            visits = np.bincount(self._visits, minlength=len(self._lanes))
+            self._executions += visits[:, None] * self._waves
+            self._visits = []
+
+    def _divergence(self, index: int, b: Batch, executing: np.ndarray, branch) -> None:
+        """Groups whose active lanes the branch at `index` splits: some take it, some not."""
+        if branch == "call":
+            taken = executing
+        elif branch >= PREDICATE_COUNT:
+            return                                 # the instruction faults
+        else:
+            taken = executing & b.P[branch]
+        rest = b.active & ~taken
+        if not taken.any() or not rest.any():
+            return
+        shape = (b.wg_count, self.lanes_per_wg)
+        taken, rest = taken.reshape(shape), rest.reshape(shape)
+        split = [int((_any(taken, w) & _any(rest, w)).sum()) for w in self.widths]
+        self.record.divergent[index] += np.array(split, dtype=np.int64)
+
+
+def _condition(ins):
+    """A branch's condition: the predicate of `if`/`break`/`continue`, or "call" (its guard)."""
+    return "call" if ins.spec.mnemonic == "call" else ins.rs1
 
 
 def _any(mask: np.ndarray, width: int) -> np.ndarray:

@@ -4,8 +4,9 @@
 - heat: each executed line's cost (issue slots plus memory passes: executions + local
   wavefronts + global sectors; a relative measure, not cycles), its share of the kernel's cost
   and a level 1..5 relative to the hottest line;
-- hints on the lines that matter: hot lines and divergent lines (`×5 · 25% lanes`), bank
-  conflicts (`2-way bank conflict`), uncoalesced device accesses (`32 sectors (ideal 4)`);
+- hints on the lines that matter: hot lines and divergent lines (`×5 · 25% lanes`), branches
+  that split waves (`4 of 8 divergent`: Nsight's divergent branches), bank conflicts (`2-way
+  bank conflict`), uncoalesced device accesses (`32 sectors (ideal 4)`);
 - findings: the worst of those as information diagnostics that say what to change;
 - a hover section with the line's counters under every preset;
 - the JSON of the `wave-lsp.profile` command (the `--profile --json` object plus the heat).
@@ -126,7 +127,18 @@ class ProfileView:
         return "\n".join([
             f"**Profile of `{self.kernel}`**, this line{share}", "",
             "| preset | executions | lanes | bank ways | sectors / ideal per access |",
-            "|---|--:|--:|--:|--:|", *rows])
+            "|---|--:|--:|--:|--:|", *rows, *self._divergence(line)])
+
+    def _divergence(self, line: int) -> list[str]:
+        """The hover's note on a branch that split waves under some preset (none otherwise)."""
+        counts = [(p.target, c) for p in self.profiles
+                  if (c := _by_line(p).get(line)) is not None]
+        if not any(c.divergent_branches for _, c in counts):
+            return []
+        each = "; ".join(f"`{target}` {c.divergent_branches:,} of {c.executions:,}"
+                         for target, c in counts)
+        return ["", f"Divergent branches (wave executions whose active lanes this line's "
+                    f"condition split): {each}"]
 
     def summary(self) -> str:
         """The code lens title after a profile: `◔ Profile: 72% lanes · 2-way banks · …`."""
@@ -202,12 +214,15 @@ def is_hot(heat: Heat | None, lines: int) -> bool:
 
 def hint_parts(c, hot: bool, opens_block: bool) -> list[str]:
     """What a line's hint says: nothing for a line that is not hot, not the first of a
-    divergent block, has no bank conflict and accesses memory coalesced."""
+    divergent block, splits no wave, has no bank conflict and accesses memory coalesced."""
     parts = []
     lanes = lane_share(c)
     if opens_block or hot:
         parts.append(f"×{count_text(c.executions)}" if lanes is None or lanes >= 0.995
                      else f"×{count_text(c.executions)} · {percent_text(lanes)} lanes")
+    if c.divergent_branches:
+        parts.append(f"{count_text(c.divergent_branches)} of {count_text(c.executions)} "
+                     "divergent")
     ways = bank_ways(c)
     if ways is not None and ways > 1.005:
         parts.append(f"{number_text(ways)}-way bank conflict")

@@ -14,7 +14,8 @@
   sends `wave-lsp/profileChanged` `{uri, version, profiles: [the command's answer per kernel]}`,
   which feeds the clients' heat views (VS Code decorations, Neovim extmarks), and has hints,
   lenses and diagnostics redrawn: hints on the lines that matter, the line's counters under
-  every preset in the hover, information diagnostics (R021-R023) for the worst findings
+  every preset in the hover (with its divergent branches where it split waves: issue 30),
+  information diagnostics (R021-R023) for the worst findings
   (`wave_lsp.ide.profile_view`).
 """
 

@@ -63,10 +63,10 @@ typedef struct {
 typedef struct {
     int64_t k, widths[PROF_MAX_WIDTHS];  /* the recorded wave widths */
     int64_t *executions;                 /* n_code x k */
+    int64_t *divergent;                  /* n_code x k: divergent branches */
     int64_t *lanes;                      /* n_code */
-    int64_t present[PROF_MAX_WIDTHS];
-    int64_t n, depth, capacity;
-    uint8_t *anchor, *stack, *kinds;
+    int64_t waves[PROF_MAX_WIDTHS];      /* groups of each width with an active lane */
+    int64_t n;
     PEntry *table;
     int64_t table_cap, entries;
     uint32_t *data, *scratch;

@@ -1,9 +1,12 @@
-/* The native core's kernel profile (issue 23), the same record as emu/profiler.py fills:
- * per instruction, wave-instructions at every recorded width (groups of w threads following the
- * anchor mask: all threads, a loop's remaining lanes from its second iteration, the lanes of a
- * guarded call), executing lanes, and each distinct memory access pattern (executing lanes and
- * addresses relative to a 4096-byte-aligned base) with how often it ran. Patterns are kept once,
- * in a hash table over `data`; Python (native/runner.py) turns them into AccessPatterns.
+/* The native core's kernel profile (issues 23 and 30), the same record as emu/profiler.py fills:
+ * per instruction, wave-instructions and divergent branches at every recorded width, executing
+ * lanes, and each distinct memory access pattern (executing lanes and addresses relative to a
+ * 4096-byte-aligned base) with how often it ran. A group of w lanes executes an instruction when
+ * one of its lanes is active (emu/profile.py: guard or not); `waves` holds those groups per width
+ * and is recounted after every control instruction, the only ones that change the active lanes.
+ * A branch-like instruction (if, break, continue, a guarded call) also counts the groups whose
+ * active lanes its condition splits. Patterns are kept once, in a hash table over `data`; Python
+ * (emu/profile_native.py) turns them into AccessPatterns.
  *
  * data: per pattern [instruction, lanes, full, lane..., relative address...] (uint32). */
 #include <stdlib.h>
@@ -12,26 +15,20 @@
 #include "exec.h"
 
 #define PATTERN_ALIGN 4096u
-#define KIND_LOOP 1
-#define KIND_CALL 2
 
 int prof_setup(WG *g)
 {
     Prof *p = g->run->prof;
     if (!p)
         return 0;
-    int64_t n = g->n, depth = g->run->max_ctrl + g->run->max_calls + 1;
+    int64_t n = g->n;
     p->n = n;
-    p->anchor = calloc(n, 1);
-    p->stack = calloc(depth * n, 1);
-    p->kinds = calloc(depth, 1);
-    p->capacity = depth;
     p->table_cap = 1024;
     p->table = calloc(p->table_cap, sizeof(PEntry));
     p->data_cap = 1 << 16;
     p->data = malloc(p->data_cap * 4);
     p->scratch = malloc((2 * n + 3) * 4);
-    if (!p->anchor || !p->stack || !p->kinds || !p->table || !p->data || !p->scratch)
+    if (!p->table || !p->data || !p->scratch)
         return -1;
     return 0;
 }
@@ -40,26 +37,27 @@ void prof_free(Prof *p)
 {
     if (!p)
         return;
-    free(p->anchor); free(p->stack); free(p->kinds); free(p->table); free(p->data);
-    free(p->scratch);
+    free(p->table); free(p->data); free(p->scratch);
 }
 
-/* present[k] = groups of widths[k] lanes with an anchor lane and a live lane */
+static int has_lane(const uint8_t *m, int64_t n)
+{
+    for (int64_t l = 0; l < n; l++)
+        if (m[l])
+            return 1;
+    return 0;
+}
+
+/* waves[k] = groups of widths[k] lanes with an active lane */
 static void recount(WG *g, Prof *p)
 {
     int64_t n = g->n;
     for (int64_t k = 0; k < p->k; k++) {
         int64_t w = p->widths[k], count = 0;
-        for (int64_t start = 0; start < n; start += w) {
-            int64_t end = start + w < n ? start + w : n;
-            int anchor = 0, alive = 0;
-            for (int64_t l = start; l < end; l++) {
-                anchor |= p->anchor[l];
-                alive |= g->alive[l];
-            }
-            count += anchor && alive;
-        }
-        p->present[k] = count;
+        if (g->any_active)
+            for (int64_t start = 0; start < n; start += w)
+                count += has_lane(g->active + start, start + w < n ? w : n - start);
+        p->waves[k] = count;
     }
 }
 
@@ -68,19 +66,13 @@ void prof_workgroup(WG *g)
     Prof *p = g->run->prof;
     if (!p)
         return;
-    memset(p->anchor, 1, g->n);
-    p->depth = 0;
     recount(g, p);
 }
 
+/* Instructions stepped over with no active lane (exec.c skip_region): no group executes them. */
 void prof_skip(WG *g, int64_t start, int64_t stop)
 {
-    Prof *p = g->run->prof;
-    if (!p)
-        return;
-    for (int64_t i = start; i < stop; i++)
-        for (int64_t k = 0; k < p->k; k++)
-            p->executions[i * p->k + k] += p->present[k];
+    (void)g; (void)start; (void)stop;
 }
 
 static uint64_t hash_words(const uint32_t *w, int64_t count)
@@ -143,13 +135,44 @@ static int add_pattern(Prof *p, int64_t len)
     return 0;
 }
 
-/* Before instruction `index` runs: executions, executing lanes and its access pattern. */
+/* Groups whose active lanes the branch-like `ins` splits (some take it, some not), per width;
+ * `m` is its executing lanes. */
+static void divergence(WG *g, Prof *p, const Ins *ins, const uint8_t *m, int64_t index)
+{
+    const uint8_t *cond = ins->op == OP_CALL ? NULL : g->P + ins->rs1 * g->n;
+    int64_t n = g->n;
+    for (int64_t k = 0; k < p->k; k++) {
+        int64_t w = p->widths[k], count = 0;
+        for (int64_t start = 0; start < n; start += w) {
+            int64_t end = start + w < n ? start + w : n;
+            int taken = 0, rest = 0;
+            for (int64_t l = start; l < end && !(taken && rest); l++) {
+                int t = m[l] && (!cond || cond[l]);
+                taken |= t;
+                rest |= g->active[l] && !t;
+            }
+            count += taken && rest;
+        }
+        p->divergent[index * p->k + k] += count;
+    }
+}
+
+static int is_branch(const Ins *ins)
+{
+    return ins->op == OP_IF || ins->op == OP_BREAK || ins->op == OP_CONTINUE
+           || (ins->op == OP_CALL && ins->guard >= 0);
+}
+
+/* Before instruction `index` runs: executions, executing lanes, divergence and its access
+ * pattern. */
 int prof_step(WG *g, const Ins *ins, int64_t index)
 {
     Prof *p = g->run->prof;
     int64_t n = g->n;
+    if (!g->any_active)
+        return 0;
     for (int64_t k = 0; k < p->k; k++)
-        p->executions[index * p->k + k] += p->present[k];
+        p->executions[index * p->k + k] += p->waves[k];
     const uint8_t *m = ins->guard < 0 ? g->active : exec_mask(g, ins);
     int64_t count = 0;
     if (ins->guard < 0) {
@@ -159,6 +182,8 @@ int prof_step(WG *g, const Ins *ins, int64_t index)
             count += m[l];
     }
     p->lanes[index] += count;
+    if (is_branch(ins))
+        divergence(g, p, ins, m, index);
     if (ins->width <= 0 || !count || ins->op == OP_TRAP)
         return 0;
     const uint32_t *addr = g->R + ins->rs1 * n;
@@ -183,53 +208,12 @@ int prof_step(WG *g, const Ins *ins, int64_t index)
     return add_pattern(p, len);
 }
 
-static void push(Prof *p, int kind)
-{
-    memcpy(p->stack + p->depth * p->n, p->anchor, p->n);
-    p->kinds[p->depth++] = (uint8_t)kind;
-}
-
-/* Run a control instruction (exec.c `control`), then follow the anchor (see the file
- * comment); returns what `control` returns. */
+/* Run a control instruction (exec.c `control`), then recount the groups with an active lane;
+ * returns what `control` returns. */
 int64_t prof_control(WG *g, const Ins *ins, int64_t index)
 {
-    Prof *p = g->run->prof;
-    int64_t depth = g->depth, calls = g->n_calls;
     int64_t next = control(g, ins, index);
-    if (g->run->bail)
-        return next;
-    switch (ins->op) {
-    case OP_LOOP:
-        if (g->depth > depth)
-            push(p, KIND_LOOP);
-        return next;
-    case OP_ENDLOOP:
-        if (g->depth == depth) {
-            memcpy(p->anchor, g->active, g->n);       /* another iteration */
-        } else {
-            p->depth--;
-            memcpy(p->anchor, p->stack + p->depth * p->n, g->n);
-        }
-        break;
-    case OP_CALL:
-        if (g->n_calls <= calls)
-            return next;
-        push(p, KIND_CALL);
-        if (ins->guard >= 0)
-            memcpy(p->anchor, g->active, g->n);
-        break;
-    case OP_RETURN:
-        if (g->n_calls < calls) {
-            while (p->depth > 0 && p->kinds[--p->depth] != KIND_CALL)
-                ;
-            memcpy(p->anchor, p->stack + p->depth * p->n, g->n);
-        }
-        break;
-    case OP_HALT:
-        break;
-    default:
-        return next;
-    }
-    recount(g, p);
+    if (!g->run->bail)
+        recount(g, g->run->prof);
     return next;
 }

@@ -24,8 +24,9 @@ int profile_begin(Run *run, Prof *prof, PyObject *widths)
         prof->widths[i] = w;
     }
     prof->executions = calloc((size_t)(run->n_code * k + 1), 8);
+    prof->divergent = calloc((size_t)(run->n_code * k + 1), 8);
     prof->lanes = calloc((size_t)(run->n_code + 1), 8);
-    if (!prof->executions || !prof->lanes) {
+    if (!prof->executions || !prof->divergent || !prof->lanes) {
         PyErr_NoMemory();
         return -1;
     }
@@ -33,8 +34,9 @@ int profile_begin(Run *run, Prof *prof, PyObject *widths)
     return 0;
 }
 
-/* The profile's record as (executions, lanes, pattern data, entries) bytes: int64 per
- * instruction and width, int64 per instruction, uint32 words, (offset, length, count) int64. */
+/* The profile's record as (executions, divergent, lanes, pattern data, entries) bytes: int64
+ * per instruction and width (twice), int64 per instruction, uint32 words, (offset, length,
+ * count) int64. */
 PyObject *profile_result(const Prof *p, int64_t n_code)
 {
     PyObject *entries = PyBytes_FromStringAndSize(NULL, p->entries * 24);
@@ -48,7 +50,9 @@ PyObject *profile_result(const Prof *p, int64_t n_code)
         *out++ = p->table[i].length;
         *out++ = p->table[i].count;
     }
-    return Py_BuildValue("(y#y#y#N)", (const char *)p->executions, (Py_ssize_t)(n_code * p->k * 8),
+    return Py_BuildValue("(y#y#y#y#N)",
+                         (const char *)p->executions, (Py_ssize_t)(n_code * p->k * 8),
+                         (const char *)p->divergent, (Py_ssize_t)(n_code * p->k * 8),
                          (const char *)p->lanes, (Py_ssize_t)(n_code * 8),
                          (const char *)p->data, (Py_ssize_t)(p->data_len * 4), entries);
 }
@@ -56,6 +60,7 @@ PyObject *profile_result(const Prof *p, int64_t n_code)
 void profile_end(Prof *prof)
 {
     free(prof->executions);
+    free(prof->divergent);
     free(prof->lanes);
     prof_free(prof);
 }
