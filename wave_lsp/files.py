@@ -108,3 +108,48 @@ def write_atomically(path: Path | str, data: bytes, mode: int | None = None) -> 
 def write_text_atomically(path: Path | str, text: str) -> None:
     """`write_atomically` for UTF-8 text, newlines untouched."""
     write_atomically(path, text.encode("utf-8"))
+
+
+def rewrite_source(path: Path | str, read: bytes, data: bytes,
+                   limit: int = MAX_READ_BYTES) -> None:
+    """Replace a source file the tool read as `read` with `data` (`lint --fix`, `test
+    --update`), losing nothing the user did meanwhile:
+    - refused (`FileWriteError`, naming the file) when the file no longer holds `read`: it was
+      saved while the tool worked, and the user's version wins;
+    - refused when `data` is larger than `limit`, what the tool itself reads back;
+    - a symbolic link stays a link (its target is rewritten), and a file with other hard links
+      is rewritten in place, so every name still shows one file (a complete copy of `data` is
+      written beside it first, so a full disk fails before the file is touched)."""
+    path = Path(path)
+    if len(data) > limit:
+        raise FileWriteError(errno.EFBIG, f"the rewritten file would hold {len(data)} bytes, "
+                             f"more than the {limit} bytes wave-lsp reads back; it is left as "
+                             f"it is", str(path))
+    try:
+        now = read_regular(path, max(limit, len(read)))
+    except OSError as err:
+        raise FileWriteError(err.errno, f"cannot read it again: {err.strerror or err}",
+                             str(path)) from err
+    if now != read:
+        raise FileWriteError(errno.EAGAIN, "the file changed while wave-lsp worked on it (it "
+                             "was saved meanwhile); it is left as it is: run again", str(path))
+    target = Path(os.path.realpath(path))
+    if os.stat(target).st_nlink <= 1:
+        write_atomically(target, data)
+        return
+    spare = target.parent / f".{target.name}.{os.urandom(8).hex()}.tmp"
+    write_atomically(spare, data, 0o600)
+    try:
+        fd = os.open(target, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        raise FileWriteError(err.errno, f"{err.strerror or err}; the complete new text is in "
+                             f"{spare}", str(path)) from err
+    os.unlink(spare)

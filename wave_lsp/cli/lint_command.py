@@ -22,7 +22,7 @@ from ..analysis.codes import severity_of
 from ..analysis.diagnostic import Range
 from ..analysis.fixes import apply_edits, fixes_to_apply
 from ..analysis.source import decode_source
-from ..files import FileWriteError, read_regular, write_text_atomically
+from ..files import FileWriteError, read_regular, rewrite_source
 from ..isa.backends import TARGET_NAMES
 from ..syntax.document import Document
 
@@ -156,7 +156,7 @@ def lint_file(path: Path, config: Config, fix: bool = False, unsafe: bool = Fals
             text = apply_edits(text, [e for d in chosen for e in d.fixes[0].edits])
             diagnostics = analyze(Document(text, uri=str(path)), config)
         if text.encode("utf-8") != data:
-            write_text_atomically(path, text)  # FileWriteError leaves the file as it was
+            rewrite_source(path, data, text.encode("utf-8"), MAX_LINT_BYTES)  # or unchanged
     return diagnostics
 
 

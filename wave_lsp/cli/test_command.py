@@ -64,11 +64,13 @@ class FileResult:
 
 def test_file(path: str, update: str | None = None) -> FileResult:
     """Run every test of one file; with `update` ("failing" or "all") rewrite expectations."""
-    from ..files import FileWriteError, read_regular, write_atomically
+    from ..files import FileWriteError, read_regular, rewrite_source
+    from .lint_command import MAX_LINT_BYTES
     from ..ide.arg_files import file_root
     from ..ide.kernel_tests import discover, run_test, update_expectations
     try:
-        text = read_regular(path).decode("utf-8")
+        data = read_regular(path)
+        text = data.decode("utf-8")
     except OSError as err:
         return FileResult(path, error=f"cannot read: {err.strerror or err}")
     except UnicodeDecodeError:
@@ -81,7 +83,8 @@ def test_file(path: str, update: str | None = None) -> FileResult:
                                           outcomes=outcomes, root=root)
         if new != text:
             try:
-                write_atomically(path, new.encode("utf-8"))
+                # never more than `lint` (and so pre-commit) reads back
+                rewrite_source(path, data, new.encode("utf-8"), MAX_LINT_BYTES)
             except FileWriteError as err:
                 result.error = f"cannot write (the file is unchanged): {err.strerror or err}"
                 return result
