@@ -212,3 +212,51 @@ def test_local_memory_in_the_summary_is_never_a_silent_zero():
         declared.markdown()
     none = kernel_resources(Document(SOURCE).program.kernels[0])
     assert "0 B local" in none.summary()
+
+
+# ---- against the vendors' compilers -----------------------------------------------------------
+VGPR_COUNTS = (8, 9, 24, 25, 40, 41, 64, 65, 72, 80, 81, 96, 97, 112, 113, 128, 129, 160, 168,
+               169, 192, 193, 200, 256)
+
+
+def test_amd_register_limits_agree_with_hipccs_occupancy():
+    """hipcc (LLVM's AMDGPU backend) reports each kernel's `Occupancy [waves/SIMD]`: a kernel
+    that holds N VGPRs (an asm clobber of v(N-1)) in one-wave workgroups must get the same waves
+    per SIMD from the calculator, with hipcc's own VGPR count as its input."""
+    from vendor_batch import compiler
+    from wave_lsp.asm import vendors
+
+    hipcc = compiler("hip")
+    kernels = "\n".join(
+        f'__global__ void __launch_bounds__(64) v{n}(float *p) {{ asm volatile("" ::: "v{n - 1}"); '
+        "p[threadIdx.x] = 1; }" for n in VGPR_COUNTS)
+    text = "#include <hip/hip_runtime.h>\n" + kernels + "\n"
+    for arch, width in (("gfx90a", 64), ("gfx1030", 32)):
+        check = vendors.check("hip", text, arch, hipcc)
+        assert check.accepted, check.messages
+        limits = ARCH_LIMITS[arch]
+        for n in VGPR_COUNTS:
+            figures = dict(check.usage_of(f"v{n}").figures)
+            registers = vendor_register_count(arch, figures)
+            assert registers == n, (arch, n, figures)
+            occ = compute(limits, width, width, registers, 0)     # one wave per workgroup
+            assert occ.waves // limits.partitions == figures["occupancy waves/SIMD"], (arch, n)
+
+
+def test_a_kernels_vendor_register_counts_reach_its_occupancy_rows():
+    from vendor_batch import compiler
+    from wave_lsp.ide.vendor_usage import VendorTools, kernel_figures
+
+    compiler("ptx"), compiler("hip")
+    source = (".kernel big\n.registers 32\n.workgroup_size 1024, 1, 1\n    mov_sr r1, sr_thread_id_x\n"
+              "    iadd r2, r1, r1\n    halt\n.end\n")
+    doc = Document(source)
+    figures = kernel_figures(doc, "big", VendorTools.find())
+    res = kernel_resources(doc.program.kernels[0], 16).with_vendor(figures)
+    got = rows(res)
+    for f in figures:
+        row = got[(f.arch, 64 if f.arch == "gfx90a" else 32)]
+        assert row["registerSource"] == f.compiler and row["registers"] == vendor_register_count(
+            f.arch, dict(f.figures))
+        # whatever the compilers chose, a 1024-thread kernel they accept is resident
+        assert not row["exceeds"] and row["residentWorkgroups"] >= 1
