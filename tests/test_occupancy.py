@@ -260,3 +260,78 @@ def test_a_kernels_vendor_register_counts_reach_its_occupancy_rows():
             f.arch, dict(f.figures))
         # whatever the compilers chose, a 1024-thread kernel they accept is resident
         assert not row["exceeds"] and row["residentWorkgroups"] >= 1
+
+
+_OCC_DRIVER = r"""
+#include <cstdio>
+#include <cuda_occupancy.h>
+int main() {
+    int major, minor, maxThreads, maxWarps, regsBlock, regsSm, smemBlock, smemSm, optin, reserved;
+    int threads, regs, smem;
+    while (scanf("%d %d %d %d %d %d %d %d %d %d %d %d %d", &major, &minor, &maxThreads,
+                 &maxWarps, &regsBlock, &regsSm, &smemBlock, &smemSm, &optin, &reserved,
+                 &threads, &regs, &smem) == 13) {
+        cudaOccDeviceProp p;
+        p.computeMajor = major; p.computeMinor = minor; p.maxThreadsPerBlock = maxThreads;
+        p.maxThreadsPerMultiprocessor = maxWarps * 32; p.regsPerBlock = regsBlock;
+        p.regsPerMultiprocessor = regsSm; p.warpSize = 32; p.sharedMemPerBlock = smemBlock;
+        p.sharedMemPerMultiprocessor = smemSm; p.numSms = 1; p.sharedMemPerBlockOptin = optin;
+        p.reservedSharedMemPerBlock = reserved;
+        cudaOccFuncAttributes a;
+        a.maxThreadsPerBlock = maxThreads; a.numRegs = regs; a.sharedSizeBytes = 0;
+        a.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN; a.maxDynamicSharedSizeBytes = optin;
+        cudaOccDeviceState s;
+        cudaOccResult r;
+        int status = cudaOccMaxActiveBlocksPerMultiprocessor(&r, &p, &a, &s, threads, smem);
+        printf("%d %d\n", status, status == 0 ? r.activeBlocksPerMultiprocessor : -1);
+    }
+    return 0;
+}
+"""
+
+
+def _cuda_occupancy_header():
+    import glob
+    import shutil
+
+    found = sorted(glob.glob("/usr/local/cuda*/include/cuda_occupancy.h"))
+    if not found or shutil.which("g++") is None:
+        import pytest
+        pytest.skip("NVIDIA's cuda_occupancy.h (CUDA toolkit) or g++ not found")
+    return found[-1]
+
+
+def test_nvidia_rows_agree_with_nvidias_cuda_occupancy_h(tmp_path):
+    """NVIDIA's own calculator (the header behind cudaOccupancyMaxActiveBlocksPerMultiprocessor),
+    fed the limits of isa/occupancy.py, gives the same resident blocks for a grid of kernels; it
+    says 0 exactly where ours says the kernel exceeds a per-block limit."""
+    import subprocess
+    from pathlib import Path
+
+    header = Path(_cuda_occupancy_header())
+    (tmp_path / "occ.cpp").write_text(_OCC_DRIVER)
+    subprocess.run(["g++", "-O1", "-I", str(header.parent), "-o", str(tmp_path / "occ"),
+                    str(tmp_path / "occ.cpp")], check=True, capture_output=True)
+    cases, lines = [], []
+    for arch, (major, minor) in (("sm_75", (7, 5)), ("sm_90", (9, 0))):
+        a = ARCH_LIMITS[arch]
+        for threads in (32, 64, 96, 128, 192, 256, 384, 512, 640, 768, 1024):
+            for regs in (8, 9, 16, 20, 24, 32, 33, 40, 48, 57, 64, 72, 96, 100, 128, 168, 200, 255):
+                for local in (0, 1000, 8192, 20000, 40960, 49152, 65536, 100000, 232448):
+                    cases.append((a, threads, regs, local))
+                    lines.append(" ".join(map(str, (
+                        major, minor, a.max_workgroup_size, a.max_waves, a.registers_per_workgroup,
+                        a.partitions * a.registers_per_lane * 32, a.local_default_limit,
+                        a.local_per_unit, a.local_per_workgroup, a.local_reserved, threads, regs,
+                        local))))
+    out = subprocess.run([str(tmp_path / "occ")], input="\n".join(lines) + "\n", text=True,
+                         capture_output=True, check=True).stdout.split("\n")
+    mismatches = []
+    for (a, threads, regs, local), line in zip(cases, out):
+        status, blocks = map(int, line.split())
+        ours = compute(a, 32, threads, regs, local)
+        theirs = 0 if status != 0 else blocks
+        mine = 0 if ours.exceeds else ours.workgroups
+        if theirs != mine:
+            mismatches.append((a.arch, threads, regs, local, theirs, mine, ours.exceeds))
+    assert len(out) >= len(cases) and not mismatches, mismatches[:10]
