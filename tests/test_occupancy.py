@@ -156,7 +156,8 @@ def test_vendor_register_counts_replace_the_estimate():
     # -> 48 // 32 = 1 block (warps: 1): still 100%; the source is ptxas
     assert (got[("sm_75", 32)]["registers"], got[("sm_75", 32)]["registerSource"]) == (40, "ptxas")
     assert brief(got[("sm_75", 32)]) == (1, 32, 1.0, ("warps", "registers"))
-    assert got[("gfx90a", 64)]["registers"] == 13 and got[("gfx90a", 64)]["registerSource"] == "hipcc"
+    assert (got[("gfx90a", 64)]["registers"], got[("gfx90a", 64)]["registerSource"]) == \
+        (13, "hipcc")
     # a rejected kernel's figures are not used; sm_90 had none
     assert got[("gfx1030", 32)]["registerSource"] == "estimate"
     assert got[("sm_90", 32)]["registerSource"] == "estimate"
@@ -248,8 +249,8 @@ def test_a_kernels_vendor_register_counts_reach_its_occupancy_rows():
     from wave_lsp.ide.vendor_usage import VendorTools, kernel_figures
 
     compiler("ptx"), compiler("hip")
-    source = (".kernel big\n.registers 32\n.workgroup_size 1024, 1, 1\n    mov_sr r1, sr_thread_id_x\n"
-              "    iadd r2, r1, r1\n    halt\n.end\n")
+    source = (".kernel big\n.registers 32\n.workgroup_size 1024, 1, 1\n"
+              "    mov_sr r1, sr_thread_id_x\n    iadd r2, r1, r1\n    halt\n.end\n")
     doc = Document(source)
     figures = kernel_figures(doc, "big", VendorTools.find())
     res = kernel_resources(doc.program.kernels[0], 16).with_vendor(figures)

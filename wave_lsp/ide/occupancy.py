@@ -49,8 +49,9 @@ class ArchRow:
         width = f"W{occ.width}: " if len(a.wave_widths) > 1 else ""
         if not a.published:
             state = ("exceeds " + "; ".join(occ.exceeds)) if occ.exceeds else \
-                f"within the published per-threadgroup limits ({a.max_workgroup_size} threads, " \
-                f"{a.local_per_workgroup // 1024} KiB threadgroup memory)"
+                f"within the per-threadgroup limits ({a.max_workgroup_size} threads, " \
+                f"{a.local_per_workgroup // 1024} KiB threadgroup memory: the Metal Feature Set " \
+                "Tables' figures as commonly cited, an estimate)"
             return f"{width}Apple publishes no occupancy limits: no occupancy is claimed; {state}"
         if occ.exceeds:
             return (f"{width}does not launch: exceeds " + "; ".join(occ.exceeds)

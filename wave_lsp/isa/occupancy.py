@@ -19,43 +19,56 @@ from dataclasses import dataclass, field
 KIB = 1024
 
 # ---- sources ---------------------------------------------------------------------------------
-_CUDA_TABLE = ("NVIDIA CUDA C++ Programming Guide, https://docs.nvidia.com/cuda/cuda-c-programming-"
-               "guide/, 'Technical Specifications per Compute Capability' (columns 7.5 and 9.0)")
+# NVIDIA: cuda_occupancy.h is NVIDIA's own calculator (the header behind
+# cudaOccupancyMaxActiveBlocksPerMultiprocessor); tests/test_occupancy.py compiles it and checks
+# these rows against it. The per-SM figures it takes from the device (warps, registers, shared
+# memory per block) are the Programming Guide's table: not re-read from that page here (the search
+# index holds the tuning guides' front pages only), so they are marked as such.
+_CUDA_TABLE = ("NVIDIA CUDA C++ Programming Guide, https://docs.nvidia.com/cuda/"
+               "cuda-c-programming-guide/, 'Technical Specifications per Compute Capability', "
+               "columns 7.5 and 9.0 (as commonly reproduced; the page itself not re-read here), "
+               "and the Turing / Hopper Tuning Guides, https://docs.nvidia.com/cuda/"
+               "turing-tuning-guide/, https://docs.nvidia.com/cuda/hopper-tuning-guide/, "
+               "'Occupancy'")
 _CUDA_OCC = ("NVIDIA cuda_occupancy.h (CUDA Toolkit 13.0, include/cuda_occupancy.h): "
              "cudaOccRegAllocationGranularity (256 registers per warp), "
-             "cudaOccSubPartitionsPerMultiprocessor (4), cudaOccMaxBlocksPerMultiprocessor, "
-             "cudaOccSMemAllocationGranularity, cudaOccAlignUpShmemSizeVoltaPlus (carveouts), "
+             "cudaOccSubPartitionsPerMultiprocessor (4), cudaOccMaxBlocksPerMultiprocessor "
+             "(16 on 7.5, 32 on 9.0), cudaOccSMemAllocationGranularity (256 / 128 bytes), "
+             "cudaOccAlignUpShmemSizeVoltaPlus (carveouts up to 64 KB / 228 KB), "
              "cudaOccMaxBlocksPerSMRegsLimit")
-_CUDA_RESERVED = ("NVIDIA CUDA C++ Programming Guide, 'Compute Capability 8.x/9.0', 'Shared Memory': "
-                  "1 KB of shared memory per thread block is reserved for system use (and "
-                  "cuda_occupancy.h adds reservedSharedMemPerBlock from compute capability 8.0)")
-_LLVM_AMDGPU = ("LLVM AMDGPU backend, llvm/lib/Target/AMDGPU/Utils/AMDGPUBaseInfo.cpp, "
-                "https://github.com/llvm/llvm-project/blob/main/llvm/lib/Target/AMDGPU/Utils/"
-                "AMDGPUBaseInfo.cpp: getTotalNumVGPRs, getVGPRAllocGranule, getMaxWavesPerEU, "
-                "getEUsPerCU, getLocalMemorySize, getMaxWorkGroupsPerCU, getMaxFlatWorkGroupSize; "
-                "checked against hipcc 5.2's 'Occupancy [waves/SIMD]' remarks for 8..256 VGPRs")
-_AMDGPU_USAGE = ("LLVM 'User Guide for AMDGPU Backend', https://llvm.org/docs/AMDGPUUsage.html, "
-                 "COMPUTE_PGM_RSRC2 LDS_SIZE: GFX7-GFX10 allocate LDS in 128 x 4 = 512-byte blocks; "
-                 "cumode is off by default on GFX10 (WGP mode, the native mode of GFX10+)")
+_CUDA_RESERVED = ("NVIDIA CUDA C++ Programming Guide, 'Compute Capability 8.x' and 9.0, 'Shared "
+                  "Memory': the 1 KB not available to a thread block is reserved for system use; "
+                  "cuda_occupancy.h adds reservedSharedMemPerBlock from compute capability 8.0")
+_LLVM_AMDGPU = ("LLVM AMDGPU backend (the compiler hipcc runs), llvm/lib/Target/AMDGPU/Utils/"
+                "AMDGPUBaseInfo.cpp, https://github.com/llvm/llvm-project/blob/main/llvm/lib/"
+                "Target/AMDGPU/Utils/AMDGPUBaseInfo.cpp: getTotalNumVGPRs, getVGPRAllocGranule, "
+                "getMaxWavesPerEU, getEUsPerCU, getLocalMemorySize, getMaxWorkGroupsPerCU, "
+                "getMaxFlatWorkGroupSize; the VGPR limits agree with hipcc 5.2's 'Occupancy "
+                "[waves/SIMD]' remarks for 8..256 VGPRs (tests/test_occupancy.py)")
+_AMDGPU_USAGE = ("LLVM 'User Guide for AMDGPU Backend', https://llvm.org/docs/AMDGPUUsage.html: "
+                 "COMPUTE_PGM_RSRC2 LDS_SIZE, GFX7-GFX10 allocate LDS in 128 x 4 = 512-byte "
+                 "blocks; target feature cumode off by default on GFX10 (WGP mode, the native "
+                 "mode of GFX10+)")
 _ROCM_SPECS = ("AMD ROCm 'GPU specifications', https://rocm.docs.amd.com/en/latest/reference/"
-               "gpu-specs.html (LDS 64 KiB per CU on MI200; wavefront size 64 on Instinct, 32 on "
-               "Radeon)")
-_INTEL_CALC = ("Intel GPU Occupancy Calculator, https://oneapi-src.github.io/oneAPI-samples/Tools/"
-               "GPU-Occupancy-Calculator/ (oneAPI-samples Tools/GPU-Occupancy-Calculator/index.html, "
-               "'Discrete GPU (Xe HPG / Arc Graphics / DG2)': 16 XVEs per Xe-core, 8 threads per "
-               "XVE, 128 threads per Xe-core, no large-GRF mode, SLM 128 KiB per Xe-core and 64 KiB "
-               "per work-group in sizes 0/1/2/4/8/16/32/64 KiB, 1024 work-items and 128 work-groups "
-               "per Xe-core; compute_ss_occupancy)")
+               "gpu-specs.html (LDS 64 KiB per CU on MI200; wavefront size 64 on Instinct, 32 "
+               "on Radeon)")
+_INTEL_CALC = ("Intel GPU Occupancy Calculator, https://oneapi-src.github.io/oneAPI-samples/"
+               "Tools/GPU-Occupancy-Calculator/ (oneAPI-samples, Tools/GPU-Occupancy-Calculator/"
+               "index.html, 'Discrete GPU (Xe HPG / Arc Graphics / DG2)': 16 XVEs per Xe-core, 8 "
+               "threads per XVE, 128 threads per Xe-core, no large-GRF mode, SLM 128 KiB per "
+               "Xe-core and 64 KiB per work-group in sizes 0/1/2/4/8/16/32/64 KiB, 1024 "
+               "work-items per work-group, 128 work-groups per Xe-core; compute_ss_occupancy)")
 _INTEL_GRF = ("Intel oneAPI GPU Optimization Guide, https://www.intel.com/content/www/us/en/docs/"
-              "oneapi/optimization-guide-gpu/2023-1/small-register-mode-vs-large-register-mode.html "
-              "(each hardware thread owns a fixed GRF; the compiler spills beyond it, so registers do "
-              "not reduce the number of resident threads outside large-GRF mode)")
+              "oneapi/optimization-guide-gpu/2023-1/small-register-mode-vs-large-register-"
+              "mode.html (each hardware thread owns a fixed GRF; the compiler spills beyond it, "
+              "so registers reduce the resident threads only in large-GRF mode)")
 _APPLE = ("Apple publishes no register file size, resident SIMD-group count or threadgroup count "
           "per GPU core (Metal Feature Set Tables, https://developer.apple.com/metal/"
-          "Metal-Feature-Set-Tables.pdf, list per-threadgroup limits only)")
-_APPLE_TG = ("Metal Feature Set Tables, https://developer.apple.com/metal/Metal-Feature-Set-Tables.pdf: "
-             "1024 threads per threadgroup and 32 KiB threadgroup memory on Apple GPUs (read from "
-             "the tables' commonly cited values; not re-checked against the PDF here: an estimate)")
+          "Metal-Feature-Set-Tables.pdf, give per-threadgroup limits only)")
+_APPLE_TG = ("Metal Feature Set Tables, https://developer.apple.com/metal/"
+             "Metal-Feature-Set-Tables.pdf: 1024 threads per threadgroup and 32 KiB of "
+             "threadgroup memory on Apple GPUs (as commonly cited; not re-checked against the "
+             "PDF here: an estimate)")
 
 
 @dataclass(frozen=True)
@@ -66,7 +79,8 @@ class ArchLimits:
     backend: str                    # the Backend (isa.backends) whose code runs on it
     hardware: str
     unit: str                       # "SM", "CU", "WGP", "Xe-core"
-    wave_name: str                  # "warp", "wave", "thread" (Intel: one hardware thread per sub-group)
+    wave_name: str                  # "warp", "wave", "thread" (Intel: a hardware thread per
+    #                                 sub-group)
     wave_widths: tuple[int, ...]
     max_waves: int | None           # resident waves per unit (None: not published)
     max_workgroup_size: int
