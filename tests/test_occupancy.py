@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from wave_lsp.ide.resources import kernel_resources
 from wave_lsp.ide.vendor_usage import KernelFigures
-from wave_lsp.isa.occupancy import ARCH_LIMITS, compute, vendor_register_count
+from wave_lsp.isa.occupancy import (ARCH_LIMITS, TARGET_ARCHES, compute,
+                                    vendor_register_count)
 from wave_lsp.syntax.document import Document
 
 SOURCE = ".kernel k\n.registers 16\n.workgroup_size 128, 1, 1\n    iadd r1, r2, r3\n    halt\n.end\n"
@@ -186,6 +187,16 @@ def test_occupancy_per_target_in_summary_and_table():
     assert "| spec §2.4 minimum | W32: 8 waves = floor(16384 / (16 x 32 x 4)); W64: 4 waves" \
         in table
     assert data["residentWaves"] == {"32": 8, "64": 4}
+
+
+def test_every_backend_has_its_architectures_and_the_vendor_checks_use_them():
+    from wave_lsp.isa.backends import TARGET_NAMES, VENDOR_ARCHES
+
+    assert set(TARGET_ARCHES) == set(TARGET_NAMES)
+    # the rows are those of the architectures ptxas and hipcc are run for
+    assert all(TARGET_ARCHES[t] == VENDOR_ARCHES[t] for t in ("ptx", "hip"))
+    for limits in ARCH_LIMITS.values():
+        assert limits.sources and all(which and where for which, where in limits.sources)
 
 
 def test_only_configured_targets_are_shown():

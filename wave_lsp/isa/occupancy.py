@@ -174,10 +174,9 @@ ARCH_LIMITS: dict[str, ArchLimits] = {a.arch: a for a in (
 )}
 
 # the architectures of each backend, in the order rows are shown
-TARGET_ARCHES: dict[str, tuple[str, ...]] = {}
-for _a in ARCH_LIMITS.values():
-    TARGET_ARCHES.setdefault(_a.backend, ())
-    TARGET_ARCHES[_a.backend] += (_a.arch,)
+TARGET_ARCHES: dict[str, tuple[str, ...]] = {
+    backend: tuple(a.arch for a in ARCH_LIMITS.values() if a.backend == backend)
+    for backend in dict.fromkeys(a.backend for a in ARCH_LIMITS.values())}
 
 
 @dataclass(frozen=True)
