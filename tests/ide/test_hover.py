@@ -285,12 +285,13 @@ kernel 'vec_add' at 0:8-15
 | local memory | 0 bytes |
 | workgroup size | 0, 0, 0 (the launcher chooses) |
 | code size | 4 bytes |
-| wave width 32 | 4 resident waves = floor(16384 / (32 x 32 x 4)) |
-| wave width 64 | 2 resident waves = floor(16384 / (32 x 64 x 4)) |
-| ptx (Turing+ (SM 75+)) | W32: 4 resident waves |
-| hip (RDNA (wave32/64) and CDNA (wave64)) | W64: 2 resident waves; W32: 4 resident waves |
-| metal (Apple M1-M4, A-series) | W32: 4 resident waves |
-| sycl (Intel Xe / Arc) | W8: 16 resident waves; W16: 8 resident waves; W32: 4 resident waves |
+| occupancy sm_75 (ptx: NVIDIA Turing) | workgroup size chosen at launch: at most 32 of 32 warps per SM (100%), limited by warps · 32 registers per thread (estimate: the kernel's `.registers`) |
+| occupancy sm_90 (ptx: NVIDIA Hopper) | workgroup size chosen at launch: at most 64 of 64 warps per SM (100%), limited by warps · 32 registers per thread (estimate: the kernel's `.registers`) |
+| occupancy gfx90a (hip: AMD CDNA2 (MI200), wave64) | workgroup size chosen at launch: at most 32 of 32 waves per CU (100%), limited by waves · 32 registers per thread (estimate: the kernel's `.registers`) |
+| occupancy gfx1030 (hip: AMD RDNA2, wave32 in WGP mode) | workgroup size chosen at launch: at most 64 of 64 waves per WGP (100%), limited by waves · 32 registers per thread (estimate: the kernel's `.registers`) |
+| occupancy apple (metal: Apple GPUs (M1-M4, A-series)) | Apple publishes no occupancy limits: no occupancy is claimed; within the per-threadgroup limits (1024 threads, 32 KiB threadgroup memory: the Metal Feature Set Tables' figures as commonly cited, an estimate) |
+| occupancy xe-hpg (sycl: Intel Xe-HPG (Arc A-series)) | W8: workgroup size chosen at launch: at most 128 of 128 threads per Xe-core (100%), limited by threads · registers set no limit (a fixed GRF per hardware thread); W16: workgroup size chosen at launch: at most 128 of 128 threads per Xe-core (100%), limited by threads · registers set no limit (a fixed GRF per hardware thread); W32: workgroup size chosen at launch: at most 128 of 128 threads per Xe-core (100%), limited by threads · registers set no limit (a fixed GRF per hardware thread) |
+| spec §2.4 minimum | W32: 4 waves = floor(16384 / (32 x 32 x 4)); W64: 2 waves = floor(16384 / (32 x 64 x 4)) (the specification's 16 KiB minimum register file, not a GPU's) |
 """))
 
 
@@ -323,4 +324,37 @@ def test_comment_has_no_hover():
 .end
 """, expect("""
 no hover
+"""))
+
+
+def test_kernel_occupancy_of_the_issues_1024_thread_kernel():
+    # 1024 threads x 32 registers: every architecture holds it at 100% (tests/test_occupancy.py
+    # has the arithmetic); nothing reads "0 resident workgroups"
+    check(render_hover, """
+.kernel bi$0g
+.registers 32
+.workgroup_size 1024, 1, 1
+    halt
+.end
+""", expect("""
+kernel 'big' at 0:8-11
+---
+**kernel `big`**
+
+| resource | value |
+|---|---|
+| registers declared | 32 |
+| registers used | none |
+| local memory | 0 bytes |
+| workgroup size | 1024 x 1 x 1 = 1024 threads |
+| code size | 4 bytes |
+| wave width 32 | 32 waves per workgroup |
+| wave width 64 | 16 waves per workgroup |
+| occupancy sm_75 (ptx: NVIDIA Turing) | 1 workgroup per SM, 32 of 32 warps (100%), limited by warps · 32 registers per thread (estimate: the kernel's `.registers`) · workgroups allowed by warps 1, workgroups 16, registers 2 |
+| occupancy sm_90 (ptx: NVIDIA Hopper) | 2 workgroups per SM, 64 of 64 warps (100%), limited by warps and registers · 32 registers per thread (estimate: the kernel's `.registers`) · workgroups allowed by warps 2, workgroups 32, registers 2, local memory 228 |
+| occupancy gfx90a (hip: AMD CDNA2 (MI200), wave64) | 2 workgroups per CU, 32 of 32 waves (100%), limited by waves and registers · 32 registers per thread (estimate: the kernel's `.registers`) · workgroups allowed by waves 2, workgroups 16, registers 2 |
+| occupancy gfx1030 (hip: AMD RDNA2, wave32 in WGP mode) | 2 workgroups per WGP, 64 of 64 waves (100%), limited by waves and registers · 32 registers per thread (estimate: the kernel's `.registers`) · workgroups allowed by waves 2, workgroups 32, registers 2 |
+| occupancy apple (metal: Apple GPUs (M1-M4, A-series)) | Apple publishes no occupancy limits: no occupancy is claimed; within the per-threadgroup limits (1024 threads, 32 KiB threadgroup memory: the Metal Feature Set Tables' figures as commonly cited, an estimate) |
+| occupancy xe-hpg (sycl: Intel Xe-HPG (Arc A-series)) | W8: 1 workgroup per Xe-core, 128 of 128 threads (100%), limited by threads · registers set no limit (a fixed GRF per hardware thread) · workgroups allowed by threads 1, workgroups 128; W16: 2 workgroups per Xe-core, 128 of 128 threads (100%), limited by threads · registers set no limit (a fixed GRF per hardware thread) · workgroups allowed by threads 2, workgroups 128; W32: 4 workgroups per Xe-core, 128 of 128 threads (100%), limited by threads · registers set no limit (a fixed GRF per hardware thread) · workgroups allowed by threads 4, workgroups 128 |
+| spec §2.4 minimum | W32: 4 waves = floor(16384 / (32 x 32 x 4)); W64: 2 waves = floor(16384 / (32 x 64 x 4)) (the specification's 16 KiB minimum register file, not a GPU's) |
 """))

@@ -61,8 +61,8 @@ async def test_conformance_kernels_lenses_fit_with_run_first(client, name):
     resource = next(c for c in by_line[kernel] if c.command == "wave-lsp.kernelResources")
     assert len(resource.title) <= 45 and resource.title.split(" · ")[0].endswith(" regs")
     assert "local" in resource.title
-    # The full table: registers, occupancy per wave width and per target, in the tooltip.
-    assert "registers declared" in resource.tooltip and "wave width 64" in resource.tooltip
+    # The full table: registers, occupancy per target architecture, in the tooltip.
+    assert "registers declared" in resource.tooltip and "occupancy gfx90a" in resource.tooltip
     assert "ptx" in resource.tooltip and "hip" in resource.tooltip
 
 

@@ -125,16 +125,20 @@ async def test_targets_setting_drives_lints_lens_and_check(client):
     codes = sorted(d.code for d in await diagnostics(client, uri) if str(d.code).startswith("P"))
     assert codes == ["P801", "P804"]
     title = resource_tooltip(await lenses(client, uri))
-    assert "ptx (" in title and "hip (" in title and "sycl (" in title
-    assert "W32: 16 resident waves" in title and "W64: 8 resident waves" in title
-    assert "W8: 64 resident waves" in title
+    assert "(ptx: " in title and "(hip: " in title and "(sycl: " in title
+    # each architecture's own limits (the launcher chooses the workgroup: 8 registers per thread
+    # leave the warp/wave/thread slots as the limit)
+    assert "at most 32 of 32 warps per SM (100%)" in title                   # sm_75
+    assert "at most 32 of 32 waves per CU (100%)" in title                   # gfx90a, W64
+    assert "W8: workgroup size chosen at launch: at most 128 of 128 threads per Xe-core" in title
     await configure(client, {"targets": ["ptx", "metal"]})
     try:
         again = open_document(client, text, "targets_again")
         codes = [d.code for d in await diagnostics(client, again) if str(d.code).startswith("P")]
         assert codes == ["P801"]
         title = resource_tooltip(await lenses(client, again))
-        assert "ptx (" in title and "metal (" in title and "hip (" not in title
+        assert "(ptx: " in title and "(metal: " in title and "(hip: " not in title
+        assert "Apple publishes no occupancy limits" in title
         assert await execute(client, "wave-lsp.checkPortability", again, "k") is None
         assert any("only one wave width" in m.message for m in client.messages)
     finally:

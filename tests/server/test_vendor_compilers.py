@@ -46,6 +46,15 @@ async def test_kernel_resources_command_adds_vendor_figures(client):
     assert got[("ptx", "sm_75")]["registers"] > 0 and "spill stores" in got[("ptx", "sm_90")]
     assert got[("hip", "gfx90a")]["VGPRs"] > 0 and "occupancy waves/SIMD" in got[("hip", "gfx1030")]
     assert result["kernel"] == "reduction" and result["registersDeclared"] > 0
+    # the occupancy rows use the compilers' register counts (issue 30.2)
+    rows = {r["arch"]: r for rs in result["targets"].values() for r in rs}
+    assert (rows["sm_75"]["registerSource"], rows["sm_75"]["registers"]) == \
+        ("ptxas", got[("ptx", "sm_75")]["registers"])
+    assert (rows["gfx90a"]["registerSource"], rows["gfx90a"]["registers"]) == \
+        ("hipcc", got[("hip", "gfx90a")]["VGPRs"] + got[("hip", "gfx90a")].get("AGPRs", 0))
+    assert rows["xe-hpg"]["registerSource"] == "estimate"
+    assert all(not r["exceeds"] and r["residentWorkgroups"] for a, r in rows.items()
+               if a != "apple")
 
 
 async def test_kernel_hover_shows_vendor_figures(client):
@@ -63,6 +72,9 @@ async def test_kernel_hover_shows_vendor_figures(client):
     figures = _expected(source, "reduction")
     assert f"registers {figures[('ptx', 'sm_75')]['registers']}," in text
     assert f"VGPRs {figures[('hip', 'gfx90a')]['VGPRs']}," in text
+    sm75 = figures[('ptx', 'sm_75')]['registers']
+    assert f"| occupancy sm_75 (ptx: NVIDIA Turing) |" in text
+    assert f"{sm75} registers per thread (ptxas)" in text
     lenses = await client.text_document_code_lens_async(t.CodeLensParams(
         text_document=t.TextDocumentIdentifier(uri=uri)))
     assert not [lens for lens in lenses if "sm_75" in (lens.command.title or "")]

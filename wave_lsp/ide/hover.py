@@ -172,9 +172,13 @@ def label_markdown(state: DocumentState, name: str) -> str:
     return text
 
 
-def kernel_markdown(state: DocumentState, name: str, targets=TARGET_NAMES) -> str:
+def kernel_markdown(state: DocumentState, name: str, targets=TARGET_NAMES, vendor=()) -> str:
+    """A kernel's resource table; `vendor`: the vendors' compilers' figures for it (their
+    register counts replace the `.registers` estimate in the occupancy rows)."""
     resources = resources_of(state, name, targets)
-    return resources.markdown() if resources is not None else f"`{name}`"
+    if resources is None:
+        return f"`{name}`"
+    return (resources.with_vendor(vendor) if vendor else resources).markdown()
 
 
 def hover_markdown(state: DocumentState, target: Target, compat: bool = False,

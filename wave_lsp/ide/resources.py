@@ -1,20 +1,25 @@
 """A kernel's resources: registers declared and used, local memory, workgroup shape, waves per
-workgroup, code size and occupancy (spec §2.4: max_resident_waves = floor(F / (R * W * 4))),
-per configured backend at each wave width it runs with (`isa/backends.py`).
+workgroup, code size, and its occupancy on each architecture of the configured targets from that
+vendor's documented limits (`ide/occupancy.py`, `isa/occupancy.py`), with the vendor compiler's
+register count where it reported one (`with_vendor`). The specification's own equation (§2.4:
+max_resident_waves = floor(F / (R * W * 4)) with F its 16 KiB minimum register file) is kept in
+one row labelled as that minimum: it says nothing about a real GPU.
 
 Protocol-free: the code lens, hover and commands render it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..analysis.kernel_checks import facts
 from ..analysis.local_memory import local_need
 from ..isa.backends import DEFAULT_LOCAL_MEMORY
 from ..isa import REGISTER_FILE_SIZE
 from ..isa.backends import BACKEND_BY_NAME, TARGET_NAMES
+from ..isa.occupancy import vendor_register_count
 from ..syntax.program import Kernel
+from .occupancy import ArchRow, arch_rows, summary_text
 
 WAVE_WIDTHS = (32, 64)
 
@@ -33,6 +38,32 @@ class KernelResources:
     local_memory_declared: bool = True
     uses_local_memory: bool = False
     local_memory_needed: int | None = None   # bytes the local accesses reach, when bounded
+    # registers per thread the vendors' compilers report: (arch, count, compiler)
+    vendor_registers: tuple[tuple[str, int, str], ...] = ()
+
+    def with_vendor(self, figures) -> "KernelResources":
+        """These resources with the register counts of the vendors' compilers (`KernelFigures`
+        of `ide.vendor_usage`; a rejected kernel's figures are not used)."""
+        found = []
+        for f in figures:
+            count = None if f.problem else vendor_register_count(f.arch, dict(f.figures))
+            if count is not None:
+                found.append((f.arch, count, f.compiler))
+        return replace(self, vendor_registers=tuple(found))
+
+    @property
+    def occupancy_local(self) -> int:
+        """Local memory per workgroup on a GPU: `.local_memory`, or what `wave-lsp emit` lends a
+        kernel that uses local memory without declaring it."""
+        if not self.local_memory_declared and self.uses_local_memory:
+            return DEFAULT_LOCAL_MEMORY
+        return self.local_memory
+
+    def arch_rows(self) -> list[ArchRow]:
+        """Occupancy on each architecture of each configured target."""
+        vendor = {arch: (count, compiler) for arch, count, compiler in self.vendor_registers}
+        return [row for t in self.targets for row in arch_rows(
+            t, self.threads, self.registers_declared, self.occupancy_local, vendor)]
 
     @property
     def local_text(self) -> str:
@@ -60,10 +91,6 @@ class KernelResources:
         return tuple(sorted(set(WAVE_WIDTHS).union(
             *(BACKEND_BY_NAME[t].wave_widths for t in self.targets))))
 
-    def target_occupancy(self) -> list[tuple[str, tuple[int, ...]]]:
-        """(target, its widths) for each configured backend."""
-        return [(t, BACKEND_BY_NAME[t].wave_widths) for t in self.targets]
-
     @property
     def threads(self) -> int:
         x, y, z = self.workgroup_size
@@ -74,13 +101,10 @@ class KernelResources:
         return -(-self.threads // width) if self.threads else None
 
     def resident_waves(self, width: int) -> int:
-        """The occupancy equation of spec §2.4 with F = REGISTER_FILE_SIZE."""
+        """The occupancy equation of spec §2.4 with F = REGISTER_FILE_SIZE, the specification's
+        minimum register file (no real GPU's figure: `arch_rows` has those)."""
         per_wave = self.registers_declared * width * 4
         return REGISTER_FILE_SIZE // per_wave if per_wave else 0
-
-    def resident_workgroups(self, width: int) -> int | None:
-        waves = self.waves_per_workgroup(width)
-        return self.resident_waves(width) // waves if waves else None
 
     def summary(self) -> str:
         """One line for a code lens."""
@@ -90,12 +114,11 @@ class KernelResources:
         parts.append(f"workgroup {x}x{y}x{z}" if self.threads else "workgroup: launcher's choice")
         for w in WAVE_WIDTHS:
             waves = self.waves_per_workgroup(w)
-            wg = f"{waves} waves/wg, " if waves is not None else ""
-            parts.append(f"W{w}: {wg}occupancy {self.resident_waves(w)} waves")
-        if self.targets:
-            parts.append("occupancy " + " · ".join(
-                f"{t} " + "/".join(f"{self.resident_waves(w)} (W{w})" for w in widths)
-                for t, widths in self.target_occupancy()))
+            if waves is not None:
+                parts.append(f"W{w}: {waves} waves/wg")
+        rows = self.arch_rows()
+        if rows:
+            parts.append(summary_text(rows))
         return " | ".join(parts)
 
     def short_summary(self) -> str:
@@ -135,18 +158,18 @@ class KernelResources:
             rows.append(("code size", f"{self.code_size} bytes"))
         for w in WAVE_WIDTHS:
             waves = self.waves_per_workgroup(w)
-            resident = self.resident_waves(w)
-            groups = self.resident_workgroups(w)
-            text = f"{resident} resident waves = floor({REGISTER_FILE_SIZE} / " \
-                   f"({self.registers_declared} x {w} x 4))"
             if waves is not None:
-                text += f"; {waves} waves per workgroup, {groups} resident workgroups"
-            rows.append((f"wave width {w}", text))
-        for t, widths in self.target_occupancy():
-            rows.append((f"{t} ({BACKEND_BY_NAME[t].hardware})", "; ".join(
-                f"W{w}: {self.resident_waves(w)} resident waves"
-                + (f", {self.waves_per_workgroup(w)} per workgroup"
-                   if self.waves_per_workgroup(w) is not None else "") for w in widths)))
+                rows.append((f"wave width {w}", f"{waves} waves per workgroup"))
+        by_arch: dict[tuple[str, str], list[str]] = {}
+        for row in self.arch_rows():
+            key = (row.arch, f"{row.target}: {row.occupancy.limits.hardware}")
+            by_arch.setdefault(key, []).append(row.text())
+        for (arch, what), texts in by_arch.items():
+            rows.append((f"occupancy {arch} ({what})", "; ".join(texts)))
+        rows.append(("spec §2.4 minimum", "; ".join(
+            f"W{w}: {self.resident_waves(w)} waves = floor({REGISTER_FILE_SIZE} / "
+            f"({self.registers_declared} x {w} x 4))" for w in WAVE_WIDTHS)
+            + " (the specification's 16 KiB minimum register file, not a GPU's)"))
         return rows
 
     def as_dict(self) -> dict:
@@ -159,9 +182,8 @@ class KernelResources:
             "workgroupSize": list(self.workgroup_size), "codeSize": self.code_size,
             "wavesPerWorkgroup": {str(w): self.waves_per_workgroup(w) for w in WAVE_WIDTHS},
             "residentWaves": {str(w): self.resident_waves(w) for w in WAVE_WIDTHS},
-            "targets": {t: {str(w): {"wavesPerWorkgroup": self.waves_per_workgroup(w),
-                                     "residentWaves": self.resident_waves(w)} for w in widths}
-                        for t, widths in self.target_occupancy()},
+            "targets": {t: [row.as_dict() for row in self.arch_rows() if row.target == t]
+                        for t in self.targets},
         }
 
 

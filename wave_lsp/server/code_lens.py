@@ -112,6 +112,7 @@ def setup(server: WaveLanguageServer) -> None:
             _show(server, f"wave-lsp: no kernel {name!r} in {uri}", types.MessageType.Warning)
             return None
         vendor = await vendor_compilers.figures(server, doc, res.name)
+        res = res.with_vendor(vendor)
         extra = f" | {figures_text(vendor)}" if vendor else ""
         _show(server, f"kernel {res.name}: {res.summary()}{extra}")
         return {**res.as_dict(), "vendor": [f.as_dict() for f in vendor]}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from lsprotocol import types
 
-from ..ide.hover import hover_markdown
+from ..ide.hover import hover_markdown, kernel_markdown
 from ..ide.locate import TargetKind, target_at
 from ..ide.state import DocumentState
 from ..ide.vendor_usage import figures_markdown
@@ -44,17 +44,22 @@ def setup(server: WaveLanguageServer) -> None:
         rng = span(doc, line, target.start, target.end, server.codec) \
             if target is not None else None
         if target is not None and target.kind is TargetKind.KERNEL:
-            return _with_vendor_figures(server, doc, target.text, text, markdown, rng)
+            return _with_vendor_figures(server, doc, target.text, added, text, markdown, rng)
         return types.Hover(contents=markup(text, markdown), range=rng)
 
 
-async def _with_vendor_figures(server: WaveLanguageServer, doc, name: str, text: str,
+async def _with_vendor_figures(server: WaveLanguageServer, doc, name: str, added, text: str,
                                markdown: bool, rng) -> types.Hover:
     """A kernel's hover, with what the vendors' compilers report for it (run off the event
-    loop; cached by the emitted text)."""
+    loop; cached by the emitted text); their register counts replace the `.registers`
+    estimate in the occupancy rows."""
     try:
-        vendor = figures_markdown(await asyncio.wait_for(
-            vendor_compilers.figures(server, doc, name), VENDOR_WAIT_S))
+        figures = await asyncio.wait_for(vendor_compilers.figures(server, doc, name),
+                                         VENDOR_WAIT_S)
+        vendor = figures_markdown(figures)
+        if figures:
+            table = kernel_markdown(doc, name, server.settings.targets, figures)
+            text = "\n\n---\n".join(t for t in (*added, table) if t)
     except asyncio.TimeoutError:      # they go on, and their results are cached
         vendor = "*vendor compilers still running: hover again for their figures*"
     value = "\n\n".join(t for t in (text, vendor) if t)
