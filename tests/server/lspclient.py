@@ -139,3 +139,13 @@ def make_client() -> WaveTestClient:
     client = WaveTestClient(protocol_cls=WaveTestProtocol, converter_factory=default_converter)
     register_lsp_features(client)
     return client
+
+
+def edits_of(edit, uri: str) -> list:
+    """The text edits a WorkspaceEdit makes to `uri`, whether plain `changes` (Neovim) or
+    versioned `documentChanges` (VS Code); a versioned edit must name a version."""
+    if edit.document_changes:
+        found = [change for change in edit.document_changes if change.text_document.uri == uri]
+        assert all(change.text_document.version is not None for change in found)
+        return [e for change in found for e in change.edits]
+    return list(edit.changes[uri])

@@ -10,6 +10,7 @@ from wave_lsp.analysis import analyze
 from wave_lsp.isa import INSTRUCTIONS
 from wave_lsp.syntax.document import Document
 
+from .lspclient import edits_of
 from .conftest import client_position, configure, diagnostics, example, example_names, open_document, \
     split_cursor
 
@@ -148,8 +149,8 @@ async def test_navigation_and_rename(client):
     assert prep.placeholder == "work"
     edit = await client.text_document_rename_async(t.RenameParams(
         text_document=ident(uri), position=pos, new_name="compute"))
-    assert sorted(e.range.start.line for e in edit.changes[uri]) == [1, 3, 4]
-    assert {e.new_text for e in edit.changes[uri]} == {"compute"}
+    assert sorted(e.range.start.line for e in edits_of(edit, uri)) == [1, 3, 4]
+    assert {e.new_text for e in edits_of(edit, uri)} == {"compute"}
     with pytest.raises(Exception, match="register"):
         await client.text_document_rename_async(t.RenameParams(
             text_document=ident(uri), position=pos, new_name="r12"))

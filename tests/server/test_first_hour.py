@@ -15,6 +15,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 
 from run_kernels import OUT_OF_BOUNDS, STORE, AFTER, THIRDS
 
+from .lspclient import edits_of
 from .conftest import PRESETS, SERVER, open_document, pulls
 from .test_run_results import eventually
 
@@ -282,7 +283,7 @@ async def test_undeclared_local_memory_is_reported_fixed_and_summarised(client):
         context=t.CodeActionContext(diagnostics=found)))
     fix = [a for a in actions if a.title == "Declare .local_memory 256"]
     assert len(fix) == 1 and fix[0].kind == t.CodeActionKind.QuickFix
-    (edit,) = fix[0].edit.changes[uri]
+    (edit,) = edits_of(fix[0].edit, uri)
     assert (edit.range.start.line, edit.range.start.character, edit.new_text) == \
         (2, 0, ".local_memory 256\n")
     client.text_document_did_change(t.DidChangeTextDocumentParams(

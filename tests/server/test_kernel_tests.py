@@ -14,6 +14,7 @@ from lsprotocol import types as t
 from kernel_test_cases import ELSE_STORE, LOOP_BRANCH_OUTPUT, line_of, loop_branch, store
 from wave_lsp.server.lens_layout import LINE_BUDGET, SEPARATOR
 
+from .lspclient import edits_of
 from .conftest import client_position, configure, open_document
 from .test_hostile_launches import untrusted  # noqa: F401  (a server told not to run)
 from .test_run_results import eventually
@@ -118,6 +119,29 @@ async def test_a_long_outcome_is_shortened_after_the_run_lenses(client):
     assert len(SEPARATOR.join(titles)) <= LINE_BUDGET
 
 
+async def test_updating_a_crlf_document_keeps_its_line_breaks_and_names_its_version(client):
+    """The block grows by a line (one expectation is missing): the inserted break is CRLF, as
+    in the rest of the document, and a client of versioned edits gets the document's version."""
+    text = store(*WRONG[:3]).replace("\n", "\r\n")
+    uri = open_document(client, text, "crlf")
+    await command(client, TEST, uri, "store", line_of(text, "wave-lsp run:"))
+    diag = (await shown(client, uri))[0]
+    actions = await client.text_document_code_action_async(t.CodeActionParams(
+        text_document=ident(uri), range=diag.range,
+        context=t.CodeActionContext(diagnostics=[diag])))
+    whole = next(a for a in actions if a.title.startswith("Update the expectations of kernel"))
+    [edit] = edits_of(whole.edit, uri)
+    assert "\r\n" in edit.new_text and "\n" not in edit.new_text.replace("\r\n", "")
+    lines = text.split("\r\n")
+    first, last = edit.range.start, edit.range.end
+    lines[first.line:last.line + 1] = (lines[first.line][:first.character] + edit.new_text
+                                       + lines[last.line][last.character:]).split("\r\n")
+    assert "\r\n".join(lines) == store(*RIGHT).replace("\n", "\r\n")
+    if client.preset == "visual-studio-code":       # announces documentChanges
+        [change] = whole.edit.document_changes
+        assert change.text_document.version == 1 and whole.edit.changes is None
+
+
 async def test_unmet_expectation_is_a_diagnostic_with_its_quick_fix(client):
     text = store(*WRONG)
     uri = open_document(client, text, "fix")
@@ -137,12 +161,12 @@ async def test_unmet_expectation_is_a_diagnostic_with_its_quick_fix(client):
         context=t.CodeActionContext(diagnostics=[diag])))
     fix = next(a for a in actions if a.title == "Update expectation to “20”")
     assert fix.kind == t.CodeActionKind.QuickFix and fix.is_preferred
-    [edit] = fix.edit.changes[uri]
+    [edit] = edits_of(fix.edit, uri)
     assert edit.range.start.line == edit.range.end.line == wrong
     fixed = apply(text, [edit])
     assert fixed == store(*RIGHT)
     whole = next(a for a in actions if a.title.startswith("Update the expectations of kernel"))
-    assert apply(text, whole.edit.changes[uri]) == store(*RIGHT)
+    assert apply(text, edits_of(whole.edit, uri)) == store(*RIGHT)
     # the edit re-runs the test: it passes, and the diagnostic goes
     change_line(client, uri, 2, text, wrong, fixed.split("\n")[wrong])
 

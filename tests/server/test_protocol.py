@@ -11,6 +11,7 @@ from lsprotocol import types as t
 
 from wave_lsp.asm import assemble
 
+from .lspclient import edits_of
 from .conftest import client_position, diagnostics, example, example_names, open_document, pulls
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
@@ -94,13 +95,13 @@ async def test_quick_fixes_and_legacy_source_action(client):
                                                 end=t.Position(line=1, character=4)),
         context=t.CodeActionContext(diagnostics=[])))
     quick = [a for a in actions if a.kind == t.CodeActionKind.QuickFix]
-    assert quick and "iadd" in "".join(e.new_text for e in quick[0].edit.changes[uri])
+    assert quick and "iadd" in "".join(e.new_text for e in edits_of(quick[0].edit, uri))
     source = await client.text_document_code_action_async(t.CodeActionParams(
         text_document=ident(uri), range=t.Range(start=t.Position(line=0, character=0),
                                                 end=t.Position(line=0, character=0)),
         context=t.CodeActionContext(diagnostics=[], only=["source"])))
     assert len(source) == 1 and source[0].kind == "source.convertLegacySyntax"
-    edits = source[0].edit.changes[uri]
+    edits = edits_of(source[0].edit, uri)
     lines = text.split("\n")
     for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character),
                     reverse=True):

@@ -28,6 +28,7 @@ class ClientCapabilities:
     completion_markdown: bool = False       # completion documentation as markdown
     hover_markdown: bool = True             # hover contents as markdown
     signature_label_offsets: bool = False   # signature parameters as label offsets
+    versioned_edits: bool = False           # workspace edits as versioned documentChanges
 
 
 def resolve(caps: types.ClientCapabilities | None) -> ClientCapabilities:
@@ -58,4 +59,6 @@ def resolve(caps: types.ClientCapabilities | None) -> ClientCapabilities:
         completion_markdown=item is not None and types.MarkupKind.Markdown in (
             item.documentation_format or []),
         hover_markdown=not hover_formats or types.MarkupKind.Markdown in hover_formats,
+        versioned_edits=bool(workspace is not None and workspace.workspace_edit is not None
+                             and workspace.workspace_edit.document_changes),
         signature_label_offsets=bool(parameter is not None and parameter.label_offset_support))

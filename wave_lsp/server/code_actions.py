@@ -25,6 +25,7 @@ def _wanted(only: list[str] | None, kind: str) -> bool:
 def code_actions(server: WaveLanguageServer, doc: DocumentState, rng: types.Range,
                  only: list[str] | None) -> list[types.CodeAction]:
     codec = server.codec
+    versioned = server.client.versioned_edits
     first = to_server_position(doc, rng.start, codec)
     last = to_server_position(doc, rng.end, codec)
     diagnostics = server.analysis(doc)
@@ -37,7 +38,7 @@ def code_actions(server: WaveLanguageServer, doc: DocumentState, rng: types.Rang
                 out.append(types.CodeAction(
                     title=fix.title, kind=types.CodeActionKind.QuickFix,
                     diagnostics=[lsp_diag], is_preferred=i == 0,
-                    edit=workspace_edit(doc, fix.edits, codec)))
+                    edit=workspace_edit(doc, fix.edits, codec, versioned)))
         for fixes in server.contributions("quick_fixes", doc, first, last):
             out.extend(fixes)
     if _wanted(only, CONVERT_LEGACY):
@@ -45,7 +46,7 @@ def code_actions(server: WaveLanguageServer, doc: DocumentState, rng: types.Rang
         if edits:
             out.append(types.CodeAction(
                 title=f"Convert all legacy syntax in this file ({len(edits)} edits)",
-                kind=CONVERT_LEGACY, edit=workspace_edit(doc, edits, codec)))
+                kind=CONVERT_LEGACY, edit=workspace_edit(doc, edits, codec, versioned)))
     return out
 
 

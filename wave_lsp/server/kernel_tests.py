@@ -276,8 +276,9 @@ def code_actions(tests: TestService, doc: DocumentState, first: tuple[int, int],
                 out.append(types.CodeAction(
                     title=f"Update expectation to “{problem.replacement}”",
                     kind=types.CodeActionKind.QuickFix, diagnostics=[lsp_diag],
-                    is_preferred=True, edit=types.WorkspaceEdit(changes={doc.uri: [
-                        types.TextEdit(range=rng, new_text=stated(problem.replacement))]})))
+                    is_preferred=True, edit=proto.document_edit(doc, [types.TextEdit(
+                        range=rng, new_text=stated(problem.replacement))],
+                        server.client.versioned_edits)))
             key = (record.test.kernel, record.test.launch_line)
             if key not in whole and record.outcome.ran and record.test.block:
                 whole.add(key)
@@ -292,17 +293,21 @@ def _update_all(server: WaveLanguageServer, doc: DocumentState, record: TestReco
     from ..syntax.document import split_lines
     block = record.test.block
     old = doc.lines
-    new, _breaks = split_lines(updated_text(doc.text, [record.outcome]))
+    new, breaks = split_lines(updated_text(doc.text, [record.outcome]))
     kept = len(new) - len(old) + len(block)
     first, last = block[0], block[-1]
     rng = types.Range(start=span(doc, first, 0, 0, server.codec).start,
                       end=span(doc, last, len(old[last]), len(old[last]), server.codec).end)
+    # the block's own line breaks (`updated_text` keeps the document's: CRLF stays CRLF)
+    text = "".join(line + brk for line, brk in zip(new[first:first + kept - 1],
+                                                   breaks[first:first + kept - 1]))
     return types.CodeAction(
         title=f"Update the expectations of kernel {record.test.kernel} (line "
               f"{record.test.launch_line + 1}) to its output",
         kind=types.CodeActionKind.QuickFix, diagnostics=[lsp_diag],
-        edit=types.WorkspaceEdit(changes={doc.uri: [types.TextEdit(
-            range=rng, new_text="\n".join(new[first:first + kept]))]}))
+        edit=proto.document_edit(doc, [types.TextEdit(range=rng, new_text=text +
+                                                      new[first + kept - 1])],
+                                 server.client.versioned_edits))
 
 
 def completion(tests: TestService, doc: DocumentState, line: int, col: int):

@@ -13,6 +13,7 @@ from ..ide.navigation import (definitions, references, rename_places, rename_pro
                               symbol_at)
 from ..ide.state import DocumentState
 from .handlers import request
+from . import proto
 from .proto import span, to_server_position
 from .server import WaveLanguageServer
 
@@ -84,4 +85,4 @@ def setup(server: WaveLanguageServer) -> None:
                                        f"{problem}")
         edits = [types.TextEdit(range=span(doc, *p, server.codec), new_text=new)
                  for p in rename_places(doc, kind, name)]
-        return types.WorkspaceEdit(changes={doc.uri: edits})
+        return proto.document_edit(doc, edits, server.client.versioned_edits)

@@ -98,11 +98,24 @@ def text_edit(doc: DocumentState, rng: Range, new_text: str,
     return types.TextEdit(range=to_client_range(doc, rng, codec), new_text=new_text)
 
 
-def workspace_edit(doc: DocumentState, edits: Iterable, codec: PositionCodec
-                   ) -> types.WorkspaceEdit:
+def document_edit(doc: DocumentState, edits: list[types.TextEdit], versioned: bool
+                  ) -> types.WorkspaceEdit:
+    """Edits of one document as a workspace edit: with `versioned` (a client that takes
+    `documentChanges`) tied to the version they were computed for, so a client refuses them
+    once the document has changed, instead of applying them to other text."""
+    if not versioned:
+        return types.WorkspaceEdit(changes={doc.uri: edits})
+    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=doc.uri,
+                                                                    version=doc.version),
+        edits=edits)])
+
+
+def workspace_edit(doc: DocumentState, edits: Iterable, codec: PositionCodec,
+                   versioned: bool = False) -> types.WorkspaceEdit:
     """One document's edits (`ide` edits: `.range`, `.new_text`) as a workspace edit."""
-    return types.WorkspaceEdit(changes={doc.uri: [text_edit(doc, e.range, e.new_text, codec)
-                                                  for e in edits]})
+    return document_edit(doc, [text_edit(doc, e.range, e.new_text, codec) for e in edits],
+                         versioned)
 
 
 def diagnostic(doc: DocumentState, d: Diagnostic, codec: PositionCodec,
