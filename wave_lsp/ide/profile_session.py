@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from .arg_files import ArgFiles
+from .bank_advice import bank_advice
 from .profile_view import ProfileView, profile_view
 from .run_limits import RunLimits
 from .run_session import RunPlan, Snapshot, editor_launch, editor_options
@@ -39,7 +40,7 @@ class KernelProfileRun:
     message: str = ""
     elapsed_ms: float = 0.0
     view: ProfileView | None = None
-    # until `with_presets` ran: the run's record, instruction spots and local strides
+    # until `with_presets` ran: the run's record, instruction spots and bank advice
     pending: tuple | None = field(default=None, repr=False, compare=False)
 
     def summary(self) -> str:
@@ -67,20 +68,12 @@ def _spots(plan: RunPlan) -> dict[int, tuple[int, int]]:
     return {line: (start, end) for line, start, end in plan.place.instruction_lines}
 
 
-def local_strides(record) -> dict[int, int]:
-    """Per source line, the byte distance between neighbouring lanes' local-memory addresses
-    in the first wave of the access it ran most often, where that distance is one constant."""
-    import numpy as np
-    out: dict[int, int] = {}
-    for index, accesses in record.accesses.items():
-        if accesses.space != "local" or not accesses.patterns or record.by_pc:
-            continue
-        pattern = max(accesses.patterns.values(), key=lambda p: p.count)
-        wave = min(record.wave_width, pattern.lanes_per_wg)
-        steps = np.unique(np.diff(pattern.addresses[:wave].astype(np.int64)))
-        if steps.size == 1:
-            out[record.keys[index]] = int(steps[0])
-    return out
+def _kernel(text: str, name: str):
+    """The kernel `name` of a revision's text, parsed (its settings and constants)."""
+    from ..syntax.document import parse_lines, split_lines
+    from ..syntax.program import build_program
+    program = build_program(parse_lines(split_lines(text)[0]))
+    return next((k for k in program.kernels if k.name == name), None)
 
 
 def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
@@ -116,10 +109,11 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
     if failure is not None:
         at = f" at line {failure.line + 1}" if failure.line is not None else ""
         status, message = "error", f"{failure.kind.replace('_', ' ')}{at}"
-    spots, strides = _spots(plan), local_strides(report.profile)
+    spots = _spots(plan)
+    advice = bank_advice(report.profile, _kernel(snapshot.text, plan.kernel))
     return KernelProfileRun(status=status, message=message, elapsed_ms=elapsed,
-                            view=profile_view(plan.kernel, profiles, spots, strides),
-                            pending=(report.profile, spots, strides), **ident)
+                            view=profile_view(plan.kernel, profiles, spots, advice),
+                            pending=(report.profile, spots, advice), **ident)
 
 
 def presets_of(record, first) -> list:
@@ -151,9 +145,9 @@ def with_presets(results: list[KernelProfileRun], cancelled: Callable[[], bool] 
         if r.pending is None or r.view is None or cancelled():
             out.append(r)
             continue
-        record, spots, strides = r.pending
+        record, spots, advice = r.pending
         profiles = presets_of(record, r.view.primary)
-        out.append(replace(r, view=profile_view(r.kernel, profiles, spots, strides),
+        out.append(replace(r, view=profile_view(r.kernel, profiles, spots, advice),
                            pending=None))
     return out
 
