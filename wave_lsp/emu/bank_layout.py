@@ -8,8 +8,9 @@ counted exactly as the profile counts them (`profile.local_passes`). Two layouts
 
 - `padded(stride, words)`: a row of `stride` bytes grows by `words` words; the byte at
   row * stride + col moves to row * (stride + 4 * words) + col;
-- `swizzled(stride)`: the word column of each row is XORed with the row (modulo the row's words,
-  a power of two), so that a column of the tile falls on as many banks as a row does.
+- `swizzled(stride)`: rows of a power of two of words (a padded row loses its padding), the
+  word column of each row XORed with the row modulo those words, so that a column of the tile
+  falls on as many banks as a row does.
 
 Rows are counted from the pattern's 4096-byte-aligned base (`PATTERN_ALIGN`): exact where the
 local memory fits in 4096 bytes; for a larger one the figures hold where the row stride divides
@@ -39,16 +40,31 @@ def padded(stride: int, words: int) -> Remap:
     return remap
 
 
-def swizzled(stride: int) -> Remap | None:
-    """Word column XOR (row mod words per row); None unless a row is a power of two of words."""
-    words = stride // 4
-    if stride % 4 or words < 2 or words & (words - 1):
-        return None
+def swizzle_words(stride: int) -> int:
+    """The words of a swizzled row: the largest power of two in a row of `stride` bytes (a
+    padded row loses its padding)."""
+    return 1 << ((stride // 4).bit_length() - 1) if stride >= 8 else 0
+
+
+def swizzled(stride: int) -> Remap:
+    """Rows of `swizzle_words(stride)` words, the word column XOR (row mod those words): the
+    byte at row * stride + col moves to row * 4w + ((col / 4) ^ (row % w)) * 4 + col % 4."""
+    words = swizzle_words(stride)
 
     def remap(a: np.ndarray) -> np.ndarray:
         row, col = a // stride, a % stride
-        return row * stride + ((col // 4) ^ (row % words)) * 4 + col % 4
+        return row * 4 * words + ((col // 4) ^ (row % words)) * 4 + col % 4
     return remap
+
+
+def widest_column(record: ProfileRecord, indices, stride: int) -> int:
+    """One past the highest byte of a row of `stride` bytes the accesses reach."""
+    top = 0
+    for index in indices:
+        acc = record.accesses[index]
+        for p in acc.patterns.values():
+            top = max(top, int((p.addresses.astype(np.int64) % stride).max()) + acc.width)
+    return top
 
 
 def spans_within_align(extent: int, stride: int) -> bool:

@@ -4,7 +4,8 @@ For every local access with a conflict under some preset, the change is tried on
 record (`emu.bank_layout`) for every preset and for every access of the same array (its loads
 and its stores), before it is said:
 
-- padding the row (the stride the lanes' addresses step by most often) by 1..MAX_PAD_WORDS
+- padding the row (the stride the lanes' addresses step by most often in this access, else in
+  another access of the array) by 1..MAX_PAD_WORDS
   words: the smallest padding that leaves every access of the array conflict-free everywhere;
   else the one that reduces the conflict most without making any access of the array worse,
   said as a reduction; else that padding cannot help (a wave spans several rows);
@@ -74,15 +75,18 @@ def _others(before, after, index, members, lines) -> str:
 
 
 def _trade(before, after, index, members, words, lines) -> str:
-    """`2 words make line 35 1-way but line 31 2-way on ptx`: where a padding helps this access
-    and hurts another (the first preset where it does)."""
-    for t in PROFILE_TARGETS:
-        hurt = [j for j in members if after[t][j][0] > before[t][j][0]]
-        if hurt and after[t][index][0] < before[t][index][0]:
-            return (f"{words} word{'s' * (words > 1)} {'make' if words > 1 else 'makes'} line {lines(index)} "
-                    f"{number_text(_ways(after[t][index]))}-way but line {lines(hurt[0])} "
-                    f"{number_text(_ways(after[t][hurt[0]]))}-way on {t}")
-    return ""
+    """`1 word makes line 35 8 → 2-way on default but line 31 1 → 2-way on default`: where a
+    padding helps this access and hurts another (the first preset where each happens)."""
+    def change(t: str, j: int) -> str:
+        return (f"line {lines(j)} {number_text(_ways(before[t][j]))} → "
+                f"{number_text(_ways(after[t][j]))}-way on {t}")
+    better = next((t for t in PROFILE_TARGETS if after[t][index][0] < before[t][index][0]), None)
+    hurt = next(((t, j) for t in PROFILE_TARGETS for j in members
+                 if after[t][j][0] > before[t][j][0]), None)
+    if better is None or hurt is None:
+        return ""
+    return (f"{words} word{'s' * (words > 1)} {'make' if words > 1 else 'makes'} "
+            f"{change(better, index)} but {change(*hurt)}")
 
 
 def _stride_fix(kernel: Kernel | None, stride: int, words: int, need: int,
@@ -128,7 +132,9 @@ def advise(record, index: int, kernel: Kernel | None, cache: dict) -> BankAdvice
     before = cache[members]
     line = record.keys[index]
     ways = {t: _ways(before[t][index]) for t in PROFILE_TARGETS}
-    stride = layout.row_stride(record, index)
+    # the array's row: the step of this access's lanes, else of another access to the array
+    # (a row-wise store meets the column read's row)
+    stride = next((s for j in (index, *members) if (s := layout.row_stride(record, j))), None)
     old_extent = layout.extent(record, members)
     declared = _declared(kernel)
     if stride is None:
@@ -168,20 +174,22 @@ def advise(record, index: int, kernel: Kernel | None, cache: dict) -> BankAdvice
         fix = None if record.by_pc or after_array else \
             _stride_fix(kernel, stride, words, need, declared)
         return BankAdvice(line, text, fix, ways)
-    rows = {j: layout.rows_per_wave(record, j, stride) for j in members if j != index}
-    spread = max(rows, key=rows.get, default=None)
-    why = (f"a wave of line {line_of(spread)} spans {rows[spread]} rows of the tile" if spread
-           is not None and rows[spread] > 1 else "no padding lowers it without raising another "
-           "access of the array")
+    # the row-wise access that shares its waves between rows: the one spanning fewest rows
+    rows = {j: n for j in members if (n := layout.rows_per_wave(record, j, stride)) > 1}
+    spread = min(rows, key=rows.get, default=None)
+    why = (f"a wave of line {line_of(spread)} spans {rows[spread]} rows of the tile"
+           if spread is not None else "no padding lowers it without raising another access of "
+           "the array")
     text = (f"padding the {words_of} cannot remove it ({why}; 1 to {MAX_PAD_WORDS} words "
             f"checked{': ' + trade if trade else ''})")
-    swizzle = layout.swizzled(stride)
-    if swizzle is not None:
-        after = layout.local_ways(record, members, swizzle)
+    words = layout.swizzle_words(stride)
+    if words >= 2 and layout.widest_column(record, members, stride) <= 4 * words:
+        after = layout.local_ways(record, members, layout.swizzled(stride))
         clean, worse, gain = _compare(before, after, index, members)
         if not worse and gain > 0:
-            text += (f"; an XOR swizzle of the word column with the row, word c of row r at "
-                     f"r * {stride // 4} + (c ^ r % {stride // 4}) in every access of the tile, "
+            rows_of = f"rows of {words} words, " if 4 * words != stride else ""
+            text += (f"; an XOR swizzle of the word column with the row ({rows_of}word c of "
+                     f"row r at r * {words} + (c ^ r % {words}) in every access of the tile) "
                      f"{'removes' if clean else 'reduces'} it: "
                      f"{transitions(before, after, index)}"
                      f"{_others(before, after, index, members, line_of)}")
