@@ -255,3 +255,18 @@ def test_the_text_says_what_the_table_shows(text):
 
 def test_at_most_the_checked_paddings_are_tried():
     assert MAX_PAD_WORDS >= 2
+
+
+def test_a_quick_fix_is_offered_only_when_a_run_of_the_fixed_text_confirms_it():
+    """The row stride comes from a shift here; the one `mov_imm 128` left is not it: the text
+    (checked on the record) stays, the quick fix that would change that constant goes."""
+    shifted = TRANSPOSE_32.replace("    mov_imm r5, 4096\n", "    mov_imm r5, 4096\n"
+                                   "    mov_imm r13, 7\n").replace(
+        "imul    r12, r9, r2", "shl     r12, r9, r13").replace(
+        "imul    r12, r0, r2", "shl     r12, r0, r13")
+    assert shifted.count("shl") == 2 and "mov_imm r2, 128" in shifted
+    assert output(shifted) == output(TRANSPOSE_32)
+    _doc, result = full(shifted)
+    (finding,) = bank_findings(result)
+    assert "stride 128 → 132 bytes) removes it" in finding.message
+    assert finding.fixes == ()

@@ -14,7 +14,9 @@ and its stores), before it is said:
 
 Each figure reads `8 → 1-way on ptx`, from the same counting the hover's table shows. A padding
 says the `.local_memory` it needs, and where the stride is one `mov_imm` of the kernel it comes
-with a quick fix that changes that constant and `.local_memory` together. Applied, the profile
+with a quick fix that changes that constant and `.local_memory` together, kept only when a run
+of the fixed text gives the same output and the promised passes (`fix_holds`, called by
+`profile_session`). Applied, the profile
 shows no conflict for the access, or the reduced one, for which padding is proposed again only
 where it is checked to help further.
 """
@@ -41,6 +43,9 @@ class BankAdvice:
     text: str                                  # what to change, with the checked figures
     fix: Fix | None = None
     before: dict[str, float] | None = None     # the line's ways per preset, as evaluated
+    # what the fix promises: the array's instructions and, per preset, their passes after it
+    members: tuple[int, ...] = ()
+    expected: dict | None = None
 
 
 def _ways(passes: tuple[int, int]) -> float:
@@ -173,7 +178,7 @@ def advise(record, index: int, kernel: Kernel | None, cache: dict) -> BankAdvice
                 f"{_others(before, after, index, members, line_of)}; {size}")
         fix = None if record.by_pc or after_array else \
             _stride_fix(kernel, stride, words, need, declared)
-        return BankAdvice(line, text, fix, ways)
+        return BankAdvice(line, text, fix, ways, members, after)
     # the row-wise access that shares its waves between rows: the one spanning fewest rows
     rows = {j: n for j in members if (n := layout.rows_per_wave(record, j, stride)) > 1}
     spread = min(rows, key=rows.get, default=None)
@@ -194,6 +199,17 @@ def advise(record, index: int, kernel: Kernel | None, cache: dict) -> BankAdvice
                      f"{transitions(before, after, index)}"
                      f"{_others(before, after, index, members, line_of)}")
     return BankAdvice(line, text + "; or a wider tile, one row per wave", None, ways)
+
+
+def fix_holds(advice: BankAdvice, record, fixed_record) -> bool:
+    """Whether the run of the fixed text gave the array's accesses the passes the advice
+    promised, under every preset (`record`: the run before the fix, for its instruction
+    count)."""
+    if advice.expected is None or len(fixed_record.keys) != len(record.keys) or any(
+            j not in fixed_record.accesses or not fixed_record.accesses[j].patterns
+            for j in advice.members):
+        return False
+    return layout.local_ways(fixed_record, advice.members) == advice.expected
 
 
 def bank_advice(record, kernel: Kernel | None = None) -> dict[int, BankAdvice]:

@@ -10,7 +10,9 @@ once; `with_presets` then computes every vendor's preset from the same record (t
 table, the findings' notes), a second job, so that an edit refreshes the heat without waiting
 for them. A document's profiles live in its own
 `DocumentRuns` (`DocumentState.profile_state()`): which kernels are live (re-profiled on every
-edit) and the latest `KernelProfileRun` of each, by revision, so nothing stale is shown.
+edit) and the latest `KernelProfileRun` of each, by revision, so nothing stale is shown. A bank
+conflict's advice (`bank_advice`) is checked on the record; its quick fix once more by running
+the fixed text (`_checked`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from .arg_files import ArgFiles
-from .bank_advice import bank_advice
+from .bank_advice import bank_advice, fix_holds
 from .profile_view import ProfileView, profile_view
 from .run_limits import RunLimits
 from .run_session import RunPlan, Snapshot, editor_launch, editor_options
@@ -76,6 +78,23 @@ def _kernel(text: str, name: str):
     return next((k for k in program.kernels if k.name == name), None)
 
 
+def _checked(advice, text: str, launch, options, report):
+    """The advice with its quick fix only if a run of the fixed text keeps the output and gives
+    the passes the advice promised (`bank_advice.fix_holds`)."""
+    from ..analysis.fixes import apply_edits
+    from ..emu import run
+    if advice.fix is None or report.errors:
+        return advice
+    try:
+        fixed = run(apply_edits(text, advice.fix.edits), launch, options)
+    except Exception:
+        return replace(advice, fix=None)
+    holds = not fixed.errors and fixed.profile is not None and \
+        bytes(fixed.device_memory) == bytes(report.device_memory) and \
+        fix_holds(advice, report.profile, fixed.profile)
+    return advice if holds else replace(advice, fix=None)
+
+
 def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
                 cancelled: Callable[[], bool], files: ArgFiles) -> KernelProfileRun:
     """Profile one planned kernel of a snapshot (on the worker thread)."""
@@ -110,7 +129,9 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
         at = f" at line {failure.line + 1}" if failure.line is not None else ""
         status, message = "error", f"{failure.kind.replace('_', ' ')}{at}"
     spots = _spots(plan)
-    advice = bank_advice(report.profile, _kernel(snapshot.text, plan.kernel))
+    advice = {line: _checked(a, snapshot.text, launch, options, report)
+              for line, a in bank_advice(report.profile,
+                                         _kernel(snapshot.text, plan.kernel)).items()}
     return KernelProfileRun(status=status, message=message, elapsed_ms=elapsed,
                             view=profile_view(plan.kernel, profiles, spots, advice),
                             pending=(report.profile, spots, advice), **ident)
