@@ -270,3 +270,56 @@ def test_a_quick_fix_is_offered_only_when_a_run_of_the_fixed_text_confirms_it():
     (finding,) = bank_findings(result)
     assert "stride 128 → 132 bytes) removes it" in finding.message
     assert finding.fixes == ()
+
+
+def tile_variant(tile: int, pad: int, swizzle: bool = False) -> str:
+    """transpose_64 with a `tile` x `tile` workgroup and tile, rows padded by `pad` words (or,
+    `swizzle`: rows of `tile` words, word c of row r at r * tile + (c ^ r))."""
+    row = 4 * (tile + (0 if swizzle else pad))
+    text = (TRANSPOSE_64 if not swizzle else SWIZZLED_64).replace(
+        ".workgroup_size 16, 16, 1", f".workgroup_size {tile}, {tile}, 1").replace(
+        "mov_imm r4, 64 ", f"mov_imm r4, {row} ").replace(
+        "mov_imm r5, 16 ", f"mov_imm r5, {tile} ").replace(
+        ".local_memory 1024", f".local_memory {row * tile}").replace(
+        "--grid 4,4,1", f"--grid {64 // tile},{64 // tile},1")
+    return text
+
+
+PADDING = re.compile(r"padding the \d+-word rows by (\d+) words? \(stride (\d+) → (\d+) bytes\) "
+                     r"(?:removes|reduces) it: .*?; it (?:needs \.local_memory (\d+)|fits)")
+
+
+@pytest.mark.parametrize("tile,pad", [(8, 0), (8, 1), (8, 2), (8, 3), (16, 0), (16, 1),
+                                      (16, 2), (16, 3), (32, 0)])
+def test_every_advice_on_tile_variants_holds_when_applied(tile, pad):
+    """Each finding's change, applied: its quick fix, or the padding or swizzle its text
+    describes; then the figures promised are checked, and a padding that removed the conflict
+    is not advised again."""
+    text = tile_variant(tile, pad)
+    _doc, result = full(text)
+    for finding in bank_findings(result):
+        padding = PADDING.search(finding.message)
+        if finding.fixes:
+            changed = apply(text, finding.fixes[0].edits)
+            assert padding is not None
+        elif padding is not None:
+            _words, stride, new, need = padding.groups()
+            changed = text.replace(f"mov_imm r4, {stride} ", f"mov_imm r4, {new} ")
+            if need:
+                changed = re.sub(r"\.local_memory \d+", f".local_memory {need}", changed)
+        elif "XOR swizzle" in finding.message:
+            assert f"c ^ r % {tile})" in finding.message
+            changed = tile_variant(tile, pad, swizzle=True)
+        else:
+            continue
+        after = check_kept(text, changed, finding)
+        if padding is not None and "removes it" in finding.message:
+            moved = changed.splitlines().index(text.splitlines()[finding.range.start_line])
+            assert all(d.range.start_line != moved for d in bank_findings(after))
+
+
+def test_a_reduction_is_said_as_one():
+    _doc, result = full(tile_variant(8, 3))
+    said = [f.message for f in bank_findings(result)]
+    assert any("(stride 44 → 48 bytes) reduces it: 3 → 1-way on default, ptx, hip-rdna, metal; "
+               "1.5 → 1-way on hip-cdna; 2-way on sycl" in m for m in said), said

@@ -75,7 +75,7 @@ def _compare(before: dict, after: dict, index: int, members) -> tuple[bool, bool
 
 def _others(before, after, index, members, lines) -> str:
     """What the change does to the array's other accesses."""
-    parts = [f"line {lines(j)}: {transitions(before, after, j)}" for j in members if j != index]
+    parts = [f"{lines(j)}: {transitions(before, after, j)}" for j in members if j != index]
     return f" (the array's other accesses: {'; '.join(parts)})" if parts else ""
 
 
@@ -83,7 +83,7 @@ def _trade(before, after, index, members, words, lines) -> str:
     """`1 word makes line 35 8 → 2-way on default but line 31 1 → 2-way on default`: where a
     padding helps this access and hurts another (the first preset where each happens)."""
     def change(t: str, j: int) -> str:
-        return (f"line {lines(j)} {number_text(_ways(before[t][j]))} → "
+        return (f"{lines(j)} {number_text(_ways(before[t][j]))} → "
                 f"{number_text(_ways(after[t][j]))}-way on {t}")
     better = next((t for t in PROFILE_TARGETS if after[t][index][0] < before[t][index][0]), None)
     hurt = next(((t, j) for t in PROFILE_TARGETS for j in members
@@ -129,8 +129,8 @@ def _declared(kernel: Kernel | None) -> int | None:
 
 def advise(record, index: int, kernel: Kernel | None, cache: dict) -> BankAdvice:
     """The checked advice for local access `index` of `record` (a conflict somewhere)."""
-    def line_of(j: int) -> int:
-        return record.keys[j] + (0 if record.by_pc else 1)
+    def line_of(j: int) -> str:
+        return f"pc {record.keys[j]}" if record.by_pc else f"line {record.keys[j] + 1}"
     members = tuple(layout.array_of(record, index))
     if members not in cache:
         cache[members] = layout.local_ways(record, members)
@@ -182,7 +182,7 @@ def advise(record, index: int, kernel: Kernel | None, cache: dict) -> BankAdvice
     # the row-wise access that shares its waves between rows: the one spanning fewest rows
     rows = {j: n for j in members if (n := layout.rows_per_wave(record, j, stride)) > 1}
     spread = min(rows, key=rows.get, default=None)
-    why = (f"a wave of line {line_of(spread)} spans {rows[spread]} rows of the tile"
+    why = (f"a wave of {line_of(spread)} spans {rows[spread]} rows of the tile"
            if spread is not None else "no padding lowers it without raising another access of "
            "the array")
     text = (f"padding the {words_of} cannot remove it ({why}; 1 to {MAX_PAD_WORDS} words "
