@@ -106,8 +106,8 @@ def ways(result, line: int) -> dict[str, str]:
     return out
 
 
-FIGURE = re.compile(r"(?:line (\d+): )?(\d+(?:\.\d+)?)(?: → (\d+(?:\.\d+)?))?-way on "
-                    r"(every preset|[a-z-]+(?:, [a-z-]+)*)")
+FIGURE = re.compile(r"(?:((?:line \d+, )*line \d+): )?(\d+(?:\.\d+)?)(?: → (\d+(?:\.\d+)?))?-way "
+                    r"on (every preset|[a-z-]+(?:, [a-z-]+)*)")
 
 
 def promised(message: str, line: int) -> dict[int, dict[str, str]]:
@@ -116,11 +116,12 @@ def promised(message: str, line: int) -> dict[int, dict[str, str]]:
     change = re.search(r"(?:removes|reduces) it: (.*?)(?:; it (?:needs|fits)|; or a wider|$)",
                        message).group(1)
     out: dict[int, dict[str, str]] = {}
-    current = line
+    current = [line]
     for named, before, after, targets in FIGURE.findall(change):
-        current = int(named) - 1 if named else current
+        current = [int(n) - 1 for n in re.findall(r"\d+", named)] if named else current
         names = PROFILE_TARGETS if targets == "every preset" else targets.split(", ")
-        out.setdefault(current, {}).update({t: after or before for t in names})
+        for each in current:
+            out.setdefault(each, {}).update({t: after or before for t in names})
     for figures in out.values():
         assert set(figures) == set(PROFILE_TARGETS), (message, figures)
     return out

@@ -67,7 +67,7 @@ def test_strided_kernel():
         1 | halt                       |
         R022 15: uncoalesced: 32 sectors per access, ideal 4 (8× the traffic): make neighbouring lanes access neighbouring words (swap the index roles, or stage the data through local memory)
         R023 19: only 12% of the lanes run lines 19-24 (12% of the kernel's cost): the lanes of a wave take different paths, or its waves are partly empty; make the condition uniform per wave, or size the workgroup to whole waves
-        R021 11: 2-way bank conflict (16 passes, ideal 8): padding the 2-word rows by 1 word (stride 8 → 12 bytes) removes it: 2 → 1-way on every preset; it fits the declared .local_memory 1024
+        R021 11: 2-way bank conflict (16 passes, ideal 8): what would remove it is being checked under every preset
     """)
 
 

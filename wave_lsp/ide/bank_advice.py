@@ -74,8 +74,18 @@ def _compare(before: dict, after: dict, index: int, members) -> tuple[bool, bool
 
 
 def _others(before, after, index, members, lines) -> str:
-    """What the change does to the array's other accesses."""
-    parts = [f"{lines(j)}: {transitions(before, after, j)}" for j in members if j != index]
+    """What the change does to the array's other accesses: those it changes, grouped by
+    figures; how many keep theirs."""
+    others = [j for j in members if j != index]
+    changed: dict[str, list[str]] = {}
+    for j in others:
+        if any(after[t][j] != before[t][j] for t in after):
+            changed.setdefault(transitions(before, after, j), []).append(lines(j))
+    parts = [f"{', '.join(names)}: {figures}" for figures, names in changed.items()]
+    kept = len(others) - sum(map(len, changed.values()))
+    if kept:
+        parts.append(f"{'the other' if changed else 'each of its'} {kept} keep"
+                     + (f"s its figures" if kept == 1 else " their figures"))
     return f" (the array's other accesses: {'; '.join(parts)})" if parts else ""
 
 
@@ -127,14 +137,24 @@ def _declared(kernel: Kernel | None) -> int | None:
     return value if isinstance(value, int) else None
 
 
+def _ways_of(record, members: tuple[int, ...], change: tuple | None, cache: dict) -> dict:
+    """`layout.local_ways` of the array under `change` (None, ("pad", stride, words) or
+    ("swizzle", stride)), once per array and change: every conflicting access of an array
+    shares them."""
+    key = (members, change)
+    if key not in cache:
+        remap = None if change is None else layout.padded(*change[1:]) if change[0] == "pad" \
+            else layout.swizzled(change[1])
+        cache[key] = layout.local_ways(record, members, remap)
+    return cache[key]
+
+
 def advise(record, index: int, kernel: Kernel | None, cache: dict) -> BankAdvice:
     """The checked advice for local access `index` of `record` (a conflict somewhere)."""
     def line_of(j: int) -> str:
         return f"pc {record.keys[j]}" if record.by_pc else f"line {record.keys[j] + 1}"
     members = tuple(layout.array_of(record, index))
-    if members not in cache:
-        cache[members] = layout.local_ways(record, members)
-    before = cache[members]
+    before = _ways_of(record, members, None, cache)
     line = record.keys[index]
     ways = {t: _ways(before[t][index]) for t in PROFILE_TARGETS}
     # the array's row: the step of this access's lanes, else of another access to the array
@@ -151,7 +171,10 @@ def advise(record, index: int, kernel: Kernel | None, cache: dict) -> BankAdvice
                           "and profile again", None, ways)
     best, trade = None, ""
     for words in range(1, MAX_PAD_WORDS + 1):
-        after = layout.local_ways(record, members, layout.padded(stride, words))
+        alone = _ways_of(record, (index,), ("pad", stride, words), cache)
+        if all(alone[t][index][0] >= before[t][index][0] for t in alone):
+            continue                                   # no help to this access
+        after = _ways_of(record, members, ("pad", stride, words), cache)
         clean, worse, gain = _compare(before, after, index, members)
         if clean:
             best = (words, after, True)
@@ -189,7 +212,7 @@ def advise(record, index: int, kernel: Kernel | None, cache: dict) -> BankAdvice
             f"checked{': ' + trade if trade else ''})")
     words = layout.swizzle_words(stride)
     if words >= 2 and layout.widest_column(record, members, stride) <= 4 * words:
-        after = layout.local_ways(record, members, layout.swizzled(stride))
+        after = _ways_of(record, members, ("swizzle", stride), cache)
         clean, worse, gain = _compare(before, after, index, members)
         if not worse and gain > 0:
             rows_of = f"rows of {words} words, " if 4 * words != stride else ""
@@ -218,10 +241,8 @@ def bank_advice(record, kernel: Kernel | None = None) -> dict[int, BankAdvice]:
     out: dict[int, BankAdvice] = {}
     cache: dict = {}
     for index in layout.local_indices(record):
-        members = tuple(layout.array_of(record, index))
-        if members not in cache:
-            cache[members] = layout.local_ways(record, members)
-        if all(p[index][0] <= p[index][1] for p in cache[members].values()):
+        ways = _ways_of(record, tuple(layout.array_of(record, index)), None, cache)
+        if all(p[index][0] <= p[index][1] for p in ways.values()):
             continue
         line = record.keys[index]
         if line not in out:

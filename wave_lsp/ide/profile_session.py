@@ -7,12 +7,12 @@ settings' limits);
 pipeline with profile counters on and computes the launch's own preset from that record
 (`emu.profile.profile_for`) into a `ProfileView`: its heat, hints and findings are shown at
 once; `with_presets` then computes every vendor's preset from the same record (the hover's
-table, the findings' notes), a second job, so that an edit refreshes the heat without waiting
-for them. A document's profiles live in its own
+table, the findings' notes) and the bank conflicts' checked advice, a second job, so that an
+edit refreshes the heat without waiting for them. A document's profiles live in its own
 `DocumentRuns` (`DocumentState.profile_state()`): which kernels are live (re-profiled on every
 edit) and the latest `KernelProfileRun` of each, by revision, so nothing stale is shown. A bank
-conflict's advice (`bank_advice`) is checked on the record; its quick fix once more by running
-the fixed text (`_checked`).
+conflict's advice (`bank_advice`, in the second job) is checked on the record; its quick fix
+once more by running the fixed text (`_checked`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ class KernelProfileRun:
     message: str = ""
     elapsed_ms: float = 0.0
     view: ProfileView | None = None
-    # until `with_presets` ran: the run's record, instruction spots and bank advice
+    # until `with_presets` ran: the run's record, instruction spots and what the bank advice
+    # needs (the text, kernel, launch, options and report of the run)
     pending: tuple | None = field(default=None, repr=False, compare=False)
 
     def summary(self) -> str:
@@ -129,12 +130,11 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
         at = f" at line {failure.line + 1}" if failure.line is not None else ""
         status, message = "error", f"{failure.kind.replace('_', ' ')}{at}"
     spots = _spots(plan)
-    advice = {line: _checked(a, snapshot.text, launch, options, report)
-              for line, a in bank_advice(report.profile,
-                                         _kernel(snapshot.text, plan.kernel)).items()}
     return KernelProfileRun(status=status, message=message, elapsed_ms=elapsed,
-                            view=profile_view(plan.kernel, profiles, spots, advice),
-                            pending=(report.profile, spots, advice), **ident)
+                            view=profile_view(plan.kernel, profiles, spots),
+                            pending=(report.profile, spots,
+                                     (snapshot.text, plan.kernel, launch, options, report)),
+                            **ident)
 
 
 def presets_of(record, first) -> list:
@@ -166,8 +166,10 @@ def with_presets(results: list[KernelProfileRun], cancelled: Callable[[], bool] 
         if r.pending is None or r.view is None or cancelled():
             out.append(r)
             continue
-        record, spots, advice = r.pending
+        record, spots, (text, kernel, launch, options, report) = r.pending
         profiles = presets_of(record, r.view.primary)
+        advice = {line: _checked(a, text, launch, options, report)
+                  for line, a in bank_advice(record, _kernel(text, kernel)).items()}
         out.append(replace(r, view=profile_view(r.kernel, profiles, spots, advice),
                            pending=None))
     return out

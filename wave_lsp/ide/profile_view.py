@@ -254,8 +254,8 @@ def findings_of(profiles: Sequence[Any], heat: dict[int, Heat], spots: dict[int,
             add(c.local_wavefronts - c.local_ideal_wavefronts, BANK_CONFLICT_CODE, c.line,
                 f"{number_text(ways)}-way bank conflict ({c.local_wavefronts:,} passes, ideal "
                 f"{c.local_ideal_wavefronts:,}{'; ' + where if where else ''}): "
-                + (told.text if told is not None else "change the index so neighbouring lanes "
-                   "use neighbouring words"), told.fix if told is not None else None)
+                + (told.text if told is not None else "what would remove it is being checked "
+                   "under every preset"), told.fix if told is not None else None)
         sectors = sectors_per_access(c)
         if sectors is not None and sectors[0] >= UNCOALESCED_FINDING * sectors[1]:
             add(c.global_sectors - c.global_ideal_sectors, UNCOALESCED_CODE, c.line,
