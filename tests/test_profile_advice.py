@@ -324,3 +324,29 @@ def test_a_reduction_is_said_as_one():
     said = [f.message for f in bank_findings(result)]
     assert any("(stride 44 → 48 bytes) reduces it: 3 → 1-way on default, ptx, hip-rdna, metal; "
                "1.5 → 1-way on hip-cdna; 2-way on sycl" in m for m in said), said
+
+
+def test_advice_that_did_not_start_from_the_tables_figures_is_not_said():
+    from dataclasses import replace
+    from wave_lsp.ide.profile_view import profile_view
+    _doc, result = full(TRANSPOSE_32)
+    (finding,) = bank_findings(result)
+    line = finding.range.start_line
+    view = result.view
+    from wave_lsp.ide.bank_advice import bank_advice
+    advice = bank_advice(_record(TRANSPOSE_32))[line]
+
+    def said(told):
+        return next(d for d in profile_view(view.kernel, view.profiles, {}, {line: told}).findings
+                    if d.code == "R021")
+    assert said(advice).message.endswith(advice.text)
+    other = said(replace(advice, before={t: 2.0 for t in PROFILE_TARGETS}))
+    assert "padding" not in other.message and not other.fixes
+    assert "change the index so neighbouring lanes use neighbouring words" in other.message
+
+
+def _record(text: str):
+    flags = next(row.split("wave-lsp run:", 1)[1].split() for row in text.splitlines()
+                 if "wave-lsp run:" in row)
+    return run(text, build_launch(parse_launch_flags(flags)),
+               RunOptions(engine="numpy", profile=True)).profile
