@@ -75,17 +75,22 @@ def _compare(before: dict, after: dict, index: int, members) -> tuple[bool, bool
 
 def _others(before, after, index, members, lines) -> str:
     """What the change does to the array's other accesses: those it changes, grouped by
-    figures; how many keep theirs."""
-    others = [j for j in members if j != index]
+    figures; those that keep theirs (named when few)."""
     changed: dict[str, list[str]] = {}
-    for j in others:
+    kept = []
+    for j in members:
+        if j == index:
+            continue
         if any(after[t][j] != before[t][j] for t in after):
             changed.setdefault(transitions(before, after, j), []).append(lines(j))
+        else:
+            kept.append(lines(j))
     parts = [f"{', '.join(names)}: {figures}" for figures, names in changed.items()]
-    kept = len(others) - sum(map(len, changed.values()))
-    if kept:
-        parts.append(f"{'the other' if changed else 'each of its'} {kept} keep"
-                     + (f"s its figures" if kept == 1 else " their figures"))
+    if len(kept) == 1:
+        parts.append(f"{kept[0]} keeps its figures")
+    elif kept:
+        parts.append((", ".join(kept) if len(kept) <= 3 else
+                      f"{'the other ' if changed else 'all '}{len(kept)}") + " keep their figures")
     return f" (the array's other accesses: {'; '.join(parts)})" if parts else ""
 
 
