@@ -16,6 +16,7 @@ from lsprotocol import types as t
 from profile_kernels import (BANKS, BRANCH, BRANCH_END, KERNEL, LAUNCH, SECTORS, STRIDE_WORDS,
                              STRIDED)
 
+from .lspclient import edits_of
 from .conftest import client_position, configure, open_document
 from .test_hostile_launches import untrusted  # noqa: F401 (a fixture)
 from .test_run_results import (INIT, client, current_diagnostics, eventually, hints,  # noqa: F401
@@ -145,13 +146,14 @@ async def test_hints_hover_and_diagnostics_after_a_profile(client):
     assert "Divergent branches" in hover.contents.value
     assert "`default` 4 of 8; `ptx` 4 of 8; `hip-cdna` 4 of 4" in hover.contents.value
 
-    diagnostics = await eventually(lambda: _profile_diagnostics(client, uri))
+    diagnostics = await eventually(lambda: _advised(client, uri))
     by_code = {d.code: d for d in diagnostics}
     assert set(by_code) == {"R021", "R022", "R023"}
     assert all(d.severity == t.DiagnosticSeverity.Information for d in diagnostics)
     assert by_code["R021"].range.start.line == BANKS
-    assert "stride-2 words" in by_code["R021"].message
-    assert "pad the row" in by_code["R021"].message
+    assert "2-way on default, ptx, hip-cdna, hip-rdna, metal, sycl" in by_code["R021"].message
+    assert "padding the 2-word rows by 1 word (stride 8 → 12 bytes) removes it: 2 → 1-way on " \
+        "every preset" in by_code["R021"].message
     assert by_code["R022"].range.start.line == SECTORS and "ideal 4" in by_code["R022"].message
     assert by_code["R023"].range.start.line == BRANCH
     assert f"lines {BRANCH + 1}-{BRANCH_END + 1}" in by_code["R023"].message
@@ -164,6 +166,13 @@ async def test_hints_hover_and_diagnostics_after_a_profile(client):
 
 async def _profile_diagnostics(client, uri: str) -> list[t.Diagnostic]:
     return [d for d in await current_diagnostics(client, uri) if str(d.code).startswith("R02")]
+
+
+async def _advised(client, uri: str) -> list[t.Diagnostic]:
+    """The profile's diagnostics once every preset is in (a bank conflict's advice is checked
+    then), else none."""
+    found = await _profile_diagnostics(client, uri)
+    return [] if any("being checked" in d.message for d in found) else found
 
 
 async def test_an_edit_reprofiles_and_a_clear_removes_everything(client, heard):
@@ -241,3 +250,24 @@ async def test_an_untrusted_workspace_never_profiles(untrusted):
     result = await profile(untrusted, uri, "strided", None)
     assert result["status"] == "invalid-request" and "untrusted workspace" in result["message"]
     assert "trust the workspace to profile them" in result["message"]
+
+
+async def test_a_checked_padding_is_a_quick_fix_that_sizes_local_memory(client):
+    """The bank conflict's padding comes as a quick fix changing the stride constant and
+    `.local_memory` together; applied, the kernel profiles without the conflict."""
+    from test_profile_advice import TRANSPOSE_32
+    from .test_kernel_tests import apply
+    uri = open_document(client, TRANSPOSE_32, "profile_fix")
+    await profile(client, uri, "transpose_32", 0)
+    diagnostics = await eventually(lambda: _advised(client, uri))
+    (conflict,) = [d for d in diagnostics if d.code == "R021"]
+    assert "it needs .local_memory 4220 (declared 4096)" in conflict.message
+    actions = await client.text_document_code_action_async(t.CodeActionParams(
+        text_document=ident(uri), range=conflict.range,
+        context=t.CodeActionContext(diagnostics=[conflict])))
+    fix = next(a for a in actions
+               if a.title == "Pad the row by 1 word: stride 128 → 132 bytes, .local_memory 4220")
+    assert fix.kind == t.CodeActionKind.QuickFix and fix.is_preferred
+    fixed = apply(TRANSPOSE_32, edits_of(fix.edit, uri))
+    assert fixed == TRANSPOSE_32.replace("mov_imm r2, 128", "mov_imm r2, 132").replace(
+        ".local_memory 4096", ".local_memory 4220")

@@ -7,10 +7,12 @@ settings' limits);
 pipeline with profile counters on and computes the launch's own preset from that record
 (`emu.profile.profile_for`) into a `ProfileView`: its heat, hints and findings are shown at
 once; `with_presets` then computes every vendor's preset from the same record (the hover's
-table, the findings' notes), a second job, so that an edit refreshes the heat without waiting
-for them. A document's profiles live in its own
+table, the findings' notes) and the bank conflicts' checked advice, a second job, so that an
+edit refreshes the heat without waiting for them. A document's profiles live in its own
 `DocumentRuns` (`DocumentState.profile_state()`): which kernels are live (re-profiled on every
-edit) and the latest `KernelProfileRun` of each, by revision, so nothing stale is shown.
+edit) and the latest `KernelProfileRun` of each, by revision, so nothing stale is shown. A bank
+conflict's advice (`bank_advice`, in the second job) is checked on the record; its quick fix
+once more by running the fixed text (`_checked`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from .arg_files import ArgFiles
+from .bank_advice import bank_advice, fix_holds
 from .profile_view import ProfileView, profile_view
 from .run_limits import RunLimits
 from .run_session import RunPlan, Snapshot, editor_launch, editor_options
@@ -39,7 +42,8 @@ class KernelProfileRun:
     message: str = ""
     elapsed_ms: float = 0.0
     view: ProfileView | None = None
-    # until `with_presets` ran: the run's record, instruction spots and local strides
+    # until `with_presets` ran: the run's record, instruction spots and what the bank advice
+    # needs (the text, kernel, launch, options and report of the run)
     pending: tuple | None = field(default=None, repr=False, compare=False)
 
     def summary(self) -> str:
@@ -67,20 +71,29 @@ def _spots(plan: RunPlan) -> dict[int, tuple[int, int]]:
     return {line: (start, end) for line, start, end in plan.place.instruction_lines}
 
 
-def local_strides(record) -> dict[int, int]:
-    """Per source line, the byte distance between neighbouring lanes' local-memory addresses
-    in the first wave of the access it ran most often, where that distance is one constant."""
-    import numpy as np
-    out: dict[int, int] = {}
-    for index, accesses in record.accesses.items():
-        if accesses.space != "local" or not accesses.patterns or record.by_pc:
-            continue
-        pattern = max(accesses.patterns.values(), key=lambda p: p.count)
-        wave = min(record.wave_width, pattern.lanes_per_wg)
-        steps = np.unique(np.diff(pattern.addresses[:wave].astype(np.int64)))
-        if steps.size == 1:
-            out[record.keys[index]] = int(steps[0])
-    return out
+def _kernel(text: str, name: str):
+    """The kernel `name` of a revision's text, parsed (its settings and constants)."""
+    from ..syntax.document import parse_lines, split_lines
+    from ..syntax.program import build_program
+    program = build_program(parse_lines(split_lines(text)[0]))
+    return next((k for k in program.kernels if k.name == name), None)
+
+
+def _checked(advice, text: str, launch, options, report):
+    """The advice with its quick fix only if a run of the fixed text keeps the output and gives
+    the passes the advice promised (`bank_advice.fix_holds`)."""
+    from ..analysis.fixes import apply_edits
+    from ..emu import run
+    if advice.fix is None or report.errors:
+        return advice
+    try:
+        fixed = run(apply_edits(text, advice.fix.edits), launch, options)
+    except Exception:
+        return replace(advice, fix=None)
+    holds = not fixed.errors and fixed.profile is not None and \
+        bytes(fixed.device_memory) == bytes(report.device_memory) and \
+        fix_holds(advice, report.profile, fixed.profile)
+    return advice if holds else replace(advice, fix=None)
 
 
 def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
@@ -116,10 +129,12 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
     if failure is not None:
         at = f" at line {failure.line + 1}" if failure.line is not None else ""
         status, message = "error", f"{failure.kind.replace('_', ' ')}{at}"
-    spots, strides = _spots(plan), local_strides(report.profile)
+    spots = _spots(plan)
     return KernelProfileRun(status=status, message=message, elapsed_ms=elapsed,
-                            view=profile_view(plan.kernel, profiles, spots, strides),
-                            pending=(report.profile, spots, strides), **ident)
+                            view=profile_view(plan.kernel, profiles, spots),
+                            pending=(report.profile, spots,
+                                     (snapshot.text, plan.kernel, launch, options, report)),
+                            **ident)
 
 
 def presets_of(record, first) -> list:
@@ -151,9 +166,11 @@ def with_presets(results: list[KernelProfileRun], cancelled: Callable[[], bool] 
         if r.pending is None or r.view is None or cancelled():
             out.append(r)
             continue
-        record, spots, strides = r.pending
+        record, spots, (text, kernel, launch, options, report) = r.pending
         profiles = presets_of(record, r.view.primary)
-        out.append(replace(r, view=profile_view(r.kernel, profiles, spots, strides),
+        advice = {line: _checked(a, text, launch, options, report)
+                  for line, a in bank_advice(record, _kernel(text, kernel)).items()}
+        out.append(replace(r, view=profile_view(r.kernel, profiles, spots, advice),
                            pending=None))
     return out
 

@@ -7,7 +7,8 @@
 - hints on the lines that matter: hot lines and divergent lines (`×5 · 25% lanes`), branches
   that split waves (`4 of 8 divergent`: Nsight's divergent branches), bank conflicts (`2-way
   bank conflict`), uncoalesced device accesses (`32 sectors (ideal 4)`);
-- findings: the worst of those as information diagnostics that say what to change;
+- findings: the worst of those as information diagnostics that say what to change (a bank
+  conflict's change checked first, `bank_advice`, with its quick fix);
 - a hover section with the line's counters under every preset;
 - the JSON of the `wave-lsp.profile` command (the `--profile --json` object plus the heat).
 The first profile given is the primary one (the launch's own wave width): hints, heat and
@@ -16,7 +17,7 @@ findings come from it; the hover and the findings' notes compare the other prese
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from ..analysis.codes import diagnostic
@@ -232,51 +233,59 @@ def hint_parts(c, hot: bool, opens_block: bool) -> list[str]:
     return parts
 
 
-def _elsewhere(line: int, profiles: Sequence[Any], measure, worse) -> str:
-    """`on every preset`, or `also on T1; none on T2`: how the vendor presets see the line."""
-    bad, fine = [], []
-    for profile in profiles[1:]:
+def _bank_presets(line: int, profiles: Sequence[Any]) -> str:
+    """`8-way on default, ptx; 4-way on hip-cdna; none on sycl`: the line's bank ways under
+    every preset, as the hover's table shows them (empty with the primary profile alone)."""
+    if len(profiles) < 2:
+        return ""
+    groups: dict[str, list[str]] = {}
+    for profile in profiles:
         c = _by_line(profile).get(line)
-        value = measure(c) if c is not None else None
-        if value is not None:
-            (bad if worse(value) else fine).append(profile.target)
-    if bad and not fine:
-        return "on every preset"
-    return "; ".join(([f"also on {', '.join(bad)}"] if bad else [])
-                     + ([f"none on {', '.join(fine)}"] if fine else []))
+        ways = bank_ways(c) if c is not None else None
+        if ways is not None:
+            figure = "none" if ways < 1.005 else f"{number_text(ways)}-way"
+            groups.setdefault(figure, []).append(profile.target)
+    return "; ".join(f"{figure} on {', '.join(targets)}" for figure, targets in groups.items())
 
 
-def _stride_cause(ways: float, stride: int | None) -> str:
-    """Why lanes meet in a bank: their stride in words when the run saw one, else in general."""
-    k = round(ways)
-    if stride is not None and stride % 4 == 0 and stride > 4:
-        return f"stride-{stride // 4} words put {k} lanes on one bank"
-    if stride is not None and stride > 0:
-        return f"lanes {stride} bytes apart put {k} on one bank"
-    return f"the lanes' words fall on one bank {k} at a time"
+def _agrees(told, line: int, profiles: Sequence[Any]) -> bool:
+    """Whether the advice started from the ways the table shows for the line, per preset."""
+    for profile in profiles:
+        c = _by_line(profile).get(line)
+        ways = bank_ways(c) if c is not None else None
+        said = (told.before or {}).get(profile.target)
+        if ways is None or said is None or abs(ways - said) > 1e-9:
+            return False
+    return True
 
 
 def findings_of(profiles: Sequence[Any], heat: dict[int, Heat], spots: dict[int, tuple[int, int]],
-                strides: dict[int, int] | None = None) -> list[Diagnostic]:
+                advice: dict[int, Any] | None = None) -> list[Diagnostic]:
     """The worst findings of the primary profile, as information diagnostics that say what to
-    change, worst (most wasted passes or lane slots) first. `strides`: the byte distance between
-    neighbouring lanes' local addresses of a line, where the run saw a constant one."""
+    change, worst (most wasted passes or lane slots) first. `advice`: per line with a bank
+    conflict, its checked advice (`bank_advice.BankAdvice`: a text and maybe a quick fix)."""
     primary = profiles[0]
     found: list[tuple[float, Diagnostic]] = []
 
-    def add(waste: float, code: str, line: int, message: str) -> None:
+    def add(waste: float, code: str, line: int, message: str, fix=None) -> None:
         start, end = spots.get(line, (0, 0))
-        found.append((waste, diagnostic(code, line, start, end, message)))
+        found.append((waste, replace(diagnostic(code, line, start, end, message),
+                                     fixes=(fix,) if fix is not None else ())))
 
     for c in primary.lines:
         ways = bank_ways(c)
         if ways is not None and ways >= 1.995:
-            where = _elsewhere(c.line, profiles, bank_ways, lambda w: w >= 1.995)
+            where = _bank_presets(c.line, profiles)
+            told = (advice or {}).get(c.line)
+            pending = "what would remove it is being checked under every preset"
+            if told is not None and not _agrees(told, c.line, profiles):
+                # advice is said only from the figures the table shows
+                told, pending = None, "change the index so neighbouring lanes use neighbouring words"
             add(c.local_wavefronts - c.local_ideal_wavefronts, BANK_CONFLICT_CODE, c.line,
                 f"{number_text(ways)}-way bank conflict ({c.local_wavefronts:,} passes, ideal "
                 f"{c.local_ideal_wavefronts:,}{'; ' + where if where else ''}): "
-                f"{_stride_cause(ways, (strides or {}).get(c.line))}; pad the row (one extra "
-                "word per row) or change the index so neighbouring lanes use neighbouring words")
+                + (told.text if told is not None else pending),
+                told.fix if told is not None else None)
         sectors = sectors_per_access(c)
         if sectors is not None and sectors[0] >= UNCOALESCED_FINDING * sectors[1]:
             add(c.global_sectors - c.global_ideal_sectors, UNCOALESCED_CODE, c.line,
@@ -302,10 +311,10 @@ def findings_of(profiles: Sequence[Any], heat: dict[int, Heat], spots: dict[int,
 
 def profile_view(kernel: str, profiles: Sequence[Any],
                  spots: dict[int, tuple[int, int]] | None = None,
-                 strides: dict[int, int] | None = None) -> ProfileView:
+                 advice: dict[int, Any] | None = None) -> ProfileView:
     """The view of a kernel's profiles (the primary first); `spots` gives each instruction
-    line's (start, end) columns for the diagnostics' ranges, `strides` the local accesses'
-    lane strides (`findings_of`)."""
+    line's (start, end) columns for the diagnostics' ranges, `advice` the bank conflicts'
+    checked advice (`findings_of`)."""
     primary = profiles[0]
     heat = heat_of(primary)
     openers = {block[0].line for block in divergent_blocks(primary)}
@@ -319,4 +328,4 @@ def profile_view(kernel: str, profiles: Sequence[Any],
             hints[c.line] = ProfileHint(c.line, " · ".join(parts),
                                         f"{kernel} profile on {primary.target}: {where}")
     return ProfileView(kernel, tuple(profiles), heat, hints,
-                       tuple(findings_of(profiles, heat, spots or {}, strides)))
+                       tuple(findings_of(profiles, heat, spots or {}, advice)))

@@ -15,8 +15,8 @@
   which feeds the clients' heat views (VS Code decorations, Neovim extmarks), and has hints,
   lenses and diagnostics redrawn: hints on the lines that matter, the line's counters under
   every preset in the hover (with its divergent branches where it split waves: issue 30),
-  information diagnostics (R021-R023) for the worst findings
-  (`wave_lsp.ide.profile_view`).
+  information diagnostics (R021-R023) for the worst findings (`wave_lsp.ide.profile_view`),
+  and a bank conflict's checked padding as a quick fix.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from ..ide.actions import fixable
 from ..ide.state import DocumentState
 from . import proto
 from .handlers import command
@@ -162,6 +163,22 @@ class ProfileService(RunService):
         return [proto.diagnostic(doc, d, self.server.codec, self.server.client.related_information)
                 for r in self.current(doc) if r.view is not None
                 for d in r.view.findings if d.range.start_line < len(doc.lines)]
+
+    def quick_fixes(self, doc: DocumentState, first: tuple[int, int],
+                    last: tuple[int, int]) -> list[types.CodeAction]:
+        """The findings' quick fixes in the range: a bank conflict's checked padding (the
+        stride constant and `.local_memory` together, `ide.bank_advice`)."""
+        codec, related = self.server.codec, self.server.client.related_information
+        out = []
+        for r in self.current(doc):
+            for d in fixable(list(r.view.findings) if r.view is not None else [], first, last):
+                lsp_diag = proto.diagnostic(doc, d, codec, related)
+                out.extend(types.CodeAction(
+                    title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[lsp_diag],
+                    is_preferred=i == 0, edit=proto.workspace_edit(
+                        doc, fix.edits, codec, self.server.client.versioned_edits))
+                    for i, fix in enumerate(d.fixes))
+        return out
 
     def completions(self, doc: DocumentState, line: int, col: int) -> None:
         return None
