@@ -133,3 +133,18 @@ def test_hipcc_keeps_the_shared_gemm_within_2x_of_ptxas_registers():
     vgprs = [_figure(c, "VGPRs") for c in vendors.check_all("hip", emit(source, "hip").text, hipcc)]
     for v in vgprs:
         assert all(r / 2 <= v <= 2 * r for r in registers), (vgprs, registers)
+
+
+def test_the_resource_figures_find_a_kernel_with_parameters():
+    """The hover's and kernelResources' figures (ide.vendor_usage) name the kernel by its entry
+    (PTX) and its mangled name (HIP: `_Z4argsPhjjjj` with four u32 parameters): both still
+    found with parameters after the pointer."""
+    from wave_lsp.ide.vendor_usage import VendorTools, kernel_figures
+    from wave_lsp.isa.backends import VENDOR_ARCHES
+    compiler("ptx"), compiler("hip")
+    figures = kernel_figures(ARGUMENTS, "args", VendorTools.find())
+    assert {(f.target, f.arch) for f in figures} == {
+        (t, a) for t in ("ptx", "hip") for a in VENDOR_ARCHES[t]}
+    for f in figures:
+        assert f.problem is None and dict(f.figures)["VGPRs" if f.target == "hip"
+                                                     else "registers"] > 0, f
