@@ -281,7 +281,7 @@ def test_gemm_blocked_takes_its_arguments_on_the_gpu(tmp_path):
                     "--set-reg", f"5:{n}", "--dump-f32", f"{8 * n * n}:{n * n}")
     assert done.returncode == 0, done.stderr
     c = np.array([float(v) for v in done.stdout.split()], dtype=np.float32).reshape(n, n)
-    np.testing.assert_allclose(c, a.astype(np.float64) @ b, atol=1e-4)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, atol=1e-3)   # f32 sums of 128
 
 
 def test_the_compare_line():
