@@ -73,6 +73,23 @@ def add_launch_flags(p: argparse.ArgumentParser) -> None:
                    help="trace every wave-instruction to stderr (upstream's format)")
     p.add_argument("--trace-lines", action="store_true",
                    help="trace with source lines and active masks (`; line L mask=0x...`)")
+    p.add_argument("--mem-trace", action="store_true",
+                   help="log every load, store and atomic of every lane to stderr: step, "
+                        "workgroup, wave, lane, pc, line, address, size, value (upstream has "
+                        "no --mem-trace)")
+    p.add_argument("--trace-wave", metavar="N",
+                   help="--trace/--trace-lines/--mem-trace: only wave N of each workgroup")
+    p.add_argument("--trace-lane", metavar="N",
+                   help="--trace/--trace-lines: only instructions lane N executed; "
+                        "--mem-trace: only lane N's accesses")
+    p.add_argument("--trace-pc", metavar="START:END",
+                   help="--trace/--trace-lines/--mem-trace: only pcs START <= pc < END (byte "
+                        "offsets, decimal or 0x-hex; either side may be left out)")
+    p.add_argument("--break", action="append", default=[], dest="breaks",
+                   metavar="PC|line:N",
+                   help="stop before the instruction at byte offset PC or the first one of "
+                        "source line N (repeatable): print the wave's registers for every "
+                        "lane; at a terminal wait for c(ontinue), s(tep) or q(uit)")
     p.add_argument("--dump-regs", action="store_true", help="print thread 0's registers")
     p.add_argument("--kernel", metavar="NAME", help="kernel to run (default: the first)")
     p.add_argument("--time-limit", type=float, metavar="SECONDS",
@@ -283,13 +300,25 @@ def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overr
 
 
 def build_options(args: argparse.Namespace, **overrides) -> RunOptions:
-    """The `RunOptions` of parsed flags (limits, trace, the uninitialised-read check);
-    `overrides` replace fields (e.g. recording options)."""
+    """The `RunOptions` of parsed flags (limits, trace, memory trace, trace filters,
+    breakpoints, the uninitialised-read check); `overrides` replace fields (e.g. recording
+    options). An editor runs `build_options(args).unobserved()`."""
     from .options import RunOptions
+    from .trace_filter import breakpoint_of, trace_filter
     max_instructions, time_limit = _limits(args)
     fields = dict(
         max_instructions=max_instructions, time_limit=time_limit,
         trace=True if getattr(args, "trace_lines", False) else "upstream" if args.trace else False,
-        initcheck=not getattr(args, "no_initcheck", False))
+        initcheck=not getattr(args, "no_initcheck", False),
+        mem_trace=bool(getattr(args, "mem_trace", False)),
+        trace_filter=trace_filter(getattr(args, "trace_wave", None),
+                                  getattr(args, "trace_lane", None),
+                                  getattr(args, "trace_pc", None)),
+        breakpoints=tuple(breakpoint_of(text) for text in getattr(args, "breaks", [])))
+    if fields["trace_filter"] is not None and not (fields["trace"] or fields["mem_trace"]):
+        flag = next(f for f in ("--trace-wave", "--trace-lane", "--trace-pc")
+                    if getattr(args, f[2:].replace("-", "_"), None) is not None)
+        raise LaunchFlagError(f"{flag} filters --trace, --trace-lines and --mem-trace: give "
+                              "one of them", flag)
     fields.update(overrides)
     return RunOptions(**fields)

@@ -35,6 +35,10 @@ class NativeRun:
 def _ineligible(launch: Launch, options: RunOptions) -> str | None:
     if options.trace:
         return "--trace"
+    if options.mem_trace:
+        return "--mem-trace"
+    if options.breakpoints:
+        return "--break"
     if options.record_threads is not None:
         return "recording"
     if options.writers:

@@ -1,0 +1,172 @@
+"""The memory access log of `--mem-trace`: one record per lane per load, store or atomic, on
+device and local memory, in execution order (an observer of a numpy-engine run, see
+`recording`).
+
+Order: workgroups one at a time, in workgroup order; within one, the engine steps its waves in
+lock-step, so the accesses of one instruction come wave by wave, and within a wave lane by lane
+(the order in which colliding stores and atomics take effect). `step` is the index of the
+wave-instruction in the launch, counting every wave that steps through an instruction as
+`--trace` prints them (all accesses of one wave-instruction share a step; steps only grow).
+
+Each record becomes one stderr line:
+
+    mem step=S wg(X,Y,Z) wave[W] lane[L] pc=0xPPPP line N: SPACE KIND SIZE @0xADDR value=0xV
+
+SPACE is `device` or `local` (a local address is the offset in the workgroup's local memory),
+KIND `load`, `store` or the atomic's operation (`atomic_add`, …, `atomic_cas`), SIZE the bytes
+(1, 2, 4, 8, 16), `line N` the 1-based source line (left out for `.wbin` input). `value` is
+the value loaded or stored (SIZE bytes, little-endian, in hex); for an atomic it is the value
+memory held before it (what the atomic returns), followed by `operand=0xV` (the register
+operand), and for `atomic_cas` `compare=0xC swap=0xV` instead (memory takes `swap` where it held
+`compare`). With `--json` the records are the report's `mem_trace` list instead, one object
+per line with the same fields (`line` 1-based or null). The `mma_*` tile accesses are not
+logged.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from .state import Batch
+from .trace_filter import TraceFilter
+
+
+@dataclass(frozen=True)
+class MemAccess:
+    """One lane's access (see the module doc)."""
+
+    step: int
+    workgroup: tuple[int, int, int]
+    wave: int
+    lane: int
+    pc: int
+    line: int | None            # 1-based source line, None for .wbin input
+    space: str                  # "device" or "local"
+    kind: str                   # "load", "store", "atomic_add", ...
+    size: int
+    address: int
+    value: int                  # loaded / stored / memory's old value for atomics
+    operand: int | None = None  # atomics: the register operand (cas: the compare value)
+    swap: int | None = None     # atomic_cas: the value stored where memory held `operand`
+
+    def text(self) -> str:
+        x, y, z = self.workgroup
+        line = f" line {self.line}" if self.line is not None else ""
+        digits = 2 * self.size
+        head = (f"mem step={self.step} wg({x},{y},{z}) wave[{self.wave}] lane[{self.lane}] "
+                f"pc=0x{self.pc:04x}{line}: {self.space} {self.kind} {self.size} "
+                f"@0x{self.address:x} value=0x{self.value:0{digits}x}")
+        if self.swap is not None:
+            return f"{head} compare=0x{self.operand:08x} swap=0x{self.swap:08x}"
+        if self.operand is not None:
+            return f"{head} operand=0x{self.operand:08x}"
+        return head
+
+
+def _new(operation: str, old: int, value: int, swap: int | None) -> int:
+    """An atomic's new word (the operations of `memory.atomic`, unsigned min/max)."""
+    return {"add": lambda: old + value, "sub": lambda: old - value,
+            "min": lambda: min(old, value), "max": lambda: max(old, value),
+            "and": lambda: old & value, "or": lambda: old | value, "xor": lambda: old ^ value,
+            "exchange": lambda: value,
+            "cas": lambda: swap if old == value else old}[operation]() & 0xFFFFFFFF
+
+
+class MemTracer:
+    """Observer writing (or collecting) one `MemAccess` per lane access."""
+
+    single_workgroup = True
+
+    def __init__(self, compiled, geo, sink=None, keep: bool = False,
+                 where: TraceFilter | None = None):
+        self.compiled = compiled
+        self.sink = None if keep else (sink or (lambda text: sys.stderr.write(text + "\n")))
+        self.records: list[MemAccess] = []
+        self.keep = keep
+        self.where = where or TraceFilter()
+        self.step = 0
+        self.plans = []
+        for ins in compiled.instructions:
+            access = ins.spec.memory
+            wanted = access is not None and self.where.keeps_pc(ins.offset)
+            self.plans.append(access if wanted else None)
+
+    def attach(self, b: Batch) -> None:
+        self.wg = b.geo.workgroup_id(b.first_wg)
+
+    def finish(self) -> None:
+        pass
+
+    def before(self, index: int, b: Batch):
+        present = b.present.copy()
+        access = self.plans[index]
+        if access is None:
+            return present, None
+        ins = self.compiled.instructions[index]
+        mask = b.guard_mask(ins.pred_reg, ins.pred_neg) if ins.guarded else b.active
+        lanes = np.flatnonzero(mask)
+        if not lanes.size:
+            return present, None
+        local = access.space == "local"
+        size = b.local_size if local else b.device_size
+        memory = b.local if local else b.device
+        width = access.width
+        addresses = b.R[ins.rs1][lanes].astype(np.int64)
+        if ((addresses + width) > size).any():
+            return present, None              # the instruction faults: its error says where
+        absolute = addresses + b.local_base[lanes] if local else addresses
+        extra = None
+        if access.kind == "load":
+            values = [int.from_bytes(memory[a:a + width].tobytes(), "little")
+                      for a in absolute.tolist()]
+        elif access.kind == "store":
+            values = [sum(int(b.R[ins.rs2 + i][lane]) << (32 * i) for i in range(access.words))
+                      & ((1 << (8 * width)) - 1) for lane in lanes.tolist()]
+        else:
+            values, extra = self._atomic(ins, access, b, lanes, absolute, memory)
+        return present, (access, lanes, addresses, values, extra)
+
+    def _atomic(self, ins, access, b, lanes, absolute, memory):
+        """Old values in thread order (colliding lanes see each other's results)."""
+        operation = access.operation
+        operands = b.R[ins.rs2][lanes].tolist()
+        swaps = b.R[ins.rs3][lanes].tolist() if operation == "cas" else [None] * lanes.size
+        current: dict[int, int] = {}
+        olds = []
+        for a, value, swap in zip(absolute.tolist(), operands, swaps):
+            old = current.get(a)
+            if old is None:
+                old = int.from_bytes(memory[a:a + 4].tobytes(), "little")
+            olds.append(old)
+            current[a] = _new(operation, old, value, swap)
+        return olds, (operands, swaps)
+
+    def after(self, index: int, b: Batch, seen) -> None:
+        present, payload = seen
+        count = int(present.sum())
+        if payload is None:
+            self.step += count
+            return
+        access, lanes, addresses, values, extra = payload
+        ins = self.compiled.instructions[index]
+        line = ins.line + 1 if ins.line is not None else None
+        kind = access.kind if access.kind in ("load", "store") else f"atomic_{access.operation}"
+        W, per_wg = b.W, b.lanes_per_wg
+        offset = np.cumsum(present) - present          # present waves before each wave
+        where = self.where
+        for k, lane in enumerate(lanes.tolist()):
+            wave, in_wave = divmod(lane % per_wg, W)
+            if not where.keeps_wave(wave) or (where.lane is not None and in_wave != where.lane):
+                continue
+            operand, swap = (extra[0][k], extra[1][k]) if extra is not None else (None, None)
+            record = MemAccess(self.step + int(offset[lane // W]), self.wg, wave, in_wave,
+                               ins.offset, line, access.space, kind, access.width,
+                               int(addresses[k]), values[k], operand, swap)
+            if self.keep:
+                self.records.append(record)
+            else:
+                self.sink(record.text())
+        self.step += count
