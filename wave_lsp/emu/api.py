@@ -19,6 +19,7 @@ from .geometry import Geometry
 from .initcheck import check_launch
 from .launch import LaunchError, new_device_memory
 from .options import RunOptions
+from .recording import LineRecorder
 from .report import RunReport
 from .state import Batch
 
@@ -82,7 +83,7 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observe=None) ->
     if options.mem_trace == "record" and observer is not None:
         from .observers import mem_records
         report.mem_trace = mem_records(observer)
-    if observer is not None and hasattr(observer, "threads"):
+    if isinstance(observer, LineRecorder):
         report.line_records = observer.records
         report.recorded_threads = observer.threads
     report.launch_summary = prepared.summary()
@@ -95,7 +96,6 @@ def _observer(options: RunOptions, geo: Geometry, compiled, kernel: str):
         return observers_for(options, geo, compiled, kernel)
     if options.record_threads is None:
         return None
-    from .recording import LineRecorder
     if options.record_threads == "first_wave":
         threads = tuple(range(min(geo.wave_width, geo.threads_per_wg)))
     else:

@@ -43,7 +43,7 @@ class Breaker:
         self.prompt = prompt
         self.sink = sink or (lambda text: sys.stderr.write(text + "\n"))
         self.registers = geo.registers
-        self.threads = geo.threads_per_wg
+        self.wg_threads = geo.threads_per_wg
         self.stepping: set[int] = set()       # waves (within the workgroup) being stepped
 
     def attach(self, b: Batch) -> None:
@@ -69,7 +69,7 @@ class Breaker:
 
     def _stop(self, index: int, b: Batch, wave: int) -> None:
         ins = self.compiled.instructions[index]
-        for text in state_lines(b, wave, ins, self.wg, self.registers, self.threads):
+        for text in state_lines(b, wave, ins, self.wg, self.registers, self.wg_threads):
             self.sink(text)
         while self.prompt is not None:
             answer = self.prompt(PROMPT)
