@@ -78,7 +78,8 @@ def add_launch_flags(p: argparse.ArgumentParser) -> None:
                         "workgroup, wave, lane, pc, line, address, size, value (upstream has "
                         "no --mem-trace)")
     p.add_argument("--trace-wave", metavar="N",
-                   help="--trace/--trace-lines/--mem-trace: only wave N of each workgroup")
+                   help="--trace/--trace-lines/--mem-trace: only wave N of each workgroup "
+                        "(upstream has no trace filters)")
     p.add_argument("--trace-lane", metavar="N",
                    help="--trace/--trace-lines: only instructions lane N executed; "
                         "--mem-trace: only lane N's accesses")
@@ -89,7 +90,8 @@ def add_launch_flags(p: argparse.ArgumentParser) -> None:
                    metavar="PC|line:N",
                    help="stop before the instruction at byte offset PC or the first one of "
                         "source line N (repeatable): print the wave's registers for every "
-                        "lane; at a terminal wait for c(ontinue), s(tep) or q(uit)")
+                        "lane; at a terminal wait for c(ontinue), s(tep) or q(uit) (upstream "
+                        "has no --break)")
     p.add_argument("--dump-regs", action="store_true", help="print thread 0's registers")
     p.add_argument("--kernel", metavar="NAME", help="kernel to run (default: the first)")
     p.add_argument("--time-limit", type=float, metavar="SECONDS",
