@@ -1,8 +1,8 @@
 """What the trace flags of `wave-lsp run` select: `--trace-wave N`, `--trace-lane N` and
 `--trace-pc START:END` (a `TraceFilter`, for `--trace`, `--trace-lines` and `--mem-trace`), and
-`--break PC|line:N` (a `Breakpoint`). Parsed here from their flag texts (`LaunchFlagError`, one
-line naming the flag); a breakpoint is resolved against the kernel when the run starts
-(`LaunchError`). No numpy.
+`--break PC|line:N` (a `Breakpoint`), parsed from their flag texts by `launch_flags` (`LaunchFlagError`, one line
+naming the flag); a breakpoint is resolved against the kernel when the run starts
+(`LaunchError`, `resolve`). No numpy.
 
 - `--trace-wave N`: only wave N of each workgroup (the `wave[N]` of the trace lines).
 - `--trace-lane N`: only lane N of a wave: a `--trace` line is kept when lane N executed the
@@ -18,11 +18,6 @@ line naming the flag); a breakpoint is resolved against the kernel when the run 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from .launch_flags import LaunchFlagError, number
-from .limits import MAX_WAVE_WIDTH
-
-MAX_PC = (1 << 32) - 1
 
 
 @dataclass(frozen=True)
@@ -50,47 +45,6 @@ class Breakpoint:
 
     def __str__(self) -> str:
         return f"line:{self.line}" if self.line is not None else f"0x{self.pc:x}"
-
-
-def _index(text: str, flag: str, high: int, what: str, low: int = 0) -> int:
-    value = number(text, flag)
-    if not low <= value <= high:
-        raise LaunchFlagError(f"{flag}: {what} must be {low}..{high}, got {value}", flag)
-    return value
-
-
-def trace_filter(wave: str | None, lane: str | None, pcs: str | None) -> TraceFilter | None:
-    """The filter of the flags' texts (None where no filter flag was given)."""
-    if wave is None and lane is None and pcs is None:
-        return None
-    start, end = 0, None
-    if pcs is not None:
-        low, sep, high = pcs.partition(":")
-        if not sep:
-            raise LaunchFlagError(f"--trace-pc: expected START:END (byte offsets, END "
-                                  f"exclusive), got '{pcs}'", "--trace-pc")
-        start = _index(low, "--trace-pc", MAX_PC, "START") if low.strip() else 0
-        end = _index(high, "--trace-pc", MAX_PC, "END") if high.strip() else None
-        if end is not None and end <= start:
-            raise LaunchFlagError(f"--trace-pc: END must be greater than START (END is "
-                                  f"exclusive), got '{pcs}'", "--trace-pc")
-    return TraceFilter(
-        wave=None if wave is None else _index(wave, "--trace-wave", MAX_WAVE_WIDTH * 1024,
-                                              "the wave"),
-        lane=None if lane is None else _index(lane, "--trace-lane", MAX_WAVE_WIDTH - 1,
-                                              "the lane"),
-        pc_start=start, pc_end=end)
-
-
-def breakpoint_of(text: str) -> Breakpoint:
-    """A `--break` value: `PC` (decimal or 0x-hex byte offset) or `line:N`."""
-    word = text.strip()
-    if word.lower().startswith("line:"):
-        return Breakpoint(line=_index(word[5:], "--break", 1 << 24, "the line", 1))
-    if not word or not (word[0].isdigit()):
-        raise LaunchFlagError(f"--break: expected a pc (e.g. 0x10) or line:N, got '{text}'",
-                              "--break")
-    return Breakpoint(pc=_index(word, "--break", MAX_PC, "the pc"))
 
 
 def resolve(breakpoints, instructions, kernel: str) -> frozenset[int]:
