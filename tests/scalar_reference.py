@@ -6,9 +6,9 @@ integer, bitwise, compare, select, moves, basic f32 arithmetic, 1-, 2- and 4-byt
 local loads and stores, 32-bit device and local atomics, if/else/endif, loop/break/continue/
 endloop, halt, and a few wave operations. Given a `log` list, every lane's memory access is
 appended to it as `Access` (the fields `--mem-trace` prints, less the step), in the order this
-interpreter runs them: wave after wave, instruction after instruction, lane after lane. Semantics follow
-DESIGN.md §1: `continue` skips the rest of the iteration for its lanes, `halt` ends only the
-executing lanes, inactive lanes are never written.
+interpreter runs them: wave after wave, instruction after instruction, lane after lane.
+Semantics follow DESIGN.md §1: `continue` skips the rest of the iteration for its lanes, `halt`
+ends only the executing lanes, inactive lanes are never written.
 """
 
 from __future__ import annotations

@@ -48,10 +48,10 @@ chunk at a time.
 
 Engines (`wave_lsp.emu.pipeline.run`, the one entry the editor and the debugger use too): a
 launch the native core can run (no --trace, --mem-trace, --break, --dump-regs or --time-limit,
-only instructions it implements) runs there first, without loading numpy; at anything the numpy engine would report
-(an error, a warning, a possible data race, a limit) the launch runs again on the numpy engine,
-which reports it. `WAVE_LSP_NATIVE=0` uses the numpy engine only; `WAVE_LSP_SHOW_ENGINE=1` says
-on stderr which engine gave the results.
+only instructions it implements) runs there first, without loading numpy; at anything the numpy
+engine would report (an error, a warning, a possible data race, a limit) the launch runs again
+on the numpy engine, which reports it. `WAVE_LSP_NATIVE=0` uses the numpy engine only;
+`WAVE_LSP_SHOW_ENGINE=1` says on stderr which engine gave the results.
 
 This module only parses the flags (`wave_lsp.emu.run_flags`), calls the pipeline and prints
 (`wave_lsp.emu.output`).

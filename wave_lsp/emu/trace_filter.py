@@ -1,8 +1,8 @@
 """What the trace flags of `wave-lsp run` select: `--trace-wave N`, `--trace-lane N` and
 `--trace-pc START:END` (a `TraceFilter`, for `--trace`, `--trace-lines` and `--mem-trace`), and
-`--break PC|line:N` (a `Breakpoint`), parsed from their flag texts by `launch_flags` (`LaunchFlagError`, one line
-naming the flag); a breakpoint is resolved against the kernel when the run starts
-(`LaunchError`, `resolve`). No numpy.
+`--break PC|line:N` (a `Breakpoint`), parsed from their flag texts by `launch_flags`
+(`LaunchFlagError`, one line naming the flag); a breakpoint is resolved against the kernel when
+the run starts (`LaunchError`, `resolve`). No numpy.
 
 - `--trace-wave N`: only wave N of each workgroup (the `wave[N]` of the trace lines).
 - `--trace-lane N`: only lane N of a wave: a `--trace` line is kept when lane N executed the
