@@ -208,7 +208,68 @@ def test_cli_text_and_json_agree(kernel_file, capsys):
         assert r["workgroup"] == [int(m.group(2)), 0, 0]
 
 
-def test_the_engine_says_numpy(kernel_file, capsys, monkeypatch):
+def test_breakpoints_and_traces_run_on_numpy(kernel_file, capsys, monkeypatch):
     monkeypatch.setenv("WAVE_LSP_SHOW_ENGINE", "1")
-    assert main(["run", str(kernel_file), "--mem-trace"]) == 0
-    assert "engine: numpy (--mem-trace)" in capsys.readouterr().err.splitlines()
+    assert main(["run", str(kernel_file), "--break", "0x0"]) == 0
+    assert "engine: numpy (--break)" in capsys.readouterr().err.splitlines()
+    assert main(["run", str(kernel_file), "--mem-trace", "--trace"]) == 0
+    assert "engine: numpy (--trace)" in capsys.readouterr().err.splitlines()
+
+
+# ---- the native core's log ------------------------------------------------------------------
+
+def native_log(text: str, launch: Launch, **fields):
+    """The native core's records for a launch, or None where it hands the launch to numpy."""
+    from wave_lsp.emu import EngineUnavailable, RunOptions
+    from wave_lsp.emu import run as pipeline_run
+    try:
+        report = pipeline_run(text, launch, RunOptions(engine="native", mem_trace="record",
+                                                       initcheck=False, **fields))
+    except EngineUnavailable:
+        return None
+    assert report.engine == "native"
+    return report.mem_trace
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), width=st.sampled_from([1, 4, 8, 32]),
+       threads=st.one_of(st.integers(1, 8), st.integers(1, 70)), grid=st.integers(1, 2),
+       wave=st.one_of(st.none(), st.integers(0, 3)), lane=st.one_of(st.none(), st.integers(0, 3)),
+       pcs=st.one_of(st.none(), st.tuples(st.integers(0, 200), st.integers(1, 200))))
+def test_the_native_core_logs_what_the_numpy_engine_logs(data, width, threads, grid, wave, lane,
+                                                         pcs):
+    from emu_native.native_support import need_core
+    from wave_lsp.emu.trace_filter import TraceFilter
+    need_core()
+    body = data.draw(block(0, leaf=leaf(threads <= width)))
+    text = mem_program(body)
+    launch = Launch(grid=(grid, 1, 1), workgroup=(threads, 1, 1), wave_width=width,
+                    device_memory=4096)
+    lane = None if lane is None or lane >= width else lane
+    where = TraceFilter(wave, lane, pcs[0], pcs[0] + pcs[1]) if pcs else TraceFilter(wave, lane)
+    native = native_log(text, launch, trace_filter=where)
+    whole = run(text, launch, mem_trace="record", initcheck=False).mem_trace
+    numpy_kept = run(text, launch, mem_trace="record", initcheck=False,
+                     trace_filter=where).mem_trace
+    assert numpy_kept == [r for r in whole if where.keeps_wave(r.wave) and where.keeps_pc(r.pc)
+                          and (lane is None or r.lane == lane)]
+    if native is not None:          # (the core hands races, limits, ... to numpy)
+        assert native == numpy_kept, text
+
+
+def test_the_native_core_serves_mem_trace(kernel_file, capsys, monkeypatch):
+    from emu_native.native_support import need_core
+    need_core()
+    race_free = KERNEL.replace("    atomic_cas r5, r6, r4, r7, .device\n", "")
+    kernel_file.write_text(race_free)
+    monkeypatch.setenv("WAVE_LSP_SHOW_ENGINE", "1")
+    flags = ["run", str(kernel_file), "--workgroup", "8,1,1", "--wave-width", "4",
+             "--no-initcheck", "--mem-trace", "--trace-lane", "3"]
+    assert main(flags) == 0
+    native = capsys.readouterr().err.splitlines()
+    assert native[-1] == "engine: native"          # written after the run, as the log
+    monkeypatch.setenv("WAVE_LSP_NATIVE", "0")
+    assert main(flags) == 0
+    numpy_lines = capsys.readouterr().err.splitlines()
+    assert numpy_lines[-1].startswith("engine: numpy")
+    assert native[:-1] == numpy_lines[:-1] and len(native) > 4

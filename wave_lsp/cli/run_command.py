@@ -30,7 +30,8 @@ of a pc range. `--break PC` or `--break line:N` (repeatable) stops before that i
 each wave that reaches it with an active lane and prints the wave's registers and predicates
 for every lane to stderr; when stdin is a terminal it asks `[c]ontinue, [s]tep, [q]uit?` (step:
 stop before the wave's next instruction; quit: the run ends with an error), else it goes on.
-These run on the numpy engine (`WAVE_LSP_SHOW_ENGINE=1` says `engine: numpy (--mem-trace)`).
+`--mem-trace` runs on the native core where the launch can (the log is written when the run
+ends), else on the numpy engine (line by line); `--trace` and `--break` on the numpy engine.
 
 Warnings (unaligned accesses, shuffles from inactive lanes, data races between workgroups or
 between waves with no barrier between, reads of registers or memory nothing initialised — see
@@ -47,7 +48,7 @@ per workgroup), so a spinning kernel stops however many workgroups it has. Dumps
 chunk at a time.
 
 Engines (`wave_lsp.emu.pipeline.run`, the one entry the editor and the debugger use too): a
-launch the native core can run (no --trace, --mem-trace, --break, --dump-regs or --time-limit,
+launch the native core can run (no --trace, --break, --dump-regs or --time-limit,
 only instructions it implements) runs there first, without loading numpy; at anything the numpy
 engine would report (an error, a warning, a possible data race, a limit) the launch runs again
 on the numpy engine, which reports it. `WAVE_LSP_NATIVE=0` uses the numpy engine only;

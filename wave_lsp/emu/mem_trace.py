@@ -1,78 +1,25 @@
-"""The memory access log of `--mem-trace`: one record per lane per load, store or atomic, on
-device and local memory, in execution order (an observer of a numpy-engine run, see
-`recording`).
+"""The memory access log of `--mem-trace`: an observer of a numpy-engine run (see
+`recording`) making one `mem_access.MemAccess` per lane per load, store or atomic, on device
+and local memory, in execution order (the native core makes the same records itself, see
+`mem_access.from_native`; the format is described there).
 
 Order: workgroups one at a time, in workgroup order; within one, the engine steps its waves in
 lock-step, so the accesses of one instruction come wave by wave, and within a wave lane by lane
 (the order in which colliding stores and atomics take effect). `step` is the index of the
 wave-instruction in the launch, counting every wave that steps through an instruction as
-`--trace` prints them (all accesses of one wave-instruction share a step; steps only grow).
-
-Each record becomes one stderr line:
-
-    mem step=S wg(X,Y,Z) wave[W] lane[L] pc=0xPPPP line N: SPACE KIND SIZE @0xADDR value=0xV
-
-SPACE is `device` or `local` (a local address is the offset in the workgroup's local memory),
-KIND `load`, `store` or the atomic's operation (`atomic_add`, …, `atomic_cas`), SIZE the bytes
-(1, 2, 4, 8, 16), `line N` the 1-based source line (left out for `.wbin` input). `value` is
-the value loaded or stored (SIZE bytes, little-endian, in hex); for an atomic it is the value
-memory held before it (what the atomic returns), followed by `operand=0xV` (the register
-operand), and for `atomic_cas` `compare=0xC swap=0xV` instead (memory takes `swap` where it held
-`compare`). With `--json` the records are the report's `mem_trace` list instead, one object
-per line with the same fields (`line` 1-based or null). The `mma_*` tile accesses are not
-logged.
+`--trace-lines` prints them (all accesses of one wave-instruction share a step; steps only
+grow). The `mma_*` tile accesses are not logged.
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 
 import numpy as np
 
+from .mem_access import MemAccess, atomic_result
 from .state import Batch
 from .trace_filter import TraceFilter
-
-
-@dataclass(frozen=True)
-class MemAccess:
-    """One lane's access (see the module doc)."""
-
-    step: int
-    workgroup: tuple[int, int, int]
-    wave: int
-    lane: int
-    pc: int
-    line: int | None            # 1-based source line, None for .wbin input
-    space: str                  # "device" or "local"
-    kind: str                   # "load", "store", "atomic_add", ...
-    size: int
-    address: int
-    value: int                  # loaded / stored / memory's old value for atomics
-    operand: int | None = None  # atomics: the register operand (cas: the compare value)
-    swap: int | None = None     # atomic_cas: the value stored where memory held `operand`
-
-    def text(self) -> str:
-        x, y, z = self.workgroup
-        line = f" line {self.line}" if self.line is not None else ""
-        digits = 2 * self.size
-        head = (f"mem step={self.step} wg({x},{y},{z}) wave[{self.wave}] lane[{self.lane}] "
-                f"pc=0x{self.pc:04x}{line}: {self.space} {self.kind} {self.size} "
-                f"@0x{self.address:x} value=0x{self.value:0{digits}x}")
-        if self.swap is not None:
-            return f"{head} compare=0x{self.operand:08x} swap=0x{self.swap:08x}"
-        if self.operand is not None:
-            return f"{head} operand=0x{self.operand:08x}"
-        return head
-
-
-def _new(operation: str, old: int, value: int, swap: int | None) -> int:
-    """An atomic's new word (the operations of `memory.atomic`, unsigned min/max)."""
-    return {"add": lambda: old + value, "sub": lambda: old - value,
-            "min": lambda: min(old, value), "max": lambda: max(old, value),
-            "and": lambda: old & value, "or": lambda: old | value, "xor": lambda: old ^ value,
-            "exchange": lambda: value,
-            "cas": lambda: swap if old == value else old}[operation]() & 0xFFFFFFFF
 
 
 class MemTracer:
@@ -141,7 +88,7 @@ class MemTracer:
             if old is None:
                 old = int.from_bytes(memory[a:a + 4].tobytes(), "little")
             olds.append(old)
-            current[a] = _new(operation, old, value, swap)
+            current[a] = atomic_result(operation, old, value, swap)
         return olds, (operands, swaps)
 
     def after(self, index: int, b: Batch, seen) -> None:
