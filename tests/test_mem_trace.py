@@ -273,3 +273,54 @@ def test_the_native_core_serves_mem_trace(kernel_file, capsys, monkeypatch):
     numpy_lines = capsys.readouterr().err.splitlines()
     assert numpy_lines[-1].startswith("engine: numpy")
     assert native[:-1] == numpy_lines[:-1] and len(native) > 4
+
+
+MMA = """\
+.kernel m
+.registers 8
+.local_memory 256
+    mov r0, sr_lane_id
+    mov_imm r1, 4
+    imul r2, r0, r1
+    mov_imm r3, 0x3F800000
+    iadd r3, r3, r0
+    local_store_u32 r2, r3
+    mov_imm r4, 0
+    mov_imm r5, 16
+    mov_imm r6, 128
+    mma_load_a r7, r4, r5
+    mma_load_b r7, r4, r5
+    mma_compute r7, r7, r7
+    mma_store_c r6, r5, r7
+    halt
+.end
+"""
+
+
+def test_mma_tiles_are_logged_word_by_word():
+    report = run(MMA, Launch(workgroup=(16, 1, 1), wave_width=16, device_memory=64),
+                 mem_trace="record", initcheck=False)
+    assert not report.errors, report.errors
+    by_pc: dict[int, list] = {}
+    for r in report.mem_trace:
+        by_pc.setdefault(r.pc, []).append(r)
+    stores, load_a, load_b, store_c = by_pc.values()
+    assert len(stores) == 16
+    stored = {r.address: r.value for r in stores}       # 1.0 + lane's bits at 4 * lane
+    row_major = [16 * row + 4 * col for row in range(4) for col in range(4)]
+    for loads in (load_a, load_b):
+        assert [r.lane for r in loads] == [lane for lane in range(16) for _ in range(16)]
+        assert all(r.kind == "load" and r.space == "local" and r.size == 4 for r in loads)
+        assert [r.address for r in loads[:16]] == row_major     # lane 0's tile, row by row
+        assert [r.value for r in loads] == [stored[r.address] for r in loads]
+    # every lane computed the same C and stores it, row by row, at 128
+    assert all(r.kind == "store" and r.space == "local" for r in store_c)
+    assert [r.address for r in store_c[:16]] == [128 + a for a in row_major]
+    tiles = {tuple(r.value for r in store_c[16 * k:16 * k + 16]) for k in range(16)}
+    assert len(tiles) == 1
+    import numpy as np
+    a = np.array([stored[x] for x in row_major], dtype=np.uint32).view(np.float32).reshape(4, 4)
+    c = np.zeros((4, 4), dtype=np.float32)
+    for k in range(4):                                  # C += A[:, k] B[k, :], in f32
+        c += a[:, k, None] * a[None, k, :]
+    assert list(tiles.pop()) == c.reshape(-1).view(np.uint32).tolist()

@@ -22,8 +22,8 @@ local memory, in execution order:
 
 (`value`: loaded or stored; atomics: memory's value before the atomic, then `operand=0xV`, or
 `compare=0xC swap=0xV` for atomic_cas; `step`: the wave-instruction's index among the lines
-of `--trace-lines`; with `--json` the records are the document's `mem_trace` list; `mma_*`
-tiles are not logged). `--trace-wave N`, `--trace-lane N` and `--trace-pc START:END` (byte
+of `--trace-lines`; with `--json` the records are the document's `mem_trace` list; an `mma_*`
+tile is 16 four-byte local accesses per lane). `--trace-wave N`, `--trace-lane N` and `--trace-pc START:END` (byte
 offsets, END exclusive, decimal or 0x-hex) keep the lines of `--trace`, `--trace-lines` and
 `--mem-trace` of one wave of each workgroup, of instructions lane N executed (its accesses),
 of a pc range. `--break PC` or `--break line:N` (repeatable) stops before that instruction in

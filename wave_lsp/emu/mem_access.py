@@ -13,8 +13,8 @@ the value loaded or stored (SIZE bytes, little-endian, in hex); for an atomic it
 memory held before it (what the atomic returns), followed by `operand=0xV` (the register
 operand), and for `atomic_cas` `compare=0xC swap=0xV` instead (memory takes `swap` where it held
 `compare`). With `--json` the records are the report's `mem_trace` list instead, one object
-per line with the same fields (`line` 1-based or null). The `mma_*` tile accesses are not
-logged.
+per line with the same fields (`line` 1-based or null). `mma_load_a`/`_b` and `mma_store_c`
+log each lane's 4x4 tile as 16 4-byte local loads or stores, row by row.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ lock-step, so the accesses of one instruction come wave by wave, and within a wa
 (the order in which colliding stores and atomics take effect). `step` is the index of the
 wave-instruction in the launch, counting every wave that steps through an instruction as
 `--trace-lines` prints them (all accesses of one wave-instruction share a step; steps only
-grow). The `mma_*` tile accesses are not logged.
+grow). `mma_load_a`/`mma_load_b` and `mma_store_c` log each lane's 16 words of its 4x4 tile in
+local memory (row by row) as 4-byte loads and stores.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 
 import numpy as np
 
+from ..isa import MemoryAccess
 from .mem_access import MemAccess, atomic_result
 from .state import Batch
 from .trace_filter import TraceFilter
@@ -37,7 +39,7 @@ class MemTracer:
         self.step = 0
         self.plans = []
         for ins in compiled.instructions:
-            access = ins.spec.memory
+            access = MMA_TILES.get(ins.spec.mnemonic, ins.spec.memory)
             wanted = access is not None and self.where.keeps_pc(ins.offset)
             self.plans.append(access if wanted else None)
 
@@ -57,6 +59,8 @@ class MemTracer:
         lanes = np.flatnonzero(mask)
         if not lanes.size:
             return present, None
+        if ins.spec.mnemonic in MMA_TILES:
+            return present, self._tile(ins, access, b, lanes)
         local = access.space == "local"
         size = b.local_size if local else b.device_size
         memory = b.local if local else b.device
@@ -75,6 +79,28 @@ class MemTracer:
         else:
             values, extra = self._atomic(ins, access, b, lanes, absolute, memory)
         return present, (access, lanes, addresses, values, extra)
+
+    @staticmethod
+    def _tile(ins, access, b: Batch, lanes):
+        """An mma tile's 16 words per lane (row by row): addresses and values (a store's from
+        the C fragment), as `compile_ops.build_mma` moves them."""
+        load = access.kind == "load"
+        base_reg, stride_reg = (ins.rs1, ins.rs2) if load else (ins.rd, ins.rs1)
+        rows = np.arange(4, dtype=np.int64)
+        offsets = (b.R[base_reg][lanes].astype(np.int64)[:, None, None]
+                   + rows[None, :, None] * b.R[stride_reg][lanes].astype(np.int64)[:, None, None]
+                   + 4 * rows[None, None, :]).reshape(len(lanes), 16)
+        if offsets.size and (offsets.min() < 0 or offsets.max() + 4 > b.local_size):
+            return None                       # the instruction faults: its error says where
+        if load:
+            at = (offsets + b.local_base[lanes][:, None]).reshape(-1)
+            values = [int.from_bytes(b.local[a:a + 4].tobytes(), "little") for a in at.tolist()]
+        else:
+            fragment = b.fragments.get(("C", ins.rs2))
+            words = (np.zeros((len(lanes), 16), dtype=np.uint32) if fragment is None
+                     else fragment[lanes].reshape(len(lanes), 16).view(np.uint32))
+            values = words.reshape(-1).tolist()
+        return access, np.repeat(lanes, 16), offsets.reshape(-1), values, None
 
     def _atomic(self, ins, access, b, lanes, absolute, memory):
         """Old values in thread order (colliding lanes see each other's results)."""
@@ -117,3 +143,9 @@ class MemTracer:
             else:
                 self.sink(record.text())
         self.step += count
+
+
+# the mma instructions' tile accesses, logged as 4-byte local loads and stores
+MMA_TILES = {"mma_load_a": MemoryAccess("local", "load", 4),
+             "mma_load_b": MemoryAccess("local", "load", 4),
+             "mma_store_c": MemoryAccess("local", "store", 4)}
