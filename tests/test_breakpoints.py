@@ -157,3 +157,18 @@ def test_at_a_terminal_continue_step_and_quit(kernel):
         os.close(master)
     assert proc.returncode == 1
     assert out == b""                           # quit: the run's results are not printed
+
+
+def test_kernel_tests_run_without_the_debugging_flags(tmp_path, capsys):
+    from wave_lsp.ide.kernel_run import run_flags
+    words = [*FLAGS, "--dump-u32", "0:8"]
+    plain = run_flags(KERNEL, words, "k", tmp_path)
+    debugged = run_flags(KERNEL, [*words, "--mem-trace", "--trace-lines", "--trace-wave", "1",
+                                  "--break", "0x48", "--break", f"line:{BARRIER_LINE}"],
+                         "k", tmp_path)
+    assert (debugged.stdout, debugged.status, debugged.stderr) == (
+        plain.stdout, plain.status, plain.stderr)
+    assert capsys.readouterr().err == ""                 # nothing written behind the editor
+    bad = run_flags(KERNEL, [*words, "--break", "here"], "k", tmp_path)   # values checked
+    assert (bad.status, bad.stderr) == (
+        1, "Error: --break: expected a pc (e.g. 0x10) or line:N, got 'here'")
