@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 DEVICES = ("emulator", "cuda")
 # flags a GPU run cannot honour: (namespace attribute, flag)
 EMULATOR_ONLY = (("stats", "--stats"), ("trace", "--trace"), ("trace_lines", "--trace-lines"),
+                 ("mem_trace", "--mem-trace"), ("breaks", "--break"),
                  ("dump_regs", "--dump-regs"), ("wave_widths", "--wave-widths"),
                  ("time_limit", "--time-limit"))
 
@@ -91,6 +92,11 @@ def run_request(args: argparse.Namespace, base_dir: Path | None = None) -> RunRe
     against the device memory."""
     launch = build_launch(args, base_dir)
     options = build_options(args)
+    lane = getattr(options.trace_filter, "lane", None)
+    if lane is not None and lane >= launch.wave_width:
+        raise LaunchFlagError(f"--trace-lane: lane {lane} is not in a wave of "
+                              f"{launch.wave_width} lanes (0..{launch.wave_width - 1})",
+                              "--trace-lane")
     dumps = tuple(dump_requests(args))
     check_dumps(dumps, launch.device_memory)
     return RunRequest(launch, options, dumps, bool(args.stats), bool(args.dump_regs),

@@ -5,11 +5,12 @@ the exit status and the first line of stderr that the command gives when started
 folder (so `--arg` files are relative to the file, as in the editor). It goes through the same
 pieces as the command: `emu.run_flags` (the flags), `emu.pipeline.run` (either engine) and
 `emu.output` (the text). `--lanes` (which threads the editor shows) is dropped; `--tolerance`
-(how `wave-lsp test` compares) changes nothing in the run. `--trace` and `--trace-lines` only
-write to stderr: a test runs without them, and its first line of stderr is the error or warning
-line. `--device` and `--wave-widths` are not for kernel tests (`FlagsProblem`). With `writers`,
-the run also records who last stored each device byte (`report.writers`), and `dump_address`
-maps an output line back to the device address it shows.
+(how `wave-lsp test` compares) changes nothing in the run. `--trace`, `--trace-lines`,
+`--mem-trace` and `--break` only write to stderr (their filters with them): a test runs without
+them, and its first line of stderr is the error or warning line. `--device` and `--wave-widths`
+are not for kernel tests (`FlagsProblem`). With `writers`, the run also records who last stored
+each device byte (`report.writers`), and `dump_address` maps an output line back to the device
+address it shows.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: P
         if root is not None:
             confine_arg_files(args, folder, root)
         request = run_request(args, folder)
-        options = replace(request.options, trace=False, cancel=cancel, writers=writers)
+        options = replace(request.options.unobserved(), cancel=cancel, writers=writers)
         report = run(program_for(program, request.compat), request.launch, options)
     except (LaunchError, ValueError) as err:
         return _failed(str(err))

@@ -28,7 +28,8 @@ from .arg_files import confined_path
 LANES_FLAG = "--lanes"
 MAX_SHOWN_LANES = 64
 # Flags whose effect makes no sense inside the editor; they are accepted and ignored.
-IGNORED_FLAGS = ("--trace", "--stats", "--dump-regs")
+IGNORED_FLAGS = ("--trace", "--trace-lines", "--mem-trace", "--trace-wave", "--trace-lane",
+                 "--trace-pc", "--break", "--stats", "--dump-regs")
 _TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|\S+")
 
 
@@ -180,7 +181,7 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
                               for offset, name in map(arg_spec, args.arg))
             args.arg = []
         launch = build_launch(args, base_dir, kernel=kernel)
-        options = build_options(args, trace=False)
+        options = build_options(args).unobserved()
         dumps = tuple(dump_requests(args))
         lanes = parse_lanes(lanes_text) if lanes_text is not None else None
     except LaunchFlagError as err:

@@ -115,7 +115,7 @@ def editor_options(ll: LaunchLine | None, limits: RunLimits, **fields) -> RunOpt
     allowed_s = limits.time_limit_ms / 1000 if limits.time_limit_ms > 0 else None
     line_s = line_options.time_limit if "--time-limit" in explicit else None
     return dataclasses.replace(
-        line_options, trace=False,
+        line_options.unobserved(),
         max_instructions=min(v for v in (allowed, line) if v > 0) if allowed or line else 0,
         time_limit=min((v for v in (allowed_s, line_s) if v is not None), default=None),
         **fields)

@@ -1,5 +1,6 @@
 /* The kernel profile between Python and the core: the widths to record at, and the record
- * handed back as bytes for emu/profile_native.py. */
+ * handed back as bytes for emu/profile_native.py; and the memory access log (memlog.c) as
+ * bytes for emu/mem_access.py. */
 #include <stdlib.h>
 
 #include "profile_py.h"
@@ -63,4 +64,14 @@ void profile_end(Prof *prof)
     free(prof->divergent);
     free(prof->lanes);
     prof_free(prof);
+}
+
+PyObject *memlog_paired(PyObject *result, const MemLog *log)
+{
+    PyObject *data = PyBytes_FromStringAndSize(
+        (const char *)log->data, (Py_ssize_t)(log->count * MEMLOG_FIELDS * 8));
+    PyObject *both = data ? PyTuple_Pack(2, result, data) : NULL;
+    Py_DECREF(result);
+    Py_XDECREF(data);
+    return both;
 }

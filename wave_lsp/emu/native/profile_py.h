@@ -1,4 +1,5 @@
-/* The kernel profile between Python and the core (profile_py.c; the record is profile.c's). */
+/* The kernel profile and the memory access log between Python and the core (profile_py.c;
+ * the records are profile.c's and memlog.c's). */
 #ifndef WAVECORE_PROFILE_PY_H
 #define WAVECORE_PROFILE_PY_H
 
@@ -13,5 +14,7 @@ int profile_begin(Run *run, Prof *prof, PyObject *widths);
 PyObject *profile_result(const Prof *prof, int64_t n_code);
 /* Free everything `profile_begin` and the run allocated (a zeroed Prof: nothing). */
 void profile_end(Prof *prof);
+/* (result, the memory access log's records as bytes), taking `result`'s reference. */
+PyObject *memlog_paired(PyObject *result, const MemLog *log);
 
 #endif
