@@ -9,7 +9,8 @@ Two styles: by default every instruction of the ISA appears anywhere, so about o
 gets a diagnostic (f64 instructions that some targets lack, float immediates, wave operations
 under divergent control flow: the "many diagnostics" case). `clean=True` writes what a kernel
 author would: no f64 (the default targets include Metal, which has none), integer or bit-pattern
-immediates, wave operations only in uniform code, so the file is mostly clean, as real files are.
+immediates, wave operations only in uniform code, every register stated as an argument (random
+code reads registers before writing them), so the file is mostly clean, as real files are.
 """
 
 from __future__ import annotations
@@ -89,6 +90,8 @@ def _kernel(rng: random.Random, number: int, body_lines: int, serial: list[int],
     out = [f".kernel kernel_{number}_{rng.randrange(1 << 30):x}", f".registers {REGISTERS}",
            f".workgroup_size {rng.choice((32, 64, 128))}, 1, 1",
            "    mov_sr r0, sr_thread_id_x"]
+    if clean:   # its registers are its arguments: random code reads them before any write
+        out.insert(1, "    ; wave-lsp args: " + " ".join(f"r{r}" for r in range(1, REGISTERS)))
     depth: list[str] = []
     function = None
     while len(out) < body_lines:

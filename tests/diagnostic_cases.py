@@ -125,6 +125,10 @@ POSITIVE = [
     Positive("U505", ".kernel k\n    nop\n«.end»\n", message="without 'halt'"),
     Positive("U505", ".kernel k\n    mov_imm r1, 1\n    icmp_eq p1, r1, r1\n    if p1\n    halt\n"
                      "    endif\n«.end»\n"),
+    Positive("U505", ".kernel a\n    halt\n.end\n.kernel k\n    nop\n«.end»\n",
+             message="runs off the end of the code"),
+    Positive("U505", ".kernel k\n    nop\n«.end»\n.kernel a\n    halt\n.end\n",
+             message="runs on into the next kernel's code"),
     Positive("U506", "«.registers 8»\n.kernel k\n    halt\n.end\n", message="ignored"),
     Positive("U506", ".kernel k\n    halt\n.end\n«.local_memory 64»\n", message="still changes"),
     Positive("U507", K("    «atomic_cas» r1, r2, r3, r4, .device"), message="modifier 0"),
@@ -132,6 +136,14 @@ POSITIVE = [
     Positive("U508", K("    loop\n    «continue» p1\n    break p1\n    endloop"), message="live-locks"),
     Positive("U509", ".kernel k\n.registers «300»\n    halt\n.end\n"),
     Positive("U509", ".kernel k\n.local_memory «-1»\n    halt\n.end\n"),
+    # reads before writes (more cases: tests/test_uninitialised.py)
+    Positive("U511", K("    iadd r2, «r1», r1\n    mov_imm r1, 4"),
+             K("    ; wave-lsp args: r1\n    iadd r2, r1, r1\n    mov_imm r1, 4").replace(
+                 ".kernel k\n.registers 16\n    ; wave-lsp args: r1\n",
+                 ".kernel k\n    ; wave-lsp args: r1\n.registers 16\n"),
+             message="the kernel writes it only later"),
+    Positive("U512", K("    if p1\n    mov_imm r1, 4\n    endif\n    iadd r2, «r1», r1"),
+             message="may be read before it is written"),
     # local memory without .local_memory: the bound the accesses reach, declared by the fix
     Positive("U510", ".kernel k\n.registers 8\n.workgroup_size 64, 1, 1\n"
              "    mov_sr r0, sr_thread_id_x\n    mov_imm r1, 4\n    imul r2, r0, r1\n"
@@ -199,6 +211,10 @@ NEGATIVE = [
     Negative("U505", ".kernel k\n    loop\n    break p1\n    endloop\n    halt\n.end\n"),
     Negative("U505", ".kernel k\n    @p0 halt\n.end\n"),
     Negative("U506", ".kernel k\n.registers 8\n    halt\n.end\n"),
+    Negative("U511", K("    iadd r2, r1, r1")),                  # an argument by convention
+    Negative("U511", K("    ; wave-lsp args: r1\n    iadd r2, r1, r1\n    mov_imm r1, 4")),
+    Negative("U512", K("    mov_imm r1, 0\n    if p1\n    mov_imm r1, 4\n    endif\n"
+                       "    iadd r2, r1, r1")),
     Negative("U510", ".kernel k\n.local_memory 16\n    mov_imm r1, 0\n"
              "    local_store_u32 r1, r1\n    halt\n.end\n"),
     Negative("U510", ".kernel k\n    mov_imm r1, 0\n    device_store_u32 r1, r1\n    halt\n.end\n"),
@@ -207,7 +223,7 @@ NEGATIVE = [
 ]
 
 # Codes whose positive cases live in other test files (file-level problems, divergence).
-ELSEWHERE = {"X900", "X901", "X902", "D601", "D602", "D603", "D604", "D605", "D606",
+ELSEWHERE = {"X900", "X901", "X902", "U513", "D601", "D602", "D603", "D604", "D605", "D606",
              # run results: tests/server/test_run_results.py and tests/test_run_results.py
              "R001", "R002", "R003", "R004", "R005", "R006",
              # kernel tests: tests/server/test_kernel_tests.py

@@ -83,6 +83,11 @@ _CODES = (
     Code("U508", W, "continue live-locks the upstream emulator"),
     Code("U509", W, "suspicious directive value"),
     Code("U510", W, "local memory used without .local_memory"),
+    # reads before any write (analysis/uninitialised.py; the run's R003 sees what only a run can)
+    Code("U511", W, "register read before any write reaches it (not a kernel argument)"),
+    Code("U512", H, "register may be read before it is written on some path"),
+    Code("U513", I, "register read before written: an undeclared kernel argument",
+         enabled=False),
     # encoding differences between our default mode and wave-asm
     Code("C701", W, "call target differs from wave-asm's"),
     # divergence (issue: divergence analysis)

@@ -33,6 +33,9 @@ from .findings import LineFinding
 from .kernel_checks import KernelSummary, check_kernel
 from .line_checks import check_line
 from .portability import Finding, kernel_findings, portability_diagnostics_of
+from .reaching import RegisterFlow, register_flow
+from ..syntax.kernel_arguments import stated_arguments
+from .uninitialised import uninitialised_reads
 from .structure import reference_diagnostics, shape_diagnostics
 from .suppression import line_suppression
 from .uniformity import KernelUniformity, analyse_kernel
@@ -60,7 +63,7 @@ class KernelResult:
         if not summary.calls:
             return summary
         return KernelSummary(summary.upstream_size, summary.labels,
-                             tuple((n + base, op) for n, op in summary.calls))
+                             tuple((n + base, op) for n, op in summary.calls), summary.halts)
 
 
 @dataclass(eq=False)
@@ -98,6 +101,10 @@ class AnalysisState:
         self.overridden: dict[int, tuple[Diagnostic, Diagnostic]] = {}
         # P8xx diagnostics per kernel, anchored to it
         self._portability_diagnostics: dict[int, PortabilityResult] = {}
+        # reaching definitions by id(kernel): (kernel, revision, flow); U511-U513 by id(kernel):
+        # (kernel, revision, stated arguments, diagnostics anchored to the kernel)
+        self._flows: dict[int, tuple[Kernel, tuple[int, int], RegisterFlow]] = {}
+        self._uninitialised: dict[int, tuple[Kernel, int, tuple, AnchoredView]] = {}
 
     # ---- line findings -------------------------------------------------------------------------
     def _check_lines(self, numbers) -> None:
@@ -186,7 +193,8 @@ class AnalysisState:
                     diags = diags + kernel_divergence(self.uniformity(kernel))
                 base = kernel.line
                 summary = KernelSummary(summary.upstream_size, summary.labels,
-                                        tuple((n - base, op) for n, op in summary.calls))
+                                        tuple((n - base, op) for n, op in summary.calls),
+                                        summary.halts)
                 cached = KernelResult(kernel, kernel.revision, AnchoredView.of(diags, base),
                                       summary)
             fresh[id(kernel)] = cached
@@ -194,10 +202,39 @@ class AnalysisState:
         self.kernels = fresh
         live = set(fresh)
         for cache in (self._uniformity, self._recorded, self._portability,
-                      self._portability_diagnostics):
+                      self._portability_diagnostics, self._flows, self._uninitialised):
             for key in [k for k in cache if k not in live]:
                 del cache[key]
         return results
+
+    def register_flow(self, kernel: Kernel) -> RegisterFlow:
+        """The kernel's reaching definitions (`reaching.py`, absolute lines), kept while the
+        kernel keeps its revision and first line."""
+        key = (kernel.revision, kernel.line)
+        hit = self._flows.get(id(kernel))
+        if hit is None or hit[0] is not kernel or hit[1] != key:
+            hit = self._flows[id(kernel)] = (kernel, key, register_flow(kernel))
+        return hit[2]
+
+    def uninitialised_diagnostics(self, program: Program) -> list[Diagnostic]:
+        """U511-U513 of every kernel, recomputed for a kernel when its instructions or its
+        stated arguments (comments, which leave its revision alone) change."""
+        out: list[Diagnostic] = []
+        lines = self.document.lines
+        for kernel in program.kernels:
+            stated = stated_arguments(lines, kernel)
+            hit = self._uninitialised.get(id(kernel))
+            if hit is None or hit[0] is not kernel or hit[1] != kernel.revision \
+                    or hit[2] != _relative(stated, kernel.line):
+                with guarded(f"uninitialised-read analysis of kernel '{kernel.name}'"):
+                    found: list[Diagnostic] = []
+                    found = uninitialised_reads(kernel, self.register_flow(kernel), stated,
+                                                lines)
+                hit = self._uninitialised[id(kernel)] = (
+                    kernel, kernel.revision, _relative(stated, kernel.line),
+                    AnchoredView.of(found, kernel.line))
+            out.extend(hit[3].at(kernel.line))
+        return out
 
     def portability_findings(self, kernel: Kernel) -> tuple[Finding, ...]:
         """The kernel's portability findings for every backend, their lines relative to the
@@ -252,6 +289,7 @@ class AnalysisState:
         found.extend(shape_diagnostics(program))
         found.extend(reference_diagnostics(program, [r.reported_summary() for r in results],
                                            compat))
+        found.extend(self.uninitialised_diagnostics(program))
         return found
 
     def result(self, key: tuple, compute) -> list[Diagnostic]:
@@ -290,5 +328,14 @@ class AnalysisState:
                     or cached.revision != kernel.revision \
                     or not cached.diagnostics.rendered_at(kernel.line):
                 return False
+            hit = self._uninitialised.get(id(kernel))
+            if hit is None or hit[2] != _relative(stated_arguments(document.lines, kernel),
+                                                  kernel.line):
+                return False
         self.refresh()
         return not self.lines_changed
+
+
+def _relative(stated: tuple, base: int) -> tuple:
+    """Stated arguments with their lines relative to the kernel's first line."""
+    return tuple((a.register, a.line - base, a.start, a.end) for a in stated)

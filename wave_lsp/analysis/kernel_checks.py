@@ -1,5 +1,6 @@
 """Checks of one kernel, in a single pass: structured control flow (K306-K309), the register
-budget (U502), reaching `.end` without `halt` (U505), local memory without `.local_memory`
+budget (U502), whether it ends in `halt` (U505 is reported in structure.py, which knows
+which kernel is the last), local memory without `.local_memory`
 (U510, local_memory.py), and the kernel's summary (code sizes,
 label offsets, `call`s) for the program-level checks.
 
@@ -34,6 +35,7 @@ class KernelSummary:
     upstream_size: int                        # bytes wave-asm's label pass counts
     labels: tuple[tuple[str, int, int], ...]  # (name, wave-asm's offset in kernel, true offset)
     calls: tuple[tuple[int, Operand], ...]    # (line, label operand) of every `call`
+    halts: bool = True                        # an unconditional top-level `halt` ends it
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +107,9 @@ def check_kernel(kernel: Kernel) -> tuple[list[Diagnostic], KernelSummary]:
         label = next(pending, None)
     matching = match_blocks((i, ins.mnemonic.text) for i, (_line, ins) in enumerate(items))
     out.extend(_structure(kernel, matching))
-    if not any(facts(items[i][1]).unconditional for i in matching.top_level_halts):
-        out.append(_no_halt(kernel))
+    halts = any(facts(items[i][1]).unconditional for i in matching.top_level_halts)
     out.extend(check_local_memory(kernel))
-    return out, KernelSummary(upstream, tuple(labels), tuple(calls))
+    return out, KernelSummary(upstream, tuple(labels), tuple(calls), halts)
 
 
 def _structure(kernel: Kernel, matching: Matching) -> list[Diagnostic]:
@@ -154,14 +155,3 @@ def _beyond(f: InstructionFacts, line: int, count: int, where: str) -> list[Diag
                              f"{op.text}{covers} is beyond {where}: the upstream emulator reads 0 "
                              f"and drops writes, wave-lsp's emulator stops with an error"))
     return out
-
-
-def _no_halt(kernel: Kernel) -> Diagnostic:
-    if kernel.end_directive is not None:
-        d = kernel.end_directive
-        return _diag("U505", kernel.end_line, d.start, d.name.end,
-                     f"kernel '{kernel.name}' can reach its end without 'halt': the upstream "
-                     f"emulator runs on into the next kernel's code")
-    d = kernel.directive
-    return _diag("U505", kernel.line, d.start, d.args[-1].end if d.args else d.name.end,
-                 f"kernel '{kernel.name}' can reach its end without 'halt'")

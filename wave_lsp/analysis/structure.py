@@ -22,13 +22,38 @@ def shape_diagnostics(program: Program) -> list[Diagnostic]:
 
 def reference_diagnostics(program: Program, summaries: list[KernelSummary],
                           compat: bool) -> list[Diagnostic]:
-    """Uses of labels: undefined ones, and call targets wave-asm computes differently."""
-    out = []
+    """Uses of labels (undefined ones, call targets wave-asm computes differently) and kernels
+    that can reach their end without `halt` (what follows them decides what upstream does)."""
+    out = _missing_halts(program, summaries)
     for summary in summaries:
         for line, op in summary.calls:
             if op.text not in program.labels:
                 out.append(_diag("K305", line, op.start, op.end, f"undefined label '{op.text}'"))
     return out + _call_targets(summaries, compat)
+
+
+def _missing_halts(program: Program, summaries: list[KernelSummary]) -> list[Diagnostic]:
+    """U505. Upstream's emulator runs a kernel's code on to the end of the whole code section
+    (reference §4.2): into the next kernel's code, or, after the last kernel, off the end of the
+    code ("unexpected end of code"). wave-lsp's emulator ends the threads at the kernel's end."""
+    out = []
+    last = len(program.kernels) - 1
+    for index, (kernel, summary) in enumerate(zip(program.kernels, summaries)):
+        if summary.halts:
+            continue
+        then = ("runs on into the next kernel's code" if index < last else
+                "runs off the end of the code and stops with 'unexpected end of code' (this is "
+                "the file's last kernel)")
+        message = (f"kernel '{kernel.name}' can reach its end without 'halt': the upstream "
+                   f"emulator {then}; wave-lsp's emulator ends the threads there")
+        if kernel.end_directive is not None:
+            d = kernel.end_directive
+            out.append(_diag("U505", kernel.end_line, d.start, d.name.end, message))
+        else:
+            d = kernel.directive
+            out.append(_diag("U505", kernel.line, d.start, d.args[-1].end if d.args
+                             else d.name.end, message))
+    return out
 
 
 def _kernel_blocks(program: Program) -> list[Diagnostic]:

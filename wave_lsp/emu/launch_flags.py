@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from ..files import read_regular
 from ..isa import MAX_REGISTER_COUNT
+from ..syntax.tool_comments import SET_REG
 from .limits import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
                      MAX_WORKGROUP_THREADS)
 
@@ -62,7 +63,7 @@ def add_launch_flags(p: argparse.ArgumentParser) -> None:
                    metavar="OFFSET:TYPE:COUNT[:SCALE]", help="write f32 values i*SCALE")
     p.add_argument("--fill-zero", action="append", default=[], metavar="OFFSET:TYPE:COUNT",
                    help="write COUNT*4 zero bytes")
-    p.add_argument("--set-reg", action="append", default=[], metavar="REG:VALUE",
+    p.add_argument(SET_REG, action="append", default=[], metavar="REG:VALUE",
                    help="initial register value in every thread (repeatable)")
     p.add_argument("--max-instructions", default="10000000",
                    help="wave-instructions for the whole launch (0 = unlimited)")

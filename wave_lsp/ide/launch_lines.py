@@ -22,7 +22,7 @@ from ..emu.launch_flags import (DumpRequest, LaunchFlagError, arg_spec, build_la
                                 build_options, dump_requests, launch_parser, number,
                                 parse_launch_flags)
 from ..emu.options import RunOptions
-from ..syntax.tool_comments import is_comment_or_blank, launch_comment
+from ..syntax.tool_comments import kernel_comment_lines, launch_comment
 from .arg_files import confined_path
 
 LANES_FLAG = "--lanes"
@@ -201,10 +201,7 @@ def launch_lines(doc, base_dir: Path | None = None, root: Path | None = None
     lines = doc.lines
     for kernel in doc.program.kernels:
         found: list[int] = []
-        above = kernel.line - 1
-        while above >= 0 and is_comment_or_blank(lines[above]):
-            above -= 1
-        for line in range(above + 1, min(kernel.last_line, len(lines) - 1) + 1):
+        for line in kernel_comment_lines(lines, kernel):
             if launch_comment(lines[line]) is not None:
                 found.append(line)
         for ordinal, line in enumerate(found):

@@ -3,7 +3,7 @@ from `wave_lsp.syntax.tool_comments`, the one definition of their grammar.
 
 `python -m wave_lsp.syntax.tool_comment_lua` rewrites the file and `--check` fails when it is
 stale (a test runs the check). Each verb's pattern captures the comment's text after the colon:
-a launch line's flags (blanks around them dropped), an expect line's output line (one space after
+a launch line's flags or an args line's registers (blanks around them dropped), an expect line's output line (one space after
 the colon dropped, as `expect_text` does).
 """
 
@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 
 from ..isa import generated
-from .tool_comments import COMMENT_CHARS, EXPECT, RUN, VERBS, marker
+from .tool_comments import ARGS, COMMENT_CHARS, EXPECT, RUN, VERBS, marker
 
 LUA_PATH = Path("editors/nvim/lua/wave/tool_comments.lua")
 _MAGIC = "^$()%.[]*+-?"
 # What follows the colon, per verb, as a Lua capture.
-_TEXT = {RUN: "%s*(.-)%s*$", EXPECT: " ?(.*)$"}
+_TEXT = {RUN: "%s*(.-)%s*$", EXPECT: " ?(.*)$", ARGS: "%s*(.-)%s*$"}
 
 
 def lua_literal(text: str) -> str:

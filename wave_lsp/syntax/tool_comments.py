@@ -7,7 +7,13 @@ blanks), then `wave-lsp`, one space, the verb and a colon. The verbs:
 - `; wave-lsp expect: TEXT` — one expected output line of the launch line above it (TEXT may be
   empty: a blank output line; one space after the colon separates it and is not part of it);
 - `; wave-lsp expect-exit: N` and `; wave-lsp expect-stderr: TEXT` — a kernel test's expected
-  exit status and first line of stderr (`wave_lsp.ide.kernel_tests`).
+  exit status and first line of stderr (`wave_lsp.ide.kernel_tests`);
+- `; wave-lsp args: r0 r1 ...` — the registers the kernel takes as arguments (set by the
+  dispatch: `--set-reg`, a GPU's kernel parameters), which it may read before writing
+  (`wave_lsp.syntax.kernel_arguments`).
+
+A tool comment belongs to a kernel when it sits inside the kernel's block or directly above its
+`.kernel` (only comments and blank lines between): `kernel_comment_lines`.
 
 Every reader of these lines (analysis, ide, the server through ide, the debugger) matches them
 with the patterns below, and Neovim's plugin with Lua patterns generated from the same pieces
@@ -22,7 +28,9 @@ TOOL = "wave-lsp"
 COMMENT_CHARS = ";#"            # a comment opens with one or more of these
 RUN = "run"                     # `; wave-lsp run: FLAGS`
 EXPECT = "expect"               # `; wave-lsp expect: TEXT`
-VERBS = (RUN, EXPECT)
+ARGS = "args"                   # `; wave-lsp args: r0 r1`
+VERBS = (RUN, EXPECT, ARGS)
+SET_REG = "--set-reg"           # the launch flag that gives a register its starting value
 EXPECT_EXIT = "expect-exit"     # `; wave-lsp expect-exit: N`
 EXPECT_STDERR = "expect-stderr"  # `; wave-lsp expect-stderr: TEXT`
 EXPECTATION_VERBS = (EXPECT, EXPECT_EXIT, EXPECT_STDERR)   # a kernel test's block
@@ -47,6 +55,9 @@ EXPECT_COMMENT = re.compile(comment_pattern(EXPECT).pattern + r" ?(?P<text>.*)$"
 _EXPECTATION_VERB = "|".join(map(re.escape, EXPECTATION_VERBS))
 EXPECTATION_COMMENT = re.compile(rf"^(?P<lead>{_LEAD}){re.escape(TOOL)} "
                                  rf"(?P<verb>{_EXPECTATION_VERB}): ?(?P<text>.*)$")
+
+
+ARGS_COMMENT = re.compile(comment_pattern(ARGS).pattern + r"(?P<text>.*)$")
 
 
 def launch_comment(text: str) -> int | None:
@@ -85,3 +96,12 @@ def is_comment_or_blank(text: str) -> bool:
     """A line holding nothing but a comment, or nothing at all."""
     stripped = text.strip()
     return not stripped or stripped[0] in COMMENT_CHARS
+
+
+def kernel_comment_lines(lines: list[str], kernel) -> range:
+    """The lines whose tool comments belong to `kernel` (a `syntax.program.Kernel`): the
+    comments and blank lines directly above its `.kernel`, then its block."""
+    above = kernel.line - 1
+    while above >= 0 and is_comment_or_blank(lines[above]):
+        above -= 1
+    return range(above + 1, min(kernel.last_line, len(lines) - 1) + 1)

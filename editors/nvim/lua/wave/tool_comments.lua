@@ -3,4 +3,5 @@
 return {
   run = '^%s*[;#]+%s*wave%-lsp run:%s*(.-)%s*$',
   expect = '^%s*[;#]+%s*wave%-lsp expect: ?(.*)$',
+  args = '^%s*[;#]+%s*wave%-lsp args:%s*(.-)%s*$',
 }

@@ -1,0 +1,273 @@
+"""Reaching definitions of general registers in one kernel's source: which writes (or the
+kernel's start, `ENTRY`) may give each register read its value. Go to definition, find
+references and rename of registers (`ide.navigation`) and the uninitialised-read lint
+(`uninitialised.py`) work from it.
+
+Every register operand is an `Access`: its registers (an f64/u64 pair or u128 quad covers two
+or four, from `isa.values.register_uses`, so `r3` overlaps the pair `r2`), and whether the
+instruction reads or writes it. A forward pass over the structured control flow keeps, per
+register, the set of writes that may reach the current point:
+
+- an unguarded write replaces the set; a guarded one (`@p1 ...`) adds to it (it may not
+  happen), except for later reads under the same guard, until the predicate is written or a
+  block delimiter is reached (as `live_ins.py` does);
+- `if` ... `else` ... `endif`: after the block, the union of both sides (without `else`, of the
+  `then` side and what came before);
+- `loop` ... `endloop`: the loop head joins what came before with what reaches `endloop` and
+  every `continue` (passes repeat until nothing changes); after the loop, the union of what
+  reached each `break` (nothing, when no `break` leaves it);
+- an unguarded `halt` or `return` ends the path; a guarded delimiter delimits nothing (as in
+  the emulator);
+- `call`: a subroutine (a label the kernel calls) starts from what reaches its calls, and after
+  a `call` comes what reaches a `return`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ..cancellation import checkpoint
+from ..isa import DELIMITERS, INSTRUCTIONS, OperandKind
+from ..isa import InstructionClass as IC
+from ..isa.values import register_uses
+from ..syntax.ast import Instruction, OperandSyntax
+from ..syntax.parser import LINE_CACHE_SIZE
+
+ENTRY = -1                      # the value a register has when the kernel starts
+_START = frozenset((ENTRY,))
+MAX_PASSES = 64
+
+State = dict  # register -> frozenset of access numbers (ENTRY included); absent: {ENTRY}
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """One register operand of an instruction: where it is written and what it touches."""
+
+    line: int
+    start: int
+    end: int
+    registers: tuple[int, ...]    # every register it covers (two for a pair, four for a quad)
+    write: bool
+    guarded: bool                 # the instruction has a guard that applies at run time
+    instruction: int              # index in the kernel's instructions
+
+    def covers(self, register: int) -> bool:
+        return register in self.registers
+
+
+@dataclass(frozen=True, slots=True)
+class _Operands:
+    """The operand fields of a source instruction, as `register_uses` reads them."""
+
+    spec: object
+    rd: int = 0
+    rs1: int = 0
+    rs2: int = 0
+    rs3: int = 0
+    rs4: int = 0
+
+
+@lru_cache(maxsize=LINE_CACHE_SIZE)
+def operand_accesses(ins: Instruction) -> tuple[tuple[int, tuple[int, ...], bool], ...]:
+    """(operand index, registers, written?) of every general-register operand of `ins`
+    (memoised by value). Empty for an unknown mnemonic or a wrong operand count."""
+    spec = INSTRUCTIONS.get(ins.mnemonic.text)
+    specs = spec.written_operands(len(ins.operands)) if spec else None
+    if specs is None:
+        return ()
+    fields = {}
+    for o, op in zip(specs, ins.operands):
+        if o.kind is OperandKind.REGISTER and op.syntax is OperandSyntax.REGISTER \
+                and isinstance(op.value, int):
+            fields[o.field.value] = op.value
+    reads, writes = register_uses(_Operands(spec, **{k: v for k, v in fields.items()
+                                                     if k in ("rd", "rs1", "rs2", "rs3", "rs4")}))
+    out = []
+    for i, (o, op) in enumerate(zip(specs, ins.operands)):
+        name = o.field.value
+        if name not in fields or name not in ("rd", "rs1", "rs2", "rs3", "rs4"):
+            continue
+        first = fields[name]
+        covered = tuple(range(first, first + spec.register_width(o)))
+        # rd is written unless the instruction only reads it (mma_store_c's address); an
+        # atomic's rd written as r0 is a write even though the decoder cannot tell
+        written = name == "rd" and (first in writes or first not in reads)
+        out.append((i, covered, written))
+    return tuple(out)
+
+
+def _applies(ins: Instruction) -> bool:
+    g = ins.guard
+    return g is not None and not (g.index == 0 and not g.negated)
+
+
+def _join(a: State | None, b: State | None) -> State | None:
+    if a is None:
+        return None if b is None else dict(b)
+    if b is None:
+        return dict(a)
+    out = {}
+    for r in a.keys() | b.keys():
+        merged = a.get(r, _START) | b.get(r, _START)
+        if merged != _START:
+            out[r] = merged
+    return out
+
+
+@dataclass
+class RegisterFlow:
+    """A kernel's register accesses and, per read, the definitions that may reach it."""
+
+    accesses: tuple[Access, ...]
+    # read access number -> register -> access numbers of the writes (and ENTRY) reaching it
+    reaching: dict[int, dict[int, frozenset[int]]] = field(default_factory=dict)
+
+    def at(self, line: int, col: int) -> int | None:
+        """The access number of the register operand at a position (its end included)."""
+        for n, a in enumerate(self.accesses):
+            if a.line == line and a.start <= col <= a.end:
+                return n
+        return None
+
+    def of_register(self, register: int) -> list[int]:
+        """Every access that touches `register`, in order."""
+        return [n for n, a in enumerate(self.accesses) if register in a.registers]
+
+
+class _Pass:
+    """One walk over the kernel; repeated until the loop heads and subroutines settle."""
+
+    def __init__(self, flow_in: dict) -> None:
+        self.back: dict[int, State | None] = {}     # loop index -> what reaches its end/continues
+        self.calls: State | None = None             # what reaches any `call`
+        self.returns: State | None = None           # what reaches any unguarded `return`
+        self.prior = flow_in
+
+    def settled(self) -> bool:
+        p = self.prior
+        return (self.back == p.get("back", {}) and self.calls == p.get("calls")
+                and self.returns == p.get("returns"))
+
+
+def register_flow(kernel) -> RegisterFlow:
+    """The reaching definitions of every register read in `kernel` (a `syntax.program.Kernel`)."""
+    accesses: list[Access] = []
+    per_instruction: list[tuple[list[int], list[int]]] = []
+    for index, (line, ins) in enumerate(kernel.instructions):
+        guarded = _applies(ins)
+        reads, writes = [], []
+        for i, covered, written in operand_accesses(ins):
+            op = ins.operands[i]
+            (writes if written else reads).append(len(accesses))
+            accesses.append(Access(line, op.start, op.end, covered, written, guarded, index))
+        per_instruction.append((reads, writes))
+    label_lines = {line for line, _label in kernel.labels}
+    flow = RegisterFlow(tuple(accesses))
+    prior: dict = {}
+    for _ in range(MAX_PASSES):
+        checkpoint()
+        walk = _Pass(prior)
+        flow.reaching = _walk(kernel, per_instruction, accesses, label_lines, walk)
+        if walk.settled():
+            break
+        prior = {"back": walk.back, "calls": walk.calls, "returns": walk.returns}
+    return flow
+
+
+def _walk(kernel, per_instruction, accesses, label_lines, walk: _Pass) -> dict:
+    state: State | None = {}
+    guarded: dict[tuple, dict[int, frozenset[int]]] = {}  # guard -> register -> exact writes
+    blocks: list[dict] = []
+    reaching: dict[int, dict[int, frozenset[int]]] = {}
+    prior = walk.prior
+    labels_seen = iter(sorted(label_lines))
+    next_label = next(labels_seen, None)
+    for index, (line, ins) in enumerate(kernel.instructions):
+        while next_label is not None and next_label <= line:
+            # a subroutine's label: entered by its calls as well as by falling into it
+            if prior.get("calls") is not None:
+                state = _join(state, prior["calls"])
+            next_label = next(labels_seen, None)
+        m = ins.mnemonic.text
+        applies = _applies(ins)
+        spec = INSTRUCTIONS.get(m)
+        if spec is not None and (spec.iclass is IC.CONTROL or m in DELIMITERS):
+            guarded.clear()
+        if not (m in DELIMITERS and applies):
+            state = _control(m, index, applies, state, blocks, walk)
+        reads, writes = per_instruction[index]
+        if state is not None:
+            key = (ins.guard.index, ins.guard.negated) if applies else None
+            exact = guarded.get(key, {}) if key else {}
+            for n in reads:
+                reaching[n] = {r: exact.get(r, state.get(r, _START)) for r in accesses[n].registers}
+            for n in writes:
+                for r in accesses[n].registers:
+                    if key is None:
+                        state[r] = frozenset((n,))
+                        for g in guarded.values():
+                            g.pop(r, None)
+                    else:
+                        state[r] = state.get(r, _START) | {n}
+                        for other, g in guarded.items():
+                            if other != key and r in g:
+                                g[r] = g[r] | {n}
+                        guarded.setdefault(key, {})[r] = frozenset((n,))
+        if spec is not None and any(o.kind is OperandKind.PREDICATE and o.field.value == "rd"
+                                    for o in spec.operands):
+            guarded.clear()
+        if m == "call" and state is not None:
+            walk.calls = _join(walk.calls, state) if walk.calls is not None else dict(state)
+            if prior.get("returns") is not None:
+                state = dict(prior["returns"])
+    return reaching
+
+
+def _innermost(blocks: list[dict], kind: str) -> dict | None:
+    return next((b for b in reversed(blocks) if b["kind"] == kind), None)
+
+
+def _close(blocks: list[dict], block: dict) -> None:
+    del blocks[next(i for i, b in enumerate(blocks) if b is block)]
+
+
+def _control(m: str, index: int, applies: bool, state: State | None, blocks: list[dict],
+             walk: _Pass) -> State | None:
+    """The state after the control-flow effect of mnemonic `m` (before its own accesses)."""
+    copy = None if state is None else dict(state)
+    if m == "if":
+        blocks.append({"kind": "if", "before": copy, "then": None, "closed": False})
+    elif m == "else":
+        block = _innermost(blocks, "if")
+        if block is not None:
+            block["then"], state = copy, (None if block["before"] is None
+                                          else dict(block["before"]))
+            block["closed"] = True
+    elif m == "endif":
+        block = _innermost(blocks, "if")
+        if block is not None:
+            _close(blocks, block)
+            other = block["then"] if block["closed"] else block["before"]
+            state = _join(state, other)
+    elif m == "loop":
+        back = walk.prior.get("back", {}).get(index)
+        state = _join(copy, back)
+        blocks.append({"kind": "loop", "at": index, "exits": None, "back": None})
+    elif m in ("break", "continue"):
+        block = _innermost(blocks, "loop")
+        if block is not None and state is not None:
+            key = "exits" if m == "break" else "back"
+            block[key] = _join(block[key], state)
+    elif m == "endloop":
+        block = _innermost(blocks, "loop")
+        if block is not None:
+            _close(blocks, block)
+            walk.back[block["at"]] = _join(block["back"], state)
+            state = None if block["exits"] is None else dict(block["exits"])
+    elif m in ("halt", "return") and not applies:
+        if m == "return" and state is not None:
+            walk.returns = _join(walk.returns, state)
+        state = None
+    return state
