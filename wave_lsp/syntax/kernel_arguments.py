@@ -53,7 +53,8 @@ def declared_registers(text: str) -> list[tuple[int | None, int, int]] | None:
 
 
 def set_registers(text: str) -> list[tuple[int, int, int]]:
-    """(register, start, end of the REG:VALUE word) of every `--set-reg` of a launch line."""
+    """(register, start, end of REG in the REG:VALUE word) of every `--set-reg` of a launch
+    line."""
     flags = launch_comment(text) if LAUNCH_MARKER in text else None
     if flags is None:
         return []
@@ -66,9 +67,12 @@ def set_registers(text: str) -> list[tuple[int, int, int]]:
             value, start = word[len(SET_REG) + 1:], start + len(SET_REG) + 1
         else:
             continue
-        register = _register(value.partition(":")[0].strip("\"'"))
+        if value[:1] in "\"'":
+            value, start = value[1:], start + 1
+        reg = value.partition(":")[0]
+        register = _register(reg)
         if register is not None:
-            out.append((register, flags + start, flags + end))
+            out.append((register, flags + start, flags + start + len(reg)))
     return out
 
 
