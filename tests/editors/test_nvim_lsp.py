@@ -133,3 +133,43 @@ def test_quick_fix_replaces_the_obsolete_mnemonic(tmp_path):
         return vim.api.nvim_buf_get_lines(buf, 2, 3, false)[1]
     """)
     assert result == ASTRAL.split("\n")[2].replace("add.s32", "iadd")
+
+
+REGISTERS = """.kernel k
+.registers 8
+    mov_imm r1, 0
+    if p1
+    mov_imm r1, 2
+    endif
+    mov_imm r3, 7
+    iadd r2, r1, r3
+    halt
+.end
+"""
+
+
+def test_go_to_definition_and_references_of_a_register(tmp_path):
+    """`vim.lsp.buf.definition()` on a register read jumps to the one write that reaches it;
+    with two writes reaching a read (through an if) and for references, Neovim lists them."""
+    path = write(tmp_path, "registers.wave", REGISTERS)
+    result = run_nvim(tmp_path, f"""
+        local buf = H.attach({json.dumps(str(path))})
+        local out = {{}}
+        vim.api.nvim_win_set_cursor(0, {{ 8, 17 }})            -- the r3 of the iadd
+        vim.lsp.buf.definition()
+        H.wait('the jump', function() return vim.api.nvim_win_get_cursor(0)[1] ~= 8 end)
+        out.jump = vim.api.nvim_win_get_cursor(0)
+        local function listed(call)
+          local items
+          vim.api.nvim_win_set_cursor(0, {{ 8, 13 }})          -- the r1 of the iadd
+          call({{ on_list = function(t) items = t.items end }})
+          H.wait('the list', function() return items ~= nil end)
+          return vim.tbl_map(function(i) return {{ i.lnum, i.col }} end, items)
+        end
+        out.definitions = listed(vim.lsp.buf.definition)
+        out.references = listed(function(opts) vim.lsp.buf.references(nil, opts) end)
+        return out
+    """)
+    assert result["jump"] == [7, 12]                              # `mov_imm r3, 7`, at r3
+    assert result["definitions"] == [[3, 13], [5, 13]]            # 1-based, as Neovim lists
+    assert result["references"] == [[3, 13], [5, 13], [8, 14]]
