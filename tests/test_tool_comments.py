@@ -12,6 +12,7 @@ from pathlib import Path
 from wave_lsp.ide import launch_lines, run_limits
 from wave_lsp.isa import generated
 from wave_lsp.syntax import tool_comment_lua, tool_comments
+from wave_lsp.syntax.kernel_arguments import declared_registers, set_registers
 from wave_lsp.syntax.tool_comments import expect_text, launch_comment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,6 +32,9 @@ SAMPLES = [
     "; wave-lsp expect:   indented",
     "#;# wave-lsp expect:x",
     "; WAVE-LSP expect: 1",
+    "; wave-lsp args: r0 r1",
+    "  ;; wave-lsp args:r2,r3  ",
+    "; wave-lsp args r0",                 # no colon
     "",
 ]
 
@@ -43,6 +47,15 @@ def test_launch_and_expect_lines():
     assert [expect_text(t) for t in ("; wave-lsp expect: 0 1", "; wave-lsp expect:",
                                      "; wave-lsp expect: ", "; wave-lsp expect:   x",
                                      "; wave-lsp run: x")] == ["0 1", "", "", "  x", None]
+
+
+def test_args_lines_and_set_reg_flags():
+    assert declared_registers("  ;; wave-lsp args:r2, r3 x") == [(2, 19, 21), (3, 23, 25),
+                                                                  (None, 26, 27)]
+    assert declared_registers("; wave-lsp run: --set-reg 0:1") is None
+    text = "; wave-lsp run: --grid 4,1,1 --set-reg 0:0 --set-reg=r12:4096 --set-reg '2:8'"
+    assert [text[s:e] for _r, s, e in set_registers(text)] == ["0", "r12", "2"]
+    assert [r for r, _s, _e in set_registers(text)] == [0, 12, 2]
 
 
 def test_every_reader_uses_the_one_grammar():
@@ -83,7 +96,8 @@ def test_neovim_matches_what_python_matches(tmp_path):
         f"local samples = vim.json.decode({json.dumps(json.dumps(SAMPLES))})\n"
         "local got = {}\n"
         "for i, text in ipairs(samples) do\n"
-        "  got[i] = { run = text:match(P.run) or vim.NIL, expect = text:match(P.expect) or vim.NIL }\n"
+        "  got[i] = { run = text:match(P.run) or vim.NIL, expect = text:match(P.expect) or vim.NIL,\n"
+        "             args = text:match(P.args) or vim.NIL }\n"
         "end\n"
         f"vim.fn.writefile({{ vim.json.encode(got) }}, {json.dumps(str(out))})\n",
         encoding="utf-8")
@@ -93,4 +107,6 @@ def test_neovim_matches_what_python_matches(tmp_path):
     for text, answer in zip(SAMPLES, got, strict=True):
         start = launch_comment(text)
         flags = text[start:].strip() if start is not None else None
-        assert (answer["run"], answer["expect"]) == (flags, expect_text(text)), text
+        args = tool_comments.ARGS_COMMENT.match(text)
+        assert (answer["run"], answer["expect"], answer["args"]) == (
+            flags, expect_text(text), args.group("text").strip() if args else None), text

@@ -176,3 +176,18 @@ def test_restart_server_and_show_log(vscode):
     vscode.waitFor(".panel .output-view, .panel .monaco-editor", "Starting the server")
     vscode.screenshot("12-server-log")
     assert re.search(r"First diagnostics \d+ ms after activation", log())
+
+
+def test_go_to_definition_of_a_register(vscode):
+    """F12 on a register read jumps to the write that reaches it (server: analysis.reaching)."""
+    vscode.openFile("square.wave")
+    vscode.wait_until(lambda: "imul    r3, r0, r2" in vscode.editorText(), "square.wave")
+    vscode.clickText("r2", 1)                            # `imul r3, r0, r2`, line 8
+    vscode.wait_until(lambda: any("Ln 8," in t for t in vscode.texts(".statusbar-item")),
+                      "the cursor on line 8")
+    vscode.press("F12")
+    where = vscode.wait_until(
+        lambda: [t for t in vscode.texts(".statusbar-item") if "Ln 7, Col 1" in t],
+        "the cursor on `mov_imm r2, 4`")
+    vscode.screenshot("13-register-definition")
+    assert "Ln 7, Col 13" in where[0]
