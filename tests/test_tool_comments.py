@@ -50,8 +50,8 @@ def test_launch_and_expect_lines():
 
 
 def test_args_lines_and_set_reg_flags():
-    assert declared_registers("  ;; wave-lsp args:r2, r3 x") == [(2, 19, 21), (3, 23, 25),
-                                                                  (None, 26, 27)]
+    assert declared_registers("  ;; wave-lsp args:r2, r3 x") == ((2, 19, 21), (3, 23, 25),
+                                                                  (None, 26, 27))
     assert declared_registers("; wave-lsp run: --set-reg 0:1") is None
     text = "; wave-lsp run: --grid 4,1,1 --set-reg 0:0 --set-reg=r12:4096 --set-reg '2:8'"
     assert [text[s:e] for _r, s, e in set_registers(text)] == ["0", "r12", "2"]

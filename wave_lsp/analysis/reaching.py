@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..cancellation import checkpoint
 from ..isa import DELIMITERS, INSTRUCTIONS, OperandKind
@@ -108,11 +109,16 @@ def _join(a: State | None, b: State | None) -> State | None:
         return None if b is None else dict(b)
     if b is None:
         return dict(a)
-    out = {}
-    for r in a.keys() | b.keys():
-        merged = a.get(r, _START) | b.get(r, _START)
-        if merged != _START:
-            out[r] = merged
+    out = dict(a)
+    for r, y in b.items():
+        x = a.get(r)
+        if x is None:
+            out[r] = y | _START
+        elif x is not y:
+            out[r] = x | y
+    for r, x in a.items():
+        if r not in b:
+            out[r] = x | _START
     return out
 
 
@@ -123,11 +129,13 @@ class RegisterFlow:
     accesses: tuple[Access, ...]
     # read access number -> register -> access numbers of the writes (and ENTRY) reaching it
     reaching: dict[int, dict[int, frozenset[int]]] = field(default_factory=dict)
+    by_line: dict[int, list[int]] = field(default_factory=dict)   # line -> access numbers
 
     def at(self, line: int, col: int) -> int | None:
         """The access number of the register operand at a position (its end included)."""
-        for n, a in enumerate(self.accesses):
-            if a.line == line and a.start <= col <= a.end:
+        for n in self.by_line.get(line, ()):
+            a = self.accesses[n]
+            if a.start <= col <= a.end:
                 return n
         return None
 
@@ -151,77 +159,116 @@ class _Pass:
                 and self.returns == p.get("returns"))
 
 
+_CONTROL = frozenset(("if", "else", "endif", "loop", "break", "continue", "endloop", "halt",
+                      "return"))
+
+
+class _Step(NamedTuple):
+    """What the walk needs of one instruction, computed once for every pass."""
+
+    enters_label: bool            # a label precedes it (a subroutine's entry)
+    mnemonic: str
+    applies: bool                 # its guard applies at run time
+    control: bool                 # it changes the flow (`_control`)
+    clears_before: bool           # control flow or a block delimiter: guards forget
+    key: tuple | None             # its guard
+    reads: tuple[tuple[int, tuple[int, ...]], ...]   # (access number, registers)
+    writes: tuple[tuple[int, tuple[int, ...], frozenset], ...]  # ... and {access number}
+    clears_after: bool            # it writes a predicate
+
+
 def register_flow(kernel) -> RegisterFlow:
     """The reaching definitions of every register read in `kernel` (a `syntax.program.Kernel`)."""
     accesses: list[Access] = []
-    per_instruction: list[tuple[list[int], list[int]]] = []
+    steps: list[_Step] = []
+    labels = sorted(line for line, _label in kernel.labels)
+    next_label = 0
     for index, (line, ins) in enumerate(kernel.instructions):
-        guarded = _applies(ins)
+        applies = _applies(ins)
         reads, writes = [], []
         for i, covered, written in operand_accesses(ins):
             op = ins.operands[i]
-            (writes if written else reads).append(len(accesses))
-            accesses.append(Access(line, op.start, op.end, covered, written, guarded, index))
-        per_instruction.append((reads, writes))
-    label_lines = {line for line, _label in kernel.labels}
+            n = len(accesses)
+            if written:
+                writes.append((n, covered, frozenset((n,))))
+            else:
+                reads.append((n, covered))
+            accesses.append(Access(line, op.start, op.end, covered, written, applies, index))
+        enters = False
+        while next_label < len(labels) and labels[next_label] <= line:
+            enters, next_label = True, next_label + 1
+        m = ins.mnemonic.text
+        spec = INSTRUCTIONS.get(m)
+        steps.append(_Step(
+            enters, m, applies, m in _CONTROL and not (m in DELIMITERS and applies),
+            spec is not None and (spec.iclass is IC.CONTROL or m in DELIMITERS),
+            (ins.guard.index, ins.guard.negated) if applies else None, tuple(reads),
+            tuple(writes), spec is not None and _writes_predicate(spec)))
     flow = RegisterFlow(tuple(accesses))
+    for n, a in enumerate(accesses):
+        flow.by_line.setdefault(a.line, []).append(n)
     prior: dict = {}
     for _ in range(MAX_PASSES):
         checkpoint()
         walk = _Pass(prior)
-        flow.reaching = _walk(kernel, per_instruction, accesses, label_lines, walk)
+        flow.reaching = _walk(steps, walk)
         if walk.settled():
             break
         prior = {"back": walk.back, "calls": walk.calls, "returns": walk.returns}
     return flow
 
 
-def _walk(kernel, per_instruction, accesses, label_lines, walk: _Pass) -> dict:
+@lru_cache(maxsize=None)
+def _writes_predicate(spec) -> bool:
+    return any(o.kind is OperandKind.PREDICATE and o.field.value == "rd" for o in spec.operands)
+
+
+def _walk(steps: list[_Step], walk: _Pass) -> dict:
     state: State | None = {}
     guarded: dict[tuple, dict[int, frozenset[int]]] = {}  # guard -> register -> exact writes
     blocks: list[dict] = []
     reaching: dict[int, dict[int, frozenset[int]]] = {}
     prior = walk.prior
-    labels_seen = iter(sorted(label_lines))
-    next_label = next(labels_seen, None)
-    for index, (line, ins) in enumerate(kernel.instructions):
-        while next_label is not None and next_label <= line:
-            # a subroutine's label: entered by its calls as well as by falling into it
-            if prior.get("calls") is not None:
-                state = _join(state, prior["calls"])
-            next_label = next(labels_seen, None)
-        m = ins.mnemonic.text
-        applies = _applies(ins)
-        spec = INSTRUCTIONS.get(m)
-        if spec is not None and (spec.iclass is IC.CONTROL or m in DELIMITERS):
+    calls_in, returns_in = prior.get("calls"), prior.get("returns")
+    for index, step in enumerate(steps):
+        if step.enters_label and calls_in is not None:
+            state = _join(state, calls_in)
+        if step.clears_before and guarded:
             guarded.clear()
-        if not (m in DELIMITERS and applies):
-            state = _control(m, index, applies, state, blocks, walk)
-        reads, writes = per_instruction[index]
-        if state is not None:
-            key = (ins.guard.index, ins.guard.negated) if applies else None
+        if step.control:
+            state = _control(step.mnemonic, index, step.applies, state, blocks, walk)
+        if state is None:
+            continue
+        key = step.key
+        if key is None and not guarded:
+            get = state.get
+            for n, registers in step.reads:
+                reaching[n] = {r: get(r, _START) for r in registers}
+            for _n, registers, single in step.writes:
+                for r in registers:
+                    state[r] = single
+        else:
             exact = guarded.get(key, {}) if key else {}
-            for n in reads:
-                reaching[n] = {r: exact.get(r, state.get(r, _START)) for r in accesses[n].registers}
-            for n in writes:
-                for r in accesses[n].registers:
+            for n, registers in step.reads:
+                reaching[n] = {r: exact.get(r, state.get(r, _START)) for r in registers}
+            for n, registers, single in step.writes:
+                for r in registers:
                     if key is None:
-                        state[r] = frozenset((n,))
+                        state[r] = single
                         for g in guarded.values():
                             g.pop(r, None)
                     else:
-                        state[r] = state.get(r, _START) | {n}
+                        state[r] = state.get(r, _START) | single
                         for other, g in guarded.items():
                             if other != key and r in g:
-                                g[r] = g[r] | {n}
-                        guarded.setdefault(key, {})[r] = frozenset((n,))
-        if spec is not None and any(o.kind is OperandKind.PREDICATE and o.field.value == "rd"
-                                    for o in spec.operands):
+                                g[r] = g[r] | single
+                        guarded.setdefault(key, {})[r] = single
+        if step.clears_after and guarded:
             guarded.clear()
-        if m == "call" and state is not None:
-            walk.calls = _join(walk.calls, state) if walk.calls is not None else dict(state)
-            if prior.get("returns") is not None:
-                state = dict(prior["returns"])
+        if step.mnemonic == "call":
+            walk.calls = _join(walk.calls, state)
+            if returns_in is not None:
+                state = dict(returns_in)
     return reaching
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .memo import line_memo
 from .tool_comments import (ARGS_COMMENT, LAUNCH_MARKER, SET_REG, kernel_comment_lines,
                             launch_comment, marker, ARGS)
 
@@ -37,7 +38,8 @@ def _register(text: str) -> int | None:
     return int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits)
 
 
-def declared_registers(text: str) -> list[tuple[int | None, int, int]] | None:
+@line_memo
+def declared_registers(text: str) -> tuple[tuple[int | None, int, int], ...] | None:
     """(register or None for a word that is not one, start, end) of every word of an args
     comment, or None if `text` is not one."""
     m = ARGS_COMMENT.match(text) if _ARGS_MARKER in text else None
@@ -49,15 +51,16 @@ def declared_registers(text: str) -> list[tuple[int | None, int, int]] | None:
         word = w.group()
         value = _register(word) if word[:1] in "rR" else None
         out.append((value, base + w.start(), base + w.end()))
-    return out
+    return tuple(out)
 
 
-def set_registers(text: str) -> list[tuple[int, int, int]]:
+@line_memo
+def set_registers(text: str) -> tuple[tuple[int, int, int], ...]:
     """(register, start, end of REG in the REG:VALUE word) of every `--set-reg` of a launch
     line."""
     flags = launch_comment(text) if LAUNCH_MARKER in text else None
     if flags is None:
-        return []
+        return ()
     words = [(w.group(), w.start(), w.end()) for w in re.finditer(r"\S+", text[flags:])]
     out = []
     for i, (word, start, end) in enumerate(words):
@@ -73,7 +76,7 @@ def set_registers(text: str) -> list[tuple[int, int, int]]:
         register = _register(reg)
         if register is not None:
             out.append((register, flags + start, flags + start + len(reg)))
-    return out
+    return tuple(out)
 
 
 def stated_arguments(lines: list[str], kernel) -> tuple[StatedArgument, ...]:
