@@ -26,7 +26,7 @@ from corpus import distinct_source, repeated_source  # noqa: E402
 
 from wave_lsp.analysis.kernel_checks import facts  # noqa: E402
 from wave_lsp.analysis.line_checks import check_line  # noqa: E402
-from wave_lsp.analysis.reaching import operand_accesses  # noqa: E402
+from wave_lsp.analysis.reaching import _accesses as operand_accesses  # noqa: E402
 from wave_lsp.ide.state import DocumentState  # noqa: E402
 from wave_lsp.syntax.parser import parse_line  # noqa: E402
 

@@ -148,3 +148,19 @@ def test_every_register_a_run_reads_uninitialised_is_reported(source):
             first = int(operand[1:])
             reported |= set(range(first, first + 4))   # a pair or quad names its first
     assert read <= reported or not read, source
+
+
+def test_editing_a_comment_that_states_arguments_updates_the_diagnostics():
+    """Comments leave a kernel's revision alone; its args line must still be read again."""
+    from wave_lsp.ide.state import DocumentState
+    text = K("    ; wave-lsp args: r0\n    iadd r2, r1, r0\n    mov_imm r1, 2")
+    state = DocumentState("file:///args.wave", text, 1)
+    assert [d.code for d in state.diagnostics() if d.code in CODES] == ["U511"]
+    line = "    ; wave-lsp args: r0"
+    state.apply_edit((2, len(line)), (2, len(line)), " r1", 2)
+    assert [d.code for d in state.diagnostics() if d.code in CODES] == []
+    state.apply_edit((2, len(line)), (2, len(line) + 3), "", 3)
+    assert [d.code for d in state.diagnostics() if d.code in CODES] == ["U511"]
+    # a launch line directly above the kernel states them too
+    state.apply_edit((0, 0), (0, 0), "; wave-lsp run: --set-reg 1:4\n", 4)
+    assert [d.code for d in state.diagnostics() if d.code in CODES] == []

@@ -34,7 +34,7 @@ from .kernel_checks import KernelSummary, check_kernel
 from .line_checks import check_line
 from .portability import Finding, kernel_findings, portability_diagnostics_of
 from .reaching import RegisterFlow, register_flow
-from ..syntax.kernel_arguments import stated_arguments
+from ..syntax.kernel_arguments import stated_arguments, tool_lines
 from .uninitialised import uninitialised_reads
 from .structure import reference_diagnostics, shape_diagnostics
 from .suppression import line_suppression
@@ -102,7 +102,7 @@ class AnalysisState:
         # P8xx diagnostics per kernel, anchored to it
         self._portability_diagnostics: dict[int, PortabilityResult] = {}
         # reaching definitions by id(kernel): (kernel, revision, flow); U511-U513 by id(kernel):
-        # (kernel, revision, stated arguments, diagnostics anchored to the kernel)
+        # (kernel, revision, its tool comments, diagnostics anchored to the kernel)
         self._flows: dict[int, tuple[Kernel, tuple[int, int], RegisterFlow]] = {}
         self._uninitialised: dict[int, tuple[Kernel, int, tuple, AnchoredView]] = {}
 
@@ -218,21 +218,22 @@ class AnalysisState:
 
     def uninitialised_diagnostics(self, program: Program) -> list[Diagnostic]:
         """U511-U513 of every kernel, recomputed for a kernel when its instructions or its
-        stated arguments (comments, which leave its revision alone) change."""
+        tool comments (which leave its revision alone) change."""
         out: list[Diagnostic] = []
         lines = self.document.lines
         for kernel in program.kernels:
-            stated = stated_arguments(lines, kernel)
+            found = tool_lines(lines, kernel)
+            marks = _relative(found, kernel.line)
             hit = self._uninitialised.get(id(kernel))
             if hit is None or hit[0] is not kernel or hit[1] != kernel.revision \
-                    or hit[2] != _relative(stated, kernel.line):
+                    or hit[2] != marks:
                 with guarded(f"uninitialised-read analysis of kernel '{kernel.name}'"):
-                    found: list[Diagnostic] = []
-                    found = uninitialised_reads(kernel, self.register_flow(kernel), stated,
-                                                lines)
+                    diagnostics: list[Diagnostic] = []
+                    diagnostics = uninitialised_reads(
+                        kernel, self.register_flow(kernel),
+                        stated_arguments(lines, kernel, found), lines)
                 hit = self._uninitialised[id(kernel)] = (
-                    kernel, kernel.revision, _relative(stated, kernel.line),
-                    AnchoredView.of(found, kernel.line))
+                    kernel, kernel.revision, marks, AnchoredView.of(diagnostics, kernel.line))
             out.extend(hit[3].at(kernel.line))
         return out
 
@@ -329,13 +330,13 @@ class AnalysisState:
                     or not cached.diagnostics.rendered_at(kernel.line):
                 return False
             hit = self._uninitialised.get(id(kernel))
-            if hit is None or hit[2] != _relative(stated_arguments(document.lines, kernel),
+            if hit is None or hit[2] != _relative(tool_lines(document.lines, kernel),
                                                   kernel.line):
                 return False
         self.refresh()
         return not self.lines_changed
 
 
-def _relative(stated: tuple, base: int) -> tuple:
-    """Stated arguments with their lines relative to the kernel's first line."""
-    return tuple((a.register, a.line - base, a.start, a.end) for a in stated)
+def _relative(found: tuple, base: int) -> tuple:
+    """A kernel's `tool_lines` with their lines relative to the kernel's first line."""
+    return tuple((n - base, text) for n, text in found)

@@ -58,8 +58,7 @@ class Access:
         return register in self.registers
 
 
-@dataclass(frozen=True, slots=True)
-class _Operands:
+class _Operands(NamedTuple):
     """The operand fields of a source instruction, as `register_uses` reads them."""
 
     spec: object
@@ -70,31 +69,42 @@ class _Operands:
     rs4: int = 0
 
 
-@lru_cache(maxsize=LINE_CACHE_SIZE)
+_FIELDS = ("rd", "rs1", "rs2", "rs3", "rs4")
+_REGISTER, _WRITTEN_REGISTER = OperandKind.REGISTER, OperandSyntax.REGISTER
+
+
 def operand_accesses(ins: Instruction) -> tuple[tuple[int, tuple[int, ...], bool], ...]:
-    """(operand index, registers, written?) of every general-register operand of `ins`
-    (memoised by value). Empty for an unknown mnemonic or a wrong operand count."""
+    """(operand index, registers, written?) of every general-register operand of `ins`.
+    Empty for an unknown mnemonic or a wrong operand count."""
     spec = INSTRUCTIONS.get(ins.mnemonic.text)
-    specs = spec.written_operands(len(ins.operands)) if spec else None
+    ops = ins.operands
+    specs = spec.written_operands(len(ops)) if spec else None
     if specs is None:
         return ()
-    fields = {}
-    for o, op in zip(specs, ins.operands):
-        if o.kind is OperandKind.REGISTER and op.syntax is OperandSyntax.REGISTER \
-                and isinstance(op.value, int):
-            fields[o.field.value] = op.value
-    reads, writes = register_uses(_Operands(spec, **{k: v for k, v in fields.items()
-                                                     if k in ("rd", "rs1", "rs2", "rs3", "rs4")}))
+    values = tuple(op.value if o.kind is _REGISTER and op.syntax is _WRITTEN_REGISTER
+                   and isinstance(op.value, int) else None for o, op in zip(specs, ops))
+    return _accesses(spec.mnemonic, len(ops), values)
+
+
+@lru_cache(maxsize=LINE_CACHE_SIZE)
+def _accesses(mnemonic: str, count: int, values: tuple
+              ) -> tuple[tuple[int, tuple[int, ...], bool], ...]:
+    """`operand_accesses`, memoised by the mnemonic, the operand count and the register numbers
+    (hashing those is much cheaper than hashing the instruction)."""
+    spec = INSTRUCTIONS[mnemonic]
+    specs = spec.written_operands(count)
+    fields = {o.field.value: v for o, v in zip(specs, values)
+              if v is not None and o.field.value in _FIELDS}
+    reads, writes = register_uses(_Operands(spec, **fields))
     out = []
-    for i, (o, op) in enumerate(zip(specs, ins.operands)):
+    for i, (o, value) in enumerate(zip(specs, values)):
         name = o.field.value
-        if name not in fields or name not in ("rd", "rs1", "rs2", "rs3", "rs4"):
+        if value is None or name not in fields:
             continue
-        first = fields[name]
-        covered = tuple(range(first, first + spec.register_width(o)))
+        covered = tuple(range(value, value + spec.register_width(o)))
         # rd is written unless the instruction only reads it (mma_store_c's address); an
         # atomic's rd written as r0 is a write even though the decoder cannot tell
-        written = name == "rd" and (first in writes or first not in reads)
+        written = name == "rd" and (value in writes or value not in reads)
         out.append((i, covered, written))
     return tuple(out)
 

@@ -79,14 +79,19 @@ def set_registers(text: str) -> tuple[tuple[int, int, int], ...]:
     return tuple(out)
 
 
-def stated_arguments(lines: list[str], kernel) -> tuple[StatedArgument, ...]:
+def tool_lines(lines: list[str], kernel) -> tuple[tuple[int, str], ...]:
+    """(line, text) of every line that may be a tool comment of `kernel` (a cheap scan: what
+    the stated arguments depend on besides the kernel's position)."""
+    return tuple((n, lines[n]) for n in kernel_comment_lines(lines, kernel)
+                 if "wave-lsp" in lines[n])
+
+
+def stated_arguments(lines: list[str], kernel, found=None) -> tuple[StatedArgument, ...]:
     """Every register `kernel` states as an argument (args comments first, then launch lines'
-    `--set-reg`s), in line order. Empty when the kernel states none."""
+    `--set-reg`s), in line order. Empty when the kernel states none. `found`: its
+    `tool_lines`, when the caller has them."""
     out = []
-    for number in kernel_comment_lines(lines, kernel):
-        text = lines[number]
-        if "wave-lsp" not in text:
-            continue
+    for number, text in (tool_lines(lines, kernel) if found is None else found):
         declared = declared_registers(text)
         if declared is not None:
             out += [StatedArgument(r, number, s, e) for r, s, e in declared if r is not None]
