@@ -13,6 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from wave_lsp.analysis import Config, analyze
+from wave_lsp.analysis.live_ins import live_ins
+from wave_lsp.analysis.reaching import ENTRY, register_flow
+from wave_lsp.syntax.document import Document
+from wave_lsp.asm import assemble
 from wave_lsp.analysis.diagnostic import Severity
 from wave_lsp.emu import Launch
 
@@ -148,6 +152,10 @@ def test_every_register_a_run_reads_uninitialised_is_reported(source):
             first = int(operand[1:])
             reported |= set(range(first, first + 4))   # a pair or quad names its first
     assert read <= reported or not read, source
+    # the backends' kernel arguments (live_ins.py) include every register reported here
+    flow = register_flow(Document(source).program.kernels[0])
+    exact = {r for regs in flow.reaching.values() for r, defs in regs.items() if ENTRY in defs}
+    assert exact <= set(live_ins(assemble(source).kernels[0].instructions)), source
 
 
 def test_editing_a_comment_that_states_arguments_updates_the_diagnostics():
