@@ -102,9 +102,14 @@ def _accesses(mnemonic: str, count: int, values: tuple
         if value is None or name not in fields:
             continue
         covered = tuple(range(value, value + spec.register_width(o)))
-        # rd is written unless the instruction only reads it (mma_store_c's address); an
-        # atomic's rd written as r0 is a write even though the decoder cannot tell
-        written = name == "rd" and (value in writes or value not in reads)
+        if value in writes and name == "rd":
+            written = True
+        elif value in reads:
+            written = False
+        elif name == "rd" and value == 0 and spec.memory is not None:
+            written = True    # an atomic's rd written as r0, which the decoder reads as none
+        else:
+            continue          # an operand that names no register value (mma_compute's)
         out.append((i, covered, written))
     return tuple(out)
 
