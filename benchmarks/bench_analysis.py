@@ -26,7 +26,7 @@ from corpus import distinct_source, repeated_source  # noqa: E402
 
 from wave_lsp.analysis.kernel_checks import facts  # noqa: E402
 from wave_lsp.analysis.line_checks import check_line  # noqa: E402
-from wave_lsp.analysis.reaching import _accesses as operand_accesses  # noqa: E402
+from wave_lsp.analysis.reaching import _accesses, _shape, operand_accesses  # noqa: E402
 from wave_lsp.ide.state import DocumentState  # noqa: E402
 from wave_lsp.syntax.parser import parse_line  # noqa: E402
 
@@ -35,7 +35,7 @@ DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "wave-examples" / "ge
 
 def clear_caches() -> None:
     """Forget every line ever parsed or checked (a fresh process, without its start-up)."""
-    for f in (parse_line, check_line, facts, operand_accesses):
+    for f in (parse_line, check_line, facts, operand_accesses, _accesses, _shape):
         f.cache_clear()
 
 

@@ -42,8 +42,7 @@ MAX_PASSES = 64
 State = dict  # register -> frozenset of access numbers (ENTRY included); absent: {ENTRY}
 
 
-@dataclass(frozen=True, slots=True)
-class Access:
+class Access(NamedTuple):
     """One register operand of an instruction: where it is written and what it touches."""
 
     line: int
@@ -53,9 +52,6 @@ class Access:
     write: bool
     guarded: bool                 # the instruction has a guard that applies at run time
     instruction: int              # index in the kernel's instructions
-
-    def covers(self, register: int) -> bool:
-        return register in self.registers
 
 
 class _Operands(NamedTuple):
@@ -73,9 +69,11 @@ _FIELDS = ("rd", "rs1", "rs2", "rs3", "rs4")
 _REGISTER, _WRITTEN_REGISTER = OperandKind.REGISTER, OperandSyntax.REGISTER
 
 
+@lru_cache(maxsize=LINE_CACHE_SIZE)
 def operand_accesses(ins: Instruction) -> tuple[tuple[int, tuple[int, ...], bool], ...]:
-    """(operand index, registers, written?) of every general-register operand of `ins`.
-    Empty for an unknown mnemonic or a wrong operand count."""
+    """(operand index, registers, written?) of every general-register operand of `ins` that the
+    instruction reads or writes (memoised by value). Empty for an unknown mnemonic or a wrong
+    operand count."""
     spec = INSTRUCTIONS.get(ins.mnemonic.text)
     ops = ins.operands
     specs = spec.written_operands(len(ops)) if spec else None
@@ -192,6 +190,19 @@ class _Step(NamedTuple):
     clears_after: bool            # it writes a predicate
 
 
+@lru_cache(maxsize=LINE_CACHE_SIZE)
+def _shape(ins: Instruction) -> tuple:
+    """What the walk needs of an instruction whatever its place (memoised by value):
+    (mnemonic, guard applies, control, clears before, guard key, clears after, accesses)."""
+    applies = _applies(ins)
+    m = ins.mnemonic.text
+    spec = INSTRUCTIONS.get(m)
+    return (m, applies, m in _CONTROL and not (m in DELIMITERS and applies),
+            spec is not None and (spec.iclass is IC.CONTROL or m in DELIMITERS),
+            (ins.guard.index, ins.guard.negated) if applies else None,
+            spec is not None and _writes_predicate(spec), operand_accesses(ins))
+
+
 def register_flow(kernel) -> RegisterFlow:
     """The reaching definitions of every register read in `kernel` (a `syntax.program.Kernel`)."""
     accesses: list[Access] = []
@@ -199,10 +210,11 @@ def register_flow(kernel) -> RegisterFlow:
     labels = sorted(line for line, _label in kernel.labels)
     next_label = 0
     for index, (line, ins) in enumerate(kernel.instructions):
-        applies = _applies(ins)
+        m, applies, control, clears_before, key, clears_after, found = _shape(ins)
         reads, writes = [], []
-        for i, covered, written in operand_accesses(ins):
-            op = ins.operands[i]
+        operands = ins.operands
+        for i, covered, written in found:
+            op = operands[i]
             n = len(accesses)
             if written:
                 writes.append((n, covered, frozenset((n,))))
@@ -212,13 +224,8 @@ def register_flow(kernel) -> RegisterFlow:
         enters = False
         while next_label < len(labels) and labels[next_label] <= line:
             enters, next_label = True, next_label + 1
-        m = ins.mnemonic.text
-        spec = INSTRUCTIONS.get(m)
-        steps.append(_Step(
-            enters, m, applies, m in _CONTROL and not (m in DELIMITERS and applies),
-            spec is not None and (spec.iclass is IC.CONTROL or m in DELIMITERS),
-            (ins.guard.index, ins.guard.negated) if applies else None, tuple(reads),
-            tuple(writes), spec is not None and _writes_predicate(spec)))
+        steps.append(_Step(enters, m, applies, control, clears_before, key, tuple(reads),
+                           tuple(writes), clears_after))
     flow = RegisterFlow(tuple(accesses))
     for n, a in enumerate(accesses):
         flow.by_line.setdefault(a.line, []).append(n)
