@@ -82,8 +82,9 @@ def set_registers(text: str) -> tuple[tuple[int, int, int], ...]:
 def tool_lines(lines: list[str], kernel) -> tuple[tuple[int, str], ...]:
     """(line, text) of every line that may be a tool comment of `kernel` (a cheap scan: what
     the stated arguments depend on besides the kernel's position)."""
-    return tuple((n, lines[n]) for n in kernel_comment_lines(lines, kernel)
-                 if "wave-lsp" in lines[n])
+    span = kernel_comment_lines(lines, kernel)
+    return tuple((n, text) for n, text in enumerate(lines[span.start:span.stop], span.start)
+                 if "wave-lsp" in text)
 
 
 def stated_arguments(lines: list[str], kernel, found=None) -> tuple[StatedArgument, ...]:
