@@ -104,10 +104,10 @@ def _accesses(mnemonic: str, count: int, values: tuple
             written = True
         elif value in reads:
             written = False
-        elif name == "rd" and value == 0 and spec.memory is not None:
-            written = True    # an atomic's rd written as r0, which the decoder reads as none
         else:
-            continue          # an operand that names no register value (mma_compute's)
+            # names no register value: mma_compute's fragments, or an atomic's destination
+            # written as r0, which encodes "no destination" (the old value is not kept)
+            continue
         out.append((i, covered, written))
     return tuple(out)
 
