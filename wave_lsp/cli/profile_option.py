@@ -8,7 +8,7 @@ sectors) and implies `--profile`; `--profile-lines N` caps the table (0: every l
 `--json`, the report gains `"profile": {"target", "lines", "totals"}` (lines 1-based).
 
 A kernel with more distinct memory access patterns than the profile keeps (`emu.profile`:
-at most 256 per instruction, 8 MiB in all) has those lines' memory figures estimated from the
+at most 256 per instruction, 4 MiB in all) has those lines' memory figures estimated from the
 patterns kept: the table says so under its header, the JSON in `"estimated": [{"line",
 "kept_share"}]`. `--time-limit` bounds the run and the profile's counting together: past it,
 `Error: time limit: ...` and exit status 1."""

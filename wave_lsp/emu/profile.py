@@ -63,7 +63,7 @@ COUNTERS = ("executions", "active_lanes", "lane_slots", "local_wavefronts",
             "local_ideal_wavefronts", "global_sectors", "global_ideal_sectors",
             "divergent_branches")
 MAX_PATTERNS = 256           # distinct access patterns kept per memory instruction...
-MAX_PATTERN_WORDS = 1 << 21  # ...and words (lanes, addresses) kept in one record: 8 MiB
+MAX_PATTERN_WORDS = 1 << 20  # ...and words (lanes, addresses) kept in one record: 4 MiB
 CHUNK_LANES = 1 << 15        # lanes counted by one numpy call (`_chunks`)
 BRANCHES = frozenset({"if", "break", "continue"})     # and a guarded `call` (`is_branch`)
 

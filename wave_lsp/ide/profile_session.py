@@ -14,9 +14,10 @@ edit) and the latest `KernelProfileRun` of each, by revision, so nothing stale i
 conflict's advice (`bank_advice`, in the second job) is checked on the record; its quick fix
 once more by running the fixed text (`_checked`).
 
-Each job is bounded by the settings' `run.timeLimitMs`: the first counts the run and the
-launch's preset together (past the limit it fails with a message that says so), the second the
-other presets and the advice (past the limit the launch's preset stays, with the message).
+The counting of each job is bounded by the settings' `run.timeLimitMs`, as the run is: in the
+first the launch's preset, after the run (past the limit the profile fails with a message that
+says so; a run stopped at its own limit still shows the profile so far), in the second the other
+presets and the advice (past the limit the launch's preset stays, with the message).
 The counting is the emulator's (`emu.profile`): where a kernel made more distinct access patterns
 than a profile keeps, the figures of those lines are estimated, and the view says so.
 """
@@ -142,14 +143,13 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
                                 **ident)
     if cancelled():
         return KernelProfileRun(status="cancelled", message="profile cancelled", **ident)
-    check, _left = stopper(limits, cancelled, "counting the profile (the run and the "
-                           "counting together)")
     try:
         launch = editor_launch(ll, plan.kernel, files, snapshot.root)
         options = editor_options(ll, limits, cancel=cancelled, profile=True)
         started = time.perf_counter()
-        report = run(assembly, launch, options)
+        report = run(assembly, launch, options)      # within the limits itself
         # the launch's own preset (its hints, heat and findings); the vendors' follow
+        check, _left = stopper(limits, cancelled, "counting the profile of the run")
         profiles = [profile_for(report.profile, PROFILE_TARGETS[0], check)]
         elapsed = (time.perf_counter() - started) * 1000
     except AnalysisStopped as err:

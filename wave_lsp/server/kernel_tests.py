@@ -300,7 +300,7 @@ def _cannot_update(record: TestRecord, lsp_diag: types.Diagnostic) -> types.Code
     outcome = record.outcome
     return types.CodeAction(
         title=_update_title(record), kind=types.CodeActionKind.QuickFix,
-        diagnostics=[lsp_diag], disabled=types.CodeActionDisabledType(
+        diagnostics=[lsp_diag], disabled=types.CodeActionDisabled(
             reason=f"its run printed {left_out_text(len(outcome.actual), outcome.printed)}"))
 
 
