@@ -115,11 +115,11 @@ class KernelProfile:
         shown = sorted(line for line in self.estimated if lines is None or line in lines)
         if not shown:
             return ""
-        what = "pc" if self.by_pc else "line"
-        names = ", ".join(f"0x{n:04x}" if self.by_pc else str(n + 1) for n in shown[:8])
-        more = f" and {len(shown) - 8} more" if len(shown) > 8 else ""
+        names = ", ".join(f"0x{n:04x}" if self.by_pc else str(n + 1) for n in shown[:8]) + \
+            (f" and {len(shown) - 8} more" if len(shown) > 8 else "")
         low = min(self.estimated[n] for n in shown)
-        return (f"estimated: the memory figures of {what}{'s' * (len(shown) > 1)} {names}{more} "
+        what = ("pc" if self.by_pc else "line") + "s" * (len(shown) > 1)
+        return (f"estimated: the memory figures of {what} {names} "
                 f"are scaled from a sample ({_share(low)} or more of their accesses: the first "
                 f"distinct access patterns of each instruction are kept, at most {MAX_PATTERNS} "
                 f"and {MAX_PATTERN_WORDS * 4 >> 20} MiB in all; the others only counted)")
@@ -161,7 +161,7 @@ class InstructionAccesses:
 
 
 class AnalysisStopped(Exception):
-    """The profile's analysis was stopped (a time limit, a cancel): the message says which."""
+    """The profile's counting was stopped (a time limit, a cancel): the message says which."""
 
 
 @dataclass
@@ -301,8 +301,7 @@ def _chunks(patterns) -> list[list]:
 
 
 def _summed(count, patterns, *args) -> tuple[int, int]:
-    totals = [count(chunk, *args) for chunk in _chunks(patterns)]
-    return sum(t[0] for t in totals), sum(t[1] for t in totals)
+    return tuple(map(sum, zip(*(count(chunk, *args) for chunk in _chunks(patterns)))))
 
 
 def local_passes(patterns, size: int, width: int, banks: int,
