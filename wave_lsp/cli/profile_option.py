@@ -133,8 +133,9 @@ def profile_lines(profile, texts: dict, limit: int) -> list[str]:
     header = (f"Profile ({profile.target}: wave {totals['wave_width']}, {preset.banks} banks "
               f"x {preset.bank_bytes} B, {preset.sector_bytes}-byte sectors), hottest first:")
     note = profile.estimate_note()
-    rows = [header, *([f"({note})"] if note else []), f"{what:>6} {'executions':>11} {'lanes':>7} {'divergent':>9} "
-                    f"{'bank ways':>9} {'sectors / ideal':>17}  source"]
+    rows = [header, *([f"({note})"] if note else []),
+            f"{what:>6} {'executions':>11} {'lanes':>7} {'divergent':>9} "
+            f"{'bank ways':>9} {'sectors / ideal':>17}  source"]
     hottest = profile.hottest()
     shown = hottest if not limit else hottest[:limit]
     for c in shown:

@@ -101,7 +101,8 @@ def outcome_json(server: WaveLanguageServer, doc: DocumentState, record: TestRec
     return {"kernel": test.kernel, "launchLine": test.launch_line, "passed": outcome.passed,
             "status": status_of(outcome), "message": outcome.message,
             "expected": list(test.expected), "actual": list(outcome.actual),
-            "actualLines": outcome.printed, "exitStatus": outcome.exit_status, "stderr": outcome.stderr,
+            "actualLines": outcome.printed, "exitStatus": outcome.exit_status,
+            "stderr": outcome.stderr,
             "difference": difference, "writtenBy": written,
             "range": _range(server, doc, test.launch_line, _last_line(test))}
 
