@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from ..ide.emit import Translation, vendor_report
 from ..ide.state import DocumentState
+from ..ide.vendor_diagnostics import Rejections, checked_targets
+from ..ide.vendor_help import NOT_A_PROGRAM, NOT_FOUND, OFF, UNTRUSTED, Absent
+from ..ide.vendor_diagnostics import rejections as find_rejections
 from ..ide.vendor_usage import KernelFigures, VendorTools, kernel_figures
 from .runs import RunService
 from .server import WaveLanguageServer
@@ -58,3 +61,39 @@ async def emit_report(server: WaveLanguageServer, doc: DocumentState,
     return await server.documents.run(
         doc, lambda _d: vendor_report(emitted, found), name="vendor check", inline=False,
         reader=True)
+
+
+async def rejections(server: WaveLanguageServer, doc: DocumentState) -> Rejections | None:
+    """`ide.vendor_diagnostics.rejections` of the document (the compilers' errors on its
+    translations, P824), off the event loop; None when no configured target has its compiler
+    here."""
+    found = tools(server)
+    targets = server.settings.targets
+    if not checked_targets(found, targets):
+        return None
+    config = server.settings.analysis
+    return await server.documents.run(
+        doc, lambda d: find_rejections(d, found, targets, config), name="vendor rejections",
+        inline=False, reader=True)
+
+
+def absent(server: WaveLanguageServer, targets: tuple[str, ...] | None = None) -> list[Absent]:
+    """The vendor targets (PTX, HIP) of `targets` (the configured ones by default) whose
+    compiler does not run here, and why (`ide.vendor_help` says what it would add and how to
+    install it)."""
+    targets = server.settings.targets if targets is None else targets
+    found = tools(server)
+    trusted = server.get_feature(RunService).trusted
+    out = []
+    for target in ("ptx", "hip"):
+        if target not in targets or found.compiler(target):
+            continue
+        setting = server.settings.backend_tools.get(target)
+        if setting is False:
+            out.append(Absent(target, OFF))
+        elif isinstance(setting, str):
+            out.append(Absent(target, NOT_A_PROGRAM, setting) if trusted
+                       else Absent(target, UNTRUSTED))
+        else:
+            out.append(Absent(target, NOT_FOUND))
+    return out
