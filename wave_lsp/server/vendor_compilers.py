@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..ide.emit import Translation, vendor_report
 from ..ide.state import DocumentState
-from ..ide.vendor_diagnostics import Rejections, checked_targets
+from ..ide.vendor_diagnostics import checked_targets
 from ..ide.vendor_help import NOT_A_PROGRAM, NOT_FOUND, OFF, UNTRUSTED, Absent
 from ..ide.vendor_diagnostics import rejections as find_rejections
 from ..ide.vendor_usage import KernelFigures, VendorTools, kernel_figures
@@ -63,18 +63,16 @@ async def emit_report(server: WaveLanguageServer, doc: DocumentState,
         reader=True)
 
 
-async def rejections(server: WaveLanguageServer, doc: DocumentState) -> Rejections | None:
-    """`ide.vendor_diagnostics.rejections` of the document (the compilers' errors on its
-    translations, P824), off the event loop; None when no configured target has its compiler
-    here."""
+def rejection_check(server: WaveLanguageServer):
+    """The job that finds the compilers' errors on a document's translations
+    (`ide.vendor_diagnostics.rejections`, P824) under the current settings, to run off the
+    event loop on the document's state; None when no configured target has its compiler."""
     found = tools(server)
     targets = server.settings.targets
     if not checked_targets(found, targets):
         return None
     config = server.settings.analysis
-    return await server.documents.run(
-        doc, lambda d: find_rejections(d, found, targets, config), name="vendor rejections",
-        inline=False, reader=True)
+    return lambda state: find_rejections(state, found, targets, config)
 
 
 def absent(server: WaveLanguageServer, targets: tuple[str, ...] | None = None) -> list[Absent]:

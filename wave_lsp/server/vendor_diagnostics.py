@@ -1,26 +1,32 @@
 """The vendors' compilers' rejections in the document's diagnostics (P824).
 
-When an edit settles (and on open, and on new settings), the document's translation to each
-configured target whose compiler is here (ptxas for PTX, hipcc for HIP: `vendor_compilers.
-tools`) is compiled off the event loop (`vendor_compilers.rejections`; the runs are cached by the
-emitted text and shared with the kernel hover, so an edit that leaves the translation alone runs
-no compiler), and every error is published with the analysis' diagnostics, on the source line
-it maps to (`ide.vendor_diagnostics`). Until the new result arrives, the previous ones stay on
-the lines whose text did not change, so they do not blink on every keystroke.
+When an edit settles (and on open, and on new settings) and the document then stays unchanged
+for `QUIET_S`, its translation to each configured target whose compiler is here (ptxas for PTX,
+hipcc for HIP: `vendor_compilers.tools`) is compiled off the event loop
+(`vendor_compilers.rejection_check`; the runs are cached by the emitted text and shared with
+the kernel hover, so an edit that leaves the translation alone runs no compiler), and every
+error is published with the analysis' diagnostics, on the source line it maps to
+(`ide.vendor_diagnostics`). hipcc takes seconds: the checks run one at a time on their own
+thread (never in the way of hovers and Show PTX/HIP), and a document's check waiting for that
+thread is dropped when a newer revision comes. Until the new result arrives, the previous
+diagnostics stay on the lines whose text did not change, so they do not blink while typing.
 """
 
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from lsprotocol import types
 
-from ..cancellation import Cancelled
+from ..cancellation import CancelToken, Cancelled, running
 from ..ide.state import DocumentState
 from ..ide.vendor_diagnostics import Rejections
 from . import proto, vendor_compilers
 from .server import Feature, WaveLanguageServer, report_failure
+
+QUIET_S = 1.0      # a document left alone this long after an edit settles is checked
 
 
 @dataclass
@@ -38,7 +44,14 @@ class VendorRejections(Feature):
     def __init__(self, server: WaveLanguageServer) -> None:
         super().__init__(server)
         self._shown: dict[str, _Shown] = {}
+        self._pool: ThreadPoolExecutor | None = None
         self.closing = False
+
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wave-vendor")
+        return self._pool
 
     def _state(self, doc: DocumentState) -> _Shown:
         held = self._shown.get(doc.uri)
@@ -55,17 +68,41 @@ class VendorRejections(Feature):
         held.task = asyncio.ensure_future(self._check(doc, held))
 
     async def _check(self, doc: DocumentState, held: _Shown) -> None:
+        revision = doc.revision
         try:
-            found = await vendor_compilers.rejections(self.server, doc)
+            await asyncio.sleep(QUIET_S)
+            job = vendor_compilers.rejection_check(self.server)
+
+            token = CancelToken()        # an edit cancels it, as the host's reader jobs
+
+            def check() -> Rejections | None:
+                with running(token):
+                    if token.cancelled or doc.revision != revision or self.closing:
+                        return None      # a newer revision came while this one waited
+                    found = job(doc)
+                    token.check()        # computed across an edit: never kept
+                    return found
+
+            found = None
+            if job is not None:
+                doc.jobs.add(token)
+                try:
+                    found = await asyncio.get_running_loop().run_in_executor(self.pool, check)
+                except asyncio.CancelledError:
+                    token.cancel("a newer check of the document superseded it")
+                    raise
+                finally:
+                    doc.jobs.discard(token)
         except (Cancelled, asyncio.CancelledError):
             return
-        except Exception as exc:
-            report_failure(self.server, "checking the translation with the vendors' compilers",
-                           exc)
+        except Exception as exc:         # read across an edit: the next check comes
+            if self.server.document(doc.uri) is doc and doc.revision == revision:
+                report_failure(self.server,
+                               "checking the translation with the vendors' compilers", exc)
             return
-        if self.server.document(doc.uri) is not doc or self.closing:
+        if self.server.document(doc.uri) is not doc or self.closing or doc.revision != revision:
             return
-        if found is not None and found.revision != doc.revision:
+        if job is not None and (found is None or found.revision != revision):
             return
         before = held.rejections.diagnostics if held.rejections is not None else ()
         held.rejections = found
@@ -87,6 +124,8 @@ class VendorRejections(Feature):
         for held in self._shown.values():
             if held.task is not None:
                 held.task.cancel()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
 
     def results_generation(self, doc: DocumentState) -> int:
         held = self._shown.get(doc.uri)
