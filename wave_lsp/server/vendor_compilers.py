@@ -3,17 +3,17 @@
 `wave-lsp.emit` (Show PTX/HIP) adds their verdict and messages, each mapped to its source line.
 Compilers run off the event loop, as reader jobs of the document (`ide.vendor_usage`,
 `ide.emit`); their results are cached by text, so only an edit that changes the emitted code runs
-them again.
+them again. `rejection_check` is the job behind P824 (`vendor_diagnostics.py`); `absent` says
+which configured compiler does not run here, and why (the hover and Show PTX/HIP explain it).
 """
 
 from __future__ import annotations
 
 from ..ide.emit import Translation, vendor_report
 from ..ide.state import DocumentState
-from ..ide.vendor_diagnostics import checked_targets
+from ..ide.vendor_diagnostics import checked_targets, rejections as find_rejections
 from ..ide.vendor_help import NOT_A_PROGRAM, NOT_FOUND, OFF, UNTRUSTED, Absent
-from ..ide.vendor_diagnostics import rejections as find_rejections
-from ..ide.vendor_usage import KernelFigures, VendorTools, kernel_figures
+from ..ide.vendor_usage import VENDOR_TARGETS, KernelFigures, VendorTools, kernel_figures
 from .runs import RunService
 from .server import WaveLanguageServer
 from .settings import BACKEND_TOOLS
@@ -83,7 +83,7 @@ def absent(server: WaveLanguageServer, targets: tuple[str, ...] | None = None) -
     found = tools(server)
     trusted = server.get_feature(RunService).trusted
     out = []
-    for target in ("ptx", "hip"):
+    for target in VENDOR_TARGETS:
         if target not in targets or found.compiler(target):
             continue
         setting = server.settings.backend_tools.get(target)
