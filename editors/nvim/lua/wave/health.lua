@@ -1,6 +1,6 @@
 --- `:checkhealth wave`: is wave-lsp installed and found, which version, on which Python, with
---- which libraries; is the Neovim side (filetype, syntax, LSP config) in place. Says what is
---- missing and how to fix it.
+--- which libraries; is the Neovim side (filetype, syntax, LSP config) in place; are the vendors'
+--- compilers (ptxas, hipcc) found, and what they add. Says what is missing and how to fix it.
 
 local M = {}
 
@@ -129,6 +129,7 @@ local function check_server()
     health.error('running ' .. python .. ' failed: ' .. vim.trim(probe.stderr or ''))
     return
   end
+  M.python = python
   for line in vim.gsplit(vim.trim(probe.stdout), '\n', { plain = true }) do
     local name, rest = line:match('^(%S+)%s+(.*)$')
     if name == 'python' then
@@ -139,6 +140,64 @@ local function check_server()
           python, name) })
     elseif name then
       health.ok(('%s %s'):format(name, rest))
+    end
+  end
+end
+
+-- Asks wave-lsp itself (its Python) where it finds ptxas and hipcc under the `backends`
+-- settings, and what each adds and how to install it (`wave_lsp.ide.vendor_help`): the server's
+-- own answers, so nothing here restates them.
+local VENDOR_PROBE = [[
+import json, sys
+from wave_lsp.asm.vendors import find_compiler
+from wave_lsp.ide.vendor_help import NOT_FOUND, Absent
+settings = json.loads(sys.argv[1])
+settings = settings if isinstance(settings, dict) else {}
+out = []
+for target in ("ptx", "hip"):
+    absent = Absent(target, NOT_FOUND)
+    setting = settings.get(absent.compiler)
+    named = setting if isinstance(setting, str) and setting else None
+    found = None if setting is False else find_compiler(target, named)
+    out.append({**absent.as_dict(), "path": found, "off": setting is False, "named": named})
+print(json.dumps(out))
+]]
+
+--- The `backends` settings of the `wave` LSP configuration (settings, else init_options).
+local function backend_settings()
+  local config = vim.lsp.config and vim.lsp.config.wave or {}
+  local settings = (config.settings or {}).wave or {}
+  local backends = settings.backends or (config.init_options or {}).backends
+  return type(backends) == 'table' and backends or {}
+end
+
+local function check_vendor_compilers(python)
+  health.start('Vendor compilers (kernel hover figures, Show PTX/HIP verdicts, P824)')
+  if not python then
+    health.info('the server is not a Python console script: ptxas and hipcc were not looked for')
+    return
+  end
+  local probe = vim.system({ python, '-c', VENDOR_PROBE, vim.json.encode(backend_settings()) },
+    { text = true }):wait(10000)
+  local ok, found = pcall(vim.json.decode, probe.stdout or '')
+  if probe.code ~= 0 or not ok then
+    health.warn('could not ask wave-lsp for its compilers: ' .. vim.trim(probe.stderr or ''))
+    return
+  end
+  for _, c in ipairs(found) do
+    local advice = { ('install it: %s'):format(c.install),
+      ('or point %s at it: settings = { wave = { backends = { %s = "/path/to/%s" } } }'):format(
+        c.setting, c.compiler, c.compiler) }
+    if c.path ~= vim.NIL and c.path then
+      health.ok(('%s: %s'):format(c.compiler, c.path))
+    elseif c.off then
+      health.info(('%s turned off (%s = false): it would add %s. Install: %s'):format(
+        c.compiler, c.setting, c.adds, c.install))
+    elseif c.named ~= vim.NIL and c.named then
+      health.warn(('%s: %s names %q, which is not a program here; it would add %s'):format(
+        c.compiler, c.setting, c.named, c.adds), advice)
+    else
+      health.warn(('%s not found: it would add %s'):format(c.compiler, c.adds), advice)
     end
   end
 end
@@ -157,8 +216,10 @@ local function check_clients()
 end
 
 function M.check()
+  M.python = nil
   check_neovim()
   check_server()
+  check_vendor_compilers(M.python)
   check_clients()
 end
 
