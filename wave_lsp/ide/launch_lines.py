@@ -27,6 +27,10 @@ from .arg_files import confined_path
 
 LANES_FLAG = "--lanes"
 MAX_SHOWN_LANES = 64
+# A launch line is parsed on every revision of its document: past these caps it is not read
+# at all (an R004 on the line says so) rather than parsed for seconds per keystroke.
+MAX_LAUNCH_FLAGS = 10_000
+MAX_LAUNCH_LINE_CHARS = 1 << 19
 # Flags whose effect makes no sense inside the editor; they are accepted and ignored.
 IGNORED_FLAGS = ("--trace", "--stats", "--dump-regs")
 _TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|\S+")
@@ -56,6 +60,7 @@ class LaunchProblem:
     start: int
     end: int
     flag: str | None = None
+    unread: bool = False   # over a cap (`MAX_LAUNCH_FLAGS`, `..._CHARS`): no flag was read
 
 
 @dataclass(frozen=True)
@@ -153,6 +158,18 @@ def flag_columns(tokens: Sequence[Token], flag: str | None, message: str) -> tup
     return places[0][0], places[0][1]
 
 
+def over_cap(text: str, tokens: Sequence[Token]) -> str | None:
+    """Why a launch line is too large to be read (None when it is not)."""
+    if len(text) > MAX_LAUNCH_LINE_CHARS:
+        return (f"a launch line is read up to {MAX_LAUNCH_LINE_CHARS:,} characters; this one "
+                f"has {len(text):,}, so it does not run")
+    flags = sum(1 for t in tokens if t.text.startswith(("--", "'--", '"--')))
+    if flags > MAX_LAUNCH_FLAGS:
+        return (f"the launch line has {flags:,} flags; at most {MAX_LAUNCH_FLAGS:,} are read, "
+                f"so it does not run")
+    return None
+
+
 def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
                       base_dir: Path | None, root: Path | None = None) -> LaunchLine | None:
     """Parse the launch comment on one line (None when the line is not a launch comment).
@@ -160,10 +177,16 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
     flags_start = launch_comment(text)
     if flags_start is None:
         return None
-    tokens = tokens_of(text, flags_start)
     stripped = len(text) - len(text.lstrip())
     place = dict(line=line, kernel=kernel, ordinal=ordinal, start=stripped, end=len(text.rstrip()),
-                 flags_start=flags_start, tokens=tokens)
+                 flags_start=flags_start)
+    tokens = tokens_of(text, flags_start) if len(text) <= MAX_LAUNCH_LINE_CHARS else ()
+    too_many = over_cap(text, tokens)
+    if too_many is not None:
+        problem = LaunchProblem(too_many, flags_start, place["end"], unread=True)
+        return LaunchLine(**place, tokens=(), launch=None, lanes=None, dumps=(),
+                          explicit=frozenset(), problem=problem)
+    place["tokens"] = tokens
     explicit = frozenset(t.value.split("=", 1)[0] for t in tokens if t.value.startswith("--"))
     try:
         words, lanes_text = _split_lanes(tokens)
