@@ -13,15 +13,16 @@ launch (its `.workgroup_size`, grid 1, zeroed memory). A flag that cannot be par
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from ..emu.launch import Launch
 from ..emu.launch_flags import (DumpRequest, LaunchFlagError, arg_spec, build_launch,
                                 build_options, dump_requests, launch_parser, number,
                                 parse_launch_flags)
 from ..emu.options import RunOptions
+from ..syntax.program import Kernel
 from ..syntax.tool_comments import is_comment_or_blank, launch_comment
 from .arg_files import confined_path
 
@@ -215,11 +216,9 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
                       arg_files=arg_files, options=options)
 
 
-def launch_lines(doc, base_dir: Path | None = None, root: Path | None = None
-                 ) -> list[LaunchLine]:
-    """Every launch line of a document (a syntax `Document`), in line order (`root`: see
-    `parse_launch_line`)."""
-    out: list[LaunchLine] = []
+def launch_comment_lines(doc) -> Iterator[tuple[Kernel, list[int]]]:
+    """Each kernel of a document (a syntax `Document`) with the lines of its launch comments,
+    found but not parsed."""
     lines = doc.lines
     for kernel in doc.program.kernels:
         found: list[int] = []
@@ -229,10 +228,34 @@ def launch_lines(doc, base_dir: Path | None = None, root: Path | None = None
         for line in range(above + 1, min(kernel.last_line, len(lines) - 1) + 1):
             if launch_comment(lines[line]) is not None:
                 found.append(line)
+        yield kernel, found
+
+
+def launch_lines(doc, base_dir: Path | None = None, root: Path | None = None,
+                 parsed: dict | None = None) -> list[LaunchLine]:
+    """Every launch line of a document (a syntax `Document`), in line order (`root`: see
+    `parse_launch_line`). `parsed`, a dict its caller keeps between revisions, holds the
+    parses of the last call by what decides them (the line's text, kernel, ordinal, folder and
+    root): a launch line the edit did not touch is not parsed again. Only with a `root` or
+    without a folder, where a parse reads no file."""
+    out: list[LaunchLine] = []
+    lines = doc.lines
+    reuse = parsed if parsed is not None and (root is not None or base_dir is None) else None
+    kept: dict = {}
+    for kernel, found in launch_comment_lines(doc):
         for ordinal, line in enumerate(found):
-            parsed = parse_launch_line(lines[line], line, kernel.name, ordinal, base_dir, root)
-            if parsed is not None:
-                out.append(parsed)
+            key = (lines[line], kernel.name, ordinal, base_dir, root)
+            one = reuse.get(key) if reuse is not None else None
+            if one is None:
+                one = parse_launch_line(lines[line], line, kernel.name, ordinal, base_dir, root)
+            elif one.line != line:
+                one = replace(one, line=line)
+            if one is not None:
+                kept[key] = one
+                out.append(one)
+    if reuse is not None:
+        reuse.clear()
+        reuse.update(kept)
     out.sort(key=lambda ll: ll.line)
     return out
 
