@@ -5,8 +5,9 @@
 - in process: parsing one launch line of N `--set-reg` flags (`ide.launch_lines`, what the
   server does for each revision of the document), and formatting a kernel nested D blocks deep
   (`ide.formatting`, time and size of the text);
-- through a real `wave-lsp serve`: a keystroke in a document with that launch line (from the
-  `didChange` to its diagnostics), and `textDocument/formatting` of the nested kernel (time,
+- through a real `wave-lsp serve`: opening a document with that launch line and a keystroke
+  beside it and on it (from the `didOpen` / `didChange` to its diagnostics; the first launch
+  line of a session, one flag, loads the emulator's modules), and `textDocument/formatting` of the nested kernel (time,
   size of the answer), each with the slowest hover on a small document sent meanwhile.
 An answer that takes longer than WAIT seconds is reported as such and the server restarted.
 """
@@ -108,9 +109,15 @@ class Probe:
 async def through_server(flags: list[int], depths: list[int], wait: float) -> None:
     probe = Probe(wait)
     await probe.start()
-    for n in flags:
+    for n in [1] + flags:      # the first launch line loads the emulator's modules
+        opened = probe.session.notification(
+            "textDocument/publishDiagnostics",
+            lambda p, c=probe.count + 1: p["uri"].endswith(f"/doc{c}.wave"))
         uri = probe.open(flood(n))
-        await asyncio.sleep(0.5)
+        text, _ = await probe.measure(opened)
+        print(f"server: opening a launch line of {n:,} flags: diagnostics in {text}")
+        if n == 1:
+            continue
         for version, (where, line, col) in enumerate((("beside", 3, 4), ("on", 1, 2)), 2):
             published = probe.session.notification(
                 "textDocument/publishDiagnostics",

@@ -7,7 +7,8 @@ editor shows (default: the first wave of workgroup 0). `--arg OFFSET:FILE` is re
 document's folder; given a `root` (the editor does), a file must stay inside it and is not read
 here but when the kernel runs (`arg_files.py`). A kernel may have several launch lines; one without any runs with the default
 launch (its `.workgroup_size`, grid 1, zeroed memory). A flag that cannot be parsed becomes a
-`LaunchProblem` with the columns of the flag at fault.
+`LaunchProblem` with the columns of the flag at fault; a line of more than MAX_LAUNCH_FLAGS flags
+or MAX_LAUNCH_LINE_CHARS characters is not read at all (one problem on the whole line).
 """
 
 from __future__ import annotations
