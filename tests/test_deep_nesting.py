@@ -134,3 +134,15 @@ def test_random_deep_nesting_never_raises(body, depth):
     analyze(text)
     out = format_text(text).split("\n")
     assert max(map(indent, out)) <= INDENT * (1 + MAX_INDENT_DEPTH)
+
+
+def test_emitted_c_family_code_is_indented_at_most_32_levels_more():
+    """HIP, Metal and SYCL translations indent as the formatter does (10,000 levels took 37 s
+    and hundreds of megabytes; found by benchmarks/fuzz_hostile.py)."""
+    from wave_lsp.asm.backends import emit
+    text = nested(DEPTH)
+    for target in ("hip", "metal", "sycl"):
+        lines = emit(text, target).text.split("\n")
+        deepest = max(map(indent, lines))
+        assert 4 * MIN_DIVERGENCE_DEPTH <= deepest <= 4 * (MIN_DIVERGENCE_DEPTH + 4), target
+        assert sum(map(len, lines)) < len(lines) * (deepest + 80), target

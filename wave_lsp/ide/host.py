@@ -102,6 +102,8 @@ class AnalysisHost:
         def loaded(done: asyncio.Future) -> None:
             state.jobs.discard(token)
             if self._opening.get(uri, (None,))[0] is not done:
+                if not done.cancelled():
+                    done.exception()         # retrieved: a parse the close cancelled is no error
                 return                       # closed or reopened meanwhile
             del self._opening[uri]
             if done.cancelled() or done.exception() is not None:
