@@ -36,6 +36,7 @@ MAX_LAUNCH_LINE_CHARS = 1 << 19
 # Flags whose effect makes no sense inside the editor; they are accepted and ignored.
 IGNORED_FLAGS = ("--trace", "--stats", "--dump-regs")
 _TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|\S+")
+_FLAG_START = re.compile(r"(?<!\S)[\"']?--")      # where a word that is a flag begins
 
 
 @dataclass(frozen=True)
@@ -160,12 +161,13 @@ def flag_columns(tokens: Sequence[Token], flag: str | None, message: str) -> tup
     return places[0][0], places[0][1]
 
 
-def over_cap(text: str, tokens: Sequence[Token]) -> str | None:
-    """Why a launch line is too large to be read (None when it is not)."""
+def over_cap(text: str, flags_start: int) -> str | None:
+    """Why a launch line is too large to be read (None when it is not), found before it is
+    split into words."""
     if len(text) > MAX_LAUNCH_LINE_CHARS:
         return (f"a launch line is read up to {MAX_LAUNCH_LINE_CHARS:,} characters; this one "
                 f"has {len(text):,}, so it does not run")
-    flags = sum(1 for t in tokens if t.text.startswith(("--", "'--", '"--')))
+    flags = sum(1 for _ in _FLAG_START.finditer(text, flags_start))
     if flags > MAX_LAUNCH_FLAGS:
         return (f"the launch line has {flags:,} flags; at most {MAX_LAUNCH_FLAGS:,} are read, "
                 f"so it does not run")
@@ -182,13 +184,12 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
     stripped = len(text) - len(text.lstrip())
     place = dict(line=line, kernel=kernel, ordinal=ordinal, start=stripped, end=len(text.rstrip()),
                  flags_start=flags_start)
-    tokens = tokens_of(text, flags_start) if len(text) <= MAX_LAUNCH_LINE_CHARS else ()
-    too_many = over_cap(text, tokens)
+    too_many = over_cap(text, flags_start)
     if too_many is not None:
         problem = LaunchProblem(too_many, flags_start, place["end"], unread=True)
         return LaunchLine(**place, tokens=(), launch=None, lanes=None, dumps=(),
                           explicit=frozenset(), problem=problem)
-    place["tokens"] = tokens
+    place["tokens"] = tokens = tokens_of(text, flags_start)
     explicit = frozenset(t.value.split("=", 1)[0] for t in tokens if t.value.startswith("--"))
     try:
         words, lanes_text = _split_lanes(tokens)
