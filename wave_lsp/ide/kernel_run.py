@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..emu.launch_flags import DumpRequest, LaunchFlagError, arg_spec
+from ..emu.launch_flags import DumpRequest, LaunchFlagError, arg_spec, parse_flag_words
 from ..emu.run_flags import program_for, run_parser, run_request
 from .arg_files import confined_path, real_inside
 
@@ -70,7 +70,7 @@ def parse_test_flags(words: Sequence[str], kernel: str):
     """The parsed flags of `wave-lsp run FILE WORDS --kernel KERNEL` (argparse's namespace);
     `FlagsProblem` when a test cannot run them."""
     try:
-        args = run_parser().parse_args(command_words(words) + ["--kernel", kernel])
+        args = parse_flag_words(run_parser(), command_words(words) + ["--kernel", kernel])
     except LaunchFlagError as err:
         raise FlagsProblem(str(err)) from None
     if args.device != "emulator" or args.compare:

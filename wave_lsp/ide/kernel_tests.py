@@ -115,6 +115,8 @@ def _test(ll, lines: Sequence[str], block: range) -> KernelTest:
         status = int(exit_text.strip())
     except ValueError:
         problems.append(f"line {exit_line + 1}: expect-exit: '{exit_text}' is not an exit status")
+    if ll.problem is not None and ll.problem.unread:      # too large to read: no flags
+        problems.append(ll.problem.message)
     words = tuple(t.value for t in ll.tokens)
     tolerance = None
     try:
