@@ -123,3 +123,48 @@ def test_terminal_shows_the_run_values(tmp_path, terminal):
     assert "r0 = 0, 1, 2 … 7" in row("mov_sr"), screen       # lane values after the line
     assert "×8" in row("iadd r1"), screen                     # ran eight times in the loop
     assert "✓" in row("; wave-lsp run:"), screen             # the lens reports the run
+
+
+WARNED = """; lane sums, with two warnings
+; wave-lsp run: --workgroup 8,1,1 --wave-width 8 --dump-u32 0:8
+.kernel sums
+.registers 8
+    mov_sr  r0, sr_lane_id
+    mov_imm r1, 3
+    @p0 iadd r2, r0, r1
+    mov_imm r4, 1.5
+    iadd    r2, r0, r1
+    imul    r3, r2, r1
+    shl     r5, r0, r1
+    mov_imm r6, 0
+    shl     r7, r0, r1
+    iadd    r3, r3, r7
+    device_store_u32 r5, r3
+    halt
+.end
+"""
+
+
+def test_terminal_values_stay_on_screen_after_ten_edits(tmp_path, terminal):
+    """Issue 29 item 3: in a kernel with warnings, the diagnostics published after each re-run
+    must not leave Neovim showing no values (its inlay hints drawn before the refreshed ones
+    came)."""
+    path = tmp_path / "sums.wave"
+    path.write_text(WARNED, encoding="utf-8")
+    term = terminal(path)
+    term.wait_for("mov_sr", "▶ Run")                        # attached: the lenses are drawn
+    term.keys(":/mov_sr", "Enter", ":LspWaveRun", "Enter")
+    term.wait_for("r1 = 3", "r0 = 0, 1, 2")
+    for value in range(4, 14):                              # ten edits, each re-runs
+        term.keys(f":6s/r1, [0-9]*/r1, {value}/", "Enter")
+        screen = term.wait_for(f"mov_imm r1, {value}", timeout=10)
+        try:
+            screen = term.wait_for(f"r1 = {value}", "r0 = 0, 1, 2", timeout=15)
+        except AssertionError:
+            save("nvim-tmux-edits.txt", term.screen())
+            raise
+        assert "wave-asm encodes '@p0'" in screen, screen      # the warnings stay
+    save("nvim-tmux-edits.txt", screen)
+    rows = screen.split("\n")
+    assert "r1 = 13" in next(row for row in rows if "mov_imm r1" in row), screen
+    assert "r3 =" in next(row for row in rows if "imul" in row), screen

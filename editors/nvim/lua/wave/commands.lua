@@ -107,10 +107,20 @@ local function refresh(bufnr)
 end
 
 --- The handler of the server's `wave-lsp/runsChanged` notification: a run ended (or its results
---- were cleared) and Neovim 0.11 cannot be asked to refresh code lenses, so ask for them again.
+--- were cleared). Neovim 0.11 cannot be asked to refresh code lenses, so ask for them again; and
+--- ask for the inlay hints afresh: its `workspace/inlayHint/refresh` keeps the lines it drew
+--- between the request and the answer (the diagnostics published after a run redraw them), so
+--- the new values would stay undrawn until the next edit. Re-enabling starts from no hints.
 function M.runs_changed(_, params)
   local bufnr = params and params.uri and vim.uri_to_bufnr(params.uri)
-  if bufnr and vim.api.nvim_buf_is_loaded(bufnr) and vim.b[bufnr].wave_codelens ~= false
+  if not (bufnr and vim.api.nvim_buf_is_loaded(bufnr)) then
+    return
+  end
+  if vim.lsp.inlay_hint.is_enabled({ bufnr = bufnr }) then
+    vim.lsp.inlay_hint.enable(false, { bufnr = bufnr })
+    vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+  end
+  if vim.b[bufnr].wave_codelens ~= false
       and (vim.b[bufnr].wave_codelens ~= nil or vim.g.wave_codelens ~= false) then
     vim.lsp.codelens.refresh({ bufnr = bufnr })
   end
