@@ -59,10 +59,11 @@ def terminal(tmp_path):
     tmux = require_tool("tmux", "bash .ci/tools/editors.sh (Debian package tmux)")
     started: list[Terminal] = []
 
-    def start(path) -> Terminal:
+    def start(path, width: int = 120, height: int = 32, **env: str) -> Terminal:
         command = (f"timeout 120 {shlex.quote(nvim_path())} --clean -n -u {shlex.quote(str(INIT))}"
                    f" {shlex.quote(path.name)}")
-        term = Terminal(tmux, command, path.parent, editor_env(tmp_path, TERM="xterm-256color"))
+        term = Terminal(tmux, command, path.parent,
+                        editor_env(tmp_path, TERM="xterm-256color", **env), width, height)
         started.append(term)
         return term
 
@@ -168,3 +169,26 @@ def test_terminal_values_stay_on_screen_after_ten_edits(tmp_path, terminal):
     rows = screen.split("\n")
     assert "r1 = 13" in next(row for row in rows if "mov_imm r1" in row), screen
     assert "r3 =" in next(row for row in rows if "imul" in row), screen
+
+
+def test_terminal_start_without_a_server_warns_on_one_line(tmp_path, terminal):
+    """Issue 29 item 5: no `wave-lsp` on PATH: one warning line naming :checkhealth wave, the
+    file in view, no "Press ENTER" prompt; :checkhealth wave names a command that installs it
+    today (pip install of this checkout, not of an unpublished package)."""
+    path = tmp_path / "twice.wave"
+    path.write_text(KERNEL, encoding="utf-8")
+    term = terminal(path, width=80, height=24, PATH="/usr/bin:/bin")
+    screen = term.wait_for("not found", "mov_sr")
+    time.sleep(1)
+    screen = term.screen()
+    save("nvim-tmux-no-server.txt", screen)
+    assert "Press ENTER" not in screen, screen
+    assert "; lane ids, doubled" in screen.split("\n")[0], screen    # nothing blanked
+    assert "wave-lsp: wave-lsp not found; see :checkhealth wave" in screen, screen
+    assert "pip install wave-lsp" not in screen
+    term.keys(":checkhealth wave", "Enter")
+    screen = term.wait_for("not found (cmd")
+    screen = term.wait_for("install it from this checkout")
+    save("nvim-tmux-no-server-health.txt", screen)
+    advice = "".join(line.strip() for line in screen.split("\n"))   # lines wrap at 80
+    assert f"bin/pip install '{ROOT}'" in advice, screen

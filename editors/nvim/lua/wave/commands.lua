@@ -80,7 +80,7 @@ local function kernel_at_cursor(bufnr)
 end
 
 local function notify(message, level)
-  vim.notify('wave-lsp: ' .. message, level or vim.log.levels.INFO)
+  require('wave.messages').notify('wave-lsp: ' .. message, level)
 end
 
 --- Run `command` with `arguments` on `client`; `on_result(result)` gets the answer.
