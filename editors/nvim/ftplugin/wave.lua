@@ -22,6 +22,8 @@ vim.bo.softtabstop = 4
 vim.opt_local.formatoptions:remove({ 't', 'o', 'r' })
 vim.opt_local.formatoptions:append('cqlj')
 vim.opt_local.iskeyword = '@,48-57,_,192-255'
+-- gq: comments rewrapped by Neovim, code formatted by the server (wave.format)
+vim.bo.formatexpr = "v:lua.require'wave.format'.expr()"
 require('wave.highlight').setup()
 require('wave.health').warn_if_unstartable()
 
@@ -81,6 +83,7 @@ vim.api.nvim_create_autocmd('LspAttach', {
 })
 
 vim.b.undo_ftplugin = table.concat({
-  'setlocal commentstring< comments< expandtab< shiftwidth< softtabstop< formatoptions< iskeyword<',
+  'setlocal commentstring< comments< expandtab< shiftwidth< softtabstop< formatoptions< iskeyword<'
+    .. ' formatexpr<',
   'silent! autocmd! wave_ftplugin_' .. bufnr,
 }, ' | ')

@@ -32,5 +32,6 @@ return {
   on_attach = function(client, bufnr)
     require('wave.diagnostic').attach(client) -- not-executed lines greyed, not written
     require('wave.commands').attach(client, bufnr)
+    require('wave.hover').attach(bufnr) -- K: a bordered float, markdown tables aligned
   end,
 }

@@ -19,8 +19,9 @@
 ---   :LspWaveDump [INDEX [START [COUNT]]]
 ---                         lines START.. (default 0, COUNT default 256, at most 4096) of dump
 ---                         INDEX (0-based in print order, default 0) of the latest run of the
----                         kernel at the cursor (`wave-lsp.dump`), in a read-only split
----                         (b:wave_dump holds the answer); on a launch line, that line's run
+---                         kernel at the cursor (`wave-lsp.dump`), in a read-only split, each
+---                         value with its index and device address (b:wave_dump holds the
+---                         answer); on a launch line, that line's run
 ---   :LspWaveTest [file|NAME]
 ---                         run the buffer's kernel tests (or NAME's) and fill the quickfix
 ---                         list with the failures (wave.tests)
@@ -168,6 +169,27 @@ local function show_listing(name, text, filetype)
   return buf
 end
 
+--- Bytes per value of the `--dump-KIND` flags (a `--dump-memory` answer has its addresses).
+local DUMP_WIDTH = { u32 = 4, f32 = 4, f16 = 2, bf16 = 2 }
+
+--- The lines of a `wave-lsp.dump` answer: a header, then each value with its index in the dump
+--- and its device address (`regionStart` + width × index).
+local function dump_lines(result)
+  local width = DUMP_WIDTH[result.kind]
+  if not width then
+    return result.values
+  end
+  local last = result.start + #result.values - 1
+  local digits = math.max(#tostring(last), #'index')
+  local out = { ('%' .. digits .. 's  %-10s  %s'):format('index', 'address', result.kind) }
+  for i, value in ipairs(result.values) do
+    local index = result.start + i - 1
+    out[#out + 1] = ('%' .. digits .. 'd  0x%08x  %s'):format(index,
+      result.regionStart + width * index, value)
+  end
+  return out
+end
+
 local function complete_kernels(bufnr)
   return function(lead)
     local names = {}
@@ -278,7 +300,7 @@ function M.attach(client, bufnr)
         return -- the server said why in a message
       end
       local source = vim.api.nvim_buf_get_name(bufnr)
-      local buf = show_listing('wave-dump://' .. source, table.concat(result.values, '\n'), '')
+      local buf = show_listing('wave-dump://' .. source, table.concat(dump_lines(result), '\n'), '')
       vim.b[buf].wave_dump = result
     end)
   end, { nargs = '*',
