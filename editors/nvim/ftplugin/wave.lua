@@ -69,8 +69,10 @@ vim.api.nvim_create_autocmd('LspAttach', {
       })
     end
     if enabled('wave_codelens') and client:supports_method('textDocument/codeLens', bufnr) then
+      require('wave.codelens').install() -- lenses that do not fit go below their line
       vim.lsp.codelens.refresh({ bufnr = bufnr })
-      vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged', 'CursorHold' }, {
+      vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged', 'CursorHold',
+                                    'VimResized' }, {
         group = group,
         buffer = bufnr,
         desc = 'wave: refresh code lenses',
