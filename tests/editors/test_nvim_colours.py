@@ -191,7 +191,7 @@ def test_terminal_hints_and_lenses_have_colours_without_termguicolors(tmp_path, 
     plain = _look(screen, "mov_sr", "mov_sr")
     looks = {"hint": _look(screen, "mov_sr", "r0 = 0"),
              "lens": _look(screen, ".kernel colours", "▶ Run"),
-             "run lens": _look(screen, "; wave-lsp run:", "✓")}
+             "run lens": _look(screen, "Run again", "✓")}    # after or below the launch line
     assert "38;2" not in screen, "24-bit colours: 'termguicolors' is on"
     for name, look in looks.items():
         assert look[0] not in ("default", plain[0]), (name, looks, plain)
