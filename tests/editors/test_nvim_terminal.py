@@ -232,3 +232,29 @@ def test_terminal_every_lens_result_fits_at_120_columns(tmp_path, terminal):
     missing = [t for t in titles if " ".join(t.split()) not in flat]
     assert not missing, f"cut or missing: {missing}\n{screen}"
     assert all(len(row) <= 120 for row in screen.split("\n"))
+
+
+def test_terminal_assemble_and_portability_report_on_one_line(tmp_path, terminal):
+    """Issue 29 item 5: the messages of :LspWaveAssemble and :LspWavePortability fit the
+    command line of an 80-column terminal: no "Press ENTER" prompt."""
+    path = tmp_path / "twice.wave"
+    path.write_text(KERNEL.replace("add.s32", "iadd"), encoding="utf-8")
+    term = terminal(path, width=80, height=24)
+    term.wait_for("regs ·", timeout=60)
+    term.keys(":LspWaveAssemble", "Enter")
+    screen = term.wait_for("wave-lsp")
+    time.sleep(0.5)
+    screen = term.screen()
+    save("nvim-tmux-assemble.txt", screen)
+    assert "Press ENTER" not in screen and (tmp_path / "twice.wbin").is_file(), screen
+    assert screen.rstrip("\n").split("\n")[-1].startswith("wave-lsp"), screen
+    term.keys(":LspWavePortability", "Enter")
+    deadline = time.monotonic() + 30
+    while "ortab" not in (screen := term.screen()).split("\n")[-2] and \
+            time.monotonic() < deadline:
+        time.sleep(0.3)
+    time.sleep(0.5)
+    screen = term.screen()
+    save("nvim-tmux-portability.txt", screen)
+    assert "Press ENTER" not in screen, screen
+    assert "; lane ids, doubled" in screen.split("\n")[0], screen
