@@ -10,6 +10,7 @@ import uuid
 
 import pytest
 
+from kernel_test_cases import store
 from wave_lsp.asm.encoding_view import instruction_views
 from wave_lsp.syntax.document import Document
 
@@ -200,9 +201,6 @@ def test_terminal_every_lens_result_fits_at_120_columns(tmp_path, terminal):
     """Issue 29 item 8: at 120 columns a launch line with a run, a kernel test and a profile:
     every lens title is on the screen whole (Neovim cuts end-of-line lenses at the window's
     edge; the plugin moves a line's lenses that do not fit to virtual lines below it)."""
-    import sys
-    sys.path.insert(0, str(ROOT / "tests"))
-    from kernel_test_cases import store
     path = tmp_path / "store.wave"
     path.write_text(store("0", "10"), encoding="utf-8")
     term = terminal(path, width=120, height=40)
