@@ -246,6 +246,7 @@ def test_terminal_assemble_and_portability_report_on_one_line(tmp_path, terminal
     save("nvim-tmux-assemble.txt", screen)
     assert "Press ENTER" not in screen and (tmp_path / "twice.wbin").is_file(), screen
     assert screen.rstrip("\n").split("\n")[-1].startswith("wave-lsp"), screen
+    assert "wave-lsp: wrote twice.wbin: assembled 90 bytes" in screen, screen  # a relative path
     term.keys(":LspWavePortability", "Enter")
     deadline = time.monotonic() + 30
     while "ortab" not in (screen := term.screen()).split("\n")[-2] and \

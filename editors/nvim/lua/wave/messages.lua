@@ -40,7 +40,14 @@ function M.notify(text, level)
     text = 'wave-lsp: ' .. text
   end
   if builtin_notify() then
-    -- the room left on the last line with the ruler shown (v:echospace), less one cell
+    -- paths relative to the working directory (or ~), then the room left on the last line
+    -- with the ruler shown (v:echospace), less one cell
+    local cwd = vim.fn.getcwd() .. '/'
+    text = text:gsub(vim.pesc(cwd), '')
+    local home = vim.env.HOME
+    if home and home ~= '' and home ~= '/' then
+      text = text:gsub(vim.pesc(home .. '/'), '~/')
+    end
     text = M.one_line(text, math.max(vim.v.echospace - 1, 20))
   end
   vim.notify(text, level or vim.log.levels.INFO)
