@@ -169,23 +169,18 @@ local function show_listing(name, text, filetype)
   return buf
 end
 
---- Bytes per value of the `--dump-KIND` flags (a `--dump-memory` answer has its addresses).
-local DUMP_WIDTH = { u32 = 4, f32 = 4, f16 = 2, bf16 = 2 }
-
 --- The lines of a `wave-lsp.dump` answer: a header, then each value with its index in the dump
---- and its device address (`regionStart` + width × index).
+--- and its device address (the server's `addresses`); `--dump-memory` rows show their own.
 local function dump_lines(result)
-  local width = DUMP_WIDTH[result.kind]
-  if not width then
+  if result.kind == 'memory' or type(result.addresses) ~= 'table' then
     return result.values
   end
   local last = result.start + #result.values - 1
   local digits = math.max(#tostring(last), #'index')
   local out = { ('%' .. digits .. 's  %-10s  %s'):format('index', 'address', result.kind) }
   for i, value in ipairs(result.values) do
-    local index = result.start + i - 1
-    out[#out + 1] = ('%' .. digits .. 'd  0x%08x  %s'):format(index,
-      result.regionStart + width * index, value)
+    out[#out + 1] = ('%' .. digits .. 'd  0x%08x  %s'):format(result.start + i - 1,
+      result.addresses[i], value)
   end
   return out
 end
