@@ -13,9 +13,9 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from .flag_words import parse_flag_words
 from .launch_flags import (DumpRequest, LaunchFlagError, _RaisingParser, add_launch_flags,
-                           build_launch, build_options, check_dumps, dump_requests,
-                           parse_flag_words)
+                           build_launch, build_options, check_dumps, dump_requests)
 
 if TYPE_CHECKING:
     from .launch import Launch

@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..emu.launch_flags import DumpRequest, LaunchFlagError, arg_spec, parse_flag_words
+from ..emu.flag_words import parse_flag_words
+from ..emu.launch_flags import DumpRequest, LaunchFlagError, arg_spec
 from ..emu.run_flags import program_for, run_parser, run_request
 from .arg_files import confined_path, real_inside
 

@@ -344,8 +344,12 @@ def completion(tests: TestService, doc: DocumentState, line: int, col: int):
     test = next((t for t in tests.tests(doc) if line in t.expect_lines), None)
     if test is None:
         return []
-    place = (span(doc, line, columns[0], len(text), server.codec), text[:columns[0]],
-             line == test.expect_lines[-1])
+    # after a blank the user typed the items replace from there (a text starting with a blank
+    # is an empty word to Neovim, which then inserts nothing); else they bring their blank
+    typed_blank = col > columns[0] and text[columns[0]:columns[0] + 1] == " "
+    start = columns[0] + 1 if typed_blank else columns[0]
+    place = (span(doc, line, start, len(text), server.codec), text[:columns[0]],
+             line == test.expect_lines[-1], typed_blank)
     printed = tests.state(doc).printed.get((test.kernel, test.flags))
     if printed is not None or not tests.runs.trusted:
         kept, count = printed or ((), 0)
@@ -359,11 +363,12 @@ def completion(tests: TestService, doc: DocumentState, line: int, col: int):
     return run_first()
 
 
-def _printed_items(output: list[str], rng: types.Range, marker: str,
-                   last: bool, left_out: int = 0) -> list[types.CompletionItem]:
+def _printed_items(output: list[str], rng: types.Range, marker: str, last: bool,
+                   typed_blank: bool, left_out: int = 0) -> list[types.CompletionItem]:
     """The completion of an expect line (replacing `rng`, after `marker`) from the `output`
     printed there and after it (`left_out` more lines not kept: the window); `last`: the line
-    is the test's last expect line."""
+    is the test's last expect line; `typed_blank`: `rng` starts after the blank that follows
+    `marker`."""
     def item(label: str, new_text: str, detail: str, order: str) -> types.CompletionItem:
         return types.CompletionItem(
             label=label, kind=types.CompletionItemKind.Value, detail=detail, sort_text=order,
@@ -372,10 +377,10 @@ def _printed_items(output: list[str], rng: types.Range, marker: str,
 
     if not output:
         return []
-    items = [item(output[0] or "(empty line)", stated(output[0]),
-                  "what the last run printed here", "0")]
+    first = output[0] if typed_blank else stated(output[0])
+    items = [item(output[0] or "(empty line)", first, "what the last run printed here", "0")]
     if len(output) > 1 and last:
-        rest = "\n".join([stated(output[0])] + [marker + stated(o) for o in output[1:]])
+        rest = "\n".join([first] + [marker + stated(o) for o in output[1:]])
         if left_out:
             items.append(item(f"{output[0] or '(empty line)'} … (the first {len(output):,} "
                               f"of {len(output) + left_out:,} lines)", rest,

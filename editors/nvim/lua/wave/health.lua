@@ -40,8 +40,36 @@ local function shebang_python(path)
   return nil
 end
 
+--- The checkout of wave-lsp this plugin directory belongs to (editors/nvim's grandparent, when
+--- it holds pyproject.toml), or nil.
+function M.checkout()
+  local config = vim.api.nvim_get_runtime_file('lsp/wave.lua', false)[1]
+  if not config then
+    return nil
+  end
+  local root = vim.fn.fnamemodify(config, ':p:h:h:h:h')
+  if vim.fn.filereadable(root .. '/pyproject.toml') == 1 then
+    return root
+  end
+  return nil
+end
+
+--- The commands that install wave-lsp today (it is not on PyPI): a virtual environment and
+--- `pip install` of this checkout, as the README says.
+function M.install_advice()
+  local checkout = M.checkout()
+  return {
+    ('install it from %s: python3 -m venv ~/.venvs/wave && ~/.venvs/wave/bin/pip install %s'):format(
+      checkout and 'this checkout' or 'a checkout of wave-lsp',
+      checkout and vim.fn.shellescape(checkout) or '/path/to/wave-lsp'),
+    "then put ~/.venvs/wave/bin on PATH, or set vim.lsp.config('wave', { cmd = "
+      .. "{ vim.fn.expand('~/.venvs/wave/bin/wave-lsp'), 'serve' } })",
+  }
+end
+
 --- One warning per session when the `wave` configuration is enabled but its command cannot be
---- run (Neovim 0.11 only logs that): what is missing, and `:checkhealth wave` for the rest.
+--- run (Neovim 0.11 only logs that), on one line so that it never stops start-up at a
+--- "Press ENTER" prompt: what is missing, and `:checkhealth wave` for how to install it.
 function M.warn_if_unstartable()
   if M.warned or not (vim.lsp.is_enabled and vim.lsp.is_enabled('wave')) then
     return
@@ -51,9 +79,10 @@ function M.warn_if_unstartable()
     return
   end
   M.warned = true
-  vim.notify(('wave-lsp cannot be started: %q is not an executable on PATH. Install wave-lsp '
-    .. "(pip install wave-lsp) or point vim.lsp.config('wave', { cmd = ... }) at it; "
-    .. 'run :checkhealth wave for details'):format(cmd[1]), vim.log.levels.WARN)
+  local name = vim.fn.fnamemodify(cmd[1], ':t')
+  require('wave.messages').notify(
+    ('wave-lsp: %s not found; see :checkhealth wave'):format(name),
+    vim.log.levels.WARN)
 end
 
 local function check_neovim()
@@ -97,11 +126,8 @@ local function check_server()
   end
   local exe = vim.fn.exepath(cmd[1])
   if exe == '' then
-    health.error(('server command %q not found (cmd = %s)'):format(cmd[1], vim.inspect(cmd)), {
-      "install it: python3 -m venv ~/.venvs/wave && ~/.venvs/wave/bin/pip install /path/to/wave-lsp",
-      "then put that venv's bin on PATH, or set vim.lsp.config('wave', { cmd = "
-        .. "{ '/path/to/venv/bin/wave-lsp', 'serve' } })",
-    })
+    health.error(('server command %q not found (cmd = %s)'):format(cmd[1], vim.inspect(cmd)),
+      M.install_advice())
     return
   end
   health.ok('server: ' .. exe)
@@ -136,8 +162,8 @@ local function check_server()
       health.ok('Python ' .. rest)
     elseif rest == 'MISSING' then
       health.error(('Python package %s is missing'):format(name),
-        { ('reinstall wave-lsp with %s -m pip install /path/to/wave-lsp (it brings %s)'):format(
-          python, name) })
+        { ('reinstall wave-lsp with %s -m pip install %s (it brings %s)'):format(
+          python, vim.fn.shellescape(M.checkout() or '/path/to/wave-lsp'), name) })
     elseif name then
       health.ok(('%s %s'):format(name, rest))
     end
