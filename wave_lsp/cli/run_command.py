@@ -141,22 +141,28 @@ def _ask(prompt: str) -> str | None:
 
 
 def _print(report, request, engine: str | None, args=None, program=None) -> int:
-    """Print what `emu.output.command_text` says, the dumps streamed a chunk at a time."""
+    """Print what `emu.output.command_text` says, the dumps streamed a chunk at a time (the
+    profile after it: `profile_option`, whose counting may stop at `--time-limit`)."""
     from ..emu.output import json_output, stderr_lines, write_run_output
     for line in ([engine] if engine is not None else []) + stderr_lines(report, request):
         print(line, file=sys.stderr)     # upstream prints no warnings; stdout stays upstream's
+    stopped = None                     # the profile's counting past --time-limit
     try:
         if request.json:
             from .profile_option import with_profile
-            print(with_profile(args, json_output(report, request.dumps), report))
+            text, stopped = with_profile(args, json_output(report, request.dumps), report)
+            print(text)
         elif not report.errors:
             write_run_output(report, request.dumps, stats=request.stats,
                              dump_regs=request.dump_regs)
             if request.options.profile:
                 from .profile_option import write_profile
-                write_profile(args, report, program)
+                stopped = write_profile(args, report, program)
     except BrokenPipeError:
         _quiet_stdout()
+    if stopped is not None:
+        sys.stdout.flush()
+        return _error(stopped)
     return 1 if report.errors else 0
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from ..files import read_regular
+from .flag_words import parse_flag_words
 from ..isa import MAX_REGISTER_COUNT
 from ..syntax.tool_comments import SET_REG
 from .limits import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
@@ -118,7 +119,7 @@ def launch_parser() -> argparse.ArgumentParser:
 
 def parse_launch_flags(tokens: Sequence[str]) -> argparse.Namespace:
     """Parse a list of flag tokens (no FILE) into argparse's namespace."""
-    return launch_parser().parse_args(list(tokens))
+    return parse_flag_words(launch_parser(), tokens)
 
 
 def number(text: str, flag: str | None = None) -> int:

@@ -13,6 +13,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from .flag_words import parse_flag_words
 from .launch_flags import (DumpRequest, LaunchFlagError, _RaisingParser, add_launch_flags,
                            build_launch, build_options, check_dumps, dump_requests)
 
@@ -115,7 +116,7 @@ def run_parser() -> argparse.ArgumentParser:
 
 def parse_run_flags(tokens: Sequence[str], base_dir: Path | None = None) -> RunRequest:
     """`wave-lsp run FILE TOKENS` as a `RunRequest` (see `run_request`)."""
-    return run_request(run_parser().parse_args(list(tokens)), base_dir)
+    return run_request(parse_flag_words(run_parser(), tokens), base_dir)
 
 
 def program_for(program, compat: bool):

@@ -50,11 +50,12 @@ class Snapshot:
     root: Path | None = None         # where `--arg` files may come from
 
 
-def kernel_launch_lines(doc, base_dir: Path | None, root: Path | None = None
-                        ) -> dict[str, list[LaunchLine]]:
-    """The launch lines of each kernel, in order (`--arg` files confined to `root`)."""
+def kernel_launch_lines(doc, base_dir: Path | None, root: Path | None = None,
+                        parsed: dict | None = None) -> dict[str, list[LaunchLine]]:
+    """The launch lines of each kernel, in order (`--arg` files confined to `root`; `parsed`:
+    see `launch_lines`)."""
     out: dict[str, list[LaunchLine]] = {}
-    for ll in launch_lines(doc, base_dir, root or base_dir):
+    for ll in launch_lines(doc, base_dir, root or base_dir, parsed):
         out.setdefault(ll.kernel, []).append(ll)
     return out
 

@@ -17,6 +17,7 @@ from lsprotocol import types
 from ..ide.hover import hover_markdown, kernel_markdown
 from ..ide.locate import TargetKind, target_at
 from ..ide.state import DocumentState
+from ..ide.vendor_help import absent_markdown
 from ..ide.vendor_usage import figures_markdown
 from . import vendor_compilers
 from .handlers import request
@@ -52,7 +53,8 @@ async def _with_vendor_figures(server: WaveLanguageServer, doc, name: str, added
                                markdown: bool, rng) -> types.Hover:
     """A kernel's hover, with what the vendors' compilers report for it (run off the event
     loop; cached by the emitted text); their register counts replace the `.registers`
-    estimate in the occupancy rows."""
+    estimate in the occupancy rows. A configured target's missing compiler is explained: what
+    it would add, how to install it, which setting points at it."""
     try:
         figures = await asyncio.wait_for(vendor_compilers.figures(server, doc, name),
                                          VENDOR_WAIT_S)
@@ -62,5 +64,6 @@ async def _with_vendor_figures(server: WaveLanguageServer, doc, name: str, added
             text = "\n\n---\n".join(t for t in (*added, table) if t)
     except asyncio.TimeoutError:      # they go on, and their results are cached
         vendor = "*vendor compilers still running: hover again for their figures*"
-    value = "\n\n".join(t for t in (text, vendor) if t)
+    missing = absent_markdown(vendor_compilers.absent(server))
+    value = "\n\n".join(t for t in (text, vendor, missing) if t)
     return types.Hover(contents=markup(value, markdown), range=rng)

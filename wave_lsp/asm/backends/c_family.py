@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ...isa import MIN_DIVERGENCE_DEPTH
 from ..ir import DecodedInstruction, KernelCode
 from .arguments import argument_name
 from .templates import fill, lookup
@@ -51,8 +52,10 @@ def _body(style: CStyle, table: dict, kernel: KernelCode) -> list[Line]:
     out: list[Line] = []
     depth = style.body_depth
 
+    deepest = style.body_depth + MIN_DIVERGENCE_DEPTH   # indented at most this far (K309)
+
     def put(text: str, where: int | None) -> None:
-        out.append((INDENT * depth + text, where))
+        out.append((INDENT * min(depth, deepest) + text, where))
 
     for ins in kernel.instructions:
         m = ins.spec.mnemonic

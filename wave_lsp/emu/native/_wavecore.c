@@ -45,10 +45,10 @@ static int get_i64(PyObject *seq, Py_ssize_t i, int64_t *out)
 static PyObject *py_run(PyObject *self, PyObject *args)
 {
     Py_buffer code, device, uses = {0}, device_init = {0};
-    PyObject *geometry, *set_regs, *widths = Py_None;
+    PyObject *geometry, *set_regs, *profile_spec = Py_None;
     int memlog = 0;
     if (!PyArg_ParseTuple(args, "y*Ow*O|y*w*Op", &code, &geometry, &device, &set_regs, &uses,
-                          &device_init, &widths, &memlog))
+                          &device_init, &profile_spec, &memlog))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
     Prof prof = {0};
@@ -104,7 +104,7 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         run->uses = (const int16_t *)uses.buf;
         run->device_init = device_init.buf;
     }
-    if (widths != Py_None && profile_begin(run, &prof, widths) < 0)
+    if (profile_spec != Py_None && profile_begin(run, &prof, profile_spec) < 0)
         goto done;
     run->mem = memlog ? &mem : NULL;
     run->poll = pending_signal;

@@ -71,6 +71,10 @@ typedef struct {
     int64_t table_cap, entries;
     uint32_t *data, *scratch;
     int64_t data_len, data_cap;
+    /* the bounds on what is kept (emu/profile.py MAX_PATTERNS, MAX_PATTERN_WORDS) */
+    int64_t max_patterns, max_words, words;
+    int64_t *kept;                       /* n_code: patterns kept */
+    int64_t *dropped;                    /* n_code x 2: accesses not kept, their lanes */
 } Prof;
 
 /* Everything a run needs. */

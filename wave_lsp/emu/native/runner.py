@@ -98,24 +98,24 @@ def run_native(prepared: PreparedLaunch, options: RunOptions) -> NativeRun:
         for offset, length in initialised_ranges(launch.memory_init):
             shadow[offset:offset + length] = b"\x01" * length
         check = (encode_uses(kernel, geo.registers), shadow)
-    widths = ()
+    profile = ()
     if options.profile:                # the kernel profile (profile.c, profile_native.py)
-        from ..profile_native import native_widths
-        widths = (native_widths(geo.wave_width),)
+        from ..profile_native import native_spec
+        profile = (native_spec(geo.wave_width),)
         check = check or (b"", bytearray())
     if options.mem_trace:              # the memory access log (memlog.c, mem_access.py)
         result, log = core.run(code, numbers, device, regs, *(check or (b"", bytearray())),
-                               *(widths or (None,)), True)
+                               *(profile or (None,)), True)
     else:
-        result = core.run(code, numbers, device, regs, *check, *widths)
-    (bail, index, counts), record = result if widths else (result, None)
+        result = core.run(code, numbers, device, regs, *check, *profile)
+    (bail, index, counts), record = result if profile else (result, None)
     if bail is not None:
         return NativeRun(f"{bail} (instruction {index})")
     report = RunReport(kernel=kernel.name, device=device, stats=_stats(counts),
                        launch_summary=prepared.summary(), engine="native")
     if options.mem_trace:
         _mem_trace(report, options, kernel, geo, log)
-    if widths:
+    if profile:
         from ..profile_native import native_record
         report.profile = native_record(kernel, geo, record)
     return NativeRun(None, report)
