@@ -23,6 +23,7 @@ from urllib.parse import unquote, urlsplit
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from ..cancellation import Cancelled
 from ..ide.assemble import assemble_report
 from ..ide.resources import resources_of
 from ..ide.state import DocumentState
@@ -111,7 +112,10 @@ def setup(server: WaveLanguageServer) -> None:
         if res is None:
             _show(server, f"wave-lsp: no kernel {name!r} in {uri}", types.MessageType.Warning)
             return None
-        vendor = await vendor_compilers.figures(server, doc, res.name)
+        try:
+            vendor = await vendor_compilers.figures(server, doc, res.name)
+        except Cancelled:        # edited or closed meanwhile: its compilers were stopped
+            vendor = []
         res = res.with_vendor(vendor)
         extra = f" | {figures_text(vendor)}" if vendor else ""
         _show(server, f"kernel {res.name}: {res.summary()}{extra}")

@@ -170,3 +170,4 @@ def setup(server: WaveLanguageServer) -> None:
     @server.feature(types.SHUTDOWN)
     def shutdown(params: Any = None) -> None:
         server.broadcast("shutdown")
+        server.documents.cancel_all("the server shuts down")   # stops the vendor compilers
