@@ -65,7 +65,9 @@ def wbin_target(uri: str) -> tuple[Path | None, str]:
     if parsed.netloc not in ("", "localhost"):
         return None, f"the file is on another host ({parsed.netloc})"
     raw_path = unquote(parsed.path)
-    if not raw_path.startswith("/") or "\0" in raw_path:
+    if "\0" in raw_path:
+        return None, "the file URI's path is invalid (it holds a NUL byte)"
+    if not raw_path.startswith("/"):
         return None, "the file URI has no absolute path"
     if any(part in (".", "..") for part in raw_path.split("/")):
         return None, "the file URI has '.' or '..' segments"

@@ -30,14 +30,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
 
 from ..ide.state import DocumentState
 from ..ide.test_view import (DocumentTests, Problem, TestRecord, expected_output,
                              outcome_title, problems, stated, value_columns, with_limits)
 from . import proto
 from .handlers import report_failure
-from .proto import span
+from .proto import file_path, span
 from .runs import RunService, arg_root
 from .server import Feature, WaveLanguageServer
 
@@ -216,10 +215,7 @@ class TestService(Feature):
 
 def path_of(uri: str) -> Path | None:
     """The file of a `file:` URI (None for other schemes)."""
-    if not uri.startswith("file:"):
-        return None
-    path = to_fs_path(uri)
-    return Path(path) if path else None
+    return file_path(uri)
 
 
 # ---- what the editor shows ------------------------------------------------------------------
