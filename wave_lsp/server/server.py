@@ -42,7 +42,7 @@ FEATURES = (
     "sync", "diagnostics", "hover", "completion", "signature_help", "navigation", "symbols",
     "semantic_tokens", "folding", "selection", "inlay_hints", "code_actions", "formatting",
     "code_lens", "encoding_command", "portability", "run_commands", "emit_command", "gpu_run",
-    "profile", "test_commands",
+    "profile", "test_commands", "project_config",
 )
 
 
@@ -86,6 +86,9 @@ class Feature:
     def initialize(self, params: types.InitializeParams) -> None:
         """During `initialize`, after the settings and capabilities are known (a feature may
         still register handlers here: the server's capabilities are computed after it)."""
+
+    def initialized(self) -> None:
+        """After `initialized` and the first settings: the client takes requests now."""
 
     def settings_changed(self) -> None:
         """New settings are installed (every open document is then settled again)."""
@@ -152,6 +155,9 @@ class WaveLanguageServer(LanguageServer):
         self.settings_generation = 0
         self.client = ClientCapabilities()      # resolved at `initialize` (sync.py)
         self.features: list[Feature] = []
+        # a document's analysis configuration: the settings', or with its project's file
+        # merged in (project_config.py installs that)
+        self.project_config = lambda doc: self.settings.analysis
         # lsprotocol would turn a null or a number into a string ("None") where the protocol
         # wants one, so `rename` with `newName: null` renamed to None: strings must be strings.
         self.protocol._converter.register_structure_hook(str, strict_str)
@@ -219,7 +225,7 @@ class WaveLanguageServer(LanguageServer):
         once per revision and settings by the document state). Called inside a job of the
         document (`documents.run`), which holds its lock."""
         try:
-            return doc.diagnostics(self.settings.analysis)
+            return doc.diagnostics(self.project_config(doc))
         except Cancelled:
             raise
         except Exception as exc:
