@@ -55,12 +55,6 @@ async def start_session(lsp_client: LanguageClient, preset: str) -> None:
                          (t.WORKSPACE_INLAY_HINT_REFRESH, lsp_client.inlay_hint_refreshes)):
         if method not in lsp_client.protocol.fm.features:
             lsp_client.feature(method)(lambda params, seen=seen: seen.append(params))
-    # a client that registers capabilities dynamically answers client/registerCapability
-    # (pytest-lsp's has no handler); each registration is recorded in `registrations`
-    lsp_client.registrations = []
-    if t.CLIENT_REGISTER_CAPABILITY not in lsp_client.protocol.fm.features:
-        lsp_client.feature(t.CLIENT_REGISTER_CAPABILITY)(
-            lambda params: lsp_client.registrations.extend(params.registrations))
     result = await lsp_client.initialize_session(t.InitializeParams(
         capabilities=client_capabilities(preset),
         initialization_options={"diagnostics": {"debounceMs": 5}}))

@@ -111,3 +111,18 @@ async def test_an_invalid_file_is_shown_naming_it(client, tmp_path):
     assert any("invalid configuration" in m.message and "wave-lsp.toml" in m.message
                and "Z999" in m.message for m in client.messages), \
         [m.message for m in client.messages][-3:]
+
+
+async def test_the_files_targets_shape_the_lenses_and_the_check(client, tmp_path):
+    """`targets` in the file reaches what the editor shows (the resource lens' targets, the
+    portability check's widths), not only the diagnostics."""
+    from .test_portability import execute, lenses, resource_tooltip
+    project = tmp_path / f"p{next(_names)}"
+    project.mkdir()
+    (project / "wave-lsp.toml").write_text('targets = ["ptx", "metal"]\n')
+    uri = open_file(client, project / "k.wave", ".kernel k\n.registers 4\n    halt\n.end\n")
+    await codes(client, uri)
+    title = resource_tooltip(await lenses(client, uri))
+    assert "(ptx: " in title and "(metal: " in title and "(hip: " not in title
+    result = await execute(client, "wave-lsp.checkPortability", uri, "k")
+    assert result["status"] == "invalid-request" and "only one wave width" in result["message"]

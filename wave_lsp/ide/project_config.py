@@ -31,6 +31,7 @@ class ProjectConfigs:
     def __init__(self) -> None:
         self._nearest: dict[Path, Path | None] = {}
         self._files: dict[Path, tuple[Stamp, dict | None, list[ConfigProblem]]] = {}
+        self._merged: tuple | None = None      # (key, the editor's settings held, config)
 
     def forget(self) -> None:
         """Look for the nearest file again on the next use (one may have been created)."""
@@ -76,9 +77,11 @@ class ProjectConfigs:
         stamp, data, problems = self.read(path)
         if not isinstance(data, dict):
             return editor_config, path, stamp, problems
-        merged = merge(data, editor or {})
-        config, _ = config_from_mapping(merged, str(path))
-        return config, path, stamp, problems
+        key = (path, stamp, id(editor))
+        if self._merged is None or self._merged[0] != key:   # the last one, for every request
+            merged = merge(data, editor or {})
+            self._merged = (key, editor, config_from_mapping(merged, str(path))[0])
+        return self._merged[2], path, stamp, problems
 
 
 def merge(file: dict, editor: dict) -> dict[str, Any]:

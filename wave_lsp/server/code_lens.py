@@ -47,7 +47,7 @@ def assemble_document(server: WaveLanguageServer, doc: DocumentState) -> dict:
     """Assemble (in the configured mode); returns a JSON-able report (with `error` when the
     source does not assemble), writing the `.wbin` where `wbin_target` allows."""
     target, why = wbin_target(doc.uri)
-    report = assemble_report(doc, server.settings.compat, target)
+    report = assemble_report(doc, server.config(doc).compat, target)
     if "error" not in report and target is None:
         report["not_written"] = why
     return report
@@ -89,7 +89,7 @@ def setup(server: WaveLanguageServer) -> None:
     def code_lens(doc: DocumentState, params: types.CodeLensParams) -> list[types.CodeLens]:
         out = []
         for kernel in doc.program.kernels:
-            res = resources_of(doc, kernel.name, server.settings.targets)
+            res = resources_of(doc, kernel.name, server.config(doc).targets)
             if res is None:
                 continue
             where = (doc, kernel.line, kernel.directive.start, kernel.directive.end, server.codec)
@@ -108,7 +108,7 @@ def setup(server: WaveLanguageServer) -> None:
         doc = await server.documents.ready(uri) if isinstance(uri, str) else None
         res = None
         if doc is not None and not doc.binary and isinstance(name, str):
-            targets = server.settings.targets
+            targets = server.config(doc).targets
             res = await server.documents.run(doc, lambda d: resources_of(d, name, targets),
                                              reader=True)
         if res is None:

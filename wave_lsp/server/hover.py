@@ -35,7 +35,8 @@ def setup(server: WaveLanguageServer) -> None:
         added = server.contributions("hover", doc, line, target)
         if target is None and not added:
             return None
-        text = hover_markdown(doc, target, server.settings.compat, server.settings.targets) \
+        config = server.config(doc)
+        text = hover_markdown(doc, target, config.compat, config.targets) \
             if target is not None else None
         text = "\n\n---\n".join(t for t in (*added, text) if t)
         if not text:
@@ -62,7 +63,7 @@ async def _with_vendor_figures(server: WaveLanguageServer, doc, name: str, added
         figures = work.result()
         vendor = figures_markdown(figures)
         if figures:
-            table = kernel_markdown(doc, name, server.settings.targets, figures)
+            table = kernel_markdown(doc, name, server.config(doc).targets, figures)
             text = "\n\n---\n".join(t for t in (*added, table) if t)
     elif done:
         raise work.exception()      # Cancelled: the handler computes the hover again

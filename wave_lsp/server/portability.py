@@ -58,7 +58,7 @@ async def _check(server: WaveLanguageServer, *args):
 
     if kernel is None:
         return fail(missing)
-    targets = server.settings.targets
+    targets = server.config(doc).targets
     widths = portability.widths_of(targets)
     if len(widths) < 2:
         return fail("the configured targets use only one wave width "

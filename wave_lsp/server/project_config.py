@@ -1,7 +1,8 @@
 """The project's configuration file in the editor (`wave-lsp.toml`, or `[tool.wave-lsp]` in
 `pyproject.toml`): the analysis of each document uses the nearest one at or above its folder, as
 `wave-lsp lint` does, merged with the editor's settings, which win key by key
-(`ide.project_config`).
+(`ide.project_config`); its `compat` and `targets` shape the hovers, lenses, inlay hints and
+commands of the document too (`server.config(doc)`).
 
 It is read again when it changes: where the client can register file watchers dynamically
 (`workspace.didChangeWatchedFiles.dynamicRegistration`), the server watches `**/wave-lsp.toml`
@@ -23,7 +24,7 @@ from ..ide.state import DocumentState
 from .handlers import notification
 from .proto import file_path
 from .server import Feature, WaveLanguageServer
-from .sync import Debounce
+from .sync import Debounce, refresh_views
 
 WATCHED = ("**/wave-lsp.toml", "**/pyproject.toml")
 REGISTRATION = "wave-lsp/project-configuration"
@@ -65,11 +66,15 @@ class ProjectConfiguration(Feature):
         """A configuration file may have changed, appeared or gone: settle again every open
         document whose file or its version is not the one its analysis used."""
         self.files.forget()
+        changed = False
         for doc in self.server.documents.all():
             path = self.files.file_of(file_path(doc.uri))
             stamp = self.files.read(path)[0] if path is not None else None
             if self._applied.get(doc.uri, (None, None)) != (path, stamp):
                 self.server.get_feature(Debounce).schedule(doc.uri, immediate=True)
+                changed = True
+        if changed:         # lenses, hints and hovers show `targets` and `compat` too
+            refresh_views(self.server)
 
     def document_closed(self, uri: str) -> None:
         self._applied.pop(uri, None)

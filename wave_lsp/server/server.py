@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace.position_codec import PositionCodec
 
 from .. import __version__
+from ..analysis.config import Config
 from ..analysis.diagnostic import Diagnostic
 from ..ide.host import AnalysisHost
 from ..ide.state import DocumentState
@@ -220,6 +221,11 @@ class WaveLanguageServer(LanguageServer):
             return None
         return doc
 
+    def config(self, doc: DocumentState) -> Config:
+        """What the analysis settings are for `doc` (`compat`, `targets`, ...): the editor's
+        with its project's configuration file merged in."""
+        return self.project_config(doc) or _DEFAULT_CONFIG
+
     def analysis(self, doc: DocumentState) -> list[Diagnostic]:
         """The analysis layer's diagnostics for a document under the current settings (computed
         once per revision and settings by the document state). Called inside a job of the
@@ -264,6 +270,7 @@ class WaveLanguageServer(LanguageServer):
         return status
 
 
+_DEFAULT_CONFIG = Config()
 EXIT_GRACE_SECONDS = 3.0
 
 

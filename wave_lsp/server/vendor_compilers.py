@@ -43,7 +43,7 @@ async def figures(server: WaveLanguageServer, doc: DocumentState,
                   name: str) -> list[KernelFigures]:
     """What the vendor compilers report for kernel `name` (empty when none is found)."""
     found = tools(server)
-    targets = server.settings.targets
+    targets = server.config(doc).targets
     if not any(found.compiler(t) for t in targets):
         return []
     return await server.documents.run(
