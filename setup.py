@@ -15,7 +15,7 @@ NATIVE_CORE = Extension(
     sources=[NATIVE + name for name in ("_wavecore.c", "names.c", "exec.c", "state.c", "shadow.c",
                                         "alu.c", "floatwide.c", "memory.c", "waveops.c",
                                         "floatfmt.c", "initcheck.c", "profile.c",
-                                        "profile_py.c")],
+                                        "profile_py.c", "memlog.c")],
     depends=[NATIVE + "core.h", NATIVE + "exec.h", NATIVE + "ops.h", NATIVE + "profile_py.h"],
     # Without a C compiler the package still installs and runs on the numpy engine alone (the
     # tests then skip the native core's, and fail under CI).

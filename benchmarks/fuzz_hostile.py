@@ -9,7 +9,8 @@
   of a fresh copy of the client's text: a difference is a *diagnostic drift*.
 - Documents get hostile launch lines: `--arg` files outside the folder (`../`, absolute,
   `/proc/self/environ`, a symbolic link out), a FIFO, the same file many times, huge grids with
-  `--max-instructions 0 --time-limit 604800`, dumps of 64 MiB, `.registers 2584243001`; then
+  `--max-instructions 0 --time-limit 604800`, dumps of 64 MiB, `.registers 2584243001`, floods
+  of 9,000 to 30,000 flags; kernels nested up to 10,000 blocks deep are opened and formatted; then
   `wave-lsp.run`, `wave-lsp.emit` and `wave-lsp.checkPortability` on them, hovers and hints.
   A secret written outside the folder must never come back in any message: a *leak*.
 
@@ -91,8 +92,21 @@ class HostileFuzzer(Fuzzer):
             "--grid 4294967295,1,1 --max-instructions 0 --time-limit 604800",
             "--device-memory 67108864 --dump-u32 0:16777216",
             "--device-memory 268435456 --grid 4,1,1",
-            f"--arg 0:{arg} --grid 2,1,1"])
+            f"--arg 0:{arg} --grid 2,1,1",
+            " ".join(f"--set-reg r{i % 8}:{i}" for i in range(self.rng.choice([9_000, 12_000]))),
+            " ".join(["--stats"] * 30_000)])
         return f"; wave-lsp run: {flags}"
+
+    def deep_kernel(self) -> str:
+        """A kernel nested up to 10,000 blocks deep (issue 31: formatting and the analysis)."""
+        depth = self.rng.choice([40, 129, 1_000, 10_000])
+        out = [".kernel k", ".registers 8", "mov_sr r0, sr_lane_id", "icmp_lt p1, r1, r0"]
+        closes = []
+        for _ in range(depth):
+            loop = self.rng.random() < 0.5
+            out += ["loop" if loop else "if p1", "iadd r1, r1, r0"]
+            closes.append("break p1\nendloop" if loop else "endif")
+        return "\n".join(out + ["barrier"] + closes[::-1] + ["halt", ".end", ""])
 
     def case(self) -> None:
         roll = self.rng.random()
@@ -103,6 +117,14 @@ class HostileFuzzer(Fuzzer):
             self.docs[uri] = [text, 1]
             self.notify("textDocument/didOpen", {"textDocument": {
                 "uri": uri, "languageId": "wave", "version": 1, "text": text}})
+        elif roll < 0.13:
+            uri = f"file://{self.folder}/deep{self.rng.randrange(2)}.wave"
+            text = self.deep_kernel()
+            self.docs[uri] = [text, 1]
+            self.notify("textDocument/didOpen", {"textDocument": {
+                "uri": uri, "languageId": "wave", "version": 1, "text": text}})
+            self.request("textDocument/formatting", {
+                "textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": True}})
         elif roll < 0.25 and self.docs:
             uri = self.rng.choice(list(self.docs))
             command, arguments = self.rng.choice([

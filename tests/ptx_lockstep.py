@@ -193,6 +193,8 @@ class Threads(Warp):
             line = raw.strip()
             if line.endswith(":") and line.startswith("$"):
                 labels[line[:-1]] = len(lines)
+            elif line.startswith("ld.param"):    # kernel arguments: 0, as the emulator's
+                continue                         # registers start
             elif line and line != "}":
                 lines.append(line)
         pc = np.zeros(LANES, dtype=np.int64)

@@ -2,16 +2,20 @@
 vectorised emulator in property tests.
 
 One wave at a time, one lane at a time, plain Python integers and `struct` for floats. Supports
-integer, bitwise, compare, select, moves, basic f32 arithmetic, u32 device loads and stores,
-if/else/endif, loop/break/continue/endloop, halt, and a few wave operations. Semantics follow
-DESIGN.md §1: `continue` skips the rest of the iteration for its lanes, `halt` ends only the
-executing lanes, inactive lanes are never written.
+integer, bitwise, compare, select, moves, basic f32 arithmetic, 1-, 2- and 4-byte device and
+local loads and stores, 32-bit device and local atomics, if/else/endif, loop/break/continue/
+endloop, halt, and a few wave operations. Given a `log` list, every lane's memory access is
+appended to it as `Access` (the fields `--mem-trace` prints, less the step), in the order this
+interpreter runs them: wave after wave, instruction after instruction, lane after lane.
+Semantics follow DESIGN.md §1: `continue` skips the rest of the iteration for its lanes, `halt`
+ends only the executing lanes, inactive lanes are never written.
 """
 
 from __future__ import annotations
 
 import math
 import struct
+from typing import NamedTuple
 
 M = 0xFFFFFFFF
 
@@ -101,6 +105,29 @@ COMPARE = {
 }
 
 
+ATOMIC = {"add": lambda old, v, s: old + v, "sub": lambda old, v, s: old - v,
+          "min": lambda old, v, s: min(old, v), "max": lambda old, v, s: max(old, v),
+          "and": lambda old, v, s: old & v, "or": lambda old, v, s: old | v,
+          "xor": lambda old, v, s: old ^ v, "exchange": lambda old, v, s: v,
+          "cas": lambda old, v, s: s if old == v else old}
+
+
+class Access(NamedTuple):
+    """One lane's memory access, as `--mem-trace` records it (without the step)."""
+
+    wave: int
+    lane: int
+    pc: int
+    line: int | None            # 1-based
+    space: str
+    kind: str
+    size: int
+    address: int
+    value: int                  # loaded, stored, or memory's value before an atomic
+    operand: int | None = None
+    swap: int | None = None
+
+
 class StructuredControl:
     """The structured control flow of one wave (`active`, `alive` lane sets, `preds`), shared
     with the profile's reference model (tests/profile_reference.py)."""
@@ -155,8 +182,11 @@ class StructuredControl:
 class ScalarWave(StructuredControl):
     """One wave of `width` lanes (`threads` of them in range) of one workgroup."""
 
-    def __init__(self, instructions, width, threads, registers, wave_id, memory, set_regs):
+    def __init__(self, instructions, width, threads, registers, wave_id, memory, set_regs,
+                 local=None, log=None):
         self.ins = instructions
+        self.local = local if local is not None else bytearray(16384)
+        self.log = log
         self.width = width
         self.regs = [[0] * registers for _ in range(width)]
         for lane in range(width):
@@ -231,24 +261,49 @@ class ScalarWave(StructuredControl):
                 r[ins.rd] = ins.imm & M
             elif m == "mov_sr":
                 r[ins.rd] = self.special[ins.rs1](lane) & M
-            elif m == "device_load_u32":
-                a = r[ins.rs1]
-                r[ins.rd] = int.from_bytes(self.memory[a:a + 4], "little")
-            elif m == "device_store_u32":
-                a = r[ins.rs1]
-                self.memory[a:a + 4] = r[ins.rs2].to_bytes(4, "little")
+            elif ins.spec.memory is not None:
+                self._access(ins, lane, r)
             else:
                 raise NotImplementedError(m)
 
+    def _access(self, ins, lane, r):
+        access = ins.spec.memory
+        memory = self.local if access.space == "local" else self.memory
+        a, size = r[ins.rs1], access.width
+        assert size <= 4, ins.spec.mnemonic
+        operand = swap = None
+        if access.kind == "load":
+            value = r[ins.rd] = int.from_bytes(memory[a:a + size], "little")
+            kind = "load"
+        elif access.kind == "store":
+            value = r[ins.rs2] & ((1 << (8 * size)) - 1)
+            memory[a:a + size] = value.to_bytes(size, "little")
+            kind = "store"
+        else:
+            operation = access.operation
+            value = int.from_bytes(memory[a:a + 4], "little")
+            operand = r[ins.rs2]
+            swap = r[ins.rs3] if operation == "cas" else None
+            memory[a:a + 4] = (ATOMIC[operation](value, operand, swap) & M).to_bytes(4, "little")
+            if ins.rd:                      # r0 as destination: the old value is dropped
+                r[ins.rd] = value
+            kind = f"atomic_{operation}"
+        if self.log is not None:
+            line = ins.line + 1 if ins.line is not None else None
+            self.log.append(Access(self.wave_id, lane, ins.offset, line, access.space, kind,
+                                   size, a, value, operand, swap))
 
-def run_reference(kernel, width, threads, memory_size, set_regs=None):
-    """Run one workgroup of `threads` threads; returns (memory bytes, registers per thread)."""
+
+def run_reference(kernel, width, threads, memory_size, set_regs=None, log=None):
+    """Run one workgroup of `threads` threads; returns (memory bytes, registers per thread).
+    Memory accesses are appended to `log` when given (see `Access`)."""
     memory = bytearray(memory_size)
+    local = bytearray(16384)
     waves = -(-threads // width)
     registers = {}
     for w in range(waves):
         wave = ScalarWave(kernel.instructions, width, threads, kernel.register_count, w,
-                          memory, set_regs or {})
+                          memory, set_regs or {}, local, log)
         wave.run()
         for lane in range(width):
             if w * width + lane < threads:

@@ -103,7 +103,6 @@ def test_an_unknown_device_is_argparse_usage(kernel_file):
 
 @pytest.mark.parametrize("flags, message", [
     (["--wave-width", "16"], "Error: --wave-width: an NVIDIA GPU runs waves of 32 lanes, not 16"),
-    (["--set-reg", "1:3"], "Error: --set-reg: a GPU starts no register with a value"),
     (["--kernel", "nope"], "Error: "),
 ])
 def test_launches_a_gpu_cannot_run_are_launch_errors(kernel_file, flags, message):
@@ -123,6 +122,44 @@ def test_prepare_gives_the_emitted_ptx_the_geometry_and_the_emulators_image(tmp_
     assert prepared.image.tobytes() == new_device_memory(launch).tobytes()
     assert prepared.image[1024:1040].tobytes() == data
     assert prepared.image[:8].view("<f4").tolist() == [0.0, 0.5]
+
+
+ARGUMENTS = """.kernel args
+.registers 8
+.workgroup_size 32, 1, 1
+    mov_sr r1, sr_thread_id_x
+    mov_imm r3, 4
+    imul r1, r1, r3
+    iadd r4, r1, r5
+    iadd r6, r0, r2
+    device_store_u32 r4, r6
+    halt
+.end
+"""
+
+
+def test_set_reg_values_are_the_kernels_parameters_in_their_order():
+    """The registers read before written (r0, r2, r5) are the PTX's parameters after the
+    device memory, in ascending order; each gets its --set-reg value, 0 without one (the
+    emulator's start), and a --set-reg of another register (r7) changes nothing."""
+    prepared = prepare(ARGUMENTS, Launch(device_memory=1024, set_regs={5: 512, 2: 0xFFFFFFFF,
+                                                                        7: 9}))
+    assert prepared.arguments == (0, 2, 5) and prepared.values == (0, 0xFFFFFFFF, 512)
+    head = prepared.ptx.split(") {", 1)[0].splitlines()
+    assert head[-4:] == ["    .param .u64 _device_mem_ptr,", "    .param .u32 arg_r0,",
+                         "    .param .u32 arg_r2,", "    .param .u32 arg_r5"]
+    for r in (0, 2, 5):
+        assert f"ld.param.u32 %r{r}, [arg_r{r}];" in prepared.ptx
+    assert prepare(KERNEL, Launch(set_regs={1: 3})).arguments == ()
+
+
+def test_set_reg_with_device_cuda_is_no_launch_error(kernel_file):
+    done = wave_lsp("run", str(kernel_file), "--device", "cuda", "--set-reg", "1:3")
+    reason = device_status()
+    if reason is None:
+        assert done.returncode == 0, done.stderr
+    else:
+        assert done.returncode == 2 and done.stderr == f"Error: --device cuda: {reason}\n"
 
 
 def test_the_entry_of_a_kernel_whose_name_is_mangled_is_the_one_the_ptx_declares():
@@ -227,6 +264,24 @@ def test_compare_on_the_gpu_reports_same_memory(kernel_file):
                     "--fill-iota", "0:f32:64:1", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["compare"] is None
+
+
+@need_gpu
+def test_gemm_blocked_takes_its_arguments_on_the_gpu(tmp_path):
+    """The shared GEMM reads N, K and the matrices' offsets from r0-r5 (--set-reg): on the GPU
+    it computes C = A * B (before, its PTX ran with N = 0 and wrote nothing)."""
+    rng = np.random.default_rng(7)
+    n = 128
+    a, b = (rng.uniform(-1, 1, (n, n)).astype("<f4") for _ in range(2))
+    (tmp_path / "ab.bin").write_bytes(a.tobytes() + b.tobytes())
+    done = wave_lsp("run", str(SHARED / "gemm_blocked.wave"), "--device", "cuda",
+                    "--device-memory", str(3 * 4 * n * n), "--arg", f"0:{tmp_path / 'ab.bin'}",
+                    "--set-reg", "0:0", "--set-reg", f"1:{4 * n * n}", "--set-reg",
+                    f"2:{8 * n * n}", "--set-reg", f"3:{n}", "--set-reg", f"4:{n}",
+                    "--set-reg", f"5:{n}", "--dump-f32", f"{8 * n * n}:{n * n}")
+    assert done.returncode == 0, done.stderr
+    c = np.array([float(v) for v in done.stdout.split()], dtype=np.float32).reshape(n, n)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, atol=1e-3)   # f32 sums of 128
 
 
 def test_the_compare_line():

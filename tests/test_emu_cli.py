@@ -133,3 +133,16 @@ def test_upstream_trace_format(program, capsys):
     assert lines[0] == "wg(0,0,0) wave[0] pc=0x0000: mov r0, sr_4"
     assert lines[3] == "wg(0,0,0) wave[0] pc=0x0014: mov_imm r3, 0x3f000000"
     assert len(lines) == 6
+
+
+def test_run_help_describes_the_debugging_flags(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for flag in ("--mem-trace", "--trace-wave N", "--trace-lane N", "--trace-pc START:END",
+                 "--break PC|line:N"):
+        assert flag in text
+    assert "upstream has no --mem-trace" in text and "upstream has no --break" in text
+    assert "upstream has no trace filters" in text
+    assert "mem step=S wg(X,Y,Z) wave[W] lane[L] pc=0xPPPP line N:" in text
+    assert "END exclusive" in text and "[c]ontinue, [s]tep, [q]uit?" in text

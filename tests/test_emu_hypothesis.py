@@ -58,40 +58,44 @@ def simple(draw) -> list[str]:
     return [f"{g}{op} {draw(dest)}, {draw(source)}"]
 
 
-def block(depth: int, in_loop: bool = False):
-    return st.lists(statement(depth, in_loop), min_size=1, max_size=5).map(
+def block(depth: int, in_loop: bool = False, leaf=simple):
+    """Random structured code; `leaf` draws one straight-line statement (default `simple`)."""
+    return st.lists(statement(depth, in_loop, leaf), min_size=1, max_size=5).map(
         lambda parts: [line for part in parts for line in part])
 
 
 @st.composite
-def statement(draw, depth: int, in_loop: bool) -> list[str]:
+def statement(draw, depth: int, in_loop: bool, leaf=simple) -> list[str]:
     choices = ["simple"] * 4 + (["if", "loop", "halt"] if depth < 2 else [])
     if in_loop:
         choices += ["continue", "break"]
     kind = draw(st.sampled_from(choices))
     if kind == "simple":
-        return draw(simple())
+        return draw(leaf())
     if kind == "halt":
         return [f"{draw(guard)}halt"]
     if kind in ("continue", "break"):
         return [f"{draw(guard)}{kind} {draw(pred)}"]
     if kind == "if":
-        lines = [f"if {draw(pred)}"] + draw(block(depth + 1, in_loop))
+        lines = [f"if {draw(pred)}"] + draw(block(depth + 1, in_loop, leaf))
         if draw(st.booleans()):
-            lines += ["else"] + draw(block(depth + 1, in_loop))
+            lines += ["else"] + draw(block(depth + 1, in_loop, leaf))
         return lines + ["endif"]
     counter = f"r{10 + depth}"
-    inner = draw(block(depth + 1, True)) if depth + 1 < 2 else draw(
-        st.lists(simple(), min_size=1, max_size=4).map(lambda p: [x for y in p for x in y]))
+    inner = draw(block(depth + 1, True, leaf)) if depth + 1 < 2 else draw(
+        st.lists(leaf(), min_size=1, max_size=4).map(lambda p: [x for y in p for x in y]))
     return [f"mov_imm {counter}, 0", "loop", f"iadd {counter}, {counter}, r8",
             f"icmp_gt p0, {counter}, r9", "break p0"] + inner + ["endloop"]
 
 
-def program(body: list[str]) -> str:
-    head = [".kernel random", ".registers 12", "    mov_sr r0, sr_thread_id_x",
+def program(body: list[str], registers: int = 12, setup: tuple[str, ...] = ()) -> str:
+    """The kernel around `body`: r0 = thread id, r1 = 4 * r0 (its own word), r8 = 1, r9 =
+    (r0 & 3) + 1 (loop trip counts), then the `setup` lines."""
+    head = [".kernel random", f".registers {registers}", "    mov_sr r0, sr_thread_id_x",
             "    mov_imm r9, 4", "    imul r1, r0, r9", "    mov_imm r8, 1",
             "    mov_imm r9, 3", "    and r9, r0, r9", "    iadd r9, r9, r8"]
-    return "\n".join(head + ["    " + line for line in body] + ["    halt", ".end", ""])
+    return "\n".join(head + ["    " + line for line in (*setup, *body)]
+                     + ["    halt", ".end", ""])
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -219,7 +219,9 @@ def test_quiet(case):
 
 
 def test_every_portability_code_is_tested_both_ways():
-    codes = {c for c in CODES if c.startswith("P8")}
+    # P824 comes from the vendors' compilers in the editor, not from the analysis
+    # (tests/test_vendor_diagnostics.py, tests/server/test_vendor_explained.py)
+    codes = {c for c in CODES if c.startswith("P8")} - {"P824"}
     assert {c.code for c in FIRES} == codes
     assert {c.code for c in QUIET} == codes
 

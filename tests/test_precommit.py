@@ -4,6 +4,7 @@ this repository, named in a project's `.pre-commit-config.yaml` as the README sh
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -59,9 +60,25 @@ def hooks_repository(into: Path, env: dict) -> tuple[Path, str]:
     git("add", ".", cwd=into)
     subprocess.run(["git", "commit", "-q", "-m", "hooks"], cwd=into, env=env, check=True,
                    capture_output=True)
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=into, check=True,
-                         capture_output=True, text=True).stdout.strip()
+    # the revision the README names: a release tag (a branch draws pre-commit's warning about a
+    # mutable reference on every run)
+    rev = readme_rev()
+    subprocess.run(["git", "tag", "-a", rev, "-m", f"wave-lsp {rev}"], cwd=into, env=env,
+                   check=True, capture_output=True)
     return into, rev
+
+
+def readme_rev() -> str:
+    """The `rev:` of the README's pre-commit configuration."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### pre-commit"):]
+    return re.search(r"^\s*rev:\s*(\S+)", section, re.M).group(1)
+
+
+def test_the_readme_names_a_release_tag_of_this_version():
+    version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(),
+                        re.M).group(1)
+    assert readme_rev() == f"v{version}"
 
 
 # a kernel test: the kernel stores 7
@@ -86,6 +103,7 @@ def test_hook_passes_on_the_good_file(project):
     r = pre_commit(project, "--files", "good.wave", "passing.wave", "notes.txt")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Passed" in r.stdout
+    assert "mutable reference" not in r.stdout + r.stderr     # the README's tag: no warning
 
 
 def test_test_hook_fails_on_the_failing_kernel_test(project):

@@ -9,6 +9,8 @@
 ;;   (require 'wave-mode)
 ;;   (add-hook 'wave-mode-hook #'eglot-ensure)
 ;;
+;; C-c C-r, C-c C-t, C-c C-p run, test and profile the kernel at point (wave-lsp-commands.el).
+;;
 ;; Colours for mnemonics come from the server's semantic tokens where the client supports them;
 ;; the patterns here are generic (no instruction lists), so they never go stale.
 
@@ -142,6 +144,13 @@
 (add-to-list 'auto-mode-alist '("\\.wave\\'" . wave-mode))
 
 (add-to-list 'eglot-server-programs `(wave-mode . ,(lambda (&rest _) wave-lsp-command)))
+
+;; Run, test and profile the kernel at point (wave-lsp-commands.el)
+(require 'wave-lsp-commands)
+(define-key wave-mode-map (kbd "C-c C-r") #'wave-lsp-run-kernel)
+(define-key wave-mode-map (kbd "C-c C-t") #'wave-lsp-test-kernel)
+(define-key wave-mode-map (kbd "C-c C-p") #'wave-lsp-profile-kernel)
+(define-key wave-mode-map (kbd "C-c C-k") #'wave-lsp-clear-results)
 
 (provide 'wave-mode)
 ;;; wave-mode.el ends here

@@ -170,3 +170,29 @@ def test_terminal_colours_after_attach(tmp_path, terminal, monkeypatch):
     assert looks["mnemonic"] != looks["keyword"], "semantic tokens never drawn"
     assert len({looks[k] for k in ("register", "special", "plain", "mnemonic")}) == 4, looks
     assert looks["label"] != looks["plain"], looks
+
+
+def test_terminal_hints_and_lenses_have_colours_without_termguicolors(tmp_path, terminal,
+                                                                       monkeypatch):
+    """Issue 29 item 6: in a 256-colour terminal without 'termguicolors' the default scheme has
+    no cterm colour for NonText, so run values and lenses were drawn like code; the plugin gives
+    LspInlayHint, LspCodeLens and DiagnosticUnnecessary 256-colour foregrounds."""
+    monkeypatch.delenv("COLORTERM", raising=False)
+    path = tmp_path / "colours.wave"
+    path.write_text("; wave-lsp run: --workgroup 4,1,1 --wave-width 4\n" + SOURCE.replace(
+        "    call top\n", ""), encoding="utf-8")
+    term = terminal(path)
+    term.wait_for("regs ·", timeout=60)
+    term.keys(":set notermguicolors", "Enter", ":/mov_sr", "Enter", ":LspWaveRun", "Enter")
+    term.wait_for("r0 = 0, 1, 2, 3", "✓")
+    time.sleep(0.5)
+    screen = term.screen(escapes=True)
+    save("nvim-tmux-colours-256.txt", screen)
+    plain = _look(screen, "mov_sr", "mov_sr")
+    looks = {"hint": _look(screen, "mov_sr", "r0 = 0"),
+             "lens": _look(screen, ".kernel colours", "▶ Run"),
+             "run lens": _look(screen, "Run again", "✓")}    # after or below the launch line
+    assert "38;2" not in screen, "24-bit colours: 'termguicolors' is on"
+    for name, look in looks.items():
+        assert look[0] not in ("default", plain[0]), (name, looks, plain)
+    assert looks["hint"] != looks["lens"], looks

@@ -130,7 +130,7 @@ def test_checkhealth_says_what_is_missing(tmp_path):
     report = "\n".join(health(tmp_path, "vim.lsp.config('wave', { cmd = { "
                                         "'wave-lsp-not-installed', 'serve' } })"))
     assert "ERROR server command \"wave-lsp-not-installed\" not found" in report, report
-    assert "pip install /path/to/wave-lsp" in report
+    assert f"bin/pip install '{ROOT}'" in report        # this checkout: works today
 
 
 def run_at(path, line: int) -> str:
@@ -183,6 +183,10 @@ def test_dump_shows_later_values_of_a_dump_in_a_split(tmp_path):
     printed = cli.stdout.decode().splitlines()
     assert len(printed) == 1024
     assert result["name"] == f"wave-dump://{path}"
-    assert result["lines"] == printed[600:605] == ["600.0", "601.0", "602.0", "603.0", "604.0"]
+    assert printed[600:605] == ["600.0", "601.0", "602.0", "603.0", "604.0"]
+    # each value with its index in the dump and its device address (issue 29)
+    assert result["lines"][0].split() == ["index", "address", "f32"]
+    rows = [line.split() for line in result["lines"][1:]]
+    assert rows == [[str(i), f"0x{4 * i:08x}", printed[i]] for i in range(600, 605)], rows
     assert result["dump"]["start"] == 600 and result["dump"]["total"] == 1024
     assert "start 2000 is outside the dump: it has 1,024 values" in result["messages"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 from .nvim import ROOT, run_nvim, server_commands
 from .test_nvim_terminal import save, terminal  # noqa: F401  (the tmux fixture)
@@ -99,3 +100,23 @@ def test_the_quickfix_list_in_a_real_terminal(tmp_path, terminal):  # noqa: F811
     assert "wave-lsp test: 1 passed, 1 failed" in screen       # the quickfix window's title
     row = next(r for r in screen.splitlines() if 'got "20"' in r)
     assert f"tests.wave|{line_of(text, 'expect: 25') + 1} col 1 error|" in row
+
+
+
+def test_completion_on_a_new_expect_line_inserts_the_printed_value(tmp_path, terminal):
+    """Issue 29 item 4: in a terminal, `<C-x><C-o>` (the LSP omnifunc Neovim 0.11 sets) after
+    `; wave-lsp expect: ` typed below the last expect line inserts what the run printed there."""
+    text = store("0", "10")
+    path = tmp_path / "complete.wave"
+    path.write_text(text, encoding="utf-8")
+    term = terminal(path)
+    term.wait_for("▶ Test", timeout=60)                   # attached (the test runs on demand)
+    term.keys(":/expect: 10", "Enter")
+    term.keys("o; wave-lsp expect: ", "C-x", "C-o")
+    term.wait_for("expect: 20")
+    term.keys("Escape")
+    time.sleep(0.5)
+    screen = term.screen()
+    save("nvim-tmux-expect-completion.txt", screen)
+    rows = screen.split("\n")
+    assert any(row.strip().startswith("; wave-lsp expect: 20") for row in rows), screen

@@ -1,5 +1,5 @@
-"""Neovim's `=` (indent/wave.lua) and `gq` (the server's range formatting through
-vim.lsp.formatexpr) give the project's examples back from a carelessly typed copy: one layout
+"""Neovim's `=` (indent/wave.lua) and `gq` (on code the server's range formatting through
+vim.lsp.formatexpr, by lua/wave/format.lua) give the project's examples back from a carelessly typed copy: one layout
 for typing, re-indenting and formatting."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def test_indent_and_gq_give_the_examples_back(tmp_path):
     assert [r["name"] for r in result] == [p.name for p in EXAMPLES]
     for r, example in zip(result, EXAMPLES):
         want = example.read_text().splitlines()
-        assert "vim.lsp.formatexpr" in r["formatexpr"]
+        assert "wave.format" in r["formatexpr"]      # code: vim.lsp.formatexpr (wave/format.lua)
         indents = [len(line) - len(line.lstrip()) for line in r["indented"]]
         assert indents == [len(line) - len(line.lstrip()) for line in want], r["name"]
         assert r["formatted"] == want, r["name"]

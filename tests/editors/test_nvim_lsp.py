@@ -133,3 +133,67 @@ def test_quick_fix_replaces_the_obsolete_mnemonic(tmp_path):
         return vim.api.nvim_buf_get_lines(buf, 2, 3, false)[1]
     """)
     assert result == ASTRAL.split("\n")[2].replace("add.s32", "iadd")
+
+
+def test_hover_float_has_a_border_and_aligned_tables(tmp_path):
+    """Issue 29: `K` shows the hover in a bordered float and the kernel's resource table as
+    aligned columns (a list where the editor is too narrow for them), never `| resource |
+    value |` and `|---|---|` lines."""
+    path = write(tmp_path, "k.wave", ".kernel k\n.registers 8\n    halt\n.end\n")
+    result = run_nvim(tmp_path, f"""
+        local buf = H.attach({json.dumps(str(path))})
+        local function hover(columns)
+          vim.o.columns = columns
+          vim.api.nvim_win_set_cursor(0, {{ 1, 8 }})
+          vim.api.nvim_feedkeys('K', 'x', false)
+          local float
+          H.wait('the hover float', function()
+            for _, win in ipairs(vim.api.nvim_list_wins()) do
+              if vim.api.nvim_win_get_config(win).relative ~= '' then float = win end
+            end
+            return float ~= nil
+          end)
+          local out = {{ border = vim.api.nvim_win_get_config(float).border,
+                         lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0,
+                                                            -1, false) }}
+          vim.api.nvim_win_close(float, true)
+          return out
+        end
+        return {{ mapped = vim.fn.maparg('K', 'n', false, true).desc, wide = hover(240),
+                  narrow = hover(80) }}
+    """)
+    assert "wave.hover" in result["mapped"]
+    for shown in (result["wide"], result["narrow"]):
+        assert shown["border"] and set(shown["border"]) != {""}, shown["border"]
+        assert not any(line.lstrip().startswith("|") for line in shown["lines"]), shown
+    lines = result["wide"]["lines"]
+    header = next(line for line in lines if line.startswith("resource"))
+    assert header.split() == ["resource", "value"], lines
+    rows = lines[lines.index(header) + 2:lines.index("```", lines.index(header))]
+    value_column = header.index("value")
+    assert len(rows) > 2 and all(row[value_column - 2:value_column] == "  " and
+                                 row[value_column] != " " for row in rows), lines
+    assert "- registers declared: 8" in result["narrow"]["lines"], result["narrow"]
+
+
+def test_gq_rewraps_comments_and_formats_code_through_the_server(tmp_path):
+    """Issue 29: `gq` on a long comment rewraps it at 'textwidth' (the ftplugin promised it);
+    on code it is still the server's formatting."""
+    words = " ".join(f"word{i}" for i in range(30))
+    path = write(tmp_path, "k.wave", f"; {words}\n.kernel k\n.registers 8\nhalt\n.end\n")
+    result = run_nvim(tmp_path, f"""
+        local buf = H.attach({json.dumps(str(path))})
+        vim.bo[buf].textwidth = 40
+        vim.api.nvim_win_set_cursor(0, {{ 1, 0 }})
+        vim.cmd('normal! gqq')
+        local n = vim.api.nvim_buf_line_count(buf)
+        vim.api.nvim_win_set_cursor(0, {{ n - 1, 0 }})
+        vim.cmd('normal! gqq')
+        return {{ lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false),
+                  formatexpr = vim.bo[buf].formatexpr }}
+    """)
+    lines = result["lines"]
+    comment = [line for line in lines if line.startswith(";")]
+    assert len(comment) > 1 and all(len(line) <= 40 for line in comment), lines
+    assert " ".join(line[2:] for line in comment) == words
+    assert "    halt" in lines, lines                        # code: the server indents it

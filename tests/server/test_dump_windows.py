@@ -103,6 +103,9 @@ async def test_windows_are_the_lines_the_command_line_prints(client, tmp_path):
         assert got["ok"] and got["kind"] == kind, got
         assert got["values"] == want and got["start"] == start and got["count"] == len(want)
         assert got["total"] == len(cli[kind])
+        # each line's device address (the regions start at 0): 4-byte values, 16-byte rows
+        size = {"u32": 4, "f32": 4, "memory": 16}[kind]
+        assert got["addresses"] == [size * (start + i) for i in range(len(want))]
     # the end of the memory dump is the partial row of 8 bytes, as upstream prints it
     assert got["values"] and cli["memory"][-1].startswith("00002000: ")
     last = await dump(client, uri, "k", None, 0, 512, 1)

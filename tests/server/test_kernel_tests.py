@@ -232,6 +232,10 @@ async def test_expect_lines_complete_with_what_the_last_run_printed(client):
         text_document=ident(uri), position=client_position(client, text, line, 19)))
     items = got.items if isinstance(got, t.CompletionList) else got
     assert [i.label for i in items] == ["20", "20 … (2 lines)"]
+    # from after the blank typed after `expect:` (a text starting with a blank is an empty
+    # word to Neovim, which then inserted nothing: issue 29)
+    assert items[0].text_edit.new_text == "20"
+    assert items[0].text_edit.range.start.character == 19
     assert apply(text, [items[0].text_edit]) == store("0", "10", "20")
     assert apply(text, [items[1].text_edit]) == store(*RIGHT)
     elsewhere = await client.text_document_completion_async(t.CompletionParams(

@@ -110,7 +110,8 @@ async def test_backends_setting_turns_a_compiler_off(client):
         result = await execute(client, "wave-lsp.kernelResources", uri, "reduction")
         assert not [v for v in result["vendor"] if v["target"] == "ptx"]
         shown = await execute(client, "wave-lsp.emit", uri, "ptx")
-        assert "vendor" not in shown and "ptxas" not in shown["text"]
+        assert "vendor" not in shown and "ptxas sm_" not in shown["text"]
+        assert shown["vendorAbsent"]["reason"] == "off"     # the view says why (issue 29.15)
         await configure(client, {"backends": {"ptxas": "/nonexistent/ptxas", "nvcc": "x"}})
         shown = [m.message for m in client.messages]
         assert any("backends.ptxas: '/nonexistent/ptxas' is not an executable program" in m

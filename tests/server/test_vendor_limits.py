@@ -37,9 +37,12 @@ class Planted:
         self.record = folder / "runs.txt"
         self.sleep_file = folder / "sleep.txt"
         self.program = folder / "fake-compiler"
-        self.program.write_text(f"#!/bin/sh\necho \"$$ start\" >> {self.record}\n"
-                                f"sleep $(cat {self.sleep_file})\n"
-                                f"echo \"$$ end\" >> {self.record}\nexit 1\n")
+        self.program.write_text(
+            "#!/bin/sh\nfor a; do case $a in *.ptx|*.hip) src=$a;; esac; done\n"
+            "kernel=$(grep -oE '(entry|void) k[0-9]+' \"$src\" | head -1 | cut -d' ' -f2)\n"
+            f"echo \"$$ start $kernel\" >> {self.record}\n"
+            f"sleep $(cat {self.sleep_file})\n"
+            f"echo \"$$ end $kernel\" >> {self.record}\nexit 1\n")
         self.program.chmod(0o755)
         self.sleep(1)
 
@@ -54,21 +57,24 @@ class Planted:
         """`initializationOptions`: the settings, trusted."""
         return {**self.settings(), "workspaceTrusted": True}
 
-    def events(self) -> list[tuple[int, str]]:
+    def events(self, kernel: str | None = None) -> list[tuple[int, str]]:
+        """(pid, "start" or "end") in order, of the runs on `kernel`'s translation (all runs
+        by default: the P824 checks compile every open document too)."""
         if not self.record.exists():
             return []
-        return [(int(pid), what) for pid, what in
-                (line.split() for line in self.record.read_text().splitlines())]
+        return [(int(pid), what) for pid, what, name in
+                (line.split() for line in self.record.read_text().splitlines())
+                if kernel is None or name == kernel]
 
-    def started(self) -> list[int]:
-        return [pid for pid, what in self.events() if what == "start"]
+    def started(self, kernel: str | None = None) -> list[int]:
+        return [pid for pid, what in self.events(kernel) if what == "start"]
 
     def ended(self) -> set[int]:
         return {pid for pid, what in self.events() if what == "end"}
 
-    async def wait_started(self, count: int, after: int = 0) -> list[int]:
+    async def wait_started(self, count: int, kernel: str) -> list[int]:
         for _ in range(600):
-            found = self.started()[after:]
+            found = self.started(kernel)
             if len(found) >= count:
                 return found
             await asyncio.sleep(0.05)
@@ -143,9 +149,8 @@ async def test_an_edit_stops_the_compilers_of_the_old_text(server, planted):
     planted.sleep(STUCK)
     name, text = kernel()
     uri = open_document(server, text, "edited")
-    before = len(planted.started())
     asking = asyncio.ensure_future(execute(server, "wave-lsp.kernelResources", uri, name))
-    pids = await planted.wait_started(2, before)
+    pids = await planted.wait_started(2, name)
     server.text_document_did_change(t.DidChangeTextDocumentParams(
         text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=2),
         content_changes=[t.TextDocumentContentChangePartial(
@@ -162,9 +167,8 @@ async def test_closing_the_document_stops_its_compilers(server, planted):
     planted.sleep(STUCK)
     name, text = kernel()
     uri = open_document(server, text, "closed")
-    before = len(planted.started())
     asking = asyncio.ensure_future(execute(server, "wave-lsp.emit", uri, "hip"))
-    pids = await planted.wait_started(1, before)
+    pids = await planted.wait_started(1, name)
     server.text_document_did_close(t.DidCloseTextDocumentParams(
         text_document=t.TextDocumentIdentifier(uri=uri)))
     await wait_gone(pids)
@@ -181,9 +185,8 @@ async def test_other_documents_are_answered_while_compilers_are_stuck(server, pl
     planted.sleep(STUCK)
     name, text = kernel()
     stuck = open_document(server, text, "stuck")
-    before = len(planted.started())
     asking = asyncio.ensure_future(execute(server, "wave-lsp.kernelResources", stuck, name))
-    pids = await planted.wait_started(2, before)
+    pids = await planted.wait_started(2, name)
     other_name, other_text = kernel(lines=2_500)
     other = open_document(server, other_text, "other")
     shown = await execute(server, "wave-lsp.emit", other, "metal")
@@ -211,9 +214,8 @@ async def test_a_compiler_past_its_time_limit_is_stopped_and_the_views_say_so(se
         await configure(server, planted.settings(timeoutSeconds=1))
         name, text = kernel()
         uri = open_document(server, text, "timeout")
-        before = len(planted.started())
         result = await execute(server, "wave-lsp.kernelResources", uri, name)
-        pids = planted.started()[before:]
+        pids = planted.started(name)
         assert len(pids) == 4 and not planted.ended() & set(pids), planted.events()
         await wait_gone(pids)
         assert {v["problem"] for v in result["vendor"]} == \
@@ -224,7 +226,7 @@ async def test_a_compiler_past_its_time_limit_is_stopped_and_the_views_say_so(se
         assert "took longer than 1 s" in shown["text"]
         hover = await server.text_document_hover_async(hover_params(uri))
         assert "fake-compiler took longer than 1 s and was stopped" in hover.contents.value
-        assert len(planted.started()) == before + 4          # all of it from the cache
+        assert len(planted.started(name)) == 4               # all of it from the cache
     finally:
         planted.sleep(0)
         await configure(server, planted.settings())
@@ -242,9 +244,8 @@ async def test_shutting_down_stops_the_compilers(ending, planted):
     planted.sleep(STUCK)
     name, text = kernel()
     uri = open_document(ending, text, "shutdown")
-    before = len(planted.started())
     asking = asyncio.ensure_future(execute(ending, "wave-lsp.kernelResources", uri, name))
-    pids = await planted.wait_started(2, before)
+    pids = await planted.wait_started(2, name)
     await ending.shutdown_session()
     await wait_gone(pids)
     assert not planted.ended() & set(pids), planted.events()

@@ -72,7 +72,7 @@ def test_show_hip_metal_and_sycl(vscode):
     vscode.clickText("mov_sr")
     for title, marker, tid in (("HIP", "__global__ void scale", "threadIdx.x"),
                                ("Metal", "kernel void scale", "tid.x"),
-                               ("SYCL", "using namespace sycl", "it.get_local_id(0)")):
+                               ("SYCL", "using namespace sycl", "it.get_local_id(2)")):
         if title == "SYCL":   # from the editor title's menu, as a mouse user would
             vscode.click(".editor-actions [aria-label='Show Backend Code']")
             vscode.chooseMenuItem(f"Show {title}")

@@ -189,7 +189,9 @@ export class WaveClient implements vscode.Disposable {
         if (wheel === undefined) {
             const pick = await vscode.window.showErrorMessage(
                 `WAVE: the wave-lsp language server was not found (looked at ${looked}). ` +
-                'Install it with "pip install wave-lsp" or set "wave.server.command".', settings, 'Show Log');
+                'Install it from a checkout of wave-lsp (python3 -m venv .venv && .venv/bin/pip install .) ' +
+                'and set "wave.server.command", or install the extension\'s .vsix, which bundles the server.',
+                settings, 'Show Log');
             this.followUp(pick);
             return undefined;
         }

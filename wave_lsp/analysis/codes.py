@@ -118,6 +118,7 @@ _CODES = (
          enabled=False),
     Code("P823", W, "upstream's output for this instruction is rejected by the vendor's compiler",
          enabled=False),
+    Code("P824", W, "the vendor's compiler (ptxas, hipcc) rejects this kernel's translation"),
     # files and configuration
     Code("X900", E, "binary file"),
     Code("X901", E, "file is not UTF-8"),

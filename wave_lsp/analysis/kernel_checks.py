@@ -21,6 +21,7 @@ from .codes import diagnostic as _diag
 from .diagnostic import Diagnostic, Range, Related
 from .layout import sizes
 from .local_memory import check_local_memory
+from .uniformity_steps import MAX_ANALYSED_DEPTH, deepest
 from ..syntax.parser import LINE_CACHE_SIZE
 
 # the code of a broken block of each construct (the matching itself is syntax.blocks)
@@ -122,9 +123,14 @@ def _structure(kernel: Kernel, matching: Matching) -> list[Diagnostic]:
 
     deep = next((b for b in matching.blocks if b.depth + 1 > MIN_DIVERGENCE_DEPTH), None)
     if deep is not None:
+        most = deepest(matching)
+        skipped = (f"; at {most:,} levels the kernel is too deep for the uniformity and "
+                   f"divergence analysis (it follows {MAX_ANALYSED_DEPTH})"
+                   if most > MAX_ANALYSED_DEPTH else "")
         out.append(at(deep.open, "K309", f"control flow nested {deep.depth + 1} levels deep; the "
                       f"specification guarantees only {MIN_DIVERGENCE_DEPTH} "
-                      f"(MIN_DIVERGENCE_DEPTH)"))
+                      f"(MIN_DIVERGENCE_DEPTH), and formatting indents at most "
+                      f"{MIN_DIVERGENCE_DEPTH} levels{skipped}"))
     for p in matching.problems:
         inside = f" (the innermost open construct is '{p.innermost}')" if p.innermost else ""
         kind = BLOCK_ROLES[p.mnemonic][1]

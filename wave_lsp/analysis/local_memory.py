@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ..isa import INSTRUCTIONS, InstructionClass
 from ..isa.backends import DEFAULT_LOCAL_MEMORY
 from ..syntax.ast import Instruction, OperandSyntax as Syn
+from ..syntax.blocks import loop_writes
 from ..syntax.program import Kernel
 from .codes import diagnostic
 from .diagnostic import Diagnostic, Fix, Range, TextEdit
@@ -186,6 +187,7 @@ def local_need(kernel: Kernel) -> LocalNeed | None:
     first: tuple[int, Instruction] | None = None
     need: int | None = 0
     loops: list[list[int]] = []
+    written_in_loop = loop_writes(items, _written)
     for index, (line, ins) in enumerate(items):
         m = ins.mnemonic.text
         guard = ins.guard
@@ -195,8 +197,7 @@ def local_need(kernel: Kernel) -> LocalNeed | None:
             regs.values.clear()
             regs.under.clear()
         if m == "loop":
-            body = _loop_body(items, index)
-            written = {r for _l, i in body for r in _written(i)}
+            written = written_in_loop[index]
             regs.forget(written)
             loops.append(sorted(written))
         elif m == "endloop" and loops:
@@ -213,16 +214,6 @@ def local_need(kernel: Kernel) -> LocalNeed | None:
         return None
     line, ins = first
     return LocalNeed(line, ins.start, ins.end, need)
-
-
-def _loop_body(items, index: int) -> list:
-    depth = 0
-    for end in range(index, len(items)):
-        m = items[end][1].mnemonic.text
-        depth += (m == "loop") - (m == "endloop")
-        if depth == 0:
-            return items[index + 1:end]
-    return items[index + 1:]
 
 
 def _step(ins: Instruction, regs: _Registers, kernel: Kernel) -> None:

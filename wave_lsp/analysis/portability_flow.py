@@ -14,6 +14,7 @@ from typing import Iterator
 
 from ..isa import INSTRUCTIONS, InstructionClass as IC, OperandKind
 from ..syntax.ast import Instruction, Operand, OperandSyntax as Syn
+from ..syntax.blocks import loop_writes
 from ..syntax.parser import LINE_CACHE_SIZE
 from ..syntax.program import Kernel
 
@@ -90,24 +91,6 @@ def _facts(ins: Instruction) -> _Facts:
     return _Facts(tuple(sources), tuple(written), relevant)
 
 
-def _loop_writes(items: list[tuple[int, Instruction]]) -> dict[int, set[int]]:
-    """For each `loop` (by index), the registers written up to its `endloop`."""
-    out: dict[int, set[int]] = {}
-    open_loops: list[int] = []
-    for index, (_line, ins) in enumerate(items):
-        m = ins.mnemonic.text
-        if m == "loop":
-            open_loops.append(index)
-            out[index] = set()
-        elif m == "endloop" and open_loops:
-            done = open_loops.pop()
-            if open_loops:
-                out[open_loops[-1]].update(out[done])
-        elif open_loops:
-            out[open_loops[-1]].update(_facts(ins).written)
-    return out
-
-
 def depends_on_width(kernel: Kernel) -> bool:
     """Whether any instruction of the kernel can make the width lints fire (a cheap pre-check
     that spares the data-flow pass for most kernels)."""
@@ -133,20 +116,23 @@ def steps(kernel: Kernel) -> Iterator[Step]:
             if frames:
                 for r in frames[-1]:
                     known.pop(r, None)
+                if len(frames) > 1:      # what the branch wrote, the enclosing if wrote too
+                    frames[-2].update(frames[-1])
                 if m == "endif":
                     frames.pop()
                 else:
                     frames[-1] = set()
         elif m == "loop":
-            loops = loops if loops is not None else _loop_writes(items)
+            loops = loops if loops is not None else \
+                loop_writes(items, lambda i: _facts(i).written)
             for r in loops.get(index, ()):
                 known.pop(r, None)
         elif m == "call":
             known.clear()
         written = f.written
         if written:
-            for frame in frames:
-                frame.update(written)
+            if frames:
+                frames[-1].update(written)
             for r in written:
                 known.pop(r, None)
             if len(written) == 1 and ins.guard is None:

@@ -50,7 +50,9 @@ class KernelUniformity:
         self.before: dict[int, State] = {}
         self.after: dict[int, State] = {}
         self._exit_seed: dict[int, tuple[int, Cause | None]] = {}
-        self.tree = structure(kernel.instructions)
+        tree = structure(kernel.instructions)
+        self.too_deep = tree is None     # nested past MAX_ANALYSED_DEPTH: nothing is analysed
+        self.tree = tree or []
         self.run: TopLevelRun | None = None
         if record or has_call(self.tree):
             self.final = self._block(self.tree, State(), ())

@@ -15,11 +15,14 @@ from functools import lru_cache
 
 from ..isa import INSTRUCTIONS, SPECIAL_BY_NAME, Field, InstructionClass, OperandKind
 from ..syntax.ast import Instruction, OperandSyntax
-from ..syntax.blocks import match_blocks
+from ..syntax.blocks import Matching, match_blocks
 from .uniformity_model import Uniformity
 from ..syntax.parser import LINE_CACHE_SIZE
 
 HALT = -100
+# Blocks nested deeper than this are not analysed (the kernel gets no uniformity, and K309 says
+# so): the passes follow the nesting, and the specification guarantees only 32 levels.
+MAX_ANALYSED_DEPTH = 128
 
 # Control roles.
 NORMAL, IF, ELSE, ENDIF, LOOP, BREAK, CONTINUE, ENDLOOP, HALT_OP, BARRIER, OTHER = range(11)
@@ -235,16 +238,24 @@ class LoopNode:
         return out
 
 
-def structure(instructions: list[tuple[int, Instruction]]) -> list:
+def deepest(matching: Matching) -> int:
+    """How many blocks deep a kernel's block matching nests (0: no block)."""
+    return max((b.depth + 1 for b in matching.blocks), default=0)
+
+
+def structure(instructions: list[tuple[int, Instruction]]) -> list | None:
     """Nest a kernel's instructions into (line, Step) pairs, `IfNode`s and `LoopNode`s, as
     `syntax.blocks.match_blocks` matches them.
 
     Unknown mnemonics are left out; a stray `else`/`endif`/`endloop` is skipped; an end that
     closes an outer block closes the blocks left open inside it; blocks still open at the end of
-    the kernel are closed there. Never raises."""
+    the kernel are closed there. None when the blocks nest deeper than MAX_ANALYSED_DEPTH.
+    Never raises."""
     steps = [(line, step) for line, instr in instructions
              if (step := step_of(instr)) is not None]
     matching = match_blocks((i, step.mnemonic) for i, (_line, step) in enumerate(steps))
+    if deepest(matching) > MAX_ANALYSED_DEPTH:
+        return None
     opens = {b.open: b for b in matching.blocks}
     elses = {b.else_: b for b in matching.blocks if b.else_ is not None}
     delimiters = set(opens) | set(elses) | {p.at for p in matching.problems

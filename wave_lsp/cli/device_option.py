@@ -9,8 +9,8 @@ status 1 when anything differs), or that the images are the same.
 
 Usage errors (exit status 2, one line): `--device cuda` without CuPy or without a CUDA device,
 `--compare` without `--device cuda`, and flags a GPU run cannot honour (`--stats`, `--trace`,
-`--trace-lines`, `--dump-regs`, `--wave-widths`, `--time-limit`, `--set-reg`, a wave width
-other than 32).
+`--trace-lines`, `--dump-regs`, `--wave-widths`, `--time-limit`, a wave width other than
+32). `--set-reg` values reach the kernel as its parameters (`asm/backends/arguments.py`).
 """
 
 from __future__ import annotations

@@ -7,6 +7,13 @@ translation defects corrected (lints P811-P823 name each; P823: what ptxas or hi
 a kernel that uses local memory without `.local_memory` gets the emulator's default size
 declared; `--compat upstream` reproduces upstream's pipeline exactly, defects included (source
 is assembled as `wave-asm` does).
+
+Kernel arguments: every register the kernel may read before writing is a 32-bit parameter
+`arg_rN` after the device-memory pointer, in ascending register number (PTX `.param .u32`,
+HIP `uint32_t`, Metal `constant uint32_t& [[buffer(1..)]]`, SYCL `uint32_t` before the sizes);
+the other registers start at zero. SYCL puts WAVE's x on its fastest dimension (2): ranges are
+`range<3>(z, y, x)`. `--compat upstream` keeps upstream's signature and order.
+
 Errors print `error: MESSAGE` to stderr and exit with status 1, as upstream's backends do.
 """
 

@@ -5,11 +5,18 @@ local-memory bank ways (passes over the conflict-free ideal), device sectors aga
 and the source text — then the kernel's totals. `--profile-target` picks a preset of
 `isa.backends.PROFILE_PRESETS` (default: the launch's wave width, 32 banks of 4 bytes, 32-byte
 sectors) and implies `--profile`; `--profile-lines N` caps the table (0: every line). With
-`--json`, the report gains `"profile": {"target", "lines", "totals"}` (lines 1-based)."""
+`--json`, the report gains `"profile": {"target", "lines", "totals"}` (lines 1-based).
+
+A kernel with more distinct memory access patterns than the profile keeps (`emu.profile`:
+at most 256 per instruction, 4 MiB in all) has those lines' memory figures estimated from the
+patterns kept: the table says so under its header, the JSON in `"estimated": [{"line",
+"kept_share"}]`. `--time-limit` bounds the run and the profile's counting together: past it,
+`Error: time limit: ...` and exit status 1."""
 
 from __future__ import annotations
 
 import sys
+import time
 
 from ..isa.backends import PROFILE_TARGETS, profile_preset
 
@@ -41,28 +48,54 @@ def profiled(args, request):
                          "--wave-widths, --device, --compare or --trace")
     from dataclasses import replace
     request.options = replace(request.options, profile=True)   # RunRequest: a plain class
+    args.profile_started = time.monotonic()
     return request
 
 
-def with_profile(args, text: str, report) -> str:
-    """`--json`'s document with the "profile" object added when the run was profiled."""
+def _profile(args, report):
+    """The report's profile under `--profile-target`; `AnalysisStopped` past `--time-limit`
+    (counted from before the run)."""
+    from ..emu.profile import AnalysisStopped, profile_for
+    limit = getattr(args, "time_limit", None)
+    started = getattr(args, "profile_started", time.monotonic())
+
+    def check() -> None:
+        if limit is not None and time.monotonic() - started > limit:
+            raise AnalysisStopped(f"time limit: --time-limit {limit:g} s reached while counting "
+                                  "the profile (the run and the profile's counting together); "
+                                  "no profile shown")
+    return profile_for(report.profile, args.profile_target, check)
+
+
+def with_profile(args, text: str, report) -> tuple[str, str | None]:
+    """`--json`'s document with the "profile" object added when the run was profiled, and the
+    error when its counting stopped at `--time-limit` (the document then has none)."""
     if args is None or not args.profile or report.profile is None:
-        return text
+        return text, None
     import json
-    from ..emu.profile import profile_for
+    from ..emu.profile import AnalysisStopped
+    try:
+        profile = _profile(args, report)
+    except AnalysisStopped as err:
+        return text, str(err)
     data = json.loads(text)
-    data["profile"] = profile_for(report.profile, args.profile_target).to_json()
-    return json.dumps(data, indent=1)
+    data["profile"] = profile.to_json()
+    return json.dumps(data, indent=1), None
 
 
-def write_profile(args, report, program) -> None:
-    """The table and totals on stdout (after the normal output)."""
-    from ..emu.profile import profile_for
-    profile = profile_for(report.profile, args.profile_target)
+def write_profile(args, report, program) -> str | None:
+    """The table and totals on stdout (after the normal output); the error instead when the
+    counting stopped at `--time-limit`."""
+    from ..emu.profile import AnalysisStopped
+    try:
+        profile = _profile(args, report)
+    except AnalysisStopped as err:
+        return str(err)
     out = sys.stdout
     texts = _texts(program, report, profile.by_pc)
     out.write("\n".join(profile_lines(profile, texts, args.profile_lines)) + "\n")
     out.flush()
+    return None
 
 
 def _texts(program, report, by_pc: bool) -> dict:
@@ -99,8 +132,10 @@ def profile_lines(profile, texts: dict, limit: int) -> list[str]:
     what = "pc" if profile.by_pc else "line"
     header = (f"Profile ({profile.target}: wave {totals['wave_width']}, {preset.banks} banks "
               f"x {preset.bank_bytes} B, {preset.sector_bytes}-byte sectors), hottest first:")
-    rows = [header, f"{what:>6} {'executions':>11} {'lanes':>7} {'divergent':>9} "
-                    f"{'bank ways':>9} {'sectors / ideal':>17}  source"]
+    note = profile.estimate_note()
+    rows = [header, *([f"({note})"] if note else []),
+            f"{what:>6} {'executions':>11} {'lanes':>7} {'divergent':>9} "
+            f"{'bank ways':>9} {'sectors / ideal':>17}  source"]
     hottest = profile.hottest()
     shown = hottest if not limit else hottest[:limit]
     for c in shown:

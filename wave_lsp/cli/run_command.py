@@ -14,6 +14,25 @@ as wave-asm would, defects included), and `--dump-regs` (prints thread 0's regis
 only prints that it is not implemented), `--wave-widths 16,32,64` (run at each width and report
 the memory that differs, by store line; see `wave_widths_option`).
 
+Debugging (upstream's wave-emu has `--trace` only; seed 004 describes these, upstream lacks
+them): `--mem-trace` writes one stderr line per lane per load, store and atomic, device and
+local memory, in execution order:
+
+    mem step=S wg(X,Y,Z) wave[W] lane[L] pc=0xPPPP line N: SPACE KIND SIZE @0xADDR value=0xV
+
+(`value`: loaded or stored; atomics: memory's value before the atomic, then `operand=0xV`, or
+`compare=0xC swap=0xV` for atomic_cas; `step`: the wave-instruction's index among the lines
+of `--trace-lines`; with `--json` the records are the document's `mem_trace` list; an `mma_*`
+tile is 16 four-byte local accesses per lane). `--trace-wave N`, `--trace-lane N` and `--trace-pc START:END` (byte
+offsets, END exclusive, decimal or 0x-hex) keep the lines of `--trace`, `--trace-lines` and
+`--mem-trace` of one wave of each workgroup, of instructions lane N executed (its accesses),
+of a pc range. `--break PC` or `--break line:N` (repeatable) stops before that instruction in
+each wave that reaches it with an active lane and prints the wave's registers and predicates
+for every lane to stderr; when stdin is a terminal it asks `[c]ontinue, [s]tep, [q]uit?` (step:
+stop before the wave's next instruction; quit: the run ends with an error), else it goes on.
+`--mem-trace` runs on the native core where the launch can (the log is written when the run
+ends), else on the numpy engine (line by line); `--trace` and `--break` on the numpy engine.
+
 Warnings (unaligned accesses, shuffles from inactive lanes, data races between workgroups or
 between waves with no barrier between, reads of registers or memory nothing initialised — see
 `wave_lsp.emu.initcheck`, `--no-initcheck` turns that check off; upstream has none) are printed
@@ -29,11 +48,11 @@ per workgroup), so a spinning kernel stops however many workgroups it has. Dumps
 chunk at a time.
 
 Engines (`wave_lsp.emu.pipeline.run`, the one entry the editor and the debugger use too): a
-launch the native core can run (no --trace, --dump-regs or --time-limit, only instructions it
-implements) runs there first, without loading numpy; at anything the numpy engine would report
-(an error, a warning, a possible data race, a limit) the launch runs again on the numpy engine,
-which reports it. `WAVE_LSP_NATIVE=0` uses the numpy engine only; `WAVE_LSP_SHOW_ENGINE=1` says
-on stderr which engine gave the results.
+launch the native core can run (no --trace, --break, --dump-regs or --time-limit,
+only instructions it implements) runs there first, without loading numpy; at anything the numpy
+engine would report (an error, a warning, a possible data race, a limit) the launch runs again
+on the numpy engine, which reports it. `WAVE_LSP_NATIVE=0` uses the numpy engine only;
+`WAVE_LSP_SHOW_ENGINE=1` says on stderr which engine gave the results.
 
 This module only parses the flags (`wave_lsp.emu.run_flags`), calls the pipeline and prints
 (`wave_lsp.emu.output`).
@@ -91,6 +110,7 @@ def _run(args) -> int:
         if request.wave_widths:
             from .wave_widths_option import run_widths
             return run_widths(args, program, request)
+        request.options = _observed(request.options, request.json)
         report = run_launch(program, request.launch, request.options)
     except (LaunchError, ValueError) as err:
         return _error(str(err))
@@ -101,23 +121,48 @@ def _run(args) -> int:
     return _print(report, request, engine_line(report), args, program)
 
 
+def _observed(options, json: bool):
+    """The options with what only the command knows: `--mem-trace` kept for the `--json`
+    document instead of written, and a breakpoint asking on the terminal (stdin a tty)."""
+    from dataclasses import replace
+    if json and options.mem_trace:
+        options = replace(options, mem_trace="record")
+    if options.breakpoints and sys.stdin is not None and sys.stdin.isatty():
+        options = replace(options, break_prompt=_ask)
+    return options
+
+
+def _ask(prompt: str) -> str | None:
+    """A breakpoint's question on the terminal; None at end of input."""
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    answer = sys.stdin.readline()
+    return answer if answer else None
+
+
 def _print(report, request, engine: str | None, args=None, program=None) -> int:
-    """Print what `emu.output.command_text` says, the dumps streamed a chunk at a time."""
+    """Print what `emu.output.command_text` says, the dumps streamed a chunk at a time (the
+    profile after it: `profile_option`, whose counting may stop at `--time-limit`)."""
     from ..emu.output import json_output, stderr_lines, write_run_output
     for line in ([engine] if engine is not None else []) + stderr_lines(report, request):
         print(line, file=sys.stderr)     # upstream prints no warnings; stdout stays upstream's
+    stopped = None                     # the profile's counting past --time-limit
     try:
         if request.json:
             from .profile_option import with_profile
-            print(with_profile(args, json_output(report, request.dumps), report))
+            text, stopped = with_profile(args, json_output(report, request.dumps), report)
+            print(text)
         elif not report.errors:
             write_run_output(report, request.dumps, stats=request.stats,
                              dump_regs=request.dump_regs)
             if request.options.profile:
                 from .profile_option import write_profile
-                write_profile(args, report, program)
+                stopped = write_profile(args, report, program)
     except BrokenPipeError:
         _quiet_stdout()
+    if stopped is not None:
+        sys.stdout.flush()
+        return _error(stopped)
     return 1 if report.errors else 0
 
 

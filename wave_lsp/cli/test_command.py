@@ -62,8 +62,11 @@ class FileResult:
     error: str | None = None
 
 
-def test_file(path: str, update: str | None = None) -> FileResult:
-    """Run every test of one file; with `update` ("failing" or "all") rewrite expectations."""
+def test_file(path: str, update: str | None = None, whole: bool = True) -> FileResult:
+    """Run every test of one file; with `update` ("failing" or "all") rewrite expectations.
+    Without `whole` (the text report, which only shows the first difference) an outcome keeps
+    one more output line than its test expects, the rest counted: the comparison is the same,
+    and a test printing millions of lines costs no more memory than one printing a few."""
     from ..files import FileWriteError, read_regular, rewrite_source
     from .lint_command import MAX_LINT_BYTES
     from ..ide.arg_files import file_root
@@ -76,7 +79,9 @@ def test_file(path: str, update: str | None = None) -> FileResult:
     except UnicodeDecodeError:
         return FileResult(path, error="cannot read: not UTF-8 text")
     root = file_root(Path(path))      # launch lines read files of the file's repository only
-    outcomes = [run_test(text, t, path=path, root=root) for t in discover(text)]
+    keep = None if whole or update else 0
+    outcomes = [run_test(text, t, path=path, root=root, keep_lines=keep)
+                for t in discover(text)]
     result = FileResult(path, outcomes)
     if update:
         new, chosen = update_expectations(text, path, all_tests=update == "all",
@@ -92,17 +97,18 @@ def test_file(path: str, update: str | None = None) -> FileResult:
     return result
 
 
-def _results(files: list[Path], update: str | None, jobs: int):
+def _results(files: list[Path], update: str | None, jobs: int, whole: bool = True):
     """Each file's result, in order, from worker processes when there are enough files."""
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1 or len(files) < PARALLEL_FROM:
-        yield from (test_file(str(f), update) for f in files)
+        yield from (test_file(str(f), update, whole) for f in files)
         return
     from concurrent.futures import ProcessPoolExecutor
     from ..ide.kernel_run import preload
     preload()        # forked workers start with the emulator loaded, not each loading it
     with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
-        yield from pool.map(test_file, map(str, files), [update] * len(files))
+        yield from pool.map(test_file, map(str, files), [update] * len(files),
+                            [whole] * len(files))
 
 
 def failure_lines(outcome) -> list[str]:
@@ -171,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
                              for p in problems]
     for line in problems:
         print(line, file=sys.stderr)
-    for result in _results(files, update, args.jobs):
+    for result in _results(files, update, args.jobs, whole=args.format == "json"):
         if result.error:
             unreadable.append({"path": result.path, "message": result.error})
             print(f"{result.path}: error: {result.error}", file=sys.stderr)

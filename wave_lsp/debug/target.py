@@ -109,7 +109,7 @@ def resolve(arguments: dict) -> Target:
             flags = parse_launch_flags(args or [])
             overrides = {"kernel": kernel} if kernel else {}
             launch = build_launch(flags, base_dir=base or path.parent, **overrides)
-            options = build_options(flags, trace=False)
+            options = build_options(flags).unobserved()
             dumps = tuple(dump_requests(flags))
         except LaunchFlagError as err:
             raise TargetError(f"invalid launch flags: {err}") from None

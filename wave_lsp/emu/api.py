@@ -19,6 +19,7 @@ from .geometry import Geometry
 from .initcheck import check_launch
 from .launch import LaunchError, new_device_memory
 from .options import RunOptions
+from .recording import LineRecorder
 from .report import RunReport
 from .state import Batch
 
@@ -31,9 +32,10 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observe=None) ->
     geometry)`, when given, returns an extra observer of the run (see `recording`), used instead
     of the options' trace or recording."""
     launch, kernel, geo = prepared.launch, prepared.kernel, prepared.geometry
-    if options.profile and (options.trace or options.record_threads is not None or observe):
+    if options.profile and (options.observed or options.record_threads is not None or observe):
         raise LaunchError("the profile is recorded by a run of its own: not with a trace, "
-                          "per-line recording or the store-writer record")
+                          "a memory trace, breakpoints, per-line recording or the store-writer "
+                          "record")
     device = new_device_memory(launch)
     instructions = kernel.instructions
     report = RunReport(kernel=kernel.name, device=device, engine="numpy")
@@ -50,14 +52,15 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observe=None) ->
     for sequential in (False, True):
         ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
         compiled = compile_kernel(kernel, geo.registers, ctx, instructions,
-                                  skip_empty=not options.trace)
+                                  skip_empty=not options.observed)
         check_launch(compiled, ctx, launch, options, geo.registers, device.size, set_regs)
         if options.profile:          # the profile's recorder (profiler.py) is the observer
             from .profiler import Profiler
             observer = Profiler(compiled, geo)
             ctx.on_skip = observer.skipped
         else:
-            observer = observe(compiled, geo) if observe else _observer(options, geo, compiled)
+            observer = observe(compiled, geo) if observe else _observer(options, geo, compiled,
+                                                                        kernel.name)
         try:
             with np.errstate(all="ignore"):
                 error = execute(compiled, geo, device, set_regs, ctx, limits,
@@ -77,21 +80,22 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observe=None) ->
     report.warnings = ctx.warnings
     if options.profile:
         report.profile = observer.record
-    if observer is not None and hasattr(observer, "records"):
+    if options.mem_trace == "record" and observer is not None:
+        from .observers import mem_records
+        report.mem_trace = mem_records(observer)
+    if isinstance(observer, LineRecorder):
         report.line_records = observer.records
         report.recorded_threads = observer.threads
     report.launch_summary = prepared.summary()
     return report
 
 
-def _observer(options: RunOptions, geo: Geometry, compiled):
-    if options.record_threads is None and not options.trace:
+def _observer(options: RunOptions, geo: Geometry, compiled, kernel: str):
+    if options.observed:
+        from .observers import observers_for
+        return observers_for(options, geo, compiled, kernel)
+    if options.record_threads is None:
         return None
-    from .recording import LineRecorder
-    from .trace import Tracer
-    if options.trace:
-        return Tracer(compiled, geo, options.trace if callable(options.trace) else None,
-                      detailed=options.trace != "upstream")
     if options.record_threads == "first_wave":
         threads = tuple(range(min(geo.wave_width, geo.threads_per_wg)))
     else:

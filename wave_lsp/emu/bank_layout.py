@@ -152,9 +152,12 @@ def _geometry(record: ProfileRecord, target: str) -> tuple[int, int, int]:
 
 
 def local_ways(record: ProfileRecord, indices, remap: Remap | None = None,
-               targets=PROFILE_TARGETS) -> dict[str, dict[int, Passes]]:
+               targets=PROFILE_TARGETS, check: Callable[[], None] | None = None
+               ) -> dict[str, dict[int, Passes]]:
     """Per preset, per instruction of `indices`: its (passes, ideal passes) in the run, with
-    its addresses remapped by `remap` (None: as they were)."""
+    its addresses remapped by `remap` (None: as they were); `check` is called before each
+    counting (it raises to stop). The figures are those of the patterns kept: where the
+    record kept a sample (`profile`), of the sample, which a ratio of ways reads alike."""
     out: dict[str, dict[int, Passes]] = {}
     known: dict = {}
     for target in targets:
@@ -163,6 +166,8 @@ def local_ways(record: ProfileRecord, indices, remap: Remap | None = None,
         for index in indices:
             key = (width, banks, bank_bytes, index)
             if key not in known:
+                if check is not None:
+                    check()
                 acc = record.accesses[index]
                 patterns = list(acc.patterns.values())
                 if remap is not None:

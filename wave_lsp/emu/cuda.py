@@ -4,8 +4,11 @@ path, in-process) loaded through the CUDA driver by CuPy (the optional extra
 
 `prepare` does everything that needs no GPU and is tested without one: it selects the kernel,
 resolves the geometry as the emulator does, checks the launch can mean the same on the GPU
-(32-lane waves, no preset registers, no emulator-only recording), emits the PTX and builds the
-initial device image with `launch.new_device_memory` (the emulator's own `--arg`/fill writer).
+(32-lane waves, no emulator-only recording), emits the PTX, builds the initial device image
+with `launch.new_device_memory` (the emulator's own `--arg`/fill writer) and the kernel's
+arguments: the `--set-reg` value of each register the kernel may read before writing, in the
+PTX's parameter order (`asm/backends/arguments.py`), 0 for one without a value as the
+emulator's registers start at 0 (a `--set-reg` of any other register cannot change the run).
 `execute` copies the image to the GPU, launches and copies it back; the caller prints the dumps
 from that image with the emulator's formatters. `device_status` says why no GPU can be used.
 """
@@ -34,7 +37,8 @@ class DeviceUnavailable(Exception):
 
 @dataclass
 class DeviceLaunch:
-    """A launch ready for the GPU: PTX, its entry, grid and block, and the initial image."""
+    """A launch ready for the GPU: PTX, its entry, grid and block, the initial image and the
+    kernel's arguments."""
 
     kernel: str
     ptx: str
@@ -42,6 +46,8 @@ class DeviceLaunch:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     image: np.ndarray            # uint8, the initial device memory
+    arguments: tuple[int, ...] = ()     # the registers passed after the device memory, in order
+    values: tuple[int, ...] = ()        # their values (u32)
 
 
 def device_status() -> str | None:
@@ -70,6 +76,7 @@ def _first_line(err: Exception) -> str:
 def prepare(program, launch: Launch) -> DeviceLaunch:
     """The GPU side of `launch` (see the module doc); raises LaunchError naming the flag."""
     from ..asm.backends import EmitError, emit_kernels
+    from ..asm.backends.arguments import argument_values, kernel_arguments
     from ..asm.backends.names import code_name
     from .prepared import prepare as prepare_launch
     prepared = prepare_launch(program, launch)       # kernel, geometry, memory checked
@@ -77,16 +84,15 @@ def prepare(program, launch: Launch) -> DeviceLaunch:
     if geo.wave_width != NVIDIA_WAVE_WIDTH:
         raise launch_error(f"--wave-width: an NVIDIA GPU runs waves of {NVIDIA_WAVE_WIDTH} "
                            f"lanes, not {geo.wave_width}", "--wave-width")
-    if launch.set_regs:
-        raise launch_error("--set-reg: a GPU starts no register with a value (load it from "
-                           "device memory instead)", "--set-reg")
     try:
         emitted = emit_kernels([kernel], "ptx")
     except EmitError as err:
         raise launch_error(f"the kernel has no PTX translation: {err}", None) from None
+    arguments = kernel_arguments(kernel)
+    values = argument_values(arguments, {int(r): int(v) for r, v in launch.set_regs.items()})
     # the entry's name is the one backends give the only kernel emitted (index 0)
     return DeviceLaunch(kernel.name, emitted.text, code_name(kernel.name, 0), tuple(geo.grid),
-                        tuple(geo.workgroup), new_device_memory(launch))
+                        tuple(geo.workgroup), new_device_memory(launch), arguments, tuple(values))
 
 
 def execute(prepared: DeviceLaunch) -> np.ndarray:
@@ -95,6 +101,7 @@ def execute(prepared: DeviceLaunch) -> np.ndarray:
     if reason is not None:
         raise DeviceUnavailable(reason)
     import cupy
+    import numpy
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, f"{prepared.kernel}.ptx")
         with open(path, "w", encoding="utf-8") as out:
@@ -104,7 +111,8 @@ def execute(prepared: DeviceLaunch) -> np.ndarray:
         memory = cupy.asarray(prepared.image)          # at least one byte: a real pointer
         if memory.size == 0:
             memory = cupy.zeros(4, dtype=cupy.uint8)
-        function(prepared.grid, prepared.block, (memory,))
+        values = tuple(numpy.uint32(v) for v in prepared.values)     # .param .u32 each
+        function(prepared.grid, prepared.block, (memory, *values))
         cupy.cuda.runtime.deviceSynchronize()
         result = cupy.asnumpy(memory)
     return result[:prepared.image.size]

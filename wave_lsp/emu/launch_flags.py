@@ -2,7 +2,8 @@
 
 The command line, a `; wave-lsp run: FLAGS` launch line in a source file and the debugger's
 `args` all go through `launch_parser()`, `build_launch()` (what runs: a `Launch`) and
-`build_options()` (how: the `RunOptions` the flags set), so they accept exactly the same flags;
+`build_options()` (how: the `RunOptions` the flags set, with the trace filters and breakpoints
+of `trace_filter()` and `breakpoint_of()`), so they accept exactly the same flags;
 `run_flags` adds the rest of `wave-lsp run`'s. Errors raise `LaunchFlagError`, which names the flag at fault so an editor can underline it.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from ..files import read_regular
+from .flag_words import parse_flag_words
 from ..isa import MAX_REGISTER_COUNT
 from .limits import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
                      MAX_WORKGROUP_THREADS)
@@ -22,6 +24,7 @@ from .limits import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, M
 if TYPE_CHECKING:
     from .launch import Launch
     from .options import RunOptions
+    from .trace_filter import Breakpoint, TraceFilter
 
 DUMP_KINDS = ("u32", "f32", "f16", "bf16")
 
@@ -76,6 +79,25 @@ def add_launch_flags(p: argparse.ArgumentParser) -> None:
                    help="trace every wave-instruction to stderr (upstream's format)")
     p.add_argument("--trace-lines", action="store_true",
                    help="trace with source lines and active masks (`; line L mask=0x...`)")
+    p.add_argument("--mem-trace", action="store_true",
+                   help="log every load, store and atomic of every lane to stderr: step, "
+                        "workgroup, wave, lane, pc, line, address, size, value (upstream has "
+                        "no --mem-trace)")
+    p.add_argument("--trace-wave", metavar="N",
+                   help="--trace/--trace-lines/--mem-trace: only wave N of each workgroup "
+                        "(upstream has no trace filters)")
+    p.add_argument("--trace-lane", metavar="N",
+                   help="--trace/--trace-lines: only instructions lane N executed; "
+                        "--mem-trace: only lane N's accesses")
+    p.add_argument("--trace-pc", metavar="START:END",
+                   help="--trace/--trace-lines/--mem-trace: only pcs START <= pc < END (byte "
+                        "offsets, decimal or 0x-hex; either side may be left out)")
+    p.add_argument("--break", action="append", default=[], dest="breaks",
+                   metavar="PC|line:N",
+                   help="stop before the instruction at byte offset PC or the first one of "
+                        "source line N (repeatable): print the wave's registers for every "
+                        "lane; at a terminal wait for c(ontinue), s(tep) or q(uit) (upstream "
+                        "has no --break)")
     p.add_argument("--dump-regs", action="store_true", help="print thread 0's registers")
     p.add_argument("--kernel", metavar="NAME", help="kernel to run (default: the first)")
     p.add_argument("--time-limit", type=float, metavar="SECONDS",
@@ -96,7 +118,7 @@ def launch_parser() -> argparse.ArgumentParser:
 
 def parse_launch_flags(tokens: Sequence[str]) -> argparse.Namespace:
     """Parse a list of flag tokens (no FILE) into argparse's namespace."""
-    return launch_parser().parse_args(list(tokens))
+    return parse_flag_words(launch_parser(), tokens)
 
 
 def number(text: str, flag: str | None = None) -> int:
@@ -286,13 +308,70 @@ def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overr
 
 
 def build_options(args: argparse.Namespace, **overrides) -> RunOptions:
-    """The `RunOptions` of parsed flags (limits, trace, the uninitialised-read check);
-    `overrides` replace fields (e.g. recording options)."""
+    """The `RunOptions` of parsed flags (limits, trace, memory trace, trace filters,
+    breakpoints, the uninitialised-read check); `overrides` replace fields (e.g. recording
+    options). An editor runs `build_options(args).unobserved()`."""
     from .options import RunOptions
     max_instructions, time_limit = _limits(args)
     fields = dict(
         max_instructions=max_instructions, time_limit=time_limit,
         trace=True if getattr(args, "trace_lines", False) else "upstream" if args.trace else False,
-        initcheck=not getattr(args, "no_initcheck", False))
+        initcheck=not getattr(args, "no_initcheck", False),
+        mem_trace=bool(getattr(args, "mem_trace", False)),
+        trace_filter=trace_filter(getattr(args, "trace_wave", None),
+                                  getattr(args, "trace_lane", None),
+                                  getattr(args, "trace_pc", None)),
+        breakpoints=tuple(breakpoint_of(text) for text in getattr(args, "breaks", [])))
+    if fields["trace_filter"] is not None and not (fields["trace"] or fields["mem_trace"]):
+        flag = next(f for f in ("--trace-wave", "--trace-lane", "--trace-pc")
+                    if getattr(args, f[2:].replace("-", "_"), None) is not None)
+        raise LaunchFlagError(f"{flag} filters --trace, --trace-lines and --mem-trace: give "
+                              "one of them", flag)
     fields.update(overrides)
     return RunOptions(**fields)
+
+
+def _index(text: str, flag: str, high: int, what: str, low: int = 0) -> int:
+    value = number(text, flag)
+    if not low <= value <= high:
+        raise LaunchFlagError(f"{flag}: {what} must be {low}..{high}, got {value}", flag)
+    return value
+
+
+MAX_PC = (1 << 32) - 1
+
+
+def trace_filter(wave: str | None, lane: str | None, pcs: str | None) -> TraceFilter | None:
+    from .trace_filter import TraceFilter
+    """The filter of the flags' texts (None where no filter flag was given)."""
+    if wave is None and lane is None and pcs is None:
+        return None
+    start, end = 0, None
+    if pcs is not None:
+        low, sep, high = pcs.partition(":")
+        if not sep:
+            raise LaunchFlagError(f"--trace-pc: expected START:END (byte offsets, END "
+                                  f"exclusive), got '{pcs}'", "--trace-pc")
+        start = _index(low, "--trace-pc", MAX_PC, "START") if low.strip() else 0
+        end = _index(high, "--trace-pc", MAX_PC, "END") if high.strip() else None
+        if end is not None and end <= start:
+            raise LaunchFlagError(f"--trace-pc: END must be greater than START (END is "
+                                  f"exclusive), got '{pcs}'", "--trace-pc")
+    return TraceFilter(
+        wave=None if wave is None else _index(wave, "--trace-wave", MAX_WAVE_WIDTH * 1024,
+                                              "the wave"),
+        lane=None if lane is None else _index(lane, "--trace-lane", MAX_WAVE_WIDTH - 1,
+                                              "the lane"),
+        pc_start=start, pc_end=end)
+
+
+def breakpoint_of(text: str) -> Breakpoint:
+    from .trace_filter import Breakpoint
+    """A `--break` value: `PC` (decimal or 0x-hex byte offset) or `line:N`."""
+    word = text.strip()
+    if word.lower().startswith("line:"):
+        return Breakpoint(line=_index(word[5:], "--break", 1 << 24, "the line", 1))
+    if not word or not (word[0].isdigit()):
+        raise LaunchFlagError(f"--break: expected a pc (e.g. 0x10) or line:N, got '{text}'",
+                              "--break")
+    return Breakpoint(pc=_index(word, "--break", MAX_PC, "the pc"))

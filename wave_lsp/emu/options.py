@@ -1,15 +1,22 @@
 """How a launch runs and what the run records (`RunOptions`), apart from what runs (`Launch`).
 
-Limits (`max_instructions`: wave-instructions of the whole launch, 0 = unlimited;
-`time_limit`: seconds; `cancel`: a callable polled while running), the trace (`trace`: True for
-our format with lines and masks, "upstream" for upstream's, or a callable sink taking one line),
-the per-line recording of the editor's inline results (`record_threads`: None, "first_wave" or
+Limits (`max_instructions`: wave-instructions of the whole launch, 0 = unlimited; `time_limit`:
+seconds; `cancel`: a callable polled while running), the trace (`trace`: True for our format
+with lines and masks, "upstream" for upstream's, or a callable sink taking one line), the
+per-line recording of the editor's inline results (`record_threads`: None, "first_wave" or
 global linear thread ids; `record_limit` executions kept per line), the uninitialised-read check
 (`initcheck`), the numpy engine's batch size (`max_batch_lanes`), the engine (`engine`: "auto"
 picks the native core when it can run the launch and falls back to numpy; "numpy"; "native",
 which raises `EngineUnavailable` when the core cannot run it), the store-writer record
 (`writers`: per device byte, the source line and lane of the last store; numpy engine only) and
-the per-line profile counters (`profile`; see `pipeline`). No numpy.
+the per-line profile counters (`profile`; see `pipeline`). The command line's observers: the
+memory access log (`mem_trace`: True writes it to stderr, "record" keeps it in
+`report.mem_trace`, a callable takes each line; see `mem_access`; the native core logs it too),
+the filter of both traces (`trace_filter`, a `trace_filter.TraceFilter`), the breakpoints
+(`breakpoints`: `Breakpoint`s) and how a breakpoint asks what to do (`break_prompt`: a callable
+taking the prompt and returning the answer, None at end of input; without one a breakpoint only
+writes the state; see `breakpoints`). `unobserved()` is the same run without them, as an editor
+runs it. No numpy.
 """
 
 from __future__ import annotations
@@ -39,6 +46,23 @@ class RunOptions:
     engine: str = "auto"
     writers: bool = False
     profile: bool = False
+    mem_trace: bool | str | Callable[[str], None] = False
+    trace_filter: object | None = None
+    breakpoints: tuple = ()
+    break_prompt: Callable[[str], str | None] | None = None
+
+    def unobserved(self) -> RunOptions:
+        """These options without the command line's observers (trace, memory trace, trace
+        filter, breakpoints): what an editor, a kernel test or the debugger runs."""
+        from dataclasses import replace
+        return replace(self, trace=False, mem_trace=False, trace_filter=None, breakpoints=(),
+                       break_prompt=None)
+
+    @property
+    def observed(self) -> bool:
+        """Whether the command line's observers see a numpy-engine run of these options (the
+        numpy engine then steps through every instruction, as `--trace` shows them)."""
+        return bool(self.trace or self.mem_trace or self.breakpoints)
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_instructions, int) or self.max_instructions < 0:
@@ -57,6 +81,9 @@ class RunOptions:
         if self.trace not in (False, True, "upstream") and not callable(self.trace):
             raise LaunchError(f"trace: must be True, False, 'upstream' or a callable, got "
                               f"{self.trace!r}")
+        if self.mem_trace not in (False, True, "record") and not callable(self.mem_trace):
+            raise LaunchError(f"mem_trace: must be True, False, 'record' or a callable, got "
+                              f"{self.mem_trace!r}")
         record = self.record_threads
         if record is not None and record != "first_wave" and (
                 isinstance(record, str) or not all(isinstance(t, int) and t >= 0

@@ -7,9 +7,9 @@
   kernel's metadata, device memory and its initialisers checked (`LaunchError`). Both engines
   and the debugger's stepping run (`stepping.SteppingRun`) start from it.
 - `run(program_or_prepared, launch=None, options=RunOptions()) -> RunReport`: the one entry.
-  With `engine="auto"` a launch the native core can run (no trace, recording, registers asked
-  for, time limit, cancel callback, store-writer record; only instructions it implements; see
-  `native.runner`) runs there, without loading numpy; where the core bails (at anything the
+  With `engine="auto"` a launch the native core can run (no trace, breakpoint, recording,
+  registers asked for, time limit, cancel callback, store-writer record; only instructions it
+  implements; see `native.runner`) runs there, without loading numpy; where the core bails (at anything the
   numpy engine would report: an error, a warning, a possible data race, a limit) the numpy
   engine runs it again from the same prepared launch, and the report says so (`engine`,
   `fallback`). `WAVE_LSP_NATIVE=0` turns the core off.

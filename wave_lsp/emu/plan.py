@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 
 from ..isa import DELIMITERS
 from ..isa import InstructionClass as IC
-from ..isa import OperandKind
-from ..isa.values import operand_values
+from ..isa.values import register_uses, signature  # noqa: F401 - the engines' interface
 from ..syntax.blocks import match_blocks
 
 # Statistics category of each instruction class, as upstream counts (reference §4.12: moves
@@ -69,45 +68,3 @@ def make_plan(instructions, skip_empty: bool = True) -> Plan:
             if clean(else_at, end):
                 plan.else_skip[else_at] = end
     return plan
-
-
-def signature(spec) -> tuple[str, str]:
-    """(sources in rs1..rs4 order, destination) of an ALU instruction, from the operand table:
-    one letter per source (`u` a 32-bit register, `d` an f64 pair, `p` a predicate)."""
-    values = dict(zip((o.field.value for o in spec.operands), operand_values(spec)))
-    sources = "".join(values[f] for f in ("rs1", "rs2", "rs3", "rs4") if f in values)
-    return sources, values.get("rd", "-")
-
-
-def register_uses(ins) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(general registers read, general registers written) by one executing lane of `ins`, from
-    the instruction table (f64 pairs as two registers; predicates and special registers are not
-    general registers). The uninitialised-read check of both engines works from this."""
-    spec = ins.spec
-    access = spec.memory
-    if access is not None:
-        if access.kind == "load":
-            return (ins.rs1,), tuple(range(ins.rd, ins.rd + access.words))
-        if access.kind == "store":
-            return (ins.rs1, *range(ins.rs2, ins.rs2 + access.words)), ()
-        cas = access.compare_and_swap
-        return (ins.rs1, ins.rs2) + ((ins.rs3,) if cas else ()), (ins.rd,) if ins.rd else ()
-    if spec.iclass is IC.MMA:
-        name = spec.mnemonic
-        reads = {"mma_store_c": (ins.rd, ins.rs1), "mma_compute": ()}.get(name,
-                                                                          (ins.rs1, ins.rs2))
-        return reads, ()
-    if spec.iclass in (IC.CONTROL, IC.SYNC) or not spec.operands:
-        return (), ()
-    kinds = [o.kind for o in spec.operands]
-    if spec.iclass is IC.WAVE or OperandKind.SPECIAL in kinds or OperandKind.IMMEDIATE in kinds:
-        registers = [(o.field.value, getattr(ins, o.field.value)) for o in spec.operands
-                     if o.kind is OperandKind.REGISTER]
-        return (tuple(r for f, r in registers if f != "rd"),
-                tuple(r for f, r in registers if f == "rd"))
-    sources, dest = signature(spec)
-    reads: list[int] = []
-    for kind, reg in zip(sources, (ins.rs1, ins.rs2, ins.rs3, ins.rs4)):
-        reads += [reg] if kind == "u" else [reg, reg + 1] if kind == "d" else []
-    writes = (ins.rd,) if dest == "u" else (ins.rd, ins.rd + 1) if dest == "d" else ()
-    return tuple(reads), writes

@@ -3,7 +3,7 @@
 One run records (`ProfileRecord`, filled by `profiler.Profiler` in the numpy engine and by the
 native core): per instruction, its wave-instructions executed and its divergent branches when
 lanes are grouped into waves of every width of `RECORD_WIDTHS` (and the launch's), its executing
-lanes, and every distinct memory access pattern with how often it ran. `profile_for(record,
+lanes, and the distinct memory access patterns with how often each ran. `profile_for(record,
 target)` computes the counters of any preset of `isa.backends.PROFILE_PRESETS` from that record:
 
 - `executions`: wave-instructions a GPU issues (issue 30). A wave executes an instruction when
@@ -35,11 +35,23 @@ another width are exact whenever no thread's path or addresses depend on the wav
 operation, `sr_lane_id`, `sr_wave_id` or `sr_wave_width` feeding a branch or an address);
 otherwise they describe the launch's threads regrouped, an estimate. At the launch's own width
 they are exact always.
+
+The patterns kept are bounded (issue 31): at most `MAX_PATTERNS` distinct ones per instruction
+and `MAX_PATTERN_WORDS` words (lanes and addresses) in the whole record, an instruction's first
+pattern always kept. An access whose pattern is new once a bound is reached is counted
+(`InstructionAccesses.dropped`, `dropped_lanes`) but not kept: that instruction's memory counters
+are then estimated, those of its kept patterns scaled by its executing lanes over the kept ones'
+(`KernelProfile.estimated` says which lines and what share of their lanes' accesses was kept).
+A kernel whose addresses follow a new pattern every iteration would otherwise keep its whole
+address trace. `profile_for` and `bank_layout` take a `check` callable, called between
+instructions, that raises (`AnalysisStopped`) to stop the analysis at a time limit.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from typing import Callable
 
 import numpy as np
 
@@ -50,6 +62,9 @@ PATTERN_ALIGN = 4096         # patterns are kept relative to a base aligned to t
 COUNTERS = ("executions", "active_lanes", "lane_slots", "local_wavefronts",
             "local_ideal_wavefronts", "global_sectors", "global_ideal_sectors",
             "divergent_branches")
+MAX_PATTERNS = 256           # distinct access patterns kept per memory instruction...
+MAX_PATTERN_WORDS = 1 << 20  # ...and words (lanes, addresses) kept in one record: 4 MiB
+CHUNK_LANES = 1 << 15        # lanes counted by one numpy call (`_chunks`)
 BRANCHES = frozenset({"if", "break", "continue"})     # and a guarded `call` (`is_branch`)
 
 
@@ -82,10 +97,32 @@ class KernelProfile:
     totals: dict
     by_pc: bool = False                  # `.wbin` input: `line` is a pc
     preset: ProfilePreset | None = None
+    # lines whose memory counters are estimated: line -> share of its lanes' accesses kept
+    estimated: dict[int, float] = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {"target": self.target, "lines": [c.to_json(self.by_pc) for c in self.lines],
+        data = {"target": self.target, "lines": [c.to_json(self.by_pc) for c in self.lines],
                 "totals": dict(self.totals)}
+        if self.estimated:
+            data["estimated"] = [{"line": line if self.by_pc else line + 1,
+                                  "kept_share": round(share, 4)}
+                                 for line, share in sorted(self.estimated.items())]
+        return data
+
+    def estimate_note(self, lines=None) -> str:
+        """What says that the figures of the estimated lines (of `lines`, default all) are
+        scaled from a sample ("" when none is)."""
+        shown = sorted(line for line in self.estimated if lines is None or line in lines)
+        if not shown:
+            return ""
+        names = ", ".join(f"0x{n:04x}" if self.by_pc else str(n + 1) for n in shown[:8]) + \
+            (f" and {len(shown) - 8} more" if len(shown) > 8 else "")
+        low = min(self.estimated[n] for n in shown)
+        what = ("pc" if self.by_pc else "line") + "s" * (len(shown) > 1)
+        return (f"estimated: the memory figures of {what} {names} "
+                f"are scaled from a sample ({_share(low)} or more of their accesses: the first "
+                f"distinct access patterns of each instruction are kept, at most {MAX_PATTERNS} "
+                f"and {MAX_PATTERN_WORDS * 4 >> 20} MiB in all; the others only counted)")
 
     def hottest(self) -> list[LineCounters]:
         """Lines by cost (wave-instructions plus memory passes: local wavefronts and device
@@ -111,6 +148,20 @@ class InstructionAccesses:
     space: str                   # "local" or "device"
     width: int                   # bytes per lane
     patterns: dict = field(default_factory=dict)     # key -> AccessPattern
+    dropped: int = 0             # accesses whose new pattern was past the bounds: not kept...
+    dropped_lanes: int = 0       # ...and their executing lanes
+
+    def kept_share(self) -> float:
+        """The share of the executing lanes' accesses whose pattern was kept (1.0: all)."""
+        if not self.dropped:
+            return 1.0
+        kept = sum(p.count * (p.lane_count if p.lanes is None else p.lanes.size)
+                   for p in self.patterns.values())
+        return kept / (kept + self.dropped_lanes) if kept + self.dropped_lanes else 1.0
+
+
+class AnalysisStopped(Exception):
+    """The profile's counting was stopped (a time limit, a cancel): the message says which."""
 
 
 @dataclass
@@ -125,6 +176,7 @@ class ProfileRecord:
     active_lanes: np.ndarray             # (instructions,) int64
     divergent: np.ndarray                # (instructions, widths) int64: divergent branches
     accesses: dict[int, InstructionAccesses] = field(default_factory=dict)
+    pattern_words: int = 0               # words the kept patterns hold (`MAX_PATTERN_WORDS`)
 
     def column(self, width: int, counts: np.ndarray | None = None) -> np.ndarray:
         """`counts` (default: the executions) at wave width `width`."""
@@ -160,9 +212,11 @@ def new_record(wave_width: int, instructions) -> ProfileRecord:
     return record
 
 
-def add_pattern(accesses: InstructionAccesses, lanes, addresses: np.ndarray, lane_count: int,
-                lanes_per_wg: int, count: int = 1) -> None:
-    """Record one access (`lanes` None: every lane of the step) of byte `addresses`."""
+def add_pattern(record: ProfileRecord, accesses: InstructionAccesses, lanes,
+                addresses: np.ndarray, lane_count: int, lanes_per_wg: int,
+                count: int = 1) -> None:
+    """Record one access (`lanes` None: every lane of the step) of byte `addresses`: its
+    pattern counted, kept when new and within the bounds (the module doc)."""
     if not addresses.size:
         return
     base = int(addresses.min()) & ~(PATTERN_ALIGN - 1)
@@ -172,6 +226,13 @@ def add_pattern(accesses: InstructionAccesses, lanes, addresses: np.ndarray, lan
     if known is not None:
         known.count += count
         return
+    words = relative.size * (1 if lanes is None else 2)
+    if accesses.patterns and (len(accesses.patterns) >= MAX_PATTERNS
+                              or record.pattern_words + words > MAX_PATTERN_WORDS):
+        accesses.dropped += count
+        accesses.dropped_lanes += count * relative.size
+        return
+    record.pattern_words += words
     accesses.patterns[key] = AccessPattern(None if lanes is None else np.array(lanes, np.int64),
                                            relative, lane_count, lanes_per_wg, count)
 
@@ -224,9 +285,33 @@ def _ideal(groups: np.ndarray, weights: np.ndarray, size: int, per_pass: int) ->
     return int(((-(-(lanes * size) // per_pass)) * weights).sum())
 
 
+def _chunks(patterns) -> list[list]:
+    """The patterns in runs of about `CHUNK_LANES` lanes (a wave lies in one pattern, so the
+    counts of the runs add up): every numpy call stays short and lets other threads run."""
+    out: list[list] = [[]]
+    lanes = 0
+    for pattern in patterns:
+        n = pattern.lane_count if pattern.lanes is None else pattern.lanes.size
+        if out[-1] and lanes + n > CHUNK_LANES:
+            out.append([])
+            lanes = 0
+        out[-1].append(pattern)
+        lanes += n
+    return out
+
+
+def _summed(count, patterns, *args) -> tuple[int, int]:
+    return tuple(map(sum, zip(*(count(chunk, *args) for chunk in _chunks(patterns)))))
+
+
 def local_passes(patterns, size: int, width: int, banks: int,
                  bank_bytes: int) -> tuple[int, int]:
     """(wavefronts, ideal wavefronts) of local access patterns, each times its count."""
+    return _summed(_local_passes, patterns, size, width, banks, bank_bytes)
+
+
+def _local_passes(patterns, size: int, width: int, banks: int,
+                  bank_bytes: int) -> tuple[int, int]:
     groups, addresses, weights = _gather(patterns, width)
     g, u = _units(groups, addresses, size, bank_bytes)
     span = int(u.max()) + 1
@@ -240,6 +325,10 @@ def local_passes(patterns, size: int, width: int, banks: int,
 
 def global_segments(patterns, size: int, width: int, sector: int) -> tuple[int, int]:
     """(sectors, ideal sectors) of device access patterns, each times its count."""
+    return _summed(_global_segments, patterns, size, width, sector)
+
+
+def _global_segments(patterns, size: int, width: int, sector: int) -> tuple[int, int]:
     groups, addresses, weights = _gather(patterns, width)
     g, u = _units(groups, addresses, size, sector)
     span = int(u.max()) + 1
@@ -248,23 +337,41 @@ def global_segments(patterns, size: int, width: int, sector: int) -> tuple[int, 
     return int((sectors * weights).sum()), _ideal(groups, weights, size, sector)
 
 
-def profile_for(record: ProfileRecord, target: str | None = None) -> KernelProfile:
-    """The counters of `record` under the preset `target` (None: "default")."""
+def _scaled(passes: tuple[int, int], share: float) -> tuple[int, int]:
+    return passes if share >= 1.0 else (round(passes[0] / share), round(passes[1] / share))
+
+
+def _share(share: float) -> str:
+    pct = 100 * share
+    return "<0.1%" if pct < 0.1 else f"{pct:.1f}%" if pct < 10 else f"{round(pct)}%"
+
+
+def profile_for(record: ProfileRecord, target: str | None = None,
+                check: Callable[[], None] | None = None) -> KernelProfile:
+    """The counters of `record` under the preset `target` (None: "default"); `check` is called
+    before each memory instruction's counting (it raises to stop)."""
     preset = profile_preset(target)
     width = preset.wave_width or record.wave_width
     executions = record.column(width)
     n = len(record.keys)
     memory = np.zeros((n, 4), dtype=np.int64)
+    estimated: dict[int, float] = {}
     for index, acc in record.accesses.items():
         patterns = list(acc.patterns.values())
         if not patterns:
             continue
+        if check is not None:
+            check()
+        share = acc.kept_share()
+        if share < 1.0:
+            line = record.keys[index]
+            estimated[line] = min(share, estimated.get(line, 1.0))
         if acc.space == "local":
-            memory[index, 0:2] = local_passes(patterns, acc.width, width, preset.banks,
-                                              preset.bank_bytes)
+            memory[index, 0:2] = _scaled(local_passes(patterns, acc.width, width, preset.banks,
+                                                      preset.bank_bytes), share)
         else:
-            memory[index, 2:4] = global_segments(patterns, acc.width, width,
-                                                 preset.sector_bytes)
+            memory[index, 2:4] = _scaled(global_segments(patterns, acc.width, width,
+                                                         preset.sector_bytes), share)
     values = np.column_stack([executions, record.active_lanes, executions * width, memory,
                               record.column(width, record.divergent)])
     keys, where = np.unique(np.array(record.keys, dtype=np.int64), return_inverse=True)
@@ -273,7 +380,7 @@ def profile_for(record: ProfileRecord, target: str | None = None) -> KernelProfi
     lines = tuple(LineCounters(key, *row) for key, row in zip(keys.tolist(), per_line.tolist())
                   if row[0] or row[1])
     return KernelProfile(preset.name, lines, totals_of(lines, width, preset), record.by_pc,
-                         preset)
+                         preset, estimated)
 
 
 def _ratio(a: int, b: int) -> float | None:

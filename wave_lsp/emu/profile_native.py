@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .profile import AccessPattern, ProfileRecord, new_record, record_widths
+from .profile import (MAX_PATTERN_WORDS, MAX_PATTERNS, AccessPattern, ProfileRecord, new_record,
+                      record_widths)
 
 
-def native_widths(wave_width: int) -> tuple[int, ...]:
-    """The widths the core records executions at (those of `profile.record_widths`)."""
-    return record_widths(wave_width)
+def native_spec(wave_width: int) -> tuple:
+    """What the core profiles: the widths it records executions at (those of
+    `profile.record_widths`) and the bounds on the patterns it keeps (`profile`'s)."""
+    return record_widths(wave_width), MAX_PATTERNS, MAX_PATTERN_WORDS
 
 
 def native_record(kernel, geo, raw) -> ProfileRecord:
-    """`raw` = (executions, divergent, lanes, pattern data, entries) as profile_py.c returns
-    them."""
-    executions, divergent, lanes, data, entries = raw
+    """`raw` = (executions, divergent, lanes, pattern data, entries, dropped) as profile_py.c
+    returns them."""
+    executions, divergent, lanes, data, entries, dropped = raw
     record = new_record(geo.wave_width, kernel.instructions)
     count = len(record.keys)
     record.executions += np.frombuffer(executions, dtype=np.int64).reshape(count, -1)
@@ -32,4 +34,9 @@ def native_record(kernel, geo, raw) -> ProfileRecord:
         addresses = body[active:] if not full else body
         record.accesses[index].patterns[offset] = AccessPattern(
             lanes_of, addresses.copy(), n, n, int(times))
+        record.pattern_words += length - 3
+    counted = np.frombuffer(dropped, dtype=np.int64).reshape(-1, 2)
+    for index in np.flatnonzero(counted[:, 0]).tolist():
+        acc = record.accesses[index]
+        acc.dropped, acc.dropped_lanes = (int(v) for v in counted[index])
     return record

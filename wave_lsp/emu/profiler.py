@@ -62,10 +62,10 @@ class Profiler:
             register, accesses = memory
             values = b.R[register]
             if count == b.n:
-                add_pattern(accesses, None, values, b.n, self.lanes_per_wg)
+                add_pattern(self.record, accesses, None, values, b.n, self.lanes_per_wg)
             else:
                 lanes = np.flatnonzero(mask)
-                add_pattern(accesses, lanes, values[lanes], b.n, self.lanes_per_wg)
+                add_pattern(self.record, accesses, lanes, values[lanes], b.n, self.lanes_per_wg)
         branch = self.branches[index]
         if branch is not None:
             self._divergence(index, b, mask, branch)

@@ -13,6 +13,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from .flag_words import parse_flag_words
 from .launch_flags import (DumpRequest, LaunchFlagError, _RaisingParser, add_launch_flags,
                            build_launch, build_options, check_dumps, dump_requests)
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 DEVICES = ("emulator", "cuda")
 # flags a GPU run cannot honour: (namespace attribute, flag)
 EMULATOR_ONLY = (("stats", "--stats"), ("trace", "--trace"), ("trace_lines", "--trace-lines"),
+                 ("mem_trace", "--mem-trace"), ("breaks", "--break"),
                  ("dump_regs", "--dump-regs"), ("wave_widths", "--wave-widths"),
                  ("time_limit", "--time-limit"))
 
@@ -91,6 +93,11 @@ def run_request(args: argparse.Namespace, base_dir: Path | None = None) -> RunRe
     against the device memory."""
     launch = build_launch(args, base_dir)
     options = build_options(args)
+    lane = getattr(options.trace_filter, "lane", None)
+    if lane is not None and lane >= launch.wave_width:
+        raise LaunchFlagError(f"--trace-lane: lane {lane} is not in a wave of "
+                              f"{launch.wave_width} lanes (0..{launch.wave_width - 1})",
+                              "--trace-lane")
     dumps = tuple(dump_requests(args))
     check_dumps(dumps, launch.device_memory)
     return RunRequest(launch, options, dumps, bool(args.stats), bool(args.dump_regs),
@@ -109,7 +116,7 @@ def run_parser() -> argparse.ArgumentParser:
 
 def parse_run_flags(tokens: Sequence[str], base_dir: Path | None = None) -> RunRequest:
     """`wave-lsp run FILE TOKENS` as a `RunRequest` (see `run_request`)."""
-    return run_request(run_parser().parse_args(list(tokens)), base_dir)
+    return run_request(parse_flag_words(run_parser(), tokens), base_dir)
 
 
 def program_for(program, compat: bool):

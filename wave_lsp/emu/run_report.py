@@ -21,7 +21,8 @@ class RunReport:
     from the native core, a buffer); `device_memory` is it as a numpy array (made on first use,
     so a native run that only prints needs no numpy). `writers` is the store-writer record
     (`RunOptions(writers=True)`, see `writers`), `profile` the per-line counters' record
-    (`RunOptions(profile=True)`; filled by the engines' profile support)."""
+    (`RunOptions(profile=True)`; filled by the engines' profile support), `mem_trace` the memory
+access log (`RunOptions(mem_trace="record")`, see `mem_trace`)."""
 
     kernel: str
     device: Any                                 # uint8 final contents (see above)
@@ -36,6 +37,7 @@ class RunReport:
     fallback: str | None = None
     writers: Any = None                         # a `writers.StoreWriters`, or None
     profile: Any = None                         # the profile record, or None
+    mem_trace: list | None = None               # mem_trace.MemAccess records ("record")
 
     @property
     def device_memory(self) -> np.ndarray:
@@ -81,5 +83,7 @@ class RunReport:
             "recorded_threads": list(self.recorded_threads),
             "line_records": records,
             "device_memory_size": len(memoryview(self.device)),
+            **({"mem_trace": [asdict(m) for m in self.mem_trace]}
+               if self.mem_trace is not None else {}),
             "device_memory": self.device_memory.tobytes().hex() if include_memory else None,
         }

@@ -18,6 +18,10 @@ lanes of the wave that executed the instruction (bit i = lane i):
 
     wg(X,Y,Z) wave[N] pc=0xPPPP: TEXT ; line L mask=0xMMMM
 
+`--trace-wave`, `--trace-lane` and `--trace-pc` keep the lines of one wave, of the
+instructions one lane executed (active and passing the guard), of a pc range (`trace_filter`);
+the lines kept are exactly those of the unfiltered trace that match, in the same order.
+
 Tracing runs one workgroup at a time, in workgroup order, with its waves in lock-step. For
 `--trace` the lines are put in the order of upstream's round-robin scheduler (`RoundRobin`):
 where waves leave a loop after different numbers of iterations, the waves that left run on in
@@ -34,6 +38,7 @@ import numpy as np
 from ..isa import InstructionClass, OperandKind
 from .recording import _mask_of, render
 from .state import Batch
+from .trace_filter import TraceFilter
 
 
 # Upstream's trace disassembler differs from the assembly syntax for a few instructions: the
@@ -72,8 +77,10 @@ class Tracer:
 
     single_workgroup = True
 
-    def __init__(self, compiled, geo, sink=None, detailed: bool = True):
+    def __init__(self, compiled, geo, sink=None, detailed: bool = True,
+                 where: TraceFilter | None = None):
         self.compiled = compiled
+        self.where = where or TraceFilter()
         self.geo = geo
         self.sink = sink or (lambda text: sys.stderr.write(text + "\n"))
         self.detailed = detailed
@@ -106,8 +113,14 @@ class Tracer:
         W = b.W
         head = f"wg({x},{y},{z})"
         name = self.names[index]
+        where = self.where
+        shown_pc = where.keeps_pc(ins.offset)
         for wave in np.flatnonzero(present).tolist():
             lanes = slice(wave * W, (wave + 1) * W)
+            shown = shown_pc and where.keeps_wave(wave) and (
+                where.lane is None or (where.lane < W and bool(mask[wave * W + where.lane])))
+            if self.detailed and not shown:
+                continue
             text = f"{head} wave[{wave}] pc=0x{ins.offset:04x}: {self.texts[index]}"
             if self.detailed:
                 line = f" line {ins.line + 1}" if ins.line is not None else ""
@@ -119,7 +132,7 @@ class Tracer:
             elif name == "endloop":
                 lines += self._endloop(b, active[lanes], lanes, top)
             waits = name == "barrier" and (not ins.guarded or bool(mask[lanes].any()))
-            self.order.add(wave, lines, waits)
+            self.order.add(wave, lines if shown else [], waits)   # kept in upstream's order
         if not self.detailed:
             self.order.drain()
 

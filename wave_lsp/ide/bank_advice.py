@@ -24,6 +24,7 @@ where it is checked to help further.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from ..analysis.diagnostic import Fix, Range, TextEdit
 from ..emu import bank_layout as layout
@@ -142,7 +143,16 @@ def _declared(kernel: Kernel | None) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def _ways_of(record, members: tuple[int, ...], change: tuple | None, cache: dict) -> dict:
+class WaysCache(dict):
+    """`_ways_of`'s figures per array and change, and the check that may stop the counting
+    (`emu.profile.AnalysisStopped`: a time limit)."""
+
+    def __init__(self, check: Callable[[], None] | None = None) -> None:
+        super().__init__()
+        self.check = check
+
+
+def _ways_of(record, members: tuple[int, ...], change: tuple | None, cache: WaysCache) -> dict:
     """`layout.local_ways` of the array under `change` (None, ("pad", stride, words) or
     ("swizzle", stride)), once per array and change: every conflicting access of an array
     shares them."""
@@ -150,11 +160,11 @@ def _ways_of(record, members: tuple[int, ...], change: tuple | None, cache: dict
     if key not in cache:
         remap = None if change is None else layout.padded(*change[1:]) if change[0] == "pad" \
             else layout.swizzled(change[1])
-        cache[key] = layout.local_ways(record, members, remap)
+        cache[key] = layout.local_ways(record, members, remap, check=cache.check)
     return cache[key]
 
 
-def advise(record, index: int, kernel: Kernel | None, cache: dict) -> BankAdvice:
+def advise(record, index: int, kernel: Kernel | None, cache: WaysCache) -> BankAdvice:
     """The checked advice for local access `index` of `record` (a conflict somewhere)."""
     def line_of(j: int) -> str:
         return f"pc {record.keys[j]}" if record.by_pc else f"line {record.keys[j] + 1}"
@@ -240,11 +250,13 @@ def fix_holds(advice: BankAdvice, record, fixed_record) -> bool:
     return layout.local_ways(fixed_record, advice.members) == advice.expected
 
 
-def bank_advice(record, kernel: Kernel | None = None) -> dict[int, BankAdvice]:
+def bank_advice(record, kernel: Kernel | None = None,
+                check: Callable[[], None] | None = None) -> dict[int, BankAdvice]:
     """Per source line (a pc for `.wbin` input) with a bank conflict under some preset, its
-    checked advice (`kernel`: the source, for the quick fix and `.local_memory`)."""
+    checked advice (`kernel`: the source, for the quick fix and `.local_memory`; `check`,
+    called as it counts, raises to stop it)."""
     out: dict[int, BankAdvice] = {}
-    cache: dict = {}
+    cache = WaysCache(check)
     for index in layout.local_indices(record):
         ways = _ways_of(record, tuple(layout.array_of(record, index)), None, cache)
         if all(p[index][0] <= p[index][1] for p in ways.values()):

@@ -5,7 +5,8 @@ computes off the event loop.
   file takes seconds): until it is ready, `ready(uri)` waits for it and edits that arrive are
   queued and applied, in order, as soon as it is.
 - `run(state, fn)` computes `fn(state)` off the event loop for a large document, on the calling
-  thread for a small one (a thread hop costs more than the work). A job that uses the analysis
+  thread for a small one (at most INLINE_LINES lines and INLINE_CHARS characters: a thread hop
+  costs more than the work). A job that uses the analysis
   state (`state.diagnostics()`) is a *writer*: it runs in the analysis worker with the state's
   lock held. Any other job is a *reader* (`reader=True`: hover, formatting, semantic tokens...):
   it only reads the document, which only the event loop changes, so it runs in a second worker
@@ -40,6 +41,7 @@ from .state import DocumentState
 logger = logging.getLogger("wave_lsp.ide")
 
 INLINE_LINES = 2_000      # documents up to this size are computed on the calling thread
+INLINE_CHARS = 1 << 16    # ... and up to this many characters (one long line may cost too)
 OPEN_IN_WORKER_LINES = 5_000  # larger texts are parsed by the worker when they are opened
 SETTLE_SECONDS = 5.0
 EXTERNAL_JOBS = 2         # jobs that wait for another program, at once (`run(external=True)`)
@@ -105,6 +107,8 @@ class AnalysisHost:
         def loaded(done: asyncio.Future) -> None:
             state.jobs.discard(token)
             if self._opening.get(uri, (None,))[0] is not done:
+                if not done.cancelled():
+                    done.exception()         # retrieved: a parse the close cancelled is no error
                 return                       # closed or reopened meanwhile
             del self._opening[uri]
             if done.cancelled() or done.exception() is not None:
@@ -173,7 +177,7 @@ class AnalysisHost:
         if external:
             inline, reader = False, True
         if inline is None:
-            inline = len(state.document.lines) <= INLINE_LINES
+            inline = small(state.document.lines)
         token = CancelToken()
         revision = state.revision
         large = len(state.document.lines) > OPEN_IN_WORKER_LINES
@@ -234,6 +238,18 @@ class AnalysisHost:
         self.cancel_all("shutting down")
         for pool in (self._executor, self._readers, self._external):
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+def small(lines: list[str]) -> bool:
+    """Whether a document's jobs run on the calling thread (see `AnalysisHost.run`)."""
+    if len(lines) > INLINE_LINES:
+        return False
+    chars = 0
+    for line in lines:
+        chars += len(line)
+        if chars > INLINE_CHARS:
+            return False
+    return True
 
 
 _paused = 0

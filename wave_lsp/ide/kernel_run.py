@@ -5,11 +5,14 @@ the exit status and the first line of stderr that the command gives when started
 folder (so `--arg` files are relative to the file, as in the editor). It goes through the same
 pieces as the command: `emu.run_flags` (the flags), `emu.pipeline.run` (either engine) and
 `emu.output` (the text). `--lanes` (which threads the editor shows) is dropped; `--tolerance`
-(how `wave-lsp test` compares) changes nothing in the run. `--trace` and `--trace-lines` only
-write to stderr: a test runs without them, and its first line of stderr is the error or warning
-line. `--device` and `--wave-widths` are not for kernel tests (`FlagsProblem`). With `writers`,
-the run also records who last stored each device byte (`report.writers`), and `dump_address`
-maps an output line back to the device address it shows.
+(how `wave-lsp test` compares) changes nothing in the run. `--trace`, `--trace-lines`,
+`--mem-trace` and `--break` only write to stderr (their filters with them): a test runs without
+them, and its first line of stderr is the error or warning line. `--device` and `--wave-widths`
+are not for kernel tests (`FlagsProblem`). With `writers`, the run also records who last stored
+each device byte (`report.writers`), and `dump_address` maps an output line back to the device
+address it shows. With `keep_lines` (the editor) only the first lines of stdout are kept, and
+counted all (`RunOutput.printed`): a launch line dumping millions of values costs the editor a
+bounded window, as its runs do (`first_lines`).
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ import os
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
+from ..emu.flag_words import parse_flag_words
 from ..emu.launch_flags import DumpRequest, LaunchFlagError, arg_spec
 from ..emu.run_flags import program_for, run_parser, run_request
 from .arg_files import confined_path, real_inside
@@ -41,6 +45,11 @@ class RunOutput:
     stderr: str                        # the first line of stderr ('' when nothing)
     report: object | None = None       # the emulator's RunReport
     requests: tuple[DumpRequest, ...] = ()
+    printed: int = -1                  # stdout lines in all (`stdout` may keep the first only)
+
+    def __post_init__(self) -> None:
+        if self.printed < 0:
+            self.printed = len(self.stdout)
 
 
 def command_words(words: Sequence[str]) -> list[str]:
@@ -62,7 +71,7 @@ def parse_test_flags(words: Sequence[str], kernel: str):
     """The parsed flags of `wave-lsp run FILE WORDS --kernel KERNEL` (argparse's namespace);
     `FlagsProblem` when a test cannot run them."""
     try:
-        args = run_parser().parse_args(command_words(words) + ["--kernel", kernel])
+        args = parse_flag_words(run_parser(), command_words(words) + ["--kernel", kernel])
     except LaunchFlagError as err:
         raise FlagsProblem(str(err)) from None
     if args.device != "emulator" or args.compare:
@@ -94,28 +103,67 @@ def confine_arg_files(args, folder: Path, root: Path) -> None:
         real_inside(confined_path(name, here, root), real_root)
 
 
+def first_lines(chunks: Iterable[str], keep: int) -> tuple[list[str], int]:
+    """The first `keep` lines of the text the `chunks` make (as `str.splitlines` splits it),
+    and how many lines it has, without holding more than a chunk of the rest."""
+    kept: list[str] = []
+    total = 0
+    partial = ""
+    for chunk in chunks:
+        text = partial + chunk
+        end = text.rfind("\n") + 1
+        whole, partial = text[:end], text[end:]
+        if len(kept) < keep:
+            lines = whole.splitlines()
+            kept.extend(lines[:keep - len(kept)])
+            total += len(lines)
+        else:
+            total += len(whole.splitlines())
+    if partial:
+        lines = partial.splitlines()
+        kept.extend(lines[:max(keep - len(kept), 0)])
+        total += len(lines)
+    return kept, total
+
+
+def _stdout(report, request, keep: int | None) -> tuple[list[str], int, str, int]:
+    """(stdout lines, how many in all, the first line of stderr, exit status) of the run as the
+    command prints it; only the first `keep` lines of stdout kept (None: all)."""
+    from ..emu.output import command_text, run_output, stderr_lines
+    if keep == 0 and not report.errors:          # only the run is wanted (`report.writers`)
+        return [], 0, (stderr_lines(report, request) or [""])[0], 0
+    if keep is None or request.json or report.errors:
+        stdout, stderr, status = command_text(report, request)
+        lines = stdout.splitlines()
+        return lines[:keep] if keep is not None else lines, len(lines), (stderr or [""])[0], \
+            status
+    lines, total = first_lines(run_output(report, request.dumps, stats=request.stats,
+                                          dump_regs=request.dump_regs), keep)
+    return lines, total, (stderr_lines(report, request) or [""])[0], 0
+
+
 def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: Path, *,
               root: Path | None = None, cancel: Callable[[], bool] | None = None,
-              writers: bool = False) -> RunOutput:
+              writers: bool = False, keep_lines: int | None = None) -> RunOutput:
     """`wave-lsp run FILE WORDS --kernel KERNEL` started in `folder`, in process (`FlagsProblem`
     for flags a test cannot run). With a `root`, `--arg` files must lie inside it (the
-    editor's rule)."""
+    editor's rule); with `keep_lines`, only that many lines of stdout are kept (0: none made,
+    when only the run is wanted)."""
     from ..emu.launch import LaunchError
-    from ..emu.output import command_text
     from ..emu.pipeline import run
     args = parse_test_flags(words, kernel)
     try:
         if root is not None:
             confine_arg_files(args, folder, root)
         request = run_request(args, folder)
-        options = replace(request.options, trace=False, cancel=cancel, writers=writers)
+        options = replace(request.options.unobserved(), cancel=cancel, writers=writers)
         report = run(program_for(program, request.compat), request.launch, options)
     except (LaunchError, ValueError) as err:
         return _failed(str(err))
     except MemoryError:
         return _failed("not enough memory for this launch")
-    stdout, stderr, status = command_text(report, request)
-    return RunOutput(stdout.splitlines(), status, (stderr or [""])[0], report, request.dumps)
+    stdout, printed, stderr, status = _stdout(report, request, keep_lines)
+    return RunOutput(stdout, status, stderr, report, request.dumps, printed)
 
 
 def dump_address(requests: Sequence[DumpRequest], index: int, expected: str | None,

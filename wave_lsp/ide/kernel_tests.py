@@ -7,7 +7,10 @@ per line, an empty one for a blank line), exit with the `expect-exit:` status (0
 and, when `expect-stderr:` is given, print that as the first line of stderr (an `Error: ...` or
 `Warning: ...` line). `--tolerance ATOL[:RTOL]` on the launch line lets numbers differ
 (`expectations`). Lines are 0-based here. A failing value shown by a dump is traced back to the
-store that last wrote it: its source line and lane (the writing thread's global id).
+store that last wrote it: its source line and lane (the writing thread's global id). The editor
+keeps only a window of what a test printed (`run_test(keep_lines=...)`: the first lines, at
+least one more than the test expects, so the comparison is the same; `TestOutcome.printed`
+counts them all); `wave-lsp test` keeps everything.
 """
 
 from __future__ import annotations
@@ -67,6 +70,16 @@ class TestOutcome:
     message: str = "passed"
     line: int = 0
     ran: bool = True                      # False: the test could not run (`message` says why)
+    printed: int = -1                     # stdout lines in all (`actual`: the first of them)
+
+    def __post_init__(self) -> None:
+        if self.printed < 0:
+            object.__setattr__(self, "printed", len(self.actual))
+
+    @property
+    def left_out(self) -> int:
+        """Output lines printed but not kept in `actual` (the editor's window)."""
+        return self.printed - len(self.actual)
 
 
 def discover(text: str) -> list[KernelTest]:
@@ -102,6 +115,8 @@ def _test(ll, lines: Sequence[str], block: range) -> KernelTest:
         status = int(exit_text.strip())
     except ValueError:
         problems.append(f"line {exit_line + 1}: expect-exit: '{exit_text}' is not an exit status")
+    if ll.problem is not None and ll.problem.unread:      # too large to read: no flags
+        problems.append(ll.problem.message)
     words = tuple(t.value for t in ll.tokens)
     tolerance = None
     try:
@@ -119,10 +134,11 @@ def _cannot_run(test: KernelTest, message: str) -> TestOutcome:
 
 
 def run_test(text: str | bytes, test: KernelTest, *, path: Path | str,
-             root: Path | None = None, cancel: Callable[[], bool] | None = None
-             ) -> TestOutcome:
+             root: Path | None = None, cancel: Callable[[], bool] | None = None,
+             keep_lines: int | None = None) -> TestOutcome:
     """Run one test of `text` (the file at `path`, maybe unsaved) and compare. `root`, given by
-    an editor, confines `--arg` files to it."""
+    an editor, confines `--arg` files to it; `keep_lines` (the editor's window) keeps that many
+    lines of the output, or one more than the test expects (None: all)."""
     if test.problem:
         return _cannot_run(test, test.problem)
     folder = Path(path).parent
@@ -134,8 +150,11 @@ def run_test(text: str | bytes, test: KernelTest, *, path: Path | str,
         return _cannot_run(test, f"the launch line's flags: {err}")
     except LaunchFlagError as err:
         return _cannot_run(test, str(err))
-    out = run_flags(text, test.flags, test.kernel, folder, root=root, cancel=cancel)
-    result = dict(actual=tuple(out.stdout), exit_status=out.status, stderr=out.stderr)
+    keep = None if keep_lines is None else max(keep_lines, len(test.expected) + 1)
+    out = run_flags(text, test.flags, test.kernel, folder, root=root, cancel=cancel,
+                    keep_lines=keep)
+    result = dict(actual=tuple(out.stdout), exit_status=out.status, stderr=out.stderr,
+                  printed=out.printed)
     if out.status != test.exit_status:
         diff = Difference(len(test.expected), str(test.exit_status), str(out.status), "exit")
         message = f"exit status {out.status}, expected {test.exit_status}" + \
@@ -160,11 +179,11 @@ def _output_failure(text, test: KernelTest, out: RunOutput, diff: Difference, fo
     where = lines[min(diff.index, len(lines) - 1)] if lines else test.launch_line
     failure = dict(first_difference=diff, line=where, **result)
     if diff.expected is None:
-        extra = len(out.stdout) - len(test.expected)
-        return TestOutcome(test, False, message=f"{extra} more output line(s) than expected, "
+        extra = out.printed - len(test.expected)
+        return TestOutcome(test, False, message=f"{extra:,} more output line(s) than expected, "
                                                 f"the first: '{diff.got}'", **failure)
     if diff.got is None:
-        return TestOutcome(test, False, message=f"the output ends after {len(out.stdout)} "
+        return TestOutcome(test, False, message=f"the output ends after {out.printed} "
                                                 f"line(s), expected {len(test.expected)}",
                            **failure)
     place = dump_address(out.requests, diff.index, diff.expected, diff.got)
@@ -174,7 +193,7 @@ def _output_failure(text, test: KernelTest, out: RunOutput, diff: Difference, fo
                            **failure)
     address, size = place
     traced = run_flags(text, test.flags, test.kernel, folder, root=root, cancel=cancel,
-                       writers=True)
+                       writers=True, keep_lines=0)
     writer = store_writer(getattr(traced.report, "writers", None), address, size)
     if writer is None:
         message = (f"no store wrote 0x{address:x}: it holds '{diff.got}', "
@@ -201,11 +220,13 @@ def store_writer(record, address: int, size: int) -> tuple[int, int | None] | No
 
 def updated_text(text: str, outcomes: Iterable[TestOutcome], *, all_tests: bool = False) -> str:
     """`text` with the expectations of the failing tests (every test that ran, with
-    `all_tests`) replaced by what the run printed; every other byte stays as it was."""
+    `all_tests`) replaced by what the run printed; every other byte stays as it was. A test
+    whose output was not all kept (`TestOutcome.left_out`) keeps its expectations."""
     lines, breaks = split_lines(text)
     for outcome in sorted(outcomes, key=lambda o: -o.test.launch_line):
         test = outcome.test
-        if not outcome.ran or (outcome.passed and not all_tests) or not test.block:
+        if not outcome.ran or (outcome.passed and not all_tests) or not test.block \
+                or outcome.left_out:
             continue
         first, last = test.block[0], test.block[-1]
         lead = EXPECTATION_COMMENT.match(lines[first]).group("lead")

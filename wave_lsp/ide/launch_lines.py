@@ -7,29 +7,37 @@ editor shows (default: the first wave of workgroup 0). `--arg OFFSET:FILE` is re
 document's folder; given a `root` (the editor does), a file must stay inside it and is not read
 here but when the kernel runs (`arg_files.py`). A kernel may have several launch lines; one without any runs with the default
 launch (its `.workgroup_size`, grid 1, zeroed memory). A flag that cannot be parsed becomes a
-`LaunchProblem` with the columns of the flag at fault.
+`LaunchProblem` with the columns of the flag at fault; a line of more than MAX_LAUNCH_FLAGS flags
+or MAX_LAUNCH_LINE_CHARS characters is not read at all (one problem on the whole line).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from ..emu.launch import Launch
 from ..emu.launch_flags import (DumpRequest, LaunchFlagError, arg_spec, build_launch,
                                 build_options, dump_requests, launch_parser, number,
                                 parse_launch_flags)
 from ..emu.options import RunOptions
+from ..syntax.program import Kernel
 from ..syntax.tool_comments import is_comment_or_blank, launch_comment
 from .arg_files import confined_path
 
 LANES_FLAG = "--lanes"
 MAX_SHOWN_LANES = 64
+# A launch line is parsed on every revision of its document: past these caps it is not read
+# at all (an R004 on the line says so) rather than parsed for seconds per keystroke.
+MAX_LAUNCH_FLAGS = 10_000
+MAX_LAUNCH_LINE_CHARS = 1 << 19
 # Flags whose effect makes no sense inside the editor; they are accepted and ignored.
-IGNORED_FLAGS = ("--trace", "--stats", "--dump-regs")
+IGNORED_FLAGS = ("--trace", "--trace-lines", "--mem-trace", "--trace-wave", "--trace-lane",
+                 "--trace-pc", "--break", "--stats", "--dump-regs")
 _TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|\S+")
+_FLAG_START = re.compile(r"(?<!\S)[\"']?--")      # where a word that is a flag begins
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,7 @@ class LaunchProblem:
     start: int
     end: int
     flag: str | None = None
+    unread: bool = False   # over a cap (`MAX_LAUNCH_FLAGS`, `..._CHARS`): no flag was read
 
 
 @dataclass(frozen=True)
@@ -153,6 +162,19 @@ def flag_columns(tokens: Sequence[Token], flag: str | None, message: str) -> tup
     return places[0][0], places[0][1]
 
 
+def over_cap(text: str, flags_start: int) -> str | None:
+    """Why a launch line is too large to be read (None when it is not), found before it is
+    split into words."""
+    if len(text) > MAX_LAUNCH_LINE_CHARS:
+        return (f"a launch line is read up to {MAX_LAUNCH_LINE_CHARS:,} characters; this one "
+                f"has {len(text):,}, so it does not run")
+    flags = sum(1 for _ in _FLAG_START.finditer(text, flags_start))
+    if flags > MAX_LAUNCH_FLAGS:
+        return (f"the launch line has {flags:,} flags; at most {MAX_LAUNCH_FLAGS:,} are read, "
+                f"so it does not run")
+    return None
+
+
 def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
                       base_dir: Path | None, root: Path | None = None) -> LaunchLine | None:
     """Parse the launch comment on one line (None when the line is not a launch comment).
@@ -160,10 +182,15 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
     flags_start = launch_comment(text)
     if flags_start is None:
         return None
-    tokens = tokens_of(text, flags_start)
     stripped = len(text) - len(text.lstrip())
     place = dict(line=line, kernel=kernel, ordinal=ordinal, start=stripped, end=len(text.rstrip()),
-                 flags_start=flags_start, tokens=tokens)
+                 flags_start=flags_start)
+    too_many = over_cap(text, flags_start)
+    if too_many is not None:
+        problem = LaunchProblem(too_many, flags_start, place["end"], unread=True)
+        return LaunchLine(**place, tokens=(), launch=None, lanes=None, dumps=(),
+                          explicit=frozenset(), problem=problem)
+    place["tokens"] = tokens = tokens_of(text, flags_start)
     explicit = frozenset(t.value.split("=", 1)[0] for t in tokens if t.value.startswith("--"))
     try:
         words, lanes_text = _split_lanes(tokens)
@@ -181,7 +208,7 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
                               for offset, name in map(arg_spec, args.arg))
             args.arg = []
         launch = build_launch(args, base_dir, kernel=kernel)
-        options = build_options(args, trace=False)
+        options = build_options(args).unobserved()
         dumps = tuple(dump_requests(args))
         lanes = parse_lanes(lanes_text) if lanes_text is not None else None
     except LaunchFlagError as err:
@@ -193,11 +220,9 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
                       arg_files=arg_files, options=options)
 
 
-def launch_lines(doc, base_dir: Path | None = None, root: Path | None = None
-                 ) -> list[LaunchLine]:
-    """Every launch line of a document (a syntax `Document`), in line order (`root`: see
-    `parse_launch_line`)."""
-    out: list[LaunchLine] = []
+def launch_comment_lines(doc) -> Iterator[tuple[Kernel, list[int]]]:
+    """Each kernel of a document (a syntax `Document`) with the lines of its launch comments,
+    found but not parsed."""
     lines = doc.lines
     for kernel in doc.program.kernels:
         found: list[int] = []
@@ -207,10 +232,34 @@ def launch_lines(doc, base_dir: Path | None = None, root: Path | None = None
         for line in range(above + 1, min(kernel.last_line, len(lines) - 1) + 1):
             if launch_comment(lines[line]) is not None:
                 found.append(line)
+        yield kernel, found
+
+
+def launch_lines(doc, base_dir: Path | None = None, root: Path | None = None,
+                 parsed: dict | None = None) -> list[LaunchLine]:
+    """Every launch line of a document (a syntax `Document`), in line order (`root`: see
+    `parse_launch_line`). `parsed`, a dict its caller keeps between revisions, holds the
+    parses of the last call by what decides them (the line's text, kernel, ordinal, folder and
+    root): a launch line the edit did not touch is not parsed again. Only with a `root` or
+    without a folder, where a parse reads no file."""
+    out: list[LaunchLine] = []
+    lines = doc.lines
+    reuse = parsed if parsed is not None and (root is not None or base_dir is None) else None
+    kept: dict = {}
+    for kernel, found in launch_comment_lines(doc):
         for ordinal, line in enumerate(found):
-            parsed = parse_launch_line(lines[line], line, kernel.name, ordinal, base_dir, root)
-            if parsed is not None:
-                out.append(parsed)
+            key = (lines[line], kernel.name, ordinal, base_dir, root)
+            one = reuse.get(key) if reuse is not None else None
+            if one is None:
+                one = parse_launch_line(lines[line], line, kernel.name, ordinal, base_dir, root)
+            elif one.line != line:
+                one = replace(one, line=line)
+            if one is not None:
+                kept[key] = one
+                out.append(one)
+    if reuse is not None:
+        reuse.clear()
+        reuse.update(kept)
     out.sort(key=lambda ll: ll.line)
     return out
 

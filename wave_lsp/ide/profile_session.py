@@ -13,6 +13,13 @@ edit refreshes the heat without waiting for them. A document's profiles live in 
 edit) and the latest `KernelProfileRun` of each, by revision, so nothing stale is shown. A bank
 conflict's advice (`bank_advice`, in the second job) is checked on the record; its quick fix
 once more by running the fixed text (`_checked`).
+
+The counting of each job is bounded by the settings' `run.timeLimitMs`, as the run is: in the
+first the launch's preset, after the run (past the limit the profile fails with a message that
+says so; a run stopped at its own limit still shows the profile so far), in the second the other
+presets and the advice (past the limit the launch's preset stays, with the message).
+The counting is the emulator's (`emu.profile`): where a kernel made more distinct access patterns
+than a profile keeps, the figures of those lines are estimated, and the view says so.
 """
 
 from __future__ import annotations
@@ -79,14 +86,40 @@ def _kernel(text: str, name: str):
     return next((k for k in program.kernels if k.name == name), None)
 
 
-def _checked(advice, text: str, launch, options, report):
-    """The advice with its quick fix only if a run of the fixed text keeps the output and gives
-    the passes the advice promised (`bank_advice.fix_holds`)."""
+def stopper(limits: RunLimits | None, cancelled: Callable[[], bool], step: str
+            ) -> tuple[Callable[[], None], Callable[[], float | None]]:
+    """(a check that raises `AnalysisStopped` once the job is cancelled or ran past
+    `run.timeLimitMs` from now, the seconds left or None without a limit) for a profile job
+    that `step` names."""
+    from ..emu.profile import AnalysisStopped
+    started = time.monotonic()
+    limit = limits.time_limit_ms / 1000 if limits is not None and limits.time_limit_ms > 0 \
+        else None
+
+    def left() -> float | None:
+        return None if limit is None else limit - (time.monotonic() - started)
+
+    def check() -> None:
+        if cancelled():
+            raise AnalysisStopped("profile cancelled")
+        if limit is not None and left() <= 0:
+            raise AnalysisStopped(f"time limit: run.timeLimitMs ({limits.time_limit_ms:,} ms) "
+                                  f"reached while {step}")
+    return check, left
+
+
+def _checked(advice, text: str, launch, options, report, check, left):
+    """The advice with its quick fix only if a run of the fixed text (within the time `left`)
+    keeps the output and gives the passes the advice promised (`bank_advice.fix_holds`)."""
     from ..analysis.fixes import apply_edits
     from ..emu import run
     if advice.fix is None or report.errors:
         return advice
+    check()
+    seconds = left()
     try:
+        if seconds is not None:
+            options = replace(options, time_limit=max(seconds, 0.001))
         fixed = run(apply_edits(text, advice.fix.edits), launch, options)
     except Exception:
         return replace(advice, fix=None)
@@ -100,7 +133,7 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
                 cancelled: Callable[[], bool], files: ArgFiles) -> KernelProfileRun:
     """Profile one planned kernel of a snapshot (on the worker thread)."""
     from ..emu import LaunchError, run
-    from ..emu.profile import profile_for
+    from ..emu.profile import AnalysisStopped, profile_for
     from ..isa.backends import PROFILE_TARGETS
     ll = plan.launch
     ident = dict(kernel=plan.kernel, revision=snapshot.revision, version=snapshot.version,
@@ -114,10 +147,14 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
         launch = editor_launch(ll, plan.kernel, files, snapshot.root)
         options = editor_options(ll, limits, cancel=cancelled, profile=True)
         started = time.perf_counter()
-        report = run(assembly, launch, options)
+        report = run(assembly, launch, options)      # within the limits itself
         # the launch's own preset (its hints, heat and findings); the vendors' follow
-        profiles = [profile_for(report.profile, PROFILE_TARGETS[0])]
+        check, _left = stopper(limits, cancelled, "counting the profile of the run")
+        profiles = [profile_for(report.profile, PROFILE_TARGETS[0], check)]
         elapsed = (time.perf_counter() - started) * 1000
+    except AnalysisStopped as err:
+        status = "cancelled" if cancelled() else "failed"
+        return KernelProfileRun(status=status, message=str(err), **ident)
     except LaunchError as err:
         return KernelProfileRun(status="failed", message=str(err), **ident)
     except Exception as err:
@@ -137,9 +174,9 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
                             **ident)
 
 
-def presets_of(record, first) -> list:
+def presets_of(record, first, check: Callable[[], None] | None = None) -> list:
     """`first` (the launch's own preset's profile) and every other preset's, each distinct
-    geometry (wave width, banks, bank width, sector) computed once."""
+    geometry (wave width, banks, bank width, sector) computed once (`check` may stop it)."""
     from ..emu.profile import profile_for
     from ..isa.backends import PROFILE_TARGETS, profile_preset
 
@@ -152,24 +189,37 @@ def presets_of(record, first) -> list:
         preset = profile_preset(name)
         same = known.get(geometry(preset))
         profile = replace(same, target=preset.name, preset=preset) if same is not None \
-            else profile_for(record, name)
+            else profile_for(record, name, check)
         known.setdefault(geometry(preset), profile)
         out.append(profile)
     return out
 
 
-def with_presets(results: list[KernelProfileRun], cancelled: Callable[[], bool] = lambda: False
-                 ) -> list[KernelProfileRun]:
-    """The results with every preset computed (on the worker thread; `cancelled` stops it)."""
+def with_presets(results: list[KernelProfileRun], cancelled: Callable[[], bool] = lambda: False,
+                 limits: RunLimits | None = None) -> list[KernelProfileRun]:
+    """The results with every preset computed and the advice checked (on the worker thread;
+    `cancelled` stops it, and each result's work stops at `run.timeLimitMs`: its launch's
+    preset stays, with a message that says what was not done)."""
+    from ..emu.profile import AnalysisStopped
     out = []
     for r in results:
         if r.pending is None or r.view is None or cancelled():
             out.append(r)
             continue
         record, spots, (text, kernel, launch, options, report) = r.pending
-        profiles = presets_of(record, r.view.primary)
-        advice = {line: _checked(a, text, launch, options, report)
-                  for line, a in bank_advice(record, _kernel(text, kernel)).items()}
+        check, left = stopper(limits, cancelled, "comparing the presets and checking the "
+                              "advice; the launch's own preset is shown")
+        try:
+            profiles = presets_of(record, r.view.primary, check)
+            advice = {line: _checked(a, text, launch, options, report, check, left)
+                      for line, a in bank_advice(record, _kernel(text, kernel), check).items()}
+        except AnalysisStopped as err:
+            if cancelled():
+                out.append(r)
+                continue
+            out.append(replace(r, status="error", pending=None,
+                               message=f"{r.message}; {err}" if r.message else str(err)))
+            continue
         out.append(replace(r, view=profile_view(r.kernel, profiles, spots, advice),
                            pending=None))
     return out
@@ -202,8 +252,9 @@ class ProfileWorker:
     def submit(self, snapshot: Snapshot, limits: RunLimits, cancel) -> Future:
         return self._pool.submit(profile_kernels, snapshot, limits, cancel.is_set, self.files)
 
-    def submit_presets(self, results: list[KernelProfileRun], cancel) -> Future:
-        return self._pool.submit(with_presets, results, cancel.is_set)
+    def submit_presets(self, results: list[KernelProfileRun], limits: RunLimits,
+                       cancel) -> Future:
+        return self._pool.submit(with_presets, results, cancel.is_set, limits)
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -9,7 +9,8 @@
   bank conflict`), uncoalesced device accesses (`32 sectors (ideal 4)`);
 - findings: the worst of those as information diagnostics that say what to change (a bank
   conflict's change checked first, `bank_advice`, with its quick fix);
-- a hover section with the line's counters under every preset;
+- a hover section with the line's counters under every preset (saying so where they are
+  estimated from a sample of the line's access patterns: `KernelProfile.estimated`);
 - the JSON of the `wave-lsp.profile` command (the `--profile --json` object plus the heat).
 The first profile given is the primary one (the launch's own wave width): hints, heat and
 findings come from it; the hover and the findings' notes compare the other presets.
@@ -125,10 +126,12 @@ class ProfileView:
         heat = self.heat.get(line)
         share = f": {percent_text(heat.share)} of the kernel's cost (heat {heat.level}/" \
             f"{HEAT_LEVELS})" if heat else ""
+        note = self.primary.estimate_note({line})
         return "\n".join([
             f"**Profile of `{self.kernel}`**, this line{share}", "",
             "| preset | executions | lanes | bank ways | sectors / ideal per access |",
-            "|---|--:|--:|--:|--:|", *rows, *self._divergence(line)])
+            "|---|--:|--:|--:|--:|", *rows, *self._divergence(line),
+            *(["", f"*{note[0].upper()}{note[1:]}*"] if note else [])])
 
     def _divergence(self, line: int) -> list[str]:
         """The hover's note on a branch that split waves under some preset (none otherwise)."""
@@ -150,6 +153,8 @@ class ProfileView:
             parts.append(f"{number_text(totals['ways'])}-way banks")
         if totals["sectors"] is not None and totals["sectors"] > 1.005:
             parts.append(f"{number_text(totals['sectors'])}× sectors")
+        if self.primary.estimated:
+            parts.append("estimated")
         return "◔ Profile: " + " · ".join(parts)
 
     def to_json(self) -> dict[str, Any]:

@@ -45,17 +45,27 @@ def check_window(req: DumpRequest, start: object, count: object) -> tuple[int, i
     return start, min(count, rows - start)
 
 
+def line_bytes(req) -> int:
+    """Bytes of device memory one line of a dump shows: a 16-byte row of `--dump-memory`, or
+    one value."""
+    return 16 if req.kind == "memory" else 4 if req.kind in ("u32", "f32") else 2
+
+
+def line_address(req, line: int) -> int:
+    """The device address of the first byte of line `line` (0-based) of a dump."""
+    return req.start + line_bytes(req) * line
+
+
 def window_values(memory, req: DumpRequest, start: int, count: int) -> list[str]:
     """Lines `start .. start+count-1` of a dump over device memory, as upstream prints them."""
     # numpy is loaded here, with the run's results, not when the server first reads a launch
     # line: a first request must not wait for it (Neovim's formatexpr gives up after 500 ms)
     from ..emu.formats import dump_values, hex_dump
+    first = line_address(req, start)
     if req.kind == "memory":
-        first = req.start + 16 * start
         end = min(req.start + req.count, first + 16 * count)
         return list(islice(hex_dump(memory, first, end), 1, None))
-    width = 4 if req.kind in ("u32", "f32") else 2
-    return list(dump_values(memory, req.start + width * start, count, req.kind))
+    return list(dump_values(memory, first, count, req.kind))
 
 
 @dataclass(frozen=True)
@@ -76,4 +86,5 @@ class DumpWindow:
         return {"kernel": self.kernel, "launchLine": self.launch_line, "dump": self.index,
                 "kind": req.kind, "regionStart": req.start, "total": dump_rows(req),
                 "start": self.start, "count": len(self.values), "values": list(self.values),
+                "addresses": [line_address(req, self.start + i) for i in range(len(self.values))],
                 "status": self.status, "ok": True}

@@ -50,11 +50,12 @@ class Snapshot:
     root: Path | None = None         # where `--arg` files may come from
 
 
-def kernel_launch_lines(doc, base_dir: Path | None, root: Path | None = None
-                        ) -> dict[str, list[LaunchLine]]:
-    """The launch lines of each kernel, in order (`--arg` files confined to `root`)."""
+def kernel_launch_lines(doc, base_dir: Path | None, root: Path | None = None,
+                        parsed: dict | None = None) -> dict[str, list[LaunchLine]]:
+    """The launch lines of each kernel, in order (`--arg` files confined to `root`; `parsed`:
+    see `launch_lines`)."""
     out: dict[str, list[LaunchLine]] = {}
-    for ll in launch_lines(doc, base_dir, root or base_dir):
+    for ll in launch_lines(doc, base_dir, root or base_dir, parsed):
         out.setdefault(ll.kernel, []).append(ll)
     return out
 
@@ -115,7 +116,7 @@ def editor_options(ll: LaunchLine | None, limits: RunLimits, **fields) -> RunOpt
     allowed_s = limits.time_limit_ms / 1000 if limits.time_limit_ms > 0 else None
     line_s = line_options.time_limit if "--time-limit" in explicit else None
     return dataclasses.replace(
-        line_options, trace=False,
+        line_options.unobserved(),
         max_instructions=min(v for v in (allowed, line) if v > 0) if allowed or line else 0,
         time_limit=min((v for v in (allowed_s, line_s) if v is not None), default=None),
         **fields)

@@ -65,6 +65,7 @@ class DocumentState:
         self.analysis = AnalysisState(self.document)
         self.runs: Any = None   # ide.run_session.DocumentRuns, from the first inline run on
         self.profiles: Any = None   # the same for kernel profiles (ide.profile_session)
+        self.launch_parses: dict = {}   # launch lines of the last revision (ide.launch_lines)
 
     def run_state(self) -> Any:
         """The inline-run state (results by revision, live kernels, the run in flight), created

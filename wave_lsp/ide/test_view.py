@@ -1,6 +1,10 @@
 """Kernel tests in the editor, protocol-free: what each document's tests showed and what the
 editor makes of it.
 
+The editor keeps a window of what a test printed, as it does of a run's dumps: the first
+`KEPT_OUTPUT_LINES` lines (a launch line's dump lines, `run_results.MAX_DUMP_TOTAL_LINES`), or one
+more than the test expects; the rest is counted, and what shows it says how many were left out.
+
 A kernel test (`ide.kernel_tests`) is a launch line followed by expectation comments.
 `DocumentTests` keeps, per open document, the latest outcome of each test tagged with the
 revision it ran on (nothing stale is shown), the output each launch printed last (kept across
@@ -24,6 +28,9 @@ from .expectations import lines_match
 from .kernel_run import FlagsProblem, parse_test_flags
 from .kernel_tests import KernelTest, TestOutcome
 from .run_limits import RunLimits
+from .run_results import MAX_DUMP_TOTAL_LINES
+
+KEPT_OUTPUT_LINES = MAX_DUMP_TOTAL_LINES     # a test's output lines the editor keeps
 
 FAILED_EXPECTATION = "R011"     # an expectation line the run did not meet
 TEST_NOT_RUN = "R012"           # the test cannot run (bad launch line, bad expectation, ...)
@@ -43,7 +50,9 @@ class DocumentTests:
     """The kernel tests state of one open document."""
 
     results: dict[tuple[str, int], TestRecord] = field(default_factory=dict)
-    printed: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = field(default_factory=dict)
+    # per (kernel, flags): the output lines kept and how many the run printed in all
+    printed: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, ...], int]] = \
+        field(default_factory=dict)
     live: set[str] = field(default_factory=set)      # kernels re-tested after every edit
     running: set[tuple[str, int]] = field(default_factory=set)
     cancel: threading.Event | None = None
@@ -68,7 +77,8 @@ class DocumentTests:
         for r in records:
             self.results[(r.test.kernel, r.test.launch_line)] = r
             if r.outcome.ran:
-                self.printed[(r.test.kernel, r.test.flags)] = tuple(r.outcome.actual)
+                self.printed[(r.test.kernel, r.test.flags)] = (tuple(r.outcome.actual),
+                                                                r.outcome.printed)
         self.generation += 1
 
 
@@ -163,17 +173,24 @@ def problems(test: KernelTest, outcome: TestOutcome, lines: list[str]) -> list[P
             message = f"{name}: expected {quoted(want)}, the output ends after " \
                       f"{len(actual)} line(s)"
         out.append(_on_line(FAILED_EXPECTATION, lines, line, message, got))
-    extra = actual[len(test.expected):]
-    if extra:
+    extra = outcome.printed - len(test.expected)
+    if extra > 0:
         last = test.expect_lines[-1] if test.expect_lines else test.launch_line
         out.append(_on_line(FAILED_EXPECTATION, lines, last,
-                            f"{name}: the run printed {len(extra)} more line(s) after this "
-                            f"one, the first: {quoted(extra[0])}"))
+                            f"{name}: the run printed {extra:,} more line(s) after this "
+                            f"one, the first: {quoted(actual[len(test.expected)])}"))
     return out
 
 
 def expected_output(printed: tuple[str, ...], test: KernelTest, line: int) -> list[str]:
-    """What the run printed for the expect line `line` of `test` and after it (completion)."""
+    """What the run printed (the lines kept) for the expect line `line` of `test` and after it
+    (completion)."""
     if line not in test.expect_lines:
         return []
     return list(printed[test.expect_lines.index(line):])
+
+
+def left_out_text(kept: int, printed: int) -> str:
+    """`the first 1,024 of 1,000,000 lines: the editor keeps no more`: what a window says."""
+    return (f"the first {kept:,} of {printed:,} lines: the editor keeps no more of a test's "
+            "output (`wave-lsp run` prints it all)")

@@ -207,6 +207,16 @@ UPSTREAM_DEFECTS: tuple[UpstreamDefect, ...] = (
 # SYCL: compiled for the host only (no device compiler can be installed from the registries).
 VENDOR_ARCHES = {"ptx": ("sm_75", "sm_90"), "hip": ("gfx90a", "gfx1030"), "sycl": ("host",)}
 
+# How to install the compilers the editor runs (`asm/vendors.py` finds them): NVIDIA's ptxas is
+# in the CUDA compiler wheel on PyPI (https://pypi.org/project/nvidia-cuda-nvcc-cu12/, its
+# `nvidia/cuda_nvcc/bin`), found when installed into wave-lsp's own Python; AMD's hipcc is
+# Debian/Ubuntu's ROCm packaging (https://packages.debian.org/hipcc), which compiles for gfx
+# targets only with the device libraries and the HIP headers beside it.
+VENDOR_COMPILER_PACKAGES = {
+    "ptx": ("pip", "nvidia-cuda-nvcc-cu12"),
+    "hip": ("apt-get", "hipcc rocm-device-libs libamdhip64-dev"),
+}
+
 # wave-emu's local memory size when neither `.local_memory` nor --local-memory gives one
 # (reference §6); `wave-lsp emit` declares it for a kernel that uses local memory without the
 # directive, so the code runs as `wave-lsp run` runs it.

@@ -29,6 +29,7 @@ class ClientCapabilities:
     hover_markdown: bool = True             # hover contents as markdown
     signature_label_offsets: bool = False   # signature parameters as label offsets
     versioned_edits: bool = False           # workspace edits as versioned documentChanges
+    disabled_code_actions: bool = False     # code actions shown disabled, with the reason
     watched_files_registration: bool = False  # workspace/didChangeWatchedFiles, registered
 
 
@@ -65,4 +66,6 @@ def resolve(caps: types.ClientCapabilities | None) -> ClientCapabilities:
         watched_files_registration=bool(
             workspace is not None and workspace.did_change_watched_files is not None
             and workspace.did_change_watched_files.dynamic_registration),
-        signature_label_offsets=bool(parameter is not None and parameter.label_offset_support))
+        signature_label_offsets=bool(parameter is not None and parameter.label_offset_support),
+        disabled_code_actions=bool(text is not None and text.code_action is not None
+                                   and text.code_action.disabled_support))

@@ -134,9 +134,9 @@ def setup(server: WaveLanguageServer) -> None:
             _show(server, f"wave-lsp: assembly failed at line {report['line'] + 1}: "
                           f"{report['error']}", types.MessageType.Error)
         else:
-            where = f"; wrote {report['path']}" if report["path"] else \
-                f"; no file written: {report['not_written']}"
-            _show(server, f"wave-lsp: assembled {report['size']} bytes "
-                          f"(sha256 {report['sha256'][:16]}…){where}",
+            # the file first: a client that cuts the message to one line keeps where it went
+            assembled = f"assembled {report['size']} bytes (sha256 {report['sha256'][:16]}…)"
+            _show(server, f"wave-lsp: wrote {report['path']}: {assembled}" if report["path"]
+                  else f"wave-lsp: {assembled}; no file written: {report['not_written']}",
                   types.MessageType.Info if report["path"] else types.MessageType.Warning)
         return report

@@ -13,6 +13,9 @@ Where the vendor's compiler is found (PTX: ptxas, HIP: hipcc; `vendor_compilers.
 result also has `vendor` (each architecture's verdict: `{compiler, arch, accepted}`) and
 `messages` (`{compiler, arch, severity, message, line, sourceLine}`, lines 0-based), and `text`
 ends with comment lines that say the same, after the translation (so `map` is unchanged).
+Where it is not (PTX, HIP), the result has `vendorAbsent` (`{compiler, reason, why, adds,
+install, setting}`: `ide.vendor_help`) and `text` ends with comment lines that say why, what
+the compiler would add, how to install it and which setting points at it.
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ from lsprotocol import types
 
 from ..cancellation import Cancelled
 from ..ide.emit import TARGETS, translate
+from ..ide.vendor_help import absent_comments
 from .handlers import RETRIES, command
 from .protocol import Serialised
 from .server import WaveLanguageServer
-from .vendor_compilers import emit_report
+from .vendor_compilers import absent, emit_report
 
 EMIT = "wave-lsp.emit"
 
@@ -76,7 +80,12 @@ def setup(server: WaveLanguageServer) -> None:
         except Cancelled:       # edited or closed meanwhile: its compiler was stopped
             return serialised
         if not report:
-            return serialised
+            missing = absent(server, (target,))
+            if not missing:
+                return serialised
+            result = translation.result
+            return {**result, "vendorAbsent": missing[0].as_dict(), "text": result["text"]
+                    + "".join(line + "\n" for line in absent_comments(missing[0]))}
         block = report.pop("block")
         result = translation.result
         return {**result, **report,

@@ -17,6 +17,7 @@ from lsprotocol import types
 from ..ide.hover import hover_markdown, kernel_markdown
 from ..ide.locate import TargetKind, target_at
 from ..ide.state import DocumentState
+from ..ide.vendor_help import absent_markdown
 from ..ide.vendor_usage import figures_markdown
 from . import vendor_compilers
 from .handlers import request
@@ -55,7 +56,8 @@ async def _with_vendor_figures(server: WaveLanguageServer, doc, name: str, added
     loop; cached by the emitted text); their register counts replace the `.registers`
     estimate in the occupancy rows. After `VENDOR_WAIT_S` the hover is answered without them:
     the compilers go on (until their own time limit, an edit or the document's close), and a
-    later hover finds their figures cached or joins their run."""
+    later hover finds their figures cached or joins their run. A configured target's missing
+    compiler is explained: what it would add, how to install it, which setting points at it."""
     work = asyncio.ensure_future(vendor_compilers.figures(server, doc, name))
     work.add_done_callback(_consume)
     done, _ = await asyncio.wait({work}, timeout=VENDOR_WAIT_S)
@@ -70,7 +72,8 @@ async def _with_vendor_figures(server: WaveLanguageServer, doc, name: str, added
     else:
         vendor = (f"*vendor compilers still running (more than {VENDOR_WAIT_S} s): their figures "
                   "are being computed; hover again for them*")
-    value = "\n\n".join(t for t in (text, vendor) if t)
+    missing = absent_markdown(vendor_compilers.absent(server, server.config(doc).targets))
+    value = "\n\n".join(t for t in (text, vendor, missing) if t)
     return types.Hover(contents=markup(value, markdown), range=rng)
 
 

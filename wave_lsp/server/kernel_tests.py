@@ -10,6 +10,10 @@ by `; wave-lsp expect: TEXT` lines is a test (`wave_lsp.ide.kernel_tests`).
   expected text, "Update the expectations of kernel K" the test's whole block.
 - Completion on an expect line: what the last run of that launch printed there (and the lines
   after it, as one multi-line item); a test that never ran runs first.
+- Of what a test printed the editor keeps a window (`test_view.KEPT_OUTPUT_LINES`), as of a
+  run's dumps: a test dumping a million values costs a bounded answer; the completion says how
+  many lines it left out, and "Update the expectations" is not offered for such an output (a
+  client that shows disabled actions sees it, disabled, with the reason).
 - Commands: `wave-lsp.test [uri, kernel|null, launchLine|null]` runs one test (or a kernel's,
   or all the document's) and returns `{uri, version, tests: [outcome], passed, failed}`;
   `wave-lsp.discoverTests [uri]` returns `{uri, version, tests: [{kernel, launchLine, ordinal,
@@ -32,8 +36,9 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..ide.state import DocumentState
-from ..ide.test_view import (DocumentTests, Problem, TestRecord, expected_output,
-                             outcome_title, problems, stated, value_columns, with_limits)
+from ..ide.test_view import (KEPT_OUTPUT_LINES, DocumentTests, Problem, TestRecord,
+                             expected_output, left_out_text, outcome_title, problems, stated,
+                             value_columns, with_limits)
 from . import proto
 from .handlers import report_failure
 from .proto import file_path, span
@@ -183,7 +188,8 @@ class TestService(Feature):
         if path is None:
             path, root = NO_FOLDER / "untitled.wave", NO_FOLDER
         return [run_test(text, with_limits(test, limits), path=path, root=root,
-                         cancel=cancelled) for test in tests if not cancelled()]
+                         cancel=cancelled, keep_lines=KEPT_OUTPUT_LINES)
+                for test in tests if not cancelled()]
 
     async def run(self, doc: DocumentState, tests: list["KernelTest"]
                   ) -> tuple[list[TestRecord], bool]:
@@ -278,8 +284,25 @@ def code_actions(tests: TestService, doc: DocumentState, first: tuple[int, int],
             key = (record.test.kernel, record.test.launch_line)
             if key not in whole and record.outcome.ran and record.test.block:
                 whole.add(key)
-                out.append(_update_all(server, doc, record, lsp_diag))
+                if not record.outcome.left_out:
+                    out.append(_update_all(server, doc, record, lsp_diag))
+                elif server.client.disabled_code_actions:
+                    out.append(_cannot_update(record, lsp_diag))
     return out
+
+
+def _cannot_update(record: TestRecord, lsp_diag: types.Diagnostic) -> types.CodeAction:
+    """The update of a test whose output the editor did not keep whole, disabled: why."""
+    outcome = record.outcome
+    return types.CodeAction(
+        title=_update_title(record), kind=types.CodeActionKind.QuickFix,
+        diagnostics=[lsp_diag], disabled=types.CodeActionDisabled(
+            reason=f"its run printed {left_out_text(len(outcome.actual), outcome.printed)}"))
+
+
+def _update_title(record: TestRecord) -> str:
+    return (f"Update the expectations of kernel {record.test.kernel} (line "
+            f"{record.test.launch_line + 1}) to its output")
 
 
 def _update_all(server: WaveLanguageServer, doc: DocumentState, record: TestRecord,
@@ -298,9 +321,7 @@ def _update_all(server: WaveLanguageServer, doc: DocumentState, record: TestReco
     text = "".join(line + brk for line, brk in zip(new[first:first + kept - 1],
                                                    breaks[first:first + kept - 1]))
     return types.CodeAction(
-        title=f"Update the expectations of kernel {record.test.kernel} (line "
-              f"{record.test.launch_line + 1}) to its output",
-        kind=types.CodeActionKind.QuickFix, diagnostics=[lsp_diag],
+        title=_update_title(record), kind=types.CodeActionKind.QuickFix, diagnostics=[lsp_diag],
         edit=proto.document_edit(doc, [types.TextEdit(range=rng, new_text=text +
                                                       new[first + kept - 1])],
                                  server.client.versioned_edits))
@@ -319,24 +340,31 @@ def completion(tests: TestService, doc: DocumentState, line: int, col: int):
     test = next((t for t in tests.tests(doc) if line in t.expect_lines), None)
     if test is None:
         return []
-    place = (span(doc, line, columns[0], len(text), server.codec), text[:columns[0]],
-             line == test.expect_lines[-1])
+    # after a blank the user typed the items replace from there (a text starting with a blank
+    # is an empty word to Neovim, which then inserts nothing); else they bring their blank
+    typed_blank = col > columns[0] and text[columns[0]:columns[0] + 1] == " "
+    start = columns[0] + 1 if typed_blank else columns[0]
+    place = (span(doc, line, start, len(text), server.codec), text[:columns[0]],
+             line == test.expect_lines[-1], typed_blank)
     printed = tests.state(doc).printed.get((test.kernel, test.flags))
     if printed is not None or not tests.runs.trusted:
-        return _printed_items(expected_output(printed or (), test, line), *place)
+        kept, count = printed or ((), 0)
+        return _printed_items(expected_output(kept, test, line), *place, count - len(kept))
 
     async def run_first() -> list[types.CompletionItem]:
         records, _fresh = await tests.run(doc, [test])
-        ran = [r.outcome.actual for r in records if r.outcome.ran]
-        return _printed_items(expected_output(tuple(ran[0]), test, line) if ran else [],
-                              *place)
+        ran = [r.outcome for r in records if r.outcome.ran]
+        return _printed_items(expected_output(ran[0].actual, test, line) if ran else [],
+                              *place, ran[0].left_out if ran else 0)
     return run_first()
 
 
-def _printed_items(output: list[str], rng: types.Range, marker: str,
-                   last: bool) -> list[types.CompletionItem]:
+def _printed_items(output: list[str], rng: types.Range, marker: str, last: bool,
+                   typed_blank: bool, left_out: int = 0) -> list[types.CompletionItem]:
     """The completion of an expect line (replacing `rng`, after `marker`) from the `output`
-    printed there and after it; `last`: the line is the test's last expect line."""
+    printed there and after it (`left_out` more lines not kept: the window); `last`: the line
+    is the test's last expect line; `typed_blank`: `rng` starts after the blank that follows
+    `marker`."""
     def item(label: str, new_text: str, detail: str, order: str) -> types.CompletionItem:
         return types.CompletionItem(
             label=label, kind=types.CompletionItemKind.Value, detail=detail, sort_text=order,
@@ -345,10 +373,16 @@ def _printed_items(output: list[str], rng: types.Range, marker: str,
 
     if not output:
         return []
-    items = [item(output[0] or "(empty line)", stated(output[0]),
-                  "what the last run printed here", "0")]
+    first = output[0] if typed_blank else stated(output[0])
+    items = [item(output[0] or "(empty line)", first, "what the last run printed here", "0")]
     if len(output) > 1 and last:
-        rest = "\n".join([stated(output[0])] + [marker + stated(o) for o in output[1:]])
-        items.append(item(f"{output[0] or '(empty line)'} … ({len(output)} lines)", rest,
-                          "everything the last run printed from here on", "1"))
+        rest = "\n".join([first] + [marker + stated(o) for o in output[1:]])
+        if left_out:
+            items.append(item(f"{output[0] or '(empty line)'} … (the first {len(output):,} "
+                              f"of {len(output) + left_out:,} lines)", rest,
+                              f"what the last run printed from here on: "
+                              f"{left_out_text(len(output), len(output) + left_out)}", "1"))
+        else:
+            items.append(item(f"{output[0] or '(empty line)'} … ({len(output)} lines)", rest,
+                              "everything the last run printed from here on", "1"))
     return items

@@ -88,10 +88,11 @@ class ProfileService(RunService):
             return (self.server.document(doc.uri) is doc and doc.revision == snapshot.revision
                     and not cancel.is_set())
         try:
-            found = await asyncio.wrap_future(self.worker.submit(snapshot, self.limits(), cancel))
+            limits = self.limits()
+            found = await asyncio.wrap_future(self.worker.submit(snapshot, limits, cancel))
             for step in (None, self.worker.submit_presets):
                 if step is not None:
-                    found = await asyncio.wrap_future(step(found, cancel))
+                    found = await asyncio.wrap_future(step(found, limits, cancel))
                 if not fresh():
                     break
                 state.store(found)

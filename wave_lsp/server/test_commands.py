@@ -87,7 +87,8 @@ def _last_line(test: "KernelTest") -> int:
 
 def outcome_json(server: WaveLanguageServer, doc: DocumentState, record: TestRecord) -> dict:
     """An outcome for clients: `difference.line` is the line where the first difference shows
-    (an expectation line, or the launch line), `writtenBy` the wrong store's line and lane."""
+    (an expectation line, or the launch line), `writtenBy` the wrong store's line and lane,
+    `actual` the output lines the editor kept and `actualLines` how many the run printed."""
     test, outcome = record.test, record.outcome
     difference = None
     if outcome.first_difference is not None:
@@ -100,7 +101,8 @@ def outcome_json(server: WaveLanguageServer, doc: DocumentState, record: TestRec
     return {"kernel": test.kernel, "launchLine": test.launch_line, "passed": outcome.passed,
             "status": status_of(outcome), "message": outcome.message,
             "expected": list(test.expected), "actual": list(outcome.actual),
-            "exitStatus": outcome.exit_status, "stderr": outcome.stderr,
+            "actualLines": outcome.printed, "exitStatus": outcome.exit_status,
+            "stderr": outcome.stderr,
             "difference": difference, "writtenBy": written,
             "range": _range(server, doc, test.launch_line, _last_line(test))}
 

@@ -8,13 +8,17 @@ answers the other documents' requests): at most two compiler processes at once
 down, and after `backends.timeoutSeconds` (30 s: the figures then say "ptxas took longer than
 30 s"). Their results are cached by text, so only an edit that changes the emitted code runs
 them again.
+`rejection_check` is the job behind P824 (`vendor_diagnostics.py`); `absent` says
+which configured compiler does not run here, and why (the hover and Show PTX/HIP explain it).
 """
 
 from __future__ import annotations
 
 from ..ide.emit import Translation, vendor_report
 from ..ide.state import DocumentState
-from ..ide.vendor_usage import KernelFigures, VendorTools, kernel_figures
+from ..ide.vendor_diagnostics import checked_targets, rejections as find_rejections
+from ..ide.vendor_help import NOT_A_PROGRAM, NOT_FOUND, OFF, UNTRUSTED, Absent
+from ..ide.vendor_usage import VENDOR_TARGETS, KernelFigures, VendorTools, kernel_figures
 from .runs import RunService
 from .server import WaveLanguageServer
 from .settings import BACKEND_TOOLS
@@ -61,3 +65,37 @@ async def emit_report(server: WaveLanguageServer, doc: DocumentState,
         return {}
     return await server.documents.run(
         doc, lambda _d: vendor_report(emitted, found), name="vendor check", external=True)
+
+
+def rejection_check(server: WaveLanguageServer):
+    """The job that finds the compilers' errors on a document's translations
+    (`ide.vendor_diagnostics.rejections`, P824) under the current settings, to run off the
+    event loop on the document's state; None when no configured target has its compiler."""
+    found = tools(server)
+    targets = server.settings.targets
+    if not checked_targets(found, targets):
+        return None
+    config = server.settings.analysis
+    return lambda state: find_rejections(state, found, targets, config)
+
+
+def absent(server: WaveLanguageServer, targets: tuple[str, ...] | None = None) -> list[Absent]:
+    """The vendor targets (PTX, HIP) of `targets` (the configured ones by default) whose
+    compiler does not run here, and why (`ide.vendor_help` says what it would add and how to
+    install it)."""
+    targets = server.settings.targets if targets is None else targets
+    found = tools(server)
+    trusted = server.get_feature(RunService).trusted
+    out = []
+    for target in VENDOR_TARGETS:
+        if target not in targets or found.compiler(target):
+            continue
+        setting = server.settings.backend_tools.get(target)
+        if setting is False:
+            out.append(Absent(target, OFF))
+        elif isinstance(setting, str):
+            out.append(Absent(target, NOT_A_PROGRAM, setting) if trusted
+                       else Absent(target, UNTRUSTED))
+        else:
+            out.append(Absent(target, NOT_FOUND))
+    return out

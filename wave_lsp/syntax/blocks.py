@@ -12,7 +12,7 @@ blocks still open at the end stay open (`close` None).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 
 from ..isa import BLOCK_ROLES, OPENER, BlockRole
 
@@ -123,4 +123,27 @@ def blocks(program: Program) -> list[Region]:
                 out.append(Region(b.else_, b.close, "else"))
             else:
                 out.append(Region(b.open, b.close, b.kind))
+    return out
+
+
+def loop_writes(items: Sequence[tuple[int, object]],
+                written: Callable[[object], Iterable[int]]) -> dict[int, set[int]]:
+    """For each `loop` of a kernel's (line, Instruction) items (by index), the registers its
+    body may write (`written(instruction)`), up to the `endloop` that ends it or to the end, in
+    one pass: an inner loop's writes are also its outer loop's (a nest 10,000 deep stays linear)."""
+    out: dict[int, set[int]] = {}
+    open_loops: list[int] = []
+    for index, (_line, ins) in enumerate(items):
+        m = ins.mnemonic.text
+        if m == "loop":
+            open_loops.append(index)
+            out[index] = set()
+        elif m == "endloop" and open_loops:
+            done = open_loops.pop()
+            if open_loops:
+                out[open_loops[-1]].update(out[done])
+        elif open_loops:
+            out[open_loops[-1]].update(written(ins))
+    for inner, outer in zip(reversed(open_loops), reversed(open_loops[:-1])):
+        out[outer].update(out[inner])      # unclosed loops: each holds the ones inside it
     return out

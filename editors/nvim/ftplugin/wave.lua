@@ -22,6 +22,8 @@ vim.bo.softtabstop = 4
 vim.opt_local.formatoptions:remove({ 't', 'o', 'r' })
 vim.opt_local.formatoptions:append('cqlj')
 vim.opt_local.iskeyword = '@,48-57,_,192-255'
+-- gq: comments rewrapped by Neovim, code formatted by the server (wave.format)
+vim.bo.formatexpr = "v:lua.require'wave.format'.expr()"
 require('wave.highlight').setup()
 require('wave.health').warn_if_unstartable()
 
@@ -67,8 +69,10 @@ vim.api.nvim_create_autocmd('LspAttach', {
       })
     end
     if enabled('wave_codelens') and client:supports_method('textDocument/codeLens', bufnr) then
+      require('wave.codelens').install() -- lenses that do not fit go below their line
       vim.lsp.codelens.refresh({ bufnr = bufnr })
-      vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged', 'CursorHold' }, {
+      vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged', 'CursorHold',
+                                    'VimResized' }, {
         group = group,
         buffer = bufnr,
         desc = 'wave: refresh code lenses',
@@ -81,6 +85,7 @@ vim.api.nvim_create_autocmd('LspAttach', {
 })
 
 vim.b.undo_ftplugin = table.concat({
-  'setlocal commentstring< comments< expandtab< shiftwidth< softtabstop< formatoptions< iskeyword<',
+  'setlocal commentstring< comments< expandtab< shiftwidth< softtabstop< formatoptions< iskeyword<'
+    .. ' formatexpr<',
   'silent! autocmd! wave_ftplugin_' .. bufnr,
 }, ' | ')

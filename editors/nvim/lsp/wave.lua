@@ -24,8 +24,14 @@ return {
     ['wave-lsp/profileChanged'] = function(...)
       return require('wave.profile').changed(...)
     end,
+    -- one line through vim.notify, never a "Press ENTER" prompt
+    ['window/showMessage'] = function(...)
+      return require('wave.messages').show_message(...)
+    end,
   },
   on_attach = function(client, bufnr)
+    require('wave.diagnostic').attach(client) -- not-executed lines greyed, not written
     require('wave.commands').attach(client, bufnr)
+    require('wave.hover').attach(bufnr) -- K: a bordered float, markdown tables aligned
   end,
 }

@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ...isa import MIN_DIVERGENCE_DEPTH
 from ..ir import DecodedInstruction, KernelCode
+from .arguments import argument_name
 from .templates import fill, lookup
 
 Line = tuple[str, "int | None"]
@@ -27,7 +29,8 @@ class EmitError(ValueError):
 class CStyle:
     name: str                                        # "HIP", "Metal", "SYCL" (for messages)
     header: tuple[str, ...]
-    prologue: Callable[[KernelCode], list[str]]      # lines up to and including the blank line
+    prologue: Callable[[KernelCode, bool], list[str]]   # (kernel, compat) -> lines up to and
+                                                        # including the blank line
     epilogue: tuple[str, ...]                        # lines after the body
     body_depth: int                                  # indentation of the body, in levels
     templates: Callable[[bool], dict]                # compat -> mnemonic table
@@ -39,7 +42,7 @@ def emit_c(style: CStyle, kernels: list[KernelCode], compat: bool) -> list[Line]
     out: list[Line] = [(line, None) for line in style.header]
     table = style.templates(compat)
     for kernel in kernels:
-        out.extend((line, None) for line in style.prologue(kernel))
+        out.extend((line, None) for line in style.prologue(kernel, compat))
         out.extend(_body(style, table, kernel))
         out.extend((line, None) for line in style.epilogue)
     return out
@@ -49,8 +52,10 @@ def _body(style: CStyle, table: dict, kernel: KernelCode) -> list[Line]:
     out: list[Line] = []
     depth = style.body_depth
 
+    deepest = style.body_depth + MIN_DIVERGENCE_DEPTH   # indented at most this far (K309)
+
     def put(text: str, where: int | None) -> None:
-        out.append((INDENT * depth + text, where))
+        out.append((INDENT * min(depth, deepest) + text, where))
 
     for ins in kernel.instructions:
         m = ins.spec.mnemonic
@@ -94,9 +99,10 @@ def template_lines(table: dict, ins: DecodedInstruction, backend: str) -> list[s
     return [fill(t, ins) for t in found]
 
 
-def register_lines(count: int, indent: str) -> list[str]:
-    """`uint32_t r0 = 0, ..., r7 = 0;` eight to a line."""
-    names = [f"r{i} = 0" for i in range(count)]
+def register_lines(count: int, indent: str, arguments: tuple[int, ...] = ()) -> list[str]:
+    """`uint32_t r0 = 0, ..., r7 = 0;` eight to a line; a kernel argument starts with its
+    parameter's value (`r0 = arg_r0`, `arguments.py`)."""
+    names = [f"r{i} = {argument_name(i) if i in arguments else 0}" for i in range(count)]
     return [f"{indent}uint32_t " + ", ".join(names[i:i + 8]) + ";"
             for i in range(0, len(names), 8)]
 

@@ -13,6 +13,9 @@ the templates `wave-lsp emit` uses instead; `--compat upstream` keeps upstream's
 - P817: HIP's and SYCL's bf16 arithmetic name the registers `rN`, not an undeclared `r[N]`
   (SYCL's `bma2` reads its third operand, where upstream writes `r[0]`).
 - P819-P822, wave operations: `wave_corrections.py` (HIP, Metal, SYCL) and `ptx_waves.py`.
+- SYCL's work-item order: the special registers with an axis read the SYCL dimension that
+  carries it (x is dimension 2, SYCL's fastest; `isa/kernel_abi.py`), as the ranges in
+  `sycl.py` are built.
 - P823, what the vendors' compilers reject (`vendors.py`, tests/test_emit_vendors.py): PTX's
   bitwise and exchange atomics take `.b32` (ptxas refuses `.u32`); PTX's f16 arithmetic runs on
   the packed `.f16x2` forms of the 32-bit registers, keeping the low half (`add.f16` on `.b32`
@@ -27,6 +30,7 @@ import re
 
 from ...isa import INSTRUCTIONS
 from ...isa.backends import UPSTREAM_DEFECTS
+from ...isa.kernel_abi import SYCL_DIMENSION
 from .wave_corrections import WAVE_CORRECTIONS
 
 _REGISTER_ARRAY = re.compile(r"\br\[(\$\w+(?:\+\d)?)\]")
@@ -152,6 +156,23 @@ def _conversion_swaps(target: str, templates: dict) -> dict[str, tuple[str, ...]
     return out
 
 
+_AXIS_KEY = re.compile(r"mov_sr/sr_\w+_([xyz])")
+
+
+def _sycl_dimensions(templates: dict) -> dict[str, tuple[str, ...]]:
+    """Every special register with an axis (thread and workgroup ids, workgroup and grid sizes)
+    on the SYCL dimension that carries that axis (`isa/kernel_abi.py`): upstream's `(0)` for x
+    becomes `(2)`, z's `(2)` becomes `(0)`."""
+    out = {}
+    for key, lines in templates.items():
+        axis = _AXIS_KEY.fullmatch(key)
+        if axis:
+            upstream = f"({'xyz'.index(axis.group(1))})"
+            ours = f"({SYCL_DIMENSION[axis.group(1)]})"
+            out[key] = tuple(line.replace(upstream, ours) for line in lines)
+    return out
+
+
 _CACHE: dict[str, tuple[dict, dict]] = {}
 
 
@@ -172,5 +193,7 @@ def corrected(target: str, templates: dict[str, tuple[str, ...]], compat: bool) 
         table.update({k: tuple(_h2(line) for line in v)
                       for k, v in _BY_TARGET.get(target, {}).items()})
         table.update(WAVE_CORRECTIONS.get(target, {}))
+        if target == "sycl":
+            table.update(_sycl_dimensions(table))
         cached = _CACHE[target] = (templates, table)
     return cached[1]

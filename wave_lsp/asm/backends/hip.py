@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..ir import KernelCode
+from .arguments import argument_name, kernel_arguments
 from .c_family import MMA_ARRAYS, PREDICATES, CStyle, register_lines
 from .corrections import corrected
 from .c_table import TEMPLATES as COMMON
@@ -21,12 +22,14 @@ HEADER = (
 )
 
 
-def _prologue(kernel: KernelCode) -> list[str]:
-    out = [f"__global__ void {kernel.name}(uint8_t* device_mem) {{", ""]
+def _prologue(kernel: KernelCode, compat: bool) -> list[str]:
+    arguments = kernel_arguments(kernel, compat)
+    parameters = "".join(f", uint32_t {argument_name(r)}" for r in arguments)
+    out = [f"__global__ void {kernel.name}(uint8_t* device_mem{parameters}) {{", ""]
     if kernel.local_memory > 0:
         out.append("    extern __shared__ uint8_t local_mem[];")
         out.extend("    " + line for line in MMA_ARRAYS)
-    out.extend(register_lines(kernel.register_count, "    "))
+    out.extend(register_lines(kernel.register_count, "    ", arguments))
     out.append("    " + PREDICATES)
     out.append("    uint32_t wave_id = (threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * "
                "blockDim.x * blockDim.y) / warpSize;")

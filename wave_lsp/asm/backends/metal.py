@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ...isa.kernel_abi import METAL_BUFFER_ARGUMENTS
 from ..ir import KernelCode
-from .c_family import MMA_ARRAYS, PREDICATES, CStyle, register_lines
+from .arguments import argument_name, kernel_arguments
+from .c_family import MMA_ARRAYS, PREDICATES, CStyle, EmitError, register_lines
 from .corrections import corrected
 from .c_table import TEMPLATES as COMMON
 from .metal_table import TEMPLATES
@@ -31,9 +33,17 @@ PARAMETERS = (
 )
 
 
-def _prologue(kernel: KernelCode) -> list[str]:
-    out = [f"kernel void {kernel.name}(", *PARAMETERS, ") {"]
-    out.extend(register_lines(kernel.register_count, "    "))
+def _prologue(kernel: KernelCode, compat: bool) -> list[str]:
+    arguments = kernel_arguments(kernel, compat)
+    if len(arguments) >= METAL_BUFFER_ARGUMENTS:
+        raise EmitError(f"kernel '{kernel.name}' has {len(arguments)} arguments (registers read "
+                        f"before written: {', '.join(f'r{r}' for r in arguments)}); Metal binds "
+                        f"at most {METAL_BUFFER_ARGUMENTS - 1} besides the device memory")
+    buffers = [f"    constant uint32_t& {argument_name(r)} [[buffer({i})]]"
+               for i, r in enumerate(arguments, 1)]
+    parameters = [PARAMETERS[0], *(b + "," for b in buffers), *PARAMETERS[1:]]
+    out = [f"kernel void {kernel.name}(", *parameters, ") {"]
+    out.extend(register_lines(kernel.register_count, "    ", arguments))
     out.append("    " + PREDICATES)
     out.append("    uint wave_count = (tsize.x * tsize.y * tsize.z + 31u) / 32u;")
     if kernel.local_memory > 0:

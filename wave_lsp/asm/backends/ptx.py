@@ -5,13 +5,15 @@ Structured control flow becomes labels and branches (`$L_else_N`, `$L_endif_N`, 
 every line its instruction emits. Upstream drops the guard of loads, stores, atomics and wave
 operations (P812) and translates `mma_*` as 16x16x16 `wmma` fragments (P818): `compat` keeps
 that, the default guards loads, stores and atomics, writes a guarded wave operation's result
-under its guard, and emits WAVE's per-lane 4x4x4 f32 tiles (`ptx_fixes.py`).
+under its guard, and emits WAVE's per-lane 4x4x4 f32 tiles (`ptx_fixes.py`). A kernel's
+arguments are `.param .u32 arg_rN` after the device-memory pointer (`arguments.py`).
 """
 
 from __future__ import annotations
 
 from ...isa import InstructionClass as IC
 from ..ir import KernelCode
+from .arguments import argument_name, kernel_arguments
 from .c_family import EmitError, Line, template_lines
 from .corrections import corrected
 from .ptx_fixes import fragment_declarations, fragment_zeroing, is_mma, mma_lines
@@ -41,8 +43,11 @@ def emit_ptx(kernels: list[KernelCode], compat: bool) -> list[Line]:
 
 def _prologue(kernel: KernelCode, compat: bool, plan: MaskPlan | None) -> list[str]:
     n = kernel.register_count
-    out = [f".visible .entry {kernel.name}(", "    .param .u64 _device_mem_ptr", ") {",
-           f"    .reg .b32 %r<{n}>;", f"    .reg .f32 %f<{n}>;"]
+    arguments = kernel_arguments(kernel, compat)
+    parameters = ["    .param .u64 _device_mem_ptr",
+                  *(f"    .param .u32 {argument_name(r)}" for r in arguments)]
+    out = [f".visible .entry {kernel.name}(", *(p + "," for p in parameters[:-1]),
+           parameters[-1], ") {", f"    .reg .b32 %r<{n}>;", f"    .reg .f32 %f<{n}>;"]
     out.extend("    " + r for r in REGISTERS)
     if not compat:
         out.extend("    " + r for r in fragment_declarations(kernel))
@@ -50,7 +55,9 @@ def _prologue(kernel: KernelCode, compat: bool, plan: MaskPlan | None) -> list[s
         out.extend("    " + r for r in plan.declarations())
     if kernel.local_memory > 0:
         out.append(f"    .shared .align 4 .b8 _shared_mem[{kernel.local_memory}];")
-    out += ["", "    ld.param.u64 %rd0, [_device_mem_ptr];", ""]
+    out += ["", "    ld.param.u64 %rd0, [_device_mem_ptr];"]
+    out.extend(f"    ld.param.u32 %r{r}, [{argument_name(r)}];" for r in arguments)
+    out.append("")
     if not compat:
         fragments = fragment_zeroing(kernel)
         out.extend("    " + line for line in fragments)

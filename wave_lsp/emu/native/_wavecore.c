@@ -45,12 +45,14 @@ static int get_i64(PyObject *seq, Py_ssize_t i, int64_t *out)
 static PyObject *py_run(PyObject *self, PyObject *args)
 {
     Py_buffer code, device, uses = {0}, device_init = {0};
-    PyObject *geometry, *set_regs, *widths = Py_None;
-    if (!PyArg_ParseTuple(args, "y*Ow*O|y*w*O", &code, &geometry, &device, &set_regs, &uses,
-                          &device_init, &widths))
+    PyObject *geometry, *set_regs, *profile_spec = Py_None;
+    int memlog = 0;
+    if (!PyArg_ParseTuple(args, "y*Ow*O|y*w*Op", &code, &geometry, &device, &set_regs, &uses,
+                          &device_init, &profile_spec, &memlog))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
     Prof prof = {0};
+    MemLog mem = {0};
     PyObject *result = NULL;
     if (!run) {
         PyErr_NoMemory();
@@ -102,8 +104,9 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         run->uses = (const int16_t *)uses.buf;
         run->device_init = device_init.buf;
     }
-    if (widths != Py_None && profile_begin(run, &prof, widths) < 0)
+    if (profile_spec != Py_None && profile_begin(run, &prof, profile_spec) < 0)
         goto done;
+    run->mem = memlog ? &mem : NULL;
     run->poll = pending_signal;
     Py_BEGIN_ALLOW_THREADS
     wave_run(run);
@@ -128,7 +131,10 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         Py_XDECREF(record);
         Py_SETREF(result, both);
     }
+    if (result && run->mem)
+        result = memlog_paired(result, &mem);
 done:
+    free(mem.data);
     profile_end(&prof);
     PyMem_Free(run);
     PyBuffer_Release(&code);

@@ -71,9 +71,23 @@ typedef struct {
     int64_t table_cap, entries;
     uint32_t *data, *scratch;
     int64_t data_len, data_cap;
+    /* the bounds on what is kept (emu/profile.py MAX_PATTERNS, MAX_PATTERN_WORDS) */
+    int64_t max_patterns, max_words, words;
+    int64_t *kept;                       /* n_code: patterns kept */
+    int64_t *dropped;                    /* n_code x 2: accesses not kept, their lanes */
 } Prof;
 
 /* Everything a run needs. */
+/* The memory access log of `--mem-trace` (memlog.c): MEMLOG_FIELDS int64 per lane access,
+ * step, workgroup (linear), lane in the workgroup, instruction index, address, value (low and
+ * high 64 bits), atomics' operand << 32 | swap. */
+#define MEMLOG_FIELDS 8
+#define MEMLOG_MAX_RECORDS (1 << 21)
+typedef struct {
+    int64_t *data;
+    int64_t count, capacity;             /* records */
+} MemLog;
+
 typedef struct {
     const Ins *code;
     int64_t n_code;
@@ -97,6 +111,7 @@ typedef struct {
      * a short kernel on a huge grid would otherwise never notice a Ctrl-C */
     int (*poll)(void);
     Prof *prof;                          /* the kernel profile, or NULL */
+    MemLog *mem;                         /* the memory access log (memlog.c), or NULL */
 } Run;
 
 #define POLL_WORKGROUPS 1024

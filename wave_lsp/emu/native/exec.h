@@ -99,6 +99,9 @@ void prof_workgroup(WG *g);
 void prof_skip(WG *g, int64_t start, int64_t stop);
 int prof_step(WG *g, const Ins *ins, int64_t index);
 int64_t prof_control(WG *g, const Ins *ins, int64_t index);
+/* memlog.c: 1 when the log cannot grow (the core then bails) */
+int memlog_add(WG *g, int64_t index, int64_t lane, int64_t before, uint64_t address,
+               uint64_t low, uint64_t high, uint64_t operands);
 /* exec.c */
 int64_t control(WG *g, const Ins *ins, int64_t index);   /* a control instruction's next */
 void set_active(WG *g, const uint8_t *mask);

@@ -4,6 +4,46 @@
 
 #include "exec.h"
 
+/* Present waves before wave `w` (the step offset of its accesses within the instruction). */
+static int64_t waves_before(const WG *g, int64_t w)
+{
+    int64_t count = 0;
+    for (int64_t i = 0; i < w; i++)
+        count += g->present[i];
+    return count;
+}
+
+/* Log a load's or store's lanes (before it runs: a load's value is read from memory). */
+static int log_access(WG *g, const Ins *ins, const uint8_t *m, const uint8_t *mem, int load)
+{
+    int64_t n = g->n, width = ins->width, index = ins - g->run->code;
+    const uint32_t *addr = g->R + ins->rs1 * n, *data = g->R + ins->rs2 * n;
+    int64_t wave = -1, before = 0;
+    for (int64_t l = 0; l < n; l++) {
+        if (!m[l])
+            continue;
+        if (l / g->W != wave) {
+            wave = l / g->W;
+            before = waves_before(g, wave);
+        }
+        uint64_t words[4] = {0, 0, 0, 0};
+        if (load) {
+            uint8_t bytes[16] = {0};
+            memcpy(bytes, mem + addr[l], (size_t)width);
+            memcpy(words, bytes, 16);
+        } else {
+            for (int64_t i = 0; i < (width + 3) / 4; i++)
+                words[i] = data[i * n + l];
+            if (width < 4)
+                words[0] &= (1u << (8 * width)) - 1;
+        }
+        if (memlog_add(g, index, l, before, addr[l], words[0] | words[1] << 32,
+                       words[2] | words[3] << 32, 0))
+            return 1;
+    }
+    return 0;
+}
+
 int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m)
 {
     Run *run = g->run;
@@ -39,6 +79,8 @@ int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m)
     }
     if (g->init && init_memory(g, local, addr, m, width, load, !load))
         return bail(run, "possible uninitialised read");
+    if (run->mem && log_access(g, ins, m, mem, load))
+        return bail(run, "memory trace too long");
     uint32_t *data = g->R + (load ? ins->rd : ins->rs2) * n;
     if (local && !load)
         g->local_dirty = 1;
@@ -115,10 +157,21 @@ int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m)
     }
     if (g->init && init_memory(g, local, addr, m, 4, 1, 1))
         return bail(run, "possible uninitialised read");
+    int64_t wave = -1, before = 0, index = ins - run->code;
     for (int64_t l = 0; l < n; l++) {
         if (!m[l])
             continue;
         uint8_t *p = mem + addr[l];
+        if (run->mem) {
+            if (l / g->W != wave) {
+                wave = l / g->W;
+                before = waves_before(g, wave);
+            }
+            uint64_t swap = operation == 8 ? T[l] : 0;
+            if (memlog_add(g, index, l, before, addr[l], load32(p), 0,
+                           (uint64_t)V[l] << 32 | swap))
+                return bail(run, "memory trace too long");
+        }
         uint32_t old = load32(p), v = V[l], nv;
         switch (operation) {
         case 0: nv = old + v; break;

@@ -6,7 +6,9 @@
  * and is recounted after every control instruction, the only ones that change the active lanes.
  * A branch-like instruction (if, break, continue, a guarded call) also counts the groups whose
  * active lanes its condition splits. Patterns are kept once, in a hash table over `data`; Python
- * (emu/profile_native.py) turns them into AccessPatterns.
+ * (emu/profile_native.py) turns them into AccessPatterns. What is kept is bounded as
+ * emu/profile.py says: a new pattern past `max_patterns` of its instruction or `max_words` words
+ * in all (an instruction's first always kept) is only counted in `dropped` (accesses, lanes).
  *
  * data: per pattern [instruction, lanes, full, lane..., relative address...] (uint32). */
 #include <stdlib.h>
@@ -106,8 +108,9 @@ static int grow_table(Prof *p)
     return 0;
 }
 
-/* Count one pattern (scratch[0..len)) or add it to the table. */
-static int add_pattern(Prof *p, int64_t len)
+/* Count one pattern (scratch[0..len)) of instruction `index` run by `lanes` lanes, or add it
+ * to the table when within the bounds. */
+static int add_pattern(Prof *p, int64_t len, int64_t index, int64_t lanes)
 {
     uint64_t h = hash_words(p->scratch, len);
     int64_t j = (int64_t)(h & (uint64_t)(p->table_cap - 1));
@@ -120,6 +123,14 @@ static int add_pattern(Prof *p, int64_t len)
         }
         j = (j + 1) & (p->table_cap - 1);
     }
+    if (p->kept[index] && (p->kept[index] >= p->max_patterns
+                           || p->words + len - 3 > p->max_words)) {
+        p->dropped[2 * index] += 1;
+        p->dropped[2 * index + 1] += lanes;
+        return 0;
+    }
+    p->kept[index] += 1;
+    p->words += len - 3;
     while (p->data_len + len > p->data_cap) {
         uint32_t *data = realloc(p->data, (size_t)p->data_cap * 8);
         if (!data)
@@ -205,7 +216,7 @@ int prof_step(WG *g, const Ins *ins, int64_t index)
     for (int64_t l = 0; l < n; l++)
         if (m[l])
             s[len++] = addr[l] - base;
-    return add_pattern(p, len);
+    return add_pattern(p, len, index, count);
 }
 
 /* Run a control instruction (exec.c `control`), then recount the groups with an active lane;

@@ -1,4 +1,5 @@
-/* The kernel profile between Python and the core (profile_py.c; the record is profile.c's). */
+/* The kernel profile and the memory access log between Python and the core (profile_py.c;
+ * the records are profile.c's and memlog.c's). */
 #ifndef WAVECORE_PROFILE_PY_H
 #define WAVECORE_PROFILE_PY_H
 
@@ -7,11 +8,15 @@
 
 #include "core.h"
 
-/* Profile the run at the wave widths of the sequence `widths`: -1 with a Python error set. */
-int profile_begin(Run *run, Prof *prof, PyObject *widths);
-/* The record as (executions, lanes, pattern data, entries) bytes (see profile_py.c). */
+/* Profile the run as `spec` = (wave widths, patterns kept per instruction, words kept in all)
+ * says: -1 with a Python error set. */
+int profile_begin(Run *run, Prof *prof, PyObject *spec);
+/* The record as (executions, divergent, lanes, pattern data, entries, dropped) bytes (see
+ * profile_py.c). */
 PyObject *profile_result(const Prof *prof, int64_t n_code);
 /* Free everything `profile_begin` and the run allocated (a zeroed Prof: nothing). */
 void profile_end(Prof *prof);
+/* (result, the memory access log's records as bytes), taking `result`'s reference. */
+PyObject *memlog_paired(PyObject *result, const MemLog *log);
 
 #endif

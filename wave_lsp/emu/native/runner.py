@@ -35,6 +35,10 @@ class NativeRun:
 def _ineligible(launch: Launch, options: RunOptions) -> str | None:
     if options.trace:
         return "--trace"
+    if options.mem_trace and options.profile:
+        return "--mem-trace with the profile"
+    if options.breakpoints:
+        return "--break"
     if options.record_threads is not None:
         return "recording"
     if options.writers:
@@ -94,21 +98,37 @@ def run_native(prepared: PreparedLaunch, options: RunOptions) -> NativeRun:
         for offset, length in initialised_ranges(launch.memory_init):
             shadow[offset:offset + length] = b"\x01" * length
         check = (encode_uses(kernel, geo.registers), shadow)
-    widths = ()
+    profile = ()
     if options.profile:                # the kernel profile (profile.c, profile_native.py)
-        from ..profile_native import native_widths
-        widths = (native_widths(geo.wave_width),)
+        from ..profile_native import native_spec
+        profile = (native_spec(geo.wave_width),)
         check = check or (b"", bytearray())
-    result = core.run(code, numbers, device, regs, *check, *widths)
-    (bail, index, counts), record = result if widths else (result, None)
+    if options.mem_trace:              # the memory access log (memlog.c, mem_access.py)
+        result, log = core.run(code, numbers, device, regs, *(check or (b"", bytearray())),
+                               *(profile or (None,)), True)
+    else:
+        result = core.run(code, numbers, device, regs, *check, *profile)
+    (bail, index, counts), record = result if profile else (result, None)
     if bail is not None:
         return NativeRun(f"{bail} (instruction {index})")
     report = RunReport(kernel=kernel.name, device=device, stats=_stats(counts),
                        launch_summary=prepared.summary(), engine="native")
-    if widths:
+    if options.mem_trace:
+        _mem_trace(report, options, kernel, geo, log)
+    if profile:
         from ..profile_native import native_record
         report.profile = native_record(kernel, geo, record)
     return NativeRun(None, report)
+
+
+def _mem_trace(report: RunReport, options: RunOptions, kernel, geo, log: bytes) -> None:
+    """The native core's memory access log, kept in the report or written (`mem_access`)."""
+    from ..mem_access import from_native, write
+    records = from_native(log, kernel.instructions, geo, options.trace_filter)
+    if options.mem_trace == "record":
+        report.mem_trace = records
+    else:
+        write(records, options.mem_trace if callable(options.mem_trace) else None)
 
 
 def _stats(counts: tuple[int, ...]) -> Stats:

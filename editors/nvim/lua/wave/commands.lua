@@ -19,8 +19,9 @@
 ---   :LspWaveDump [INDEX [START [COUNT]]]
 ---                         lines START.. (default 0, COUNT default 256, at most 4096) of dump
 ---                         INDEX (0-based in print order, default 0) of the latest run of the
----                         kernel at the cursor (`wave-lsp.dump`), in a read-only split
----                         (b:wave_dump holds the answer); on a launch line, that line's run
+---                         kernel at the cursor (`wave-lsp.dump`), in a read-only split, each
+---                         value with its index and device address (b:wave_dump holds the
+---                         answer); on a launch line, that line's run
 ---   :LspWaveTest [file|NAME]
 ---                         run the buffer's kernel tests (or NAME's) and fill the quickfix
 ---                         list with the failures (wave.tests)
@@ -80,7 +81,7 @@ local function kernel_at_cursor(bufnr)
 end
 
 local function notify(message, level)
-  vim.notify('wave-lsp: ' .. message, level or vim.log.levels.INFO)
+  require('wave.messages').notify('wave-lsp: ' .. message, level)
 end
 
 --- Run `command` with `arguments` on `client`; `on_result(result)` gets the answer.
@@ -107,10 +108,20 @@ local function refresh(bufnr)
 end
 
 --- The handler of the server's `wave-lsp/runsChanged` notification: a run ended (or its results
---- were cleared) and Neovim 0.11 cannot be asked to refresh code lenses, so ask for them again.
+--- were cleared). Neovim 0.11 cannot be asked to refresh code lenses, so ask for them again; and
+--- ask for the inlay hints afresh: its `workspace/inlayHint/refresh` keeps the lines it drew
+--- between the request and the answer (the diagnostics published after a run redraw them), so
+--- the new values would stay undrawn until the next edit. Re-enabling starts from no hints.
 function M.runs_changed(_, params)
   local bufnr = params and params.uri and vim.uri_to_bufnr(params.uri)
-  if bufnr and vim.api.nvim_buf_is_loaded(bufnr) and vim.b[bufnr].wave_codelens ~= false
+  if not (bufnr and vim.api.nvim_buf_is_loaded(bufnr)) then
+    return
+  end
+  if vim.lsp.inlay_hint.is_enabled({ bufnr = bufnr }) then
+    vim.lsp.inlay_hint.enable(false, { bufnr = bufnr })
+    vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+  end
+  if vim.b[bufnr].wave_codelens ~= false
       and (vim.b[bufnr].wave_codelens ~= nil or vim.g.wave_codelens ~= false) then
     vim.lsp.codelens.refresh({ bufnr = bufnr })
   end
@@ -156,6 +167,22 @@ local function show_listing(name, text, filetype)
     vim.api.nvim_set_current_win(win)
   end
   return buf
+end
+
+--- The lines of a `wave-lsp.dump` answer: a header, then each value with its index in the dump
+--- and its device address (the server's `addresses`); `--dump-memory` rows show their own.
+local function dump_lines(result)
+  if result.kind == 'memory' or type(result.addresses) ~= 'table' then
+    return result.values
+  end
+  local last = result.start + #result.values - 1
+  local digits = math.max(#tostring(last), #'index')
+  local out = { ('%' .. digits .. 's  %-10s  %s'):format('index', 'address', result.kind) }
+  for i, value in ipairs(result.values) do
+    out[#out + 1] = ('%' .. digits .. 'd  0x%08x  %s'):format(result.start + i - 1,
+      result.addresses[i], value)
+  end
+  return out
 end
 
 local function complete_kernels(bufnr)
@@ -268,7 +295,7 @@ function M.attach(client, bufnr)
         return -- the server said why in a message
       end
       local source = vim.api.nvim_buf_get_name(bufnr)
-      local buf = show_listing('wave-dump://' .. source, table.concat(result.values, '\n'), '')
+      local buf = show_listing('wave-dump://' .. source, table.concat(dump_lines(result), '\n'), '')
       vim.b[buf].wave_dump = result
     end)
   end, { nargs = '*',

@@ -22,6 +22,17 @@ M.links = {
   ['@lsp.type.namespace.wave'] = 'Function', -- .kernel NAME
 }
 
+--- 256-colour foregrounds for Neovim's groups that show wave-lsp's results, used only where the
+--- colour scheme gives the group none: the default scheme colours NonText (which inlay hints and
+--- code lenses link to) and Comment (greyed not-executed lines) only with 'termguicolors', so
+--- without it values and lenses were drawn in the text's own colour and read like code.
+M.cterm = {
+  LspInlayHint = 244,         -- run values, profile figures: mid grey
+  LspCodeLens = 109,          -- ▶ Run | ✓ …: grey-blue, apart from the hints
+  LspCodeLensSeparator = 240,
+  DiagnosticUnnecessary = 242, -- lines a run did not execute: dim
+}
+
 M.heat = {
   { gui = '#f2d65c', cterm = 221 },
   { gui = '#f5a742', cterm = 215 },
@@ -40,6 +51,14 @@ function M.apply()
       { fg = colour.gui, ctermfg = colour.cterm, bold = level == #M.heat, default = true })
   end
   vim.api.nvim_set_hl(0, 'WaveHeatLine', { bg = '#3a1d1f', ctermbg = 52, default = true })
+  for group, colour in pairs(M.cterm) do
+    local resolved = vim.api.nvim_get_hl(0, { name = group, link = false })
+    if resolved.ctermfg == nil and not resolved.reverse then
+      resolved.ctermfg = colour
+      resolved.cterm = resolved.cterm or { italic = resolved.italic }
+      vim.api.nvim_set_hl(0, group, resolved)
+    end
+  end
 end
 
 --- Apply now and after every colour scheme change (once per session).
