@@ -52,6 +52,11 @@ def running(token: CancelToken | None) -> Iterator[CancelToken | None]:
         _current.token = previous
 
 
+def current() -> CancelToken | None:
+    """The token of the job running in this thread (for a helper thread it starts: `running`)."""
+    return getattr(_current, "token", None)
+
+
 def checkpoint() -> None:
     """Raise `Cancelled` when the job running in this thread has been cancelled."""
     token = getattr(_current, "token", None)

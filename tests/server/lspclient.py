@@ -138,6 +138,11 @@ def make_client() -> WaveTestClient:
     """The client factory of the fixtures (`ClientServerConfig(client_factory=...)`)."""
     client = WaveTestClient(protocol_cls=WaveTestProtocol, converter_factory=default_converter)
     register_lsp_features(client)
+    # VS Code answers client/registerCapability (pytest-lsp's client has no handler): each
+    # registration is recorded in `registrations`
+    client.registrations = []
+    client.feature(t.CLIENT_REGISTER_CAPABILITY)(
+        lambda params: client.registrations.extend(params.registrations))
     return client
 
 

@@ -108,13 +108,31 @@ async def test_portable_kernel_passes_the_check(client):
     assert not [l for l in await lenses(client, uri) if l.command.title.startswith("⚠")]
 
 
+def refused(result, *words: str) -> bool:
+    """A refusal as `wave-lsp.run` answers one: status invalid-request, the reason in it."""
+    return result["status"] == "invalid-request" and result["ok"] is False and \
+        all(word in result["message"] for word in words)
+
+
 async def test_check_portability_bad_arguments(client):
     uri = open_document(client, ATOMIC_SUM, "bad_args")
-    assert await execute(client, "wave-lsp.checkPortability", uri, "nope") is None
-    assert await execute(client, "wave-lsp.checkPortability") is None
+    assert refused(await execute(client, "wave-lsp.checkPortability", uri, "nope"),
+                   "no kernel 'nope'")
+    assert refused(await execute(client, "wave-lsp.checkPortability"), "no kernel None")
     bad = open_document(client, "; wave-lsp run: --grid 0,1,1\n" + ATOMIC_SUM, "bad_launch")
-    assert await execute(client, "wave-lsp.checkPortability", bad, "atomic_sum") is None
+    assert refused(await execute(client, "wave-lsp.checkPortability", bad, "atomic_sum"),
+                   "cannot run kernel")
     assert any("cannot run kernel" in m.message for m in client.messages)
+
+
+async def test_check_portability_answers_why_it_cannot_run(client):
+    """A launch line the check cannot run is answered with the reason (it was `null`, the
+    reason only in a message): here a device memory over the 4 GiB the launcher allows."""
+    uri = open_document(client, ".kernel k\n; wave-lsp run: --device-memory 8589934592\n"
+                                ".registers 4\n    halt\n.end\n", "too_much_memory")
+    result = await execute(client, "wave-lsp.checkPortability", uri, "k")
+    assert result["uri"] == uri and result["kernel"] == "k"
+    assert refused(result, "cannot run kernel 'k'", "--device-memory", "8589934592")
 
 
 async def test_targets_setting_drives_lints_lens_and_check(client):
@@ -139,7 +157,8 @@ async def test_targets_setting_drives_lints_lens_and_check(client):
         title = resource_tooltip(await lenses(client, again))
         assert "(ptx: " in title and "(metal: " in title and "(hip: " not in title
         assert "Apple publishes no occupancy limits" in title
-        assert await execute(client, "wave-lsp.checkPortability", again, "k") is None
+        assert refused(await execute(client, "wave-lsp.checkPortability", again, "k"),
+                       "only one wave width")
         assert any("only one wave width" in m.message for m in client.messages)
     finally:
         await configure(client, {})

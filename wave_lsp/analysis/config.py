@@ -139,23 +139,33 @@ def find_config(start: Path) -> Path | None:
 
 def load_config(path: Path) -> tuple[Config, list[ConfigProblem]]:
     """Read and validate a configuration file."""
+    data, problems = read_config(path)
+    if problems:
+        return Config(source=str(path)), problems
+    return config_from_mapping(data, str(path))
+
+
+def read_config(path: Path) -> tuple[dict | None, list[ConfigProblem]]:
+    """The settings table of a configuration file (the top level of `wave-lsp.toml`,
+    `[tool.wave-lsp]` of `pyproject.toml`), not yet validated; None and the problem when it
+    cannot be read. The language server merges it with the editor's settings."""
     source = str(path)
     try:
         data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
     except OSError as err:
-        return Config(source=source), [ConfigProblem(f"cannot read configuration: {err.strerror}", source)]
+        return None, [ConfigProblem(f"cannot read configuration: {err.strerror}", source)]
     except UnicodeDecodeError:
-        return Config(source=source), [ConfigProblem("configuration is not UTF-8", source)]
+        return None, [ConfigProblem("configuration is not UTF-8", source)]
     except tomllib.TOMLDecodeError as err:
         m = re.search(r"line (\d+)", str(err))
         line = int(m.group(1)) - 1 if m else 0
-        return Config(source=source), [ConfigProblem(f"invalid TOML: {err}", source, line)]
+        return None, [ConfigProblem(f"invalid TOML: {err}", source, line)]
     except RecursionError:
-        return Config(source=source), [ConfigProblem("invalid TOML: nested too deeply", source)]
+        return None, [ConfigProblem("invalid TOML: nested too deeply", source)]
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         data = tool.get("wave-lsp", {}) if isinstance(tool, dict) else None
         if data is None:
-            return Config(source=source), [ConfigProblem(
-                f"[tool] must be a table, not {type(tool).__name__}", source)]
-    return config_from_mapping(data, source)
+            return None, [ConfigProblem(f"[tool] must be a table, not {type(tool).__name__}",
+                                        source)]
+    return data, []

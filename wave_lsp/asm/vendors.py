@@ -7,25 +7,26 @@ compiler against Intel's SYCL headers (`include`, from the intel-sycl-rt wheel).
 
 Found in this order: an explicit path (the editor's `backends.ptxas` / `backends.hipcc`), the
 program on PATH, and for ptxas the `nvidia-cuda-nvcc-cu12` wheel's `nvidia/cuda_nvcc/bin`.
-Results are cached by (compiler, architecture, text); nothing here imports a protocol.
+Each run is bounded (`compiler_runs`: a few at once, stopped when its job is cancelled or after
+`timeout` seconds); results are cached by (compiler, architecture, text); nothing here imports a
+protocol.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..isa.backends import VENDOR_ARCHES
+from . import compiler_runs
 
 COMPILERS = {"ptx": "ptxas", "hip": "hipcc", "sycl": "g++"}
-TIMEOUT_S = 120
+TIMEOUT_S = 120         # the command line's and the tests' limit per run (the editor's is shorter)
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class VendorCheck:
     accepted: bool
     messages: tuple[VendorMessage, ...]
     usage: tuple[KernelUsage, ...]
+    timed_out: float | None = None      # stopped after this many seconds: no verdict
 
     def errors(self) -> list[VendorMessage]:
         return [m for m in self.messages if m.severity == "error"]
@@ -100,22 +102,30 @@ def find_compiler(target: str, configured: str | None = None) -> str | None:
 
 
 def check(target: str, text: str, arch: str, compiler: str, verbose: bool = True,
-          include: str | None = None) -> VendorCheck:
+          include: str | None = None, timeout: float = TIMEOUT_S) -> VendorCheck:
     """Compile `text` (PTX, HIP or SYCL C++) for `arch` ("host" for SYCL, with the SYCL headers
-    in `include`) with the compiler at `compiler`."""
-    return _check(target, text, arch, compiler, verbose, include)
+    in `include`) with the compiler at `compiler`, stopping it after `timeout` seconds (and
+    raising `Cancelled` when the calling job is cancelled meanwhile)."""
+    key = (target, text, arch, compiler, verbose, include)
+    return _OUTCOMES.get(key, timeout, lambda: _check(*key, timeout))
 
 
 def check_all(target: str, text: str, compiler: str, verbose: bool = True,
-              include: str | None = None) -> list[VendorCheck]:
+              include: str | None = None, timeout: float = TIMEOUT_S) -> list[VendorCheck]:
     """`check` for every architecture the tests and the editor use for `target`."""
-    return [check(target, text, arch, compiler, verbose, include)
+    return [check(target, text, arch, compiler, verbose, include, timeout)
             for arch in VENDOR_ARCHES[target]]
 
 
-@functools.lru_cache(maxsize=64)
+_OUTCOMES = compiler_runs.Outcomes(64)
+
+
+def took_too_long(compiler: str, seconds: float) -> str:
+    return f"{Path(compiler).name} took longer than {seconds:g} s and was stopped"
+
+
 def _check(target: str, text: str, arch: str, compiler: str, verbose: bool,
-           include: str | None) -> VendorCheck:
+           include: str | None, timeout: float) -> tuple[VendorCheck, float | None]:
     suffix = {"ptx": ".ptx", "hip": ".hip", "sycl": ".cpp"}[target]
     with tempfile.TemporaryDirectory(prefix="wave-lsp-vendor-") as tmp:
         source = Path(tmp) / f"kernel{suffix}"
@@ -132,19 +142,21 @@ def _check(target: str, text: str, arch: str, compiler: str, verbose: bool,
                     "-o", str(Path(tmp) / "k.o")]
             argv += ["-Rpass-analysis=kernel-resource-usage"] if verbose else []
         env = {**os.environ, "HIP_PLATFORM": "amd"} if target == "hip" else None
-        try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S,
-                                  env=env, cwd=tmp)
-        except (OSError, subprocess.TimeoutExpired) as err:
-            return VendorCheck(Path(compiler).name, arch, False,
-                               (VendorMessage("error", f"{compiler}: {err}", None),), ())
-        output = done.stdout + done.stderr
+        done = compiler_runs.run(argv, timeout, env=env, cwd=tmp)
+    name = Path(compiler).name
+    if done.timed_out is not None:
+        return VendorCheck(name, arch, False, (VendorMessage(
+            "error", took_too_long(compiler, done.timed_out), None),), (),
+            done.timed_out), done.timed_out
+    if done.status is None:
+        return VendorCheck(name, arch, False,
+                           (VendorMessage("error", f"{compiler}: {done.failure}", None),), ()), None
+    output = done.output
     parse = _parse_ptxas if target == "ptx" else _parse_clang
     messages, usage = parse(output, source.name)
-    if done.returncode != 0 and not any(m.severity == "error" for m in messages):
-        messages.append(VendorMessage("error", failure_line(output, done.returncode), None))
-    return VendorCheck(Path(compiler).name, arch, done.returncode == 0, tuple(messages),
-                       tuple(usage))
+    if done.status != 0 and not any(m.severity == "error" for m in messages):
+        messages.append(VendorMessage("error", failure_line(output, done.status), None))
+    return VendorCheck(name, arch, done.status == 0, tuple(messages), tuple(usage)), None
 
 
 _FAILURE_WORDS = ("error:", "fatal", "killed", "signal", "segmentation fault", "aborted",

@@ -10,7 +10,9 @@ computes off the event loop.
   state (`state.diagnostics()`) is a *writer*: it runs in the analysis worker with the state's
   lock held. Any other job is a *reader* (`reader=True`: hover, formatting, semantic tokens...):
   it only reads the document, which only the event loop changes, so it runs in a second worker
-  without the lock, and is answered even while the analysis of its document runs.
+  without the lock, and is answered even while the analysis of its document runs. A job that
+  waits for another program (`external=True`: the vendors' compilers, which take minutes on a
+  large kernel) runs in a pool of its own (`EXTERNAL_JOBS` threads), never holding the reader.
 - An edit of the document cancels its running jobs (`cancellation.py`) before it changes
   anything; the awaiting coroutine then gets `Cancelled` (a reader's result computed across
   the edit is dropped the same way). A coroutine cancelled while it waits (a `$/cancelRequest`)
@@ -42,6 +44,7 @@ INLINE_LINES = 2_000      # documents up to this size are computed on the callin
 INLINE_CHARS = 1 << 16    # ... and up to this many characters (one long line may cost too)
 OPEN_IN_WORKER_LINES = 5_000  # larger texts are parsed by the worker when they are opened
 SETTLE_SECONDS = 5.0
+EXTERNAL_JOBS = 2         # jobs that wait for another program, at once (`run(external=True)`)
 
 
 class AnalysisHost:
@@ -54,6 +57,8 @@ class AnalysisHost:
             max_workers=1, thread_name_prefix="wave-lsp-worker")
         self._readers = concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="wave-lsp-reader")
+        self._external = concurrent.futures.ThreadPoolExecutor(
+            max_workers=EXTERNAL_JOBS, thread_name_prefix="wave-lsp-external")
         self.loop: asyncio.AbstractEventLoop | None = None   # the event loop, once seen
         self._settled = -SETTLE_SECONDS
 
@@ -162,10 +167,15 @@ class AnalysisHost:
 
     # ---- computing -----------------------------------------------------------------------------
     async def run(self, state: DocumentState, fn: Callable[[DocumentState], Any],
-                  name: str = "job", inline: bool | None = None, reader: bool = False) -> Any:
+                  name: str = "job", inline: bool | None = None, reader: bool = False,
+                  external: bool = False) -> Any:
         """`fn(state)`, off the event loop for a large document: a writer with the state's lock
-        held, a reader (`reader=True`, a job that does not use the analysis state) without it.
-        Raises `Cancelled` when an edit (or the caller's own cancellation) stops it first."""
+        held, a reader (`reader=True`, a job that does not use the analysis state) without it;
+        with `external` (a reader that waits for another program), always off the loop, in the
+        pool for such jobs. Raises `Cancelled` when an edit (or the caller's own cancellation)
+        stops it first."""
+        if external:
+            inline, reader = False, True
         if inline is None:
             inline = small(state.document.lines)
         token = CancelToken()
@@ -191,7 +201,8 @@ class AnalysisHost:
             self.loop = asyncio.get_running_loop()
             if inline:
                 return job()
-            executor = self._readers if reader else self._executor
+            executor = self._external if external else self._readers if reader \
+                else self._executor
             future = asyncio.get_running_loop().run_in_executor(executor, job)
             future.add_done_callback(_consume)   # a job left behind by its caller may fail
             try:
@@ -217,12 +228,16 @@ class AnalysisHost:
         self._settled = now
         gc.freeze()
 
-    def shutdown(self) -> None:
-        """Cancel every job and stop the worker."""
+    def cancel_all(self, reason: str) -> None:
+        """Cancel every document's jobs (a compiler they wait for is stopped)."""
         for state in self._states.values():
-            state.cancel_jobs("shutting down")
-        self._executor.shutdown(wait=False, cancel_futures=True)
-        self._readers.shutdown(wait=False, cancel_futures=True)
+            state.cancel_jobs(reason)
+
+    def shutdown(self) -> None:
+        """Cancel every job and stop the workers."""
+        self.cancel_all("shutting down")
+        for pool in (self._executor, self._readers, self._external):
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def small(lines: list[str]) -> bool:

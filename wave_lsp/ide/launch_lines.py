@@ -200,7 +200,8 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
                                   f"not '{args.kernel}'", "--kernel")
         if base_dir is None and args.arg:
             raise LaunchFlagError("--arg: the document has no folder to read files from "
-                                  "(save it first)", "--arg")
+                                  "(save it first; a path with a NUL byte is no file's)",
+                                  "--arg")
         arg_files = ()
         if root is not None and base_dir is not None:
             arg_files = tuple((offset, confined_path(name, base_dir, root))

@@ -3,9 +3,11 @@ ptxas / hipcc give a kernel (registers, spills, shared memory and stack; VGPRs, 
 occupancy) for the resource hover and `wave-lsp.kernelResources`, and their errors and warnings
 on the code `wave-lsp emit` writes, each mapped back to its source line, for Show PTX/HIP.
 
-Protocol-free and slow (a compiler run per architecture, cached by text in `asm.vendors`): the
-server calls it off the event loop. Which compilers: `VendorTools` (settings `backends.ptxas`,
-`backends.hipcc`: a path, or false for none; else PATH and the nvidia wheel).
+Protocol-free and slow (a compiler run per architecture, cached by text in `asm.vendors`, a few
+at once, each stopped after `VendorTools.timeout` seconds or when the job is cancelled:
+`asm.compiler_runs`): the server calls it off the event loop. Which compilers: `VendorTools`
+(settings `backends.ptxas`, `backends.hipcc`: a path, or false for none; else PATH and the
+nvidia wheel; `backends.timeoutSeconds`).
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..asm import AssemblyError
+from ..cancellation import current, running
 from ..asm import vendors
 from ..asm.vendors import program_setting_ok  # noqa: F401  (the server's settings check)
 from ..asm.backends import EmitError, Emitted, emit
 
 VENDOR_TARGETS = ("ptx", "hip")
+EDITOR_TIMEOUT_S = 30        # a compiler run in the editor is stopped after this long
 _COMMENT = {"ptx": "//", "hip": "//"}
 
 
@@ -27,9 +31,11 @@ class VendorTools:
     """The compiler to run per target (None: none found or turned off)."""
 
     compilers: tuple[tuple[str, str | None], ...]
+    timeout: float = EDITOR_TIMEOUT_S     # seconds per compiler run
 
     @classmethod
-    def find(cls, configured: dict[str, str | bool | None] | None = None) -> "VendorTools":
+    def find(cls, configured: dict[str, str | bool | None] | None = None,
+             timeout: float = EDITOR_TIMEOUT_S) -> "VendorTools":
         """`configured`: target -> a path (or name on PATH), False for none, None to search."""
         configured = configured or {}
         out = []
@@ -37,7 +43,7 @@ class VendorTools:
             setting = configured.get(target)
             out.append((target, None if setting is False else
                         vendors.find_compiler(target, setting or None)))
-        return cls(tuple(out))
+        return cls(tuple(out), timeout)
 
     def compiler(self, target: str) -> str | None:
         return dict(self.compilers).get(target)
@@ -61,7 +67,7 @@ class KernelFigures:
 
 def _checks(text: str, target: str, tools: VendorTools) -> list[vendors.VendorCheck]:
     compiler = tools.compiler(target)
-    return vendors.check_all(target, text, compiler) if compiler else []
+    return vendors.check_all(target, text, compiler, timeout=tools.timeout) if compiler else []
 
 
 def _emitted(document, target: str) -> tuple[Emitted | None, str | None]:
@@ -88,7 +94,9 @@ def kernel_figures(document, name: str, tools: VendorTools,
         for check in _checks(emitted.text, target, tools):
             usage = check.usage_of(name)
             problem = None
-            if not check.accepted:
+            if check.timed_out is not None:
+                problem = check.messages[0].text
+            elif not check.accepted:
                 first = check.errors()[0] if check.errors() else None
                 problem = f"rejected: {first.text}" if first else "rejected"
             out.append(KernelFigures(target, check.compiler, check.arch,
@@ -97,8 +105,14 @@ def kernel_figures(document, name: str, tools: VendorTools,
 
     if len(wanted) < 2:
         return [f for target in wanted for f in one(target)]
+    token = current()         # the job's: an edit stops the compilers of both threads
+
+    def under_token(target: str) -> list[KernelFigures]:
+        with running(token):
+            return one(target)
+
     with ThreadPoolExecutor(max_workers=len(wanted)) as pool:
-        return [f for found in pool.map(one, wanted) for f in found]
+        return [f for found in pool.map(under_token, wanted) for f in found]
 
 
 def figures_markdown(figures: list[KernelFigures]) -> str:
@@ -144,7 +158,8 @@ def compiler_messages(emitted: Emitted,
     verdicts, messages = [], []
     for check in _checks(emitted.text, emitted.target, tools):
         verdicts.append({"compiler": check.compiler, "arch": check.arch,
-                         "accepted": check.accepted})
+                         "accepted": check.accepted, **({"timedOut": check.timed_out}
+                                                        if check.timed_out is not None else {})})
         for m in check.messages:
             source = emitted.source_lines[m.line] if m.line is not None and \
                 0 <= m.line < len(emitted.source_lines) else None
@@ -159,9 +174,9 @@ def messages_block(target: str, verdicts: list[dict], messages: list[CompilerMes
     if not verdicts:
         return []
     mark = _COMMENT[target]
-    out = ["", f"{mark} " + "; ".join(
-        f"{v['compiler']} {v['arch']}: {'accepted' if v['accepted'] else 'REJECTED'}"
-        for v in verdicts)]
+    out = ["", f"{mark} " + "; ".join(f"{v['compiler']} {v['arch']}: " + (
+        f"STOPPED after {v['timedOut']:g} s" if "timedOut" in v else
+        "accepted" if v["accepted"] else "REJECTED") for v in verdicts)]
     for m in messages:
         where = f"line {m.line + 1}" if m.line is not None else "no line"
         if m.source_line is not None:

@@ -30,6 +30,7 @@ class ClientCapabilities:
     signature_label_offsets: bool = False   # signature parameters as label offsets
     versioned_edits: bool = False           # workspace edits as versioned documentChanges
     disabled_code_actions: bool = False     # code actions shown disabled, with the reason
+    watched_files_registration: bool = False  # workspace/didChangeWatchedFiles, registered
 
 
 def resolve(caps: types.ClientCapabilities | None) -> ClientCapabilities:
@@ -62,6 +63,9 @@ def resolve(caps: types.ClientCapabilities | None) -> ClientCapabilities:
         hover_markdown=not hover_formats or types.MarkupKind.Markdown in hover_formats,
         versioned_edits=bool(workspace is not None and workspace.workspace_edit is not None
                              and workspace.workspace_edit.document_changes),
+        watched_files_registration=bool(
+            workspace is not None and workspace.did_change_watched_files is not None
+            and workspace.did_change_watched_files.dynamic_registration),
         signature_label_offsets=bool(parameter is not None and parameter.label_offset_support),
         disabled_code_actions=bool(text is not None and text.code_action is not None
                                    and text.code_action.disabled_support))

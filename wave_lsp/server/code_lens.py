@@ -23,6 +23,7 @@ from urllib.parse import unquote, urlsplit
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from ..cancellation import Cancelled
 from ..ide.assemble import assemble_report
 from ..ide.resources import resources_of
 from ..ide.state import DocumentState
@@ -46,7 +47,7 @@ def assemble_document(server: WaveLanguageServer, doc: DocumentState) -> dict:
     """Assemble (in the configured mode); returns a JSON-able report (with `error` when the
     source does not assemble), writing the `.wbin` where `wbin_target` allows."""
     target, why = wbin_target(doc.uri)
-    report = assemble_report(doc, server.settings.compat, target)
+    report = assemble_report(doc, server.config(doc).compat, target)
     if "error" not in report and target is None:
         report["not_written"] = why
     return report
@@ -64,7 +65,9 @@ def wbin_target(uri: str) -> tuple[Path | None, str]:
     if parsed.netloc not in ("", "localhost"):
         return None, f"the file is on another host ({parsed.netloc})"
     raw_path = unquote(parsed.path)
-    if not raw_path.startswith("/") or "\0" in raw_path:
+    if "\0" in raw_path:
+        return None, "the file URI's path is invalid (it holds a NUL byte)"
+    if not raw_path.startswith("/"):
         return None, "the file URI has no absolute path"
     if any(part in (".", "..") for part in raw_path.split("/")):
         return None, "the file URI has '.' or '..' segments"
@@ -86,7 +89,7 @@ def setup(server: WaveLanguageServer) -> None:
     def code_lens(doc: DocumentState, params: types.CodeLensParams) -> list[types.CodeLens]:
         out = []
         for kernel in doc.program.kernels:
-            res = resources_of(doc, kernel.name, server.settings.targets)
+            res = resources_of(doc, kernel.name, server.config(doc).targets)
             if res is None:
                 continue
             where = (doc, kernel.line, kernel.directive.start, kernel.directive.end, server.codec)
@@ -105,13 +108,16 @@ def setup(server: WaveLanguageServer) -> None:
         doc = await server.documents.ready(uri) if isinstance(uri, str) else None
         res = None
         if doc is not None and not doc.binary and isinstance(name, str):
-            targets = server.settings.targets
+            targets = server.config(doc).targets
             res = await server.documents.run(doc, lambda d: resources_of(d, name, targets),
                                              reader=True)
         if res is None:
             _show(server, f"wave-lsp: no kernel {name!r} in {uri}", types.MessageType.Warning)
             return None
-        vendor = await vendor_compilers.figures(server, doc, res.name)
+        try:
+            vendor = await vendor_compilers.figures(server, doc, res.name)
+        except Cancelled:        # edited or closed meanwhile: its compilers were stopped
+            vendor = []
         res = res.with_vendor(vendor)
         extra = f" | {figures_text(vendor)}" if vendor else ""
         _show(server, f"kernel {res.name}: {res.summary()}{extra}")

@@ -75,7 +75,10 @@ def setup(server: WaveLanguageServer) -> None:
             return None
         if translation.emitted is None:
             return serialised
-        report = await emit_report(server, doc, translation)
+        try:
+            report = await emit_report(server, doc, translation)
+        except Cancelled:       # edited or closed meanwhile: its compiler was stopped
+            return serialised
         if not report:
             missing = absent(server, (target,))
             if not missing:

@@ -20,7 +20,7 @@ def setup(server: WaveLanguageServer) -> None:
         doc = await command_document(server, args, "show the encoding of")
         if doc is None:
             return None
-        compat = server.settings.compat
+        compat = server.config(doc).compat
         text = await server.documents.run(doc, lambda d: listing(d, compat), name=ENCODING,
                                           reader=True)
         return {"uri": doc.uri, "text": text}

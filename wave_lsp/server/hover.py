@@ -36,7 +36,8 @@ def setup(server: WaveLanguageServer) -> None:
         added = server.contributions("hover", doc, line, target)
         if target is None and not added:
             return None
-        text = hover_markdown(doc, target, server.settings.compat, server.settings.targets) \
+        config = server.config(doc)
+        text = hover_markdown(doc, target, config.compat, config.targets) \
             if target is not None else None
         text = "\n\n---\n".join(t for t in (*added, text) if t)
         if not text:
@@ -53,17 +54,30 @@ async def _with_vendor_figures(server: WaveLanguageServer, doc, name: str, added
                                markdown: bool, rng) -> types.Hover:
     """A kernel's hover, with what the vendors' compilers report for it (run off the event
     loop; cached by the emitted text); their register counts replace the `.registers`
-    estimate in the occupancy rows. A configured target's missing compiler is explained: what
-    it would add, how to install it, which setting points at it."""
-    try:
-        figures = await asyncio.wait_for(vendor_compilers.figures(server, doc, name),
-                                         VENDOR_WAIT_S)
+    estimate in the occupancy rows. After `VENDOR_WAIT_S` the hover is answered without them:
+    the compilers go on (until their own time limit, an edit or the document's close), and a
+    later hover finds their figures cached or joins their run. A configured target's missing
+    compiler is explained: what it would add, how to install it, which setting points at it."""
+    work = asyncio.ensure_future(vendor_compilers.figures(server, doc, name))
+    work.add_done_callback(_consume)
+    done, _ = await asyncio.wait({work}, timeout=VENDOR_WAIT_S)
+    if done and work.exception() is None:
+        figures = work.result()
         vendor = figures_markdown(figures)
         if figures:
-            table = kernel_markdown(doc, name, server.settings.targets, figures)
+            table = kernel_markdown(doc, name, server.config(doc).targets, figures)
             text = "\n\n---\n".join(t for t in (*added, table) if t)
-    except asyncio.TimeoutError:      # they go on, and their results are cached
-        vendor = "*vendor compilers still running: hover again for their figures*"
-    missing = absent_markdown(vendor_compilers.absent(server))
+    elif done:
+        raise work.exception()      # Cancelled: the handler computes the hover again
+    else:
+        vendor = (f"*vendor compilers still running (more than {VENDOR_WAIT_S} s): their figures "
+                  "are being computed; hover again for them*")
+    missing = absent_markdown(vendor_compilers.absent(server, server.config(doc).targets))
     value = "\n\n".join(t for t in (text, vendor, missing) if t)
     return types.Hover(contents=markup(value, markdown), range=rng)
+
+
+def _consume(task: asyncio.Future) -> None:
+    """A compiler job the hover stopped waiting for may fail (an edit cancels it): seen here."""
+    if not task.cancelled():
+        task.exception()

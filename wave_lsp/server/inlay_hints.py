@@ -32,7 +32,7 @@ def setup(server: WaveLanguageServer) -> None:
         last, _ = to_server_position(doc, params.range.end, server.codec)
         settings = server.settings
         found = hints(doc, first, last, settings.inlay_offsets, settings.inlay_encoding,
-                      settings.compat)
+                      server.config(doc).compat)
         known = doc.derived(("inlay hint JSON", server.codec.encoding), lambda d: {})
         parts = []
         for h in found:

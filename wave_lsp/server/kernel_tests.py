@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
 
 from ..ide.state import DocumentState
 from ..ide.test_view import (KEPT_OUTPUT_LINES, DocumentTests, Problem, TestRecord,
@@ -42,7 +41,7 @@ from ..ide.test_view import (KEPT_OUTPUT_LINES, DocumentTests, Problem, TestReco
                              value_columns, with_limits)
 from . import proto
 from .handlers import report_failure
-from .proto import span
+from .proto import file_path, span
 from .runs import RunService, arg_root
 from .server import Feature, WaveLanguageServer
 
@@ -222,10 +221,7 @@ class TestService(Feature):
 
 def path_of(uri: str) -> Path | None:
     """The file of a `file:` URI (None for other schemes)."""
-    if not uri.startswith("file:"):
-        return None
-    path = to_fs_path(uri)
-    return Path(path) if path else None
+    return file_path(uri)
 
 
 # ---- what the editor shows ------------------------------------------------------------------

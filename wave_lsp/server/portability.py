@@ -7,6 +7,8 @@ result is returned as JSON, summarised in a message, and shown inline: a code le
 store line whose memory differs between widths, until the document is edited. Each kernel also
 gets a "Check portability" code lens that runs the command. The check itself, and where its
 results are kept (the document's state, for its current revision), is `ide.portability`'s.
+A check that cannot run answers why, as `wave-lsp.run` does: `{"uri", "kernel", "ok": false,
+"status": "invalid-request", "message"}` (and shows the message).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ..ide import portability
 from ..ide.state import DocumentState
 from .handlers import command, command_kernel
 from .proto import lens
-from .runs import RunService, arg_root
+from .runs import RunService, arg_root, refuse
 from .server import Feature, WaveLanguageServer
 
 CHECK = "wave-lsp.checkPortability"
@@ -49,16 +51,21 @@ def setup(server: WaveLanguageServer) -> None:
 
 async def _check(server: WaveLanguageServer, *args):
     doc, kernel, missing = command_kernel(server, args)
+    uri, name = (list(args) + [None, None])[:2]
+
+    def fail(message: str) -> dict:       # shown, and answered with the reason
+        return refuse(server, uri, name, message)
+
     if kernel is None:
-        return _fail(server, missing)
-    targets = server.settings.targets
+        return fail(missing)
+    targets = server.config(doc).targets
     widths = portability.widths_of(targets)
     if len(widths) < 2:
-        return _fail(server, "the configured targets use only one wave width "
-                             f"({', '.join(targets) or 'none'}): nothing to compare")
+        return fail("the configured targets use only one wave width "
+                    f"({', '.join(targets) or 'none'}): nothing to compare")
     runs = server.get_feature(RunService)
     if not runs.trusted:
-        return _fail(server, "kernels do not run in an untrusted workspace")
+        return fail("kernels do not run in an untrusted workspace")
     revision, text = doc.revision, doc.text
     lines = runs.launch_lines(doc).get(kernel.name, [])
     root = arg_root(server, doc.uri)
@@ -70,8 +77,9 @@ async def _check(server: WaveLanguageServer, *args):
         comparison = await asyncio.to_thread(
             portability.check_widths, text, kernel.name, lines, widths, runs.worker.files, root,
             stale)
-    except ValueError as err:
-        return _fail(server, f"cannot run kernel {kernel.name!r}: {err}")
+    except (ValueError, MemoryError, OverflowError) as err:
+        return fail(f"cannot run kernel {kernel.name!r}: "
+                    f"{err or type(err).__name__}")
     portability.keep(doc, revision, comparison)
     server.window_show_message(types.ShowMessageParams(
         type=types.MessageType.Info if comparison.portable else types.MessageType.Warning,
@@ -80,8 +88,3 @@ async def _check(server: WaveLanguageServer, *args):
         server.workspace_code_lens_refresh(None)
     return {"uri": doc.uri, **comparison.as_dict()}
 
-
-def _fail(server: WaveLanguageServer, message: str):
-    server.window_show_message(types.ShowMessageParams(
-        type=types.MessageType.Warning, message=f"wave-lsp: {message}"))
-    return None

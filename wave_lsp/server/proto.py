@@ -10,9 +10,11 @@ character in a comment never shifts a range. `from_proto`-side functions (`to_se
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 from pygls.workspace.position_codec import PositionCodec
 
 from ..analysis.diagnostic import Diagnostic, Range, Severity
@@ -26,6 +28,19 @@ SEVERITY = {
     Severity.INFORMATION: types.DiagnosticSeverity.Information,
     Severity.HINT: types.DiagnosticSeverity.Hint,
 }
+
+
+def file_path(uri: str) -> Path | None:
+    """The file a `file:` document URI names; None for another scheme, and for a path no file
+    can have (a NUL byte, `%00`: the operating system refuses it, and every file operation on
+    it raised): such a document works in memory, and its file-based features say it has no
+    file (no folder for `--arg` files, no `.wbin`, no tests run from disk)."""
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    if not path or "\0" in path:
+        return None
+    return Path(path)
 
 
 def invalid_range(doc: Document, rng: types.Range, codec: PositionCodec) -> str | None:

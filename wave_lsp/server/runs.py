@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
 
 from ..cancellation import Cancelled
 from ..ide.run_limits import LAUNCH_MARKER, RunLimits
 from ..ide.state import DocumentState
 from . import run_display
+from .proto import file_path
 from .run_display import CLEAR, RUN
 from .server import Feature, WaveLanguageServer, report_failure
 
@@ -38,10 +38,8 @@ RUNS_CHANGED = "wave-lsp/runsChanged"
 
 def document_folder(uri: str) -> Path | None:
     """The folder of a `file:` document (`--arg` files are relative to it)."""
-    if not uri.startswith("file:"):
-        return None
-    path = to_fs_path(uri)
-    return Path(path).parent if path else None
+    path = file_path(uri)
+    return path.parent if path else None
 
 
 def arg_root(server: WaveLanguageServer, uri: str) -> Path | None:
@@ -57,9 +55,9 @@ def arg_root(server: WaveLanguageServer, uri: str) -> Path | None:
     except Exception:        # before `initialize`
         uris = []
     for root_uri in uris:
-        path = to_fs_path(root_uri) if root_uri.startswith("file:") else None
+        path = file_path(root_uri)
         if path and folder.is_relative_to(path):
-            roots.append(Path(path))
+            roots.append(path)
     return max(roots, key=lambda p: len(p.parts)) if roots else folder
 
 

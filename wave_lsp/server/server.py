@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace.position_codec import PositionCodec
 
 from .. import __version__
+from ..analysis.config import Config
 from ..analysis.diagnostic import Diagnostic
 from ..ide.host import AnalysisHost
 from ..ide.state import DocumentState
@@ -42,7 +43,7 @@ FEATURES = (
     "sync", "diagnostics", "hover", "completion", "signature_help", "navigation", "symbols",
     "semantic_tokens", "folding", "selection", "inlay_hints", "code_actions", "formatting",
     "code_lens", "encoding_command", "portability", "run_commands", "emit_command", "gpu_run",
-    "profile", "test_commands", "vendor_diagnostics",
+    "profile", "test_commands", "vendor_diagnostics", "project_config",
 )
 
 
@@ -86,6 +87,9 @@ class Feature:
     def initialize(self, params: types.InitializeParams) -> None:
         """During `initialize`, after the settings and capabilities are known (a feature may
         still register handlers here: the server's capabilities are computed after it)."""
+
+    def initialized(self) -> None:
+        """After `initialized` and the first settings: the client takes requests now."""
 
     def settings_changed(self) -> None:
         """New settings are installed (every open document is then settled again)."""
@@ -152,6 +156,9 @@ class WaveLanguageServer(LanguageServer):
         self.settings_generation = 0
         self.client = ClientCapabilities()      # resolved at `initialize` (sync.py)
         self.features: list[Feature] = []
+        # a document's analysis configuration: the settings', or with its project's file
+        # merged in (project_config.py installs that)
+        self.project_config = lambda doc: self.settings.analysis
         # lsprotocol would turn a null or a number into a string ("None") where the protocol
         # wants one, so `rename` with `newName: null` renamed to None: strings must be strings.
         self.protocol._converter.register_structure_hook(str, strict_str)
@@ -214,12 +221,17 @@ class WaveLanguageServer(LanguageServer):
             return None
         return doc
 
+    def config(self, doc: DocumentState) -> Config:
+        """What the analysis settings are for `doc` (`compat`, `targets`, ...): the editor's
+        with its project's configuration file merged in."""
+        return self.project_config(doc) or _DEFAULT_CONFIG
+
     def analysis(self, doc: DocumentState) -> list[Diagnostic]:
         """The analysis layer's diagnostics for a document under the current settings (computed
         once per revision and settings by the document state). Called inside a job of the
         document (`documents.run`), which holds its lock."""
         try:
-            return doc.diagnostics(self.settings.analysis)
+            return doc.diagnostics(self.project_config(doc))
         except Cancelled:
             raise
         except Exception as exc:
@@ -258,6 +270,7 @@ class WaveLanguageServer(LanguageServer):
         return status
 
 
+_DEFAULT_CONFIG = Config()
 EXIT_GRACE_SECONDS = 3.0
 
 

@@ -11,13 +11,14 @@ each invalid setting instead of silently dropping it.
       "inlayHints": {"offsets": false, "encoding": false},
       "diagnostics": {"mode": "auto", "debounceMs": 30},
       "run": {"maxInstructions": 1000000, "timeLimitMs": 2000, "live": false},
-      "backends": {"ptxas": "/opt/cuda/bin/ptxas", "hipcc": false}
+      "backends": {"ptxas": "/opt/cuda/bin/ptxas", "hipcc": false, "timeoutSeconds": 30}
     }
 
 `backends.ptxas` / `backends.hipcc`: the vendor compiler to run for the resource hover, the
 kernelResources command and Show PTX/HIP (an absolute path or a name on PATH; false: none; unset:
 PATH, then for ptxas the nvidia-cuda-nvcc-cu12 wheel). An untrusted workspace runs none that a
-setting names (`vendor_compilers.tools`).
+setting names (`vendor_compilers.tools`). `backends.timeoutSeconds` (1..600, default 30): a
+compiler run that takes longer is stopped, and the hover or view says so.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis.config import Config, config_from_mapping
-from ..ide.vendor_usage import program_setting_ok
+from ..ide.vendor_usage import EDITOR_TIMEOUT_S, program_setting_ok
 from ..ide.run_limits import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIME_LIMIT_MS
 from ..isa.backends import TARGET_NAMES
 
@@ -36,6 +37,7 @@ SECTION = "wave"
 DIAGNOSTIC_MODES = ("auto", "push", "pull")
 SERVER_KEYS = ("inlayHints", "diagnostics", "run", "backends")
 BACKEND_TOOLS = {"ptxas": "ptx", "hipcc": "hip"}
+BACKEND_TIMEOUT = ("timeoutSeconds", 1, 600)
 # `run.*`: limits of inline runs (an infinite loop stops within about 2 s) and live mode
 RUN_INTEGERS = {"maxInstructions": ("run_max_instructions", 0, 1 << 40),
                 "timeLimitMs": ("run_time_limit_ms", 0, 600_000)}
@@ -56,6 +58,7 @@ class Settings:
     run_time_limit_ms: int = DEFAULT_TIME_LIMIT_MS
     run_live: bool = False
     backend_tools: dict = field(default_factory=dict)   # "ptx"/"hip" -> path, or False
+    vendor_timeout_s: int = EDITOR_TIMEOUT_S
     raw: dict = field(default_factory=dict)
 
     @property
@@ -147,14 +150,22 @@ def _run_settings(run, settings: Settings) -> list[str]:
 
 
 def _backend_settings(backends, settings: Settings) -> list[str]:
-    """`backends.ptxas` and `backends.hipcc`: a path or command name, or false for none."""
+    """`backends.ptxas` and `backends.hipcc`: a path or command name, or false for none;
+    `backends.timeoutSeconds`: how long one compiler run may take."""
     if not isinstance(backends, dict):
-        return ["backends must be an object with 'ptxas' and 'hipcc'"]
+        return ["backends must be an object with 'ptxas', 'hipcc' and 'timeoutSeconds'"]
     problems = []
     for key, value in backends.items():
         target = BACKEND_TOOLS.get(key)
-        if target is None:
-            problems.append(f"backends.{key}: unknown setting (use ptxas, hipcc)")
+        if key == BACKEND_TIMEOUT[0]:
+            _, low, high = BACKEND_TIMEOUT
+            if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+                settings.vendor_timeout_s = value
+            else:
+                problems.append(f"backends.{key} must be an integer {low}..{high} (seconds), "
+                                f"not {value!r}")
+        elif target is None:
+            problems.append(f"backends.{key}: unknown setting (use ptxas, hipcc, timeoutSeconds)")
         elif isinstance(value, str) and not program_setting_ok(value):
             problems.append(f"backends.{key}: {value!r} is a relative path; name an absolute "
                             "path or a program on PATH (a relative one would be looked up in "

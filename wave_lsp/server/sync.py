@@ -128,6 +128,7 @@ def setup(server: WaveLanguageServer) -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(params: types.InitializedParams) -> None:
         await fetch_configuration(server)
+        server.broadcast("initialized")
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
@@ -170,3 +171,4 @@ def setup(server: WaveLanguageServer) -> None:
     @server.feature(types.SHUTDOWN)
     def shutdown(params: Any = None) -> None:
         server.broadcast("shutdown")
+        server.documents.cancel_all("the server shuts down")   # stops the vendor compilers

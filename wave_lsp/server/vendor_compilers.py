@@ -1,9 +1,14 @@
 """The vendors' compilers in the editor: the resource hover on a kernel and
 `wave-lsp.kernelResources` add what ptxas / hipcc report for it per target architecture, and
 `wave-lsp.emit` (Show PTX/HIP) adds their verdict and messages, each mapped to its source line.
-Compilers run off the event loop, as reader jobs of the document (`ide.vendor_usage`,
-`ide.emit`); their results are cached by text, so only an edit that changes the emitted code runs
-them again. `rejection_check` is the job behind P824 (`vendor_diagnostics.py`); `absent` says
+Compilers run off the event loop, as external jobs of the document (`ide.vendor_usage`,
+`ide.emit`, in the host's pool for jobs that wait on another program, never in the reader that
+answers the other documents' requests): at most two compiler processes at once
+(`asm.compiler_runs`), each stopped when the document is edited or closed, when the server shuts
+down, and after `backends.timeoutSeconds` (30 s: the figures then say "ptxas took longer than
+30 s"). Their results are cached by text, so only an edit that changes the emitted code runs
+them again.
+`rejection_check` is the job behind P824 (`vendor_diagnostics.py`); `absent` says
 which configured compiler does not run here, and why (the hover and Show PTX/HIP explain it).
 """
 
@@ -35,19 +40,19 @@ def tools(server: WaveLanguageServer) -> VendorTools:
                        + ", ".join(f"backends.{_SETTING[t]}" for t in named)
                        + "); the one on PATH or in the nvidia wheel is used")
         configured = {k: v for k, v in configured.items() if v is False}
-    return VendorTools.find(configured)
+    return VendorTools.find(configured, server.settings.vendor_timeout_s)
 
 
 async def figures(server: WaveLanguageServer, doc: DocumentState,
                   name: str) -> list[KernelFigures]:
     """What the vendor compilers report for kernel `name` (empty when none is found)."""
     found = tools(server)
-    targets = server.settings.targets
+    targets = server.config(doc).targets
     if not any(found.compiler(t) for t in targets):
         return []
     return await server.documents.run(
         doc, lambda d: kernel_figures(d.document, name, found, targets), name="vendor figures",
-        inline=False, reader=True)
+        external=True)
 
 
 async def emit_report(server: WaveLanguageServer, doc: DocumentState,
@@ -59,8 +64,7 @@ async def emit_report(server: WaveLanguageServer, doc: DocumentState,
     if emitted is None or not found.compiler(emitted.target):
         return {}
     return await server.documents.run(
-        doc, lambda _d: vendor_report(emitted, found), name="vendor check", inline=False,
-        reader=True)
+        doc, lambda _d: vendor_report(emitted, found), name="vendor check", external=True)
 
 
 def rejection_check(server: WaveLanguageServer):
