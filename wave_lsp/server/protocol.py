@@ -15,7 +15,9 @@ import logging
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol, lsp_method
+from pygls.protocol.language_server import _prepare_command_arguments
 
 logger = logging.getLogger("wave_lsp.server")
 _wire_log = logging.getLogger("pygls.protocol.json_rpc")
@@ -85,6 +87,24 @@ class WaveProtocol(LanguageServerProtocol):
             return
         self._request_futures[msg_id] = future
         super()._handle_cancel_notification(msg_id)
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    async def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:
+        """Run a command as the request's own task. pygls 2 runs it as a handler its built-in
+        generator yields, in a task of its own that `$/cancelRequest` never reaches: the client
+        got `RequestCancelled` while the command (a run, a profile) went on. Here cancelling
+        the request cancels the command's task, which stops its job (`runs.RunService.wait`),
+        and pygls answers `RequestCancelled`."""
+        handler = self.fm.commands.get(params.command)
+        if handler is None:
+            raise JsonRpcInvalidParams.of(
+                ValueError(f"Command name {params.command!r} is not defined"))
+        try:
+            args, kwargs = _prepare_command_arguments(handler, params, self._converter)
+        except Exception as exc:
+            raise JsonRpcInvalidParams.of(exc) from None
+        result = handler(*args, **kwargs)
+        return await result if inspect.isawaitable(result) else result
 
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args):
