@@ -10,7 +10,6 @@ its value, which keeps re-checking an edited kernel cheap.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ..cancellation import checkpoint
 from ..isa import BLOCK_ROLES, CLOSER, INSTRUCTIONS, MAX_REGISTER, MIN_DIVERGENCE_DEPTH, OperandKind
@@ -21,7 +20,7 @@ from .codes import diagnostic as _diag
 from .diagnostic import Diagnostic, Range, Related
 from .layout import sizes
 from .local_memory import check_local_memory
-from ..syntax.parser import LINE_CACHE_SIZE
+from ..syntax.memo import value_memo
 
 # the code of a broken block of each construct (the matching itself is syntax.blocks)
 BLOCK_CODES = {"if": "K306", "loop": "K307"}
@@ -47,7 +46,7 @@ class InstructionFacts:
     max_register: int                                # highest register touched, or -1
 
 
-@lru_cache(maxsize=LINE_CACHE_SIZE)
+@value_memo
 def facts(ins: Instruction) -> InstructionFacts:
     """The facts of an instruction (memoised by value: equal instructions have equal facts)."""
     return _compute(ins)
