@@ -199,8 +199,11 @@ class AnalysisHost:
         every thread's arena; a worker parsed and analysed the closed documents)."""
         self._release = None
         open_lines = sum(len(s.document.lines) for s in self._states.values())
-        if memo_entries() > 4 * open_lines + MEMO_SLACK:
+        entries = memo_entries()
+        if entries > 4 * open_lines + MEMO_SLACK:
             clear_memos()
+        logger.info("documents closed: %d memo entries (%d lines open)%s", entries, open_lines,
+                    ", cleared" if entries > 4 * open_lines + MEMO_SLACK else "")
         threading.Thread(target=_trim_allocator, name="wave-lsp-trim", daemon=True).start()
 
     def get(self, uri: str) -> DocumentState | None:
@@ -315,8 +318,10 @@ def collector_paused() -> Iterator[None]:
 
 
 def _trim_allocator() -> None:
-    """Return the C allocator's free memory to the system (glibc's `malloc_trim`; elsewhere
+    """Collect the closed documents' cycles (the heap is small now, or frozen: `settle`), then
+    return the C allocator's free memory to the system (glibc's `malloc_trim`; elsewhere
     nothing to do)."""
+    gc.collect()
     try:
         import ctypes
         ctypes.CDLL("libc.so.6").malloc_trim(0)

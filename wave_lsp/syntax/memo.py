@@ -24,11 +24,14 @@ MEMO_MAX_LINE = 1024
 _MEMOS: list = []
 
 
-def value_memo(function):
-    """Memoise `function(value)` (hashable), at most `LINE_CACHE_SIZE` results, registered."""
-    cached = lru_cache(maxsize=LINE_CACHE_SIZE)(function)
-    _MEMOS.append(cached)
-    return cached
+def value_memo(function=None, *, maxsize: int = LINE_CACHE_SIZE):
+    """Memoise `function(*values)` (hashable), at most `maxsize` results, registered (used
+    bare, `@value_memo`, or with a size, `@value_memo(maxsize=N)`)."""
+    def memoise(function):
+        cached = lru_cache(maxsize=maxsize)(function)
+        _MEMOS.append(cached)
+        return cached
+    return memoise(function) if function is not None else memoise
 
 
 def memo_entries() -> int:
