@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from .rawclient import RawClient, frame
 from .test_runaway_runs import HUGE, SMALL, UNLIMITED, answer, open_doc, run, start
 
@@ -126,5 +128,79 @@ def test_a_clicked_run_goes_before_waiting_dump_windows(tmp_path):
         refused = [answer(client, i)["result"] for i in windows[:-1]]
         superseded = [r for r in refused if "superseded" in r.get("message", "")]
         assert len(superseded) >= len(windows) - 3, refused
+    finally:
+        client.close()
+
+
+# ---- many documents -------------------------------------------------------------------------
+def long_text(index: int, lines: int) -> str:
+    """A kernel of `lines` lines, distinct from every other `index`'s (as real files are)."""
+    body = "".join(f"    mov_imm r{1 + i % 6}, {index * 100_000 + i}\n" if i % 2 else
+                   f"    iadd r{1 + i % 6}, r{1 + (i + index) % 6}, r7\n" for i in range(lines))
+    return f".kernel k{index}\n.registers 8\n    mov_sr r7, sr_lane_id\n{body}    halt\n.end\n"
+
+
+def hover(client: RawClient, msg_id, uri: str, line: int) -> dict:
+    client.request(msg_id, "textDocument/hover", {"textDocument": {"uri": uri},
+                                                  "position": {"line": line, "character": 6}})
+    return answer(client, msg_id, timeout=60)
+
+
+def test_a_hover_is_answered_while_200_documents_open(tmp_path):
+    client = start(tmp_path)
+    try:
+        open_doc(client, "file:///tmp/small.wave", SMALL)
+        uris = [f"file:///tmp/many/open-{i}.wave" for i in range(200)]
+        client.send(b"".join(frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "wave", "version": 1,
+                             "text": long_text(i, 1_900)}}}) for i, uri in enumerate(uris)))
+        assert "mov_imm" in hover(client, 1, "file:///tmp/small.wave", 2)["result"]["contents"]["value"]
+        # the last document opened is answered against its text
+        assert "mov_sr" in hover(client, 2, uris[-1], 2)["result"]["contents"]["value"]
+    finally:
+        client.close()
+
+
+def rss_mb(pid: int) -> float:
+    for line in open(f"/proc/{pid}/status").read().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+CYCLES, DOCUMENTS, LINES = 5, 100, 600
+
+
+@pytest.mark.xfail(reason="not yet: the server keeps ~185 MB after the cycles (66 -> 221, 249, "
+                          "252, 257, 251 MB; before the fix 65 -> ~240); the host's own release "
+                          "works in process (tests/test_ide_host.py: 304 -> 48 MB), what else the "
+                          "server keeps after didClose is still to be found", strict=False)
+def test_memory_returns_near_the_baseline_after_documents_close(tmp_path):
+    """Five times: 100 documents opened, run and closed. What they used (their lines' memos,
+    the allocator's free memory) goes back when they close (it grew by hundreds of MB)."""
+    client = start(tmp_path)
+    try:
+        open_doc(client, "file:///tmp/small.wave", SMALL)
+        run(client, 1, "file:///tmp/small.wave", "s")       # the emulator is loaded
+        assert answer(client, 1)["result"]["status"] == "ok"
+        hover(client, 2, "file:///tmp/small.wave", 2)
+        baseline = rss_mb(client.proc.pid)
+        figures = []
+        for cycle in range(CYCLES):
+            uris = [f"file:///tmp/cycle/{cycle}-{i}.wave" for i in range(DOCUMENTS)]
+            for i, uri in enumerate(uris):
+                open_doc(client, uri, long_text(cycle * DOCUMENTS + i, LINES))
+            for i, uri in enumerate(uris):
+                run(client, f"run-{cycle}-{i}", uri, f"k{cycle * DOCUMENTS + i}")
+                answer(client, f"run-{cycle}-{i}", timeout=120)
+                client.seen.clear()
+            for uri in uris:
+                client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+            hover(client, f"after-{cycle}", "file:///tmp/small.wave", 2)
+            time.sleep(2.5)        # the server gives memory back a second after the closes
+            hover(client, f"settled-{cycle}", "file:///tmp/small.wave", 2)
+            figures.append(round(rss_mb(client.proc.pid)))
+        print(f"RSS MB: baseline {baseline:.0f}, after each cycle {figures}")
+        assert figures[-1] - baseline < 30, (baseline, figures)
     finally:
         client.close()
