@@ -5,9 +5,10 @@ Every editor run (a kernel's Run, the re-run after an edit, a dump window) is a 
 key of a job still waiting supersedes it: the waiting one never runs, its future gets what
 its `dropped` callable gives (cancelled results, a refusal). The thread takes the waiting job
 of the best priority (the oldest among equals): the Run the user clicked before the re-runs
-of edits, both before dump windows. At most `MAX_WAITING` jobs wait: past that, the newest of
-the worst priority is dropped (answered, never silently lost). A job's future cancelled before
-it starts (its request was cancelled) is skipped.
+of edits, both before dump windows. Past `MAX_WAITING` waiting jobs, the newest of the worst
+priority is dropped (answered, never silently lost), unless every one waiting is a clicked Run:
+those are at most one per open document (their keys), and each is what a user asked for. A
+job's future cancelled before it starts (its request was cancelled) is skipped.
 """
 
 from __future__ import annotations
@@ -62,8 +63,9 @@ class JobQueue:
                 self._waiting[job.key] = job
                 if len(self._waiting) > self.limit:
                     worst = max(self._waiting.values(), key=lambda j: (j.priority, j.order))
-                    del self._waiting[worst.key]
-                    out.append((worst, f"too many runs waiting ({self.limit}): try again"))
+                    if worst.priority > CLICKED:
+                        del self._waiting[worst.key]
+                        out.append((worst, f"too many runs waiting ({self.limit}): try again"))
                 self._start()
                 self._wake.notify()
         for dropped, reason in out:
