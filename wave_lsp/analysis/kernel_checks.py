@@ -11,7 +11,6 @@ its value, which keeps re-checking an edited kernel cheap.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ..cancellation import checkpoint
 from ..isa import BLOCK_ROLES, CLOSER, INSTRUCTIONS, MAX_REGISTER, MIN_DIVERGENCE_DEPTH, OperandKind
@@ -23,7 +22,7 @@ from .diagnostic import Diagnostic, Range, Related
 from .layout import sizes
 from .local_memory import check_local_memory
 from .uniformity_steps import MAX_ANALYSED_DEPTH, deepest
-from ..syntax.parser import LINE_CACHE_SIZE
+from ..syntax.memo import value_memo
 
 # the code of a broken block of each construct (the matching itself is syntax.blocks)
 BLOCK_CODES = {"if": "K306", "loop": "K307"}
@@ -50,7 +49,7 @@ class InstructionFacts:
     max_register: int                                # highest register touched, or -1
 
 
-@lru_cache(maxsize=LINE_CACHE_SIZE)
+@value_memo
 def facts(ins: Instruction) -> InstructionFacts:
     """The facts of an instruction (memoised by value: equal instructions have equal facts)."""
     return _compute(ins)

@@ -9,13 +9,12 @@ loop is unknown throughout the loop, a guarded write or a `call` forgets what it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Iterator
 
 from ..isa import INSTRUCTIONS, InstructionClass as IC, OperandKind
 from ..syntax.ast import Instruction, Operand, OperandSyntax as Syn
 from ..syntax.blocks import loop_writes
-from ..syntax.parser import LINE_CACHE_SIZE
+from ..syntax.memo import value_memo
 from ..syntax.program import Kernel
 
 BALLOT, WAVE_WIDTH, LANE_ID = "ballot", "wave width", "lane id"
@@ -71,7 +70,7 @@ class _Facts:
     width_relevant: bool    # a ballot or shuffle, or reads sr_wave_width / sr_lane_id
 
 
-@lru_cache(maxsize=LINE_CACHE_SIZE)
+@value_memo
 def _facts(ins: Instruction) -> _Facts:
     """Memoised by the instruction's value (equal instructions have equal facts)."""
     aligned = operands_of(ins)

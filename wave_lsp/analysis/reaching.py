@@ -33,7 +33,7 @@ from ..isa import DELIMITERS, INSTRUCTIONS, OperandKind
 from ..isa import InstructionClass as IC
 from ..isa.values import register_uses
 from ..syntax.ast import Instruction, OperandSyntax
-from ..syntax.parser import LINE_CACHE_SIZE
+from ..syntax.memo import value_memo
 
 ENTRY = -1                      # the value a register has when the kernel starts
 _START = frozenset((ENTRY,))
@@ -69,7 +69,7 @@ _FIELDS = ("rd", "rs1", "rs2", "rs3", "rs4")
 _REGISTER, _WRITTEN_REGISTER = OperandKind.REGISTER, OperandSyntax.REGISTER
 
 
-@lru_cache(maxsize=LINE_CACHE_SIZE)
+@value_memo
 def operand_accesses(ins: Instruction) -> tuple[tuple[int, tuple[int, ...], bool], ...]:
     """(operand index, registers, written?) of every general-register operand of `ins` that the
     instruction reads or writes (memoised by value). Empty for an unknown mnemonic or a wrong
@@ -84,7 +84,7 @@ def operand_accesses(ins: Instruction) -> tuple[tuple[int, tuple[int, ...], bool
     return _accesses(spec.mnemonic, len(ops), values)
 
 
-@lru_cache(maxsize=LINE_CACHE_SIZE)
+@value_memo
 def _accesses(mnemonic: str, count: int, values: tuple
               ) -> tuple[tuple[int, tuple[int, ...], bool], ...]:
     """`operand_accesses`, memoised by the mnemonic, the operand count and the register numbers
@@ -190,7 +190,7 @@ class _Step(NamedTuple):
     clears_after: bool            # it writes a predicate
 
 
-@lru_cache(maxsize=LINE_CACHE_SIZE)
+@value_memo
 def _shape(ins: Instruction) -> tuple:
     """What the walk needs of an instruction whatever its place (memoised by value):
     (mnemonic, guard applies, control, clears before, guard key, clears after, accesses)."""

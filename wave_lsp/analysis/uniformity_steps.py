@@ -11,13 +11,12 @@ Keys: register rN is the integer N, predicate pN is -1-N, `HALT` marks a partial
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from ..isa import INSTRUCTIONS, SPECIAL_BY_NAME, Field, InstructionClass, OperandKind
 from ..syntax.ast import Instruction, OperandSyntax
 from ..syntax.blocks import Matching, match_blocks
 from .uniformity_model import Uniformity
-from ..syntax.parser import LINE_CACHE_SIZE
+from ..syntax.memo import value_memo
 
 HALT = -100
 # Blocks nested deeper than this are not analysed (the kernel gets no uniformity, and K309 says
@@ -115,7 +114,7 @@ def _describe(step: Step) -> str:
     return f"{dest_text or key_name(step.dests[0])} ← {body}{guard}"
 
 
-@lru_cache(maxsize=LINE_CACHE_SIZE)
+@value_memo
 def step_of(instr: Instruction) -> Step | None:
     """The analysis step of an instruction, or None when its mnemonic is unknown.
 

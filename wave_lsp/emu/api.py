@@ -8,6 +8,7 @@ running is in the report.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,65 +21,82 @@ from .initcheck import check_launch
 from .launch import LaunchError, new_device_memory
 from .options import RunOptions
 from .recording import LineRecorder
-from .report import RunReport
-from .state import Batch
+from .report import EmuError, RunReport
+from .state import Batch, Fault
 
 if TYPE_CHECKING:
     from .prepared import PreparedLaunch
 
 
-def run_prepared(prepared: PreparedLaunch, options: RunOptions, observe=None) -> RunReport:
+def run_prepared(prepared: PreparedLaunch, options: RunOptions, observe=None,
+                 started: float | None = None) -> RunReport:
     """Run a prepared launch on the numpy engine and report what happened. `observe(compiled,
     geometry)`, when given, returns an extra observer of the run (see `recording`), used instead
-    of the options' trace or recording."""
+    of the options' trace or recording. The time limit counts from `started` (a
+    `time.monotonic()` reading; default: now), and covers setting the run up (device memory and
+    its fills, instrumenting) as well as the emulation: a limit met there is the report's
+    `time_limit` error as well."""
     launch, kernel, geo = prepared.launch, prepared.kernel, prepared.geometry
     if options.profile and (options.observed or options.record_threads is not None or observe):
         raise LaunchError("the profile is recorded by a run of its own: not with a trace, "
                           "a memory trace, breakpoints, per-line recording or the store-writer "
                           "record")
-    device = new_device_memory(launch)
-    instructions = kernel.instructions
-    report = RunReport(kernel=kernel.name, device=device, engine="numpy")
+    started = time.monotonic() if started is None else started
+    deadline = started + options.time_limit if options.time_limit else None
+    limits = Limits(options.max_instructions, deadline, options.cancel)
+    report = RunReport(kernel=kernel.name, device=None, engine="numpy")
     wanted = {int(t) for t in launch.register_threads}
 
     def collect(b: Batch) -> None:
         if wanted:
             report.registers.update(_registers_of(b, wanted))
 
-    deadline = time.monotonic() + options.time_limit if options.time_limit else None
-    limits = Limits(options.max_instructions, deadline, options.cancel)
     set_regs = {int(k): int(v) for k, v in launch.set_regs.items()}
     races = []
-    for sequential in (False, True):
-        ctx = RunContext([i.offset for i in instructions], [i.line for i in instructions])
-        compiled = compile_kernel(kernel, geo.registers, ctx, instructions,
-                                  skip_empty=not options.observed)
-        check_launch(compiled, ctx, launch, options, geo.registers, device.size, set_regs)
-        if options.profile:          # the profile's recorder (profiler.py) is the observer
-            from .profiler import Profiler
-            observer = Profiler(compiled, geo)
-            ctx.on_skip = observer.skipped
-        else:
-            observer = observe(compiled, geo) if observe else _observer(options, geo, compiled,
-                                                                        kernel.name)
-        try:
-            with np.errstate(all="ignore"):
-                error = execute(compiled, geo, device, set_regs, ctx, limits,
-                                options.max_batch_lanes, observer, collect, sequential)
-            break
-        except SequentialNeeded as need:     # batched workgroups met: redo one at a time
-            races += [need.race] if need.race is not None else []
-            report.registers.clear()
-            # fresh zeroed memory, not `device[:] = 0`: untouched pages of a large device
-            # memory then cost nothing (the first run wrote only what the kernel stores)
-            device = report.device = new_device_memory(launch)
+    ctx = observer = error = None
+    try:
+        device = report.device = new_device_memory(launch, limits.poll)
+        for sequential in (False, True):
+            ctx = RunContext([i.offset for i in kernel.instructions],
+                             [i.line for i in kernel.instructions])
+            compiled = compile_kernel(kernel, geo.registers, ctx, kernel.instructions,
+                                      skip_empty=not options.observed)
+            check_launch(compiled, ctx, launch, options, geo.registers, device.size, set_regs)
+            if options.profile:          # the profile's recorder (profiler.py) is the observer
+                from .profiler import Profiler
+                observer = Profiler(compiled, geo)
+                ctx.on_skip = observer.skipped
+            else:
+                observer = observe(compiled, geo) if observe else \
+                    _observer(options, geo, compiled, kernel.name)
+            limits.poll()
+            try:
+                with np.errstate(all="ignore"):
+                    error = execute(compiled, geo, device, set_regs, ctx, limits,
+                                    options.max_batch_lanes, observer, collect, sequential)
+                break
+            except SequentialNeeded as need:     # batched workgroups met: redo one at a time
+                races += [need.race] if need.race is not None else []
+                report.registers.clear()
+                # fresh zeroed memory, not `device[:] = 0`: untouched pages of a large device
+                # memory then cost nothing (the first run wrote only what the kernel stores)
+                device = report.device = new_device_memory(launch, limits.poll)
+    except Fault as stop:       # the time limit or a cancel, met while setting the run up
+        error = EmuError(stop.kind, stop.message)
+        if report.device is None:
+            report.device = new_device_memory(replace(launch, memory_init=()))
+    if ctx is None:
+        report.errors.append(error)
+        report.launch_summary = prepared.summary()
+        return report
     ctx.warnings[:0] = races
     if error is not None:
         report.errors.append(error)
-        collect(ctx.batch)
+        if ctx.batch is not None:
+            collect(ctx.batch)
     report.stats = ctx.stats
     report.warnings = ctx.warnings
-    if options.profile:
+    if options.profile and observer is not None:
         report.profile = observer.record
     if options.mem_trace == "record" and observer is not None:
         from .observers import mem_records

@@ -36,6 +36,15 @@ class Limits:
         self.deadline = deadline
         self.cancel = cancel
 
+    def poll(self) -> None:
+        """Raise `Fault` when the wall-time limit has passed or the run was cancelled: called
+        between the steps of setting a run up (memory, instrumenting), which count in the
+        limit as much as the emulation does."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise Fault("time_limit", "time limit exceeded")
+        if self.cancel is not None and self.cancel():
+            raise Fault("cancelled", "run cancelled")
+
 
 def batch_size(geo: Geometry, max_lanes: int, single: bool) -> int:
     if single:

@@ -70,17 +70,19 @@ class LaunchError(ValueError):
     """A launch description that cannot run (bad sizes, unknown kernel, fill out of range)."""
 
 
-def new_device_memory(launch: Launch) -> np.ndarray:
-    """Zeroed device memory of the launch's size with its initial contents written."""
+def new_device_memory(launch: Launch, poll: Callable[[], None] | None = None) -> np.ndarray:
+    """Zeroed device memory of the launch's size with its initial contents written (`poll`,
+    called between steps of the writing, may stop it by raising: a run's limits)."""
     import numpy as np      # here: the launch description itself needs no numpy
     if launch.device_memory < 0 or launch.device_memory > (1 << 32):
         raise LaunchError(f"invalid device memory size {launch.device_memory}")
     device = np.zeros((launch.device_memory + 3) & ~3, dtype=np.uint8)[:launch.device_memory]
-    apply_memory_init(device, launch.memory_init)
+    apply_memory_init(device, launch.memory_init, poll)
     return device
 
 
-def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
+def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit],
+                      poll: Callable[[], None] | None = None) -> None:
     """Write the initial device memory, in the order given (numpy's f32 iota)."""
     import numpy as np
 
@@ -88,19 +90,25 @@ def apply_memory_init(memory: np.ndarray, items: Sequence[MemoryInit]) -> None:
         target = memory[offset:offset + 4 * count].view("<f4")
         step_scale = np.float32(scale)
         for lo in range(0, count, FILL_CHUNK):     # i as f32 times SCALE, in f32
+            if poll is not None:
+                poll()
             hi = min(count, lo + FILL_CHUNK)
             np.multiply(np.arange(lo, hi, dtype=np.int64).astype(np.float32), step_scale,
                         out=target[lo:hi])
 
-    write_memory_init(memoryview(memory), items, iota)
+    write_memory_init(memoryview(memory), items, iota, poll)
 
 
 def write_memory_init(device: memoryview, items: Sequence[MemoryInit],
-                      iota: Callable[[int, int, float], None]) -> None:
+                      iota: Callable[[int, int, float], None],
+                      poll: Callable[[], None] | None = None) -> None:
     """Write the initial device memory into the bytes `device`, in the order given, checking
-    each range; `iota(offset, count, scale)` writes an `IotaFill` (numpy or the native core)."""
+    each range; `iota(offset, count, scale)` writes an `IotaFill` (numpy or the native core).
+    `poll()` is called before each item and each chunk of a zero fill (it may raise)."""
     size = len(device)
     for item in items:
+        if poll is not None:
+            poll()
         if isinstance(item, DataFill):
             data = bytes(item.data)
             _check_range(item.offset, len(data), size, "--arg")
@@ -112,6 +120,8 @@ def write_memory_init(device: memoryview, items: Sequence[MemoryInit],
             _check_range(item.offset, 4 * item.count, size, "--fill-zero")
             zeros = bytes(min(4 * item.count, 4 * FILL_CHUNK))
             for lo in range(item.offset, item.offset + 4 * item.count, len(zeros)):
+                if poll is not None:
+                    poll()
                 hi = min(item.offset + 4 * item.count, lo + len(zeros))
                 device[lo:hi] = zeros[:hi - lo]
         else:

@@ -23,6 +23,7 @@ the core's flag in `native.runner.run_native`).
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from .launch import Launch, LaunchError
@@ -55,6 +56,7 @@ def run(program, launch: Launch | None = None, options: RunOptions | None = None
     """Run one kernel of `program` (or a `PreparedLaunch`, then without `launch`) and report
     what happened (see the module doc)."""
     options = options if options is not None else RunOptions()
+    started = time.monotonic()       # the time limit counts loading and preparing too
     if isinstance(program, PreparedLaunch):
         if launch is not None and launch != program.launch:
             raise LaunchError("run: a prepared launch is run as it was prepared")
@@ -70,10 +72,11 @@ def run(program, launch: Launch | None = None, options: RunOptions | None = None
         if options.engine == "native":
             raise EngineUnavailable(native.reason)
         fallback = native.reason
-    return _run_numpy(prepared, options, fallback)
+    return _run_numpy(prepared, options, fallback, started)
 
 
-def _run_numpy(prepared: PreparedLaunch, options: RunOptions, fallback: str | None) -> RunReport:
+def _run_numpy(prepared: PreparedLaunch, options: RunOptions, fallback: str | None,
+               started: float | None = None) -> RunReport:
     from .api import run_prepared
     if options.writers:
         from .writers import StoreWriters
@@ -83,10 +86,10 @@ def _run_numpy(prepared: PreparedLaunch, options: RunOptions, fallback: str | No
             records.append(StoreWriters(compiled, prepared.launch.device_memory, geo))
             return records[-1]
 
-        report = run_prepared(prepared, options, observe)
+        report = run_prepared(prepared, options, observe, started)
         report.writers = records[-1] if records else None
     else:
-        report = run_prepared(prepared, options)
+        report = run_prepared(prepared, options, started=started)
     report.fallback = fallback
     return report
 

@@ -91,6 +91,12 @@ class ArgFiles:
             out.append((offset, by_path[path]))
         return out
 
+    def clear(self) -> None:
+        """Forget every file kept (a document closed: the files may be its own)."""
+        with self._lock:
+            self._kept.clear()
+            self._size = 0
+
     def _read(self, path: Path, real_root: Path) -> bytes:
         real = real_inside(path, real_root)
         info = os.stat(real)

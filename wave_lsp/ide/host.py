@@ -2,11 +2,13 @@
 computes off the event loop.
 
 - `open(uri, text, version)` makes the state. A large text is parsed by the worker (a 100,000-line
-  file takes seconds): until it is ready, `ready(uri)` waits for it and edits that arrive are
-  queued and applied, in order, as soon as it is.
+  file takes seconds), and so is any but a tiny one once the loop's budget of inline work
+  (`LoopBudget`) is spent: until it is ready, `ready(uri)` waits for it and edits that arrive
+  are queued and applied, in order, as soon as it is.
 - `run(state, fn)` computes `fn(state)` off the event loop for a large document, on the calling
   thread for a small one (at most INLINE_LINES lines and INLINE_CHARS characters: a thread hop
-  costs more than the work). A job that uses the analysis
+  costs more than the work) while the loop's budget lasts and no job of the document is in a
+  worker. A job that uses the analysis
   state (`state.diagnostics()`) is a *writer*: it runs in the analysis worker with the state's
   lock held. Any other job is a *reader* (`reader=True`: hover, formatting, semantic tokens...):
   it only reads the document, which only the event loop changes, so it runs in a second worker
@@ -29,6 +31,7 @@ import asyncio
 import concurrent.futures
 import gc
 import logging
+import math
 import threading
 import time
 from contextlib import contextmanager, nullcontext
@@ -36,6 +39,7 @@ from typing import Any, Callable, Iterator
 
 from ..cancellation import CancelToken, Cancelled, running
 from ..syntax.document import Document
+from ..syntax.memo import clear_memos, memo_entries
 from .state import DocumentState
 
 logger = logging.getLogger("wave_lsp.ide")
@@ -43,8 +47,40 @@ logger = logging.getLogger("wave_lsp.ide")
 INLINE_LINES = 2_000      # documents up to this size are computed on the calling thread
 INLINE_CHARS = 1 << 16    # ... and up to this many characters (one long line may cost too)
 OPEN_IN_WORKER_LINES = 5_000  # larger texts are parsed by the worker when they are opened
+INLINE_OPEN_LINES = 200   # smaller texts are parsed at once when they are opened
 SETTLE_SECONDS = 5.0
 EXTERNAL_JOBS = 2         # jobs that wait for another program, at once (`run(external=True)`)
+RELEASE_SECONDS = 1.0     # after the last of a burst of closes, memory is given back
+MEMO_SLACK = 65_536       # memo entries kept whatever the open documents hold
+
+
+class LoopBudget:
+    """How much of the event loop's time work done inline (on the loop, for a small document)
+    may take: `SECONDS` of it, forgotten over `WINDOW` seconds. A burst of work (200 documents
+    opened at once: each parse and first analysis is small, all together seconds) goes to the
+    worker once the budget is spent, so the loop keeps answering; one small job stays inline,
+    where a thread hop would cost more than the work."""
+
+    SECONDS = 0.05
+    WINDOW = 0.25
+
+    def __init__(self) -> None:
+        self._spent = 0.0
+        self._at = time.monotonic()
+
+    def _now(self) -> float:
+        now = time.monotonic()
+        self._spent *= math.exp(-(now - self._at) / self.WINDOW)
+        self._at = now
+        return now
+
+    def allows(self) -> bool:
+        self._now()
+        return self._spent < self.SECONDS
+
+    def charge(self, began: float) -> None:
+        """Count inline work that began at `began` (a `time.monotonic()` reading)."""
+        self._spent += self._now() - began
 
 
 class AnalysisHost:
@@ -61,6 +97,8 @@ class AnalysisHost:
             max_workers=EXTERNAL_JOBS, thread_name_prefix="wave-lsp-external")
         self.loop: asyncio.AbstractEventLoop | None = None   # the event loop, once seen
         self._settled = -SETTLE_SECONDS
+        self.budget = LoopBudget()
+        self._release: asyncio.TimerHandle | None = None
 
     def call_on_loop(self, fn: Callable[[], None]) -> None:
         """Call `fn` on the event loop's thread (now when already there): for a job that must
@@ -89,8 +127,12 @@ class AnalysisHost:
             loop = None
         if loop is not None:
             self.loop = loop
-        if loop is None or text.count("\n", 0, 1 << 22) < OPEN_IN_WORKER_LINES:
+        lines = text.count("\n", 0, 1 << 22)
+        if loop is None or lines < INLINE_OPEN_LINES or \
+                (lines < OPEN_IN_WORKER_LINES and self.budget.allows()):
+            began = time.monotonic()
             state = self._states[uri] = DocumentState(uri, text, version)
+            self.budget.charge(began)
             return state
         state = self._states[uri] = DocumentState(uri, "", version)   # until parsed
         token = CancelToken()
@@ -145,8 +187,33 @@ class AnalysisHost:
         self._opening.pop(uri, None)
         if state is not None:
             state.cancel_jobs("the document was closed")
-            if state.runs is not None:
-                state.runs.stop()
+            for jobs in (state.runs, state.profiles):
+                if jobs is not None:
+                    jobs.stop()
+            self._release_soon()
+
+    def _release_soon(self) -> None:
+        """`release_memory` once no document has closed for `RELEASE_SECONDS`."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        if self._release is not None:
+            self._release.cancel()
+        self._release = loop.call_later(RELEASE_SECONDS, self.release_memory)
+
+    def release_memory(self) -> None:
+        """Give back what closed documents left behind: the memos of lines and instructions
+        when they hold far more than the open documents' lines (only closed ones filled
+        them), and the allocator's free memory to the system (glibc keeps freed memory of
+        every thread's arena; a worker parsed and analysed the closed documents)."""
+        self._release = None
+        open_lines = sum(len(s.document.lines) for s in self._states.values())
+        entries = memo_entries()
+        if entries > 4 * open_lines + MEMO_SLACK:
+            clear_memos()
+        logger.info("documents closed: %d memo entries (%d lines open)%s", entries, open_lines,
+                    ", cleared" if entries > 4 * open_lines + MEMO_SLACK else "")
+        threading.Thread(target=_trim_allocator, name="wave-lsp-trim", daemon=True).start()
 
     def get(self, uri: str) -> DocumentState | None:
         """The state, whether or not it is ready."""
@@ -176,8 +243,8 @@ class AnalysisHost:
         stops it first."""
         if external:
             inline, reader = False, True
-        if inline is None:
-            inline = small(state.document.lines)
+        if inline is None:      # small, and no job of the document in a worker (its lock)
+            inline = small(state.document.lines) and not state.jobs and self.budget.allows()
         token = CancelToken()
         revision = state.revision
         large = len(state.document.lines) > OPEN_IN_WORKER_LINES
@@ -200,7 +267,11 @@ class AnalysisHost:
         try:
             self.loop = asyncio.get_running_loop()
             if inline:
-                return job()
+                began = time.monotonic()
+                try:
+                    return job()
+                finally:
+                    self.budget.charge(began)
             executor = self._external if external else self._readers if reader \
                 else self._executor
             future = asyncio.get_running_loop().run_in_executor(executor, job)
@@ -274,6 +345,18 @@ def collector_paused() -> Iterator[None]:
             _paused -= 1
             if _paused == 0:
                 gc.enable()
+
+
+def _trim_allocator() -> None:
+    """Collect the closed documents' cycles (the heap is small now, or frozen: `settle`), then
+    return the C allocator's free memory to the system (glibc's `malloc_trim`; elsewhere
+    nothing to do)."""
+    gc.collect()
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _consume(future: asyncio.Future) -> None:

@@ -23,6 +23,11 @@ class DumpWindowError(ValueError):
     """A window request that cannot be answered; the message says why."""
 
 
+class WindowNotRead(DumpWindowError):
+    """A window request dropped before it ran (a newer window of the same dump superseded it,
+    or too many runs waited): routine, answered without a warning."""
+
+
 def dump_rows(req) -> int:
     """How many lines a dump (a `DumpRequest` or a kept `run_results.Dump`) has: values, or
     16-byte rows for `--dump-memory`."""

@@ -13,10 +13,10 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Hashable
 
 from ..analysis.diagnostic import Range
 from ..emu import Launch, LaunchError, RunOptions, run
@@ -25,6 +25,7 @@ from ..emu.launch_flags import LaunchFlagError
 from .arg_files import ArgFiles
 from .launch_lines import LaunchLine, default_launch, launch_lines
 from .run_limits import RunLimits
+from .run_queue import BACKGROUND, CLICKED, JobQueue
 from .run_results import KernelRun, RunPlace, build_run
 
 RECORD_LIMIT = 256
@@ -141,14 +142,29 @@ def _identity(snapshot: Snapshot, plan: RunPlan) -> dict:
                 flags=ll.flags if ll else "")
 
 
+def within(options: RunOptions, begun: float) -> RunOptions:
+    """`options` with the time left of their limit since `begun` (a `time.monotonic()`
+    reading): the limit counts assembling the source and reading `--arg` files as well (the
+    emulator counts its own set-up); none left stops the run at its first poll."""
+    if options.time_limit is None:
+        return options
+    left = options.time_limit - (time.monotonic() - begun)
+    return dataclasses.replace(options, time_limit=max(left, 1e-6))
+
+
 def execute(snapshot: Snapshot, limits: RunLimits,
             cancelled: Callable[[], bool] = lambda: False,
             files: ArgFiles | None = None) -> list[KernelRun]:
-    """Run every planned kernel of a snapshot (called on the worker thread)."""
+    """Run every planned kernel of a snapshot (called on the worker thread). Each kernel's
+    time limit counts from when it begins (the first's from when the job began: the
+    assembly is part of it)."""
     from ..asm import AssemblyError, assemble
     results: list[KernelRun] = []
     assembly = None
+    begun = time.monotonic()
     for plan in snapshot.plans:
+        if results:
+            begun = time.monotonic()          # a later kernel's limit counts from here
         ident = _identity(snapshot, plan)
         ll = plan.launch
         if ll is not None and ll.problem is not None:
@@ -163,9 +179,8 @@ def execute(snapshot: Snapshot, limits: RunLimits,
                 assembly = assemble(snapshot.text)
             launch, options = launch_for(plan, limits, files or ArgFiles(), snapshot.root,
                                          cancelled)
-            started = time.perf_counter()
-            report = run(assembly, launch, options)
-            elapsed = (time.perf_counter() - started) * 1000
+            report = run(assembly, launch, within(options, begun))
+            elapsed = (time.monotonic() - begun) * 1000
         except LaunchError as err:
             results.append(KernelRun(status="failed", message=str(err), **ident))
             continue
@@ -191,9 +206,10 @@ def dump_window(snapshot: Snapshot, limits: RunLimits, cancelled: Callable[[], b
     from .run_dump import DumpWindow, DumpWindowError, window_values
     plan = snapshot.plans[0]
     req = plan.launch.dumps[index]
+    begun = time.monotonic()
     try:
         launch, options = launch_for(plan, limits, files, snapshot.root, cancelled)
-        report = run(assemble(snapshot.text), launch, options)
+        report = run(assemble(snapshot.text), launch, within(options, begun))
     except (LaunchError, AssemblyError) as err:
         raise DumpWindowError(f"cannot run: {err}") from None
     if cancelled() or any(e.kind == "cancelled" for e in report.errors):
@@ -204,25 +220,50 @@ def dump_window(snapshot: Snapshot, limits: RunLimits, cancelled: Callable[[], b
                       values, status)
 
 
+def not_run(snapshot: Snapshot, reason: str) -> list[KernelRun]:
+    """The results of a job that never ran (superseded, or too many waiting): cancelled."""
+    return [KernelRun(status="cancelled", message=f"run cancelled: {reason}",
+                      **_identity(snapshot, plan)) for plan in snapshot.plans]
+
+
+def window_refused(reason: str):
+    """Raise the refusal of a dump window that never ran."""
+    from .run_dump import WindowNotRead
+    raise WindowNotRead(f"the dump window was not read: {reason}")
+
+
 class RunWorker:
-    """One background thread that runs snapshots; each job has its own cancel flag."""
+    """One background thread that runs snapshots (`run_queue.JobQueue`: one job waiting per
+    document's runs and per dump, the clicked Run first); each job has its own cancel flag."""
 
     def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wave-run")
+        self.queue = JobQueue("wave-run")
         self.files = ArgFiles()
 
-    def submit(self, snapshot: Snapshot, limits: RunLimits,
-               cancel: threading.Event) -> Future:
-        return self._pool.submit(execute, snapshot, limits, cancel.is_set, self.files)
+    def submit(self, snapshot: Snapshot, limits: RunLimits, cancel: threading.Event,
+               key: Hashable = None, priority: int = CLICKED) -> Future:
+        """The runs of a snapshot; a job waiting under the same `key` (a document's runs) is
+        superseded (its runs answered cancelled)."""
+        return self.queue.submit(key, priority,
+                                 lambda: execute(snapshot, limits, cancel.is_set, self.files),
+                                 lambda reason: not_run(snapshot, reason), cancel)
 
     def submit_dump(self, snapshot: Snapshot, limits: RunLimits, cancel: threading.Event,
-                    index: int, start: int, count: int) -> Future:
-        """A window of a dump of the snapshot's one plan (`dump_window`)."""
-        return self._pool.submit(dump_window, snapshot, limits, cancel.is_set, self.files,
-                                 index, start, count)
+                    index: int, start: int, count: int, key: Hashable = None) -> Future:
+        """A window of a dump of the snapshot's one plan (`dump_window`), behind every run; a
+        window waiting under the same `key` (the same dump) is superseded (refused)."""
+        return self.queue.submit(
+            key, BACKGROUND,
+            lambda: dump_window(snapshot, limits, cancel.is_set, self.files, index, start,
+                                count),
+            window_refused, cancel)
+
+    def promote(self, key: Hashable) -> None:
+        """A Run clicked for the job waiting under `key`: it goes first."""
+        self.queue.promote(key, CLICKED)
 
     def shutdown(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self.queue.shutdown()
 
 
 @dataclass
@@ -234,6 +275,8 @@ class DocumentRuns:
     generation: int = 0                  # bumped whenever `results` changes
     cancel: threading.Event | None = None   # the job in flight (or scheduled)
     job: tuple | None = None             # what the latest job ran (in flight or stored): a key
+    pending: Future | None = None        # the future of that job while it runs or waits
+    stored: Future | None = None         # the job whose results `results` holds
     window: object = None                # run_dump.DumpWindow: the latest one asked for
     window_cancels: set = field(default_factory=set)   # dump windows being computed
 
@@ -243,6 +286,7 @@ class DocumentRuns:
             self.cancel.set()
             self.cancel = None
         self.job = None
+        self.pending = None
         for event in self.window_cancels:
             event.set()
 

@@ -97,7 +97,8 @@ def _convert(server: WaveLanguageServer, doc: DocumentState, diagnostics: list[D
             hit = hit[:4] + (json.dumps(converter.unstructure(hit[3])),)
         by_id[id(d)] = hit
         out.append(hit)
-    converted[doc.uri] = fresh
+    if server.document(doc.uri) is doc:     # not for a document closed meanwhile
+        converted[doc.uri] = fresh
     return out
 
 

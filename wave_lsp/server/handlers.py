@@ -107,11 +107,15 @@ def notification(server: WaveLanguageServer, method: str, options: Any = None):
 
 
 def command(server: WaveLanguageServer, name: str):
-    """Register `fn(*arguments)` for `workspace/executeCommand`; failures give None."""
+    """Register `fn(*arguments)` for `workspace/executeCommand`; failures give None. A command
+    whose first argument is the URI of a document still being parsed (opened just before:
+    `AnalysisHost.open`) runs once it is parsed, on the text it was sent after."""
 
     def decorator(fn: Callable[..., Any]):
         async def handler(*args):
             await asyncio.sleep(0)
+            if args and isinstance(args[0], str):
+                await server.documents.ready(args[0])
             try:
                 result = fn(*args)
                 return await result if inspect.isawaitable(result) else result

@@ -21,7 +21,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -77,11 +76,12 @@ class ProfileService(RunService):
             return {}
         return dict(doc.profiles.live)
 
-    async def run(self, doc: DocumentState, wanted: dict[str, int | None]
-                  ) -> list["KernelProfileRun"]:
+    async def run(self, doc: DocumentState, wanted: dict[str, int | None],
+                  priority: int = 0) -> list["KernelProfileRun"]:
         """Profile `wanted` kernels of the current revision off the event loop: first the
         launch's own preset (heat, hints, findings), then every vendor's; each step is kept and
-        shown if the document has not changed meanwhile. Returns the last either way."""
+        shown if the document has not changed meanwhile. Returns the last either way; a
+        cancelled request stops the profile (`RunService.wait`)."""
         state, cancel, snapshot = self.begin(doc, wanted)
 
         def fresh() -> bool:
@@ -89,10 +89,10 @@ class ProfileService(RunService):
                     and not cancel.is_set())
         try:
             limits = self.limits()
-            found = await asyncio.wrap_future(self.worker.submit(snapshot, limits, cancel))
+            found = await self.wait(state, self.worker.submit(snapshot, limits, cancel), cancel)
             for step in (None, self.worker.submit_presets):
                 if step is not None:
-                    found = await asyncio.wrap_future(step(found, limits, cancel))
+                    found = await self.wait(state, step(found, limits, cancel), cancel)
                 if not fresh():
                     break
                 state.store(found)

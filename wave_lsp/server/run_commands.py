@@ -9,8 +9,13 @@
 - `wave-lsp.dump [uri, kernel, launchLine|null, dumpIndex, start, count, version?]` answers
   lines `start .. start+count-1` (count ≤ 4,096) of the launch line's `--dump-*` region
   `dumpIndex` (0-based, in print order) of the kernel's latest run of the current revision,
-  re-run on the worker (`wave_lsp.ide.run_dump`), and shows them in the next hover; a request
-  for another revision (`version`, or an edit while it runs) is refused, never answered.
+  re-run on the worker (`wave_lsp.ide.run_dump`) after every waiting run, and shows them in the
+  next hover; a request for another revision (`version`, or an edit while it runs) is refused,
+  never answered, and so is one superseded by a newer window of the same dump before it ran.
+
+Cancelling a command's request (`$/cancelRequest`) stops its run; the answer is then the
+`RequestCancelled` error. Runs of the same kernel and revision asked for while one runs or
+waits share it (one run, the same answer for each).
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ async def run_command(server: WaveLanguageServer, uri: Any = None, kernel: Any =
 async def dump_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                        launch_line: Any = None, index: Any = None, start: Any = None,
                        count: Any = None, version: Any = None, *_: Any) -> dict:
-    from ..ide.run_dump import DumpWindowError, check_window
+    from ..ide.run_dump import DumpWindowError, WindowNotRead, check_window
     from ..ide.run_session import plan_runs
     doc = server.text_document(uri)
     if doc is None:
@@ -87,9 +92,15 @@ async def dump_command(server: WaveLanguageServer, uri: Any = None, kernel: Any 
     state.window_cancels.add(cancel)
     try:
         window = await asyncio.wrap_future(runs.worker.submit_dump(
-            snapshot, runs.limits(), cancel, index, start, count))
+            snapshot, runs.limits(), cancel, index, start, count,
+            key=(doc.uri, "window", kernel, ll.line, index)))
+    except WindowNotRead as err:        # superseded while it waited: routine, no warning
+        return _refuse(server, uri, kernel, str(err), warn=False)
     except DumpWindowError as err:
         return _refuse(server, uri, kernel, str(err))
+    except asyncio.CancelledError:      # `$/cancelRequest`: the re-run stops too
+        cancel.set()
+        raise
     finally:
         state.window_cancels.discard(cancel)
     if server.document(doc.uri) is not doc or doc.revision != snapshot.revision:

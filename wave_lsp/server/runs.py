@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from lsprotocol import types
 
 from ..cancellation import Cancelled
 from ..ide.run_limits import LAUNCH_MARKER, RunLimits
+from ..ide.run_queue import CLICKED, REFRESH
 from ..ide.state import DocumentState
 from . import run_display
 from .proto import file_path
@@ -75,6 +77,7 @@ class RunService(Feature):
     def __init__(self, server: WaveLanguageServer) -> None:
         super().__init__(server)
         self._worker = None
+        self._waiters: dict[Future, int] = {}     # requests waiting for each job
         self.trusted = True       # False (an untrusted workspace): no kernel ever runs
         self.closing = False      # shutting down: every run and check stops
 
@@ -144,6 +147,12 @@ class RunService(Feature):
         if not doc.binary and self.wanted(doc):
             self.state(doc).stop()
 
+    def document_closed(self, uri: str) -> None:
+        """The `--arg` files kept for runs may be the closed document's only: read them anew
+        when another document runs (its run state went with its `DocumentState`)."""
+        if self._worker is not None:
+            self._worker.files.clear()
+
     def document_settled(self, doc: DocumentState) -> None:
         """Re-run the document's live kernels (and with `run.live` every launched one), unless
         that very job already runs or ran: neither the open's own settling nor the one after
@@ -190,26 +199,65 @@ class RunService(Feature):
         return run_display.flag_completions(doc, self.server.codec, line, col)
 
     # ---- running -----------------------------------------------------------------------------
-    async def run(self, doc: DocumentState, wanted: dict[str, int | None]) -> list["KernelRun"]:
+    async def run(self, doc: DocumentState, wanted: dict[str, int | None],
+                  priority: int = REFRESH) -> list["KernelRun"]:
         """Run `wanted` kernels of the current revision off the event loop; store and show the
-        results if the document has not changed meanwhile. Returns the results either way."""
+        results if the document has not changed meanwhile. Returns the results either way. A
+        run of the very job that runs or waits (same revision, kernels and limits: a Run
+        clicked again and again) joins it instead of starting another: one run, one answer
+        for all. `priority`: `CLICKED` for the Run the user asked for, before the re-runs of
+        edits (`REFRESH`) and dump windows."""
         try:       # its launch lines parsed off the event loop (10,000 flags take 0.2 s)
             await self.server.documents.run(doc, self.launch_lines, name="launch lines",
                                             reader=True)
         except Cancelled:
             pass   # edited meanwhile: `begin` parses the new revision's
-        state, cancel, snapshot = self.begin(doc, wanted)
-        try:
-            runs = await asyncio.wrap_future(self.worker.submit(snapshot, self.limits(), cancel))
-        finally:
-            if state.cancel is cancel:
-                state.cancel = None
-        fresh = (self.server.document(doc.uri) is doc and doc.revision == snapshot.revision
+        state = self.state(doc)
+        revision = doc.revision
+        if state.pending is not None and state.job == self.job_key(doc, wanted):
+            future, cancel = state.pending, state.cancel
+            if priority == CLICKED:
+                self.worker.promote(self.queue_key(doc))
+        else:
+            state, cancel, snapshot = self.begin(doc, wanted)
+            future = state.pending = self.worker.submit(snapshot, self.limits(), cancel,
+                                                        self.queue_key(doc), priority)
+        runs = await self.wait(state, future, cancel)
+        if state.pending is future:
+            state.pending = None
+        if state.cancel is cancel:
+            state.cancel = None
+        fresh = (self.server.document(doc.uri) is doc and doc.revision == revision
                  and not cancel.is_set())
-        if fresh:
+        if fresh and state.stored is not future:      # stored and shown once per job
+            state.stored = future
             state.store(runs)
             self.refresh(doc)
         return runs
+
+    @staticmethod
+    def queue_key(doc: DocumentState) -> tuple:
+        """The worker's key of a document's runs: one such job waits at a time."""
+        return (doc.uri, "runs")
+
+    async def wait(self, state: "DocumentRuns", future: Future, cancel: threading.Event):
+        """The result of a job's `future`. A request cancelled while it waits
+        (`$/cancelRequest`) stops the job (it never starts, or stops at its next poll)
+        unless another request waits for it too; the cancellation goes on to the caller."""
+        self._waiters[future] = self._waiters.get(future, 0) + 1
+        try:
+            return await asyncio.shield(asyncio.wrap_future(future))
+        except asyncio.CancelledError:
+            if self._waiters[future] == 1:
+                cancel.set()
+                future.cancel()
+                if state.cancel is cancel:
+                    state.cancel = state.job = state.pending = None
+            raise
+        finally:
+            left = self._waiters.pop(future) - 1
+            if left:
+                self._waiters[future] = left
 
     def begin(self, doc: DocumentState, wanted: dict[str, int | None]):
         """Start a job of `wanted` kernels on the current revision: the job in flight is
@@ -254,10 +302,12 @@ class RunService(Feature):
             self._worker.shutdown()
 
 
-def refuse(server: WaveLanguageServer, uri: Any, kernel: Any, message: str) -> dict:
-    """Warn with `message` and answer it as a command's refused result."""
-    server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
-                                                       message=f"wave-lsp: {message}"))
+def refuse(server: WaveLanguageServer, uri: Any, kernel: Any, message: str,
+           warn: bool = True) -> dict:
+    """Warn with `message` (unless not `warn`) and answer it as a command's refused result."""
+    if warn:
+        server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
+                                                           message=f"wave-lsp: {message}"))
     return {"uri": uri, "kernel": kernel, "ok": False, "status": "invalid-request",
             "message": message}
 
@@ -288,8 +338,18 @@ async def start_live(server: WaveLanguageServer, service: RunService, verb: str,
             return refuse(server, uri, kernel, f"line {launch_line!r} is not a launch line "
                                                f"of kernel '{kernel}'")
         ordinal = match[0].ordinal
-    service.state(doc).live[kernel] = ordinal
-    results = await service.run(doc, service.wanted(doc))
+    live = service.state(doc).live
+    before = live.get(kernel, _NOT_LIVE)
+    live[kernel] = ordinal
+    try:
+        results = await service.run(doc, service.wanted(doc), CLICKED)
+    except asyncio.CancelledError:     # `$/cancelRequest`: the run stopped, the kernel is
+        if before is _NOT_LIVE:         # not re-run by the next edit either
+            live.pop(kernel, None)
+        else:
+            live[kernel] = before
+        service.refresh(doc)
+        raise
     result = next((r for r in results if r.kernel == kernel), None)
     if result is None:
         return refuse(server, uri, kernel, f"kernel '{kernel}' did not {verb}")
@@ -304,6 +364,9 @@ def launched_kernels(doc: DocumentState) -> list[str]:
         from ..ide.launch_lines import launch_comment_lines
         return [kernel.name for kernel, lines in launch_comment_lines(state) if lines]
     return doc.derived("run.launched", find)
+
+
+_NOT_LIVE = object()
 
 
 def _parse_launch_lines(doc: DocumentState, root: Path | None) -> dict:

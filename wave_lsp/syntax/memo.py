@@ -5,6 +5,10 @@ pure functions of a line's text, so their results are shared by every document a
 revision. `line_memo` keeps at most `LINE_CACHE_SIZE` results and never keeps a line longer than
 `MEMO_MAX_LINE` characters: real statements are far shorter, and a long (often edited) comment
 line would otherwise pin one copy of itself per edit in every cache until the process exits.
+`value_memo` is the same bound for passes memoised by a parsed value (an `Instruction`).
+Every such memo is registered: `memo_entries()` counts what they hold and `clear_memos()` empties
+them (the server does when documents closed and the memos hold far more than the open
+documents' lines: their entries would otherwise stay until the process exits).
 """
 
 from __future__ import annotations
@@ -17,9 +21,34 @@ LINE_CACHE_SIZE = 1 << 18
 MEMO_MAX_LINE = 1024
 
 
+_MEMOS: list = []
+
+
+def value_memo(function=None, *, maxsize: int = LINE_CACHE_SIZE):
+    """Memoise `function(*values)` (hashable), at most `maxsize` results, registered (used
+    bare, `@value_memo`, or with a size, `@value_memo(maxsize=N)`)."""
+    def memoise(function):
+        cached = lru_cache(maxsize=maxsize)(function)
+        _MEMOS.append(cached)
+        return cached
+    return memoise(function) if function is not None else memoise
+
+
+def memo_entries() -> int:
+    """How many results every registered memo holds together."""
+    return sum(memo.cache_info().currsize for memo in _MEMOS)
+
+
+def clear_memos() -> None:
+    """Empty every registered memo (they fill again as lines are parsed and analysed)."""
+    for memo in _MEMOS:
+        memo.cache_clear()
+
+
 def line_memo(function):
     """Memoise `function(text, *args)` for lines of at most `MEMO_MAX_LINE` characters."""
     cached = lru_cache(maxsize=LINE_CACHE_SIZE)(function)
+    _MEMOS.append(cached)
 
     @wraps(function)
     def call(text: str, *args):

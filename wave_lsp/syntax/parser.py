@@ -8,7 +8,7 @@ from __future__ import annotations
 
 
 import re
-from functools import cache, lru_cache
+from functools import cache
 
 from parsimonious.exceptions import ParseError, VisitationError
 from parsimonious.nodes import Node
@@ -16,7 +16,7 @@ from parsimonious.nodes import Node
 from .ast import (Directive, Guard, Instruction, Label, LineSyntax, Operand, OperandSyntax,
                   Statement, SyntaxProblem, Token)
 from .grammar import grammar_text, wave_grammar
-from .memo import LINE_CACHE_SIZE, line_memo  # noqa: F401 - LINE_CACHE_SIZE for the layers above
+from .memo import LINE_CACHE_SIZE, line_memo, value_memo  # noqa: F401 - LINE_CACHE_SIZE for the layers above
 
 MAX_PARSED_LINE = 20_000
 EMPTY_LINE = LineSyntax((), None, None)  # longer lines are reported, not parsed (no real statement is that long)
@@ -213,7 +213,7 @@ def _operand(node: Node) -> Operand:
     return _operand_of(node.match.lastgroup, node.text, node.start, node.end)
 
 
-@lru_cache(maxsize=1 << 16)
+@value_memo(maxsize=1 << 16)
 def _operand_of(form: str, text: str, start: int, end: int) -> Operand:
     """The operand (immutable, so equal ones are shared: `r1` at column 9 recurs in most
     files)."""
