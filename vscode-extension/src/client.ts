@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import {
-    CloseAction, CloseHandlerResult, ErrorAction, ErrorHandler, ErrorHandlerResult, ExecuteCommandRequest,
+    CloseAction, CloseHandlerResult, DidChangeConfigurationNotification, ErrorAction, ErrorHandler, ErrorHandlerResult, ExecuteCommandRequest,
     LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State, TransportKind,
 } from 'vscode-languageclient/node';
 import { withDebugLenses } from './debug';
@@ -22,12 +22,38 @@ const INSTALLED_MARKER = 'wave-lsp-wheel.txt';
 const MAX_CRASHES = 4;            // restarts within CRASH_WINDOW_MS before giving up
 const CRASH_WINDOW_MS = 3 * 60 * 1000;
 
+/** The server's notification that the user trusted the workspace after it started. */
+const TRUST_GRANTED = 'wave-lsp/workspaceTrusted';
+/** The extension's command behind every server lens (`routedLenses`). */
+export const SERVER_LENS_COMMAND = 'wave.serverLens';
+
 /** The language client, whose own start-up and crash notifications are left to WaveClient (one
- * notification per failure, taken down on recovery: see FailureNotice). */
+ * notification per failure, taken down on recovery: see FailureNotice). A server that exits
+ * with 0 (a restart, a shutdown) did nothing wrong: that is said as information, not an error. */
 class WaveLanguageClient extends LanguageClient {
     override error(message: string, data?: unknown, showNotification: boolean | 'force' = true): void {
+        if (/^Server process exited with code 0\.?$/.test(message)) {
+            this.info(message);
+            return;
+        }
         super.error(message, data, showNotification === 'force' ? false : showNotification);
     }
+}
+
+/** The lenses with each server command (`wave-lsp.*`) run through SERVER_LENS_COMMAND, so that
+ * a click waits for a server that is (re)starting instead of being lost, and its result reaches
+ * the extension (the walkthrough, the heat view). */
+export function routedLenses(lenses: vscode.CodeLens[]): vscode.CodeLens[] {
+    for (const lens of lenses) {
+        const command = lens.command;
+        if (command !== undefined && command.command.startsWith('wave-lsp.')) {
+            lens.command = {
+                title: command.title, tooltip: command.tooltip, command: SERVER_LENS_COMMAND,
+                arguments: [command.command, ...((command.arguments ?? []) as unknown[])],
+            };
+        }
+    }
+    return lenses;
 }
 
 export class WaveClient implements vscode.Disposable {
@@ -80,16 +106,41 @@ export class WaveClient implements vscode.Disposable {
         this.status.set('stopped');
     }
 
-    /** Runs a server command (workspace/executeCommand), showing failures. */
+    /** Runs a server command (workspace/executeCommand), showing failures. A command sent while
+     *  the server (re)starts waits for it; one that the stopping server drops is sent once more
+     *  to the server that replaced it. */
     async execute(command: string, args: unknown[]): Promise<unknown> {
-        if (this.running === undefined) {
-            await this.start();
+        for (let attempt = 0; ; attempt++) {
+            if (this.running === undefined) {
+                await this.start();
+            }
+            const client = this.running;
+            if (client === undefined) {
+                throw new Error('the WAVE language server is not running (see the WAVE output channel)');
+            }
+            try {
+                return await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+            } catch (error) {
+                const replaced = this.client !== client || client.state !== State.Running;
+                if (attempt > 0 || !replaced) {
+                    throw error;
+                }
+                this.log.appendLine(`${command} was sent to a server that stopped: sending it again.`);
+            }
         }
+    }
+
+    /** The user trusted the workspace (VS Code's onDidGrantWorkspaceTrust): the running server
+     *  is told, so that the next Run runs (one started later is told at initialize). Settings
+     *  that were restricted count now: the server asks for them again. */
+    async trustGranted(): Promise<void> {
+        await this.starting;
         const client = this.running;
-        if (client === undefined) {
-            throw new Error('the WAVE language server is not running (see the WAVE output channel)');
+        this.log.appendLine('The workspace is trusted now: kernels may run.');
+        if (client !== undefined) {
+            void client.sendNotification(TRUST_GRANTED, {});
+            void client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
         }
-        return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
     }
 
     /** `execute` for background work (test discovery): waits for a start in progress but never
@@ -271,9 +322,10 @@ export class WaveClient implements vscode.Disposable {
                         return serverSettings(this.keys, this.restricted, scope);
                     }),
                 },
-                // "Debug Kernel" right after the ▶ Run lens of each kernel.
+                // "Debug Kernel" right after the ▶ Run lens of each kernel; the server's lenses
+                // run through the extension (routedLenses).
                 provideCodeLenses: async (document, token, next) =>
-                    withDebugLenses(document, (await next(document, token)) ?? []),
+                    routedLenses(withDebugLenses(document, (await next(document, token)) ?? [])),
             },
         };
         const launchedAt = Date.now();

@@ -31,15 +31,24 @@ __all__ = ["RUN", "CLEAR", "DUMP", "code_lenses", "inlay_hints", "hover", "diagn
 
 
 def code_lenses(doc: DocumentState, codec: PositionCodec, current: list[KernelRun],
-                live: dict[str, int | None],
-                by_kernel: dict[str, list[LaunchLine]]) -> list[types.CodeLens]:
-    """`▶ Run` above each kernel and launch line; the outcome where a kernel last ran."""
+                live: dict[str, int | None], by_kernel: dict[str, list[LaunchLine]],
+                refused: set[str] = frozenset(), manage_trust: str = "") -> list[types.CodeLens]:
+    """`▶ Run` above each kernel and launch line; the outcome where a kernel last ran; where
+    a Run of a kernel in `refused` was refused (an untrusted workspace), that and the client's
+    `manage_trust` command."""
     results = {r.kernel: r for r in current}
     out: list[types.CodeLens] = []
 
     def place(rng: types.Range, kernel: str, line: int | None, is_result_line: bool) -> None:
         result = results.get(kernel)
-        if result is not None and is_result_line:
+        if kernel in refused and line is None:    # said on the kernel's own line
+            out.append(types.CodeLens(range=rng, command=_cmd("▶ Run", RUN, doc.uri, kernel,
+                                                              line)))
+            out.append(types.CodeLens(range=rng, command=_cmd(
+                "⚠ not run (untrusted): Manage Trust", manage_trust, tooltip=(
+                    "Kernels do not run in an untrusted workspace: trust it (click) and "
+                    "▶ Run again"))))
+        elif result is not None and is_result_line:
             out.append(types.CodeLens(range=rng, command=_cmd(
                 "▶ Run again", RUN, doc.uri, kernel, line)))
             out.append(types.CodeLens(range=rng, command=_cmd(

@@ -63,6 +63,10 @@ def arg_root(server: WaveLanguageServer, uri: str) -> Path | None:
 
 
 TRUST_OPTION = "workspaceTrusted"    # initializationOptions: anything but true disables every run
+# notification: the user has trusted the workspace since (VS Code's onDidGrantWorkspaceTrust);
+# trust is only ever granted this way, never taken back (VS Code reloads to un-trust)
+TRUST_GRANTED = "wave-lsp/workspaceTrusted"
+MANAGE_TRUST = "workbench.trust.manage"   # the client command the lens of a refused run offers
 
 
 class RunService(Feature):
@@ -71,12 +75,13 @@ class RunService(Feature):
     completion: `run_display`). Each document's results live on its `DocumentState`
     (`run_state()`), so they go with it."""
 
-    leading_commands = (RUN, CLEAR)
+    leading_commands = (RUN, CLEAR, MANAGE_TRUST)
 
     def __init__(self, server: WaveLanguageServer) -> None:
         super().__init__(server)
         self._worker = None
         self.trusted = True       # False (an untrusted workspace): no kernel ever runs
+        self.refused: set[tuple[str, str]] = set()   # (uri, kernel) whose run trust refused
         self.closing = False      # shutting down: every run and check stops
 
     # ---- state -------------------------------------------------------------------------------
@@ -140,6 +145,26 @@ class RunService(Feature):
         if isinstance(options, dict) and TRUST_OPTION in options:
             self.trusted = options[TRUST_OPTION] is True
 
+    def grant_trust(self) -> None:
+        """The workspace is trusted now: the next Run runs, and with `run.live` every launched
+        kernel runs at once; the lenses of refused runs are redrawn."""
+        if self.trusted:
+            return
+        self.trusted = True
+        self.refused.clear()
+        self.server.log("wave-lsp: the workspace is trusted now: kernels run")
+        for doc in self.server.documents.all():
+            if not doc.binary:
+                self.document_settled(doc)
+        if self.server.client.code_lens_refresh:
+            self.server.workspace_code_lens_refresh(None)
+
+    def refuse_untrusted(self, doc: DocumentState, kernel: Any) -> None:
+        """Remember that trust refused `kernel`'s run, so that its lens says so."""
+        if isinstance(kernel, str):
+            self.refused.add((doc.uri, kernel))
+            self.refresh(doc)
+
     def document_edited(self, doc: DocumentState) -> None:
         """A stale run is cancelled at once, not when the edit settles."""
         if not doc.binary and self.wanted(doc):
@@ -171,8 +196,10 @@ class RunService(Feature):
 
     # ---- contributions ------------------------------------------------------------------------
     def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
+        refused = {k for uri, k in self.refused if uri == doc.uri} if not self.trusted else set()
         return run_display.code_lenses(doc, self.server.codec, self.current(doc),
-                                       self.wanted(doc), self.launch_lines(doc))
+                                       self.wanted(doc), self.launch_lines(doc),
+                                       refused, MANAGE_TRUST)
 
     def inlay_hints(self, doc: DocumentState, first: int, last: int) -> list[types.InlayHint]:
         return run_display.inlay_hints(doc, self.server.codec, self.current(doc), first, last)
@@ -269,6 +296,8 @@ async def start_live(server: WaveLanguageServer, service: RunService, verb: str,
         return refuse(server, uri, kernel, f"cannot {verb} {uri!r}: not an open WAVE document")
     runs = server.get_feature(RunService)
     if not runs.trusted:
+        runs.refuse_untrusted(doc, kernel if kernel is not None else
+                              next((k.name for k in doc.program.kernels), None))
         return refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
                                            f"(trust the workspace to {verb} them)")
     names = [k.name for k in doc.program.kernels]
