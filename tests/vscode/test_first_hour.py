@@ -218,3 +218,31 @@ def test_getting_started_walkthrough(vscode):
     vscode.waitFor(".tab", "vector_add.wave")
     assert (vscode.workspace / "vector_add.wave").is_file()
     vscode.screenshot("walkthrough-02-example-opened")
+    # Issue 29 §2: steps 3 and 4 from the walkthrough's own tab act on the example just opened
+    # (the last .wave editor), and a step is ticked when its action succeeded
+    steps = ".gettingStartedContainer .getting-started-step"
+
+    def ticked(step: str) -> int:   # the step's checkbox (id `...#STEP`) shows it done
+        return vscode.count(f".gettingStartedContainer .codicon.complete[data-done-step-id$='{step}']")
+
+    vscode.click(".tab", "Walkthrough")
+    for step in ("server", "example"):
+        vscode.wait_until(lambda: ticked(step), f"the step '{step}' ticked")
+    assert not ticked("run") and not ticked("debug")
+    for title, step, button, done in (
+            ("Run the kernel", "run", "Run Kernel",
+             lambda: "Run again" in " ".join(vscode.texts(".contentWidgets .codelens-decoration"))),
+            ("Debug the kernel", "debug", "Debug Kernel",
+             lambda: vscode.count(".debug-toolbar, .codicon-debug-stop"))):
+        vscode.click(".tab", "Walkthrough")
+        vscode.click(steps, title)
+        vscode.click(".gettingStartedContainer a, .gettingStartedContainer .monaco-button", button)
+        vscode.wait_until(done, f"{button} to act on vector_add.wave", timeout=90)
+        notes = " ".join(vscode.texts(".notifications-toasts .notification-list-item"))
+        assert "open a .wave file" not in notes, notes
+        vscode.screenshot(f"walkthrough-0{3 if step == 'run' else 4}-{step}")
+        vscode.click(".tab", "Walkthrough")
+        vscode.wait_until(lambda: ticked(step), f"the step '{step}' ticked")
+    vscode.screenshot("walkthrough-05-all-ticked")
+    assert vscode.count(".gettingStartedContainer .codicon.complete[data-done-step-id]") == 4
+    vscode.press("Shift+F5")
