@@ -77,12 +77,22 @@ def code_lenses(doc: DocumentState, codec: PositionCodec, current: list[KernelRu
 
 
 def inlay_hints(doc: DocumentState, codec: PositionCodec, current: list[KernelRun], first: int,
-                last: int) -> list[types.InlayHint]:
-    """After each executed line in [first, last]: what it produced in the shown lanes."""
-    if not current:
+                last: int, stale: list = ()) -> list[types.InlayHint]:
+    """After each executed line in [first, last]: what it produced in the shown lanes; the
+    `stale` values (`ide.stale_values`: line, run, line result) of a kernel whose new run has
+    not arrived yet, marked as such."""
+    if not current and not stale:
         return []
     from ..ide.run_hover import line_tooltip
+    from ..ide.stale_values import STALE_MARK
     out = []
+    for line, result, res in stale:
+        if first <= line <= last:
+            out.append(types.InlayHint(
+                position=to_client_position(doc, line, len(doc.lines[line].rstrip()), codec),
+                label=STALE_MARK + res.label, padding_left=True,
+                tooltip="stale: the last run's values, shown until the kernel runs again "
+                        f"(the source must assemble) · {line_tooltip(result, res)}"))
     for result in current:
         for line, res in result.lines.items():
             if not res.label or not first <= line <= last or line >= len(doc.lines):

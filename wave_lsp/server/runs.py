@@ -202,7 +202,14 @@ class RunService(Feature):
                                        refused, MANAGE_TRUST)
 
     def inlay_hints(self, doc: DocumentState, first: int, last: int) -> list[types.InlayHint]:
-        return run_display.inlay_hints(doc, self.server.codec, self.current(doc), first, last)
+        state = self.existing(doc)
+        stale = []
+        if state is not None and state.kept:
+            from ..ide.stale_values import stale_values
+            stale = doc.derived(("run.stale", state.generation), lambda d: stale_values(
+                state.kept, self.current(d), d.lines))
+        return run_display.inlay_hints(doc, self.server.codec, self.current(doc), first, last,
+                                       stale)
 
     def hover(self, doc: DocumentState, line: int, target) -> str | None:
         return run_display.hover(doc, self.current(doc), line, target)
@@ -230,7 +237,7 @@ class RunService(Feature):
         fresh = (self.server.document(doc.uri) is doc and doc.revision == snapshot.revision
                  and not cancel.is_set())
         if fresh:
-            state.store(runs)
+            state.store(runs, tuple(doc.lines))
             self.refresh(doc)
         return runs
 
