@@ -134,6 +134,46 @@ def test_enter_continues_a_comment_only_from_its_end(vscode):
     vscode.command("View: Close All Editor Groups")
 
 
+def test_enter_after_an_operand_starts_a_line_and_kernel_completes_once(vscode):
+    """Issue 29 §10: Enter after `iadd r8, r8, r1` (the suggest widget open on `r1`) starts a
+    new line (`editor.acceptSuggestionOnEnter: smart` for WAVE), and `.kernel` is proposed
+    once (the skeleton snippet; the server's directive item of the same name is dropped)."""
+    vscode.viewport(1280, 800)
+    open_from_explorer(vscode, "square.wave")
+    vscode.wait_until(lambda: "running" in vscode.statusBar()["label"], "the server running")
+    vscode.clickText("halt")
+    vscode.press(["Home", "Enter", "ArrowUp"])
+    vscode.type("iadd r8, r8, r1")
+    vscode.wait_until(lambda: vscode.count(".editor-widget.suggest-widget.visible"),
+                      "the suggestions while typing")
+    vscode.screenshot("enter-03-suggestions-open")
+    vscode.press("Enter")
+    vscode.type("halt")
+    text = vscode.editorText()
+    vscode.screenshot("enter-04-new-line")
+    # (the editor's lines are not in document order in its DOM: counted, not matched in order)
+    assert re.search(r"^\s*iadd r8, r8, r1$", text, re.M), text
+    assert len(re.findall(r"^\s*halt$", text, re.M)) == 2, text
+    vscode.command("File: Revert File")
+    vscode.wait_until(lambda: "iadd r8" not in vscode.editorText(), "the file reverted")
+
+    vscode.clickText(".end")
+    vscode.press(["End", "Enter", "Enter"])
+    vscode.type(".kern")
+    vscode.press("Control+Space")
+    rows = vscode.wait_until(lambda: [r for r in vscode.suggestions() if ".kernel" in r],
+                             "the .kernel proposal")
+    vscode.screenshot("kernel-completion-once")
+    assert len(rows) == 1, rows
+    vscode.press("Enter")
+    vscode.wait_until(lambda: "global thread id" in vscode.editorText(), "the kernel skeleton")
+    vscode.screenshot("kernel-skeleton-inserted")
+    vscode.press("Escape")
+    vscode.command("File: Revert File")
+    vscode.wait_until(lambda: "global thread id" not in vscode.editorText(), "the file reverted")
+    vscode.command("View: Close All Editor Groups")
+
+
 def test_debugging_a_file_that_does_not_assemble_shows_the_assembler_error(vscode):
     open_from_explorer(vscode, "broken.wave")
     vscode.command("WAVE: Debug Kernel")

@@ -16,6 +16,7 @@ import { InstallError, installBundledServer, shippedWheel } from './installer';
 import { isExecutable, LocatorInput, locateServer, ServerCommand, skippedWorkspaceServers, wheelVersion } from './serverLocator';
 import { restrictedKeys, restrictedNotice } from './restricted';
 import { declaredKeys, SECTION, serverSettings, settingValue } from './settings';
+import { snippetPrefixes, withoutSnippetTwins } from './snippetTwins';
 import { ServerStatus } from './statusBar';
 
 const INSTALLED_MARKER = 'wave-lsp-wheel.txt';
@@ -66,6 +67,7 @@ export class WaveClient implements vscode.Disposable {
     private readonly notice = new FailureNotice();
     private readonly notificationHandlers: [string, (params: unknown) => void][] = [];
     private readonly runningHandlers: (() => void)[] = [];
+    private readonly snippets: Set<string>;
     activatedAt = Date.now();
 
     constructor(
@@ -76,6 +78,8 @@ export class WaveClient implements vscode.Disposable {
         this.keys = declaredKeys(context.extension.packageJSON as Parameters<typeof declaredKeys>[0]);
         this.restricted = restrictedKeys(context.extension.packageJSON as Parameters<typeof restrictedKeys>[0]);
         this.privateEnv = path.join(context.globalStorageUri.fsPath, 'server-env');
+        this.snippets = snippetPrefixes(JSON.parse(fs.readFileSync(
+            path.join(context.extensionPath, 'snippets', 'wave.json'), 'utf8')) as Parameters<typeof snippetPrefixes>[0]);
     }
 
     get running(): LanguageClient | undefined {
@@ -324,6 +328,17 @@ export class WaveClient implements vscode.Disposable {
                 },
                 // "Debug Kernel" right after the ▶ Run lens of each kernel; the server's lenses
                 // run through the extension (routedLenses).
+                // one row per name: the extension's snippet, not also the server's item
+                provideCompletionItem: async (document, position, context, token, next) => {
+                    const found = await next(document, position, context, token);
+                    if (Array.isArray(found)) {
+                        return withoutSnippetTwins(found, this.snippets);
+                    }
+                    if (found) {
+                        found.items = withoutSnippetTwins(found.items, this.snippets);
+                    }
+                    return found;
+                },
                 provideCodeLenses: async (document, token, next) =>
                     routedLenses(withDebugLenses(document, (await next(document, token)) ?? [])),
             },
