@@ -256,7 +256,7 @@ class DocumentRuns:
         for r in runs:
             if r.status != "cancelled":
                 self.results[r.kernel] = r
-                if r.lines:
+                if lines and r.lines:     # (a profile is stored without its text)
                     self.kept[r.kernel] = (r, lines)
         self.generation += 1
 
