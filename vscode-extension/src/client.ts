@@ -68,6 +68,7 @@ export class WaveClient implements vscode.Disposable {
     private readonly notificationHandlers: [string, (params: unknown) => void][] = [];
     private readonly runningHandlers: (() => void)[] = [];
     private readonly snippets: Set<string>;
+    private readonly lensHandlers: ((lenses: vscode.CodeLens[]) => void)[] = [];
     activatedAt = Date.now();
 
     constructor(
@@ -156,6 +157,11 @@ export class WaveClient implements vscode.Disposable {
             throw new Error('the WAVE language server is not running (see the WAVE output channel)');
         }
         return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+    }
+
+    /** Calls `handler` with the server's code lenses of a document each time they come. */
+    onLenses(handler: (lenses: vscode.CodeLens[]) => void): void {
+        this.lensHandlers.push(handler);
     }
 
     /** Calls `handler` each time a server has started and runs. */
@@ -339,8 +345,11 @@ export class WaveClient implements vscode.Disposable {
                     }
                     return found;
                 },
-                provideCodeLenses: async (document, token, next) =>
-                    routedLenses(withDebugLenses(document, (await next(document, token)) ?? [])),
+                provideCodeLenses: async (document, token, next) => {
+                    const lenses = (await next(document, token)) ?? [];
+                    this.lensHandlers.forEach((handler) => handler(lenses));
+                    return routedLenses(withDebugLenses(document, lenses));
+                },
             },
         };
         const launchedAt = Date.now();

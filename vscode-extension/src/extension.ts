@@ -98,6 +98,17 @@ export function activate(context: vscode.ExtensionContext): void {
     const tests = new KernelTests((command, args) => client.execute(command, args), log,
         (command, args) => client.executeIfRunning(command, args));
     client.onRunning(() => void tests.discoverWorkspace());
+    // the outcome lenses of kernel tests (the server's) keep the Testing view in step
+    client.onLenses((lenses) => {
+        for (const lens of lenses) {
+            const [uri, kernel, line] = (lens.command?.arguments ?? []) as unknown[];
+            const title = lens.command?.title ?? '';
+            if (lens.command?.command === 'wave-lsp.test' && /^[✓✕]/.test(title)
+                && typeof uri === 'string' && typeof kernel === 'string' && typeof line === 'number') {
+                tests.lensOutcome(uri, kernel, line, lens.command.tooltip ?? title);   // (uncut)
+            }
+        }
+    });
     context.subscriptions.push(log, status, client, encoding, backends, disassembly, heat, tests, editors);
     client.onRunning(() => stepDone('server'));
     context.subscriptions.push(
