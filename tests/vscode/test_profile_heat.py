@@ -136,3 +136,29 @@ def test_the_heat_survives_switching_editors_and_clears(vscode):
     vscode.wait_until(lambda: "Clear profile" not in (lens := lens_text(vscode))
                       and "◔ Profile" in lens and "◔ Profile:" not in lens, "the plain lens back")
     vscode.screenshot("04-cleared")
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_run_and_profile_on_one_line_show_every_figure_uncut(vscode, size):
+    """Issue 29 §8: run values and profile hints on one line, and the run's and the profile's
+    summaries on one lens row, each whole (no `…` cut by the editor) at both window sizes."""
+    vscode.viewport(*size)
+    vscode.command("File: Revert File")
+    vscode.wait_until(lambda: "mov_imm r1, 8" in vscode.editorText(), "the kernel as it was")
+    vscode.clickLens("wave-lsp run:", "▶ Run")
+    vscode.wait_until(lambda: "Run again" in lens_text(vscode), "the run", timeout=90)
+    vscode.clickLens("wave-lsp run:", "◔ Profile")
+    lens = vscode.wait_until(lambda: "◔ Profile: " in (t := lens_text(vscode)) and t,
+                             "the profile's lens", timeout=90)
+    text = vscode.wait_until(lambda: (t := vscode.editorText()) and "32 sectors (ideal 4)" in t
+                             and "r5 = " in t and t, "the run's and the profile's hints")
+    vscode.screenshot(f"05-run-and-profile-{size[0]}x{size[1]}")
+    load = next(row for row in text.splitlines() if "device_load_u32 r5" in row)
+    assert "r5 = " in load and load.rstrip().endswith("32 sectors (ideal 4)"), load
+    store = next(row for row in text.splitlines() if "local_store_u32" in row)
+    assert store.rstrip().endswith("2-way bank conflict"), store
+    assert "✓" in lens and "2-way banks" in lens and "sectors" in lens, lens
+    row = vscode.lensLine("wave-lsp run:")
+    assert all(part["right"] <= row["editorRight"] for part in row["lenses"]), row
+    vscode.click(".contentWidgets .codelens-decoration a", "Clear profile")
+    vscode.command("WAVE: Clear Results")

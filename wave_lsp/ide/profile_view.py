@@ -142,14 +142,17 @@ class ProfileView:
                     f"condition split): {each}"]
 
     def summary(self) -> str:
-        """The code lens title after a profile: `◔ Profile: 72% lanes · 2-way banks · …`."""
+        """The code lens title after a profile: `◔ Profile: 2-way banks · 1.6× sectors · 72%
+        lanes`. The findings lead: a row that must shorten its titles (`lens_layout` drops
+        last parts first) loses the lane figure, which the run's own lens states too."""
         totals = _line_totals(self.primary)
-        parts = [f"{percent_text(totals['lanes'])} lanes" if totals["lanes"] is not None
-                 else "nothing ran"]
+        parts = []
         if totals["ways"] is not None and totals["ways"] > 1.005:
             parts.append(f"{number_text(totals['ways'])}-way banks")
         if totals["sectors"] is not None and totals["sectors"] > 1.005:
             parts.append(f"{number_text(totals['sectors'])}× sectors")
+        parts.append(f"{percent_text(totals['lanes'])} lanes" if totals["lanes"] is not None
+                     else "nothing ran")
         return "◔ Profile: " + " · ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
