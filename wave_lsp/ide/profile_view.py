@@ -4,7 +4,9 @@
 - heat: each executed line's cost (issue slots plus memory passes: executions + local
   wavefronts + global sectors; a relative measure, not cycles), its share of the kernel's cost
   and a level 1..5 relative to the hottest line;
-- hints on the lines that matter: hot lines and divergent lines (`×5 · 25% lanes`), branches
+- hints on the lines that matter: hot lines and divergent lines (`5 wave-instrs · 25% lanes`:
+  the line's wave-instructions, every wave counted; a run's `×5` is how often the shown lanes
+  ran it, so the two are named apart), branches
   that split waves (`4 of 8 divergent`: Nsight's divergent branches), bank conflicts (`2-way
   bank conflict`), uncoalesced device accesses (`32 sectors (ideal 4)`);
 - findings: the worst of those as information diagnostics that say what to change (a bank
@@ -222,8 +224,9 @@ def hint_parts(c, hot: bool, opens_block: bool) -> list[str]:
     parts = []
     lanes = lane_share(c)
     if opens_block or hot:
-        parts.append(f"×{count_text(c.executions)}" if lanes is None or lanes >= 0.995
-                     else f"×{count_text(c.executions)} · {percent_text(lanes)} lanes")
+        issued = f"{count_text(c.executions)} wave-instrs"     # not a run hint's ×N
+        parts.append(issued if lanes is None or lanes >= 0.995
+                     else f"{issued} · {percent_text(lanes)} lanes")
     if c.divergent_branches:
         parts.append(f"{count_text(c.divergent_branches)} of {count_text(c.executions)} "
                      "divergent")
