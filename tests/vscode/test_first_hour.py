@@ -286,3 +286,25 @@ def test_getting_started_walkthrough(vscode):
     vscode.screenshot("walkthrough-05-all-ticked")
     assert vscode.count(".gettingStartedContainer .codicon.complete[data-done-step-id]") == 4
     vscode.press("Shift+F5")
+
+
+def test_the_extension_page_shows_the_readme_screenshots(vscode):
+    """Issue 29 §12: the extension's page (its README) shows every screenshot, none broken."""
+    vscode.viewport(1280, 800)
+    vscode.click(".activitybar .action-item a[aria-label^='Extensions']")
+    vscode.click(".extensions-viewlet .monaco-list-row", "WAVE")
+    vscode.waitFor(".extension-editor", "WAVE")
+    readme = (EXTENSION / "README.md").read_text()
+    wanted = re.findall(r"!\[([^\]]*)\]\([^)]+\.png\)", readme)     # their alt texts
+    assert wanted, "the README shows no screenshot"
+
+    def screenshots():
+        shown = [i for i in vscode.frameImages() if i["alt"] in wanted]
+        return shown if len(shown) >= len(wanted) and all(i["loaded"] for i in shown) else None
+    try:
+        shown = vscode.wait_until(screenshots, "the README's screenshots loaded", timeout=30)
+    except AssertionError:
+        raise AssertionError(f"broken: {vscode.frameImages()}")
+    finally:
+        vscode.screenshot("extension-page")
+    assert len(shown) == len(wanted), shown
