@@ -10,13 +10,13 @@ import {
     CloseAction, CloseHandlerResult, DidChangeConfigurationNotification, ErrorAction, ErrorHandler, ErrorHandlerResult, ExecuteCommandRequest,
     LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State, TransportKind,
 } from 'vscode-languageclient/node';
-import { withDebugLenses } from './debug';
 import { FailureNotice } from './failureNotice';
 import { InstallError, installBundledServer, shippedWheel } from './installer';
 import { isExecutable, LocatorInput, locateServer, ServerCommand, skippedWorkspaceServers, wheelVersion } from './serverLocator';
 import { restrictedKeys, restrictedNotice } from './restricted';
 import { declaredKeys, SECTION, serverSettings, settingValue } from './settings';
-import { snippetPrefixes, withoutSnippetTwins } from './snippetTwins';
+import { lensAndCompletionMiddleware } from './middleware';
+import { snippetPrefixes } from './snippetTwins';
 import { ServerStatus } from './statusBar';
 
 const INSTALLED_MARKER = 'wave-lsp-wheel.txt';
@@ -25,8 +25,6 @@ const CRASH_WINDOW_MS = 3 * 60 * 1000;
 
 /** The server's notification that the user trusted the workspace after it started. */
 const TRUST_GRANTED = 'wave-lsp/workspaceTrusted';
-/** The extension's command behind every server lens (`routedLenses`). */
-export const SERVER_LENS_COMMAND = 'wave.serverLens';
 
 /** The language client, whose own start-up and crash notifications are left to WaveClient (one
  * notification per failure, taken down on recovery: see FailureNotice). A server that exits
@@ -39,22 +37,6 @@ class WaveLanguageClient extends LanguageClient {
         }
         super.error(message, data, showNotification === 'force' ? false : showNotification);
     }
-}
-
-/** The lenses with each server command (`wave-lsp.*`) run through SERVER_LENS_COMMAND, so that
- * a click waits for a server that is (re)starting instead of being lost, and its result reaches
- * the extension (the walkthrough, the heat view). */
-export function routedLenses(lenses: vscode.CodeLens[]): vscode.CodeLens[] {
-    for (const lens of lenses) {
-        const command = lens.command;
-        if (command !== undefined && command.command.startsWith('wave-lsp.')) {
-            lens.command = {
-                title: command.title, tooltip: command.tooltip, command: SERVER_LENS_COMMAND,
-                arguments: [command.command, ...((command.arguments ?? []) as unknown[])],
-            };
-        }
-    }
-    return lenses;
 }
 
 export class WaveClient implements vscode.Disposable {
@@ -135,9 +117,8 @@ export class WaveClient implements vscode.Disposable {
         }
     }
 
-    /** The user trusted the workspace (VS Code's onDidGrantWorkspaceTrust): the running server
-     *  is told, so that the next Run runs (one started later is told at initialize). Settings
-     *  that were restricted count now: the server asks for them again. */
+    /** The user trusted the workspace (onDidGrantWorkspaceTrust): the running server is told
+     *  (the next Run runs) and asks for the settings again, the restricted ones counting now. */
     async trustGranted(): Promise<void> {
         await this.starting;
         const client = this.running;
@@ -332,24 +313,7 @@ export class WaveClient implements vscode.Disposable {
                         return serverSettings(this.keys, this.restricted, scope);
                     }),
                 },
-                // "Debug Kernel" right after the ▶ Run lens of each kernel; the server's lenses
-                // run through the extension (routedLenses).
-                // one row per name: the extension's snippet, not also the server's item
-                provideCompletionItem: async (document, position, context, token, next) => {
-                    const found = await next(document, position, context, token);
-                    if (Array.isArray(found)) {
-                        return withoutSnippetTwins(found, this.snippets);
-                    }
-                    if (found) {
-                        found.items = withoutSnippetTwins(found.items, this.snippets);
-                    }
-                    return found;
-                },
-                provideCodeLenses: async (document, token, next) => {
-                    const lenses = (await next(document, token)) ?? [];
-                    this.lensHandlers.forEach((handler) => handler(lenses));
-                    return routedLenses(withDebugLenses(document, lenses));
-                },
+                ...lensAndCompletionMiddleware(this.lensHandlers, this.snippets),
             },
         };
         const launchedAt = Date.now();

@@ -9,7 +9,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { SERVER_LENS_COMMAND, WaveClient } from './client';
+import { WaveClient } from './client';
 import { BackendView, TARGETS, type Target } from './backendView';
 import { DEBUG_TYPE } from './debugConfig';
 import { DisassemblyView } from './disassemblyView';
@@ -17,6 +17,7 @@ import { EncodingView } from './encodingView';
 import { CLEAR_PROFILE_COMMAND, KernelProfile, PROFILE_CHANGED, PROFILE_COMMAND, ProfileChanged } from './heat';
 import { HeatView } from './heatView';
 import { kernelAt } from './kernels';
+import { SERVER_LENS_COMMAND } from './middleware';
 import { registerDebugger } from './debug';
 import { SECTION } from './settings';
 import { ServerStatus } from './statusBar';
