@@ -35,8 +35,18 @@ const STEP_DONE = {
     debug: 'wave.walkthrough.kernelDebugged',
 } as const;
 
+const stepsDone = new Set<string>();
+
 function stepDone(step: keyof typeof STEP_DONE): void {
+    stepsDone.add(STEP_DONE[step]);
     void vscode.commands.executeCommand('setContext', STEP_DONE[step], true);
+}
+
+/** VS Code's walkthrough registers its steps when the Welcome page first opens, and a step
+ *  whose key is true by then is never ticked by it: each step also completes on `KEY.again`,
+ *  set for the steps done before, once the page is open. */
+function restateSteps(): void {
+    stepsDone.forEach((key) => void vscode.commands.executeCommand('setContext', `${key}.again`, true));
 }
 
 /** Whether a `wave-lsp.run` answer is a run (whatever the kernel did), not a refusal. */
@@ -114,6 +124,11 @@ export function activate(context: vscode.ExtensionContext): void {
     client.onRunning(() => stepDone('server'));
     context.subscriptions.push(
         vscode.workspace.onDidGrantWorkspaceTrust(() => void client.trustGranted()),
+        vscode.window.tabGroups.onDidChangeTabs((event) => {
+            if (event.opened.some((tab) => /walkthrough|welcome|get started/i.test(tab.label))) {
+                [1000, 3000].forEach((delay) => setTimeout(restateSteps, delay));
+            }
+        }),
         vscode.debug.onDidStartDebugSession((session) => {
             if (session.type === DEBUG_TYPE) {
                 stepDone('debug');
