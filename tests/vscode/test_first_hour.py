@@ -243,7 +243,16 @@ def test_ptx_view_is_coloured(vscode):
     vscode.command("View: Close All Editor Groups")
 
 
-def test_getting_started_walkthrough(vscode):
+@pytest.fixture
+def fresh(vsix, tmp_path_factory):
+    """A workbench of its own: the walkthrough's steps start unticked, nothing run yet."""
+    with workbench(tmp_path_factory, vsix, "walkthrough", {}) as wb:
+        wb.viewport(1280, 800)
+        yield wb
+
+
+def test_getting_started_walkthrough(fresh):
+    vscode = fresh
     vscode.command("Welcome: Open Walkthrough...")
     vscode.waitFor(".quick-input-widget .monaco-list-row", "Get Started with WAVE Assembly")
     vscode.click(".quick-input-widget .monaco-list-row", "Get Started with WAVE Assembly")
