@@ -54,11 +54,11 @@ def test_strided_kernel():
         1 | barrier                    |
         1 | mov_imm r3, 128            |
         1 | imul    r4, r0, r3         |
-        5 | device_load_u32 r5, r4     | ×8 · 32 sectors (ideal 4)
+        5 | device_load_u32 r5, r4     | 8 wave-instrs · 32 sectors (ideal 4)
         1 | mov_imm r6, 8              |
         1 | ucmp_lt p1, r0, r6         |
         1 | if p1                      | 4 of 8 divergent
-        1 | iadd r7, r5, r0            | ×4 · 25% lanes
+        1 | iadd r7, r5, r0            | 4 wave-instrs · 25% lanes
         1 | iadd r7, r7, r0            |
         1 | mov_imm r9, 4              |
         1 | imul r8, r0, r9            |
@@ -141,7 +141,7 @@ def test_counts_are_short(n, text):
 
 def test_hot_lines_say_how_often_and_uniform_cool_lines_say_nothing():
     view = view_of(counters(0, 10, 320), counters(1, 1000, 32000), counters(2, 10, 320))
-    assert {n: h.label for n, h in view.hints.items()} == {1: "×1,000"}
+    assert {n: h.label for n, h in view.hints.items()} == {1: "1,000 wave-instrs"}
     assert [view.heat[n].level for n in range(3)] == [1, 5, 1]
     assert not view.findings
 
@@ -149,7 +149,7 @@ def test_hot_lines_say_how_often_and_uniform_cool_lines_say_nothing():
 def test_a_partly_idle_block_is_said_once_and_found_when_costly():
     view = view_of(counters(0, 4, 128), counters(1, 4, 32), counters(2, 4, 32),
                    counters(3, 4, 128))
-    assert {n: h.label for n, h in view.hints.items()} == {1: "×4 · 25% lanes"}
+    assert {n: h.label for n, h in view.hints.items()} == {1: "4 wave-instrs · 25% lanes"}
     (finding,) = view.findings
     assert finding.code == "R023" and "lines 2-3" in finding.message
 

@@ -99,7 +99,7 @@ def test_profile_draws_the_heat_as_extmarks_and_follows_edits(tmp_path):
     first, edited = result["first"], result["edited"]
     assert first["kernels"] == ["strided"]
     assert first["hints"][str(BANKS)] == "2-way bank conflict"
-    assert first["hints"][str(SECTORS)] == "×8 · 32 sectors (ideal 4)"
+    assert first["hints"][str(SECTORS)] == "8 wave-instrs · 32 sectors (ideal 4)"
     assert str(BANKS) not in edited["hints"] and str(SECTORS) in edited["hints"]
     said = {m["line"]: int(m["text"].split("%")[0]) for m in first["marks"] if m["text"]}
     assert said[SECTORS] >= 50 and BANKS in said and len(said) < len(first["marks"])
@@ -126,7 +126,7 @@ def test_terminal_shows_the_heat_beside_the_kernel(tmp_path, terminal):
     assert hottest.lstrip().startswith("█"), screen       # the hottest bar in the sign column
     assert re.search(r"\(ideal 4\)\s+\d+% of the cost", hottest), screen   # its share next
     assert "2-way bank conflict" in row("local_store_u32"), screen
-    assert "×4 · 25% lanes" in row("iadd r7, r5, r0"), screen
+    assert "4 wave-instrs · 25% lanes" in row("iadd r7, r5, r0"), screen
     assert "4 of 8 divergent" in row("if p1"), screen
     assert "▁" in row("mov_sr"), screen                    # a cool line: the lowest bar
     # the hottest bar is drawn in its colour (#a81f2a, or 124 without 'termguicolors')

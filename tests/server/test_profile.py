@@ -128,8 +128,8 @@ async def test_hints_hover_and_diagnostics_after_a_profile(client):
     await profile(client, uri, "strided", None)
     shown = await eventually(lambda: hints(client, uri))
     assert shown[BANKS] == "2-way bank conflict"
-    assert shown[SECTORS] == "×8 · 32 sectors (ideal 4)"
-    assert shown[BRANCH] == "×4 · 25% lanes"
+    assert shown[SECTORS] == "8 wave-instrs · 32 sectors (ideal 4)"
+    assert shown[BRANCH] == "4 wave-instrs · 25% lanes"
     assert shown[BRANCH - 1] == "4 of 8 divergent"                           # the `if p1`
     assert not any(line in shown for line in range(BRANCH + 1, BRANCH_END + 1))  # one per block
 
@@ -190,7 +190,7 @@ async def test_an_edit_reprofiles_and_a_clear_removes_everything(client, heard):
     by_line = {entry["line"]: entry for entry in profiled["lines"]}
     assert by_line[BANKS + 1]["local_wavefronts"] == by_line[BANKS + 1]["local_ideal_wavefronts"]
     shown = await eventually(lambda: hints(client, uri))
-    assert BANKS not in shown and shown[SECTORS] == "×8 · 32 sectors (ideal 4)"
+    assert BANKS not in shown and shown[SECTORS] == "8 wave-instrs · 32 sectors (ideal 4)"
     await eventually(lambda: _no_code(client, uri, "R021"))
 
     cleared = await client.workspace_execute_command_async(t.ExecuteCommandParams(

@@ -129,6 +129,20 @@ const steps = {
         return '';
     },
 
+    /** The images of every webview (the extension page's README among them): each one's
+     * `src` and whether it loaded (`naturalWidth` > 0). */
+    async frameImages() {
+        const out = [];
+        for (const frame of page.frames()) {
+            const images = await frame.locator('img').evaluateAll((els) => els.map((e) => ({
+                src: e.getAttribute('src') ?? '', alt: e.getAttribute('alt') ?? '',
+                loaded: e.complete && e.naturalWidth > 0,
+            }))).catch(() => []);
+            out.push(...images);
+        }
+        return out;
+    },
+
     /** Like lineTokens, in the `group`th editor group. */
     async lineTokensIn(group, needle) {
         const view = page.locator('.editor-instance .monaco-editor .view-lines').nth(group);

@@ -4,6 +4,7 @@ tests (vscode-tmgrammar-test) pass."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import zipfile
@@ -61,9 +62,18 @@ def test_manifest_is_release_ready(vsix):
     for command in ("wave.restartServer", "wave.openExample", "wave.runKernel", "wave.debugKernel"):
         assert f"command:{command}" in commands
     assert manifest["contributes"]["customEditors"][0]["selector"] == [{"filenamePattern": "*.wbin"}]
-    readme = archive.read("extension/readme.md").decode()
-    shots = re.findall(r"!\[[^\]]*\]\((media/screenshots/[^)]+\.png)\)", readme)
+    # the screenshots of the README, in the packaged one as data: URLs (VS Code's extension
+    # page resolves no relative link; issue 29 §12): each the shipped file's bytes
+    source = (EXTENSION / "README.md").read_text()
+    shots = re.findall(r"!\[[^\]]*\]\((media/screenshots/[^)]+\.png)\)", source)
     assert len(shots) >= 3 and set(shots) <= SCREENSHOTS
+    readme = archive.read("extension/readme.md").decode()
+    inlined = re.findall(r"!\[[^\]]*\]\(data:image/png;base64,([^)]+)\)", readme)
+    if inlined or "github.com" not in readme:
+        assert [base64.b64decode(data) for data in inlined] == \
+            [(EXTENSION / shot).read_bytes() for shot in shots]
+    else:       # a GitHub remote: vsce made them absolute https links
+        assert len(re.findall(r"!\[[^\]]*\]\(https://[^)]+\.png\)", readme)) == len(shots)
     changelog = (EXTENSION / "CHANGELOG.md").read_text()
     assert "## 0.1.0" in changelog and "walkthrough" in changelog.lower()
 

@@ -134,6 +134,46 @@ def test_enter_continues_a_comment_only_from_its_end(vscode):
     vscode.command("View: Close All Editor Groups")
 
 
+def test_enter_after_an_operand_starts_a_line_and_kernel_completes_once(vscode):
+    """Issue 29 §10: Enter after `iadd r8, r8, r1` (the suggest widget open on `r1`) starts a
+    new line (`editor.acceptSuggestionOnEnter: smart` for WAVE), and `.kernel` is proposed
+    once (the skeleton snippet; the server's directive item of the same name is dropped)."""
+    vscode.viewport(1280, 800)
+    open_from_explorer(vscode, "square.wave")
+    vscode.wait_until(lambda: "running" in vscode.statusBar()["label"], "the server running")
+    vscode.clickText("halt")
+    vscode.press(["Home", "Enter", "ArrowUp"])
+    vscode.type("iadd r8, r8, r1")
+    vscode.wait_until(lambda: vscode.count(".editor-widget.suggest-widget.visible"),
+                      "the suggestions while typing")
+    vscode.screenshot("enter-03-suggestions-open")
+    vscode.press("Enter")
+    vscode.type("halt")
+    text = vscode.editorText()
+    vscode.screenshot("enter-04-new-line")
+    # (the editor's lines are not in document order in its DOM: counted, not matched in order)
+    assert re.search(r"^\s*iadd r8, r8, r1$", text, re.M), text
+    assert len(re.findall(r"^\s*halt$", text, re.M)) == 2, text
+    vscode.command("File: Revert File")
+    vscode.wait_until(lambda: "iadd r8" not in vscode.editorText(), "the file reverted")
+
+    vscode.clickText(".end")
+    vscode.press(["End", "Enter", "Enter"])
+    vscode.type(".kern")
+    vscode.press("Control+Space")
+    rows = vscode.wait_until(lambda: [r for r in vscode.suggestions() if ".kernel" in r],
+                             "the .kernel proposal")
+    vscode.screenshot("kernel-completion-once")
+    assert len(rows) == 1, rows
+    vscode.press("Enter")
+    vscode.wait_until(lambda: "global thread id" in vscode.editorText(), "the kernel skeleton")
+    vscode.screenshot("kernel-skeleton-inserted")
+    vscode.press("Escape")
+    vscode.command("File: Revert File")
+    vscode.wait_until(lambda: "global thread id" not in vscode.editorText(), "the file reverted")
+    vscode.command("View: Close All Editor Groups")
+
+
 def test_debugging_a_file_that_does_not_assemble_shows_the_assembler_error(vscode):
     open_from_explorer(vscode, "broken.wave")
     vscode.command("WAVE: Debug Kernel")
@@ -203,7 +243,16 @@ def test_ptx_view_is_coloured(vscode):
     vscode.command("View: Close All Editor Groups")
 
 
-def test_getting_started_walkthrough(vscode):
+@pytest.fixture
+def fresh(vsix, tmp_path_factory):
+    """A workbench of its own: the walkthrough's steps start unticked, nothing run yet."""
+    with workbench(tmp_path_factory, vsix, "walkthrough", {}) as wb:
+        wb.viewport(1280, 800)
+        yield wb
+
+
+def test_getting_started_walkthrough(fresh):
+    vscode = fresh
     vscode.command("Welcome: Open Walkthrough...")
     vscode.waitFor(".quick-input-widget .monaco-list-row", "Get Started with WAVE Assembly")
     vscode.click(".quick-input-widget .monaco-list-row", "Get Started with WAVE Assembly")
@@ -218,3 +267,53 @@ def test_getting_started_walkthrough(vscode):
     vscode.waitFor(".tab", "vector_add.wave")
     assert (vscode.workspace / "vector_add.wave").is_file()
     vscode.screenshot("walkthrough-02-example-opened")
+    # Issue 29 §2: steps 3 and 4 from the walkthrough's own tab act on the example just opened
+    # (the last .wave editor), and a step is ticked when its action succeeded
+    steps = ".gettingStartedContainer .getting-started-step"
+
+    def ticked(step: str) -> int:   # the step's checkbox (id `...#STEP`) shows it done
+        return vscode.count(f".gettingStartedContainer .codicon.complete[data-done-step-id$='{step}']")
+
+    vscode.click(".tab", "Walkthrough")
+    for step in ("server", "example"):
+        vscode.wait_until(lambda: ticked(step), f"the step '{step}' ticked")
+    assert not ticked("run") and not ticked("debug")
+    for title, step, button, done in (
+            ("Run the kernel", "run", "Run Kernel",
+             lambda: "Run again" in " ".join(vscode.texts(".contentWidgets .codelens-decoration"))),
+            ("Debug the kernel", "debug", "Debug Kernel",
+             lambda: vscode.count(".debug-toolbar, .codicon-debug-stop"))):
+        vscode.click(".tab", "Walkthrough")
+        vscode.click(steps, title)
+        vscode.click(".gettingStartedContainer a, .gettingStartedContainer .monaco-button", button)
+        vscode.wait_until(done, f"{button} to act on vector_add.wave", timeout=90)
+        notes = " ".join(vscode.texts(".notifications-toasts .notification-list-item"))
+        assert "open a .wave file" not in notes, notes
+        vscode.screenshot(f"walkthrough-0{3 if step == 'run' else 4}-{step}")
+        vscode.click(".tab", "Walkthrough")
+        vscode.wait_until(lambda: ticked(step), f"the step '{step}' ticked")
+    vscode.screenshot("walkthrough-05-all-ticked")
+    assert vscode.count(".gettingStartedContainer .codicon.complete[data-done-step-id]") == 4
+    vscode.press("Shift+F5")
+
+
+def test_the_extension_page_shows_the_readme_screenshots(vscode):
+    """Issue 29 §12: the extension's page (its README) shows every screenshot, none broken."""
+    vscode.viewport(1280, 800)
+    vscode.click(".activitybar .action-item a[aria-label^='Extensions']")
+    vscode.click(".extensions-viewlet .monaco-list-row", "WAVE")
+    vscode.waitFor(".extension-editor", "WAVE")
+    readme = (EXTENSION / "README.md").read_text()
+    wanted = re.findall(r"!\[([^\]]*)\]\([^)]+\.png\)", readme)     # their alt texts
+    assert wanted, "the README shows no screenshot"
+
+    def screenshots():
+        shown = [i for i in vscode.frameImages() if i["alt"] in wanted]
+        return shown if len(shown) >= len(wanted) and all(i["loaded"] for i in shown) else None
+    try:
+        shown = vscode.wait_until(screenshots, "the README's screenshots loaded", timeout=30)
+    except AssertionError:
+        raise AssertionError(f"broken: {vscode.frameImages()}")
+    finally:
+        vscode.screenshot("extension-page")
+    assert len(shown) == len(wanted), shown

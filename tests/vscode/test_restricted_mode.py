@@ -61,3 +61,55 @@ def test_restricted_mode_starts_no_program_the_workspace_names(restricted):
     # the initialize request (traced verbosely) carries no program the workspace names
     assert "workspaceTrusted\": false" in log, log[-3000:]
     assert wb.planted not in log, log[-3000:]
+
+
+@pytest.fixture
+def untrusted(vsix, tmp_path):
+    workspace = kernel_workspace(tmp_path / "kernels", with_venv=False)
+    user = {"wave.server.command": [str(ROOT / ".venv" / "bin" / "wave-lsp"), "serve"]}
+    server = CodeServer(tmp_path, vsix, user, workspace_trust=True)
+    wb = Workbench(server, workspace, artifacts("trust-granted"))
+    yield wb
+    wb.close()
+    server.stop()
+
+
+def lens_text(wb, needle: str) -> str:
+    return (wb.lensLine(needle) or {}).get("text", "")
+
+
+def test_trust_granted_after_opening_runs_the_next_run_without_a_restart(untrusted):
+    """Issue 29 §1: the refused Run says so on its lens, whose Manage Trust opens VS Code's
+    trust editor; after "Trust" there the next ▶ Run shows its values, on the same server."""
+    wb = untrusted
+    wb.viewport(1280, 800)
+    wb.openFile("scale.wave")
+    wb.wait_until(lambda: "running" in wb.statusBar()["label"], "the server running", timeout=90)
+    wb.wait_until(lambda: "▶ Run" in lens_text(wb, ".kernel scale"), "the ▶ Run lens")
+    wb.clickLens(".kernel scale", "▶ Run")
+    refused = wb.wait_until(lambda: "untrusted" in (t := lens_text(wb, ".kernel scale")) and t,
+                            "the refusal on the lens")
+    wb.screenshot("01-run-refused-on-the-lens")
+    assert "⚠ not run (untrusted): Manage Trust" in refused, refused
+    assert "r2 = " not in wb.editorText()
+
+    wb.clickLens(".kernel scale", "Manage Trust")
+    wb.waitFor(".workspace-trust-editor", "Trust")
+    wb.screenshot("02-trust-editor")
+    wb.click(".workspace-trust-editor .monaco-button:text-is('Trust')")
+    wb.wait_until(lambda: wb.count(".statusbar-item[id*='restricted' i]") == 0 and
+                  "Restricted Mode" not in " ".join(wb.texts(".statusbar")), "Restricted Mode to end")
+    wb.screenshot("03-trusted")
+    wb.click(".tab", "scale.wave")
+    wb.waitFor(".tab.active", "scale.wave")
+    wb.wait_until(lambda: "untrusted" not in lens_text(wb, ".kernel scale"),
+                  "the refusal gone from the lens")
+    wb.clickLens(".kernel scale", "▶ Run")
+    text = wb.wait_until(lambda: (t := wb.editorText()) and "r2 = 0, 3, 6" in t and t,
+                         "the run's inline values", timeout=90)
+    wb.wait_until(lambda: "Run again" in lens_text(wb, "wave-lsp run:"), "the run's lens")
+    wb.screenshot("04-run-after-trust")
+    assert "21" in next(row for row in text.splitlines() if "imul    r2" in row)
+    log = wb.server.output_channel()
+    assert log.count("Starting the server") == 1, log[-2000:]
+    assert "The workspace is trusted now" in log, log[-2000:]

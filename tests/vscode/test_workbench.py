@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import re
+import time
+
+from .workbench import StepFailed
 
 
 def test_diagnostic_squiggle_and_problems_entry(vscode):
@@ -189,5 +192,49 @@ def test_go_to_definition_of_a_register(vscode):
     where = vscode.wait_until(
         lambda: [t for t in vscode.texts(".statusbar-item") if "Ln 7, Col 1" in t],
         "the cursor on `mov_imm r2, 4`")
-    vscode.screenshot("13-register-definition")
+    vscode.screenshot("14-register-definition")
     assert "Ln 7, Col 13" in where[0]
+
+
+def test_a_run_clicked_right_after_a_restart_is_not_lost(vscode):
+    """Issue 29 §11: ▶ Run clicked while the server restarts waits for the new server and runs;
+    a normal restart (the old server exits with 0) logs no error."""
+    vscode.openFile("scale.wave")
+    vscode.command("WAVE: Clear Results")
+    vscode.wait_until(lambda: "▶ Run" in (l := (vscode.lensLine("wave-lsp run:") or {})
+                                          .get("text", "")) and "Run again" not in l,
+                      "the plain ▶ Run lens")
+    log = vscode.server.output_channel
+    vscode.wait_until(lambda: "Server started" in log(), "the log written")
+    starts = log().count("Starting the server")
+    vscode.command("WAVE: Restart Server")
+    # the lens as soon as the new server has drawn it
+    vscode.wait_until(lambda: "▶ Run" in (vscode.lensLine("wave-lsp run:") or {})
+                      .get("text", ""), "the lens back", interval=0.05)
+    for attempt in range(20):     # the new server's lenses are drawn twice (then resolved)
+        try:
+            vscode.clickLens("wave-lsp run:", "▶ Run")
+            break
+        except StepFailed:
+            time.sleep(0.05)
+    vscode.wait_until(lambda: log().count("Starting the server") == starts + 1, "a restart")
+    vscode.wait_until(lambda: "Run again" in (vscode.lensLine("wave-lsp run:") or {})
+                      .get("text", ""), "the run's outcome", timeout=90)
+    text = vscode.wait_until(lambda: (t := vscode.editorText()) and "r2 = 0, 3, 6" in t and t,
+                             "the run's values")
+    vscode.screenshot("13-run-right-after-restart")
+    assert "21" in next(row for row in text.splitlines() if "imul    r2" in row)
+    vscode.wait_until(lambda: "exited with code 0" in log(), "the old server's exit logged")
+    assert not re.search(r"\[Error[^\]]*\] Server process exited with code 0", log()), log()[-2000:]
+
+    # Run Kernel from the palette at once after a restart waits for the new server
+    vscode.command("WAVE: Clear Results")
+    vscode.wait_until(lambda: "Run again" not in (vscode.lensLine("wave-lsp run:") or {})
+                      .get("text", "Run again"), "the results cleared")
+    vscode.command("WAVE: Restart Server")
+    vscode.command("WAVE: Run Kernel")
+    vscode.wait_until(lambda: "Run again" in (vscode.lensLine("wave-lsp run:") or {})
+                      .get("text", ""), "the palette run's outcome", timeout=90)
+    vscode.screenshot("13b-run-kernel-right-after-restart")
+    notes = " ".join(vscode.notifications())
+    assert "not running" not in notes and "failed" not in notes, notes

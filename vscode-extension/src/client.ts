@@ -7,25 +7,35 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import {
-    CloseAction, CloseHandlerResult, ErrorAction, ErrorHandler, ErrorHandlerResult, ExecuteCommandRequest,
+    CloseAction, CloseHandlerResult, DidChangeConfigurationNotification, ErrorAction, ErrorHandler, ErrorHandlerResult, ExecuteCommandRequest,
     LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State, TransportKind,
 } from 'vscode-languageclient/node';
-import { withDebugLenses } from './debug';
 import { FailureNotice } from './failureNotice';
 import { InstallError, installBundledServer, shippedWheel } from './installer';
-import { isExecutable, LocatorInput, locateServer, ServerCommand, skippedWorkspaceServers, wheelVersion } from './serverLocator';
-import { restrictedKeys, restrictedNotice } from './restricted';
+import { isExecutable, LocatorInput, locateServer, ServerCommand, wheelVersion } from './serverLocator';
+import { restrictedKeys } from './restricted';
+import { RestrictedNotice } from './restrictedNotice';
 import { declaredKeys, SECTION, serverSettings, settingValue } from './settings';
+import { lensAndCompletionMiddleware } from './middleware';
+import { snippetPrefixes } from './snippetTwins';
 import { ServerStatus } from './statusBar';
 
 const INSTALLED_MARKER = 'wave-lsp-wheel.txt';
 const MAX_CRASHES = 4;            // restarts within CRASH_WINDOW_MS before giving up
 const CRASH_WINDOW_MS = 3 * 60 * 1000;
 
+/** The server's notification that the user trusted the workspace after it started. */
+const TRUST_GRANTED = 'wave-lsp/workspaceTrusted';
+
 /** The language client, whose own start-up and crash notifications are left to WaveClient (one
- * notification per failure, taken down on recovery: see FailureNotice). */
+ * notification per failure, taken down on recovery: see FailureNotice). A server that exits
+ * with 0 (a restart, a shutdown) did nothing wrong: that is said as information, not an error. */
 class WaveLanguageClient extends LanguageClient {
     override error(message: string, data?: unknown, showNotification: boolean | 'force' = true): void {
+        if (/^Server process exited with code 0\.?$/.test(message)) {
+            this.info(message);
+            return;
+        }
         super.error(message, data, showNotification === 'force' ? false : showNotification);
     }
 }
@@ -34,12 +44,14 @@ export class WaveClient implements vscode.Disposable {
     private client: LanguageClient | undefined;
     private readonly keys: string[];
     private readonly restricted: string[];
-    private saidRestricted: string | undefined;
+    private readonly restrictedNotice: RestrictedNotice;
     private readonly privateEnv: string;
     private starting: Promise<void> | undefined;
     private readonly notice = new FailureNotice();
     private readonly notificationHandlers: [string, (params: unknown) => void][] = [];
     private readonly runningHandlers: (() => void)[] = [];
+    private readonly snippets: Set<string>;
+    private readonly lensHandlers: ((lenses: vscode.CodeLens[]) => void)[] = [];
     activatedAt = Date.now();
 
     constructor(
@@ -49,7 +61,10 @@ export class WaveClient implements vscode.Disposable {
     ) {
         this.keys = declaredKeys(context.extension.packageJSON as Parameters<typeof declaredKeys>[0]);
         this.restricted = restrictedKeys(context.extension.packageJSON as Parameters<typeof restrictedKeys>[0]);
+        this.restrictedNotice = new RestrictedNotice(log, this.restricted);
         this.privateEnv = path.join(context.globalStorageUri.fsPath, 'server-env');
+        this.snippets = snippetPrefixes(JSON.parse(fs.readFileSync(
+            path.join(context.extensionPath, 'snippets', 'wave.json'), 'utf8')) as Parameters<typeof snippetPrefixes>[0]);
     }
 
     get running(): LanguageClient | undefined {
@@ -80,16 +95,40 @@ export class WaveClient implements vscode.Disposable {
         this.status.set('stopped');
     }
 
-    /** Runs a server command (workspace/executeCommand), showing failures. */
+    /** Runs a server command (workspace/executeCommand), showing failures. A command sent while
+     *  the server (re)starts waits for it; one that the stopping server drops is sent once more
+     *  to the server that replaced it. */
     async execute(command: string, args: unknown[]): Promise<unknown> {
-        if (this.running === undefined) {
-            await this.start();
+        for (let attempt = 0; ; attempt++) {
+            if (this.running === undefined) {
+                await this.start();
+            }
+            const client = this.running;
+            if (client === undefined) {
+                throw new Error('the WAVE language server is not running (see the WAVE output channel)');
+            }
+            try {
+                return await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+            } catch (error) {
+                const replaced = this.client !== client || client.state !== State.Running;
+                if (attempt > 0 || !replaced) {
+                    throw error;
+                }
+                this.log.appendLine(`${command} was sent to a server that stopped: sending it again.`);
+            }
         }
+    }
+
+    /** The user trusted the workspace (onDidGrantWorkspaceTrust): the running server is told
+     *  (the next Run runs) and asks for the settings again, the restricted ones counting now. */
+    async trustGranted(): Promise<void> {
+        await this.starting;
         const client = this.running;
-        if (client === undefined) {
-            throw new Error('the WAVE language server is not running (see the WAVE output channel)');
+        this.log.appendLine('The workspace is trusted now: kernels may run.');
+        if (client !== undefined) {
+            void client.sendNotification(TRUST_GRANTED, {});
+            void client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
         }
-        return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
     }
 
     /** `execute` for background work (test discovery): waits for a start in progress but never
@@ -101,6 +140,11 @@ export class WaveClient implements vscode.Disposable {
             throw new Error('the WAVE language server is not running (see the WAVE output channel)');
         }
         return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+    }
+
+    /** Calls `handler` with the server's code lenses of a document each time they come. */
+    onLenses(handler: (lenses: vscode.CodeLens[]) => void): void {
+        this.lensHandlers.push(handler);
     }
 
     /** Calls `handler` each time a server has started and runs. */
@@ -134,28 +178,9 @@ export class WaveClient implements vscode.Disposable {
             isExecutable,
         };
         if (!input.trusted) {
-            this.sayRestricted(input);
+            this.restrictedNotice.tell(input);
         }
         return locateServer(input);
-    }
-
-    /** Logs once what Restricted Mode ignores, and shows it when the workspace named a program. */
-    private sayRestricted(input: LocatorInput): void {
-        const skipped = skippedWorkspaceServers(input);
-        const notice = restrictedNotice(this.restricted, skipped);
-        if (notice === this.saidRestricted) {
-            return;
-        }
-        this.saidRestricted = notice;
-        this.log.appendLine(notice);
-        const named = skipped.length > 0 || this.restricted.some((key) => settingValue(key, this.restricted).ignored);
-        if (named) {
-            void vscode.window.showInformationMessage(`WAVE: ${notice}`, 'Manage Workspace Trust').then((pick) => {
-                if (pick !== undefined) {
-                    void vscode.commands.executeCommand('workbench.trust.manage');
-                }
-            });
-        }
     }
 
     private async doStart(): Promise<void> {
@@ -273,9 +298,7 @@ export class WaveClient implements vscode.Disposable {
                         return serverSettings(this.keys, this.restricted, scope);
                     }),
                 },
-                // "Debug Kernel" right after the ▶ Run lens of each kernel.
-                provideCodeLenses: async (document, token, next) =>
-                    withDebugLenses(document, (await next(document, token)) ?? []),
+                ...lensAndCompletionMiddleware(this.lensHandlers, this.snippets),
             },
         };
         const launchedAt = Date.now();

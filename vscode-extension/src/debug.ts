@@ -62,6 +62,7 @@ async function assembles(server: CommandLine, program: string): Promise<boolean>
 /** `locate` gives the language server's command line (the extension's server locator). */
 export function registerDebugger(
     context: vscode.ExtensionContext, locate: () => Promise<CommandLine | undefined>,
+    waveEditor: () => Promise<vscode.TextEditor | undefined>,
 ): void {
     context.subscriptions.push(
         vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, {
@@ -99,11 +100,11 @@ export function registerDebugger(
             },
         }),
         vscode.commands.registerCommand(DEBUG_KERNEL_COMMAND, async (uri?: unknown, kernel?: unknown) => {
-            const editor = vscode.window.activeTextEditor;
-            const target = typeof uri === 'string' ? vscode.Uri.parse(uri)
-                : uri instanceof vscode.Uri ? uri : editor?.document.uri;
+            // from the palette or the walkthrough's tab: the active or last active .wave editor
+            const given = typeof uri === 'string' ? vscode.Uri.parse(uri) : uri instanceof vscode.Uri ? uri : undefined;
+            const editor = given === undefined ? await waveEditor() : vscode.window.activeTextEditor;
+            const target = given ?? editor?.document.uri;
             if (target === undefined) {
-                void vscode.window.showErrorMessage('WAVE: open a .wave file to debug its kernel.');
                 return false;
             }
             const document = await vscode.workspace.openTextDocument(target);

@@ -11,25 +11,48 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { WaveClient } from './client';
 import { BackendView, TARGETS, type Target } from './backendView';
+import { DEBUG_TYPE } from './debugConfig';
 import { DisassemblyView } from './disassemblyView';
 import { EncodingView } from './encodingView';
 import { CLEAR_PROFILE_COMMAND, KernelProfile, PROFILE_CHANGED, PROFILE_COMMAND, ProfileChanged } from './heat';
 import { HeatView } from './heatView';
 import { kernelAt } from './kernels';
+import { SERVER_LENS_COMMAND } from './middleware';
 import { registerDebugger } from './debug';
 import { SECTION } from './settings';
 import { ServerStatus } from './statusBar';
 import { KernelTests } from './testing';
+import { WaveEditors } from './waveEditors';
 
 let waveClient: WaveClient | undefined;
 
-function waveEditor(): vscode.TextEditor | undefined {
-    const editor = vscode.window.activeTextEditor;
-    if (editor === undefined || editor.document.languageId !== 'wave') {
-        void vscode.window.showWarningMessage('WAVE: open a .wave file first.');
-        return undefined;
-    }
-    return editor;
+/** The walkthrough's steps are done when their action succeeded: package.json's
+ * `completionEvents` wait for these context keys (`onContext:`), set here. */
+const STEP_DONE = {
+    server: 'wave.walkthrough.serverRunning',
+    example: 'wave.walkthrough.exampleOpened',
+    run: 'wave.walkthrough.kernelRan',
+    debug: 'wave.walkthrough.kernelDebugged',
+} as const;
+
+const stepsDone = new Set<string>();
+
+function stepDone(step: keyof typeof STEP_DONE): void {
+    stepsDone.add(STEP_DONE[step]);
+    void vscode.commands.executeCommand('setContext', STEP_DONE[step], true);
+}
+
+/** VS Code's walkthrough registers its steps when the Welcome page first opens, and a step
+ *  whose key is true by then is never ticked by it: each step also completes on `KEY.again`,
+ *  set for the steps done before, once the page is open. */
+function restateSteps(): void {
+    stepsDone.forEach((key) => void vscode.commands.executeCommand('setContext', `${key}.again`, true));
+}
+
+/** Whether a `wave-lsp.run` answer is a run (whatever the kernel did), not a refusal. */
+function ran(result: unknown): boolean {
+    const status = (result as { status?: unknown } | undefined)?.status;
+    return typeof status === 'string' && status !== 'invalid-request';
 }
 
 /** Runs a server command, turning a failure into a notification. */
@@ -69,6 +92,7 @@ async function openExample(context: vscode.ExtensionContext): Promise<void> {
         fs.copyFileSync(source, target);
     }
     await vscode.window.showTextDocument(vscode.Uri.file(target), { preview: false });
+    stepDone('example');
 }
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -80,69 +104,114 @@ export function activate(context: vscode.ExtensionContext): void {
     const backends = new BackendView((command, args) => client.execute(command, args));
     const disassembly = new DisassemblyView(() => Promise.resolve(client.serverCommand()));
     const heat = new HeatView();
+    const editors = new WaveEditors();
+    const waveEditor = (why?: string) => editors.pick(why);
     const tests = new KernelTests((command, args) => client.execute(command, args), log,
         (command, args) => client.executeIfRunning(command, args));
     client.onRunning(() => void tests.discoverWorkspace());
-    context.subscriptions.push(log, status, client, encoding, backends, disassembly, heat, tests);
+    // the outcome lenses of kernel tests (the server's) keep the Testing view in step
+    client.onLenses((lenses) => {
+        for (const lens of lenses) {
+            const [uri, kernel, line] = (lens.command?.arguments ?? []) as unknown[];
+            const title = lens.command?.title ?? '';
+            if (lens.command?.command === 'wave-lsp.test' && /^[✓✕]/.test(title)
+                && typeof uri === 'string' && typeof kernel === 'string' && typeof line === 'number') {
+                tests.lensOutcome(uri, kernel, line, lens.command.tooltip ?? title);   // (uncut)
+            }
+        }
+    });
+    context.subscriptions.push(log, status, client, encoding, backends, disassembly, heat, tests, editors);
+    client.onRunning(() => stepDone('server'));
+    context.subscriptions.push(
+        vscode.workspace.onDidGrantWorkspaceTrust(() => void client.trustGranted()),
+        vscode.window.tabGroups.onDidChangeTabs((event) => {
+            if (event.opened.some((tab) => /walkthrough|welcome|get started/i.test(tab.label))) {
+                [1000, 3000].forEach((delay) => setTimeout(restateSteps, delay));
+            }
+        }),
+        vscode.debug.onDidStartDebugSession((session) => {
+            if (session.type === DEBUG_TYPE) {
+                stepDone('debug');
+            }
+        }),
+    );
     client.onNotification<ProfileChanged>(PROFILE_CHANGED, (params) => heat.changed(params));
     watchFirstDiagnostics(client, context);
 
     const register = (name: string, handler: (...args: unknown[]) => unknown) =>
         context.subscriptions.push(vscode.commands.registerCommand(name, handler));
 
-    registerDebugger(context, () => Promise.resolve(client.serverCommand()));
+    registerDebugger(context, () => Promise.resolve(client.serverCommand()),
+        () => waveEditor('open a .wave file to debug its kernel'));
     register('wave.showServerLog', () => log.show());
     register('wave.openExample', () => openExample(context));
     register('wave.restartServer', () => client.restart());
+    /** A server lens clicked (client.ts routes them here): run, and follow up on the answer. */
+    register(SERVER_LENS_COMMAND, async (command: unknown, ...args: unknown[]) => {
+        if (typeof command !== 'string') {
+            return undefined;
+        }
+        const result = await serverCommand(client, command, args);
+        if (command === 'wave-lsp.run' && ran(result)) {
+            stepDone('run');
+        } else if (command === PROFILE_COMMAND) {
+            heat.show(result as KernelProfile | undefined);
+        }
+        return result;
+    });
     /** A command on the kernel at the cursor of the active WAVE editor: `[uri, kernel, ...rest]`. */
     const kernelCommand = (name: string, serverName: string, rest: unknown[]) => register(name, async () => {
-        const editor = waveEditor();
+        const editor = await waveEditor();
         if (editor === undefined) {
             return;
         }
         const kernel = await kernelAt(editor.document, editor.selection.active);
         if (kernel !== undefined) {
-            return serverCommand(client, serverName, [editor.document.uri.toString(), kernel, ...rest]);
+            const result = await serverCommand(client, serverName, [editor.document.uri.toString(), kernel, ...rest]);
+            if (name === 'wave.runKernel' && ran(result)) {
+                stepDone('run');
+            }
+            return result;
         }
     });
     kernelCommand('wave.runKernel', 'wave-lsp.run', [null]);
     kernelCommand('wave.checkPortability', 'wave-lsp.checkPortability', []);
     register('wave.profileKernel', async () => {
-        const editor = waveEditor();
+        const editor = await waveEditor();
         const kernel = editor && await kernelAt(editor.document, editor.selection.active);
         if (editor !== undefined && kernel !== undefined) {
             heat.show(await serverCommand(client, PROFILE_COMMAND,
                 [editor.document.uri.toString(), kernel, null]) as KernelProfile | undefined);
         }
     });
-    register('wave.clearProfile', () => {
-        const editor = waveEditor();
+    register('wave.clearProfile', async () => {
+        const editor = await waveEditor();
         if (editor !== undefined) {
             return serverCommand(client, CLEAR_PROFILE_COMMAND, [editor.document.uri.toString(), null]);
         }
     });
-    register('wave.clearResults', () => {
-        const editor = waveEditor();
+    register('wave.clearResults', async () => {
+        const editor = await waveEditor();
         if (editor !== undefined) {
             return serverCommand(client, 'wave-lsp.clear', [editor.document.uri.toString(), null]);
         }
     });
-    register('wave.showEncoding', () => {
-        const editor = waveEditor();
+    register('wave.showEncoding', async () => {
+        const editor = await waveEditor();
         if (editor !== undefined) {
             return encoding.show(editor.document);
         }
     });
     for (const target of Object.keys(TARGETS) as Target[]) {
-        register(`wave.show${TARGETS[target].title}`, () => {
-            const editor = waveEditor();
+        register(`wave.show${TARGETS[target].title}`, async () => {
+            const editor = await waveEditor();
             if (editor !== undefined) {
                 return backends.show(editor.document, target);
             }
         });
     }
-    register('wave.assemble', () => {
-        const editor = waveEditor();
+    register('wave.assemble', async () => {
+        const editor = await waveEditor();
         if (editor !== undefined) {
             return serverCommand(client, 'wave-lsp.assemble', [editor.document.uri.toString()]);
         }

@@ -33,13 +33,23 @@ export interface ProfileChanged {
     profiles: KernelProfile[];
 }
 
-/** The 0-based lines of each level (index 0: level 1), from the profiles of one document. */
+/** A line is coloured only when it costs: a level of at least COSTLY_LEVEL or a share of the
+ * kernel's cost of at least COSTLY_SHARE; cold code (level 1, a small share) stays unmarked. */
+export const COSTLY_LEVEL = 2;
+export const COSTLY_SHARE = 0.05;
+
+export function costs(heat: HeatLine): boolean {
+    return heat.level >= COSTLY_LEVEL || heat.share >= COSTLY_SHARE;
+}
+
+/** The 0-based lines of each level (index 0: level 1) that cost (`costs`), from the profiles
+ * of one document. */
 export function linesByLevel(profiles: Iterable<KernelProfile>): number[][] {
     const out: number[][] = HEAT_COLOURS.map(() => []);
     for (const profile of profiles) {
         for (const heat of profile.heat ?? []) {
             const level = Math.min(Math.max(Math.round(heat.level), 1), HEAT_COLOURS.length);
-            if (Number.isInteger(heat.line) && heat.line >= 1) {
+            if (Number.isInteger(heat.line) && heat.line >= 1 && costs(heat)) {
                 out[level - 1].push(heat.line - 1);
             }
         }

@@ -10,6 +10,11 @@
  * first wrong expect line, plus a message at the store that wrote the first wrong value. The
  * Debug profile starts the kernel debugger (debug type `wave`) on the test's launch, then runs
  * the test and reports it when the session ends.
+ *
+ * The server is the one source of a test's outcome: it tests a document again after each edit
+ * and says the outcome on the test's lens (`✓ passed`, `✕ failed: …`). Each outcome lens the
+ * client receives that differs from what the Testing view shows is reported to it as well
+ * (`lensOutcome`), so the gutter icon and the lens never disagree.
  */
 import * as vscode from 'vscode';
 import {
@@ -33,6 +38,8 @@ export class KernelTests implements vscode.Disposable {
     readonly controller: vscode.TestController;
     private readonly tests = new Map<string, { uri: vscode.Uri; test: DiscoveredTest }>();
     private readonly timers = new Map<string, NodeJS.Timeout>();
+    /** test id -> the outcome the Testing view shows ("passed", or the failure's message) */
+    private readonly shown = new Map<string, string>();
     private readonly disposables: vscode.Disposable[] = [];
 
     /** `execute` runs a command (starting the server if it must: running a test is the user's
@@ -195,6 +202,45 @@ export class KernelTests implements vscode.Disposable {
         }
     }
 
+    /** An outcome lens of the server (`✓ passed`, `✕ failed: MESSAGE`, `✕ MESSAGE`) on the test
+     *  at `launchLine` of `kernel` in `uri`: reported to the Testing view when it shows
+     *  another outcome for that test. */
+    lensOutcome(uri: string, kernel: string, launchLine: number, title: string): void {
+        const entry = [...this.tests.entries()].find(([, e]) => e.uri.toString() === uri
+            && e.test.kernel === kernel && e.test.launchLine === launchLine);
+        const item = entry && this.findItem(entry[0]);
+        const passed = title.startsWith('✓');
+        const said = passed ? 'passed' : title.replace(/^✕\s*(failed:\s*)?/, '');
+        if (entry === undefined || item === undefined || this.shown.get(entry[0]) === said) {
+            return;
+        }
+        const run = this.controller.createTestRun(new vscode.TestRunRequest([item]), 'the server tested the edit', false);
+        if (passed) {
+            run.passed(item);
+        } else {
+            const message = new vscode.TestMessage(said);
+            message.location = new vscode.Location(entry[1].uri, new vscode.Position(launchLine, 0));
+            run.failed(item, message);
+        }
+        run.end();
+        this.shown.set(entry[0], said);
+    }
+
+    private findItem(id: string): vscode.TestItem | undefined {
+        let found: vscode.TestItem | undefined;
+        const walk = (item: vscode.TestItem) => {
+            if (found === undefined) {
+                if (item.id === id) {
+                    found = item;
+                } else {
+                    item.children.forEach(walk);
+                }
+            }
+        };
+        this.controller.items.forEach(walk);
+        return found;
+    }
+
     /** Runs one test through the server; undefined when it gave no answer. */
     private async runOne(uri: vscode.Uri, test: DiscoveredTest): Promise<TestOutcome | undefined> {
         try {
@@ -208,6 +254,7 @@ export class KernelTests implements vscode.Disposable {
 
     private report(run: vscode.TestRun, item: vscode.TestItem, uri: vscode.Uri,
         outcome: TestOutcome | undefined, duration: number): void {
+        this.shown.set(item.id, outcome === undefined ? '' : outcome.passed ? 'passed' : outcome.message);
         if (outcome === undefined) {
             run.errored(item, new vscode.TestMessage('wave-lsp did not run the test (see the WAVE output).'), duration);
         } else if (outcome.passed) {

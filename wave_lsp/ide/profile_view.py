@@ -4,7 +4,9 @@
 - heat: each executed line's cost (issue slots plus memory passes: executions + local
   wavefronts + global sectors; a relative measure, not cycles), its share of the kernel's cost
   and a level 1..5 relative to the hottest line;
-- hints on the lines that matter: hot lines and divergent lines (`×5 · 25% lanes`), branches
+- hints on the lines that matter: hot lines and divergent lines (`5 wave-instrs · 25% lanes`:
+  the line's wave-instructions, every wave counted; a run's `×5` is how often the shown lanes
+  ran it, so the two are named apart), branches
   that split waves (`4 of 8 divergent`: Nsight's divergent branches), bank conflicts (`2-way
   bank conflict`), uncoalesced device accesses (`32 sectors (ideal 4)`);
 - findings: the worst of those as information diagnostics that say what to change (a bank
@@ -145,14 +147,17 @@ class ProfileView:
                     f"condition split): {each}"]
 
     def summary(self) -> str:
-        """The code lens title after a profile: `◔ Profile: 72% lanes · 2-way banks · …`."""
+        """The code lens title after a profile: `◔ Profile: 2-way banks · 1.6× sectors · 72%
+        lanes`. The findings lead: a row that must shorten its titles (`lens_layout` drops
+        last parts first) loses the lane figure, which the run's own lens states too."""
         totals = _line_totals(self.primary)
-        parts = [f"{percent_text(totals['lanes'])} lanes" if totals["lanes"] is not None
-                 else "nothing ran"]
+        parts = []
         if totals["ways"] is not None and totals["ways"] > 1.005:
             parts.append(f"{number_text(totals['ways'])}-way banks")
         if totals["sectors"] is not None and totals["sectors"] > 1.005:
             parts.append(f"{number_text(totals['sectors'])}× sectors")
+        parts.append(f"{percent_text(totals['lanes'])} lanes" if totals["lanes"] is not None
+                     else "nothing ran")
         if self.primary.estimated:
             parts.append("estimated")
         return "◔ Profile: " + " · ".join(parts)
@@ -224,8 +229,9 @@ def hint_parts(c, hot: bool, opens_block: bool) -> list[str]:
     parts = []
     lanes = lane_share(c)
     if opens_block or hot:
-        parts.append(f"×{count_text(c.executions)}" if lanes is None or lanes >= 0.995
-                     else f"×{count_text(c.executions)} · {percent_text(lanes)} lanes")
+        issued = f"{count_text(c.executions)} wave-instrs"     # not a run hint's ×N
+        parts.append(issued if lanes is None or lanes >= 0.995
+                     else f"{issued} · {percent_text(lanes)} lanes")
     if c.divergent_branches:
         parts.append(f"{count_text(c.divergent_branches)} of {count_text(c.executions)} "
                      "divergent")

@@ -279,6 +279,8 @@ class DocumentRuns:
     stored: Future | None = None         # the job whose results `results` holds
     window: object = None                # run_dump.DumpWindow: the latest one asked for
     window_cancels: set = field(default_factory=set)   # dump windows being computed
+    # kernel -> its last run with values and the text lines it ran on (`ide.stale_values`)
+    kept: dict[str, tuple[KernelRun, tuple[str, ...]]] = field(default_factory=dict)
 
     def stop(self) -> None:
         """Cancel the job in flight, if any, and the dump windows being computed."""
@@ -294,10 +296,13 @@ class DocumentRuns:
         """The results that belong to `revision` (never a stale one)."""
         return [r for r in self.results.values() if r.revision == revision]
 
-    def store(self, runs: list[KernelRun]) -> None:
+    def store(self, runs: list[KernelRun], lines: tuple[str, ...] = ()) -> None:
+        """Keep `runs`, which ran on the text `lines`."""
         for r in runs:
             if r.status != "cancelled":
                 self.results[r.kernel] = r
+                if lines and r.lines:     # (a profile is stored without its text)
+                    self.kept[r.kernel] = (r, lines)
         self.generation += 1
 
     def clear(self, kernel: str | None) -> None:
@@ -306,7 +311,9 @@ class DocumentRuns:
         if kernel is None:
             self.live.clear()
             self.results.clear()
+            self.kept.clear()
         else:
             self.live.pop(kernel, None)
             self.results.pop(kernel, None)
+            self.kept.pop(kernel, None)
         self.generation += 1

@@ -18,7 +18,8 @@ from ..ide.portability import kernel_launch
 from ..ide.state import DocumentState
 from .handlers import command, command_kernel
 from .proto import lens
-from .runs import RunService, arg_root
+from .run_documents import arg_root
+from .runs import RunService
 from .server import Feature, WaveLanguageServer
 
 RUN_ON_GPU = "wave-lsp.runOnGpu"

@@ -42,7 +42,8 @@ from ..ide.test_view import (KEPT_OUTPUT_LINES, DocumentTests, Problem, TestReco
 from . import proto
 from .handlers import report_failure
 from .proto import file_path, span
-from .runs import RunService, arg_root
+from .run_documents import arg_root
+from .runs import RunService
 from .server import Feature, WaveLanguageServer
 
 if TYPE_CHECKING:

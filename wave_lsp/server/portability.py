@@ -21,7 +21,8 @@ from ..ide import portability
 from ..ide.state import DocumentState
 from .handlers import command, command_kernel
 from .proto import lens
-from .runs import RunService, arg_root, refuse
+from .run_documents import arg_root
+from .runs import RunService, refuse
 from .server import Feature, WaveLanguageServer
 
 CHECK = "wave-lsp.checkPortability"

@@ -143,7 +143,7 @@ class ProfileService(RunService):
         return out
 
     def inlay_hints(self, doc: DocumentState, first: int, last: int) -> list[types.InlayHint]:
-        """After each line that matters: `×5 · 25% lanes`, `2-way bank conflict`, ..."""
+        """After each line that matters: `5 wave-instrs · 25% lanes`, `2-way bank conflict`, ..."""
         out = []
         for result in self.current(doc):
             for line, hint in (result.view.hints.items() if result.view is not None else ()):

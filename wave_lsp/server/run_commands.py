@@ -6,6 +6,8 @@
   live: every edit re-runs it (debounced) until it is cleared or the document closes.
 - `wave-lsp.clear [uri, kernel|null]` forgets one kernel's results (null: all of the document's)
   and stops re-running it; returns `{"uri", "cleared": [kernels]}`.
+- the notification `wave-lsp/workspaceTrusted` (no params) tells a server started in an
+  untrusted workspace that the user has trusted it since: the next Run runs.
 - `wave-lsp.dump [uri, kernel, launchLine|null, dumpIndex, start, count, version?]` answers
   lines `start .. start+count-1` (count ≤ 4,096) of the launch line's `--dump-*` region
   `dumpIndex` (0-based, in print order) of the kernel's latest run of the current revision,
@@ -27,10 +29,11 @@ from typing import Any
 
 from lsprotocol import types
 
-from .handlers import command
+from .handlers import command, notification
 from .protocol import Serialised
 from .run_display import CLEAR, DUMP, RUN
-from .runs import RunService, arg_root, refuse as _refuse, start_live
+from .run_documents import arg_root
+from .runs import TRUST_GRANTED, RunService, refuse as _refuse, start_live
 from .server import WaveLanguageServer
 
 
@@ -122,7 +125,11 @@ def clear_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = Non
 
 
 def setup(server: WaveLanguageServer) -> None:
-    server.add_feature(RunService(server))
+    runs = server.add_feature(RunService(server))
+
+    @notification(server, TRUST_GRANTED)
+    def trust_granted(params: Any = None) -> None:
+        runs.grant_trust()
 
     @command(server, RUN)
     async def run(*args):

@@ -31,15 +31,24 @@ __all__ = ["RUN", "CLEAR", "DUMP", "code_lenses", "inlay_hints", "hover", "diagn
 
 
 def code_lenses(doc: DocumentState, codec: PositionCodec, current: list[KernelRun],
-                live: dict[str, int | None],
-                by_kernel: dict[str, list[LaunchLine]]) -> list[types.CodeLens]:
-    """`▶ Run` above each kernel and launch line; the outcome where a kernel last ran."""
+                live: dict[str, int | None], by_kernel: dict[str, list[LaunchLine]],
+                refused: set[str] = frozenset(), manage_trust: str = "") -> list[types.CodeLens]:
+    """`▶ Run` above each kernel and launch line; the outcome where a kernel last ran; where
+    a Run of a kernel in `refused` was refused (an untrusted workspace), that and the client's
+    `manage_trust` command."""
     results = {r.kernel: r for r in current}
     out: list[types.CodeLens] = []
 
     def place(rng: types.Range, kernel: str, line: int | None, is_result_line: bool) -> None:
         result = results.get(kernel)
-        if result is not None and is_result_line:
+        if kernel in refused and line is None:    # said on the kernel's own line
+            out.append(types.CodeLens(range=rng, command=_cmd("▶ Run", RUN, doc.uri, kernel,
+                                                              line)))
+            out.append(types.CodeLens(range=rng, command=_cmd(
+                "⚠ not run (untrusted): Manage Trust", manage_trust, tooltip=(
+                    "Kernels do not run in an untrusted workspace: trust it (click) and "
+                    "▶ Run again"))))
+        elif result is not None and is_result_line:
             out.append(types.CodeLens(range=rng, command=_cmd(
                 "▶ Run again", RUN, doc.uri, kernel, line)))
             out.append(types.CodeLens(range=rng, command=_cmd(
@@ -68,12 +77,22 @@ def code_lenses(doc: DocumentState, codec: PositionCodec, current: list[KernelRu
 
 
 def inlay_hints(doc: DocumentState, codec: PositionCodec, current: list[KernelRun], first: int,
-                last: int) -> list[types.InlayHint]:
-    """After each executed line in [first, last]: what it produced in the shown lanes."""
-    if not current:
+                last: int, stale: list = ()) -> list[types.InlayHint]:
+    """After each executed line in [first, last]: what it produced in the shown lanes; the
+    `stale` values (`ide.stale_values`: line, run, line result) of a kernel whose new run has
+    not arrived yet, marked as such."""
+    if not current and not stale:
         return []
     from ..ide.run_hover import line_tooltip
+    from ..ide.stale_values import STALE_MARK
     out = []
+    for line, result, res in stale:
+        if first <= line <= last:
+            out.append(types.InlayHint(
+                position=to_client_position(doc, line, len(doc.lines[line].rstrip()), codec),
+                label=STALE_MARK + res.label, padding_left=True,
+                tooltip="stale: the last run's values, shown until the kernel runs again "
+                        f"(the source must assemble) · {line_tooltip(result, res)}"))
     for result in current:
         for line, res in result.lines.items():
             if not res.label or not first <= line <= last or line >= len(doc.lines):

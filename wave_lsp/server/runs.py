@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import threading
 from concurrent.futures import Future
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -26,8 +25,8 @@ from ..ide.run_limits import LAUNCH_MARKER, RunLimits
 from ..ide.run_queue import CLICKED, REFRESH
 from ..ide.state import DocumentState
 from . import run_display
-from .proto import file_path
 from .run_display import CLEAR, RUN
+from .run_documents import arg_root, launched_kernels, parse_launch_lines
 from .server import Feature, WaveLanguageServer, report_failure
 
 if TYPE_CHECKING:
@@ -38,32 +37,11 @@ if TYPE_CHECKING:
 RUNS_CHANGED = "wave-lsp/runsChanged"
 
 
-def document_folder(uri: str) -> Path | None:
-    """The folder of a `file:` document (`--arg` files are relative to it)."""
-    path = file_path(uri)
-    return path.parent if path else None
-
-
-def arg_root(server: WaveLanguageServer, uri: str) -> Path | None:
-    """Where a document's `--arg` files may come from: the innermost workspace folder that
-    holds it, else its own folder (`wave_lsp.ide.arg_files`)."""
-    folder = document_folder(uri)
-    if folder is None:
-        return None
-    roots = []
-    try:
-        workspace = server.workspace
-        uris = [f.uri for f in workspace.folders.values()] + [workspace.root_uri or ""]
-    except Exception:        # before `initialize`
-        uris = []
-    for root_uri in uris:
-        path = file_path(root_uri)
-        if path and folder.is_relative_to(path):
-            roots.append(path)
-    return max(roots, key=lambda p: len(p.parts)) if roots else folder
-
-
 TRUST_OPTION = "workspaceTrusted"    # initializationOptions: anything but true disables every run
+# notification: the user has trusted the workspace since (VS Code's onDidGrantWorkspaceTrust);
+# trust is only ever granted this way, never taken back (VS Code reloads to un-trust)
+TRUST_GRANTED = "wave-lsp/workspaceTrusted"
+MANAGE_TRUST = "workbench.trust.manage"   # the client command the lens of a refused run offers
 
 
 class RunService(Feature):
@@ -72,13 +50,14 @@ class RunService(Feature):
     completion: `run_display`). Each document's results live on its `DocumentState`
     (`run_state()`), so they go with it."""
 
-    leading_commands = (RUN, CLEAR)
+    leading_commands = (RUN, CLEAR, MANAGE_TRUST)
 
     def __init__(self, server: WaveLanguageServer) -> None:
         super().__init__(server)
         self._worker = None
         self._waiters: dict[Future, int] = {}     # requests waiting for each job
         self.trusted = True       # False (an untrusted workspace): no kernel ever runs
+        self.refused: set[tuple[str, str]] = set()   # (uri, kernel) whose run trust refused
         self.closing = False      # shutting down: every run and check stops
 
     # ---- state -------------------------------------------------------------------------------
@@ -102,7 +81,7 @@ class RunService(Feature):
         """Each kernel's launch lines, parsed once per revision (files not read)."""
         root = arg_root(self.server, doc.uri)
         return doc.derived(("run.launch_lines", root),
-                           lambda state: _parse_launch_lines(state, root))
+                           lambda state: parse_launch_lines(state, root))
 
     def current(self, doc: DocumentState) -> list["KernelRun"]:
         """Results of the document's current revision (never a stale run's)."""
@@ -142,6 +121,26 @@ class RunService(Feature):
         if isinstance(options, dict) and TRUST_OPTION in options:
             self.trusted = options[TRUST_OPTION] is True
 
+    def grant_trust(self) -> None:
+        """The workspace is trusted now: the next Run runs, and with `run.live` every launched
+        kernel runs at once; the lenses of refused runs are redrawn."""
+        if self.trusted:
+            return
+        self.trusted = True
+        self.refused.clear()
+        self.server.log("wave-lsp: the workspace is trusted now: kernels run")
+        for doc in self.server.documents.all():
+            if not doc.binary:
+                self.document_settled(doc)
+        if self.server.client.code_lens_refresh:
+            self.server.workspace_code_lens_refresh(None)
+
+    def refuse_untrusted(self, doc: DocumentState, kernel: Any) -> None:
+        """Remember that trust refused `kernel`'s run, so that its lens says so."""
+        if isinstance(kernel, str):
+            self.refused.add((doc.uri, kernel))
+            self.refresh(doc)
+
     def document_edited(self, doc: DocumentState) -> None:
         """A stale run is cancelled at once, not when the edit settles."""
         if not doc.binary and self.wanted(doc):
@@ -179,11 +178,20 @@ class RunService(Feature):
 
     # ---- contributions ------------------------------------------------------------------------
     def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
+        refused = {k for uri, k in self.refused if uri == doc.uri} if not self.trusted else set()
         return run_display.code_lenses(doc, self.server.codec, self.current(doc),
-                                       self.wanted(doc), self.launch_lines(doc))
+                                       self.wanted(doc), self.launch_lines(doc),
+                                       refused, MANAGE_TRUST)
 
     def inlay_hints(self, doc: DocumentState, first: int, last: int) -> list[types.InlayHint]:
-        return run_display.inlay_hints(doc, self.server.codec, self.current(doc), first, last)
+        state = self.existing(doc)
+        stale = []
+        if state is not None and state.kept:
+            from ..ide.stale_values import stale_values
+            stale = doc.derived(("run.stale", state.generation), lambda d: stale_values(
+                state.kept, self.current(d), d.lines))
+        return run_display.inlay_hints(doc, self.server.codec, self.current(doc), first, last,
+                                       stale)
 
     def hover(self, doc: DocumentState, line: int, target) -> str | None:
         return run_display.hover(doc, self.current(doc), line, target)
@@ -231,7 +239,7 @@ class RunService(Feature):
                  and not cancel.is_set())
         if fresh and state.stored is not future:      # stored and shown once per job
             state.stored = future
-            state.store(runs)
+            state.store(runs, tuple(doc.lines))
             self.refresh(doc)
         return runs
 
@@ -323,6 +331,8 @@ async def start_live(server: WaveLanguageServer, service: RunService, verb: str,
         return refuse(server, uri, kernel, f"cannot {verb} {uri!r}: not an open WAVE document")
     runs = server.get_feature(RunService)
     if not runs.trusted:
+        runs.refuse_untrusted(doc, kernel if kernel is not None else
+                              next((k.name for k in doc.program.kernels), None))
         return refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
                                            f"(trust the workspace to {verb} them)")
     names = [k.name for k in doc.program.kernels]
@@ -356,22 +366,4 @@ async def start_live(server: WaveLanguageServer, service: RunService, verb: str,
     return doc, result
 
 
-def launched_kernels(doc: DocumentState) -> list[str]:
-    """The kernels with a launch line, found without parsing one (on every edit)."""
-    def find(state: DocumentState) -> list[str]:
-        if not any(LAUNCH_MARKER in line for line in state.lines):
-            return []
-        from ..ide.launch_lines import launch_comment_lines
-        return [kernel.name for kernel, lines in launch_comment_lines(state) if lines]
-    return doc.derived("run.launched", find)
-
-
 _NOT_LIVE = object()
-
-
-def _parse_launch_lines(doc: DocumentState, root: Path | None) -> dict:
-    if not any(LAUNCH_MARKER in line for line in doc.lines):
-        return {}
-    from ..ide.run_session import kernel_launch_lines
-    return kernel_launch_lines(doc, document_folder(doc.uri), root, doc.launch_parses)
-

@@ -29,7 +29,8 @@ from ..ide.state import DocumentState
 from .handlers import command
 from .kernel_tests import DISCOVER, MAX_FILE_BYTES, RETRIES, TEST, TestService, path_of
 from .proto import to_client_range
-from .runs import RunService, arg_root
+from .run_documents import arg_root
+from .runs import RunService
 from .server import WaveLanguageServer
 
 if TYPE_CHECKING:

@@ -17,9 +17,16 @@ describe('heat levels', () => {
         assert.deepEqual(byLevel[0], [3]);
         assert.deepEqual(byLevel.slice(1, 4), [[], [], []]);
     });
+    it('leaves cold lines (level 1, under 5% of the cost) uncoloured', () => {
+        const byLevel = linesByLevel([{ kernel: 'a', heat: [
+            { line: 1, level: 1, share: 0.01 }, { line: 2, level: 1, share: 0.05 }, { line: 3, level: 2, share: 0.001 },
+        ] }]);
+        assert.deepEqual(byLevel[0], [1]);
+        assert.deepEqual(byLevel[1], [2]);
+    });
     it('clamps odd levels and drops lines that are not lines', () => {
         const byLevel = linesByLevel([{ kernel: 'a', heat: [
-            { line: 1, level: 9, share: 1 }, { line: 0, level: 2, share: 0 }, { line: 2.5, level: 2, share: 0 },
+            { line: 1, level: 9, share: 1 }, { line: 0, level: 2, share: 0 }, { line: 2.5, level: 2, share: 0 }, { line: 3, level: 0, share: 0 },
         ] }]);
         assert.deepEqual(byLevel[4], [0]);
         assert.deepEqual(byLevel[1], []);
