@@ -113,11 +113,15 @@ def test_a_clicked_run_goes_before_waiting_dump_windows(tmp_path):
         run(client, 1, uri, "slow")
         assert answer(client, 1, timeout=60)["result"]["status"] == "ok"
         windows = list(range(10, 20))
-        client.send(b"".join(frame({"jsonrpc": "2.0", "id": i, "method": "workspace/executeCommand",
-                                    "params": {"command": "wave-lsp.dump",
-                                               "arguments": [uri, "slow", 1, 0, 100 * (i - 10), 50]}})
-                             for i in windows))
-        run(client, 2, "file:///tmp/small.wave", "s")
+        # the windows and the Run in one write: the Run is queued while the windows wait
+        client.send(b"".join([frame({"jsonrpc": "2.0", "id": i, "method": "workspace/executeCommand",
+                                     "params": {"command": "wave-lsp.dump",
+                                                "arguments": [uri, "slow", 1, 0, 100 * (i - 10),
+                                                              50]}})
+                              for i in windows] + [frame({
+                                  "jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
+                                  "params": {"command": "wave-lsp.run",
+                                             "arguments": ["file:///tmp/small.wave", "s", None]}})]))
         assert answer(client, 2, timeout=60)["result"]["status"] == "ok"
         answered = [m.get("id") for m in client.seen if "method" not in m]
         # the Run was answered before the newest window (which waited behind it) ...

@@ -181,21 +181,6 @@ def test_restart_server_and_show_log(vscode):
     assert re.search(r"First diagnostics \d+ ms after activation", log())
 
 
-def test_go_to_definition_of_a_register(vscode):
-    """F12 on a register read jumps to the write that reaches it (server: analysis.reaching)."""
-    vscode.openFile("square.wave")
-    vscode.wait_until(lambda: "imul    r3, r0, r2" in vscode.editorText(), "square.wave")
-    vscode.clickText("r2", 1)                            # `imul r3, r0, r2`, line 8
-    vscode.wait_until(lambda: any("Ln 8," in t for t in vscode.texts(".statusbar-item")),
-                      "the cursor on line 8")
-    vscode.press("F12")
-    where = vscode.wait_until(
-        lambda: [t for t in vscode.texts(".statusbar-item") if "Ln 7, Col 1" in t],
-        "the cursor on `mov_imm r2, 4`")
-    vscode.screenshot("14-register-definition")
-    assert "Ln 7, Col 13" in where[0]
-
-
 def test_a_run_clicked_right_after_a_restart_is_not_lost(vscode):
     """Issue 29 §11: ▶ Run clicked while the server restarts waits for the new server and runs;
     a normal restart (the old server exits with 0) logs no error."""
@@ -238,3 +223,18 @@ def test_a_run_clicked_right_after_a_restart_is_not_lost(vscode):
     vscode.screenshot("13b-run-kernel-right-after-restart")
     notes = " ".join(vscode.notifications())
     assert "not running" not in notes and "failed" not in notes, notes
+
+
+def test_go_to_definition_of_a_register(vscode):
+    """F12 on a register read jumps to the write that reaches it (server: analysis.reaching)."""
+    vscode.openFile("square.wave")
+    vscode.wait_until(lambda: "imul    r3, r0, r2" in vscode.editorText(), "square.wave")
+    vscode.clickText("r2", 1)                            # `imul r3, r0, r2`, line 8
+    vscode.wait_until(lambda: any("Ln 8," in t for t in vscode.texts(".statusbar-item")),
+                      "the cursor on line 8")
+    vscode.press("F12")
+    where = vscode.wait_until(
+        lambda: [t for t in vscode.texts(".statusbar-item") if "Ln 7, Col 1" in t],
+        "the cursor on `mov_imm r2, 4`")
+    vscode.screenshot("14-register-definition")
+    assert "Ln 7, Col 13" in where[0]
