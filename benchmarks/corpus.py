@@ -162,3 +162,40 @@ def repeated_source(source: str, lines: int) -> str:
         out.append(source)
         n += source.count("\n")
     return "".join(out)
+
+
+# A kernel whose device and local load stride changes every iteration, so every iteration is a
+# new access pattern for the profile to record (issue 31: the profile's record is bounded).
+STRIDE_WALK = """\
+; each iteration a new stride: every device and local load a new access pattern
+; wave-lsp run: --grid 16,1,1 --fill-zero 0:u32:16384
+.kernel stride_walk
+.registers 16
+.workgroup_size 256, 1, 1
+.local_memory 1024
+    mov_sr  r0, sr_thread_id_x
+    mov_sr  r11, sr_workgroup_id_x
+    mov_imm r7, 4
+    imul r12, r0, r7
+    local_store_u32 r12, r0
+    barrier
+    mov_imm r1, 0
+    mov_imm r2, 1
+    mov_imm r3, {iterations}
+    mov_imm r6, 65532
+    mov_imm r9, 1020
+    imul r11, r11, r7
+    loop
+        icmp_ge p1, r1, r3
+        break p1
+        imul r4, r12, r1
+        iadd r4, r4, r11
+        and  r5, r4, r6
+        device_load_u32 r8, r5
+        and  r10, r4, r9
+        local_load_u32 r13, r10
+        iadd r1, r1, r2
+    endloop
+    halt
+.end
+"""

@@ -16,6 +16,8 @@ import pytest
 from lsprotocol import types as t
 from pytest_lsp import client_capabilities
 
+from corpus import STRIDE_WALK
+
 from .conftest import client_position, configure, open_document
 from .test_run_results import INIT, client, ident  # noqa: F401 (a fixture)
 
@@ -23,39 +25,7 @@ pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 SMALL = ".kernel small\n.registers 4\n    mov_imm r1, 5\n    halt\n.end\n"
-# 16 workgroups of 256 threads; the device and local stride grows by a word every iteration
-STRIDE_WALK = """\
-; wave-lsp run: --grid 16,1,1 --fill-zero 0:u32:16384
-.kernel stride_walk
-.registers 16
-.workgroup_size 256, 1, 1
-.local_memory 1024
-    mov_sr  r0, sr_thread_id_x
-    mov_sr  r11, sr_workgroup_id_x
-    mov_imm r7, 4
-    imul r12, r0, r7
-    local_store_u32 r12, r0
-    barrier
-    mov_imm r1, 0
-    mov_imm r2, 1
-    mov_imm r3, {iterations}
-    mov_imm r6, 65532
-    mov_imm r9, 1020
-    imul r11, r11, r7
-    loop
-        icmp_ge p1, r1, r3
-        break p1
-        imul r4, r12, r1
-        iadd r4, r4, r11
-        and  r5, r4, r6
-        device_load_u32 r8, r5
-        and  r10, r4, r9
-        local_load_u32 r13, r10
-        iadd r1, r1, r2
-    endloop
-    halt
-.end
-"""
+# STRIDE_WALK (benchmarks/corpus.py): 16 workgroups of 256 threads, a new stride each iteration
 LOAD = next(i for i, line in enumerate(STRIDE_WALK.split("\n")) if "device_load_u32" in line)
 VALUES = 1_000_000
 DUMPING = f"""\
