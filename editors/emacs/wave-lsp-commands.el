@@ -178,19 +178,24 @@ replacing that kind's previous summary on the line."
                              (eq (plist-get profile :ok) t))))))
   (wave-lsp--refresh-later uri))
 
-(defun wave-lsp-run-kernel ()
-  "Run the kernel at point (with the launch line at point) in the server's emulator.
-Returns the server's answer (`wave-lsp.run')."
-  (interactive)
+(defun wave-lsp--launch-command (command kind)
+  "Send COMMAND for the kernel and launch line at point, show its summary as KIND.
+Returns the server's answer."
   (pcase-let ((`(,kernel . ,launch) (wave-lsp-kernel-at-point)))
-    (let ((result (wave-lsp--execute "wave-lsp.run" (wave-lsp--uri) kernel launch)))
+    (let ((result (wave-lsp--execute command (wave-lsp--uri) kernel launch)))
       (when result
         (let ((summary (plist-get result :summary)))
-          (wave-lsp--summary 'run kernel (plist-get result :launchLine) summary
+          (wave-lsp--summary kind kernel (plist-get result :launchLine) summary
                              (eq (plist-get result :ok) t))
           (message "%s: %s" kernel summary))
         (wave-lsp-refresh-hints))
       result)))
+
+(defun wave-lsp-run-kernel ()
+  "Run the kernel at point (with the launch line at point) in the server's emulator.
+Returns the server's answer (`wave-lsp.run')."
+  (interactive)
+  (wave-lsp--launch-command "wave-lsp.run" 'run))
 
 (defun wave-lsp-test-kernel ()
   "Run the kernel test at point (on a launch line), else every test of the kernel at point.
@@ -213,15 +218,7 @@ Returns the server's answer (`wave-lsp.test')."
   "Profile the kernel at point (with the launch line at point): each line's figures as
 overlays, the worst findings as diagnostics.  Returns the server's answer (`wave-lsp.profile')."
   (interactive)
-  (pcase-let ((`(,kernel . ,launch) (wave-lsp-kernel-at-point)))
-    (let ((result (wave-lsp--execute "wave-lsp.profile" (wave-lsp--uri) kernel launch)))
-      (when result
-        (let ((summary (plist-get result :summary)))
-          (wave-lsp--summary 'profile kernel (plist-get result :launchLine) summary
-                             (eq (plist-get result :ok) t))
-          (message "%s: %s" kernel summary))
-        (wave-lsp-refresh-hints))
-      result)))
+  (wave-lsp--launch-command "wave-lsp.profile" 'profile))
 
 (defun wave-lsp-clear-results ()
   "Forget the runs and profiles of this buffer's kernels, and their overlays."
