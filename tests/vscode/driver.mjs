@@ -89,18 +89,35 @@ const steps = {
         return path;
     },
 
-    /** Runs a command from the palette (F1), by its title as shown there. */
+    /** Runs a command from the palette (F1), by its title as shown there. Under load the list
+     * can draw its rows before it focuses one, and an Enter then does nothing: the step waits
+     * for the focused row to be the command, and tries again while the palette still shows it. */
     async command(title) {
-        await page.keyboard.press('Escape');
-        await editorFocus();
-        await page.keyboard.press('F1');
-        const input = page.locator('.quick-input-widget input');
-        await input.waitFor();
-        await input.fill(`>${title}`);
-        const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-        await row.waitFor({ timeout: 30000 });
-        await page.keyboard.press('Enter');
-        return true;
+        const widget = page.locator('.quick-input-widget');
+        const input = widget.locator('input');
+        for (let attempt = 0; attempt < 3; attempt++) {
+            await page.keyboard.press('Escape');
+            await editorFocus();
+            await page.keyboard.press('F1');
+            await input.waitFor();
+            await input.fill(`>${title}`);
+            const row = widget.locator('.monaco-list-row.focused', { hasText: title }).first();
+            if (!(await row.waitFor({ timeout: 20000 }).then(() => true, () => false))) {
+                continue;
+            }
+            await page.keyboard.press('Enter');
+            // done once the palette closed or shows something else (a command's own picker)
+            const deadline = Date.now() + 10000;
+            while (Date.now() < deadline) {
+                const shown = await widget.isVisible().catch(() => false);
+                const value = shown ? await input.inputValue().catch(() => '') : '';
+                if (!shown || value !== `>${title}`) {
+                    return true;
+                }
+                await page.waitForTimeout(200);
+            }
+        }
+        throw new Error(`the palette did not run ${title}`);
     },
 
     /** Opens a workspace file through Quick Open and waits for its text. */
@@ -191,9 +208,10 @@ const steps = {
         const charWidth = box.width / Math.max(1, full.length);
         const x = box.x + (full.indexOf(needle) + 1) * charWidth;
         const hover = page.locator('.monaco-hover:not(.hidden) .monaco-hover-content', { hasText: expect }).first();
-        await dismissHover();
-        for (let attempt = 0; attempt < 5; attempt++) {
-            await page.mouse.move(1, 1);
+        // A hover of an earlier request can show late, over `needle`: each try dismisses it first.
+        const deadline = Date.now() + 60000;
+        while (Date.now() < deadline) {
+            await dismissHover();
             await page.mouse.move(x, box.y + box.height / 2, { steps: 3 });
             try {
                 await hover.waitFor({ timeout: 4000 });
@@ -313,10 +331,19 @@ const steps = {
         return page.locator(selector).count();
     },
 
-    /** The aria-labels of the rows of the open suggest widget. */
-    async suggestions() {
+    /** The aria-labels of the rows of the open suggest widget. With `expect`, waits for a row
+     * containing it, asking again (Ctrl+Space) when the list came without it: a slow provider's
+     * items can arrive after the first rows are drawn. */
+    async suggestions(expect = undefined) {
         const rows = page.locator('.editor-widget.suggest-widget .monaco-list-row');
-        await rows.first().waitFor({ timeout: 30000 });
+        for (let attempt = 0; ; attempt++) {
+            await rows.first().waitFor({ timeout: 30000 });
+            if (expect === undefined || attempt >= 3) break;
+            const found = page.locator('.editor-widget.suggest-widget .monaco-list-row', { hasText: expect });
+            if (await found.first().waitFor({ timeout: 10000 }).then(() => true, () => false)) break;
+            await page.keyboard.press('Escape');
+            await page.keyboard.press('Control+Space');
+        }
         return rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.innerText));
     },
 

@@ -161,7 +161,7 @@ def test_enter_after_an_operand_starts_a_line_and_kernel_completes_once(vscode):
     vscode.press(["End", "Enter", "Enter"])
     vscode.type(".kern")
     vscode.press("Control+Space")
-    rows = vscode.wait_until(lambda: [r for r in vscode.suggestions() if ".kernel" in r],
+    rows = vscode.wait_until(lambda: [r for r in vscode.suggestions(".kernel") if ".kernel" in r],
                              "the .kernel proposal")
     vscode.screenshot("kernel-completion-once")
     assert len(rows) == 1, rows
