@@ -136,3 +136,7 @@ class Outcomes:
     def clear(self) -> None:
         with self._lock:
             self._done.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._done)

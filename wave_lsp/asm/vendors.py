@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..isa.backends import VENDOR_ARCHES
+from ..syntax.memo import register_memo
 from . import compiler_runs
 
 COMPILERS = {"ptx": "ptxas", "hip": "hipcc", "sycl": "g++"}
@@ -118,6 +119,8 @@ def check_all(target: str, text: str, compiler: str, verbose: bool = True,
 
 
 _OUTCOMES = compiler_runs.Outcomes(64)
+# emptied with the memos when documents closed: its keys hold whole emitted PTX/HIP texts
+register_memo(lambda: len(_OUTCOMES), _OUTCOMES.clear)
 
 
 def took_too_long(compiler: str, seconds: float) -> str:

@@ -34,6 +34,7 @@ import logging
 import math
 import threading
 import time
+import urllib.parse
 from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
 
@@ -211,6 +212,7 @@ class AnalysisHost:
         entries = memo_entries()
         if entries > 4 * open_lines + MEMO_SLACK:
             clear_memos()
+        urllib.parse.clear_cache()     # its 128 URIs, most of them closed documents'
         logger.info("documents closed: %d memo entries (%d lines open)%s", entries, open_lines,
                     ", cleared" if entries > 4 * open_lines + MEMO_SLACK else "")
         threading.Thread(target=_trim_allocator, name="wave-lsp-trim", daemon=True).start()

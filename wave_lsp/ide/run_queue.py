@@ -107,7 +107,9 @@ class JobQueue:
                 job.future.set_exception(exc)
             else:
                 job.future.set_result(result)
-            del job
+            # this frame outlives the job: holding its result (a whole run's values) would pin
+            # it, and the allocator's memory around it, until the next job
+            job = result = None
 
     def shutdown(self) -> None:
         """Drop every waiting job (the running one stops at its next poll of its cancel)."""

@@ -14,6 +14,7 @@ documents' lines: their entries would otherwise stay until the process exits).
 from __future__ import annotations
 
 from functools import lru_cache, wraps
+from typing import Callable
 
 # More entries than the lines of the largest file we expect, or a file bigger than the cache
 # evicts its own lines and every pass over it parses them again.
@@ -21,7 +22,18 @@ LINE_CACHE_SIZE = 1 << 18
 MEMO_MAX_LINE = 1024
 
 
-_MEMOS: list = []
+# every memo, as (how many entries it holds, how to empty it)
+_MEMOS: list[tuple[Callable[[], int], Callable[[], None]]] = []
+
+
+def register_memo(size: Callable[[], int], clear: Callable[[], None]) -> None:
+    """Register a cache of another kind (the vendor compilers' outcomes, keyed by the text
+    they compiled) with the memos `clear_memos` empties."""
+    _MEMOS.append((size, clear))
+
+
+def _register(cached) -> None:
+    register_memo(lambda: cached.cache_info().currsize, cached.cache_clear)
 
 
 def value_memo(function=None, *, maxsize: int = LINE_CACHE_SIZE):
@@ -29,26 +41,26 @@ def value_memo(function=None, *, maxsize: int = LINE_CACHE_SIZE):
     bare, `@value_memo`, or with a size, `@value_memo(maxsize=N)`)."""
     def memoise(function):
         cached = lru_cache(maxsize=maxsize)(function)
-        _MEMOS.append(cached)
+        _register(cached)
         return cached
     return memoise(function) if function is not None else memoise
 
 
 def memo_entries() -> int:
     """How many results every registered memo holds together."""
-    return sum(memo.cache_info().currsize for memo in _MEMOS)
+    return sum(size() for size, _ in _MEMOS)
 
 
 def clear_memos() -> None:
     """Empty every registered memo (they fill again as lines are parsed and analysed)."""
-    for memo in _MEMOS:
-        memo.cache_clear()
+    for _, clear in _MEMOS:
+        clear()
 
 
 def line_memo(function):
     """Memoise `function(text, *args)` for lines of at most `MEMO_MAX_LINE` characters."""
     cached = lru_cache(maxsize=LINE_CACHE_SIZE)(function)
-    _MEMOS.append(cached)
+    _register(cached)
 
     @wraps(function)
     def call(text: str, *args):
