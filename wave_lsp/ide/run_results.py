@@ -19,6 +19,7 @@ from ..analysis.codes import diagnostic
 from ..analysis.diagnostic import Diagnostic, Range, Related
 from ..emu import RunReport
 from ..emu.launch_flags import DumpRequest
+from .lane_bits import NONE, LaneBits
 from .run_dump import dump_rows, window_values
 from .run_limits import NOT_EXECUTED
 from ..isa.value_format import (MAX_LABEL, compact, display_kind, lane_ranges, lane_texts,
@@ -36,9 +37,9 @@ class LineValue:
 
     target: str                  # "r5", "p1", "r2:r3" (f64), "[0x100]", "[r8]", "local[r3]"
     kind: str                    # display kind (value_format.display_kind)
-    values: dict[int, int]       # shown thread -> bits, for the threads that were active
+    values: LaneBits             # shown thread -> bits, for the threads that were active
     text: str                    # compact, for the inlay hint
-    earlier: dict[int, int] = field(default_factory=dict)  # per thread, its latest earlier write
+    earlier: LaneBits = NONE     # per thread, its latest earlier write
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,7 @@ def line_result(record, threads: tuple[int, ...]) -> LineResult:
         else:
             shown, texts = lane_texts([bits[t] for t in threads if t in bits], shown)
             text = compact(texts)
-        values.append(LineValue(_target_text(target), shown, dict(bits), text,
+        values.append(LineValue(_target_text(target), shown, LaneBits(bits, threads), text,
                                 _earlier(record.writes, target, threads)))
     if active is None and record.count == 1 and record.first_active:
         active = tuple(t for t, on in zip(threads, record.first_active) if on)
@@ -183,7 +184,7 @@ def line_result(record, threads: tuple[int, ...]) -> LineResult:
                       _label(values, active, threads, record.count))
 
 
-def _earlier(executions, target: str, threads) -> dict[int, int]:
+def _earlier(executions, target: str, threads) -> LaneBits:
     """Per thread, the value this line wrote to `target` before its last execution."""
     name = target.split(":")[0]
     out: dict[int, int] = {}
@@ -194,7 +195,7 @@ def _earlier(executions, target: str, threads) -> dict[int, int]:
                     out.setdefault(t, bits)
         if len(out) == len(threads):
             break
-    return out
+    return LaneBits(out, threads) if out else NONE
 
 
 def _label(values: list[LineValue], active, threads, count: int) -> str:
