@@ -350,10 +350,14 @@ def collector_paused() -> Iterator[None]:
 
 
 def _trim_allocator() -> None:
-    """Collect the closed documents' cycles (the heap is small now, or frozen: `settle`), then
-    return the C allocator's free memory to the system (glibc's `malloc_trim`; elsewhere
-    nothing to do)."""
+    """Collect the closed documents' cycles, then return the C allocator's free memory to the
+    system (glibc's `malloc_trim`; elsewhere nothing to do). What `settle` froze is thawed
+    first: the garbage cycles frozen with it (a parse runs with the collector paused) would
+    otherwise never be reclaimed, and the few of them kept whole arenas of the allocator. The
+    survivors are frozen again, so that edits' collections still skip them."""
+    gc.unfreeze()
     gc.collect()
+    gc.freeze()
     try:
         import ctypes
         ctypes.CDLL("libc.so.6").malloc_trim(0)

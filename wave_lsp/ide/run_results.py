@@ -171,6 +171,7 @@ def line_result(record, threads: tuple[int, ...]) -> LineResult:
         shown = display_kind(record.mnemonic, kind)
         if active is None:
             active = tuple(t for t in threads if t in bits)
+            active = threads if active == threads else active    # one tuple for the run's lines
         if shown == "pred":
             text = mask_text([bool(bits.get(t, 0)) for t in threads])
         else:
