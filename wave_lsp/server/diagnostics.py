@@ -24,6 +24,7 @@ from ..cancellation import Cancelled
 from ..ide.state import DocumentState
 from .handlers import request
 from .proto import SOURCE, diagnostic
+from .protocol import converter as converter_of
 from .server import Feature, WaveLanguageServer, report_failure
 
 
@@ -85,7 +86,7 @@ def _convert(server: WaveLanguageServer, doc: DocumentState, diagnostics: list[D
     if previous is not None and previous.setting != setting:
         previous = None
     fresh = Converted(setting)
-    converter = server.protocol._converter
+    converter = converter_of(server)
     out = []
     lines = doc.lines
     by_id = fresh.by_id
@@ -114,7 +115,7 @@ def publication(server: WaveLanguageServer, doc: DocumentState, version: int | N
     """The JSON body of the `publishDiagnostics` notification of `diagnostics` (and of the
     lsprotocol diagnostics `extra`), as pygls would write it; each diagnostic's JSON is kept
     and reused by the next publication while it stays the same."""
-    converter = server.protocol._converter
+    converter = converter_of(server)
     parts = [hit[4] for hit in _convert(server, doc, diagnostics, encode=True)]
     parts += [json.dumps(converter.unstructure(item)) for item in extra]
     params = json.dumps(converter.unstructure(types.PublishDiagnosticsParams(

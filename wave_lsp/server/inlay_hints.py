@@ -20,7 +20,7 @@ from ..ide.inlay import Hint, hints
 from ..ide.state import DocumentState
 from .handlers import request
 from .proto import to_client_position, to_server_position
-from .protocol import Serialised
+from .protocol import Serialised, converter as converter_of
 from .server import WaveLanguageServer
 
 
@@ -40,7 +40,7 @@ def setup(server: WaveLanguageServer) -> None:
             if text is None:
                 text = known[h] = _json(doc, h, server.codec)
             parts.append(text)
-        converter = server.protocol._converter
+        converter = converter_of(server)
         parts += [json.dumps(converter.unstructure(hint))
                   for added in server.contributions("inlay_hints", doc, first, last)
                   for hint in added]

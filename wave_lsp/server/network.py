@@ -23,6 +23,7 @@ import logging
 import threading
 
 from ..framing import CHUNK, MAX_MESSAGE_BYTES, frame
+from .protocol import set_stop_event, stop_event
 from .transport import Framer, Session
 
 logger = logging.getLogger("wave_lsp.server")
@@ -140,7 +141,7 @@ async def _refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) ->
 
 async def serve_tcp(server, host: str, port: int) -> int:
     """Serve one client on a TCP socket; its session's exit status."""
-    stop = server._stop_event
+    stop = stop_event(server)
 
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if not client.take():
@@ -171,7 +172,7 @@ async def serve_ws(server, host: str, port: int) -> int:
     from websockets.asyncio.server import serve as websocket_server
     from websockets.exceptions import ConnectionClosed
 
-    stop = server._stop_event
+    stop = stop_event(server)
 
     async def connection(websocket) -> None:
         if not client.take():
@@ -206,7 +207,7 @@ async def serve_ws(server, host: str, port: int) -> int:
 
 def run_network(server, transport: str, host: str, port: int) -> int:
     """Run `serve_tcp` or `serve_ws` to the end of the session; its exit status."""
-    server._stop_event = threading.Event()
+    set_stop_event(server, threading.Event())
     serve_one = serve_tcp if transport == "tcp" else serve_ws
     status = 0
     try:

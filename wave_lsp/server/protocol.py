@@ -4,6 +4,11 @@
 answers every request (an unencodable result becomes an InternalError), sends results and
 notifications already serialised off the event loop (`Serialised`), and is quiet about routine
 cancellations.
+
+It is also the one module that touches pygls' private members: `PYGLS_PRIVATE` lists every one
+the server uses (the methods `WaveProtocol` overrides, and the few attributes reached through
+the functions below), and tests/server/test_pygls_private.py names any that a pygls upgrade
+removed or renamed.
 """
 
 from __future__ import annotations
@@ -18,6 +23,17 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol, lsp_method
 from pygls.protocol.language_server import _prepare_command_arguments
+
+# (where, private member): every private name of pygls this server relies on
+PYGLS_PRIVATE = (
+    ("pygls.protocol.JsonRPCProtocol", "_send_response"),
+    ("pygls.protocol.JsonRPCProtocol", "_send_data"),
+    ("pygls.protocol.JsonRPCProtocol", "_execute_handler"),
+    ("pygls.protocol.JsonRPCProtocol", "_handle_cancel_notification"),
+    ("pygls.protocol.JsonRPCProtocol", "_converter"),          # an instance attribute
+    ("pygls.protocol.language_server", "_prepare_command_arguments"),
+    ("pygls.server.JsonRPCServer", "_stop_event"),              # an instance attribute
+)
 
 logger = logging.getLogger("wave_lsp.server")
 _wire_log = logging.getLogger("pygls.protocol.json_rpc")
@@ -160,3 +176,23 @@ def strict_str(value: Any, _type: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"expected a string, not {type(value).__name__}")
     return value
+
+
+# ---- the private attributes, reached only through these -----------------------------------------
+def converter(server):
+    """The protocol's cattrs converter (lsprotocol values <-> JSON-ready data)."""
+    return server.protocol._converter
+
+
+def send_data(protocol: JsonRPCProtocol, data: Any) -> None:
+    """Write one message (a response or notification object, or a plain dict) to the client."""
+    protocol._send_data(data)
+
+
+def stop_event(server):
+    """The event that stops pygls' reader and serving loops."""
+    return server._stop_event
+
+
+def set_stop_event(server, event) -> None:
+    server._stop_event = event

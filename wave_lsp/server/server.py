@@ -31,7 +31,7 @@ from ..ide.host import AnalysisHost
 from ..ide.state import DocumentState
 from ..cancellation import Cancelled
 from .capabilities import ClientCapabilities
-from .protocol import WaveProtocol, strict_str
+from .protocol import WaveProtocol, converter, strict_str
 from .settings import Settings
 from .transport import ChunkReader, serve
 
@@ -161,7 +161,7 @@ class WaveLanguageServer(LanguageServer):
         self.project_config = lambda doc: self.settings.analysis
         # lsprotocol would turn a null or a number into a string ("None") where the protocol
         # wants one, so `rename` with `newName: null` renamed to None: strings must be strings.
-        self.protocol._converter.register_structure_hook(str, strict_str)
+        converter(self).register_structure_hook(str, strict_str)
         _forward_failures(self)
 
     # ---- helpers used by the feature modules -----------------------------------------------------

@@ -29,6 +29,7 @@ from ..ide.state import DocumentState
 from .handlers import command
 from .kernel_tests import DISCOVER, MAX_FILE_BYTES, RETRIES, TEST, TestService, path_of
 from .proto import to_client_range
+from .protocol import converter
 from .run_documents import arg_root
 from .runs import RunService
 from .server import WaveLanguageServer
@@ -64,7 +65,7 @@ async def _document(server: WaveLanguageServer, uri: Any) -> tuple[DocumentState
 def _range(server: WaveLanguageServer, doc: DocumentState, first: int, last: int) -> dict:
     end = len(doc.lines[last]) if last < len(doc.lines) else 0
     rng = to_client_range(doc, Range(first, 0, last, end), server.codec)
-    return server.protocol._converter.unstructure(rng)
+    return converter(server).unstructure(rng)
 
 
 def test_json(server: WaveLanguageServer, doc: DocumentState, test: "KernelTest",

@@ -30,6 +30,7 @@ from typing import Any, BinaryIO, Callable
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from ..framing import CHUNK, Deframer
+from .protocol import send_data
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32602, -32603
 SERVER_NOT_INITIALIZED = -32002
@@ -147,7 +148,7 @@ class Session:
         return bool(getattr(self.protocol, "_shutdown", False))
 
     def error(self, msg_id: Any, code: int, message: str) -> None:
-        self.protocol._send_data({"jsonrpc": "2.0", "id": msg_id if _valid_id(msg_id) else None,
+        send_data(self.protocol, {"jsonrpc": "2.0", "id": msg_id if _valid_id(msg_id) else None,
                                   "error": {"code": code, "message": message}})
 
     def parse_error(self, reason: str) -> None:
