@@ -40,13 +40,13 @@ def test_breakpoint_shows_waves_and_lane_values(client):
     assert client.lanes(frame["id"], "r2") == ["1", "1", "1", "1"]
     assert client.lanes(frame["id"], "r0", hex_format=True)[3] == "0x00000003"
     predicates = {v["name"]: v["value"] for v in client.scope(frame["id"], "Predicates")}
-    assert predicates["p1"] == "0x1 (lanes 0)"
+    assert predicates["p1"] == "0x1 (lane 0)"
     lanes = {v["name"]: v for v in client.scope(frame["id"], "Lanes and divergence")}
     assert lanes["active"]["value"] == "0xe (lanes 1-3)"
     stack = client.request("variables", {
         "variablesReference": lanes["divergence stack"]["variablesReference"]})["body"]
     loop = stack["variables"][0]
-    assert loop["name"] == "loop (line 13)" and "broken 0x1 (lanes 0)" in loop["value"]
+    assert loop["name"] == "loop (line 13)" and "broken 0x1 (lane 0)" in loop["value"]
     specials = {v["name"]: v["value"] for v in client.scope(frame["id"], "Special registers")}
     assert specials["sr_lane_id"] == "[0, 1, 2, 3]" and specials["sr_wave_width"].startswith("4")
     # wave 1 has the same lanes at the same instruction

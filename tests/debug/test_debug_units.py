@@ -6,8 +6,8 @@ import pytest
 
 from wave_lsp.debug.breakpoints import Breakpoint, parse_hit_condition
 from wave_lsp.debug.expressions import Expression, ExpressionError
-from wave_lsp.debug.values import mask_text, parse_value, summary
-from wave_lsp.isa.value_format import register_lanes
+from wave_lsp.debug.values import parse_value
+from wave_lsp.isa.value_format import lane_list, lanes_summary as summary, mask_text, register_lanes
 from wave_lsp.emu import Launch
 from wave_lsp.emu.stepping import SteppingRun
 
@@ -69,7 +69,9 @@ def test_registers_read_as_in_the_inline_hints():
     assert register_lanes([0x3F800000, 0, 0x40000000], "auto") == ("f32", ["1.0", "0.0", "2.0"])
     assert register_lanes([7, 0x3F800000], "auto") == ("i32", ["7", "1065353216"])
     assert register_lanes([255], "int", hex_format=True) == ("i32", ["0x000000ff"])
-    assert mask_text([True, False, True, True, False]) == "0x0d (lanes 0, 2-3)"
+    # the debugger's masks read as the inline hints' (one formatter): lanes as `--lanes` takes them
+    assert mask_text([True, False, True, True, False]) == "0xd (lanes 0,2-3)"
+    assert mask_text([False, True]) == "0x2 (lane 1)" and lane_list([False, False]) == "none"
     assert summary(["7", "7"]) == "7 (all lanes)"
     assert summary([str(i) for i in range(10)]) == "[0, 1, 2, 3, 4, 5, 6, 7, …]"
 

@@ -22,7 +22,7 @@ from .expressions import Expression, ExpressionError
 from .protocol import Channel, read_messages
 from .session import EXCEPTION_FILTERS, Session
 from .target import TargetError, resolve
-from .values import mask_text, summary
+from ..isa.value_format import lanes_summary as summary, mask_text
 
 CAPABILITIES = {
     "supportsConfigurationDoneRequest": True,

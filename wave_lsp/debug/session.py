@@ -17,11 +17,10 @@ import numpy as np
 
 from ..emu.output import error_line, run_output
 from ..emu.recording import write_plan
-from ..isa.value_format import display_kind
+from ..isa.value_format import display_kind, lane_list, lanes_summary as summary
 from ..emu.stepping import FAULTED, FINISHED, WORKGROUP_DONE
 from .breakpoints import BreakpointTable, log_text
 from .expressions import Expression, ExpressionError
-from .values import lane_list, summary
 from .views import Views
 
 # Exception breakpoint filters: id -> (label, error kinds, on by default)

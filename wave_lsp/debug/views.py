@@ -17,8 +17,9 @@ from ..asm.disassembler import format_instruction
 from ..emu.stepping import CallFrame, IfFrame, LoopFrame
 from ..isa import PREDICATE_COUNT, SPECIAL_REGISTERS
 from .expressions import ExpressionError
-from ..isa.value_format import ACTIVE, INACTIVE, register_lanes
-from .values import lane_list, mask_text, parse_value, summary
+from ..isa.value_format import (ACTIVE, INACTIVE, lane_list, lanes_summary as summary,
+                                 mask_text, register_lanes)
+from .values import parse_value
 
 _REGISTER_NAME = re.compile(r"r(\d{1,3})")
 _LANE_NAME = re.compile(rf"lane (\d{{1,4}})(?: [{ACTIVE}{INACTIVE}])?")   # _lanes_of marks each

@@ -194,8 +194,23 @@ def register_lanes(values: list[int], kind: str, highs: list[int | None] | None 
     return TYPE_NAMES.get(kind, kind), texts
 
 
-def mask_text(bits: list[bool]) -> str:
+def lane_list(mask) -> str:
+    """`0,2-3` for the lanes (positions) whose entry of `mask` is true; `none` when none is."""
+    return lane_ranges([i for i, on in enumerate(mask) if on]) or "none"
+
+
+def lanes_summary(texts: list[str], shown: int = 8) -> str:
+    """The lanes of one wave in a line: `7 (all lanes)`, or `[0, 1, 2, …]` (the first `shown`)."""
+    if not texts:
+        return "[]"
+    if len(set(texts)) == 1 and len(texts) > 1:
+        return f"{texts[0]} (all lanes)"
+    return f"[{', '.join(texts[:shown])}{', …' if len(texts) > shown else ''}]"
+
+
+def mask_text(bits) -> str:
     """A predicate over the shown lanes: hex mask (bit i = i-th shown lane) and its lanes."""
+    bits = [bool(b) for b in bits]
     mask = sum(1 << i for i, on in enumerate(bits) if on)
     on = [i for i, b in enumerate(bits) if b]
     if not on:
