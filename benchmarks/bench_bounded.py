@@ -1,4 +1,4 @@
-"""What a flood of launch flags and deeply nested blocks cost (issue 31, items 8 and 9):
+"""What a flood of launch flags and deeply nested blocks cost (both must stay linear):
 
     python benchmarks/bench_bounded.py [--flags 10000,20000] [--depths 3000,10000] [--wait 120]
 

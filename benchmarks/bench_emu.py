@@ -1,8 +1,9 @@
 """Emulator speed: whole `wave-lsp run` commands (start-up included) and warm in-process runs.
 
-Workloads (issue 4): vector add over 1,048,576 threads (4096 workgroups of 256, operand offsets
-in registers), `gemm_blocked.wave` at N = 128 and N = 256 (grid N/128 x N/128, flags as in
-wave-examples/INDEX.md), and a 4-thread, 30-instruction kernel warm in-process.
+Workloads (for the emulator's targets of DESIGN.md §5): vector add over 1,048,576 threads (4096
+workgroups of 256, operand offsets in registers), `gemm_blocked.wave` at N = 128 and N = 256
+(grid N/128 x N/128, flags as in wave-examples/INDEX.md), and a 4-thread, 30-instruction
+kernel warm in-process.
 Usage: python benchmarks/bench_emu.py [--repeat N]. Prints one line per measurement.
 """
 

@@ -1,4 +1,4 @@
-"""The host's start-up and first-answer figures (issue 21, point 7), each through the real
+"""The host's start-up and first-answer figures, each through the real
 command or server subprocess, on inputs of distinct lines (`corpus.distinct_source`):
 
 - `lint`: a whole `wave-lsp lint FILE` command on --lint-lines lines (target <= 1.0 s);

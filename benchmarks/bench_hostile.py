@@ -1,4 +1,4 @@
-"""What hostile documents cost the server (issue 25), through a real `wave-lsp serve`:
+"""What hostile documents cost the server, through a real `wave-lsp serve`:
 
     python benchmarks/bench_hostile.py [--mib 60] [--lines 100000]
 

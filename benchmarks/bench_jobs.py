@@ -1,4 +1,4 @@
-"""What bursts of editor jobs cost the server (issue 31 item 13), through a real `wave-lsp serve`:
+"""What bursts of editor jobs cost the server, through a real `wave-lsp serve`:
 
     python benchmarks/bench_jobs.py [--runs 1000] [--windows 40] [--open 200] [--cycles 5] [--cycle-lines 1900]
 

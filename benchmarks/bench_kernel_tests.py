@@ -1,4 +1,4 @@
-"""Benchmark `wave-lsp test` on a folder of kernel-test files (issue 24), serial and parallel.
+"""Benchmark `wave-lsp test` on a folder of kernel-test files, serial and parallel.
 
     python benchmarks/bench_kernel_tests.py [--files 40] [--repeat 3] [--jobs 1,2]
 

@@ -1,4 +1,4 @@
-"""The kernel profile's cost (issue 23: `--profile` at most 2x a plain run of gemm_blocked
+"""The kernel profile's cost (target: `--profile` at most 2x a plain run of gemm_blocked
 N=256): paired runs, plain and profiled alternating, same process setup.
 
 - whole command: `wave-lsp run gemm_blocked.wave FLAGS` against `... FLAGS --profile` (default

@@ -1,5 +1,5 @@
 """What a profile of a kernel with ever-new access patterns, and a kernel test with a huge
-dump, cost (issue 31 items 10 and 11):
+dump, cost (both are bounded: the profile's access patterns, the test's output window):
 
     python benchmarks/bench_profile_bounds.py [--iterations 5000] [--values 1000000]
 

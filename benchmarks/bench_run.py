@@ -1,4 +1,4 @@
-"""Benchmark inline runs through the real server subprocess (DESIGN.md §5, issue 10).
+"""Benchmark inline runs through the real server subprocess (DESIGN.md §5).
 
     python benchmarks/bench_run.py [--repeat 30] [--threads 1048576]
 

@@ -1,4 +1,4 @@
-"""What the vendors' compilers cost the rest of the editor (issue 31.12), through a real
+"""What the vendors' compilers cost the rest of the editor, through a real
 `wave-lsp serve`:
 
     python benchmarks/bench_vendor_contention.py [--instructions 20000] [--seconds 90] [--delay S]

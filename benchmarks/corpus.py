@@ -165,7 +165,7 @@ def repeated_source(source: str, lines: int) -> str:
 
 
 # A kernel whose device and local load stride changes every iteration, so every iteration is a
-# new access pattern for the profile to record (issue 31: the profile's record is bounded).
+# new access pattern for the profile to record (what the profile's bounded record is for).
 STRIDE_WALK = """\
 ; each iteration a new stride: every device and local load a new access pattern
 ; wave-lsp run: --grid 16,1,1 --fill-zero 0:u32:16384

@@ -1,4 +1,4 @@
-"""Fuzz the language server with multi-change edits and hostile launch lines (issue 25), as
+"""Fuzz the language server with multi-change edits and hostile launch lines, as
 `fuzz_server.py` fuzzes stdio (its `Fuzzer` and `Server` are reused).
 
     python benchmarks/fuzz_hostile.py [--cases 400] [--seed 1] [--minutes M]
@@ -98,7 +98,7 @@ class HostileFuzzer(Fuzzer):
         return f"; wave-lsp run: {flags}"
 
     def deep_kernel(self) -> str:
-        """A kernel nested up to 10,000 blocks deep (issue 31: formatting and the analysis)."""
+        """A kernel nested up to 10,000 blocks deep (formatting and analysis stay linear)."""
         depth = self.rng.choice([40, 129, 1_000, 10_000])
         out = [".kernel k", ".registers 8", "mov_sr r0, sr_lane_id", "icmp_lt p1, r1, r0"]
         closes = []

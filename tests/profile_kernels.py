@@ -1,4 +1,4 @@
-"""Kernels with known profiles, for the editor tests of the kernel profile (issue 23).
+"""Kernels with known profiles, for the editor tests of the kernel profile.
 
 STRIDED: 4 workgroups of 64 threads in waves of 32 (8 waves). Its counters follow from the
 issue's definitions by hand:
@@ -8,7 +8,7 @@ issue's definitions by hand:
   ideal 32 x 4 / 32 = 4: 256 sectors, ideal 32 — the hottest line;
 - BRANCH (the body of `if p1`, threads 0-7 of each workgroup), lines BRANCH .. BRANCH_END:
   only the first wave of each workgroup has an active lane there (the second branches around
-  the body and executes none of it: issue 30): 4 wave-instructions, 8 x 4 = 32 active lanes of
+  the body and executes none of it, as on a GPU): 4 wave-instructions, 8 x 4 = 32 active lanes of
   4 x 32 (25% lanes); the `if p1` line splits those 4 waves (4 divergent branches of 8).
 """
 

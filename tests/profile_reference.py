@@ -1,4 +1,4 @@
-"""The kernel profile's reference model (issue 23): a plain per-lane interpreter that runs every
+"""The kernel profile's reference model: a plain per-lane interpreter that runs every
 wave of a workgroup on its own, at the wave width it is asked for, and counts each line's
 executions, lanes, local-memory passes and device sectors by the issue's definitions, written
 out one wave-instruction at a time. Independent of both engines: its own control flow (the
@@ -8,8 +8,8 @@ run in turn up to each barrier) and counting. Integer, compare and basic f32 val
 from the engine's; no address or branch of the tested kernels depends on it); any other
 arithmetic takes its value from `emu.alu` for one lane (values only, never masks or counts).
 
-A wave executes an instruction only when one of its lanes is active there (issue 30: a wave
-with no active lane took a uniform branch around the region on a GPU; a guard failing in every
+A wave executes an instruction only when one of its lanes is active there (a wave
+with no active lane takes a uniform branch around the region on a GPU; a guard failing in every
 lane still issues the instruction). On `if`, `break`, `continue` and a guarded `call`, an
 execution is a divergent branch when some active lanes take the branch and some do not.
 

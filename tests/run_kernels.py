@@ -1,5 +1,5 @@
 """Small kernels whose inline runs several tests look at: through the server, in the real
-Neovim and in process (issue 20)."""
+Neovim and in process."""
 
 # an out-of-bounds store (R001) with instruction lines after it that never run (R006)
 OUT_OF_BOUNDS = """.kernel oob

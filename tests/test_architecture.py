@@ -161,7 +161,7 @@ def test_shared_folder_missing_fails_under_ci(monkeypatch, tmp_path):
     assert shared.require(tmp_path, "a folder") == tmp_path
 
 
-# --- No import cycles inside a layer; small logic modules (issue 21, point 6) ---
+# --- No import cycles inside a layer; small logic modules ---
 
 # Cycles that exist today through an import inside a function (a lazy import that breaks the
 # cycle at load time). Each is a known exception, so that the test still catches a new one;
@@ -289,7 +289,7 @@ def test_native_comments_name_files_that_exist():
     assert wrong == []
 
 
-# --- The server reaches the engine and the encoder only through `ide` (issue 21, points 2, 6) ---
+# --- The server reaches the engine and the encoder only through `ide` ---
 
 def test_the_server_imports_neither_the_emulator_nor_the_assembler():
     """No module of `wave_lsp/server` imports `wave_lsp.emu` or `wave_lsp.asm`: not at the top,
@@ -346,7 +346,7 @@ def test_the_any_finder_finds_them():
                                         "self.runs: Any = None"]
 
 
-# --- Generated files and editor clients (issue 21, points 3 and 6) ---
+# --- Generated files and editor clients ---
 
 REPOSITORY = PACKAGE.parent
 GENERATED_MARK = re.compile(r"GENERATED from wave_lsp")

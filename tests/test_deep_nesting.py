@@ -1,4 +1,4 @@
-"""Blocks nested 10,000 deep (issue 31, item 9): formatting indents at most 32 levels (its answer
+"""Blocks nested 10,000 deep: formatting indents at most 32 levels (its answer
 grew with the square of the depth), the uniformity and divergence analysis stops at
 MAX_ANALYSED_DEPTH levels and K309 says so (it raised RecursionError at ~1,000), and no other
 pass recurses or goes quadratic over the nesting. The suite runs in strict mode: a pass that

@@ -1,4 +1,4 @@
-"""The document's lines equal the client's after any edit (issue 16, item 1).
+"""The document's lines equal the client's after any edit.
 
 A client keeps the whole text and splits it at LF, CRLF and CR (LSP); `Document` keeps lines and
 re-splits only what an edit touched. The reference model here is the client's: one string, edited

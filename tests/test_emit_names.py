@@ -1,4 +1,4 @@
-"""Kernel names from a `.wbin` in generated code (issue 25, item 10): a name that is not an
+"""Kernel names from a `.wbin` in generated code: a name that is not an
 identifier never reaches a backend's output as it is; it is mangled into one (names.py), the
 same way for PTX, HIP, Metal and SYCL, through the real `wave-lsp emit` command."""
 

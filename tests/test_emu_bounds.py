@@ -1,4 +1,4 @@
-"""Bounded, clear failures of `wave-lsp run` (issue 14 item 3, issue 16 item 5): every launch
+"""Bounded, clear failures of `wave-lsp run`: every launch
 value is checked with a one-line error naming the flag, limits hold for the whole launch, dumps
 are streamed, and no flag value gives a traceback."""
 

@@ -1,4 +1,4 @@
-"""The emulator takes its ISA facts from `wave_lsp.isa` (issue 9 item 5): no dispatch on
+"""The emulator takes its ISA facts from `wave_lsp.isa`: no dispatch on
 modifier or opcode numbers or on display strings, ALU operand kinds and widths from the operand
 table, and the coverage check goes through the real dispatch."""
 

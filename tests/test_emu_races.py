@@ -1,4 +1,4 @@
-"""Workgroup order and data races (issue 14 item 2): batched workgroups give the result of
+"""Workgroup order and data races: batched workgroups give the result of
 running them one at a time, and races are run warnings naming both sides."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Start-up imports only what the input needs (issue 14 item 4): `wave-lsp run --help` and the
+"""Start-up imports only what the input needs: `wave-lsp run --help` and the
 launch-flag parser load neither numpy nor the emulator, and a `.wbin` never loads the grammar."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def test_a_wbin_never_loads_the_grammar(tmp_path):
 
 
 def test_the_server_starts_without_numpy_or_the_emulator():
-    """The language server's first answer (a hover) needs neither (issue 21, point 7): they load
+    """The language server's first answer (a hover) needs neither: they load
     when a run or a portability check first needs them."""
     probe = ("import json, sys\nfrom wave_lsp.server.server import create_server\n"
              "create_server()\n"

@@ -1,4 +1,4 @@
-"""Hostile inputs to the commands (issue 25), through the real `wave-lsp` process: a register
+"""Hostile inputs to the commands, through the real `wave-lsp` process: a register
 count beyond the ISA's is one clear error wherever it is read, limits hold between workgroups,
 the small reliability items."""
 

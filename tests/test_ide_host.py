@@ -175,7 +175,7 @@ def test_run_state_belongs_to_the_document_and_stops_when_it_closes():
     host.shutdown()
 
 
-# ---- closed documents give their memory back (issue 31) --------------------------------------
+# ---- closed documents give their memory back --------------------------------------
 RELEASE_SCRIPT = r'''
 import asyncio, sys
 from wave_lsp.ide.host import AnalysisHost

@@ -1,5 +1,5 @@
-"""In process, the `ide` functions the server's commands and features now go through (issue 21,
-point 2): the portability check and where its results live, Show PTX/HIP's translation, the
+"""In process, the `ide` functions the server's commands and features now go through:
+the portability check and where its results live, Show PTX/HIP's translation, the
 encoding listing, completion proposals and signatures."""
 
 from __future__ import annotations

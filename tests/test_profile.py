@@ -1,4 +1,4 @@
-"""The kernel profile's counters (issue 23) equal the plain per-lane reference model
+"""The kernel profile's counters equal the plain per-lane reference model
 (tests/profile_reference.py) on the shared kernels, the project's examples and random programs,
 at the launch's width and, for kernels whose threads do not depend on the width, at every
 preset's width; the numpy engine and the native core give the same counters under every

@@ -1,4 +1,4 @@
-"""Advice that holds (issue 30.4): every bank-conflict advice the profile gives is applied here
+"""Advice that holds: every bank-conflict advice the profile gives is applied here
 (its quick fix, or the change its text describes) and the kernel profiled again under every
 preset; the conflicts must be what the text promised, the output unchanged, the
 `.local_memory` it named enough, and the advice must not come back. The 64 x 64 transpose

@@ -1,4 +1,4 @@
-"""A profile's record is bounded (issue 31): a kernel whose accesses take a new pattern every
+"""A profile's record is bounded: a kernel whose accesses take a new pattern every
 iteration keeps at most `MAX_PATTERNS` distinct patterns per instruction and `MAX_PATTERN_WORDS`
 words in all, in both engines; the figures of the rest are estimated from those kept, and the
 table, the JSON, the editor's hover and lens say so; the counting stops at the time limit

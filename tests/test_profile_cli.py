@@ -1,4 +1,4 @@
-"""`wave-lsp run FILE ... --profile [--profile-target T] [--json]` (issue 23): the table after
+"""`wave-lsp run FILE ... --profile [--profile-target T] [--json]`: the table after
 the normal output, hottest first, the totals, the JSON "profile" object, the presets, errors."""
 
 from __future__ import annotations

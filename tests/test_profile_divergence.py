@@ -1,4 +1,4 @@
-"""What the profile counts as executed, and its divergent branches (issue 30, point 3): a wave
+"""What the profile counts as executed, and its divergent branches: a wave
 executes an instruction only when one of its lanes is active (a guard failing everywhere still
 issues it), so gemm_blocked's k-loop runs at 100% lanes under every preset and width; divergent
 branches against counts worked out by hand on small kernels, in both engines and the reference

@@ -1,4 +1,4 @@
-"""What the profile teaches (issue 23): examples/tile_transpose.wave reads a tile column with a
+"""What the profile teaches: examples/tile_transpose.wave reads a tile column with a
 row of 128 bytes, a 32-way bank conflict the profile points at; padding the row by one word
 (the change its comment names) gives the same output with conflict-free reads under every
 preset, and the kernel's local wavefronts drop accordingly."""

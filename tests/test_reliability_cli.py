@@ -1,4 +1,4 @@
-"""Reliability and security of the commands (issue 16), each through the real `wave-lsp` process:
+"""Reliability and security of the commands, each through the real `wave-lsp` process:
 no code from cache files, no data lost when a write fails, no directory skipped silently, no
 injection through kernel names, no reading without bound, and hostile configurations reported."""
 
@@ -34,7 +34,7 @@ def wave_lsp(*args: str, cache: Path | None = None, fsize: int | None = None,
                           env=env, cwd=cwd, timeout=timeout, preexec_fn=limit)
 
 
-# ---- item 2: nothing from the cache is ever executed -------------------------------------------
+# ---- nothing from the cache is ever executed -------------------------------------------
 
 class Planted:
     """Unpickling this creates a marker file: proof that code from a cache file ran."""
@@ -102,7 +102,7 @@ def test_cache_writes_never_follow_a_planted_temporary_name(tmp_path):
         == []
 
 
-# ---- item 3: a failed write loses nothing ------------------------------------------------------
+# ---- a failed write loses nothing ------------------------------------------------------
 
 def big_legacy_source(lines: int) -> str:
     body = "".join(f"    iadd r{i % 8}, r{(i * 3) % 8}, r{(i * 5) % 8} ; line {i}\n"
@@ -143,7 +143,7 @@ def test_asm_keeps_the_old_output_when_the_write_fails(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.wave", "big.wbin"]
 
 
-# ---- item 4: directories that cannot be read ---------------------------------------------------
+# ---- directories that cannot be read ---------------------------------------------------
 
 def unreadable_directory(parent: Path) -> Path:
     """A directory below `parent` that cannot be listed: no permission for an ordinary user;
@@ -183,7 +183,7 @@ def test_lint_reports_an_unreadable_directory_and_exits_2(tmp_path):
                 folder.chmod(0o755)
 
 
-# ---- item 7: kernel names from a .wbin ---------------------------------------------------------
+# ---- kernel names from a .wbin ---------------------------------------------------------
 
 def with_kernel_name(wbin: bytes, name: bytes) -> bytes:
     """A copy of a one-kernel .wbin whose kernel name is `name` (symbols rebuilt)."""
@@ -233,7 +233,7 @@ def test_a_valid_name_still_round_trips(tmp_path):
     assert ".kernel my_kernel" in wave_lsp("dis", str(path)).stdout.decode()
 
 
-# ---- item 9 (command line): asm never overwrites its input -------------------------------------
+# ---- (command line) asm never overwrites its input -------------------------------------
 
 def test_asm_never_overwrites_its_input(tmp_path):
     source = tmp_path / "prog.wbin"  # a source file misnamed .wbin
@@ -246,7 +246,7 @@ def test_asm_never_overwrites_its_input(tmp_path):
     assert r.returncode == 0 and (tmp_path / "out.wbin").read_bytes() == assemble(text).wbin()
 
 
-# ---- item 10: reading without bound, hostile configurations ------------------------------------
+# ---- reading without bound, hostile configurations ------------------------------------
 
 def test_a_fifo_and_dev_zero_are_refused_not_read(tmp_path):
     fifo = tmp_path / "pipe.wave"

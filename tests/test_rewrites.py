@@ -1,4 +1,4 @@
-"""`wave-lsp test --update` and `lint --fix` lose nothing (issue 31), through the real process: a
+"""`wave-lsp test --update` and `lint --fix` lose nothing, through the real process: a
 file saved while the tests ran is left as saved (and named), links stay links, and nothing is
 written that `lint` and `test` would not read back."""
 

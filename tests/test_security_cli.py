@@ -1,4 +1,4 @@
-"""Security of the commands (issue 31), through the real `python -m wave_lsp` process: no module
+"""Security of the commands, through the real `python -m wave_lsp` process: no module
 of the working directory is ever imported in place of the real one."""
 
 from __future__ import annotations

@@ -133,7 +133,8 @@ def test_in_place_patches_equal_fresh_program(edits):
 
 
 def test_grammar_is_built_in_process_and_never_stored(tmp_path, monkeypatch):
-    """The grammar is never cached on disk (a pickle there could run code: issue 16)."""
+    """The grammar is never cached on disk (a pickle there could run code planted by anyone who
+    can write to the cache folder)."""
     from wave_lsp.syntax import grammar
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

@@ -1,4 +1,4 @@
-"""The window of a kernel test's output (issue 31): the editor (and `wave-lsp test`'s text
+"""The window of a kernel test's output: the editor (and `wave-lsp test`'s text
 report) keeps the first lines of what a test printed, at least one more than it expects, and
 counts the rest; the comparison, the messages and the diagnostics are those of the whole
 output, an update never writes a window as expectations, and the window stays small whatever

@@ -11,8 +11,9 @@ next `Content-Length` header. (No JSON body can contain one: a JSON string canno
 line break.) `decode_json` turns a body into a JSON object or a `FramingError` saying why not
 (invalid UTF-8 or JSON, nesting too deep for the decoder, not an object).
 
-Sizes, documented in the README: a message body may be up to 64 MiB (a WAVE document of about two
-million lines; a debug adapter's `writeMemory` of 48 MiB), a header block up to 64 KiB.
+Sizes, documented in docs/user/limits-and-security.md: a message body may be up to 64 MiB (a
+WAVE document of about two million lines; a debug adapter's `writeMemory` of 48 MiB), a header
+block up to 64 KiB.
 """
 
 from __future__ import annotations

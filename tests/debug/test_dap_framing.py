@@ -1,4 +1,4 @@
-"""The debug adapter's framing (issue 25, item 8), through the real `wave-lsp debug` subprocess:
+"""The debug adapter's framing, through the real `wave-lsp debug` subprocess:
 malformed frames and bodies (bad, huge, negative, missing or off-by-one lengths, a 50 MB header
 line, 100,000-deep JSON, invalid UTF-8) are reported in an `output` event and skipped, and the
 next request is answered; requests whose `command` or `arguments` have the wrong type get an

@@ -1,4 +1,4 @@
-"""Debugger inputs (issue 25, item 9), through the real `wave-lsp debug` subprocess: every
+"""Debugger inputs, through the real `wave-lsp debug` subprocess: every
 request's cost is bounded (64-bit expression arithmetic, bounded expressions, at most 10,000
 instructions per `disassemble`) and every argument is checked, so a wrong one gets a message
 naming it, never an "internal error" answer or a traceback."""

@@ -1,4 +1,4 @@
-"""One formatter for a register's lanes (issue 20, point 8; DESIGN.md §2): a float loaded with
+"""One formatter for a register's lanes (DESIGN.md §2): a float loaded with
 `device_load_u32` reads the same in the real debug adapter's Variables view and debug console
 as in the inline hints and the hover table of an inline run (the ide layer the server shows),
 and inactive lanes are marked in the Variables view as the hover table marks them."""

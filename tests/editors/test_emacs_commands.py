@@ -1,5 +1,5 @@
 """Run, test and profile a kernel from a real Emacs 28 + eglot 1.9 (Debian `emacs-nox`,
-`elpa-eglot`) through editors/emacs/wave-lsp-commands.el (issue 29.16): the commands go to the
+`elpa-eglot`) through editors/emacs/wave-lsp-commands.el: the commands go to the
 server's `workspace/executeCommand`, the results come back as the overlays the package draws
 (the server's inlay hints: register values, profile figures; a summary per command on the
 launch line) and as eglot diagnostics in flymake (R011 for an expectation the run did not

@@ -174,7 +174,7 @@ def test_terminal_colours_after_attach(tmp_path, terminal, monkeypatch):
 
 def test_terminal_hints_and_lenses_have_colours_without_termguicolors(tmp_path, terminal,
                                                                        monkeypatch):
-    """Issue 29 item 6: in a 256-colour terminal without 'termguicolors' the default scheme has
+    """In a 256-colour terminal without 'termguicolors' the default scheme has
     no cterm colour for NonText, so run values and lenses were drawn like code; the plugin gives
     LspInlayHint, LspCodeLens and DiagnosticUnnecessary 256-colour foregrounds."""
     monkeypatch.delenv("COLORTERM", raising=False)

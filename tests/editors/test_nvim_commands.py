@@ -184,7 +184,7 @@ def test_dump_shows_later_values_of_a_dump_in_a_split(tmp_path):
     assert len(printed) == 1024
     assert result["name"] == f"wave-dump://{path}"
     assert printed[600:605] == ["600.0", "601.0", "602.0", "603.0", "604.0"]
-    # each value with its index in the dump and its device address (issue 29)
+    # each value with its index in the dump and its device address
     assert result["lines"][0].split() == ["index", "address", "f32"]
     rows = [line.split() for line in result["lines"][1:]]
     assert rows == [[str(i), f"0x{4 * i:08x}", printed[i]] for i in range(600, 605)], rows

@@ -1,4 +1,4 @@
-"""`:checkhealth wave` on the vendors' compilers (issue 29.15), in the real Neovim 0.11: where
+"""`:checkhealth wave` on the vendors' compilers, in the real Neovim 0.11: where
 wave-lsp finds ptxas and hipcc (asked of wave-lsp's own Python, under the `backends` settings),
 and for each one missing or turned off what it would add, the command that installs it and the
 setting that points at it."""

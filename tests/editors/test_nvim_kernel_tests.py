@@ -104,7 +104,7 @@ def test_the_quickfix_list_in_a_real_terminal(tmp_path, terminal):  # noqa: F811
 
 
 def test_completion_on_a_new_expect_line_inserts_the_printed_value(tmp_path, terminal):
-    """Issue 29 item 4: in a terminal, `<C-x><C-o>` (the LSP omnifunc Neovim 0.11 sets) after
+    """In a terminal, `<C-x><C-o>` (the LSP omnifunc Neovim 0.11 sets) after
     `; wave-lsp expect: ` typed below the last expect line inserts what the run printed there."""
     text = store("0", "10")
     path = tmp_path / "complete.wave"

@@ -136,7 +136,7 @@ def test_quick_fix_replaces_the_obsolete_mnemonic(tmp_path):
 
 
 def test_hover_float_has_a_border_and_aligned_tables(tmp_path):
-    """Issue 29: `K` shows the hover in a bordered float and the kernel's resource table as
+    """`K` shows the hover in a bordered float and the kernel's resource table as
     aligned columns (a list where the editor is too narrow for them), never `| resource |
     value |` and `|---|---|` lines."""
     path = write(tmp_path, "k.wave", ".kernel k\n.registers 8\n    halt\n.end\n")
@@ -177,7 +177,7 @@ def test_hover_float_has_a_border_and_aligned_tables(tmp_path):
 
 
 def test_gq_rewraps_comments_and_formats_code_through_the_server(tmp_path):
-    """Issue 29: `gq` on a long comment rewraps it at 'textwidth' (the ftplugin promised it);
+    """`gq` on a long comment rewraps it at 'textwidth' (the ftplugin promised it);
     on code it is still the server's formatting."""
     words = " ".join(f"word{i}" for i in range(30))
     path = write(tmp_path, "k.wave", f"; {words}\n.kernel k\n.registers 8\nhalt\n.end\n")

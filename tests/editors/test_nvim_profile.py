@@ -1,4 +1,4 @@
-"""The kernel profile in the real Neovim 0.11 (issue 23): `:LspWaveProfile` profiles the kernel
+"""The kernel profile in the real Neovim 0.11: `:LspWaveProfile` profiles the kernel
 and the plugin draws the heat as extmarks (a bar in the sign column in the level's colour, the
 share of the kernel's cost at the right edge, the hottest lines highlighted) at the levels the
 server computes; the server's hints come as inlay hints; an edit re-profiles and the extmarks

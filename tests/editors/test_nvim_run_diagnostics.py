@@ -1,4 +1,4 @@
-"""Run results reach Neovim 0.11 with nothing but the README's configuration (issue 20, point 2):
+"""Run results reach Neovim 0.11 with nothing but the README's configuration:
 Neovim declares pulled diagnostics but cannot be asked to pull again, so the run-time error
 (R001) and the greyed not-executed lines (R006) of `:LspWaveRun` must be pushed; and it cannot be
 asked to refresh code lenses, so the plugin asks for them when the server says a run ended
@@ -85,8 +85,8 @@ def test_terminal_shows_the_run_error_the_greyed_lines_and_the_lens(tmp_path, te
     """What a person sees in a 256-colour terminal after `:LspWaveRun` (capture saved under
     test-artifacts/nvim-tmux-run-error.txt), with `virtual_text = true` as `:help wave`
     suggests: the error beside its line, the failed run's message on one line (no "Press
-    ENTER", issue 29 item 5), and the lines the run did not reach greyed but not written on
-    (R006 is an Unnecessary hint, item 7)."""
+    ENTER" prompt), and the lines the run did not reach greyed but not written on
+    (R006 is an Unnecessary hint)."""
     path = tmp_path / "oob.wave"
     path.write_text(OUT_OF_BOUNDS, encoding="utf-8")
     term = terminal(path)

@@ -102,7 +102,7 @@ def test_terminal_shows_the_error_and_no_encodings_by_default(tmp_path, terminal
     assert "'add.s32' is obsolete" in error_row, screen   # the diagnostic beside its line
     assert "current form is 'iadd'" in screen
     mov_row = next((l for l in lines if "mov_sr" in l), "")
-    # byte offsets and encoded words are opt-in (issue 20): no hint looks like code
+    # byte offsets and encoded words are opt-in: no hint looks like code
     assert words not in mov_row and "0000" not in mov_row, screen
     assert "twice.wave" in screen                          # the status line names the file
 
@@ -150,7 +150,7 @@ WARNED = """; lane sums, with two warnings
 
 
 def test_terminal_values_stay_on_screen_after_ten_edits(tmp_path, terminal):
-    """Issue 29 item 3: in a kernel with warnings, the diagnostics published after each re-run
+    """In a kernel with warnings, the diagnostics published after each re-run
     must not leave Neovim showing no values (its inlay hints drawn before the refreshed ones
     came)."""
     path = tmp_path / "sums.wave"
@@ -175,7 +175,7 @@ def test_terminal_values_stay_on_screen_after_ten_edits(tmp_path, terminal):
 
 
 def test_terminal_start_without_a_server_warns_on_one_line(tmp_path, terminal):
-    """Issue 29 item 5: no `wave-lsp` on PATH: one warning line naming :checkhealth wave, the
+    """No `wave-lsp` on PATH: one warning line naming :checkhealth wave, the
     file in view, no "Press ENTER" prompt; :checkhealth wave names a command that installs it
     today (pip install of this checkout, not of an unpublished package)."""
     path = tmp_path / "twice.wave"
@@ -198,7 +198,7 @@ def test_terminal_start_without_a_server_warns_on_one_line(tmp_path, terminal):
 
 
 def test_terminal_every_lens_result_fits_at_120_columns(tmp_path, terminal):
-    """Issue 29 item 8: at 120 columns a launch line with a run, a kernel test and a profile:
+    """At 120 columns a launch line with a run, a kernel test and a profile:
     every lens title is on the screen whole (Neovim cuts end-of-line lenses at the window's
     edge; the plugin moves a line's lenses that do not fit to virtual lines below it)."""
     path = tmp_path / "store.wave"
@@ -233,7 +233,7 @@ def test_terminal_every_lens_result_fits_at_120_columns(tmp_path, terminal):
 
 
 def test_terminal_assemble_and_portability_report_on_one_line(tmp_path, terminal):
-    """Issue 29 item 5: the messages of :LspWaveAssemble and :LspWavePortability fit the
+    """The messages of :LspWaveAssemble and :LspWavePortability fit the
     command line of an 80-column terminal: no "Press ENTER" prompt."""
     path = tmp_path / "twice.wave"
     path.write_text(KERNEL.replace("add.s32", "iadd"), encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Work that grew without bound, through the real server (issue 31, items 8 and 9): a launch
+"""Work that grew without bound, through the real server: a launch
 line of tens of thousands of flags (parsed in quadratic time on the event loop, every
 keystroke) and 10,000 nested blocks (formatting answered with the square of the depth, then
 nothing at all) leave every request answered: each request here has the suite's deadline."""

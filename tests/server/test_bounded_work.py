@@ -1,4 +1,4 @@
-"""Bounded work in the real server (issue 31 items 10 and 11), as Neovim and as VS Code:
+"""Bounded work in the real server, as Neovim and as VS Code:
 
 - a profile of a kernel whose access stride changes every iteration (a new access pattern each
   time round the loop) stops at `run.timeLimitMs` with a message, its hover says the figures are

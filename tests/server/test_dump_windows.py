@@ -1,4 +1,4 @@
-"""Any part of a dump on request through the real server (issue 25): `wave-lsp.dump` answers
+"""Any part of a dump on request through the real server: `wave-lsp.dump` answers
 exactly the lines `wave-lsp run` prints at any offset, refuses bad windows and stale requests
 with a clear message, the hover links to it and then shows the window asked for, and a launch
 dumping 64 MiB keeps the server's memory bounded, and closing the document cancels the

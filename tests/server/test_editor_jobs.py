@@ -1,4 +1,4 @@
-"""The editor's runs are bounded work (issue 31 item 13), through the real server:
+"""The editor's runs are bounded work, through the real server:
 `$/cancelRequest` stops a run or a profile (the answer is `RequestCancelled`, and the worker is
 free at once), the time limit counts setting a run up as well as the emulation, Runs of the same
 kernel asked for at once share one run, and the Run the user clicked goes before waiting dump

@@ -1,4 +1,4 @@
-"""The server as features, in process (issue 21, point 4): client capabilities resolved once at
+"""The server as features, in process: client capabilities resolved once at
 `initialize` into a typed object; every feature's lifecycle hooks called through one place; one
 debounce per edit burst; the document version in one place; a new feature joining with its own
 `setup`."""

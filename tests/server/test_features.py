@@ -190,7 +190,7 @@ async def test_inlay_hints_and_code_lens(client):
         return await client.text_document_inlay_hint_async(t.InlayHintParams(
             text_document=ident(uri), range=t.Range(start=t.Position(line=0, character=0),
                                                     end=t.Position(line=6, character=0))))
-    assert list(await hints()) == []    # offsets and encodings are opt-in (issue 20)
+    assert list(await hints()) == []    # offsets and encodings are opt-in
     await configure(client, {"inlayHints": {"offsets": True, "encoding": True}})
     try:
         labels = [h.label for h in await hints()]

@@ -1,5 +1,5 @@
-"""How diagnostics reach the client (issue 20, point 2), and the server's smaller first-hour
-fixes (point 9): run results pushed to a client that cannot be asked to pull again (Neovim
+"""How diagnostics reach the client, and the server's smaller first-hour
+fixes: run results pushed to a client that cannot be asked to pull again (Neovim
 0.11), pull offered only with its refresh, `diagnostics.mode` from the settings applied live,
 `wave-lsp/runsChanged` for clients without code-lens refresh, one diagnostic per syntax error
 under live runs, and mnemonic completion ordered by the typed prefix."""
@@ -84,7 +84,7 @@ async def pulled(client, uri: str) -> list[t.Diagnostic]:
     return list(report.items)
 
 
-# ---- point 2: every client gets every diagnostic -------------------------------------------------
+# ---- every client gets every diagnostic -------------------------------------------------
 async def test_neither_preset_can_refresh_pulls_so_run_errors_are_pushed(client):
     # Neovim 0.11 declares pull but no refresh; the VS Code 1.65 preset neither: both get
     # push, although the initialization options ask for "pull"
@@ -163,7 +163,7 @@ async def _pulled_codes(client, uri) -> list | None:
     return found if any(code == "R001" for code, _ in found) else None
 
 
-# ---- point 9: one diagnostic per syntax error under live runs ------------------------------------
+# ---- one diagnostic per syntax error under live runs ------------------------------------
 BROKEN = """; wave-lsp run: --grid 1,1,1
 .kernel live
 .registers 4
@@ -198,7 +198,7 @@ async def test_a_syntax_error_is_reported_once_on_its_line_under_live_runs(clien
     assert all(d.code != "R005" for d in last.diagnostics)
 
 
-# ---- point 9: completion puts what starts with the typed word first ------------------------------
+# ---- completion puts what starts with the typed word first ------------------------------
 async def test_mnemonic_completion_orders_prefix_matches_first(client):
     text = ".kernel k\n.registers 4\n    wave_re\n    halt\n.end\n"
     uri = open_document(client, text)
@@ -215,7 +215,7 @@ async def test_mnemonic_completion_orders_prefix_matches_first(client):
     assert got.is_incomplete        # the order depends on the word: asked again as it grows
 
 
-# ---- point 9: a cancel for a request already answered is routine, not a warning ----------------
+# ---- a cancel for a request already answered is routine, not a warning ----------------
 async def test_cancel_of_an_answered_request_is_not_logged_as_a_warning(tmp_path):
     from .rawclient import RawClient
     raw = RawClient(tmp_path / "cache", args=("--log-level", "INFO"))
@@ -235,7 +235,7 @@ async def test_cancel_of_an_answered_request_is_not_logged_as_a_warning(tmp_path
     assert "INFO" in raw.stderr         # the log itself is there at this level
 
 
-# ---- point 5: by default the inlay hints are the run values, each short and alone --------------
+# ---- by default the inlay hints are the run values, each short and alone --------------
 
 
 async def test_default_inlay_hints_are_the_run_values_alone(client):
@@ -251,7 +251,7 @@ async def test_default_inlay_hints_are_the_run_values_alone(client):
     assert all(h.position.character == len(THIRDS.split("\n")[h.position.line]) for h in got)
 
 
-# ---- point 6: local memory without .local_memory ------------------------------------------------
+# ---- local memory without .local_memory ------------------------------------------------
 SHARED = """.kernel share
 .registers 8
 .workgroup_size 64, 1, 1
@@ -296,7 +296,7 @@ async def test_undeclared_local_memory_is_reported_fixed_and_summarised(client):
     assert resources["localMemory"] == 256 and resources["localMemoryDeclared"] is True
 
 
-# ---- point 7: portability never gates; point 8: the hover reads a loaded float as a float -------
+# ---- portability never gates; the hover reads a loaded float as a float -------
 F64_AND_FLOATS = """; wave-lsp run: --workgroup 4,1,1 --wave-width 4 --fill-iota 0:f32:4:1
 .kernel mixed
 .registers 8

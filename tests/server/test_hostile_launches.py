@@ -1,4 +1,4 @@
-"""Hostile documents through the real server (issue 25): a launch line never reads a file
+"""Hostile documents through the real server: a launch line never reads a file
 outside the document's root, nor any file before it runs, nor the same file twice; several
 changes in one `didChange` keep the diagnostics exact; a register count beyond the ISA's is one
 clear error in Show HIP; an untrusted workspace never runs a kernel."""

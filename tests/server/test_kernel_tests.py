@@ -233,7 +233,7 @@ async def test_expect_lines_complete_with_what_the_last_run_printed(client):
     items = got.items if isinstance(got, t.CompletionList) else got
     assert [i.label for i in items] == ["20", "20 … (2 lines)"]
     # from after the blank typed after `expect:` (a text starting with a blank is an empty
-    # word to Neovim, which then inserted nothing: issue 29)
+    # word to Neovim, which then inserted nothing)
     assert items[0].text_edit.new_text == "20"
     assert items[0].text_edit.range.start.character == 19
     assert apply(text, [items[0].text_edit]) == store("0", "10", "20")

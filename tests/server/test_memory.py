@@ -1,4 +1,4 @@
-"""Memory held for an open document is bounded, and given back when it closes (issue 16).
+"""Memory held for an open document is bounded, and given back when it closes.
 
 Measured on the real server process through /proc (resident set size). The server runs with
 `MALLOC_MMAP_THRESHOLD_` fixed at 128 KiB so that glibc maps every large string on its own and

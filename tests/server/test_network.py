@@ -1,4 +1,4 @@
-"""The TCP and WebSocket transports (issue 25, item 11), on 127.0.0.1 only: TCP frames as stdio
+"""The TCP and WebSocket transports, on 127.0.0.1 only: TCP frames as stdio
 does (any header case, optional space, malformed lengths answered with a parse error and the
 session going on); one client per server: a second connection is refused with a message and
 can neither take the session over nor end the server; a WebSocket message of several

@@ -1,4 +1,4 @@
-"""A `file:` URI whose path holds a NUL byte (`%00`) names no file (issue 31.14c): the document
+"""A `file:` URI whose path holds a NUL byte (`%00`) names no file: the document
 works in memory (hover, diagnostics, the translation, the encoding, runs without files), and the
 file-based features say there is no file instead of failing or falling back to the folder the
 path seems to be in (a run read `--arg` files from `/tmp` for `file:///tmp/a%00b.wave`)."""

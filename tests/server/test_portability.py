@@ -85,7 +85,7 @@ async def test_check_portability_lens_and_inline_results(client):
 
 
 async def test_closing_a_document_drops_its_portability_results(client):
-    """The results live on the document's state (issue 21, point 2): after didClose and a new
+    """The results live on the document's state: after didClose and a new
     didOpen of the same text at the same URI, no stale "⚠" lens comes back."""
     count_refreshes(client)
     uri = open_document(client, WAVE_SUM, "closed_check")

@@ -1,4 +1,4 @@
-"""Kernel profiles end to end (issue 23): the real server as Neovim and as VS Code shows a
+"""Kernel profiles end to end: the real server as Neovim and as VS Code shows a
 Profile lens beside Run, answers `wave-lsp.profile` with the `--profile --json` object plus the
 heat, then shows hints on the lines that matter, the counters of every preset in the hover and
 information diagnostics that say what to change; it re-profiles after an edit (a newer edit

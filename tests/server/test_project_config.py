@@ -1,4 +1,4 @@
-"""The project's configuration file applies in the editor as in `wave-lsp lint` (issue 31.14a): the
+"""The project's configuration file applies in the editor as in `wave-lsp lint`: the
 nearest `wave-lsp.toml` (or `[tool.wave-lsp]` in `pyproject.toml`) at or above the document's
 folder, merged with the editor's settings (which win, key by key), read again when it changes:
 on `workspace/didChangeWatchedFiles` (the server registers the watcher where the client can) and

@@ -1,4 +1,4 @@
-"""Reliability through the real server (issue 16): the server's lines follow the client's across
+"""Reliability through the real server: the server's lines follow the client's across
 CR/LF edits, deep nesting never breaks a request, hostile settings give one message, and the
 assemble command writes only a sibling `.wbin` of a real `.wave` file, atomically."""
 

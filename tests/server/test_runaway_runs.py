@@ -1,4 +1,4 @@
-"""A launch line that would run for days (issue 25): the editor caps its limits, an edit,
+"""A launch line that would run for days: the editor caps its limits, an edit,
 `wave-lsp.clear` or `didClose` stops the run, another document's run is answered meanwhile,
 `shutdown` answers while the command is pending and `exit` ends the process; a settling that
 changes nothing a run computes does not cancel it."""

@@ -1,4 +1,4 @@
-"""Stale inline values (issue 29 §11): an edit that leaves a line unassemblable keeps the last
+"""Stale inline values: an edit that leaves a line unassemblable keeps the last
 run's values on screen, marked stale and moved with their lines, until the next run's arrive;
 in both client presets (VS Code and Neovim)."""
 

@@ -1,4 +1,4 @@
-"""Framing and lifecycle through a raw JSON-RPC client (issue 16, item 8): malformed headers and
+"""Framing and lifecycle through a raw JSON-RPC client: malformed headers and
 bodies get a parse error and never deafen the session; invalid params, requests before
 `initialize` and after `shutdown` are answered per the LSP specification; `exit` without
 `shutdown` ends the server with status 1."""

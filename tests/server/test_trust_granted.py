@@ -1,4 +1,4 @@
-"""Trust granted after start-up (issue 29 §1): a server started in an untrusted workspace refuses
+"""Trust granted after start-up: a server started in an untrusted workspace refuses
 runs and says so on the kernel's lens, with the client's "manage trust" command; the
 notification `wave-lsp/workspaceTrusted` makes the next Run run, without a restart."""
 

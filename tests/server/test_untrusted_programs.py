@@ -1,4 +1,4 @@
-"""No program a setting names runs in an untrusted workspace (issue 31): `backends.ptxas` /
+"""No program a setting names runs in an untrusted workspace: `backends.ptxas` /
 `backends.hipcc` may come from the workspace's own settings, so the kernel hover,
 `wave-lsp.kernelResources` and Show PTX/HIP use only the compilers on PATH or in the wheel there.
 A relative path is refused everywhere (it would resolve against the server's working folder).

@@ -46,7 +46,7 @@ async def test_kernel_resources_command_adds_vendor_figures(client):
     assert got[("ptx", "sm_75")]["registers"] > 0 and "spill stores" in got[("ptx", "sm_90")]
     assert got[("hip", "gfx90a")]["VGPRs"] > 0 and "occupancy waves/SIMD" in got[("hip", "gfx1030")]
     assert result["kernel"] == "reduction" and result["registersDeclared"] > 0
-    # the occupancy rows use the compilers' register counts (issue 30.2)
+    # the occupancy rows use the compilers' register counts
     rows = {r["arch"]: r for rs in result["targets"].values() for r in rs}
     assert (rows["sm_75"]["registerSource"], rows["sm_75"]["registers"]) == \
         ("ptxas", got[("ptx", "sm_75")]["registers"])
@@ -111,7 +111,7 @@ async def test_backends_setting_turns_a_compiler_off(client):
         assert not [v for v in result["vendor"] if v["target"] == "ptx"]
         shown = await execute(client, "wave-lsp.emit", uri, "ptx")
         assert "vendor" not in shown and "ptxas sm_" not in shown["text"]
-        assert shown["vendorAbsent"]["reason"] == "off"     # the view says why (issue 29.15)
+        assert shown["vendorAbsent"]["reason"] == "off"     # the view says why
         await configure(client, {"backends": {"ptxas": "/nonexistent/ptxas", "nvcc": "x"}})
         shown = [m.message for m in client.messages]
         assert any("backends.ptxas: '/nonexistent/ptxas' is not an executable program" in m

@@ -1,4 +1,4 @@
-"""The vendors' compilers explained and heard (issue 29.15), through the real server.
+"""The vendors' compilers explained and heard, through the real server.
 
 Absent (`backends.ptxas: false`, `backends.hipcc: false`, and a PATH without them: the nvidia
 wheel in the venv would otherwise be found): the kernel hover and Show PTX/HIP say what ptxas and

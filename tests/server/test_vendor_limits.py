@@ -1,4 +1,4 @@
-"""The vendors' compilers are bounded in the editor (issue 31.12): they run in a pool of their own
+"""The vendors' compilers are bounded in the editor: they run in a pool of their own
 (never in the reader that answers the other documents' requests), at most two at once, each
 stopped when its document is edited or closed, when the server shuts down, and after
 `backends.timeoutSeconds`, which the hover and the views then say; the kernel hover answers

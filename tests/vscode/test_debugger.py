@@ -44,7 +44,7 @@ def test_breakpoint_stop_shows_lanes_in_the_variables_view(vscode):
     lanes = vscode.wait_until(
         lambda: [r for r in rows(vscode, "Variables") if r.startswith("lane ")], "the lanes of r2")
     vscode.screenshot("02-lanes-of-r2")
-    # every lane active (✓), as the hover table marks them (issue 20)
+    # every lane active (✓), as the hover table marks them
     assert ["".join(lane.split()) for lane in lanes[:4]] == ["lane0✓=0", "lane1✓=1", "lane2✓=4",
                                                            "lane3✓=9"]
 

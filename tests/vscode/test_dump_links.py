@@ -1,4 +1,4 @@
-"""The rest of a dump from its hover in a real VS Code (code-server, issue 25): the launch
+"""The rest of a dump from its hover in a real VS Code (code-server): the launch
 line's hover links to the next values (a trusted `wave-lsp.dump` command link); clicking it
 makes the next hover show them. Screenshots under test-artifacts/vscode/dumps/."""
 

@@ -64,7 +64,8 @@ def test_manifest_is_release_ready(vsix):
         assert f"command:{command}" in commands
     assert manifest["contributes"]["customEditors"][0]["selector"] == [{"filenamePattern": "*.wbin"}]
     # the screenshots of the README, in the packaged one as data: URLs (VS Code's extension
-    # page resolves no relative link; issue 29 §12): each the shipped file's bytes
+    # page resolves no relative link, so a relative image would show broken): each the
+    # shipped file's bytes
     source = (EXTENSION / "README.md").read_text()
     shots = re.findall(r"!\[[^\]]*\]\((media/screenshots/[^)]+\.png)\)", source)
     assert len(shots) >= 3 and set(shots) <= SCREENSHOTS

@@ -135,7 +135,7 @@ def test_enter_continues_a_comment_only_from_its_end(vscode):
 
 
 def test_enter_after_an_operand_starts_a_line_and_kernel_completes_once(vscode):
-    """Issue 29 §10: Enter after `iadd r8, r8, r1` (the suggest widget open on `r1`) starts a
+    """Enter after `iadd r8, r8, r1` (the suggest widget open on `r1`) starts a
     new line (`editor.acceptSuggestionOnEnter: smart` for WAVE), and `.kernel` is proposed
     once (the skeleton snippet; the server's directive item of the same name is dropped)."""
     vscode.viewport(1280, 800)
@@ -267,7 +267,7 @@ def test_getting_started_walkthrough(fresh):
     vscode.waitFor(".tab", "vector_add.wave")
     assert (vscode.workspace / "vector_add.wave").is_file()
     vscode.screenshot("walkthrough-02-example-opened")
-    # Issue 29 §2: steps 3 and 4 from the walkthrough's own tab act on the example just opened
+    # steps 3 and 4 from the walkthrough's own tab act on the example just opened
     # (the last .wave editor), and a step is ticked when its action succeeded
     steps = ".gettingStartedContainer .getting-started-step"
 
@@ -298,7 +298,7 @@ def test_getting_started_walkthrough(fresh):
 
 
 def test_the_extension_page_shows_the_readme_screenshots(vscode):
-    """Issue 29 §12: the extension's page (its README) shows every screenshot, none broken."""
+    """The extension's page (its README) shows every screenshot, none broken."""
     vscode.viewport(1280, 800)
     vscode.click(".activitybar .action-item a[aria-label^='Extensions']")
     vscode.click(".extensions-viewlet .monaco-list-row", "WAVE")

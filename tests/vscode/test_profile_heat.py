@@ -1,4 +1,4 @@
-"""The kernel profile's heat view in a real VS Code (code-server, issue 23) at 1280×800: the
+"""The kernel profile's heat view in a real VS Code (code-server) at 1280×800: the
 Profile lens beside Run profiles the kernel; every profiled line that costs gets a gutter bar and a faint
 background in the colour of its heat level (the levels the server computes, checked against the
 `ide` layer on the same text) and the overview ruler shows them; the hints say what matters; an
@@ -31,7 +31,7 @@ def heat_colours() -> list[tuple[int, int, int]]:
 
 def expected_levels(text: str) -> dict[str, int]:
     """Each profiled line that costs (heat level 2 or more, or 5% of the kernel's cost: the
-    extension colours no other, issue 29 §11) -> its heat level, from the ide layer."""
+    extension colours no other) -> its heat level, from the ide layer."""
     from wave_lsp.ide.profile_session import profile_kernels
     from wave_lsp.ide.run_limits import RunLimits
     from wave_lsp.ide.run_session import kernel_launch_lines, plan_runs
@@ -140,7 +140,7 @@ def test_the_heat_survives_switching_editors_and_clears(vscode):
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_run_and_profile_on_one_line_show_every_figure_uncut(vscode, size):
-    """Issue 29 §8: run values and profile hints on one line, and the run's and the profile's
+    """Run values and profile hints on one line, and the run's and the profile's
     summaries on one lens row, each whole (no `…` cut by the editor) at both window sizes."""
     vscode.viewport(*size)
     vscode.command("File: Revert File")

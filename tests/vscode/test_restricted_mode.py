@@ -1,4 +1,4 @@
-"""Restricted Mode in a real VS Code (issue 31): a folder that is not trusted starts no program it
+"""Restricted Mode in a real VS Code: a folder that is not trusted starts no program it
 names. Its `.venv/bin/wave-lsp` and its `.vscode/settings.json` values of `wave.server.command`
 and `wave.backends.ptxas` are planted programs that leave a marker when they run; the user's own
 `wave.server.command` starts the real server, and the WAVE log says what was ignored."""
@@ -79,7 +79,7 @@ def lens_text(wb, needle: str) -> str:
 
 
 def test_trust_granted_after_opening_runs_the_next_run_without_a_restart(untrusted):
-    """Issue 29 §1: the refused Run says so on its lens, whose Manage Trust opens VS Code's
+    """The refused Run says so on its lens, whose Manage Trust opens VS Code's
     trust editor; after "Trust" there the next ▶ Run shows its values, on the same server."""
     wb = untrusted
     wb.viewport(1280, 800)

@@ -125,7 +125,7 @@ def test_update_expectation_quick_fix_retests_in_the_editor(vscode):
     vscode.wait_until(lambda: "✓ passed" in lens_text(vscode), "the passing lens")
     vscode.wait_until(lambda: vscode.count(".monaco-editor .squiggly-error") == 0,
                       "no failed expectation")
-    # issue 29 §9: the gutter and the Testing view say what the lens says (the server's outcome)
+    # the gutter and the Testing view say what the lens says (the server's outcome)
     vscode.wait_until(lambda: not gutter(vscode, "failed") and gutter(vscode, "passed"),
                       "the gutter icons passed like the lens")
     vscode.screenshot("03b-lens-and-gutter-agree")

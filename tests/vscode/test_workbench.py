@@ -103,7 +103,7 @@ def _workspace_settings(vscode, settings: dict) -> None:
 def test_settings_change_takes_effect_without_restart(vscode):
     vscode.openFile("scale.wave")
     vscode.wait_until(lambda: "mov_imm" in vscode.editorText(), "the kernel")
-    # encoded words are opt-in (issue 20): none by default
+    # encoded words are opt-in: none by default
     assert "00000003" not in vscode.editorText()
     starts = vscode.server.output_channel().count("Starting the server")
     _workspace_settings(vscode, {"wave.inlayHints.encoding": True, "wave.compat": "wave-asm"})
@@ -182,7 +182,7 @@ def test_restart_server_and_show_log(vscode):
 
 
 def test_a_run_clicked_right_after_a_restart_is_not_lost(vscode):
-    """Issue 29 §11: ▶ Run clicked while the server restarts waits for the new server and runs;
+    """▶ Run clicked while the server restarts waits for the new server and runs;
     a normal restart (the old server exits with 0) logs no error."""
     vscode.openFile("scale.wave")
     vscode.command("WAVE: Clear Results")

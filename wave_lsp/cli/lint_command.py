@@ -27,7 +27,7 @@ from ..isa.backends import TARGET_NAMES
 from ..syntax.document import Document
 
 # Linting takes about 10 s per MiB of source with many findings: a larger file is refused
-# with a clear message rather than running for minutes (README, "Limits").
+# with a clear message rather than running for minutes (docs/user/limits-and-security.md).
 MAX_LINT_BYTES = 4 << 20
 
 

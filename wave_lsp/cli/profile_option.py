@@ -1,6 +1,6 @@
 """`wave-lsp run FILE ... --profile [--profile-target T]`: after the normal output, the kernel
-profile (issue 23) as a table of source lines, hottest first — executions (wave-instructions
-with an active lane: issue 30), lane utilisation, divergent branches (waves a branch split),
+profile as a table of source lines, hottest first — executions (wave-instructions with an
+active lane, as a GPU issues them), lane utilisation, divergent branches (waves a branch split),
 local-memory bank ways (passes over the conflict-free ideal), device sectors against the ideal,
 and the source text — then the kernel's totals. `--profile-target` picks a preset of
 `isa.backends.PROFILE_PRESETS` (default: the launch's wave width, 32 banks of 4 bytes, 32-byte

@@ -1,4 +1,4 @@
-"""Local-memory layouts re-evaluated from a profile record (issue 30): what a change of an
+"""Local-memory layouts re-evaluated from a profile record: what a change of an
 array's layout would do to its bank conflicts, under every preset, before anyone suggests it.
 
 The record keeps every distinct local access pattern of every instruction with its count

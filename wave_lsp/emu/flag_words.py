@@ -1,4 +1,4 @@
-"""Parsing a long list of flag words with argparse in linear time (issue 31): launch lines may
+"""Parsing a long list of flag words with argparse in linear time: launch lines may
 hold thousands of flags, and argparse's own loop is quadratic in them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The kernel profile (issue 23): per source line, what its executions cost on each target.
+"""The kernel profile: per source line, what its executions cost on each target.
 
 One run records (`ProfileRecord`, filled by `profiler.Profiler` in the numpy engine and by the
 native core): per instruction, its wave-instructions executed and its divergent branches when
@@ -6,7 +6,7 @@ lanes are grouped into waves of every width of `RECORD_WIDTHS` (and the launch's
 lanes, and the distinct memory access patterns with how often each ran. `profile_for(record,
 target)` computes the counters of any preset of `isa.backends.PROFILE_PRESETS` from that record:
 
-- `executions`: wave-instructions a GPU issues (issue 30). A wave executes an instruction when
+- `executions`: wave-instructions a GPU issues. A wave executes an instruction when
   at least one of its lanes is *active* there: in WAVE's structured control flow (if/else,
   loop/break/continue, call/return, halt) and not halted. The guard does not matter: a guarded
   instruction whose guard fails in every active lane is still issued, predicated off, as
@@ -36,7 +36,7 @@ operation, `sr_lane_id`, `sr_wave_id` or `sr_wave_width` feeding a branch or an 
 otherwise they describe the launch's threads regrouped, an estimate. At the launch's own width
 they are exact always.
 
-The patterns kept are bounded (issue 31): at most `MAX_PATTERNS` distinct ones per instruction
+The patterns kept are bounded: at most `MAX_PATTERNS` distinct ones per instruction
 and `MAX_PATTERN_WORDS` words (lanes and addresses) in the whole record, an instruction's first
 pattern always kept. An access whose pattern is new once a bound is reached is counted
 (`InstructionAccesses.dropped`, `dropped_lanes`) but not kept: that instruction's memory counters

@@ -1,4 +1,4 @@
-"""What to change about a bank conflict the profile found, each suggestion checked first (issue 30).
+"""What to change about a bank conflict the profile found, each suggestion checked first.
 
 For every local access with a conflict under some preset, the change is tried on the run's own
 record (`emu.bank_layout`) for every preset and for every access of the same array (its loads

@@ -1,4 +1,4 @@
-"""Any part of a `--dump-*` region on request, without ever holding the whole dump (issue 25).
+"""Any part of a `--dump-*` region on request, without ever holding the whole dump.
 
 A run keeps only the first values of each dump (`run_results.dumps_of`); the rest is not kept
 at all. `run_session.dump_window` (on the run worker, like every editor run) runs the same

@@ -226,7 +226,7 @@ LOCAL_MEMORY_MNEMONICS = frozenset(m for m, s in INSTRUCTIONS.items()
                                    or (s.memory is not None and s.memory.space == "local"))
 
 
-# ---- profile presets (issue 23) ------------------------------------------------------------------
+# ---- profile presets -----------------------------------------------------------------------------
 # What `wave-lsp run --profile --profile-target T` counts with: the wave width lanes are grouped
 # in, the local-memory banks (count and width: a bank serves one `bank_bytes` unit per pass) and the
 # global-memory segment ("sector") size. Each number carries where it comes from; where a vendor
@@ -283,8 +283,8 @@ _APPLE = ("Apple publishes no bank count, bank width or memory segment size for 
 
 PROFILE_PRESETS: dict[str, ProfilePreset] = {p.name: p for p in (
     ProfilePreset("default", None, None, 32, 4, 32, "the launch's wave width, 32 x 4-byte banks, "
-                  "32-byte sectors", (("all", "issue 23: the launch's width, 32 banks of 4 bytes, "
-                                      "32-byte sectors"),)),
+                  "32-byte sectors", (("all", "wave-lsp's choice, not a vendor's: the launch's "
+                                      "width, 32 banks of 4 bytes, 32-byte sectors"),)),
     ProfilePreset("ptx", "ptx", _width("ptx", 32), 32, 4, 32, "NVIDIA Turing and later", (
         ("wave width 32", _CUDA_GUIDE + " (warps of 32 threads)"),
         ("32 banks x 4 bytes", _CUDA_GUIDE),

@@ -14,7 +14,7 @@
   sends `wave-lsp/profileChanged` `{uri, version, profiles: [the command's answer per kernel]}`,
   which feeds the clients' heat views (VS Code decorations, Neovim extmarks), and has hints,
   lenses and diagnostics redrawn: hints on the lines that matter, the line's counters under
-  every preset in the hover (with its divergent branches where it split waves: issue 30),
+  every preset in the hover (with its divergent branches where it split waves),
   information diagnostics (R021-R023) for the worst findings (`wave_lsp.ide.profile_view`),
   and a bank conflict's checked padding as a quick fix.
 """

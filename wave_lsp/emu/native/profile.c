@@ -1,4 +1,5 @@
-/* The native core's kernel profile (issues 23 and 30), the same record as emu/profiler.py fills:
+/* The native core's kernel profile (what each line costs on a GPU), the same record as
+ * emu/profiler.py fills:
  * per instruction, wave-instructions and divergent branches at every recorded width, executing
  * lanes, and each distinct memory access pattern (executing lanes and addresses relative to a
  * 4096-byte-aligned base) with how often it ran. A group of w lanes executes an instruction when
