@@ -7,9 +7,10 @@ server's PYTHONPATH, installs a SIGUSR1 handler), opens a small document and run
 baseline), then --cycles times opens --documents kernels of --lines distinct lines, runs each
 and closes them all, as tests/server/test_editor_jobs.py does. It prints the server's RSS after
 each cycle, the surviving blocks allocated since the baseline grouped by traceback (most blocks
-first: on CPython's allocator a few small survivors keep whole 1 MiB arenas), and the allocator's
-arena figures (`sys._debugmallocstats`) before and after. tracemalloc makes the server several
-times slower: expect minutes.
+first: on CPython's allocator a few small survivors keep whole 1 MiB arenas). The server empties
+its memos after closes only when they hold far more than the open documents' lines
+(`ide.host.release_memory`): with few or short documents their entries show here as survivors.
+tracemalloc makes the server several times slower: expect minutes.
 """
 
 from __future__ import annotations
@@ -28,23 +29,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 from server.rawclient import INIT_PARAMS, RawClient  # noqa: E402
 
 PROBE = textwrap.dedent('''
-    import ctypes, gc, os, signal, sys, tracemalloc
+    import gc, os, signal, tracemalloc
     tracemalloc.start(int(os.environ["WAVE_SURVIVORS_FRAMES"]))
     _state = {"baseline": None}
     _out = os.environ["WAVE_SURVIVORS_OUT"]
-
-    def _arenas(out):
-        out.flush()
-        libc = ctypes.CDLL(None)
-        libc.fflush(None)
-        saved = os.dup(2)
-        os.dup2(out.fileno(), 2)
-        try:
-            sys._debugmallocstats()
-            libc.fflush(None)
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
 
     def _dump(*_):
         gc.collect()
@@ -63,7 +51,6 @@ PROBE = textwrap.dedent('''
                         break
                     out.write(f"\\n{stat.count_diff} blocks, {stat.size_diff / 1024:.0f} KiB\\n")
                     out.writelines(f"    {line}\\n" for line in stat.traceback.format())
-            _arenas(out)
 
     signal.signal(signal.SIGUSR1, _dump)
 ''')
@@ -127,11 +114,6 @@ class Session:
         return ""
 
 
-def arena_lines(text: str) -> str:
-    return "\n".join(line for line in text.splitlines()
-                     if "arenas allocated current" in line or "bytes in allocated blocks" in line)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cycles", type=int, default=2)
@@ -146,9 +128,9 @@ def main() -> int:
             session.open(small, SMALL)
             session.run(small, "s")
             session.hover(small)
-            before = session.dump("baseline")
+            session.dump("baseline")
             pid = session.client.proc.pid
-            print(f"baseline RSS {rss_mb(pid):.0f} MB\n{arena_lines(before)}", flush=True)
+            print(f"baseline RSS {rss_mb(pid):.0f} MB", flush=True)
             for cycle in range(args.cycles):
                 uris = [f"file:///bench/cycle/{cycle}-{i}.wave" for i in range(args.documents)]
                 for i, uri in enumerate(uris):
