@@ -5,12 +5,15 @@ settings) and writes every field of the answer, one item per line."""
 from __future__ import annotations
 
 from wave_lsp.ide.actions import fixable, legacy_edits
-from wave_lsp.ide.completion import context_at, proposals
+from wave_lsp.ide.completion import context_at, proposals, signature_at
 from wave_lsp.ide.folding import folds
+from wave_lsp.ide.highlight import TOKEN_MODIFIERS, TOKEN_TYPES, encode_document
 from wave_lsp.ide.hover import hover_markdown
 from wave_lsp.ide.inlay import hints
 from wave_lsp.ide.launch_lines import flag_help, flag_word_at
 from wave_lsp.ide.locate import target_at
+from wave_lsp.ide.navigation import definitions, highlights, references, rename, symbol_at
+from wave_lsp.ide.symbols import outline, search
 from wave_lsp.isa.backends import TARGET_NAMES
 
 from .fixture import Fixture
@@ -139,3 +142,84 @@ def render_actions(fx: Fixture) -> str:
                    f"({len(edits)} edits)")
         out += _edits(edits)
     return "\n".join(out or ["no actions"]) + "\n"
+
+
+def render_semantic_tokens(fx: Fixture) -> str:
+    """The document's semantic tokens as the server sends them (`encode_document`, UTF-16),
+    decoded: one line per token with its text, type and modifiers."""
+    data = encode_document(fx.state().lines, "utf-16")
+    lines = fx.text.split("\n")
+    out, line, start = [], 0, 0
+    for i in range(0, len(data), 5):
+        delta_line, delta_start, length, kind, bits = data[i:i + 5]
+        line += delta_line
+        start = start + delta_start if delta_line == 0 else delta_start
+        modifiers = [m for b, m in enumerate(TOKEN_MODIFIERS) if bits & (1 << b)]
+        text = lines[line].encode("utf-16-le")[2 * start:2 * (start + length)].decode("utf-16-le")
+        out.append(f"{line}:{start} {text!r} {TOKEN_TYPES[kind]}"
+                   + (f" [{', '.join(modifiers)}]" if modifiers else ""))
+    return "\n".join(out or ["no tokens"]) + "\n"
+
+
+def _spans(state, spans) -> list[str]:
+    return [f"{line}:{start}-{end} {state.lines[line][start:end]!r} in "
+            f"{state.lines[line].strip()!r}" + (f" {'write' if rest[0] else 'read'}" if rest else "")
+            for line, start, end, *rest in spans]
+
+
+def render_navigation(fx: Fixture) -> str:
+    """The symbol at the cursor, its definitions, references (with the declaration) and
+    highlights, as go-to-definition, find-references and document highlight answer."""
+    state = fx.state()
+    symbol = symbol_at(state, *fx.cursor)
+    if symbol is None:
+        return "no symbol\n"
+    out = [f"{symbol.kind} {symbol.name} at {symbol.line}:{symbol.start}-{symbol.end}",
+           "definitions:", *_spans(state, definitions(state, symbol)),
+           "references:", *_spans(state, references(state, symbol, True)),
+           "highlights:", *_spans(state, highlights(state, symbol))]
+    return "\n".join(out) + "\n"
+
+
+def render_rename(fx: Fixture, new: str) -> str:
+    """Renaming the symbol at the cursor to `new`: the refusal, or the edited document."""
+    state = fx.state()
+    symbol = symbol_at(state, *fx.cursor)
+    if symbol is None:
+        return "no symbol\n"
+    problem, edits = rename(state, symbol, new)
+    if problem:
+        return f"refused: {problem}\n"
+    lines = list(state.lines)
+    for line, start, end, text in sorted(edits, reverse=True):
+        lines[line] = lines[line][:start] + text + lines[line][end:]
+    return "\n".join(lines)
+
+
+def _outline_items(items, depth: int = 0) -> list[str]:
+    out = []
+    for item in items:
+        out.append(f"{'  ' * depth}{item.kind} {item.name} ({item.detail}) "
+                   f"{_range(item.range)} name {_range(item.selection)}"
+                   + (f" in {item.container}" if item.container else ""))
+        out += _outline_items(item.children, depth + 1)
+    return out
+
+
+def render_symbols(fx: Fixture, query: str | None = None) -> str:
+    """The outline (document symbols), or the workspace-symbol matches of `query`."""
+    state = fx.state()
+    items = outline(state) if query is None else search(state, query)
+    return "\n".join(_outline_items(items) or ["no symbols"]) + "\n"
+
+
+def render_signature(fx: Fixture) -> str:
+    """Signature help at the cursor: the signature, each parameter (the active one marked)
+    and the documentation."""
+    line, col = fx.cursor
+    found = signature_at(fx.state().lines[line], col)
+    if found is None:
+        return "no signature\n"
+    params = [f"{'>' if i == found.active else ' '} {p.name} [{p.start}:{p.end}] {p.documentation}"
+              for i, p in enumerate(found.parameters)]
+    return "\n".join([found.label, *params, "---", found.documentation]) + "\n"
