@@ -200,6 +200,7 @@ class SettingsFuzzer(SurfaceFuzzer):
     def __init__(self, rng: random.Random, hang: float, workdir: Path,
                  count_trusted: bool = False) -> None:
         self.count_trusted = count_trusted
+        self.info = dict(untrusted_servers=0, trusted_canary_runs=0)
         super().__init__(rng, hang, workdir)
 
     def init_options(self):
@@ -219,6 +220,7 @@ class SettingsFuzzer(SurfaceFuzzer):
     def _start(self) -> Server:
         before = self.setting_messages
         server = super()._start()
+        self.info["untrusted_servers"] += self.untrusted
         if self.init_invalid and self.setting_messages == before:
             self.silent("initializationOptions")
         if self.config_client and self.answer_invalid:
@@ -318,12 +320,12 @@ class SettingsFuzzer(SurfaceFuzzer):
         if invalid:
             self.expect_message(self.server, f"settings {str(value)[:200]!r}")
 
-    def expect_message(self, server: Server, what: str) -> None:
+    def expect_message(self, server: Server, what: str, wait: float = 3.0) -> None:
         """Wait (3 s at most) for a message naming a setting; none is a silent setting."""
         before = self.setting_messages
         saved, self.server = getattr(self, "server", server), server
         try:
-            self.pump(3.0, lambda: self.setting_messages > before)
+            self.pump(wait, lambda: self.setting_messages > before)
         finally:
             self.server = saved
         if self.setting_messages == before:
@@ -352,9 +354,14 @@ class SettingsFuzzer(SurfaceFuzzer):
 
     def count_escapes(self) -> None:
         """Marker lines written while this phase's server is untrusted are escapes."""
-        if not (self.untrusted or self.count_trusted):
-            return
         time.sleep(0.2)      # a program started just now has written its line
+        if not (self.untrusted or self.count_trusted):
+            for name in ("marker.txt", "trusted-marker.txt"):   # the canary does run here
+                if (self.folder / name).exists():
+                    self.info["trusted_canary_runs"] += len(
+                        (self.folder / name).read_text().splitlines())
+                    (self.folder / name).unlink()
+            return
         if self.marker.exists():
             lines = self.marker.read_text().splitlines()
             self.extra["escapes"] += len(lines)
@@ -445,7 +452,14 @@ def run_part(name: str, cases: int, seed: int, minutes: float, hang: float, **kw
                   drifts=c.get("drifts", 0))
     counts["findings"] = sum(v for k, v in counts.items() if k != "cases")
     counts.update(seconds=time.monotonic() - start, peak_mb=fuzzer.peak_kb / 1024,
-                  slowest=fuzzer.slowest)
+                  slowest=fuzzer.slowest, info="")
+    if name == "settings":      # how much there was to find
+        counts["info"] = (f" ({fuzzer.phase} servers, {fuzzer.info['untrusted_servers']} "
+                          f"untrusted; trusted ones ran the canary "
+                          f"{fuzzer.info['trusted_canary_runs']} times)")
+    elif name == "update":
+        counts["info"] = (" (exit statuses: " + ", ".join(
+            f"{k}: {v}" for k, v in sorted(fuzzer.exits.items())) + ")")
     return counts
 
 
@@ -470,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
     bad = 0
     for name in args.only or list(PARTS):
         counts = run_part(name, args.cases, args.seed, args.minutes, args.hang)
-        print(summary(name, counts), flush=True)
+        print(summary(name, counts) + counts["info"], flush=True)
         bad += counts["findings"]
     return 1 if bad else 0
 

@@ -57,6 +57,7 @@ class UpdateFuzzer:
         self.peak_kb = 0
         self.slowest = 0.0
         self.exits = {0: 0, 1: 0, 2: 0}
+        self.modify_chance = 0.3      # of a case whose file is saved while the command runs
         self.env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(workdir / "cache"))
 
     # ---- random material ----------------------------------------------------------------------
@@ -65,13 +66,16 @@ class UpdateFuzzer:
         launch = f"--workgroup {n},1,1 --wave-width 4 --dump-u32 0:{n}"
         right = [str(i) for i in range(n)]
         kind = self.rng.random()
-        if kind < 0.03:     # a dump larger than `test` and `lint` read back (4 MiB)
+        if kind < 0.02:     # a dump larger than `test` and `lint` read back (4 MiB)
             n = 210_000
             launch = f"--workgroup 1,1,1 --device-memory {4 * n} --dump-u32 0:{n}"
             right = ["0"] + ["0"] * (n - 1)
-        elif kind < 0.12:
+        elif kind < 0.07:
             launch = self.rng.choice(["--dump-u32 0:x", "--arg 0:../secret.bin --dump-u32 0:4",
                                       "--workgroup 0,1,1", "--nope"])
+            right = []
+        elif kind < 0.4:    # an error naming a source line (which moves when blocks above do)
+            launch = f"--workgroup {n},1,1 --wave-width 4 --device-memory 4 --dump-u32 0:1"
             right = []
         expect = self.rng.choice(["right", "wrong", "partial", "extra", "none", "exit", "stderr"])
         if expect == "wrong":
@@ -95,7 +99,7 @@ class UpdateFuzzer:
 
     def file_bytes(self) -> bytes:
         lines = [f"; file {uuid.uuid4().hex[:8]}", ""]
-        for kernel in range(self.rng.randrange(1, 3)):
+        for kernel in range(self.rng.randrange(1, 4)):
             lines += [KERNEL[0] + str(kernel)] + KERNEL[1:-1]
             for _ in range(self.rng.randrange(1, 4)):   # tests inside the kernel, as usual
                 lines += [self.rng.choice(["", "    ; between", "; note"])] + self.test_block()
@@ -115,9 +119,16 @@ class UpdateFuzzer:
         (folder / "real").mkdir(parents=True)
         (self.workdir / "secret.bin").write_bytes(b"FUZZ-SECRET-7f3a9c")
         files = []       # (name given to the command, real path, how it is reached)
-        for i in range(self.rng.randrange(1, 4)):
+        count = self.rng.randrange(1, 4)
+        for i in range(count):
+            (folder / f"t{i}.wave").write_bytes(self.file_bytes())
+        if self.rng.random() < 0.5:   # every test right first, then a few expectations wrong
+            self.command(["test", "--update", "all", "--jobs", "1",
+                          *(str(folder / f"t{i}.wave") for i in range(count))])
+            for i in range(count):
+                self.corrupt(folder / f"t{i}.wave")
+        for i in range(count):
             real = folder / f"t{i}.wave"
-            real.write_bytes(self.file_bytes())
             how = self.rng.choice(["plain", "plain", "symlink", "hardlink"])
             name = real
             if how == "symlink":
@@ -130,7 +141,7 @@ class UpdateFuzzer:
         before = {name: (name.read_bytes(), os.lstat(name)) for name, _, _ in files}
         update = self.rng.choice([["--update"], ["--update", "all"]])
         modified, marker = None, f"marker-{uuid.uuid4().hex}"
-        if self.rng.random() < 0.4:
+        if self.rng.random() < self.modify_chance:
             modified = self.rng.choice(files)[0]
             delay = self.rng.uniform(0, 0.8)
             timer = threading.Timer(delay, self.writer, (modified, marker))
@@ -161,6 +172,25 @@ class UpdateFuzzer:
             if again not in (0, None):
                 self.finding("unstable_updates", f"{folder}: `test` exits {again} after an "
                                                  f"update that exited 0")
+
+    def corrupt(self, path: Path) -> None:
+        """Some expectation lines of a passing file changed, dropped or doubled, and some
+        launch lines dumping another count (an edit that changes a test's output length)."""
+        lines = path.read_bytes().splitlines(keepends=True)
+        for n, line in enumerate(lines):
+            if b"wave-lsp run:" in line and self.rng.random() < 0.3:
+                lines[n] = re.sub(rb"--dump-u32 0:\d+", b"--dump-u32 0:%d" % self.rng.choice(
+                    [1, 2, 4, 8]), line)
+        for n in sorted((n for n, line in enumerate(lines) if EXPECTATION.match(line)
+                         and self.rng.random() < 0.15), reverse=True):
+            how = self.rng.randrange(3)
+            if how == 0:
+                lines[n] = re.sub(rb":.*?(\r?\n|\r|$)", rb": 12345\1", lines[n], count=1)
+            elif how == 1:
+                del lines[n]
+            else:
+                lines.insert(n, lines[n])
+        path.write_bytes(b"".join(lines))
 
     def check_kept(self, name: Path, old: bytes, new: bytes) -> None:
         """Every non-expectation line, the BOM and the line-ending style survive an update."""
