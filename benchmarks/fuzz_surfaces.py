@@ -51,8 +51,8 @@ from fuzz_update import UpdateFuzzer  # noqa: E402
 
 TRUST_VALUES = [True, "false", 0, None, "no", [], "true", 1, False, {"a": True}]
 KERNEL = (".kernel k\n; wave-lsp run: --workgroup 4,1,1 --wave-width 4 --dump-u32 0:4\n"
-          "; wave-lsp expect: 0\n; wave-lsp expect: 9\n.registers 8\n    mov_sr r0, sr_lane_id\n    mov_imm r1, 4\n"
-          "    imul r2, r0, r1\n    device_store_u32 r2, r0\n    halt\n.end\n"
+          "; wave-lsp expect: 0\n; wave-lsp expect: 9\n.registers 8\n    mov_sr r0, sr_lane_id\n"
+          "    mov_imm r1, 4\n    imul r2, r0, r1\n    device_store_u32 r2, r0\n    halt\n.end\n"
           ".kernel main\n.registers 4\n    halt\n.end\n")
 CANARY = "#!/bin/sh\necho \"$0 $*\" >> '{marker}'\nexit 1\n"
 PLANTED = "open({marker!r}, 'a').write('imported {name}\\n')\n"
@@ -193,6 +193,7 @@ class _Inbox(_Watched):
             self.fuzzer.setting_messages += 1
         return message
 
+
 class SettingsFuzzer(SurfaceFuzzer):
     """Part 1. `count_trusted`: count canary runs of trusted servers too (the test that proves
     the escape count can fail)."""
@@ -237,6 +238,8 @@ class SettingsFuzzer(SurfaceFuzzer):
                    (f"../{self.folder.name}/canary.sh", True), (False, False), (None, False),
                    (f"{self.folder}/missing", True), ("no-such-program-x", True), ("", True),
                    ("a\x00b", True), (5, True), ([str(self.canary)], True), ("x" * 5000, True)]
+        if self.rng.random() < 0.4:     # most often a name that does reach the canary
+            return self.rng.choice(choices[:3])
         return self.rng.choice(choices)
 
     def random_settings(self) -> tuple[object, bool]:
