@@ -90,9 +90,9 @@ def apply_text_edits(text: str, edits: list[dict]) -> str:
 class Server:
     """A `wave-lsp serve` subprocess with a reader thread for its messages."""
 
-    def __init__(self, cache: Path) -> None:
-        env = dict(os.environ, XDG_CACHE_HOME=str(cache))
-        self.proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "serve"], cwd=ROOT,
+    def __init__(self, cache: Path, env: dict | None = None, cwd: Path = ROOT) -> None:
+        env = dict(os.environ, XDG_CACHE_HOME=str(cache), **(env or {}))
+        self.proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "serve"], cwd=cwd,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
         self.inbox: queue.Queue = queue.Queue()
@@ -112,9 +112,14 @@ class Server:
                     message["params"].get("type") == 1:
                 self.error_logs += 1
             if "method" in message and "id" in message:  # a request from the server
-                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+                self.send({"jsonrpc": "2.0", "id": message["id"],
+                           "result": self.answer(message)})
             self.inbox.put(message)
         self.inbox.put(None)
+
+    def answer(self, request: dict):
+        """The result this client gives a request from the server (fuzz_surfaces varies it)."""
+        return None
 
     def send(self, data: bytes | dict) -> None:
         if isinstance(data, dict):

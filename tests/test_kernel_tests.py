@@ -248,3 +248,18 @@ def test_update_all_names_only_the_tests_it_changed():
     assert changed == [1]
     right = cases.store("0", "10", "20", "30")
     assert new == right + right.replace(".kernel store", ".kernel other")
+
+
+def test_update_of_one_test_keeps_a_passing_test_below_it_passing():
+    """A rewritten block of another length moves the lines below it: a test there that passed,
+    and whose error names a source line, must pass in the written text too (found by
+    benchmarks/fuzz_surfaces.py: `test --update` exited 0, then `test` failed)."""
+    failing = cases.store("99", "98", "97", "96", "95")            # one line too many
+    same_length = cases.store("0", "10", "20", "30") + "; five lines, as above\n"
+    oob = cases.OUT_OF_BOUNDS.format(expect="; wave-lsp expect: 0")
+    right, _ = update_expectations(same_length + oob, PATH)       # the error's line as it is
+    text = failing + right[len(same_length):]
+    assert [run_test(text, t, path=PATH).passed for t in discover(text)] == [False, True]
+    new, chosen = update_expectations(text, PATH)
+    assert [run_test(new, t, path=PATH).passed for t in discover(new)] == [True, True]
+    assert chosen == [0, 1]       # the error line of the second test moved with the first

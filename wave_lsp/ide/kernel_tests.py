@@ -245,8 +245,10 @@ def update_expectations(text: str, path: Path | str, *, all_tests: bool = False,
     what the run prints, and the indices (in `discover` order) of the tests whose expectations
     it changed.
     `outcomes` are this text's, when already run. A rewritten block of another length moves
-    the lines below it, and an error or warning line names source lines: the rewritten tests
-    run again on the new text until what they print no longer changes (a few rounds)."""
+    the lines below it, and an error or warning line names source lines: the tests run again
+    on the new text until what they print no longer changes (a few rounds), every test that
+    ran when lines moved (one that passed may fail now, and is rewritten too), else only the
+    rewritten ones."""
     if outcomes is None:
         outcomes = [run_test(text, t, path=path, root=root, cancel=cancel)
                     for t in discover(text)]
@@ -256,11 +258,18 @@ def update_expectations(text: str, path: Path | str, *, all_tests: bool = False,
     for _ in range(UPDATE_ROUNDS):
         if new == text:
             break
-        text, tests = new, discover(new)
-        again = [run_test(text, tests[i], path=path, root=root, cancel=cancel) for i in chosen
-                 if i < len(tests)]
-        new = updated_text(text, [o for o in again if not o.passed])
-    return new, [i for i in chosen if _block(original, outcomes[i].test) !=
+        tests = discover(new)
+        # a block of another length moves the lines below it: then every test runs again (one
+        # that passed may name a moved line now), else only the rewritten ones
+        moved = [len(t.block) for t in discover(text)] != [len(t.block) for t in tests]
+        rerun = [i for i, o in enumerate(outcomes) if o.ran and i < len(tests)
+                 and (moved or i in chosen)]
+        text = new
+        again = {i: run_test(text, tests[i], path=path, root=root, cancel=cancel)
+                 for i in rerun}
+        chosen += [i for i, o in again.items() if not o.passed and i not in chosen]
+        new = updated_text(text, [o for o in again.values() if not o.passed])
+    return new, [i for i in sorted(chosen) if _block(original, outcomes[i].test) !=
                  _block(new, discover(new)[i])]
 
 
