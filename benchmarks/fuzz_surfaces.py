@@ -1,4 +1,4 @@
-"""Fuzz the surfaces issue 31 added: settings that name programs, workspace commands, and
+"""Fuzz the surfaces that run programs or write files: settings that name programs, workspace commands, and
 `wave-lsp test --update` (`fuzz_server.py`'s `Fuzzer` and `Server` and `fuzz_hostile.py`'s secret
 watch are reused; the update part is `fuzz_update.py`).
 

@@ -1,4 +1,4 @@
-"""`benchmarks/fuzz_surfaces.py` (issue 31): a short fixed-seed run of each part finds nothing,
+"""`benchmarks/fuzz_surfaces.py`: a short fixed-seed run of each part finds nothing,
 and each part's checker does count what it is there to count (a trusted server's canary run
 counted as untrusted, a secret a document hands the server, a save the update clobbers, a
 changed line ending), so a clean run means something."""
