@@ -55,7 +55,7 @@ def profiled(args, request):
 def _profile(args, report):
     """The report's profile under `--profile-target`; `AnalysisStopped` past `--time-limit`
     (counted from before the run)."""
-    from ..emu.profile import AnalysisStopped, profile_for
+    from ..emu import AnalysisStopped, profile_for
     limit = getattr(args, "time_limit", None)
     started = getattr(args, "profile_started", time.monotonic())
 
@@ -73,7 +73,7 @@ def with_profile(args, text: str, report) -> tuple[str, str | None]:
     if args is None or not args.profile or report.profile is None:
         return text, None
     import json
-    from ..emu.profile import AnalysisStopped
+    from ..emu import AnalysisStopped
     try:
         profile = _profile(args, report)
     except AnalysisStopped as err:
@@ -86,7 +86,7 @@ def with_profile(args, text: str, report) -> tuple[str, str | None]:
 def write_profile(args, report, program) -> str | None:
     """The table and totals on stdout (after the normal output); the error instead when the
     counting stopped at `--time-limit`."""
-    from ..emu.profile import AnalysisStopped
+    from ..emu import AnalysisStopped
     try:
         profile = _profile(args, report)
     except AnalysisStopped as err:
@@ -103,8 +103,7 @@ def _texts(program, report, by_pc: bool) -> dict:
     `.wbin` input)."""
     if isinstance(program, str):
         return {i: text.strip() for i, text in enumerate(program.splitlines())}
-    from ..emu.geometry import load_kernels, select_kernel
-    from ..emu.recording import render
+    from ..emu import load_kernels, render, select_kernel
     kernel = select_kernel(load_kernels(program), report.kernel)
     return {ins.offset if by_pc else ins.line: render(ins) for ins in kernel.instructions}
 

@@ -54,8 +54,8 @@ engine would report (an error, a warning, a possible data race, a limit) the lau
 on the numpy engine, which reports it. `WAVE_LSP_NATIVE=0` uses the numpy engine only;
 `WAVE_LSP_SHOW_ENGINE=1` says on stderr which engine gave the results.
 
-This module only parses the flags (`wave_lsp.emu.run_flags`), calls the pipeline and prints
-(`wave_lsp.emu.output`).
+This module only parses the flags (`wave_lsp.launch.request`), calls the pipeline and prints
+(`wave_lsp.launch.output`).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..emu.run_flags import add_run_flags, program_for, run_request
+from ..launch.request import add_run_flags, program_for, run_request
 from .profile_option import add_profile_flags
 
 
@@ -97,8 +97,7 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
-    from ..emu.launch import LaunchError
-    from ..emu.pipeline import engine_line, load_program, run as run_launch
+    from ..emu import LaunchError, engine_line, load_program, run as run_launch
     try:
         program = program_for(load_program(args.file), bool(args.compat))  # regular, bounded
         request = run_request(args)
@@ -141,9 +140,9 @@ def _ask(prompt: str) -> str | None:
 
 
 def _print(report, request, engine: str | None, args=None, program=None) -> int:
-    """Print what `emu.output.command_text` says, the dumps streamed a chunk at a time (the
+    """Print what `launch.output.command_text` says, the dumps streamed a chunk at a time (the
     profile after it: `profile_option`, whose counting may stop at `--time-limit`)."""
-    from ..emu.output import json_output, stderr_lines, write_run_output
+    from ..launch.output import json_output, stderr_lines, write_run_output
     for line in ([engine] if engine is not None else []) + stderr_lines(report, request):
         print(line, file=sys.stderr)     # upstream prints no warnings; stdout stays upstream's
     stopped = None                     # the profile's counting past --time-limit

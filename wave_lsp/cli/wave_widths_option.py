@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..emu.wave_widths import compare_widths
+from ..emu import compare_widths
 from ..isa.backends import TARGET_NAMES, targets_widths
 
 

@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .launch import Launch, launch_error, new_device_memory
+from .kernel_launch import Launch, launch_error, new_device_memory
 from .options import RunOptions
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from .compiler import CompiledKernel, compile_kernel
 from .context import RunContext
 from .engine import Limits, _finish_stats, _limit_fault, _step_limit, to_error
 from .initcheck import check_launch
-from .launch import Launch, new_device_memory
+from .kernel_launch import Launch, new_device_memory
 from .options import RunOptions
 from .prepared import PreparedLaunch, prepare
 from .report import EmuError, RunReport

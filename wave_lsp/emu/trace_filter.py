@@ -50,7 +50,7 @@ class Breakpoint:
 def resolve(breakpoints, instructions, kernel: str) -> frozenset[int]:
     """The instruction indices the breakpoints stop at (`LaunchError` for a pc that starts no
     instruction, a line with none, or a line breakpoint on a `.wbin`)."""
-    from .launch import LaunchError
+    from .kernel_launch import LaunchError
     at: set[int] = set()
     for bp in breakpoints:
         if bp.pc is not None:

@@ -3,8 +3,8 @@
 `run_flags` takes the program text and a launch line's flag words and returns the stdout lines,
 the exit status and the first line of stderr that the command gives when started in the file's
 folder (so `--arg` files are relative to the file, as in the editor). It goes through the same
-pieces as the command: `emu.run_flags` (the flags), `emu.pipeline.run` (either engine) and
-`emu.output` (the text). `--lanes` (which threads the editor shows) is dropped; `--tolerance`
+pieces as the command: `launch.request` (the flags), `emu.pipeline.run` (either engine) and
+`launch.output` (the text). `--lanes` (which threads the editor shows) is dropped; `--tolerance`
 (how `wave-lsp test` compares) changes nothing in the run. `--trace`, `--trace-lines`,
 `--mem-trace` and `--break` only write to stderr (their filters with them): a test runs without
 them, and its first line of stderr is the error or warning line. `--device` and `--wave-widths`
@@ -23,9 +23,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..emu.flag_words import parse_flag_words
-from ..emu.launch_flags import DumpRequest, LaunchFlagError, arg_spec
-from ..emu.run_flags import program_for, run_parser, run_request
+from ..launch.flag_words import parse_flag_words
+from ..launch.flags import DumpRequest, LaunchFlagError, arg_spec
+from ..launch.request import program_for, run_parser, run_request
 from .arg_files import confined_path, real_inside
 
 EDITOR_ONLY_FLAGS = ("--lanes",)       # flags of a launch line `wave-lsp run` does not take
@@ -85,9 +85,9 @@ def parse_test_flags(words: Sequence[str], kernel: str):
 def preload() -> None:
     """Load everything a test run needs (the pipeline, both engines, the output formats), e.g.
     before forking worker processes that then start with it loaded."""
-    from ..emu import api, formats, output, pipeline  # noqa: F401
-    from ..emu.native import core
-    core()                          # the native core, where it is built
+    from ..emu import load_engines
+    from ..launch import formats, output  # noqa: F401
+    load_engines()
 
 
 def _failed(message: str) -> RunOutput:
@@ -129,7 +129,7 @@ def first_lines(chunks: Iterable[str], keep: int) -> tuple[list[str], int]:
 def _stdout(report, request, keep: int | None) -> tuple[list[str], int, str, int]:
     """(stdout lines, how many in all, the first line of stderr, exit status) of the run as the
     command prints it; only the first `keep` lines of stdout kept (None: all)."""
-    from ..emu.output import command_text, run_output, stderr_lines
+    from ..launch.output import command_text, run_output, stderr_lines
     if keep == 0 and not report.errors:          # only the run is wanted (`report.writers`)
         return [], 0, (stderr_lines(report, request) or [""])[0], 0
     if keep is None or request.json or report.errors:
@@ -149,8 +149,7 @@ def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: P
     for flags a test cannot run). With a `root`, `--arg` files must lie inside it (the
     editor's rule); with `keep_lines`, only that many lines of stdout are kept (0: none made,
     when only the run is wanted)."""
-    from ..emu.launch import LaunchError
-    from ..emu.pipeline import run
+    from ..emu import LaunchError, run
     args = parse_test_flags(words, kernel)
     try:
         if root is not None:

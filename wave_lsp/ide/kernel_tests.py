@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..emu.launch_flags import LaunchFlagError
+from ..launch.flags import LaunchFlagError
 from ..syntax.document import Document, split_lines
 from ..syntax.tool_comments import (EXPECT, EXPECT_EXIT, EXPECT_STDERR, EXPECTATION_COMMENT,
                                     expectation)

@@ -2,7 +2,7 @@
 
 A launch line sits inside a kernel's block or directly above its `.kernel` (only comments and
 blank lines between). Its flags are exactly those of `wave-lsp run` (parsed by
-`wave_lsp.emu.launch_flags`, the one parser), plus `--lanes` choosing which threads' values the
+`wave_lsp.launch.flags`, the one parser), plus `--lanes` choosing which threads' values the
 editor shows (default: the first wave of workgroup 0). `--arg OFFSET:FILE` is relative to the
 document's folder; given a `root` (the editor does), a file must stay inside it and is not read
 here but when the kernel runs (`arg_files.py`). A kernel may have several launch lines; one without any runs with the default
@@ -18,11 +18,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from ..emu.launch import Launch
-from ..emu.launch_flags import (DumpRequest, LaunchFlagError, arg_spec, build_launch,
+from ..emu import Launch, RunOptions
+from ..launch.flags import (DumpRequest, LaunchFlagError, arg_spec, build_launch,
                                 build_options, dump_requests, launch_parser, number,
                                 parse_launch_flags)
-from ..emu.options import RunOptions
 from ..syntax.program import Kernel
 from ..syntax.tool_comments import kernel_comment_lines, launch_comment
 from .arg_files import confined_path

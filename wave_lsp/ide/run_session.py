@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Callable, Hashable
 
 from ..analysis.diagnostic import Range
-from ..emu import Launch, LaunchError, RunOptions, run
-from ..emu.launch import DataFill
-from ..emu.launch_flags import LaunchFlagError
+from ..emu import DataFill, Launch, LaunchError, RunOptions, run
+from ..launch.flags import LaunchFlagError
 from .arg_files import ArgFiles
 from .launch_lines import LaunchLine, default_launch, launch_lines
 from .run_limits import RunLimits

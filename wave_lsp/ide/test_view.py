@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ..analysis.codes import diagnostic
 from ..analysis.diagnostic import Diagnostic
-from ..emu.launch_flags import LaunchFlagError, number
+from ..launch.flags import LaunchFlagError, number
 from ..syntax.tool_comments import EXPECTATION_COMMENT
 from .expectations import lines_match
 from .kernel_run import FlagsProblem, parse_test_flags

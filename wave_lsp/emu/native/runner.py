@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH
-from ..launch import Launch, LaunchError, initialised_ranges, write_memory_init
+from ..kernel_launch import Launch, LaunchError, initialised_ranges, write_memory_init
 from ..options import RunOptions
 from ..run_report import RunReport
 from ..stats import Stats

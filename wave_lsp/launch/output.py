@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from typing import Iterator, Sequence
 
-from .run_report import RunReport
+from ..emu import RunReport
 from .run_text import describe_error, stats_block
 
 STEP = 1 << 16           # values (hex rows: 16 times that many bytes) formatted per chunk
@@ -50,8 +50,8 @@ def dump_lines(request, memory) -> Iterator[str]:
 def _native_core(report: RunReport):
     if report.engine != "native":
         return None
-    from .native import core
-    return core()
+    from ..emu import native_core
+    return native_core()
 
 
 def _dump_chunks(report: RunReport, requests) -> Iterator[bytes | str]:

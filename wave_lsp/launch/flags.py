@@ -19,13 +19,11 @@ from ..files import read_regular
 from .flag_words import parse_flag_words
 from ..isa import MAX_REGISTER_COUNT
 from ..syntax.tool_comments import SET_REG
-from .limits import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
-                     MAX_WORKGROUP_THREADS)
+from ..emu import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
+                   MAX_WORKGROUP_THREADS)
 
 if TYPE_CHECKING:
-    from .launch import Launch
-    from .options import RunOptions
-    from .trace_filter import Breakpoint, TraceFilter
+    from ..emu import Breakpoint, Launch, RunOptions, TraceFilter
 
 DUMP_KINDS = ("u32", "f32", "f16", "bf16")
 
@@ -241,7 +239,7 @@ def arg_spec(text: str) -> tuple[int, str]:
 def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overrides) -> Launch:
     """The `Launch` for parsed flags. `--arg` files are read relative to `base_dir` (default: the
     working folder). `overrides` replace Launch fields (e.g. the kernel)."""
-    from .launch import DataFill, IotaFill, Launch, ZeroFill   # numpy: not for --help
+    from ..emu import DataFill, IotaFill, Launch, ZeroFill   # numpy: not for --help
     zero, iota, data = [], [], []
     for text in args.fill_zero:
         parts = text.split(":")
@@ -312,7 +310,7 @@ def build_options(args: argparse.Namespace, **overrides) -> RunOptions:
     """The `RunOptions` of parsed flags (limits, trace, memory trace, trace filters,
     breakpoints, the uninitialised-read check); `overrides` replace fields (e.g. recording
     options). An editor runs `build_options(args).unobserved()`."""
-    from .options import RunOptions
+    from ..emu import RunOptions
     max_instructions, time_limit = _limits(args)
     fields = dict(
         max_instructions=max_instructions, time_limit=time_limit,
@@ -343,7 +341,7 @@ MAX_PC = (1 << 32) - 1
 
 
 def trace_filter(wave: str | None, lane: str | None, pcs: str | None) -> TraceFilter | None:
-    from .trace_filter import TraceFilter
+    from ..emu import TraceFilter
     """The filter of the flags' texts (None where no filter flag was given)."""
     if wave is None and lane is None and pcs is None:
         return None
@@ -367,7 +365,7 @@ def trace_filter(wave: str | None, lane: str | None, pcs: str | None) -> TraceFi
 
 
 def breakpoint_of(text: str) -> Breakpoint:
-    from .trace_filter import Breakpoint
+    from ..emu import Breakpoint
     """A `--break` value: `PC` (decimal or 0x-hex byte offset) or `line:N`."""
     word = text.strip()
     if word.lower().startswith("line:"):

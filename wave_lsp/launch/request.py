@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from .flag_words import parse_flag_words
-from .launch_flags import (DumpRequest, LaunchFlagError, _RaisingParser, add_launch_flags,
+from .flags import (DumpRequest, LaunchFlagError, _RaisingParser, add_launch_flags,
                            build_launch, build_options, check_dumps, dump_requests)
 
 if TYPE_CHECKING:
-    from .launch import Launch
-    from .options import RunOptions
+    from ..emu import Launch, RunOptions
 
 DEVICES = ("emulator", "cuda")
 # flags a GPU run cannot honour: (namespace attribute, flag)
@@ -126,7 +125,7 @@ def program_for(program, compat: bool):
     if isinstance(program, (bytes, bytearray)) or not compat:
         return program
     from ..asm import AssemblyError, assemble
-    from .launch import LaunchError
+    from ..emu import LaunchError
     try:
         return assemble(program, compat=True)
     except AssemblyError as err:
