@@ -1,26 +1,29 @@
-"""Every flag of `wave-lsp run` (the launch flags of `launch_flags` plus `--json`,
-`--wave-widths`, `--compat`, `--device` and `--compare`), and a flag list turned into what to
-run and print: `parse_run_flags(tokens, base_dir) -> RunRequest` (the `Launch`, the
-`RunOptions`, the dump requests and the output choices) and `program_for(program, request.compat)`
-(`--compat wave-asm` source assembled as wave-asm does), so an editor or a kernel test can
-reproduce `wave-lsp run FILE FLAGS` exactly without the command line module (the text it
-prints: `output.command_text`).
+"""Every flag of `wave-lsp run` (the table's: the launch flags of `flags` plus `--json`,
+`--wave-widths`, `--compat`, `--device`, `--compare` and the profile flags), and a flag list
+turned into what to run and print: `parse_run_flags(tokens, base_dir) -> RunRequest` (the
+`Launch`, the `RunOptions`, the dump requests, the output choices and the profile's) and
+`program_for(program, request.compat)` (`--compat wave-asm` source assembled as wave-asm does),
+so an editor or a kernel test can reproduce `wave-lsp run FILE FLAGS` exactly without the
+command line module (the text it prints: `output.command_text`).
 """
 
 from __future__ import annotations
 
 import argparse
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from .flag_words import parse_flag_words
-from .flags import (DumpRequest, LaunchFlagError, _RaisingParser, add_launch_flags,
-                           build_launch, build_options, check_dumps, dump_requests)
+from .flags import (DumpRequest, LaunchFlagError, _RaisingParser, build_launch, build_options,
+                    check_dumps, dump_requests)
+from .profile_text import check_profile_flags
+from .table import DEVICES, add_flags
 
 if TYPE_CHECKING:
     from ..emu import Launch, RunOptions
 
-DEVICES = ("emulator", "cuda")
 # flags a GPU run cannot honour: (namespace attribute, flag)
 EMULATOR_ONLY = (("stats", "--stats"), ("trace", "--trace"), ("trace_lines", "--trace-lines"),
                  ("mem_trace", "--mem-trace"), ("breaks", "--break"),
@@ -29,19 +32,8 @@ EMULATOR_ONLY = (("stats", "--stats"), ("trace", "--trace"), ("trace_lines", "--
 
 
 def add_run_flags(p: argparse.ArgumentParser) -> None:
-    """Add every flag of `wave-lsp run` (not the FILE argument) to `p`."""
-    add_launch_flags(p)
-    p.add_argument("--json", action="store_true", help="print the whole report as JSON")
-    p.add_argument("--wave-widths", metavar="W1,W2,...",
-                   help="run at each wave width (or 'targets': the configured targets' "
-                        "widths) and report the memory that differs")
-    p.add_argument("--compat", choices=("wave-asm",),
-                   help="assemble source exactly as wave-asm does, defects included")
-    p.add_argument("--device", choices=DEVICES, default="emulator",
-                   help="where to run: the emulator (default) or a CUDA GPU (needs CuPy)")
-    p.add_argument("--compare", action="store_true",
-                   help="with --device cuda: run the emulator too and report the first word "
-                        "of device memory that differs, with the store line that wrote it")
+    """Add every flag of `wave-lsp run` (the table's; not the FILE argument) to `p`."""
+    add_flags(p)
 
 
 class RunRequest:
@@ -49,13 +41,15 @@ class RunRequest:
     made once per command, and defining a dataclass costs start-up time)."""
 
     __slots__ = ("launch", "options", "dumps", "stats", "dump_regs", "json", "wave_widths",
-                 "compat", "device", "compare", "device_problem")
+                 "compat", "device", "compare", "device_problem", "profile", "profile_target",
+                 "profile_lines", "started")
 
     def __init__(self, launch: Launch, options: RunOptions, dumps: tuple[DumpRequest, ...] = (),
                  stats: bool = False, dump_regs: bool = False, json: bool = False,
                  wave_widths: str | None = None, compat: bool = False,
                  device: str = "emulator", compare: bool = False,
-                 device_problem: str | None = None) -> None:
+                 device_problem: str | None = None, profile: bool = False,
+                 profile_target: str | None = None, profile_lines: int = 30) -> None:
         self.launch = launch
         self.options = options
         self.dumps = dumps                  # --dump-* regions, in upstream's print order
@@ -67,6 +61,10 @@ class RunRequest:
         self.device = device                # --device
         self.compare = compare              # --compare
         self.device_problem = device_problem  # a usage error of --device/--compare
+        self.profile = profile              # --profile (or --profile-target)
+        self.profile_target = profile_target  # --profile-target
+        self.profile_lines = profile_lines  # --profile-lines
+        self.started = time.monotonic()     # the profile's counting shares --time-limit
 
     def __repr__(self) -> str:
         return "RunRequest(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) \
@@ -99,11 +97,15 @@ def run_request(args: argparse.Namespace, base_dir: Path | None = None) -> RunRe
                               "--trace-lane")
     dumps = tuple(dump_requests(args))
     check_dumps(dumps, launch.device_memory)
+    profile = check_profile_flags(args) if hasattr(args, "profile") else False
+    if profile:
+        options = replace(options, profile=True)
     return RunRequest(launch, options, dumps, bool(args.stats), bool(args.dump_regs),
                       bool(getattr(args, "json", False)), getattr(args, "wave_widths", None),
                       bool(getattr(args, "compat", None)),
                       getattr(args, "device", "emulator"), bool(getattr(args, "compare", False)),
-                      device_problem(args))
+                      device_problem(args), profile, getattr(args, "profile_target", None),
+                      getattr(args, "profile_lines", 30))
 
 
 def run_parser() -> argparse.ArgumentParser:
