@@ -120,6 +120,48 @@ def parse_run_flags(tokens: Sequence[str], base_dir: Path | None = None) -> RunR
     return run_request(parse_flag_words(run_parser(), tokens), base_dir)
 
 
+class LaunchRequest:
+    """A launch line's flags parsed once, by the parser of `wave-lsp run` (`run_parser`): its
+    words as the command takes them (the editor's `--lanes` taken out), argparse's namespace
+    of them and the `--lanes` text. The editor's inline run and a kernel test both start from
+    it. The namespace is not changed: `args()` gives a copy to work on. Two requests of the
+    same words are equal."""
+
+    __slots__ = ("words", "_parsed", "lanes")
+
+    def __init__(self, words: Sequence[str], parsed: argparse.Namespace,
+                 lanes: str | None = None) -> None:
+        self.words = tuple(words)
+        self._parsed = parsed
+        self.lanes = lanes
+
+    def args(self, **changes) -> argparse.Namespace:
+        """A copy of the parsed flags (lists copied too) with `changes` set."""
+        fields = {k: list(v) if isinstance(v, list) else v for k, v in vars(self._parsed).items()}
+        fields.update(changes)
+        return argparse.Namespace(**fields)
+
+    def extended(self, words: Sequence[str], **changes) -> LaunchRequest:
+        """The request of these words followed by `words`, whose parse is `changes` (the
+        caller's promise: no second parse)."""
+        return LaunchRequest(self.words + tuple(words), self.args(**changes), self.lanes)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, LaunchRequest) and (self.words, self.lanes) == \
+            (other.words, other.lanes)
+
+    def __hash__(self) -> int:
+        return hash((self.words, self.lanes))
+
+    def __repr__(self) -> str:
+        return f"LaunchRequest({list(self.words)!r}, lanes={self.lanes!r})"
+
+
+def parse_request(words: Sequence[str], lanes: str | None = None) -> LaunchRequest:
+    """`words` parsed as `wave-lsp run`'s flags (`LaunchFlagError` when they do not parse)."""
+    return LaunchRequest(words, parse_flag_words(run_parser(), words), lanes)
+
+
 def program_for(program, compat: bool):
     """The program a request runs: `program` (`pipeline.load_program`'s source or `.wbin`),
     or with `--compat wave-asm` (`RunRequest.compat`) the source assembled as wave-asm does,
