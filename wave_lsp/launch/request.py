@@ -19,7 +19,7 @@ from .flag_words import parse_flag_words
 from .flags import (DumpRequest, LaunchFlagError, _RaisingParser, build_launch, build_options,
                     check_dumps, dump_requests)
 from .profile_text import check_profile_flags
-from .table import DEVICES, add_flags
+from .table import add_flags
 
 if TYPE_CHECKING:
     from ..emu import Launch, RunOptions
