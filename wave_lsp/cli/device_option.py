@@ -25,7 +25,7 @@ def _usage(message: str) -> int:
 
 
 def run_device(args, program, request) -> int:
-    """The command for `--device cuda` (a `run_flags.RunRequest`); the dumps are printed by
+    """The command for `--device cuda` (a `launch.request.RunRequest`); the dumps are printed by
     the emulator's output."""
     from ..launch.output import dump_lines, write_run_output
     from ..emu import (DeviceRunError, DeviceUnavailable, RunReport, device_status,

@@ -16,7 +16,7 @@ warnings) as `run(program, launch, options)`; tests/debug/test_stepping.py check
 example. Of the `RunOptions` it honours the instruction limit and the uninitialised-read check.
 
 What it relies on from the rest of the emulator (keep these when refactoring):
-`pipeline.prepare` and `PreparedLaunch.summary`, `launch.new_device_memory`,
+`pipeline.prepare` and `PreparedLaunch.summary`, `kernel_launch.new_device_memory`,
 `compiler.compile_kernel` (one `op(batch) -> next index | None` per instruction),
 `initcheck.check_launch`,
 `engine.to_error`, `engine._limit_fault`, `engine._step_limit`, `engine._finish_stats`, and

@@ -1,6 +1,6 @@
 """What the trace flags of `wave-lsp run` select: `--trace-wave N`, `--trace-lane N` and
 `--trace-pc START:END` (a `TraceFilter`, for `--trace`, `--trace-lines` and `--mem-trace`), and
-`--break PC|line:N` (a `Breakpoint`), parsed from their flag texts by `launch_flags`
+`--break PC|line:N` (a `Breakpoint`), parsed from their flag texts by `launch.flags`
 (`LaunchFlagError`, one line naming the flag); a breakpoint is resolved against the kernel when
 the run starts (`LaunchError`, `resolve`). No numpy.
 

@@ -56,7 +56,7 @@ def _ineligible(launch: Launch, options: RunOptions) -> str | None:
 
 def _memory(launch: Launch, core):
     """Device memory (a `_wavecore.Memory`) with its initial contents, as
-    `launch.new_device_memory` writes it."""
+    `kernel_launch.new_device_memory` writes it."""
     memory = core.Memory(launch.device_memory)
     device = memoryview(memory)
     try:
