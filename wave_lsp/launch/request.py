@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -158,8 +159,15 @@ class LaunchRequest:
 
 
 def parse_request(words: Sequence[str], lanes: str | None = None) -> LaunchRequest:
-    """`words` parsed as `wave-lsp run`'s flags (`LaunchFlagError` when they do not parse)."""
-    return LaunchRequest(words, parse_flag_words(run_parser(), words), lanes)
+    """`words` parsed as `wave-lsp run`'s flags (`LaunchFlagError` when they do not parse), by
+    one parser made once (a parse changes nothing in it: argparse copies an appending flag's
+    list before it appends)."""
+    return LaunchRequest(words, parse_flag_words(_shared_parser(), words), lanes)
+
+
+@lru_cache(maxsize=1)
+def _shared_parser() -> argparse.ArgumentParser:
+    return run_parser()
 
 
 def program_for(program, compat: bool):
