@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "tests" / "debug"))
 
 from dap_client import DapClient  # noqa: E402
 from wave_lsp.emu import RunOptions, run  # noqa: E402
-from wave_lsp.emu.launch_flags import build_launch, parse_launch_flags  # noqa: E402
+from wave_lsp.launch.flags import build_launch, parse_launch_flags  # noqa: E402
 from wave_lsp.emu.stepping import SteppingRun  # noqa: E402
 
 PROGRAM = ROOT / "examples" / "vector_add.wave"

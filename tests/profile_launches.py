@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from wave_lsp.emu import DataFill, IotaFill, Launch, ZeroFill
-from wave_lsp.emu.launch_flags import build_launch, parse_launch_flags
+from wave_lsp.launch.flags import build_launch, parse_launch_flags
 
 from shared import EXAMPLES
 

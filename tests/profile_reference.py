@@ -28,7 +28,7 @@ import numpy as np
 from scalar_reference import BINARY, COMPARE, UNARY, M, StructuredControl, _b, _f
 from wave_lsp.emu.alu import FUNCTIONS, signature
 from wave_lsp.emu.geometry import geometry, load_kernels, select_kernel
-from wave_lsp.emu.launch import new_device_memory
+from wave_lsp.emu.kernel_launch import new_device_memory
 
 WAVE_OPS = {"wave_reduce_add", "wave_reduce_min", "wave_reduce_max", "wave_prefix_sum",
             "wave_ballot", "wave_any", "wave_all", "wave_broadcast", "wave_shuffle",

@@ -17,7 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "wave_lsp"
 # Layers, lowest first; an import may only point to the same layer or a lower one. `debug` sits
 # beside `server` (neither imports the other). Modules at the package root (cache.py,
 # cancellation.py, files.py, framing.py) are below every layer and import only each other.
-LAYERS = ["isa", "grammar", "syntax", "analysis", "asm", "emu", "ide", "server", "debug", "cli"]
+LAYERS = ["isa", "grammar", "syntax", "analysis", "asm", "emu", "launch", "ide", "server", "debug",
+          "cli"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 RANK["debug"] = RANK["server"]
 ROOT_MODULES = {"cache", "cancellation", "files", "framing"}
@@ -299,6 +300,46 @@ def test_the_server_imports_neither_the_emulator_nor_the_assembler():
              for target, line in imports(name, path)
              if layer_of(target) in ("emu", "asm")]
     assert wrong == []
+
+
+def facade_bypasses(name: str, path: Path) -> list[str]:
+    """Imports by a module outside `wave_lsp/emu/` of one of the emulator's submodules rather
+    than its façade (`wave_lsp.emu` itself, `emu/__init__.py`)."""
+    if name.split(".")[0] == "emu":
+        return []
+    found = imports(name, path)
+    tree = parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):          # `from ..emu import cuda`: a name that is a module
+        if isinstance(node, ast.ImportFrom) and node.module and \
+                node.module.split(".")[-1] == "emu":
+            found += [(_module_or_package("wave_lsp.emu", alias.name), node.lineno)
+                      for alias in node.names]
+    return [f"{name}:{line} imports {target}" for target, line in found
+            if target.startswith("wave_lsp.emu.")]
+
+
+def test_code_outside_the_emulator_uses_its_facade_only():
+    """Every name another layer needs comes from `wave_lsp.emu` (its `EXPORTS`), so the
+    emulator's modules can move inside it freely. No exception."""
+    assert [w for name, path in modules() for w in facade_bypasses(name, path)] == []
+
+
+def test_the_facade_checker_sees_submodule_imports(tmp_path):
+    """A test of the test: `from ..emu.pipeline import run` and `from ..emu import cuda` (a
+    submodule, not a façade name) are found; `from ..emu import run` is not."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("from ..emu.pipeline import run\nfrom ..emu import cuda\n"
+                   "from ..emu import run, Launch\n")
+    assert [w.split(" imports ")[1] for w in facade_bypasses("ide.bad", bad)] == \
+        ["wave_lsp.emu.pipeline", "wave_lsp.emu.cuda"]
+    assert facade_bypasses("emu.bad", bad) == []
+
+
+def test_every_facade_name_exists():
+    """Each name of the emulator's façade resolves to an object of the module it names."""
+    import wave_lsp.emu as emu
+    missing = [name for name in emu.EXPORTS if getattr(emu, name, None) is None]
+    assert missing == []
 
 
 def test_the_import_walker_sees_lazy_imports(tmp_path):

@@ -23,7 +23,7 @@ from wave_lsp.emu import Launch, run
 from wave_lsp.emu import RunOptions
 from wave_lsp.emu.compare import first_difference
 from wave_lsp.emu.cuda import device_status, prepare
-from wave_lsp.emu.launch import DataFill, IotaFill, LaunchError, ZeroFill, new_device_memory
+from wave_lsp.emu.kernel_launch import DataFill, IotaFill, LaunchError, ZeroFill, new_device_memory
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "wave-examples"
 KERNEL = """.kernel scale

@@ -387,7 +387,7 @@ def _mma_kernel() -> str:
 
 def _emulated(source: str, threads: int = 32) -> dict[str, list[int]]:
     from numpy_engine import run
-    from wave_lsp.emu.launch import Launch
+    from wave_lsp.emu.kernel_launch import Launch
     report = run(source, Launch(workgroup=(threads, 1, 1),
                                 register_threads=list(range(threads))))
     assert not report.errors, report.errors

@@ -182,7 +182,7 @@ def test_local_memory_without_the_directive_is_declared(tmp_path):
     for target in VENDOR_TARGETS:
         assert not rejections(target, [texts[target, False]])
         assert [r for r in rejections(target, [texts[target, True]]) if "error" in r.text]
-    from wave_lsp.emu.launch import DEFAULT_LOCAL_MEMORY as emulator_default
+    from wave_lsp.emu.kernel_launch import DEFAULT_LOCAL_MEMORY as emulator_default
     assert emulator_default == DEFAULT_LOCAL_MEMORY
 
 

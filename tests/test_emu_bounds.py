@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from numpy_engine import run
 from wave_lsp.emu import IotaFill, Launch, LaunchError
-from wave_lsp.emu.launch_flags import LaunchFlagError, build_launch, build_options, parse_launch_flags
+from wave_lsp.launch.flags import LaunchFlagError, build_launch, build_options, parse_launch_flags
 
 SPIN = ".kernel spin\n.registers 4\nloop\n    mov_imm r1, 1\nendloop\n    halt\n.end\n"
 STORE = (".kernel k\n.registers 4\n    mov_sr r0, sr_thread_id_x\n    mov_imm r1, 4\n"

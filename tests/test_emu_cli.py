@@ -9,7 +9,7 @@ import pytest
 
 from wave_lsp.cli.main import main
 from wave_lsp.emu import implemented
-from wave_lsp.emu.formats import rust_debug_f32, rust_debug_f32_many
+from wave_lsp.launch.formats import rust_debug_f32, rust_debug_f32_many
 from wave_lsp.isa import INSTRUCTIONS
 
 PROGRAM = """\

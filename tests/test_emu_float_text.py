@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wave_lsp.emu.formats import rust_debug_f32, rust_debug_f32_many
+from wave_lsp.launch.formats import rust_debug_f32, rust_debug_f32_many
 
 
 def test_array_path_matches_the_one_value_path():

@@ -35,7 +35,7 @@ def test_run_help_loads_no_numpy_and_no_emulator():
     status, modules = loaded("run", "--help")
     assert status == 0
     assert not any(m.startswith("numpy") for m in modules)
-    assert "wave_lsp.emu.api" not in modules and "wave_lsp.emu.launch" not in modules
+    assert "wave_lsp.emu.api" not in modules and "wave_lsp.emu.kernel_launch" not in modules
 
 
 def test_a_wbin_never_loads_the_grammar(tmp_path):

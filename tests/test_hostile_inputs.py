@@ -74,7 +74,7 @@ def test_the_time_limit_holds_between_workgroups(tmp_path):
 PORTABILITY = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
-from wave_lsp.emu.launch import Launch
+from wave_lsp.emu.kernel_launch import Launch
 from wave_lsp.emu.wave_widths import compare_widths
 source = ".kernel k\\n.registers 8\\n    mov_sr r0, sr_lane_id\\n    mov_sr r3, sr_wave_width\\n" \\
          "    mov_imm r1, 4\\n    imul r2, r0, r1\\n    device_store_u32 r2, r3\\n    halt\\n.end\\n"

@@ -22,7 +22,7 @@ from test_project_examples import EXAMPLES as PROJECT_EXAMPLES, header
 from test_run_results import run_kernel
 from numpy_engine import run
 from wave_lsp.emu import Launch
-from wave_lsp.emu.launch import DataFill, IotaFill, ZeroFill
+from wave_lsp.emu.kernel_launch import DataFill, IotaFill, ZeroFill
 
 KINDS = ("uninitialised_register", "uninitialised_local", "uninitialised_device")
 

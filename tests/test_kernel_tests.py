@@ -9,7 +9,7 @@ import pytest
 
 from wave_lsp.ide.expectations import Tolerance, lines_match, parse_tolerance, ToleranceError
 from wave_lsp.ide.kernel_run import dump_address
-from wave_lsp.emu.launch_flags import DumpRequest
+from wave_lsp.launch.flags import DumpRequest
 from wave_lsp.ide.kernel_tests import discover, run_test, update_expectations, updated_text
 
 import kernel_test_cases as cases

@@ -2,7 +2,7 @@
 
 import pytest
 
-from wave_lsp.emu.launch_flags import (LaunchFlagError, build_launch, dump_requests,
+from wave_lsp.launch.flags import (LaunchFlagError, build_launch, dump_requests,
                                        parse_launch_flags)
 
 

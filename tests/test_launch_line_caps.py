@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from wave_lsp.emu.launch_flags import parse_launch_flags
+from wave_lsp.launch.flags import parse_launch_flags
 from wave_lsp.ide.kernel_tests import discover, run_test
 from wave_lsp.ide.launch_lines import (MAX_LAUNCH_FLAGS, MAX_LAUNCH_LINE_CHARS, launch_lines,
                                        parse_launch_line)

@@ -18,8 +18,8 @@ from emu_native.native_support import need_core
 from wave_lsp.asm import assemble
 from wave_lsp.emu import (EngineUnavailable, Launch, LaunchError, PreparedLaunch, RunOptions,
                           ZeroFill, load_program, prepare, run)
-from wave_lsp.emu.output import error_line, run_output, warning_lines
-from wave_lsp.emu.run_flags import parse_run_flags
+from wave_lsp.launch.output import error_line, run_output, warning_lines
+from wave_lsp.launch.request import parse_run_flags
 
 SHARED = diff.EXAMPLE_NAMES + ["sample"]
 PROJECT = sorted((ROOT / "examples").glob("*.wave"))
@@ -264,7 +264,7 @@ def test_writers_of_a_wbin_are_pcs():
 @pytest.mark.parametrize("name", ["vector_add", "sample", "out_of_bounds"])
 def test_command_text_is_what_the_command_prints(name, flags, tmp_path, capsys):
     from wave_lsp.cli.main import main
-    from wave_lsp.emu.output import command_text
+    from wave_lsp.launch.output import command_text
     path = diff.EXAMPLES / f"{name}.wave"
     if name == "out_of_bounds":                      # an error: exit status 1
         path = tmp_path / "oob.wave"

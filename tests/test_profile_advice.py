@@ -13,7 +13,7 @@ import pytest
 from profile_launches import ROOT
 from test_profile_view import CONFLICT_FREE_ON_WAVE64, profiled
 from wave_lsp.emu import RunOptions, run
-from wave_lsp.emu.launch_flags import build_launch, parse_launch_flags
+from wave_lsp.launch.flags import build_launch, parse_launch_flags
 from wave_lsp.ide.bank_advice import MAX_PAD_WORDS
 from wave_lsp.ide.profile_session import with_presets
 from wave_lsp.ide.profile_view import bank_ways, number_text

@@ -57,9 +57,9 @@ def test_flag_words_parse_as_argparse_does(flags, run_flags, bad, where):
     """The linear flag parse (a few hundred words per argparse pass) gives argparse's own
     namespace, or an error where argparse gives one, on random flag lists long enough to take
     several passes (with at most one bad flag somewhere)."""
-    from wave_lsp.emu.flag_words import parse_flag_words
-    from wave_lsp.emu.launch_flags import LaunchFlagError, launch_parser
-    from wave_lsp.emu.run_flags import run_parser
+    from wave_lsp.launch.flag_words import parse_flag_words
+    from wave_lsp.launch.flags import LaunchFlagError, launch_parser
+    from wave_lsp.launch.request import run_parser
     if bad is not None:
         flags.insert(min(where, len(flags)), bad)
     words = [w for flag in flags for w in flag.split()]

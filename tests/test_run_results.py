@@ -15,7 +15,7 @@ from wave_lsp.ide.run_limits import RunLimits
 from wave_lsp.ide.arg_files import ArgFiles
 from wave_lsp.ide.run_session import execute, kernel_launch_lines, plan_runs
 from wave_lsp.isa.value_format import compact, display_kind, format_value, mask_text
-from wave_lsp.emu.launch_flags import LaunchFlagError
+from wave_lsp.launch.flags import LaunchFlagError
 from wave_lsp.syntax.document import Document
 from run_kernels import THIRDS
 

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from wave_lsp.cli.main import main
-from wave_lsp.emu.launch_flags import LaunchFlagError, parse_launch_flags, build_options
+from wave_lsp.launch.flags import LaunchFlagError, parse_launch_flags, build_options
 from wave_lsp.ide.launch_lines import flag_help, parse_launch_line
 
 # two waves of four lanes per workgroup, two workgroups; a loop each lane leaves after its own

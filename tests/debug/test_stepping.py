@@ -11,7 +11,7 @@ import pytest
 
 from numpy_engine import run
 from wave_lsp.emu import IotaFill, Launch
-from wave_lsp.emu.launch_flags import build_launch, parse_launch_flags
+from wave_lsp.launch.flags import build_launch, parse_launch_flags
 from wave_lsp.emu.stepping import FAULTED, FINISHED, RAN, WORKGROUP_DONE, SteppingRun
 
 from conftest import ROOT, SHARED_EXAMPLES, shared_example_names

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from wave_lsp.emu import EngineUnavailable, RunOptions, run
-from wave_lsp.emu.launch_flags import build_launch, parse_launch_flags
+from wave_lsp.launch.flags import build_launch, parse_launch_flags
 from wave_lsp.emu.native import core
 
 

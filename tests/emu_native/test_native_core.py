@@ -1,6 +1,6 @@
 """The native core's pieces against their Python references: its operations are real ISA
 mnemonics (the Python side maps instructions to them by name), float printing equals
-`emu.formats` (itself checked against upstream in tests/test_emu_differential.py), fills equal
+`launch.formats` (itself checked against upstream in tests/test_emu_differential.py), fills equal
 `launch.apply_memory_init`, the hex dump equals `formats.hex_dump`."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 
 from .native_support import need_core
 
-from wave_lsp.emu.formats import hex_dump, rust_debug_f32_many
-from wave_lsp.emu.launch import IotaFill, apply_memory_init
+from wave_lsp.launch.formats import hex_dump, rust_debug_f32_many
+from wave_lsp.emu.kernel_launch import IotaFill, apply_memory_init
 from wave_lsp.isa import INSTRUCTIONS
 
 

@@ -17,7 +17,7 @@ from .test_native_differential import (MAX_INSTRUCTIONS, NATIVE_PROLOGUE, SETTIN
 
 from wave_lsp.emu import Launch, RunOptions
 from wave_lsp.emu.initcheck import KINDS
-from wave_lsp.emu.launch import IotaFill
+from wave_lsp.emu.kernel_launch import IotaFill
 
 BAIL = "possible uninitialised read"
 

@@ -25,24 +25,24 @@ def _usage(message: str) -> int:
 
 
 def run_device(args, program, request) -> int:
-    """The command for `--device cuda` (a `run_flags.RunRequest`); the dumps are printed by
+    """The command for `--device cuda` (a `launch.request.RunRequest`); the dumps are printed by
     the emulator's output."""
-    from ..emu import cuda
-    from ..emu.output import dump_lines, write_run_output
-    from ..emu.report import RunReport
+    from ..launch.output import dump_lines, write_run_output
+    from ..emu import (DeviceRunError, DeviceUnavailable, RunReport, device_status,
+                       prepare_on_device, run_on_device)
     if request.device_problem is not None:
         return _usage(request.device_problem)
     launch, requests = request.launch, request.dumps
-    cuda.prepare(program, launch)            # a launch the GPU cannot run: the caller's exit 1
-    reason = cuda.device_status()
+    prepare_on_device(program, launch)            # a launch the GPU cannot run: the caller's exit 1
+    reason = device_status()
     if reason is not None:
         return _usage(f"--device cuda: {reason}")
     try:
-        outcome = cuda.run_on_device(program, launch, compare=request.compare,
+        outcome = run_on_device(program, launch, compare=request.compare,
                                      options=request.options)
-    except cuda.DeviceUnavailable as err:
+    except DeviceUnavailable as err:
         return _usage(f"--device cuda: {err}")
-    except cuda.DeviceRunError as err:
+    except DeviceRunError as err:
         print(f"Error: {err}", file=sys.stderr)
         return 1
     image, difference = outcome.image, outcome.difference

@@ -47,7 +47,7 @@ def _error(message: str) -> int:
 def run(args) -> int:
     from ..asm import AssemblyError, WbinError
     try:
-        from ..emu.pipeline import load_program
+        from ..emu import load_program
         program = load_program(args.file)
     except OSError as err:
         return _error(f"cannot read '{args.file}': {err.strerror or err}")

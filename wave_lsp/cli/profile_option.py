@@ -1,163 +1,27 @@
-"""`wave-lsp run FILE ... --profile [--profile-target T]`: after the normal output, the kernel
-profile as a table of source lines, hottest first — executions (wave-instructions with an
-active lane, as a GPU issues them), lane utilisation, divergent branches (waves a branch split),
-local-memory bank ways (passes over the conflict-free ideal), device sectors against the ideal,
-and the source text — then the kernel's totals. `--profile-target` picks a preset of
-`isa.backends.PROFILE_PRESETS` (default: the launch's wave width, 32 banks of 4 bytes, 32-byte
-sectors) and implies `--profile`; `--profile-lines N` caps the table (0: every line). With
-`--json`, the report gains `"profile": {"target", "lines", "totals"}` (lines 1-based).
-
-A kernel with more distinct memory access patterns than the profile keeps (`emu.profile`:
-at most 256 per instruction, 4 MiB in all) has those lines' memory figures estimated from the
-patterns kept: the table says so under its header, the JSON in `"estimated": [{"line",
-"kept_share"}]`. `--time-limit` bounds the run and the profile's counting together: past it,
-`Error: time limit: ...` and exit status 1."""
+"""`wave-lsp run FILE ... --profile [--profile-target T] [--profile-lines N]`: the command
+writes the kernel profile's table after the normal output. The flags are the table's
+(`launch.table`), checked with the others (`launch.request`); the table's text and the JSON
+document's "profile" object are `launch.profile_text`'s, which kernel tests print too. Past
+`--time-limit` (the run and the profile's counting together) the command prints
+`Error: time limit: ...` and exits with status 1."""
 
 from __future__ import annotations
 
 import sys
 import time
 
-from ..isa.backends import PROFILE_TARGETS, profile_preset
-
-
-def add_profile_flags(p) -> None:
-    p.add_argument("--profile", action="store_true",
-                   help="print each line's cost after the output (executions: waves with an "
-                        "active lane, unlike --stats' upstream count; lanes, divergent "
-                        "branches, bank conflicts, sectors)")
-    p.add_argument("--profile-target", metavar="TARGET",
-                   help=f"the profile's preset: {', '.join(PROFILE_TARGETS)} (implies --profile)")
-    p.add_argument("--profile-lines", metavar="N", type=int, default=30,
-                   help="lines in the profile table, hottest first (0: all; default 30)")
-
-
-def profiled(args, request):
-    """`request` with `RunOptions(profile=True)` when `--profile`/`--profile-target` ask for
-    it; ValueError for a bad target (naming the targets) or flags a profile does not go with."""
-    if args.profile_target is not None:
-        profile_preset(args.profile_target)
-        args.profile = True
-    if not args.profile:
-        return request
-    if args.profile_lines < 0:
-        raise ValueError(f"--profile-lines: must be 0 (all) or positive, got {args.profile_lines}")
-    if args.wave_widths or args.device != "emulator" or args.compare or args.trace \
-            or args.trace_lines:
-        raise ValueError("--profile: profiles one run on the emulator; it does not go with "
-                         "--wave-widths, --device, --compare or --trace")
-    from dataclasses import replace
-    request.options = replace(request.options, profile=True)   # RunRequest: a plain class
-    args.profile_started = time.monotonic()
-    return request
-
-
-def _profile(args, report):
-    """The report's profile under `--profile-target`; `AnalysisStopped` past `--time-limit`
-    (counted from before the run)."""
-    from ..emu.profile import AnalysisStopped, profile_for
-    limit = getattr(args, "time_limit", None)
-    started = getattr(args, "profile_started", time.monotonic())
-
-    def check() -> None:
-        if limit is not None and time.monotonic() - started > limit:
-            raise AnalysisStopped(f"time limit: --time-limit {limit:g} s reached while counting "
-                                  "the profile (the run and the profile's counting together); "
-                                  "no profile shown")
-    return profile_for(report.profile, args.profile_target, check)
-
-
-def with_profile(args, text: str, report) -> tuple[str, str | None]:
-    """`--json`'s document with the "profile" object added when the run was profiled, and the
-    error when its counting stopped at `--time-limit` (the document then has none)."""
-    if args is None or not args.profile or report.profile is None:
-        return text, None
-    import json
-    from ..emu.profile import AnalysisStopped
-    try:
-        profile = _profile(args, report)
-    except AnalysisStopped as err:
-        return text, str(err)
-    data = json.loads(text)
-    data["profile"] = profile.to_json()
-    return json.dumps(data, indent=1), None
+from ..launch.profile_text import profile_table
 
 
 def write_profile(args, report, program) -> str | None:
-    """The table and totals on stdout (after the normal output); the error instead when the
-    counting stopped at `--time-limit`."""
-    from ..emu.profile import AnalysisStopped
-    try:
-        profile = _profile(args, report)
-    except AnalysisStopped as err:
-        return str(err)
-    out = sys.stdout
-    texts = _texts(program, report, profile.by_pc)
-    out.write("\n".join(profile_lines(profile, texts, args.profile_lines)) + "\n")
-    out.flush()
+    """The table and totals on stdout (after the normal output) for parsed flags `args`
+    (`profile_target`, `profile_lines`, `time_limit`, `profile_started`); the error instead when
+    the counting stopped at `--time-limit`."""
+    table, stopped = profile_table(report, program, args.profile_target, args.profile_lines,
+                                   getattr(args, "time_limit", None),
+                                   getattr(args, "profile_started", time.monotonic()))
+    if stopped is not None:
+        return stopped
+    sys.stdout.write("\n".join(table) + "\n")
+    sys.stdout.flush()
     return None
-
-
-def _texts(program, report, by_pc: bool) -> dict:
-    """Text per profile key: the source line, or the instruction's disassembly (by pc for
-    `.wbin` input)."""
-    if isinstance(program, str):
-        return {i: text.strip() for i, text in enumerate(program.splitlines())}
-    from ..emu.geometry import load_kernels, select_kernel
-    from ..emu.recording import render
-    kernel = select_kernel(load_kernels(program), report.kernel)
-    return {ins.offset if by_pc else ins.line: render(ins) for ins in kernel.instructions}
-
-
-def _ways(c) -> str:
-    if not c.local_ideal_wavefronts:
-        return "-"
-    return f"{c.local_wavefronts / c.local_ideal_wavefronts:.1f}"
-
-
-def _sectors(c) -> str:
-    if not c.global_ideal_sectors:
-        return "-"
-    return f"{c.global_sectors} / {c.global_ideal_sectors}"
-
-
-def _percent(part, whole) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "-"
-
-
-def profile_lines(profile, texts: dict, limit: int) -> list[str]:
-    """The table (hottest first, at most `limit` rows; 0: all) and the totals."""
-    totals = profile.totals
-    preset = profile.preset
-    what = "pc" if profile.by_pc else "line"
-    header = (f"Profile ({profile.target}: wave {totals['wave_width']}, {preset.banks} banks "
-              f"x {preset.bank_bytes} B, {preset.sector_bytes}-byte sectors), hottest first:")
-    note = profile.estimate_note()
-    rows = [header, *([f"({note})"] if note else []),
-            f"{what:>6} {'executions':>11} {'lanes':>7} {'divergent':>9} "
-            f"{'bank ways':>9} {'sectors / ideal':>17}  source"]
-    hottest = profile.hottest()
-    shown = hottest if not limit else hottest[:limit]
-    for c in shown:
-        key = f"0x{c.line:04x}" if profile.by_pc else str(c.line + 1)
-        rows.append(f"{key:>6} {c.executions:>11} {_percent(c.active_lanes, c.lane_slots):>7} "
-                    f"{c.divergent_branches or '-':>9} {_ways(c):>9} {_sectors(c):>17}  "
-                    f"{texts.get(c.line, '')}")
-    if len(shown) < len(hottest):
-        rows.append(f"  ... {len(hottest) - len(shown)} more lines (--profile-lines 0 or "
-                    "--json for all)")
-    rows.append(
-        f"Totals: {totals['executions']} wave-instructions; lane utilisation "
-        f"{_percent(totals['active_lanes'], totals['lane_slots'])}; memory efficiency "
-        f"{_percent(totals['global_ideal_sectors'], totals['global_sectors'])} "
-        f"({totals['global_sectors']} sectors, ideal {totals['global_ideal_sectors']}); "
-        f"conflict ratio {_ratio(totals['conflict_ratio'])} ({totals['local_wavefronts']} "
-        f"local wavefronts, ideal {totals['local_ideal_wavefronts']}); "
-        f"{totals['divergent_branches']} divergent branches")
-    rows.append("(executions: wave-instructions with an active lane, as a GPU issues them; "
-                "--stats keeps upstream's count, which includes waves with none)")
-    return rows
-
-
-def _ratio(value) -> str:
-    return "-" if value is None else f"{value:.2f}"

@@ -54,8 +54,8 @@ engine would report (an error, a warning, a possible data race, a limit) the lau
 on the numpy engine, which reports it. `WAVE_LSP_NATIVE=0` uses the numpy engine only;
 `WAVE_LSP_SHOW_ENGINE=1` says on stderr which engine gave the results.
 
-This module only parses the flags (`wave_lsp.emu.run_flags`), calls the pipeline and prints
-(`wave_lsp.emu.output`).
+This module only parses the flags (`wave_lsp.launch.request`), calls the pipeline and prints
+(`wave_lsp.launch.output`).
 """
 
 from __future__ import annotations
@@ -64,8 +64,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..emu.run_flags import add_run_flags, program_for, run_request
-from .profile_option import add_profile_flags
+from ..launch.request import add_run_flags, program_for, run_request
 
 
 def register(subparsers) -> None:
@@ -74,7 +73,6 @@ def register(subparsers) -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", type=Path, metavar="FILE", help=".wave source or .wbin binary")
     add_run_flags(p)
-    add_profile_flags(p)
     p.set_defaults(func=run)
 
 
@@ -97,13 +95,10 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
-    from ..emu.launch import LaunchError
-    from ..emu.pipeline import engine_line, load_program, run as run_launch
+    from ..emu import LaunchError, engine_line, load_program, run as run_launch
     try:
         program = program_for(load_program(args.file), bool(args.compat))  # regular, bounded
-        request = run_request(args)
-        from .profile_option import profiled
-        request = profiled(args, request)     # --profile: RunOptions(profile=True)
+        request = run_request(args)           # --profile: RunOptions(profile=True)
         if request.device != "emulator" or request.compare:
             from .device_option import run_device
             return run_device(args, program, request)
@@ -141,22 +136,22 @@ def _ask(prompt: str) -> str | None:
 
 
 def _print(report, request, engine: str | None, args=None, program=None) -> int:
-    """Print what `emu.output.command_text` says, the dumps streamed a chunk at a time (the
+    """Print what `launch.output.command_text` says, the dumps streamed a chunk at a time (the
     profile after it: `profile_option`, whose counting may stop at `--time-limit`)."""
-    from ..emu.output import json_output, stderr_lines, write_run_output
+    from ..launch.output import json_document, stderr_lines, write_run_output
     for line in ([engine] if engine is not None else []) + stderr_lines(report, request):
         print(line, file=sys.stderr)     # upstream prints no warnings; stdout stays upstream's
     stopped = None                     # the profile's counting past --time-limit
     try:
         if request.json:
-            from .profile_option import with_profile
-            text, stopped = with_profile(args, json_output(report, request.dumps), report)
+            text, stopped = json_document(report, request)
             print(text)
         elif not report.errors:
             write_run_output(report, request.dumps, stats=request.stats,
                              dump_regs=request.dump_regs)
-            if request.options.profile:
+            if request.profile:
                 from .profile_option import write_profile
+                args.profile_started = request.started
                 stopped = write_profile(args, report, program)
     except BrokenPipeError:
         _quiet_stdout()

@@ -10,7 +10,9 @@ An `expect-stderr:` comment, when given, is the first line of stderr (an `Error:
 Floats compare exactly; `--tolerance ATOL[:RTOL]` on the launch line lets every number in the
 output differ from the expected one by ATOL + RTOL*|expected| (NaN only matches NaN);
 `wave-lsp run` accepts and ignores the flag. `--lanes` (the editor's) is dropped; `--trace`
-only writes to stderr and is left out of a test run. As in the editor, a launch line's `--arg`
+only writes to stderr and is left out of a test run. Every other flag of `wave-lsp run` runs as
+the command runs it (`--profile`: its table follows the output), except `--wave-widths` and
+`--compare` (several runs, a GPU run), which a test refuses. As in the editor, a launch line's `--arg`
 files must lie inside the tested file's git repository (else its folder): no absolute path, no
 `..` or link leaving it (CI runs the tests of pull requests).
 

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..emu.wave_widths import compare_widths
+from ..emu import compare_widths
 from ..isa.backends import TARGET_NAMES, targets_widths
 
 
@@ -47,7 +47,7 @@ def _configured_widths(file: Path | None) -> tuple[int, ...]:
 
 
 def run_widths(args, program, request) -> int:
-    """Compare the runs of a `run_flags.RunRequest`; print the report; the exit status."""
+    """Compare the runs of a `launch.request.RunRequest`; print the report; the exit status."""
     comparison = compare_widths(program, request.launch,
                                 parse_widths(request.wave_widths, args.file), request.options)
     if request.json:

@@ -16,7 +16,7 @@ import re
 import sys
 import traceback
 
-from ..emu.formats import describe_error
+from ..launch.formats import describe_error
 from .arguments import MAX_INSTRUCTIONS, MAX_TEXT, Arguments, breakpoint_options
 from .expressions import Expression, ExpressionError
 from .protocol import Channel, read_messages

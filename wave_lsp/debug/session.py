@@ -15,10 +15,9 @@ import threading
 
 import numpy as np
 
-from ..emu.output import error_line, run_output
-from ..emu.recording import write_plan
+from ..launch.output import error_line, run_output
+from ..emu import FAULTED, FINISHED, WORKGROUP_DONE, write_plan
 from ..isa.value_format import display_kind, lane_list, lanes_summary as summary
-from ..emu.stepping import FAULTED, FINISHED, WORKGROUP_DONE
 from .breakpoints import BreakpointTable, log_text
 from .expressions import Expression, ExpressionError
 from .views import Views
@@ -257,7 +256,7 @@ class Session:
             self._output(error + "\n", "stderr")
         else:
             chunks: list[str] = []
-            try:              # the text `wave-lsp run` prints (emu.output), dumps then stats
+            try:              # the text `wave-lsp run` prints (launch.output), dumps then stats
                 chunks += run_output(report, self.target.dumps)
             except (ValueError, IndexError) as err:
                 chunks.append(f"Error: {err}\n")

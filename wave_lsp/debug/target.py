@@ -3,7 +3,7 @@
 
 Arguments (launch.json): `program` (a `.wave` or `.wbin` path, relative to `cwd`), `kernel`
 (default: the first), `args` (the flags of `wave-lsp run` as a list of strings, parsed by
-`wave_lsp.emu.launch_flags`; `--arg` files are read relative to `cwd`, else the program's folder)
+`wave_lsp.launch.flags`; `--arg` files are read relative to `cwd`, else the program's folder)
 and `stopOnEntry`. Without `args`, the kernel's first launch line in the source is used,
 `; wave-lsp run: FLAGS` (`wave_lsp.ide.launch_lines`: inside the kernel or in the comments just
 above it, `--arg` relative to the source's folder); without one, the default launch.
@@ -17,12 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..asm import AssemblyError, assemble
-from ..emu import Launch, LaunchError
-from ..emu.launch_flags import DumpRequest, LaunchFlagError, build_launch, build_options, \
+from ..launch.flags import DumpRequest, LaunchFlagError, build_launch, build_options, \
     dump_requests, parse_launch_flags
-from ..emu.options import RunOptions
-from ..emu.pipeline import load_program, prepare
-from ..emu.stepping import SteppingRun
+from ..emu import Launch, LaunchError, RunOptions, SteppingRun, load_program, prepare
 from ..ide.launch_lines import default_launch, launch_lines
 from ..syntax.document import Document
 

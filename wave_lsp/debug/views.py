@@ -14,7 +14,7 @@ import re
 import numpy as np
 
 from ..asm.disassembler import format_instruction
-from ..emu.stepping import CallFrame, IfFrame, LoopFrame
+from ..emu import CallFrame, IfFrame, LoopFrame
 from ..isa import PREDICATE_COUNT, SPECIAL_REGISTERS
 from .expressions import ExpressionError
 from ..isa.value_format import (ACTIVE, INACTIVE, lane_list, lanes_summary as summary,

@@ -18,7 +18,7 @@ from .context import RunContext
 from .engine import Limits, SequentialNeeded, execute
 from .geometry import Geometry
 from .initcheck import check_launch
-from .launch import LaunchError, new_device_memory
+from .kernel_launch import LaunchError, new_device_memory
 from .options import RunOptions
 from .recording import LineRecorder
 from .report import EmuError, RunReport

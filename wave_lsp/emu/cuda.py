@@ -5,7 +5,7 @@ path, in-process) loaded through the CUDA driver by CuPy (the optional extra
 `prepare` does everything that needs no GPU and is tested without one: it selects the kernel,
 resolves the geometry as the emulator does, checks the launch can mean the same on the GPU
 (32-lane waves, no emulator-only recording), emits the PTX, builds the initial device image
-with `launch.new_device_memory` (the emulator's own `--arg`/fill writer) and the kernel's
+with `kernel_launch.new_device_memory` (the emulator's own `--arg`/fill writer) and the kernel's
 arguments: the `--set-reg` value of each register the kernel may read before writing, in the
 PTX's parameter order (`asm/backends/arguments.py`), 0 for one without a value as the
 emulator's registers start at 0 (a `--set-reg` of any other register cannot change the run).
@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .launch import Launch, launch_error, new_device_memory
+from .kernel_launch import Launch, launch_error, new_device_memory
 from .options import RunOptions
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..asm.ir import KernelCode
 from ..isa import register_count_problem
-from .launch import (DEFAULT_LOCAL_MEMORY, DEFAULT_REGISTERS, DEFAULT_WORKGROUP, Launch,
+from .kernel_launch import (DEFAULT_LOCAL_MEMORY, DEFAULT_REGISTERS, DEFAULT_WORKGROUP, Launch,
                      LaunchError, launch_error)
 from .limits import (MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
                      MAX_WORKGROUP_THREADS)

@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 
 from .compile_ops import exec_mask
-from .launch import MemoryInit, initialised_ranges
+from .kernel_launch import MemoryInit, initialised_ranges
 from .plan import register_uses
 from .state import Batch
 

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from .launch import LaunchError, launch_error
+from .kernel_launch import LaunchError, launch_error
 
 ENGINES = ("auto", "native", "numpy")
 DEFAULT_MAX_INSTRUCTIONS = 10_000_000

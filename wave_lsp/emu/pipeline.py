@@ -26,7 +26,7 @@ import os
 import time
 from pathlib import Path
 
-from .launch import Launch, LaunchError
+from .kernel_launch import Launch, LaunchError
 from .options import EngineUnavailable, RunOptions
 from .prepared import PreparedLaunch, prepare  # noqa: F401 - part of the pipeline's API
 from .run_report import RunReport
@@ -103,3 +103,11 @@ def engine_line(report: RunReport) -> str | None:
     if report.engine == "native":
         return "engine: native"
     return None if report.fallback is None else f"engine: numpy ({report.fallback})"
+
+
+def load_engines() -> None:
+    """Load both engines now (the numpy engine's modules, the native core where it is built),
+    e.g. before forking worker processes that then start with them loaded."""
+    from . import api  # noqa: F401
+    from .native import core
+    core()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .geometry import Geometry, geometry, load_kernels, select_kernel
-from .launch import Launch, check_device_memory, check_memory_init
+from .kernel_launch import Launch, check_device_memory, check_memory_init
 
 if TYPE_CHECKING:
     from ..asm.ir import KernelCode

@@ -16,7 +16,7 @@ warnings) as `run(program, launch, options)`; tests/debug/test_stepping.py check
 example. Of the `RunOptions` it honours the instruction limit and the uninitialised-read check.
 
 What it relies on from the rest of the emulator (keep these when refactoring):
-`pipeline.prepare` and `PreparedLaunch.summary`, `launch.new_device_memory`,
+`pipeline.prepare` and `PreparedLaunch.summary`, `kernel_launch.new_device_memory`,
 `compiler.compile_kernel` (one `op(batch) -> next index | None` per instruction),
 `initcheck.check_launch`,
 `engine.to_error`, `engine._limit_fault`, `engine._step_limit`, `engine._finish_stats`, and
@@ -31,7 +31,7 @@ from .compiler import CompiledKernel, compile_kernel
 from .context import RunContext
 from .engine import Limits, _finish_stats, _limit_fault, _step_limit, to_error
 from .initcheck import check_launch
-from .launch import Launch, new_device_memory
+from .kernel_launch import Launch, new_device_memory
 from .options import RunOptions
 from .prepared import PreparedLaunch, prepare
 from .report import EmuError, RunReport

@@ -1,6 +1,6 @@
 """What the trace flags of `wave-lsp run` select: `--trace-wave N`, `--trace-lane N` and
 `--trace-pc START:END` (a `TraceFilter`, for `--trace`, `--trace-lines` and `--mem-trace`), and
-`--break PC|line:N` (a `Breakpoint`), parsed from their flag texts by `launch_flags`
+`--break PC|line:N` (a `Breakpoint`), parsed from their flag texts by `launch.flags`
 (`LaunchFlagError`, one line naming the flag); a breakpoint is resolved against the kernel when
 the run starts (`LaunchError`, `resolve`). No numpy.
 
@@ -50,7 +50,7 @@ class Breakpoint:
 def resolve(breakpoints, instructions, kernel: str) -> frozenset[int]:
     """The instruction indices the breakpoints stop at (`LaunchError` for a pc that starts no
     instruction, a line with none, or a line breakpoint on a `.wbin`)."""
-    from .launch import LaunchError
+    from .kernel_launch import LaunchError
     at: set[int] = set()
     for bp in breakpoints:
         if bp.pc is not None:

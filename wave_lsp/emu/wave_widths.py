@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .geometry import load_kernels
-from .launch import Launch
+from .kernel_launch import Launch
 from .options import RunOptions
 from .pipeline import run
 from .report import RunReport

@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path, PurePath
 
-from ..emu.launch_flags import LaunchFlagError
+from ..launch.flags import LaunchFlagError
 from ..files import read_regular
 
 MAX_RUN_BYTES = 256 << 20      # the --arg files of one run, in total; also the cache's bound

@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..analysis.diagnostic import Fix, Range, TextEdit
-from ..emu import bank_layout as layout
+from ..emu import (array_of, extent, local_indices, local_ways, padded, row_stride,  # layouts
+                   rows_per_wave, span, spans_within_align, swizzle_words, swizzled,
+                   widest_column)
 from ..isa.backends import PROFILE_TARGETS
 from ..syntax.ast import OperandSyntax as Syn
 from ..syntax.program import Kernel
@@ -153,14 +155,14 @@ class WaysCache(dict):
 
 
 def _ways_of(record, members: tuple[int, ...], change: tuple | None, cache: WaysCache) -> dict:
-    """`layout.local_ways` of the array under `change` (None, ("pad", stride, words) or
+    """`local_ways` of the array under `change` (None, ("pad", stride, words) or
     ("swizzle", stride)), once per array and change: every conflicting access of an array
     shares them."""
     key = (members, change)
     if key not in cache:
-        remap = None if change is None else layout.padded(*change[1:]) if change[0] == "pad" \
-            else layout.swizzled(change[1])
-        cache[key] = layout.local_ways(record, members, remap, check=cache.check)
+        remap = None if change is None else padded(*change[1:]) if change[0] == "pad" \
+            else swizzled(change[1])
+        cache[key] = local_ways(record, members, remap, check=cache.check)
     return cache[key]
 
 
@@ -168,19 +170,19 @@ def advise(record, index: int, kernel: Kernel | None, cache: WaysCache) -> BankA
     """The checked advice for local access `index` of `record` (a conflict somewhere)."""
     def line_of(j: int) -> str:
         return f"pc {record.keys[j]}" if record.by_pc else f"line {record.keys[j] + 1}"
-    members = tuple(layout.array_of(record, index))
+    members = tuple(array_of(record, index))
     before = _ways_of(record, members, None, cache)
     line = record.keys[index]
     ways = {t: _ways(before[t][index]) for t in PROFILE_TARGETS}
     # the array's row: the step of this access's lanes, else of another access to the array
     # (a row-wise store meets the column read's row)
-    stride = next((s for j in (index, *members) if (s := layout.row_stride(record, j))), None)
-    old_extent = layout.extent(record, members)
+    stride = next((s for j in (index, *members) if (s := row_stride(record, j))), None)
+    old_extent = extent(record, members)
     declared = _declared(kernel)
     if stride is None:
         return BankAdvice(line, "the lanes' addresses keep no constant stride to pad: change the "
                           "index so neighbouring lanes use neighbouring words", None, ways)
-    if not layout.spans_within_align(max(old_extent, declared or 0), stride):
+    if not spans_within_align(max(old_extent, declared or 0), stride):
         return BankAdvice(line, f"rows of {stride} bytes over 4096 bytes of local memory cannot "
                           "be re-counted from this run: pad the row or swizzle the column by hand "
                           "and profile again", None, ways)
@@ -201,9 +203,9 @@ def advise(record, index: int, kernel: Kernel | None, cache: WaysCache) -> BankA
     words_of = f"{stride // 4}-word rows" if stride % 4 == 0 else f"{stride}-byte rows"
     if best is not None:
         words, after, clean = best
-        new_extent = layout.extent(record, members, layout.padded(stride, words))
-        after_array = any(layout.span(record, j)[0] >= old_extent
-                          for j in layout.local_indices(record) if j not in members)
+        new_extent = extent(record, members, padded(stride, words))
+        after_array = any(span(record, j)[0] >= old_extent
+                          for j in local_indices(record) if j not in members)
         need = (declared or old_extent) + new_extent - old_extent if after_array else new_extent
         size = (f"it needs .local_memory {need}" + (f" (declared {declared})" if declared else "")
                 if declared is None or need > declared else
@@ -218,15 +220,15 @@ def advise(record, index: int, kernel: Kernel | None, cache: WaysCache) -> BankA
             _stride_fix(kernel, stride, words, need, declared)
         return BankAdvice(line, text, fix, ways, members, after)
     # the row-wise access that shares its waves between rows: the one spanning fewest rows
-    rows = {j: n for j in members if (n := layout.rows_per_wave(record, j, stride)) > 1}
+    rows = {j: n for j in members if (n := rows_per_wave(record, j, stride)) > 1}
     spread = min(rows, key=rows.get, default=None)
     why = (f"a wave of {line_of(spread)} spans {rows[spread]} rows of the tile"
            if spread is not None else "no padding lowers it without raising another access of "
            "the array")
     text = (f"padding the {words_of} cannot remove it ({why}; 1 to {MAX_PAD_WORDS} words "
             f"checked{': ' + trade if trade else ''})")
-    words = layout.swizzle_words(stride)
-    if words >= 2 and layout.widest_column(record, members, stride) <= 4 * words:
+    words = swizzle_words(stride)
+    if words >= 2 and widest_column(record, members, stride) <= 4 * words:
         after = _ways_of(record, members, ("swizzle", stride), cache)
         clean, worse, gain = _compare(before, after, index, members)
         if not worse and gain > 0:
@@ -247,7 +249,7 @@ def fix_holds(advice: BankAdvice, record, fixed_record) -> bool:
             j not in fixed_record.accesses or not fixed_record.accesses[j].patterns
             for j in advice.members):
         return False
-    return layout.local_ways(fixed_record, advice.members) == advice.expected
+    return local_ways(fixed_record, advice.members) == advice.expected
 
 
 def bank_advice(record, kernel: Kernel | None = None,
@@ -257,8 +259,8 @@ def bank_advice(record, kernel: Kernel | None = None,
     called as it counts, raises to stop it)."""
     out: dict[int, BankAdvice] = {}
     cache = WaysCache(check)
-    for index in layout.local_indices(record):
-        ways = _ways_of(record, tuple(layout.array_of(record, index)), None, cache)
+    for index in local_indices(record):
+        ways = _ways_of(record, tuple(array_of(record, index)), None, cache)
         if all(p[index][0] <= p[index][1] for p in ways.values()):
             continue
         line = record.keys[index]

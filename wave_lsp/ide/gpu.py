@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..emu.launch import Launch
-from ..emu.options import RunOptions
+from ..emu import Launch, RunOptions
 
 
 @cache
@@ -15,9 +14,9 @@ def gpu_status() -> str | None:
     """None when a GPU run is possible here, else why not (one line)."""
     from importlib.util import find_spec
     if find_spec("cupy") is None:       # the common case, without loading the GPU module
-        from ..emu.cuda import NO_CUPY
+        from ..emu import NO_CUPY
         return NO_CUPY
-    from ..emu.cuda import device_status
+    from ..emu import device_status
     return device_status()
 
 
@@ -26,14 +25,13 @@ def run_on_gpu(program, launch: Launch, path: str = "",
     """Run `launch` on the GPU and in the emulator (as `options` say); the outcome (`ok` False
     with `message` when it could not run). Raises nothing for a launch, device or run
     problem."""
-    from ..emu import cuda
-    from ..emu.launch import LaunchError
+    from ..emu import DeviceRunError, DeviceUnavailable, LaunchError, run_on_device
     reason = gpu_status()
     if reason is not None:
         return {"ok": False, "message": f"cannot run on a GPU: {reason}"}
     try:
-        outcome = cuda.run_on_device(program, launch, compare=True, options=options)
-    except (LaunchError, cuda.DeviceUnavailable, cuda.DeviceRunError) as err:
+        outcome = run_on_device(program, launch, compare=True, options=options)
+    except (LaunchError, DeviceUnavailable, DeviceRunError) as err:
         return {"ok": False, "message": str(err)}
     difference = outcome.difference
     size = outcome.image.size

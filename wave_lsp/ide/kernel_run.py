@@ -1,11 +1,12 @@
 """One kernel test's run, in process: what `wave-lsp run FILE FLAGS --kernel K` prints.
 
-`run_flags` takes the program text and a launch line's flag words and returns the stdout lines,
+`run_flags` takes the program text and a launch line's flags (its parsed `LaunchRequest`, or
+flag words) and returns the stdout lines,
 the exit status and the first line of stderr that the command gives when started in the file's
 folder (so `--arg` files are relative to the file, as in the editor). It goes through the same
-pieces as the command: `emu.run_flags` (the flags), `emu.pipeline.run` (either engine) and
-`emu.output` (the text). `--lanes` (which threads the editor shows) is dropped; `--tolerance`
-(how `wave-lsp test` compares) changes nothing in the run. `--trace`, `--trace-lines`,
+pieces as the command: `launch.request` (the flags), `emu.run` (either engine) and
+`launch.output` (the text, with `--profile`'s table). `--lanes` (which threads the editor shows)
+is dropped; `--tolerance` (how `wave-lsp test` compares) changes nothing in the run. `--trace`, `--trace-lines`,
 `--mem-trace` and `--break` only write to stderr (their filters with them): a test runs without
 them, and its first line of stderr is the error or warning line. `--device` and `--wave-widths`
 are not for kernel tests (`FlagsProblem`). With `writers`, the run also records who last stored
@@ -17,18 +18,19 @@ bounded window, as its runs do (`first_lines`).
 
 from __future__ import annotations
 
+import itertools
 import os
 
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..emu.flag_words import parse_flag_words
-from ..emu.launch_flags import DumpRequest, LaunchFlagError, arg_spec
-from ..emu.run_flags import program_for, run_parser, run_request
+from ..launch.flags import DumpRequest, LaunchFlagError, arg_spec
+from ..launch.request import LaunchRequest, parse_request, program_for, run_request
+from ..launch.table import EDITOR_ONLY
 from .arg_files import confined_path, real_inside
 
-EDITOR_ONLY_FLAGS = ("--lanes",)       # flags of a launch line `wave-lsp run` does not take
+EDITOR_ONLY_FLAGS = EDITOR_ONLY       # flags of a launch line `wave-lsp run` does not take
 
 
 class FlagsProblem(ValueError):
@@ -67,13 +69,17 @@ def command_words(words: Sequence[str]) -> list[str]:
     return out
 
 
-def parse_test_flags(words: Sequence[str], kernel: str):
-    """The parsed flags of `wave-lsp run FILE WORDS --kernel KERNEL` (argparse's namespace);
+def parse_test_flags(flags: LaunchRequest | Sequence[str], kernel: str):
+    """The parsed flags of `wave-lsp run FILE FLAGS --kernel KERNEL` (argparse's namespace),
+    from a launch line's `LaunchRequest` (parsed once, by the line) or flag words;
     `FlagsProblem` when a test cannot run them."""
-    try:
-        args = parse_flag_words(run_parser(), command_words(words) + ["--kernel", kernel])
-    except LaunchFlagError as err:
-        raise FlagsProblem(str(err)) from None
+    if isinstance(flags, LaunchRequest):
+        args = flags.args(kernel=kernel)
+    else:
+        try:
+            args = parse_request(command_words(flags) + ["--kernel", kernel]).args()
+        except LaunchFlagError as err:
+            raise FlagsProblem(str(err)) from None
     if args.device != "emulator" or args.compare:
         raise FlagsProblem("a kernel test runs in the emulator: --device and --compare cannot "
                            "be used")
@@ -85,9 +91,9 @@ def parse_test_flags(words: Sequence[str], kernel: str):
 def preload() -> None:
     """Load everything a test run needs (the pipeline, both engines, the output formats), e.g.
     before forking worker processes that then start with it loaded."""
-    from ..emu import api, formats, output, pipeline  # noqa: F401
-    from ..emu.native import core
-    core()                          # the native core, where it is built
+    from ..emu import load_engines
+    from ..launch import formats, output, profile_text  # noqa: F401
+    load_engines()
 
 
 def _failed(message: str) -> RunOutput:
@@ -126,32 +132,35 @@ def first_lines(chunks: Iterable[str], keep: int) -> tuple[list[str], int]:
     return kept, total
 
 
-def _stdout(report, request, keep: int | None) -> tuple[list[str], int, str, int]:
+def _stdout(report, request, keep: int | None, program) -> tuple[list[str], int, str, int]:
     """(stdout lines, how many in all, the first line of stderr, exit status) of the run as the
     command prints it; only the first `keep` lines of stdout kept (None: all)."""
-    from ..emu.output import command_text, run_output, stderr_lines
+    from ..launch.output import command_text, profile_output, run_output, stderr_lines
     if keep == 0 and not report.errors:          # only the run is wanted (`report.writers`)
         return [], 0, (stderr_lines(report, request) or [""])[0], 0
     if keep is None or request.json or report.errors:
-        stdout, stderr, status = command_text(report, request)
+        stdout, stderr, status = command_text(report, request, program)
         lines = stdout.splitlines()
         return lines[:keep] if keep is not None else lines, len(lines), (stderr or [""])[0], \
             status
-    lines, total = first_lines(run_output(report, request.dumps, stats=request.stats,
-                                          dump_regs=request.dump_regs), keep)
-    return lines, total, (stderr_lines(report, request) or [""])[0], 0
+    table, stopped = profile_output(report, request, program)
+    lines, total = first_lines(itertools.chain(
+        run_output(report, request.dumps, stats=request.stats, dump_regs=request.dump_regs),
+        ["".join(line + "\n" for line in table)]), keep)
+    stderr = stderr_lines(report, request) + ([f"Error: {stopped}"] if stopped else [])
+    return lines, total, (stderr or [""])[0], 1 if stopped else 0
 
 
-def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: Path, *,
-              root: Path | None = None, cancel: Callable[[], bool] | None = None,
-              writers: bool = False, keep_lines: int | None = None) -> RunOutput:
-    """`wave-lsp run FILE WORDS --kernel KERNEL` started in `folder`, in process (`FlagsProblem`
-    for flags a test cannot run). With a `root`, `--arg` files must lie inside it (the
-    editor's rule); with `keep_lines`, only that many lines of stdout are kept (0: none made,
-    when only the run is wanted)."""
-    from ..emu.launch import LaunchError
-    from ..emu.pipeline import run
-    args = parse_test_flags(words, kernel)
+def run_flags(program: str | bytes, flags: LaunchRequest | Sequence[str], kernel: str,
+              folder: Path, *, root: Path | None = None,
+              cancel: Callable[[], bool] | None = None, writers: bool = False,
+              keep_lines: int | None = None) -> RunOutput:
+    """`wave-lsp run FILE FLAGS --kernel KERNEL` started in `folder`, in process (`FlagsProblem`
+    for flags a test cannot run; `flags`: a launch line's `LaunchRequest` or flag words). With a
+    `root`, `--arg` files must lie inside it (the editor's rule); with `keep_lines`, only that
+    many lines of stdout are kept (0: none made, when only the run is wanted)."""
+    from ..emu import LaunchError, run
+    args = parse_test_flags(flags, kernel)
     try:
         if root is not None:
             confine_arg_files(args, folder, root)
@@ -162,7 +171,7 @@ def run_flags(program: str | bytes, words: Sequence[str], kernel: str, folder: P
         return _failed(str(err))
     except MemoryError:
         return _failed("not enough memory for this launch")
-    stdout, printed, stderr, status = _stdout(report, request, keep_lines)
+    stdout, printed, stderr, status = _stdout(report, request, keep_lines, program)
     return RunOutput(stdout, status, stderr, report, request.dumps, printed)
 
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..emu.launch_flags import LaunchFlagError
+from ..launch.flags import LaunchFlagError
+from ..launch.request import LaunchRequest
 from ..syntax.document import Document, split_lines
 from ..syntax.tool_comments import (EXPECT, EXPECT_EXIT, EXPECT_STDERR, EXPECTATION_COMMENT,
                                     expectation)
@@ -47,6 +48,13 @@ class KernelTest:
     tolerance: Tolerance | None = None
     block: range = field(default=range(0))
     problem: str | None = None
+    request: LaunchRequest | None = None  # the launch line's flags, parsed (None: they do not)
+
+    @property
+    def launch_flags(self) -> LaunchRequest | tuple[str, ...]:
+        """What `kernel_run` runs: the launch line's parsed request, else its words (whose
+        parse then says what is wrong)."""
+        return self.request if self.request is not None else self.flags
 
     @property
     def command(self) -> list[str]:
@@ -126,7 +134,7 @@ def _test(ll, lines: Sequence[str], block: range) -> KernelTest:
     stderr_line, stderr = found.get(EXPECT_STDERR, (None, None))
     return KernelTest(ll.kernel, ll.line, words, tuple(expect_lines), tuple(expected), status,
                       exit_line, stderr, stderr_line, tolerance, block,
-                      "; ".join(problems) or None)
+                      "; ".join(problems) or None, ll.request)
 
 
 def _cannot_run(test: KernelTest, message: str) -> TestOutcome:
@@ -143,7 +151,7 @@ def run_test(text: str | bytes, test: KernelTest, *, path: Path | str,
         return _cannot_run(test, test.problem)
     folder = Path(path).parent
     try:
-        args = parse_test_flags(test.flags, test.kernel)
+        args = parse_test_flags(test.launch_flags, test.kernel)
         if root is not None:                # a file it may not read: no run to record
             confine_arg_files(args, folder, root)
     except FlagsProblem as err:
@@ -151,7 +159,7 @@ def run_test(text: str | bytes, test: KernelTest, *, path: Path | str,
     except LaunchFlagError as err:
         return _cannot_run(test, str(err))
     keep = None if keep_lines is None else max(keep_lines, len(test.expected) + 1)
-    out = run_flags(text, test.flags, test.kernel, folder, root=root, cancel=cancel,
+    out = run_flags(text, test.launch_flags, test.kernel, folder, root=root, cancel=cancel,
                     keep_lines=keep)
     result = dict(actual=tuple(out.stdout), exit_status=out.status, stderr=out.stderr,
                   printed=out.printed)
@@ -192,7 +200,7 @@ def _output_failure(text, test: KernelTest, out: RunOutput, diff: Difference, fo
                                                 f"'{diff.got}', expected '{diff.expected}'",
                            **failure)
     address, size = place
-    traced = run_flags(text, test.flags, test.kernel, folder, root=root, cancel=cancel,
+    traced = run_flags(text, test.launch_flags, test.kernel, folder, root=root, cancel=cancel,
                        writers=True, keep_lines=0)
     writer = store_writer(getattr(traced.report, "writers", None), address, size)
     if writer is None:

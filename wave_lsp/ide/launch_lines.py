@@ -1,9 +1,13 @@
 """Launch lines: `; wave-lsp run: FLAGS` comments that say how the editor runs a kernel.
 
 A launch line sits inside a kernel's block or directly above its `.kernel` (only comments and
-blank lines between). Its flags are exactly those of `wave-lsp run` (parsed by
-`wave_lsp.emu.launch_flags`, the one parser), plus `--lanes` choosing which threads' values the
-editor shows (default: the first wave of workgroup 0). `--arg OFFSET:FILE` is relative to the
+blank lines between). Its flags are exactly those of `wave-lsp run` (`launch.table`, parsed
+once into the `LaunchRequest` kept on its `LaunchLine`, which kernel tests reuse), plus `--lanes`
+choosing which threads' values the editor shows (default: the first wave of workgroup 0). The
+inline run is a plain run of the launch: flags that only change what the command prints or where
+it runs (traces, `--stats`, `--json`, `--compat`, `--device`, `--compare`, `--wave-widths`, the
+profile flags: `table.EDITOR_IGNORED`) are accepted, checked and left out; the Profile lens
+profiles a kernel, and a kernel test on the line prints what the command prints. `--arg OFFSET:FILE` is relative to the
 document's folder; given a `root` (the editor does), a file must stay inside it and is not read
 here but when the kernel runs (`arg_files.py`). A kernel may have several launch lines; one without any runs with the default
 launch (its `.workgroup_size`, grid 1, zeroed memory). A flag that cannot be parsed becomes a
@@ -18,24 +22,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from ..emu.launch import Launch
-from ..emu.launch_flags import (DumpRequest, LaunchFlagError, arg_spec, build_launch,
-                                build_options, dump_requests, launch_parser, number,
-                                parse_launch_flags)
-from ..emu.options import RunOptions
+from ..emu import Launch, RunOptions
+from ..launch.flags import (DumpRequest, LaunchFlagError, arg_spec, build_launch, build_options,
+                            dump_requests, number)
+from ..launch.profile_text import check_profile_flags
+from ..launch.request import LaunchRequest, parse_request
+from ..launch.table import BY_NAME, FLAGS, LANES_FLAG
 from ..syntax.program import Kernel
 from ..syntax.tool_comments import kernel_comment_lines, launch_comment
 from .arg_files import confined_path
 
-LANES_FLAG = "--lanes"
 MAX_SHOWN_LANES = 64
 # A launch line is parsed on every revision of its document: past these caps it is not read
 # at all (an R004 on the line says so) rather than parsed for seconds per keystroke.
 MAX_LAUNCH_FLAGS = 10_000
 MAX_LAUNCH_LINE_CHARS = 1 << 19
-# Flags whose effect makes no sense inside the editor; they are accepted and ignored.
-IGNORED_FLAGS = ("--trace", "--trace-lines", "--mem-trace", "--trace-wave", "--trace-lane",
-                 "--trace-pc", "--break", "--stats", "--dump-regs")
 _TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|\S+")
 _FLAG_START = re.compile(r"(?<!\S)[\"']?--")      # where a word that is a flag begins
 
@@ -85,6 +86,7 @@ class LaunchLine:
     problem: LaunchProblem | None = None
     arg_files: tuple[tuple[int, Path], ...] = ()   # --arg files read when it runs (with a root)
     options: RunOptions | None = None   # the line's limits and checks (None with a problem)
+    request: LaunchRequest | None = None   # the flags parsed (None: they do not parse)
 
     @property
     def flags(self) -> str:
@@ -192,9 +194,12 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
                           explicit=frozenset(), problem=problem)
     place["tokens"] = tokens = tokens_of(text, flags_start)
     explicit = frozenset(t.value.split("=", 1)[0] for t in tokens if t.value.startswith("--"))
+    request = None
     try:
         words, lanes_text = _split_lanes(tokens)
-        args = parse_launch_flags(words)
+        request = parse_request(words, lanes_text)
+        args = request.args()
+        check_profile_flags(args)       # checked as the command does; the inline run is plain
         if args.kernel is not None and args.kernel != kernel:
             raise LaunchFlagError(f"--kernel: this launch line belongs to kernel '{kernel}', "
                                   f"not '{args.kernel}'", "--kernel")
@@ -215,9 +220,9 @@ def parse_launch_line(text: str, line: int, kernel: str, ordinal: int,
         start, end = flag_columns(tokens, err.flag, str(err))
         problem = LaunchProblem(str(err), start, end, err.flag)
         return LaunchLine(**place, launch=None, lanes=None, dumps=(), explicit=explicit,
-                          problem=problem)
+                          problem=problem, request=request)
     return LaunchLine(**place, launch=launch, lanes=lanes, dumps=dumps, explicit=explicit,
-                      arg_files=arg_files, options=options)
+                      arg_files=arg_files, options=options, request=request)
 
 
 def launch_comment_lines(doc) -> Iterator[tuple[Kernel, list[int]]]:
@@ -268,14 +273,13 @@ def default_launch(kernel: str) -> Launch:
 
 
 def flag_help() -> list[tuple[str, str]]:
-    """(flag, help) for every flag a launch line accepts, for completion."""
-    out = [(LANES_FLAG, "threads whose values the editor shows, e.g. 0-7,32 "
-                        "(default: the first wave of workgroup 0)")]
-    for action in launch_parser()._actions:
-        for name in action.option_strings:
-            if name.startswith("--") and name not in IGNORED_FLAGS:
-                metavar = f" {action.metavar}" if action.metavar else ""
-                out.append((name, f"{action.help or ''}{metavar and ' —' + metavar}"))
+    """(flag, help) for every flag a launch line accepts that shapes the editor's run, for
+    completion (`--lanes` first)."""
+    out = [(LANES_FLAG, BY_NAME[LANES_FLAG].help)]
+    for flag in FLAGS:
+        if flag.editor == "runs":
+            metavar = flag.argparse.get("metavar")
+            out.append((flag.name, flag.help + (f" — {metavar}" if metavar else "")))
     return out
 
 

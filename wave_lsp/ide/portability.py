@@ -20,9 +20,7 @@ from .run_limits import RunLimits
 from .state import DocumentState
 
 if TYPE_CHECKING:
-    from ..emu.launch import Launch
-    from ..emu.options import RunOptions
-    from ..emu.wave_widths import WidthComparison
+    from ..emu import Launch, RunOptions, WidthComparison
     from .launch_lines import LaunchLine
 
 MAX_INSTRUCTIONS = 2_000_000      # per width
@@ -55,7 +53,7 @@ def check_widths(text: str, kernel: str, lines: list[LaunchLine], widths: tuple[
                  cancel: Callable[[], bool]) -> WidthComparison:
     """Run the kernel's launch at every width (each within the check's limits) and compare.
     Runs for seconds: call it off the event loop. Raises ValueError when it cannot run."""
-    from ..emu.wave_widths import compare_widths   # numpy: not at start-up
+    from ..emu import compare_widths   # numpy: not at start-up
     limits = RunLimits(MAX_INSTRUCTIONS, TIME_LIMIT_MS // len(widths))
     launch, options = kernel_launch(kernel, lines, limits, files, root, cancel)
     return compare_widths(text, launch, widths, options)

@@ -91,7 +91,7 @@ def stopper(limits: RunLimits | None, cancelled: Callable[[], bool], step: str
     """(a check that raises `AnalysisStopped` once the job is cancelled or ran past
     `run.timeLimitMs` from now, the seconds left or None without a limit) for a profile job
     that `step` names."""
-    from ..emu.profile import AnalysisStopped
+    from ..emu import AnalysisStopped
     started = time.monotonic()
     limit = limits.time_limit_ms / 1000 if limits is not None and limits.time_limit_ms > 0 \
         else None
@@ -133,7 +133,7 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
                 cancelled: Callable[[], bool], files: ArgFiles) -> KernelProfileRun:
     """Profile one planned kernel of a snapshot (on the worker thread)."""
     from ..emu import LaunchError, run
-    from ..emu.profile import AnalysisStopped, profile_for
+    from ..emu import AnalysisStopped, profile_for
     from ..isa.backends import PROFILE_TARGETS
     ll = plan.launch
     ident = dict(kernel=plan.kernel, revision=snapshot.revision, version=snapshot.version,
@@ -177,7 +177,7 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
 def presets_of(record, first, check: Callable[[], None] | None = None) -> list:
     """`first` (the launch's own preset's profile) and every other preset's, each distinct
     geometry (wave width, banks, bank width, sector) computed once (`check` may stop it)."""
-    from ..emu.profile import profile_for
+    from ..emu import profile_for
     from ..isa.backends import PROFILE_TARGETS, profile_preset
 
     def geometry(preset) -> tuple:
@@ -200,7 +200,7 @@ def with_presets(results: list[KernelProfileRun], cancelled: Callable[[], bool] 
     """The results with every preset computed and the advice checked (on the worker thread;
     `cancelled` stops it, and each result's work stops at `run.timeLimitMs`: its launch's
     preset stays, with a message that says what was not done)."""
-    from ..emu.profile import AnalysisStopped
+    from ..emu import AnalysisStopped
     out = []
     for r in results:
         if r.pending is None or r.view is None or cancelled():

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import islice
 
-from ..emu.launch_flags import DumpRequest
+from ..launch.flags import DumpRequest
 
 MAX_DUMP_WINDOW = 4096       # values (or rows) one request may ask for: about 400 KB of text
 
@@ -65,7 +65,7 @@ def window_values(memory, req: DumpRequest, start: int, count: int) -> list[str]
     """Lines `start .. start+count-1` of a dump over device memory, as upstream prints them."""
     # numpy is loaded here, with the run's results, not when the server first reads a launch
     # line: a first request must not wait for it (Neovim's formatexpr gives up after 500 ms)
-    from ..emu.formats import dump_values, hex_dump
+    from ..launch.formats import dump_values, hex_dump
     first = line_address(req, start)
     if req.kind == "memory":
         end = min(req.start + req.count, first + 16 * count)

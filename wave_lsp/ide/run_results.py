@@ -18,7 +18,7 @@ from typing import Any
 from ..analysis.codes import diagnostic
 from ..analysis.diagnostic import Diagnostic, Range, Related
 from ..emu import RunReport
-from ..emu.launch_flags import DumpRequest
+from ..launch.flags import DumpRequest
 from .lane_bits import NONE, LaneBits
 from .run_dump import dump_rows, window_values
 from .run_limits import NOT_EXECUTED

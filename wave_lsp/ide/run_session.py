@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Callable, Hashable
 
 from ..analysis.diagnostic import Range
-from ..emu import Launch, LaunchError, RunOptions, run
-from ..emu.launch import DataFill
-from ..emu.launch_flags import LaunchFlagError
+from ..emu import DataFill, Launch, LaunchError, RunOptions, run
+from ..launch.flags import LaunchFlagError
+from ..launch.limits import editor_limits
 from .arg_files import ArgFiles
 from .launch_lines import LaunchLine, default_launch, launch_lines
 from .run_limits import RunLimits
@@ -112,14 +112,12 @@ def editor_options(ll: LaunchLine | None, limits: RunLimits, **fields) -> RunOpt
     never raise (nor lift with 0); `fields` set other options (recording, cancel)."""
     explicit = ll.explicit if ll is not None else frozenset()
     line_options = ll.options if ll is not None and ll.options is not None else RunOptions()
-    allowed = limits.max_instructions
-    line = line_options.max_instructions if "--max-instructions" in explicit else 0
-    allowed_s = limits.time_limit_ms / 1000 if limits.time_limit_ms > 0 else None
-    line_s = line_options.time_limit if "--time-limit" in explicit else None
+    steps, seconds = editor_limits(
+        limits.max_instructions, limits.time_limit_ms,
+        line_options.max_instructions if "--max-instructions" in explicit else 0,
+        line_options.time_limit if "--time-limit" in explicit else None)
     return dataclasses.replace(
-        line_options.unobserved(),
-        max_instructions=min(v for v in (allowed, line) if v > 0) if allowed or line else 0,
-        time_limit=min((v for v in (allowed_s, line_s) if v is not None), default=None),
+        line_options.unobserved(), max_instructions=steps, time_limit=seconds,
         **fields)
 
 

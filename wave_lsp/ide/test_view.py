@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from ..analysis.codes import diagnostic
 from ..analysis.diagnostic import Diagnostic
-from ..emu.launch_flags import LaunchFlagError, number
+from ..launch.flags import LaunchFlagError, number
+from ..launch.limits import editor_limits
 from ..syntax.tool_comments import EXPECTATION_COMMENT
 from .expectations import lines_match
 from .kernel_run import FlagsProblem, parse_test_flags
@@ -84,19 +85,23 @@ class DocumentTests:
 
 def with_limits(test: KernelTest, limits: RunLimits) -> KernelTest:
     """`test` run under the editor's limits (settings `run.maxInstructions`, `run.timeLimitMs`),
-    which its launch line may lower but never raise, nor lift with 0 (as inline runs)."""
+    which its launch line may lower but never raise, nor lift with 0 (as inline runs:
+    `launch.limits.editor_limits`). The limits are added to its flags and to its parsed
+    request (no second parse)."""
     try:
-        args = parse_test_flags(test.flags, test.kernel)
+        args = parse_test_flags(test.launch_flags, test.kernel)
         own = number(str(args.max_instructions), "--max-instructions")
     except (FlagsProblem, LaunchFlagError):
         return test            # `run_test` reports the bad flags
-    steps = [v for v in (limits.max_instructions, own) if v > 0]
-    seconds = [v for v in (limits.time_limit_ms / 1000 if limits.time_limit_ms > 0 else None,
-                           args.time_limit) if v is not None]
-    extra = ("--max-instructions", str(min(steps) if steps else 0))
-    if seconds:
-        extra += ("--time-limit", repr(min(seconds)))
-    return dataclasses.replace(test, flags=test.flags + extra)
+    steps, seconds = editor_limits(limits.max_instructions, limits.time_limit_ms, own,
+                                   args.time_limit)
+    extra = ("--max-instructions", str(steps))
+    changes = {"max_instructions": str(steps)}
+    if seconds is not None:
+        extra += ("--time-limit", repr(seconds))
+        changes["time_limit"] = seconds
+    request = test.request.extended(extra, **changes) if test.request is not None else None
+    return dataclasses.replace(test, flags=test.flags + extra, request=request)
 
 
 def status_of(outcome: TestOutcome) -> str:

@@ -4,7 +4,7 @@ by blanks or commas), or by a launch line that sets them (`; wave-lsp run: ... -
 both belong to the kernel as every tool comment does (`tool_comments.kernel_comment_lines`).
 
 Only the register of each `--set-reg REG:VALUE` is read here (the whole flag is parsed by
-`emu.launch_flags` when the line runs); a word that names no register is left out.
+`launch.flags` when the line runs); a word that names no register is left out.
 """
 
 from __future__ import annotations

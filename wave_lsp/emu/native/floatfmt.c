@@ -6,7 +6,7 @@
  * boundary). Where two shortest decimals are equally close it rounds up, i.e. away from zero
  * (`-5.47265625` prints `-5.4726563`). Layout: positional for 1e-4 <= |x| < 1e16 with at least
  * one fractional digit (`3.0`), else `1.5e-7` / `1e16`; `NaN`, `inf`, `-inf`, `-0.0`.
- * emu/formats.py is the Python reference of the same text.
+ * launch/formats.py is the Python reference of the same text.
  */
 #include <string.h>
 

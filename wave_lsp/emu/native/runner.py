@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH
-from ..launch import Launch, LaunchError, initialised_ranges, write_memory_init
+from ..kernel_launch import Launch, LaunchError, initialised_ranges, write_memory_init
 from ..options import RunOptions
 from ..run_report import RunReport
 from ..stats import Stats
@@ -56,7 +56,7 @@ def _ineligible(launch: Launch, options: RunOptions) -> str | None:
 
 def _memory(launch: Launch, core):
     """Device memory (a `_wavecore.Memory`) with its initial contents, as
-    `launch.new_device_memory` writes it."""
+    `kernel_launch.new_device_memory` writes it."""
     memory = core.Memory(launch.device_memory)
     device = memoryview(memory)
     try:

@@ -1,10 +1,11 @@
-"""The launch flags of `wave-lsp run` (upstream `wave-emu`'s, plus ours), parsed in one place.
+"""The launch flags of `wave-lsp run` (upstream `wave-emu`'s, plus ours; defined in `table`),
+turned into what runs.
 
 The command line, a `; wave-lsp run: FLAGS` launch line in a source file and the debugger's
-`args` all go through `launch_parser()`, `build_launch()` (what runs: a `Launch`) and
-`build_options()` (how: the `RunOptions` the flags set, with the trace filters and breakpoints
-of `trace_filter()` and `breakpoint_of()`), so they accept exactly the same flags;
-`run_flags` adds the rest of `wave-lsp run`'s. Errors raise `LaunchFlagError`, which names the flag at fault so an editor can underline it.
+`args` all go through `build_launch()` (what runs: a `Launch`) and `build_options()` (how: the
+`RunOptions` the flags set, with the trace filters and breakpoints of `trace_filter()` and
+`breakpoint_of()`); `request` adds the rest of `wave-lsp run`'s. Errors raise
+`LaunchFlagError`, which names the flag at fault so an editor can underline it.
 """
 
 from __future__ import annotations
@@ -17,17 +18,14 @@ from typing import TYPE_CHECKING, Sequence
 
 from ..files import read_regular
 from .flag_words import parse_flag_words
+from .table import DUMP_KINDS, add_flags
 from ..isa import MAX_REGISTER_COUNT
-from ..syntax.tool_comments import SET_REG
-from .limits import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
-                     MAX_WORKGROUP_THREADS)
+from ..emu import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
+                   MAX_WORKGROUP_THREADS)
 
 if TYPE_CHECKING:
-    from .launch import Launch
-    from .options import RunOptions
-    from .trace_filter import Breakpoint, TraceFilter
+    from ..emu import Breakpoint, Launch, RunOptions, TraceFilter
 
-DUMP_KINDS = ("u32", "f32", "f16", "bf16")
 
 
 class LaunchFlagError(ValueError):
@@ -49,65 +47,8 @@ class _RaisingParser(argparse.ArgumentParser):
 
 
 def add_launch_flags(p: argparse.ArgumentParser) -> None:
-    """Add every launch flag (not the FILE argument) to `p`."""
-    p.add_argument("--grid", default="1,1,1", help="workgroups per dimension X,Y,Z")
-    p.add_argument("--workgroup", default="32,1,1",
-                   help="threads per workgroup X,Y,Z (the kernel's metadata wins)")
-    p.add_argument("--wave-width", default="32", help="lanes per wave (1-64)")
-    p.add_argument("--registers", default="32", help="registers per thread (metadata wins)")
-    p.add_argument("--local-memory", default="16384",
-                   help="local memory bytes per workgroup (metadata wins)")
-    p.add_argument("--device-memory", default="1048576", help="device memory bytes")
-    p.add_argument("--arg", action="append", default=[], metavar="OFFSET:FILE",
-                   help="copy a file into device memory (repeatable)")
-    p.add_argument("--fill-iota", action="append", default=[],
-                   metavar="OFFSET:TYPE:COUNT[:SCALE]", help="write f32 values i*SCALE")
-    p.add_argument("--fill-zero", action="append", default=[], metavar="OFFSET:TYPE:COUNT",
-                   help="write COUNT*4 zero bytes")
-    p.add_argument(SET_REG, action="append", default=[], metavar="REG:VALUE",
-                   help="initial register value in every thread (repeatable)")
-    p.add_argument("--max-instructions", default="10000000",
-                   help="wave-instructions for the whole launch (0 = unlimited)")
-    p.add_argument("--dump-memory", metavar="START:END", help="hex dump of device memory")
-    for kind in DUMP_KINDS:
-        p.add_argument(f"--dump-{kind}", metavar="OFFSET:COUNT",
-                       help=f"print COUNT {kind} values from device memory")
-    p.add_argument("--stats", action="store_true",
-                   help="print execution statistics (upstream wave-emu's counts: a wave "
-                        "stepping through a region with no active lane counts; --profile "
-                        "counts only waves with an active lane, as a GPU issues them)")
-    p.add_argument("--trace", action="store_true",
-                   help="trace every wave-instruction to stderr (upstream's format)")
-    p.add_argument("--trace-lines", action="store_true",
-                   help="trace with source lines and active masks (`; line L mask=0x...`)")
-    p.add_argument("--mem-trace", action="store_true",
-                   help="log every load, store and atomic of every lane to stderr: step, "
-                        "workgroup, wave, lane, pc, line, address, size, value (upstream has "
-                        "no --mem-trace)")
-    p.add_argument("--trace-wave", metavar="N",
-                   help="--trace/--trace-lines/--mem-trace: only wave N of each workgroup "
-                        "(upstream has no trace filters)")
-    p.add_argument("--trace-lane", metavar="N",
-                   help="--trace/--trace-lines: only instructions lane N executed; "
-                        "--mem-trace: only lane N's accesses")
-    p.add_argument("--trace-pc", metavar="START:END",
-                   help="--trace/--trace-lines/--mem-trace: only pcs START <= pc < END (byte "
-                        "offsets, decimal or 0x-hex; either side may be left out)")
-    p.add_argument("--break", action="append", default=[], dest="breaks",
-                   metavar="PC|line:N",
-                   help="stop before the instruction at byte offset PC or the first one of "
-                        "source line N (repeatable): print the wave's registers for every "
-                        "lane; at a terminal wait for c(ontinue), s(tep) or q(uit) (upstream "
-                        "has no --break)")
-    p.add_argument("--dump-regs", action="store_true", help="print thread 0's registers")
-    p.add_argument("--kernel", metavar="NAME", help="kernel to run (default: the first)")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
-                   help="wall-time limit (a positive number of seconds)")
-    p.add_argument("--no-initcheck", action="store_true",
-                   help="do not report reads of registers and memory nothing initialised")
-    p.add_argument("--tolerance", metavar="ATOL[:RTOL]",
-                   help="for `wave-lsp test`: numbers in the output may differ from the "
-                        "expected ones by ATOL + RTOL*|expected| (the run ignores it)")
+    """Add every launch flag (the table's "launch" group; not the FILE argument) to `p`."""
+    add_flags(p, ("launch",))
 
 
 def launch_parser() -> argparse.ArgumentParser:
@@ -241,7 +182,7 @@ def arg_spec(text: str) -> tuple[int, str]:
 def build_launch(args: argparse.Namespace, base_dir: Path | None = None, **overrides) -> Launch:
     """The `Launch` for parsed flags. `--arg` files are read relative to `base_dir` (default: the
     working folder). `overrides` replace Launch fields (e.g. the kernel)."""
-    from .launch import DataFill, IotaFill, Launch, ZeroFill   # numpy: not for --help
+    from ..emu import DataFill, IotaFill, Launch, ZeroFill   # numpy: not for --help
     zero, iota, data = [], [], []
     for text in args.fill_zero:
         parts = text.split(":")
@@ -312,7 +253,7 @@ def build_options(args: argparse.Namespace, **overrides) -> RunOptions:
     """The `RunOptions` of parsed flags (limits, trace, memory trace, trace filters,
     breakpoints, the uninitialised-read check); `overrides` replace fields (e.g. recording
     options). An editor runs `build_options(args).unobserved()`."""
-    from .options import RunOptions
+    from ..emu import RunOptions
     max_instructions, time_limit = _limits(args)
     fields = dict(
         max_instructions=max_instructions, time_limit=time_limit,
@@ -343,7 +284,7 @@ MAX_PC = (1 << 32) - 1
 
 
 def trace_filter(wave: str | None, lane: str | None, pcs: str | None) -> TraceFilter | None:
-    from .trace_filter import TraceFilter
+    from ..emu import TraceFilter
     """The filter of the flags' texts (None where no filter flag was given)."""
     if wave is None and lane is None and pcs is None:
         return None
@@ -367,7 +308,7 @@ def trace_filter(wave: str | None, lane: str | None, pcs: str | None) -> TraceFi
 
 
 def breakpoint_of(text: str) -> Breakpoint:
-    from .trace_filter import Breakpoint
+    from ..emu import Breakpoint
     """A `--break` value: `PC` (decimal or 0x-hex byte offset) or `line:N`."""
     word = text.strip()
     if word.lower().startswith("line:"):

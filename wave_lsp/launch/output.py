@@ -7,9 +7,10 @@
 - `error_line(report)`: the `Error: …` line of a run that stopped with an error (or None);
   `warning_lines(report)`: stderr's `Warning: …` lines.
 - `json_output(report, requests)`: `--json`'s document.
-- `stderr_lines(report, request)` and `command_text(report, request)`: what `wave-lsp run FILE
-  FLAGS` prints for a `run_flags.RunRequest` — (stdout, stderr lines, exit status) — so an
-  editor or a kernel test reproduces the command exactly without the command line module.
+- `stderr_lines(report, request)` and `command_text(report, request, program)`: what
+  `wave-lsp run FILE FLAGS` prints for a `request.RunRequest` — (stdout, stderr lines, exit
+  status), the profile table of `--profile` included (`profile_output`, `json_document`) — so
+  an editor or a kernel test reproduces the command exactly without the command line module.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import sys
 from typing import Iterator, Sequence
 
-from .run_report import RunReport
+from ..emu import RunReport
 from .run_text import describe_error, stats_block
 
 STEP = 1 << 16           # values (hex rows: 16 times that many bytes) formatted per chunk
@@ -50,8 +51,8 @@ def dump_lines(request, memory) -> Iterator[str]:
 def _native_core(report: RunReport):
     if report.engine != "native":
         return None
-    from .native import core
-    return core()
+    from ..emu import native_core
+    return native_core()
 
 
 def _dump_chunks(report: RunReport, requests) -> Iterator[bytes | str]:
@@ -147,13 +148,39 @@ def stderr_lines(report: RunReport, request) -> list[str]:
     return [line] if line is not None else warning_lines(report)
 
 
-def command_text(report: RunReport, request) -> tuple[str, list[str], int]:
-    """(stdout, stderr lines, exit status) of `wave-lsp run` for a run of `request`."""
+def profile_output(report: RunReport, request, program) -> tuple[list[str], str | None]:
+    """The profile table `--profile` prints after the output (`profile_text`), or the error
+    when its counting stopped at `--time-limit`; nothing for a run without a profile."""
+    if not request.profile or report.profile is None:
+        return [], None
+    from .profile_text import profile_table
+    return profile_table(report, program, request.profile_target, request.profile_lines,
+                         request.options.time_limit, request.started)
+
+
+def json_document(report: RunReport, request) -> tuple[str, str | None]:
+    """`--json`'s document, with the profile when the run was profiled, and the error when
+    the profile's counting stopped at `--time-limit`."""
+    text = json_output(report, request.dumps)
+    if not request.profile:
+        return text, None
+    from .profile_text import with_profile_json
+    return with_profile_json(text, report, request.profile_target, request.options.time_limit,
+                             request.started)
+
+
+def command_text(report: RunReport, request, program=None) -> tuple[str, list[str], int]:
+    """(stdout, stderr lines, exit status) of `wave-lsp run` for a run of `request`
+    (`program`: what it ran, source or `.wbin` bytes, for the profile table's text)."""
     status = 1 if report.errors else 0
     if request.json:
-        return json_output(report, request.dumps) + "\n", [], status
+        text, stopped = json_document(report, request)
+        return text + "\n", [f"Error: {stopped}"] if stopped else [], 1 if stopped else status
     if report.errors:
         return "", stderr_lines(report, request), status
-    return ("".join(run_output(report, request.dumps, stats=request.stats,
-                               dump_regs=request.dump_regs)),
-            stderr_lines(report, request), status)
+    stdout = "".join(run_output(report, request.dumps, stats=request.stats,
+                                dump_regs=request.dump_regs))
+    table, stopped = profile_output(report, request, program)
+    stdout += "".join(line + "\n" for line in table)
+    return stdout, stderr_lines(report, request) + ([f"Error: {stopped}"] if stopped else []), \
+        1 if stopped else status

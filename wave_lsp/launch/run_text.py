@@ -3,7 +3,7 @@ run-time error. No numpy: the native core's path prints these too."""
 
 from __future__ import annotations
 
-from .stats import Stats
+from ..emu import Stats
 
 
 def stats_block(stats: Stats) -> list[str]:
