@@ -41,6 +41,7 @@ from typing import Any, Callable, Iterator
 from ..cancellation import CancelToken, Cancelled, running
 from ..syntax.document import Document
 from ..syntax.memo import clear_memos, memo_entries
+from .jobs import JobService
 from .state import DocumentState
 
 logger = logging.getLogger("wave_lsp.ide")
@@ -89,6 +90,7 @@ class AnalysisHost:
 
     def __init__(self) -> None:
         self._states: dict[str, DocumentState] = {}
+        self.jobs = JobService()      # the one worker and trust gate of emulator jobs
         self._opening: dict[str, tuple[asyncio.Future, list[Callable[[], None]]]] = {}
         self._executor = concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="wave-lsp-worker")
@@ -188,9 +190,7 @@ class AnalysisHost:
         self._opening.pop(uri, None)
         if state is not None:
             state.cancel_jobs("the document was closed")
-            for jobs in (state.runs, state.profiles):
-                if jobs is not None:
-                    jobs.stop()
+            state.stop_jobs()              # every kind's: runs, profiles, tests
             self._release_soon()
 
     def _release_soon(self) -> None:
@@ -309,6 +309,9 @@ class AnalysisHost:
     def shutdown(self) -> None:
         """Cancel every job and stop the workers."""
         self.cancel_all("shutting down")
+        for state in self._states.values():
+            state.stop_jobs()
+        self.jobs.shutdown()
         for pool in (self._executor, self._readers, self._external):
             pool.shutdown(wait=False, cancel_futures=True)
 

@@ -25,11 +25,12 @@ than a profile keeps, the figures of those lines are estimated, and the view say
 from __future__ import annotations
 
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Hashable
 
 from .arg_files import ArgFiles
+from .jobs import REFRESH, JobService
 from .bank_advice import bank_advice, fix_holds
 from .profile_view import ProfileView, profile_view
 from .run_limits import RunLimits
@@ -242,19 +243,30 @@ def profile_kernels(snapshot: Snapshot, limits: RunLimits,
             for plan in snapshot.plans]
 
 
+def not_profiled(snapshot: Snapshot, reason: str) -> list[KernelProfileRun]:
+    """The profiles of a job that never ran (superseded, or the service stopped): cancelled."""
+    return [KernelProfileRun(plan.kernel, snapshot.revision, snapshot.version,
+                             plan.launch.line if plan.launch else None,
+                             plan.launch.ordinal if plan.launch else None, "cancelled",
+                             f"profile cancelled: {reason}") for plan in snapshot.plans]
+
+
 class ProfileWorker:
-    """One background thread that profiles snapshots; each job has its own cancel flag."""
+    """Profiles of snapshots on the job service's one worker (`jobs.JobService`); each job
+    has its own cancel flag, and one waits per document (its `key`)."""
 
-    def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wave-profile")
-        self.files = ArgFiles()
+    def __init__(self, service: JobService) -> None:
+        self.service = service
+        self.files = service.files
 
-    def submit(self, snapshot: Snapshot, limits: RunLimits, cancel) -> Future:
-        return self._pool.submit(profile_kernels, snapshot, limits, cancel.is_set, self.files)
+    def submit(self, snapshot: Snapshot, limits: RunLimits, cancel, key: Hashable = None,
+               priority: int = REFRESH) -> Future:
+        return self.service.submit(
+            key, priority, lambda: profile_kernels(snapshot, limits, cancel.is_set, self.files),
+            lambda reason: not_profiled(snapshot, reason), cancel)
 
     def submit_presets(self, results: list[KernelProfileRun], limits: RunLimits,
-                       cancel) -> Future:
-        return self._pool.submit(with_presets, results, cancel.is_set, limits)
-
-    def shutdown(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+                       cancel, key: Hashable = None, priority: int = REFRESH) -> Future:
+        return self.service.submit(key, priority,
+                                   lambda: with_presets(results, cancel.is_set, limits),
+                                   lambda reason: results, cancel)

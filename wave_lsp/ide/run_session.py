@@ -25,7 +25,7 @@ from ..launch.limits import editor_limits
 from .arg_files import ArgFiles
 from .launch_lines import LaunchLine, default_launch, launch_lines
 from .run_limits import RunLimits
-from .run_queue import BACKGROUND, CLICKED, JobQueue
+from .jobs import BACKGROUND, CLICKED, JobRecord, JobService
 from .run_results import KernelRun, RunPlace, build_run
 
 RECORD_LIMIT = 256
@@ -231,26 +231,27 @@ def window_refused(reason: str):
 
 
 class RunWorker:
-    """One background thread that runs snapshots (`run_queue.JobQueue`: one job waiting per
-    document's runs and per dump, the clicked Run first); each job has its own cancel flag."""
+    """The runs of snapshots on the job service's one worker (`jobs.JobService`: one job
+    waiting per document's runs and per dump, the clicked Run first); each job has its own
+    cancel flag."""
 
-    def __init__(self) -> None:
-        self.queue = JobQueue("wave-run")
-        self.files = ArgFiles()
+    def __init__(self, service: JobService) -> None:
+        self.service = service
+        self.files = service.files
 
     def submit(self, snapshot: Snapshot, limits: RunLimits, cancel: threading.Event,
                key: Hashable = None, priority: int = CLICKED) -> Future:
         """The runs of a snapshot; a job waiting under the same `key` (a document's runs) is
         superseded (its runs answered cancelled)."""
-        return self.queue.submit(key, priority,
-                                 lambda: execute(snapshot, limits, cancel.is_set, self.files),
-                                 lambda reason: not_run(snapshot, reason), cancel)
+        return self.service.submit(key, priority,
+                                   lambda: execute(snapshot, limits, cancel.is_set, self.files),
+                                   lambda reason: not_run(snapshot, reason), cancel)
 
     def submit_dump(self, snapshot: Snapshot, limits: RunLimits, cancel: threading.Event,
                     index: int, start: int, count: int, key: Hashable = None) -> Future:
         """A window of a dump of the snapshot's one plan (`dump_window`), behind every run; a
         window waiting under the same `key` (the same dump) is superseded (refused)."""
-        return self.queue.submit(
+        return self.service.submit(
             key, BACKGROUND,
             lambda: dump_window(snapshot, limits, cancel.is_set, self.files, index, start,
                                 count),
@@ -258,23 +259,14 @@ class RunWorker:
 
     def promote(self, key: Hashable) -> None:
         """A Run clicked for the job waiting under `key`: it goes first."""
-        self.queue.promote(key, CLICKED)
-
-    def shutdown(self) -> None:
-        self.queue.shutdown()
+        self.service.promote(key)
 
 
 @dataclass
-class DocumentRuns:
-    """The run state of one open document."""
+class DocumentRuns(JobRecord):
+    """The run state of one open document: its `JobRecord` (live kernels -> launch ordinal,
+    results by kernel) and what only runs have (dump windows, the last values kept)."""
 
-    live: dict[str, int | None] = field(default_factory=dict)   # kernel -> launch ordinal
-    results: dict[str, KernelRun] = field(default_factory=dict)
-    generation: int = 0                  # bumped whenever `results` changes
-    cancel: threading.Event | None = None   # the job in flight (or scheduled)
-    job: tuple | None = None             # what the latest job ran (in flight or stored): a key
-    pending: Future | None = None        # the future of that job while it runs or waits
-    stored: Future | None = None         # the job whose results `results` holds
     window: object = None                # run_dump.DumpWindow: the latest one asked for
     window_cancels: set = field(default_factory=set)   # dump windows being computed
     # kernel -> its last run with values and the text lines it ran on (`ide.stale_values`)
@@ -282,11 +274,7 @@ class DocumentRuns:
 
     def stop(self) -> None:
         """Cancel the job in flight, if any, and the dump windows being computed."""
-        if self.cancel is not None:
-            self.cancel.set()
-            self.cancel = None
-        self.job = None
-        self.pending = None
+        super().stop()
         for event in self.window_cancels:
             event.set()
 
@@ -301,7 +289,7 @@ class DocumentRuns:
                 self.results[r.kernel] = r
                 if lines and r.lines:     # (a profile is stored without its text)
                     self.kept[r.kernel] = (r, lines)
-        self.generation += 1
+        self.changed()
 
     def clear(self, kernel: str | None) -> None:
         self.window = None
@@ -314,4 +302,4 @@ class DocumentRuns:
             self.live.pop(kernel, None)
             self.results.pop(kernel, None)
             self.kept.pop(kernel, None)
-        self.generation += 1
+        self.changed()

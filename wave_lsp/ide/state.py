@@ -36,7 +36,7 @@ revision did not change, checked under `document.guard`) nor returned (`host.run
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..analysis import AnalysisState, Config, analyze
 from ..analysis.codes import severity_of
@@ -45,6 +45,11 @@ from ..analysis.source import looks_binary
 from ..analysis.layout import CodeLayout, layout_document
 from ..cancellation import CancelToken
 from ..syntax.document import Document
+
+if TYPE_CHECKING:
+    from .jobs import JobRecord
+    from .run_session import DocumentRuns
+    from .test_view import DocumentTests
 
 
 class DocumentState:
@@ -63,24 +68,42 @@ class DocumentState:
         self.jobs: set[CancelToken] = set()        # running jobs of this document
         self._derived: dict[Any, tuple[int, Any]] = {}
         self.analysis = AnalysisState(self.document)
-        self.runs: Any = None   # ide.run_session.DocumentRuns, from the first inline run on
-        self.profiles: Any = None   # the same for kernel profiles (ide.profile_session)
+        # the job service's records of this document (`ide.jobs`), each made on first use:
+        # most documents are never run, and the emulator loads only for those
+        self.runs: DocumentRuns | None = None           # inline runs (ide.run_session)
+        self.profiles: DocumentRuns | None = None       # kernel profiles (ide.profile_session)
+        self.tests: DocumentTests | None = None         # kernel tests (ide.test_view)
         self.launch_parses: dict = {}   # launch lines of the last revision (ide.launch_lines)
 
-    def run_state(self) -> Any:
-        """The inline-run state (results by revision, live kernels, the run in flight), created
-        on first use: most documents are never run, and the emulator loads only for those."""
+    def run_state(self) -> "DocumentRuns":
+        """The inline-run record (results by revision, live kernels, the run in flight)."""
         if self.runs is None:
             from .run_session import DocumentRuns
             self.runs = DocumentRuns()
         return self.runs
 
-    def profile_state(self) -> Any:
-        """The kernel-profile state (live kernels, profiles by revision), made on first use."""
+    def profile_state(self) -> "DocumentRuns":
+        """The kernel-profile record (live kernels, profiles by revision)."""
         if self.profiles is None:
             from .run_session import DocumentRuns
             self.profiles = DocumentRuns()
         return self.profiles
+
+    def test_state(self) -> "DocumentTests":
+        """The kernel-test record (live kernels, outcomes by revision, what they printed)."""
+        if self.tests is None:
+            from .test_view import DocumentTests
+            self.tests = DocumentTests()
+        return self.tests
+
+    def job_records(self) -> list["JobRecord"]:
+        """Every job record this document holds."""
+        return [r for r in (self.runs, self.profiles, self.tests) if r is not None]
+
+    def stop_jobs(self) -> None:
+        """Stop every kind's job in flight (the document closed, or the server stops)."""
+        for record in self.job_records():
+            record.stop()
 
     # ---- identity of the current content -------------------------------------------------------
     @property

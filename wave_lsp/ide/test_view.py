@@ -26,6 +26,7 @@ from ..launch.flags import LaunchFlagError, number
 from ..launch.limits import editor_limits
 from ..syntax.tool_comments import EXPECTATION_COMMENT
 from .expectations import lines_match
+from .jobs import JobRecord
 from .kernel_run import FlagsProblem, parse_test_flags
 from .kernel_tests import KernelTest, TestOutcome
 from .run_limits import RunLimits
@@ -47,25 +48,14 @@ class TestRecord:
 
 
 @dataclass
-class DocumentTests:
-    """The kernel tests state of one open document."""
+class DocumentTests(JobRecord):
+    """The kernel tests state of one open document: its `JobRecord` (the kernels re-tested
+    after every edit, records by (kernel, launch line), the tests in flight in `running`)."""
 
-    results: dict[tuple[str, int], TestRecord] = field(default_factory=dict)
+    live: set[str] = field(default_factory=set)      # kernels re-tested after every edit
     # per (kernel, flags): the output lines kept and how many the run printed in all
     printed: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, ...], int]] = \
         field(default_factory=dict)
-    live: set[str] = field(default_factory=set)      # kernels re-tested after every edit
-    running: set[tuple[str, int]] = field(default_factory=set)
-    cancel: threading.Event | None = None
-    generation: int = 0                                # bumped whenever `results` changes
-    job: tuple | None = None          # what the latest run tests (in flight or kept): a key
-
-    def stop(self) -> None:
-        """Cancel the tests in flight, if any."""
-        if self.cancel is not None:
-            self.cancel.set()
-            self.cancel = None
-        self.job = None
 
     def current(self, revision: int) -> dict[tuple[str, int], TestRecord]:
         """The records of `revision`, by (kernel, launch line)."""
@@ -80,7 +70,7 @@ class DocumentTests:
             if r.outcome.ran:
                 self.printed[(r.test.kernel, r.test.flags)] = (tuple(r.outcome.actual),
                                                                 r.outcome.printed)
-        self.generation += 1
+        self.changed()
 
 
 def with_limits(test: KernelTest, limits: RunLimits) -> KernelTest:

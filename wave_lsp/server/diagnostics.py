@@ -239,10 +239,8 @@ def register_pull(server: WaveLanguageServer, publisher: Publisher) -> None:
     def pull(doc: DocumentState, params: types.DocumentDiagnosticParams):
         if publisher.push:      # `diagnostics.mode` is "push": they come pushed
             return types.RelatedFullDocumentDiagnosticReport(items=[], result_id="push")
-        runs = doc.runs.generation if doc.runs is not None else 0
-        runs = f"{runs}.{doc.profiles.generation}" if doc.profiles is not None else runs
-        for generation in server.contributions("results_generation", doc):   # kernel tests
-            runs = f"{runs}.{generation}"
+        # every job kind's results (runs, profiles, tests, ...) and the vendors' checks
+        runs = ".".join(str(g) for g in server.contributions("results_generation", doc))
         result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}.{runs}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)

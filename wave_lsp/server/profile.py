@@ -29,7 +29,9 @@ from ..ide.actions import fixable
 from ..ide.state import DocumentState
 from . import proto
 from .handlers import command
-from .runs import RunService, start_live
+from .job_feature import JobFeature
+from .run_documents import arg_root
+from .runs import REFRESH, RunService, start_live
 from .server import WaveLanguageServer
 
 if TYPE_CHECKING:
@@ -40,66 +42,88 @@ CLEAR_PROFILE = "wave-lsp.clearProfile"
 PROFILE_CHANGED = "wave-lsp/profileChanged"
 
 
-class ProfileService(RunService):
-    """Profiles of the open documents, run as `RunService` runs kernels (re-profiled when an
-    edit settles, cancelled at once by an edit), with their own worker and state
-    (`DocumentState.profile_state()`); only the kernels profiled are live. It shows the
-    profiles, never the runs (`RunService` does)."""
+class ProfileService(JobFeature):
+    """Profiles of the open documents, a kind of the one job service (`JobFeature`: re-profiled
+    when an edit settles, cancelled at once by an edit or a close), kept in
+    `DocumentState.profiles`; only the kernels profiled are live. It asks the run service for
+    the launch lines and whether a kernel's run ended well, and shows the profiles, never the
+    runs (`RunService` does)."""
 
+    kind = "profiles"
+    what = "kernel profiles"
     leading_commands = (PROFILE, CLEAR_PROFILE)
 
-    @staticmethod
-    def state(doc: DocumentState):
-        return doc.profile_state()
+    def __init__(self, server: WaveLanguageServer) -> None:
+        super().__init__(server)
+        self._worker = None
 
-    @staticmethod
-    def existing(doc: DocumentState):
-        return doc.profiles
+    def state(self, doc: DocumentState):
+        return doc.profile_state()
 
     @property
     def worker(self):
         if self._worker is None:
             from ..ide.profile_session import ProfileWorker
-            self._worker = ProfileWorker()
+            self._worker = ProfileWorker(self.jobs)
         return self._worker
 
     @property
     def runs(self) -> RunService:
         return self.server.get_feature(RunService)
 
-    def initialize(self, params: types.InitializeParams) -> None:
-        """Whether kernels may run is the run service's to know (`wanted`)."""
+    def launch_lines(self, doc: DocumentState):
+        return self.runs.launch_lines(doc)
+
+    def current(self, doc: DocumentState) -> list["KernelProfileRun"]:
+        """Profiles of the document's current revision (never a stale one's)."""
+        state = self.existing(doc)
+        return state.current(doc.revision) if state is not None else []
+
+    def job_key(self, doc: DocumentState, wanted: dict[str, int | None]) -> tuple:
+        return (doc.revision, tuple(sorted(wanted.items())), self.limits())
 
     def wanted(self, doc: DocumentState) -> dict[str, int | None]:
         """The kernels profiled (none in an untrusted workspace)."""
-        if doc.profiles is None or not self.runs.trusted:
+        if doc.profiles is None or not self.trusted:
             return {}
         return dict(doc.profiles.live)
 
+    def forget(self, doc: DocumentState, kernel: str | None) -> list[str]:
+        """Clear one kernel's profile (or all) and stop re-profiling it; returns what was
+        cleared."""
+        state = self.state(doc)
+        names = [kernel] if kernel else sorted(set(state.live) | set(state.results))
+        state.clear(kernel)
+        if not state.live:
+            state.stop()
+        self.refresh(doc)
+        return names
+
     async def run(self, doc: DocumentState, wanted: dict[str, int | None],
-                  priority: int = 0) -> list["KernelProfileRun"]:
+                  priority: int = REFRESH) -> list["KernelProfileRun"]:
         """Profile `wanted` kernels of the current revision off the event loop: first the
         launch's own preset (heat, hints, findings), then every vendor's; each step is kept and
         shown if the document has not changed meanwhile. Returns the last either way; a
-        cancelled request stops the profile (`RunService.wait`)."""
-        state, cancel, snapshot = self.begin(doc, wanted)
-
-        def fresh() -> bool:
-            return (self.server.document(doc.uri) is doc and doc.revision == snapshot.revision
-                    and not cancel.is_set())
+        cancelled request stops the profile (`JobFeature.wait`)."""
+        from ..ide.run_session import plan_runs
+        state = self.state(doc)
+        cancel = state.begin(self.job_key(doc, wanted))
+        snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri))
+        key = self.queue_key(doc)
         try:
             limits = self.limits()
-            found = await self.wait(state, self.worker.submit(snapshot, limits, cancel), cancel)
+            found = await self.wait(state, self.worker.submit(snapshot, limits, cancel, key,
+                                                              priority), cancel)
             for step in (None, self.worker.submit_presets):
                 if step is not None:
-                    found = await self.wait(state, step(found, limits, cancel), cancel)
-                if not fresh():
+                    found = await self.wait(state, step(found, limits, cancel, key, priority),
+                                            cancel)
+                if not self.fresh(doc, snapshot.revision, cancel):
                     break
                 state.store(found)
                 self.refresh(doc)
         finally:
-            if state.cancel is cancel:
-                state.cancel = None
+            state.finished(cancel)
         return found
 
     def refresh(self, doc: DocumentState) -> None:
@@ -180,9 +204,6 @@ class ProfileService(RunService):
                         doc, fix.edits, codec, self.server.client.versioned_edits))
                     for i, fix in enumerate(d.fixes))
         return out
-
-    def completions(self, doc: DocumentState, line: int, col: int) -> None:
-        return None
 
 
 # ---- commands ------------------------------------------------------------------------------

@@ -14,67 +14,56 @@ document has a launch line or a kernel is run.
 from __future__ import annotations
 
 import asyncio
-import threading
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from ..cancellation import Cancelled
-from ..ide.run_limits import LAUNCH_MARKER, RunLimits
+from ..ide.jobs import untrusted
+from ..ide.run_limits import LAUNCH_MARKER, RunLimits   # noqa: F401  (named here by others)
 from ..ide.run_queue import CLICKED, REFRESH
 from ..ide.state import DocumentState
 from . import run_display
+from .job_feature import RUNS_CHANGED, TRUST_OPTION, JobFeature, read_trust  # noqa: F401
 from .run_display import CLEAR, RUN
 from .run_documents import arg_root, launched_kernels, parse_launch_lines
-from .server import Feature, WaveLanguageServer, report_failure
+from .server import WaveLanguageServer
 
 if TYPE_CHECKING:
     from ..ide.launch_lines import LaunchLine
     from ..ide.run_results import KernelRun
     from ..ide.run_session import DocumentRuns
 
-RUNS_CHANGED = "wave-lsp/runsChanged"
-
-
-TRUST_OPTION = "workspaceTrusted"    # initializationOptions: anything but true disables every run
 # notification: the user has trusted the workspace since (VS Code's onDidGrantWorkspaceTrust);
 # trust is only ever granted this way, never taken back (VS Code reloads to un-trust)
 TRUST_GRANTED = "wave-lsp/workspaceTrusted"
 MANAGE_TRUST = "workbench.trust.manage"   # the client command the lens of a refused run offers
 
 
-class RunService(Feature):
-    """Runs for the open documents: the worker, the re-runs after an edit settles and the
-    refresh requests, and what the runs show (lenses, hints, hovers, diagnostics, launch flag
-    completion: `run_display`). Each document's results live on its `DocumentState`
-    (`run_state()`), so they go with it."""
+class RunService(JobFeature):
+    """Inline runs, a kind of the one job service (`JobFeature`): what to run (the live
+    kernels, with `run.live` every launched one) and what the runs show (lenses, hints,
+    hovers, diagnostics, launch flag completion: `run_display`). Each document's results live
+    on its `DocumentState.runs`, so they go with it."""
 
+    kind = "runs"
+    what = "kernels"
     leading_commands = (RUN, CLEAR, MANAGE_TRUST)
 
     def __init__(self, server: WaveLanguageServer) -> None:
         super().__init__(server)
         self._worker = None
-        self._waiters: dict[Future, int] = {}     # requests waiting for each job
-        self.trusted = True       # False (an untrusted workspace): no kernel ever runs
         self.refused: set[tuple[str, str]] = set()   # (uri, kernel) whose run trust refused
-        self.closing = False      # shutting down: every run and check stops
 
     # ---- state -------------------------------------------------------------------------------
-    @staticmethod
-    def state(doc: DocumentState) -> "DocumentRuns":
+    def state(self, doc: DocumentState) -> "DocumentRuns":
         return doc.run_state()
-
-    @staticmethod
-    def existing(doc: DocumentState) -> "DocumentRuns | None":
-        """The document's run state if it has one (`state` makes it)."""
-        return doc.runs
 
     @property
     def worker(self):
         if self._worker is None:
             from ..ide.run_session import RunWorker
-            self._worker = RunWorker()
+            self._worker = RunWorker(self.jobs)
         return self._worker
 
     def launch_lines(self, doc: DocumentState) -> dict[str, list["LaunchLine"]]:
@@ -89,17 +78,12 @@ class RunService(Feature):
         return state.current(doc.revision) if state is not None else []
 
     def generation(self, doc: DocumentState) -> int:
-        state = self.existing(doc)
-        return state.generation if state is not None else 0
+        return self.results_generation(doc)
 
     def job_key(self, doc: DocumentState, wanted: dict[str, int | None]) -> tuple:
         """All that decides a job's results: the revision, the kernels and their launch lines,
         the limits (no other setting changes what a kernel does)."""
         return (doc.revision, tuple(sorted(wanted.items())), self.limits())
-
-    def limits(self) -> RunLimits:
-        s = self.server.settings
-        return RunLimits(s.run_max_instructions, s.run_time_limit_ms)
 
     def wanted(self, doc: DocumentState) -> dict[str, int | None]:
         """Kernels to re-run for `doc`: the live ones, and with `run.live` every kernel with a
@@ -114,12 +98,7 @@ class RunService(Feature):
 
     # ---- lifecycle ----------------------------------------------------------------------------
     def initialize(self, params: types.InitializeParams) -> None:
-        # an untrusted workspace (VS Code's restricted mode) never runs kernels; only the
-        # client decides this, once: no workspace setting can turn runs back on. A client
-        # that says anything of trust trusts only with JSON `true` ("false", 0, null: untrusted)
-        options = params.initialization_options
-        if isinstance(options, dict) and TRUST_OPTION in options:
-            self.trusted = options[TRUST_OPTION] is True
+        read_trust(self.jobs, params)
 
     def grant_trust(self) -> None:
         """The workspace is trusted now: the next Run runs, and with `run.live` every launched
@@ -141,40 +120,11 @@ class RunService(Feature):
             self.refused.add((doc.uri, kernel))
             self.refresh(doc)
 
-    def document_edited(self, doc: DocumentState) -> None:
-        """A stale run is cancelled at once, not when the edit settles."""
-        if not doc.binary and self.wanted(doc):
-            self.state(doc).stop()
-
     def document_closed(self, uri: str) -> None:
         """The `--arg` files kept for runs may be the closed document's only: read them anew
-        when another document runs (its run state went with its `DocumentState`)."""
+        when another document runs (its records went with its `DocumentState`)."""
         if self._worker is not None:
             self._worker.files.clear()
-
-    def document_settled(self, doc: DocumentState) -> None:
-        """Re-run the document's live kernels (and with `run.live` every launched one), unless
-        that very job already runs or ran: neither the open's own settling nor the one after
-        the client's configuration came cancels a Run of the same revision."""
-        wanted = self.wanted(doc)
-        if doc.binary or not wanted or self.has_job(doc, wanted):
-            return
-        self.state(doc).stop()
-        asyncio.ensure_future(self._rerun(doc))
-
-    def has_job(self, doc: DocumentState, wanted: dict[str, int | None]) -> bool:
-        """Whether the job of `wanted` on the current revision runs or ran (and was kept)."""
-        state = self.existing(doc)
-        return state is not None and state.job is not None \
-            and state.job == self.job_key(doc, wanted)
-
-    async def _rerun(self, doc: DocumentState) -> None:
-        try:
-            wanted = self.wanted(doc)
-            if wanted and not self.has_job(doc, wanted):    # a Run may have begun it meanwhile
-                await self.run(doc, wanted)
-        except Exception as exc:
-            report_failure(self.server, "re-running kernels", exc)
 
     # ---- contributions ------------------------------------------------------------------------
     def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
@@ -231,50 +181,20 @@ class RunService(Feature):
             future = state.pending = self.worker.submit(snapshot, self.limits(), cancel,
                                                         self.queue_key(doc), priority)
         runs = await self.wait(state, future, cancel)
-        if state.pending is future:
-            state.pending = None
-        if state.cancel is cancel:
-            state.cancel = None
-        fresh = (self.server.document(doc.uri) is doc and doc.revision == revision
-                 and not cancel.is_set())
-        if fresh and state.stored is not future:      # stored and shown once per job
+        state.finished(cancel, future)
+        # stored and shown once per job
+        if self.fresh(doc, revision, cancel) and state.stored is not future:
             state.stored = future
             state.store(runs, tuple(doc.lines))
             self.refresh(doc)
         return runs
-
-    @staticmethod
-    def queue_key(doc: DocumentState) -> tuple:
-        """The worker's key of a document's runs: one such job waits at a time."""
-        return (doc.uri, "runs")
-
-    async def wait(self, state: "DocumentRuns", future: Future, cancel: threading.Event):
-        """The result of a job's `future`. A request cancelled while it waits
-        (`$/cancelRequest`) stops the job (it never starts, or stops at its next poll)
-        unless another request waits for it too; the cancellation goes on to the caller."""
-        self._waiters[future] = self._waiters.get(future, 0) + 1
-        try:
-            return await asyncio.shield(asyncio.wrap_future(future))
-        except asyncio.CancelledError:
-            if self._waiters[future] == 1:
-                cancel.set()
-                future.cancel()
-                if state.cancel is cancel:
-                    state.cancel = state.job = state.pending = None
-            raise
-        finally:
-            left = self._waiters.pop(future) - 1
-            if left:
-                self._waiters[future] = left
 
     def begin(self, doc: DocumentState, wanted: dict[str, int | None]):
         """Start a job of `wanted` kernels on the current revision: the job in flight is
         cancelled, this one gets its cancel flag and key. Returns (state, cancel, snapshot)."""
         from ..ide.run_session import plan_runs
         state = self.state(doc)
-        state.stop()
-        state.cancel = cancel = threading.Event()
-        state.job = self.job_key(doc, wanted)
+        cancel = state.begin(self.job_key(doc, wanted))
         snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri))
         return state, cancel, snapshot
 
@@ -288,26 +208,6 @@ class RunService(Feature):
             state.stop()
         self.refresh(doc)
         return names
-
-    def refresh(self, doc: DocumentState) -> None:
-        """Ask the client to redraw inlay hints and code lenses; the features that show
-        results (diagnostics) re-deliver them (`results_changed`)."""
-        server = self.server
-        if server.client.inlay_hint_refresh:
-            server.workspace_inlay_hint_refresh(None)
-        if server.client.code_lens_refresh:
-            server.workspace_code_lens_refresh(None)
-        else:   # e.g. Neovim 0.11: its plugin (editors/nvim) asks for the lenses again
-            server.protocol.notify(RUNS_CHANGED, {"uri": doc.uri})
-        server.broadcast("results_changed", doc)
-
-    def shutdown(self) -> None:
-        self.closing = True
-        for doc in self.server.documents.all():
-            if self.existing(doc) is not None:
-                self.existing(doc).stop()
-        if self._worker is not None:
-            self._worker.shutdown()
 
 
 def refuse(server: WaveLanguageServer, uri: Any, kernel: Any, message: str,
@@ -333,8 +233,7 @@ async def start_live(server: WaveLanguageServer, service: RunService, verb: str,
     if not runs.trusted:
         runs.refuse_untrusted(doc, kernel if kernel is not None else
                               next((k.name for k in doc.program.kernels), None))
-        return refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
-                                           f"(trust the workspace to {verb} them)")
+        return refuse(server, uri, kernel, untrusted(verb))
     names = [k.name for k in doc.program.kernels]
     if kernel is None and names:
         kernel = names[0]
