@@ -20,21 +20,21 @@ by `; wave-lsp expect: TEXT` lines is a test (`wave_lsp.ide.kernel_tests`).
   flags, args, range, kernelRange}]}`. A `file:` URI that is not open is read from disk (nothing
   is shown for it then).
 
-Tests run on their own worker thread with the run limits of the settings; once a document's
-tests ran they run again after every edit (debounced, as runs), a newer edit cancelling the
-tests in flight, and results are kept only for the revision they ran on.
+Tests are a kind of the one job service (`job_feature.JobFeature`): they run on its one worker
+with the run limits of the settings (`run.maxInstructions`, `run.timeLimitMs`); once a
+document's tests ran they run again after every edit (debounced, as runs), a newer edit or a
+close cancelling the tests in flight, and results are kept only for the revision they ran on.
 """
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from ..ide.run_limits import RunLimits
 from ..ide.state import DocumentState
 from ..ide.test_view import (KEPT_OUTPUT_LINES, DocumentTests, Problem, TestRecord,
                              expected_output, left_out_text, outcome_title, problems, stated,
@@ -43,8 +43,9 @@ from . import proto
 from .handlers import report_failure
 from .proto import file_path, span
 from .run_documents import arg_root
-from .runs import RunService
-from .server import Feature, WaveLanguageServer
+from .job_feature import JobFeature
+from .runs import CLICKED, RunService
+from .server import WaveLanguageServer
 
 if TYPE_CHECKING:
     from ..ide.kernel_tests import KernelTest, TestOutcome
@@ -58,15 +59,13 @@ NO_FOLDER = Path("/nonexistent-wave-lsp-folder")
 RETRIES = 3                     # a test command re-runs on the new text after an edit
 
 
-class TestService(Feature):
-    """The kernel tests of the open documents: their state and worker, re-run when an edit
-    settles (an edit cancels the tests in flight at once), and what they show."""
+class TestService(JobFeature):
+    """Kernel tests, a kind of the one job service (`JobFeature`: re-run when an edit settles,
+    cancelled at once by an edit or a close), kept in `DocumentState.tests`, and what they
+    show."""
 
-    def __init__(self, server: WaveLanguageServer) -> None:
-        super().__init__(server)
-        self._pool: ThreadPoolExecutor | None = None
-        self._states: dict[str, tuple[DocumentState, DocumentTests]] = {}
-        self.closing = False
+    kind = "tests"
+    what = "kernel tests"
 
     @property
     def runs(self) -> RunService:
@@ -74,20 +73,7 @@ class TestService(Feature):
 
     # ---- state -------------------------------------------------------------------------------
     def state(self, doc: DocumentState) -> DocumentTests:
-        held = self._states.get(doc.uri)
-        if held is None or held[0] is not doc:      # a document opened again starts afresh
-            held = (doc, DocumentTests())
-            self._states[doc.uri] = held
-        return held[1]
-
-    def existing(self, doc: DocumentState) -> DocumentTests | None:
-        held = self._states.get(doc.uri)
-        return held[1] if held is not None and held[0] is doc else None
-
-    def results_generation(self, doc: DocumentState) -> int:
-        """Changes whenever the outcomes shown for `doc` change (the pulled diagnostics' id)."""
-        state = self.existing(doc)
-        return state.generation if state is not None else 0
+        return doc.test_state()
 
     def tests(self, doc: DocumentState) -> list["KernelTest"]:
         """The document's tests, found once per revision."""
@@ -107,52 +93,18 @@ class TestService(Feature):
         state = self.existing(doc)
         return state.current(doc.revision) if state is not None else {}
 
-    # ---- lifecycle ---------------------------------------------------------------------------
-    def document_edited(self, doc: DocumentState) -> None:
-        """The tests in flight are cancelled at once, not when the edit settles."""
+    # ---- what runs ----------------------------------------------------------------------------
+    def wanted(self, doc: DocumentState) -> list["KernelTest"]:
+        """The tests of the kernels whose tests ran (they are live from then on)."""
         state = self.existing(doc)
-        if state is not None:
-            state.stop()
-
-    def document_settled(self, doc: DocumentState) -> None:
-        """Re-test the kernels whose tests ran (they are live from then on), unless these very
-        tests run or ran on this revision, as limited now."""
-        state = self.existing(doc)
-        if state is None or not state.live or doc.binary or self.has_job(doc, state):
-            return
-        asyncio.ensure_future(self._retest(doc))
-
-    def live_tests(self, doc: DocumentState, state: DocumentTests) -> list["KernelTest"]:
+        if state is None or not state.live or not self.trusted:
+            return []
         return [t for t in self.tests(doc) if t.kernel in state.live]
 
     def job_key(self, doc: DocumentState, tests: list["KernelTest"]) -> tuple:
         """All that decides the outcomes of `tests`: the revision, the tests, the limits."""
         return (doc.revision, tuple(sorted((t.kernel, t.launch_line) for t in tests)),
-                self.runs.limits())
-
-    def has_job(self, doc: DocumentState, state: DocumentTests) -> bool:
-        return state.job is not None and state.job == self.job_key(
-            doc, self.live_tests(doc, state))
-
-    async def _retest(self, doc: DocumentState) -> None:
-        try:
-            state = self.existing(doc)
-            if state is not None and not self.has_job(doc, state):   # a Test may have begun it
-                await self.run(doc, self.live_tests(doc, state))
-        except Exception as exc:
-            report_failure(self.server, "re-running kernel tests", exc)
-
-    def document_closed(self, uri: str) -> None:
-        held = self._states.pop(uri, None)
-        if held is not None:
-            held[1].stop()
-
-    def shutdown(self) -> None:
-        self.closing = True
-        for _doc, state in self._states.values():
-            state.stop()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+                self.limits())
 
     # ---- contributions -----------------------------------------------------------------------
     def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
@@ -171,52 +123,46 @@ class TestService(Feature):
         return completion(self, doc, line, col)
 
     # ---- running -----------------------------------------------------------------------------
-    @property
-    def pool(self) -> ThreadPoolExecutor:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wave-tests")
-        return self._pool
-
     def execute(self, text: str, tests: list["KernelTest"], path: Path | None,
-                 root: Path | None, cancel: threading.Event) -> list["TestOutcome"]:
-        """Run `tests` of `text` (on the worker thread), within the settings' run limits."""
+                root: Path | None, cancel: threading.Event,
+                limits: RunLimits) -> list["TestOutcome"]:
+        """Run `tests` of `text` (on the worker thread), within the editor's run limits."""
         from ..ide.kernel_tests import run_test
 
         def cancelled() -> bool:
             return cancel.is_set() or self.closing
 
-        limits = self.runs.limits()
         if path is None:
             path, root = NO_FOLDER / "untitled.wave", NO_FOLDER
         return [run_test(text, with_limits(test, limits), path=path, root=root,
                          cancel=cancelled, keep_lines=KEPT_OUTPUT_LINES)
                 for test in tests if not cancelled()]
 
-    async def run(self, doc: DocumentState, tests: list["KernelTest"]
+    def submit(self, text: str, tests: list["KernelTest"], uri: str, cancel: threading.Event,
+               key: tuple | None = None, priority: int = CLICKED):
+        """The outcomes of `tests` of `text` (the file of `uri`), on the one worker."""
+        limits, root = self.limits(), arg_root(self.server, uri)
+        return self.jobs.submit(key, priority, lambda: self.execute(
+            text, tests, path_of(uri), root, cancel, limits), lambda reason: [], cancel)
+
+    async def run(self, doc: DocumentState, tests: list["KernelTest"], priority: int = CLICKED
                   ) -> tuple[list[TestRecord], bool]:
         """Run `tests` of the current revision off the event loop; keep and show the outcomes
         if the document did not change meanwhile. Returns them, and whether they were kept."""
         state = self.state(doc)
-        state.stop()
-        cancel = threading.Event()
-        state.cancel = cancel
+        cancel = state.begin(self.job_key(doc, tests))
         revision, text = doc.revision, doc.text
         state.running = {(t.kernel, t.launch_line) for t in tests}
-        state.job = self.job_key(doc, tests)
-        path = path_of(doc.uri)
         try:
-            outcomes = await asyncio.wrap_future(self.pool.submit(
-                self.execute, text, tests, path, arg_root(self.server, doc.uri), cancel))
+            outcomes = await self.wait(state, self.submit(text, tests, doc.uri, cancel,
+                                                          self.queue_key(doc), priority), cancel)
         finally:
-            if state.cancel is cancel:
-                state.cancel = None
-                state.running = set()
+            state.finished(cancel)
         records = [TestRecord(t, o, revision) for t, o in zip(tests, outcomes)]
-        fresh = (self.server.document(doc.uri) is doc and doc.revision == revision
-                 and not cancel.is_set() and len(records) == len(tests))
+        fresh = self.fresh(doc, revision, cancel) and len(records) == len(tests)
         if fresh:
             state.store(records)
-            self.runs.refresh(doc)
+            self.refresh(doc)
         return records, fresh
 
 
@@ -348,7 +294,7 @@ def completion(tests: TestService, doc: DocumentState, line: int, col: int):
     place = (span(doc, line, start, len(text), server.codec), text[:columns[0]],
              line == test.expect_lines[-1], typed_blank)
     printed = tests.state(doc).printed.get((test.kernel, test.flags))
-    if printed is not None or not tests.runs.trusted:
+    if printed is not None or not tests.trusted:
         kept, count = printed or ((), 0)
         return _printed_items(expected_output(kept, test, line), *place, count - len(kept))
 

@@ -30,8 +30,6 @@ from .handlers import command
 from .kernel_tests import DISCOVER, MAX_FILE_BYTES, RETRIES, TEST, TestService, path_of
 from .proto import to_client_range
 from .protocol import converter
-from .run_documents import arg_root
-from .runs import RunService
 from .server import WaveLanguageServer
 
 if TYPE_CHECKING:
@@ -127,9 +125,9 @@ async def test_command(server: WaveLanguageServer, uri: Any = None, kernel: Any 
     service = server.get_feature(TestService)
     try:
         doc, is_open = await _document(server, uri)
-        if not server.get_feature(RunService).trusted:
-            raise Unavailable("kernels do not run in an untrusted workspace (trust the "
-                              "workspace to run them)")
+        refusal = service.jobs.refusal("run")
+        if refusal is not None:
+            raise Unavailable(refusal)
         for _attempt in range(RETRIES):
             chosen = _chosen(service.tests(doc), kernel, line)
             if not is_open:
@@ -157,8 +155,7 @@ async def _run_closed(server: WaveLanguageServer, doc: DocumentState,
     """Run the tests of a file that is not open (nothing is kept)."""
     service = server.get_feature(TestService)
     cancel = threading.Event()
-    outcomes = await asyncio.wrap_future(service.pool.submit(
-        service.execute, doc.text, tests, path_of(doc.uri), arg_root(server, doc.uri), cancel))
+    outcomes = await asyncio.wrap_future(service.submit(doc.text, tests, doc.uri, cancel))
     return [TestRecord(t, o, doc.revision) for t, o in zip(tests, outcomes)]
 
 
