@@ -5,7 +5,7 @@ on one revision of one document, done off the event loop, cancelled by a newer r
 closing the document, kept only for the revision it ran on.
 
 - `JobRecord` is what one kind keeps for one document (`DocumentState.runs`, `.profiles`,
-  `.tests`: typed attributes, made on first use): what is live (re-run after every edit), the
+  `.tests`, `.portability`, `.gpu_runs`: typed attributes, made on first use): what is live (re-run after every edit), the
   results by revision, a generation that changes with them, the key of the latest job (what
   decides its results), its cancel flag and future. `stop()` cancels the job in flight; closing
   the document stops every record it holds (`DocumentState.stop_jobs`).
@@ -27,7 +27,7 @@ from typing import Any, Callable, Hashable
 
 from .run_queue import BACKGROUND, CLICKED, REFRESH, JobQueue
 
-__all__ = ["BACKGROUND", "CLICKED", "REFRESH", "JobDropped", "JobRecord", "JobService",
+__all__ = ["BACKGROUND", "CLICKED", "REFRESH", "CheckRecord", "JobDropped", "JobRecord", "JobService",
            "untrusted"]
 
 
@@ -79,6 +79,20 @@ class JobRecord:
 
     def changed(self) -> None:
         self.generation += 1
+
+
+@dataclass
+class CheckRecord(JobRecord):
+    """The record of a kind that runs only when clicked (the portability check, a GPU run):
+    its latest result by kernel, each for one revision (an edit hides it)."""
+
+    def current(self, revision: int) -> dict[str, Any]:
+        """The results of `revision`, by kernel."""
+        return {kernel: value for kernel, (at, value) in self.results.items() if at == revision}
+
+    def store(self, kernel: str, revision: int, value: Any) -> None:
+        self.results[kernel] = (revision, value)
+        self.changed()
 
 
 class JobService:

@@ -74,13 +74,13 @@ def summary(comparison: WidthComparison) -> str:
 
 def checks(doc: DocumentState) -> dict[str, WidthComparison]:
     """The checks of the document's current revision, by kernel (empty after an edit)."""
-    return doc.derived(("portability checks",), lambda _doc: {})
+    return doc.portability.current(doc.revision) if doc.portability is not None else {}
 
 
 def keep(doc: DocumentState, revision: int, comparison: WidthComparison) -> None:
-    """Keep a check of `revision` on the document, unless it has changed since."""
+    """Keep a check of `revision` on the document's job record, unless it has changed since."""
     if doc.revision == revision:
-        checks(doc)[comparison.kernel] = comparison
+        doc.check_state("portability").store(comparison.kernel, revision, comparison)
 
 
 def differing_lines(doc: DocumentState) -> list[tuple[int, WidthComparison]]:

@@ -47,7 +47,7 @@ from ..cancellation import CancelToken
 from ..syntax.document import Document
 
 if TYPE_CHECKING:
-    from .jobs import JobRecord
+    from .jobs import CheckRecord, JobRecord
     from .run_session import DocumentRuns
     from .test_view import DocumentTests
 
@@ -73,6 +73,8 @@ class DocumentState:
         self.runs: DocumentRuns | None = None           # inline runs (ide.run_session)
         self.profiles: DocumentRuns | None = None       # kernel profiles (ide.profile_session)
         self.tests: DocumentTests | None = None         # kernel tests (ide.test_view)
+        self.portability: CheckRecord | None = None     # portability checks (ide.portability)
+        self.gpu_runs: CheckRecord | None = None        # GPU comparison runs (ide.gpu)
         self.launch_parses: dict = {}   # launch lines of the last revision (ide.launch_lines)
 
     def run_state(self) -> "DocumentRuns":
@@ -96,9 +98,17 @@ class DocumentState:
             self.tests = DocumentTests()
         return self.tests
 
+    def check_state(self, kind: str) -> "CheckRecord":
+        """The record of a clicked-only kind (`portability`, `gpu_runs`), made on first use."""
+        if getattr(self, kind) is None:
+            from .jobs import CheckRecord
+            setattr(self, kind, CheckRecord())
+        return getattr(self, kind)
+
     def job_records(self) -> list["JobRecord"]:
         """Every job record this document holds."""
-        return [r for r in (self.runs, self.profiles, self.tests) if r is not None]
+        return [r for r in (self.runs, self.profiles, self.tests, self.portability,
+                            self.gpu_runs) if r is not None]
 
     def stop_jobs(self) -> None:
         """Stop every kind's job in flight (the document closed, or the server stops)."""

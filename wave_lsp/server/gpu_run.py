@@ -5,36 +5,80 @@ a GPU see nothing of it) each kernel gets a "▶ Run on GPU" code lens. The comm
 kernel's launch (its `; wave-lsp run: FLAGS` line, as the portability check reads it) on the GPU
 and in the emulator, off the event loop, and reports whether the device memory is the same or
 the first word that differs with the store line that wrote it, as a message and as the result.
+A GPU run is a kind of the one job service (`job_feature.JobFeature`): its one worker, its
+trust gate; an edit or a close stops the emulator's side of it.
 """
 
 from __future__ import annotations
 
-import asyncio
-
 from lsprotocol import types
 
 from ..ide.gpu import gpu_status, run_on_gpu
+from ..ide.jobs import CLICKED, CheckRecord
 from ..ide.portability import kernel_launch
 from ..ide.state import DocumentState
 from .handlers import command, command_kernel
+from .job_feature import JobFeature
 from .proto import lens
 from .run_documents import arg_root
 from .runs import RunService
-from .server import Feature, WaveLanguageServer
+from .server import WaveLanguageServer
 
 RUN_ON_GPU = "wave-lsp.runOnGpu"
 
 
-class GpuLenses(Feature):
-    """"▶ Run on GPU" above each kernel, only when a GPU run is possible."""
+class GpuLenses(JobFeature):
+    """GPU runs, a kind of the one job service (`JobFeature`) that runs only when clicked: on
+    its one worker, behind its trust gate, an edit or a close cancelling the emulator's side.
+    "▶ Run on GPU" above each kernel, only when a GPU run is possible."""
 
+    kind = "gpu_runs"
+    what = "GPU runs"
     leading_commands = (RUN_ON_GPU,)
+
+    def state(self, doc: DocumentState) -> CheckRecord:
+        return doc.check_state(self.kind)
+
+    def wanted(self, doc: DocumentState) -> dict:
+        return {}
+
+    def job_key(self, doc: DocumentState, kernel: str) -> tuple:
+        return (doc.revision, kernel)
 
     def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
         if gpu_status() is not None:
             return []
         return [lens(doc, k.line, k.directive.start, k.directive.end, self.server.codec,
                      "▶ Run on GPU", RUN_ON_GPU, doc.uri, k.name) for k in doc.program.kernels]
+
+    async def run(self, doc: DocumentState, kernel: str, priority: int = CLICKED) -> dict:
+        """Run `kernel`'s launch on the GPU and in the emulator, on the one worker; the
+        outcome (kept on the document's record while it is fresh)."""
+        runs = self.server.get_feature(RunService)
+        limits, text, revision = self.limits(), doc.text, doc.revision
+        lines = runs.launch_lines(doc).get(kernel, [])
+        root, files = arg_root(self.server, doc.uri), self.jobs.files
+        state = self.state(doc)
+        cancel = state.begin(self.job_key(doc, kernel))
+
+        def launch_and_run() -> dict:
+            # the launch line's `--arg` files are read here, in the worker, as for any run
+            try:
+                launch, options = kernel_launch(kernel, lines, limits, files, root,
+                                                lambda: cancel.is_set() or self.closing)
+            except ValueError as err:
+                return {"ok": False, "message": f"cannot run kernel {kernel!r}: {err}"}
+            return run_on_gpu(text, launch, options=options)
+        try:
+            outcome = await self.wait(state, self.jobs.submit(
+                self.queue_key(doc), priority, launch_and_run,
+                lambda reason: {"ok": False, "message": f"the GPU run did not run: {reason}"},
+                cancel), cancel)
+        finally:
+            state.finished(cancel)
+        if self.fresh(doc, revision, cancel):
+            state.store(kernel, revision, outcome)
+        return outcome
 
 
 def setup(server: WaveLanguageServer) -> None:
@@ -47,25 +91,14 @@ def setup(server: WaveLanguageServer) -> None:
 
 async def _run(server: WaveLanguageServer, *args):
     doc, kernel, missing = command_kernel(server, args)
-    runs = server.get_feature(RunService)
+    service = server.get_feature(GpuLenses)
+    refusal = service.jobs.refusal("run")
     if kernel is None:
         outcome = {"ok": False, "message": missing}
-    elif not runs.trusted:
-        outcome = {"ok": False, "message": "kernels do not run in an untrusted workspace"}
+    elif refusal is not None:
+        outcome = {"ok": False, "message": refusal}
     else:
-        limits, text = runs.limits(), doc.text
-        lines = runs.launch_lines(doc).get(kernel.name, [])
-        root = arg_root(server, doc.uri)
-
-        def launch_and_run() -> dict:
-            # the launch line's `--arg` files are read here, in the worker, as for any run
-            try:
-                launch, options = kernel_launch(kernel.name, lines, limits,
-                                                runs.worker.files, root)
-            except ValueError as err:
-                return {"ok": False, "message": f"cannot run kernel {kernel.name!r}: {err}"}
-            return run_on_gpu(text, launch, options=options)
-        outcome = await asyncio.to_thread(launch_and_run)
+        outcome = await service.run(doc, kernel.name)
     same = outcome.get("same", False)
     server.window_show_message(types.ShowMessageParams(
         type=types.MessageType.Info if same else types.MessageType.Warning,

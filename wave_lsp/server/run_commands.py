@@ -66,9 +66,9 @@ async def dump_command(server: WaveLanguageServer, uri: Any = None, kernel: Any 
         return _refuse(server, uri, kernel, f"cannot read a dump of {uri!r}: not an open WAVE "
                                             "document")
     runs = server.get_feature(RunService)
-    if not runs.trusted:
-        return _refuse(server, uri, kernel, "kernels do not run in an untrusted workspace "
-                                            "(trust the workspace to run them)")
+    refusal = runs.jobs.refusal("run")
+    if refusal is not None:
+        return _refuse(server, uri, kernel, refusal)
     if version is not None and version != doc.version:
         return _refuse(server, uri, kernel, f"the document changed since this dump was shown "
                                             f"(version {version}, now {doc.version}): hover again")
