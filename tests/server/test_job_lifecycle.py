@@ -1,0 +1,204 @@
+"""One lifecycle, every kind of editor job, through the real server (`wave-lsp serve`).
+
+Runs, profiles, kernel tests and the portability check are kinds of the one job service
+(`ide.jobs`, `server.job_feature.JobFeature`), so each property below holds for each kind:
+
+- an edit cancels the job in flight (a job that would run for ten minutes answers at once);
+- closing the document cancels it;
+- a settling of the same revision (the client's configuration arriving in the click's own write)
+  does not cancel a clicked job: it runs to the end;
+- the configured limits hold: `run.timeLimitMs` stops runs, profiles and kernel tests; the
+  portability check stops at its own limits (`ide.portability`: 2,000,000 wave-instructions per
+  width, 10 s for all widths), which no launch line lifts;
+- the pulled diagnostics' result id changes when the job's results change.
+
+GPU runs are a kind of the service too, but with no CUDA device the command answers before any
+job runs, so their row is skipped here with that reason.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import pytest
+
+from .rawclient import INIT_PARAMS, RawClient, frame
+from .test_editor_jobs import SLOW_SETUP
+from .test_runaway_runs import HUGE, UNLIMITED, answer
+
+URI = "file:///tmp/lifecycle.wave"
+TEN_MINUTES = 600          # what each long job would take unless stopped
+PROMPT = 30                # seconds within which a stopped job answers (a loaded machine)
+
+# kernel tests need an expectation right after the launch line
+EXPECT = "; wave-lsp expect: 0\n"
+LAUNCH_END = "--time-limit 604800\n"
+HUGE_TEST = HUGE.replace(LAUNCH_END, LAUNCH_END + EXPECT)
+QUICK = HUGE.replace("--grid 4294967295,1,1", "--grid 1,1,1")
+QUICK_TEST = HUGE_TEST.replace("--grid 4294967295,1,1", "--grid 1,1,1")
+# runs a few hundred milliseconds, under the default limits
+MEDIUM = (".kernel k\n; wave-lsp run: --grid 2000,1,1 --workgroup 64,1,1\n.registers 8\n"
+          "    mov_sr  r0, sr_thread_id_x\n    cvt_f32_u32 r1, r0\n    mov_imm r2, 3.0\n"
+          "    fdiv    r3, r1, r2\n    halt\n.end\n")
+MEDIUM_TEST = MEDIUM.replace("--workgroup 64,1,1\n", "--workgroup 64,1,1\n" + EXPECT)
+# the portability check: set-up of 1 GiB per width (seconds), and without the fills
+SLOW_CHECK = SLOW_SETUP
+QUICK_CHECK = SLOW_SETUP.replace(" --fill-zero 0:u32:67108864", "").replace(
+    "--device-memory 268435456", "--device-memory 4096")
+
+
+@dataclass(frozen=True)
+class Kind:
+    command: str
+    extra: tuple            # arguments after [uri, kernel]
+    long: str               # a job that runs for ten minutes (or seconds, for the check)
+    quick: str              # the same kernel, done in milliseconds
+    medium: str             # done in well under a second, under the default limits
+    stopped: Callable[[dict], bool]     # the answer of a cancelled job
+    finished: Callable[[dict], bool]    # the answer of a job that ran to its end
+    limited: Callable[[dict], bool]     # the answer of a job its limit stopped
+
+
+def _test(result: dict) -> dict:
+    return result["tests"][0]
+
+
+def _check_errors(result: dict) -> list[str]:
+    return list(result["errors"].values())
+
+
+KINDS = {
+    "run": Kind(
+        "wave-lsp.run", (None,), HUGE, QUICK, MEDIUM,
+        stopped=lambda r: r["status"] == "cancelled",
+        finished=lambda r: r["status"] == "ok",
+        limited=lambda r: r["status"] == "error" and r["errors"][0]["kind"] == "time_limit"),
+    "profile": Kind(
+        "wave-lsp.profile", (None,), HUGE, QUICK, MEDIUM,
+        stopped=lambda r: r["status"] == "cancelled",
+        finished=lambda r: r["status"] == "ok" and r["heat"],
+        limited=lambda r: r["status"] == "error" and "time limit" in r["message"]),
+    "test": Kind(
+        "wave-lsp.test", (None,), HUGE_TEST, QUICK_TEST, MEDIUM_TEST,
+        # after an edit the command tests the new text (version 2); after a close, the run
+        # in flight says it was cancelled
+        stopped=lambda r: r["version"] == 2 or "run cancelled" in _test(r)["message"],
+        finished=lambda r: _test(r)["exitStatus"] == 0 and _test(r)["status"] == "failed",
+        limited=lambda r: "time limit" in _test(r)["message"]),
+    "portability": Kind(
+        "wave-lsp.checkPortability", (), SLOW_CHECK, QUICK_CHECK, MEDIUM,
+        stopped=lambda r: "run cancelled" in _check_errors(r),
+        finished=lambda r: r["errors"] == {} and r["portable"] is True,
+        limited=lambda r: len(r["errors"]) == 4 and all(
+            "instruction limit" in e for e in _check_errors(r))),
+}
+
+
+def start(tmp_path, options: dict | None = None, pull: bool = False) -> RawClient:
+    client = RawClient(tmp_path / "cache")
+    client.seen = []
+    capabilities = {"textDocument": {"diagnostic": {}},
+                    "workspace": {"diagnostics": {"refreshSupport": True}}} if pull else {}
+    client.request(0, "initialize", {**INIT_PARAMS, "capabilities": capabilities,
+                                     "initializationOptions": options or {}})
+    client.response(0)
+    client.notify("initialized", {})
+    return client
+
+
+def open_doc(client: RawClient, text: str) -> None:
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": URI, "languageId": "wave", "version": 1, "text": text}})
+
+
+def click(kind: Kind, msg_id: int) -> dict:
+    return {"jsonrpc": "2.0", "id": msg_id, "method": "workspace/executeCommand",
+            "params": {"command": kind.command, "arguments": [URI, "k", *kind.extra]}}
+
+
+def result_of(client: RawClient, msg_id: int, timeout: float) -> dict:
+    message = answer(client, msg_id, timeout)
+    assert "result" in message, message
+    return message["result"]
+
+
+@pytest.fixture(params=list(KINDS) + ["gpu"])
+def kind(request) -> Kind:
+    if request.param == "gpu":
+        from wave_lsp.ide.gpu import gpu_status
+        reason = gpu_status()
+        if reason is not None:
+            pytest.skip(f"GPU runs: {reason} (the command answers before a job runs)")
+        pytest.skip("GPU runs: no kernel here runs long on a device and in the emulator")
+    return KINDS[request.param]
+
+
+@pytest.mark.parametrize("change", ["edit", "close"])
+def test_an_edit_or_a_close_cancels_the_job(tmp_path, kind, change):
+    client = start(tmp_path, UNLIMITED)
+    try:
+        open_doc(client, kind.long)
+        began = time.monotonic()
+        client.send(click(kind, 1))
+        time.sleep(1.0)
+        if change == "edit":
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": URI, "version": 2},
+                "contentChanges": [{"text": kind.quick}]})
+        else:
+            client.notify("textDocument/didClose", {"textDocument": {"uri": URI}})
+        result = result_of(client, 1, PROMPT)
+        took = time.monotonic() - began
+        assert kind.stopped(result), result
+        assert took < PROMPT, took
+    finally:
+        client.close()
+
+
+def test_a_settling_of_the_same_revision_does_not_cancel_a_clicked_job(tmp_path, kind):
+    client = start(tmp_path)
+    try:
+        open_doc(client, kind.medium)
+        client.request(1, "textDocument/documentSymbol", {"textDocument": {"uri": URI}})
+        client.response(1)                      # the open settled
+        client.send(frame(click(kind, 2)) + frame({
+            "jsonrpc": "2.0", "method": "workspace/didChangeConfiguration",
+            "params": {"settings": {}}}))
+        result = result_of(client, 2, 120)
+        assert kind.finished(result), result
+    finally:
+        client.close()
+
+
+def test_the_configured_limits_hold(tmp_path, kind):
+    client = start(tmp_path, {"run": {"maxInstructions": 0, "timeLimitMs": 1000}})
+    try:
+        open_doc(client, kind.long if kind.command != "wave-lsp.checkPortability" else HUGE)
+        began = time.monotonic()
+        client.send(click(kind, 1))
+        result = result_of(client, 1, PROMPT)
+        assert kind.limited(result), result
+        assert time.monotonic() - began < PROMPT
+    finally:
+        client.close()
+
+
+def pulled_id(client: RawClient, msg_id: int) -> str:
+    client.request(msg_id, "textDocument/diagnostic", {"textDocument": {"uri": URI}})
+    return result_of(client, msg_id, 30)["resultId"]
+
+
+def test_the_pulled_result_id_changes_with_the_results(tmp_path, kind):
+    client = start(tmp_path, pull=True)
+    try:
+        open_doc(client, kind.quick)
+        before = pulled_id(client, 1)
+        assert pulled_id(client, 2) == before        # nothing changed: the same id
+        client.send(click(kind, 3))
+        result_of(client, 3, 60)
+        after = pulled_id(client, 4)
+        assert after != before, (before, after)
+    finally:
+        client.close()
