@@ -39,8 +39,8 @@ class GpuLenses(JobFeature):
     def state(self, doc: DocumentState) -> CheckRecord:
         return doc.check_state(self.kind)
 
-    def wanted(self, doc: DocumentState) -> dict:
-        return {}
+    def live_work(self, doc: DocumentState) -> dict:
+        return {}      # runs only when clicked
 
     def job_key(self, doc: DocumentState, kernel: str) -> tuple:
         return (doc.revision, kernel)

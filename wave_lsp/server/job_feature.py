@@ -76,9 +76,13 @@ class JobFeature(Feature):
         """The document's record of this kind if it has one."""
         return getattr(doc, self.kind)
 
-    def wanted(self, doc: DocumentState) -> Any:
-        """What to run again when an edit settles (empty: nothing; always empty untrusted)."""
+    def live_work(self, doc: DocumentState) -> Any:
+        """What to run again when an edit settles (empty: nothing)."""
         raise NotImplementedError
+
+    def wanted(self, doc: DocumentState) -> Any:
+        """`live_work`, behind the one trust gate: nothing in an untrusted workspace."""
+        return self.live_work(doc) if self.trusted else {}
 
     def job_key(self, doc: DocumentState, wanted: Any) -> tuple:
         """All that decides a job's results: the revision, what runs, the limits."""
@@ -105,7 +109,7 @@ class JobFeature(Feature):
         """Run the live work again, unless that very job already runs or ran: neither the
         open's own settling nor the one after the client's configuration came cancels a
         clicked job of the same revision."""
-        if doc.binary or not self.trusted:
+        if doc.binary:
             return
         wanted = self.wanted(doc)
         if not wanted or self.has_job(doc, wanted):

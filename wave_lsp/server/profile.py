@@ -82,11 +82,9 @@ class ProfileService(JobFeature):
     def job_key(self, doc: DocumentState, wanted: dict[str, int | None]) -> tuple:
         return (doc.revision, tuple(sorted(wanted.items())), self.limits())
 
-    def wanted(self, doc: DocumentState) -> dict[str, int | None]:
-        """The kernels profiled (none in an untrusted workspace)."""
-        if doc.profiles is None or not self.trusted:
-            return {}
-        return dict(doc.profiles.live)
+    def live_work(self, doc: DocumentState) -> dict[str, int | None]:
+        """The kernels profiled."""
+        return dict(doc.profiles.live) if doc.profiles is not None else {}
 
     def forget(self, doc: DocumentState, kernel: str | None) -> list[str]:
         """Clear one kernel's profile (or all) and stop re-profiling it; returns what was

@@ -1,9 +1,10 @@
 """Inline runs in the server: when kernels run, and telling the client to redraw their results.
 
-A kernel becomes live when the user runs it (`wave-lsp.run`) or, with `run.live`, as soon as it
-has a launch line. Every edit of a document with live kernels cancels its in-flight run at once;
-when the edit settles (the server's one debounce, `sync.Debounce`), the current revision runs
-on the worker thread (`wave_lsp.ide.run_session`). Results are stored only
+Runs are a kind of the one job service (`job_feature.JobFeature`, over `ide.jobs`), which
+implements their lifecycle. A kernel becomes live when the user runs it (`wave-lsp.run`) or,
+with `run.live`, as soon as it has a launch line. Every edit of a document cancels its
+in-flight run at once; when the edit settles (the server's one debounce, `sync.Debounce`), the
+current revision runs on the service's one worker (`wave_lsp.ide.run_session`). Results are stored only
 if the document is still at the revision they ran on, then the client is asked to refresh inlay
 hints and code lenses, and diagnostics are re-delivered. A client that cannot be asked to
 refresh its code lenses (Neovim 0.11) gets the notification `wave-lsp/runsChanged` (`{uri}`)
@@ -20,11 +21,10 @@ from lsprotocol import types
 
 from ..cancellation import Cancelled
 from ..ide.jobs import untrusted
-from ..ide.run_limits import LAUNCH_MARKER, RunLimits   # noqa: F401  (named here by others)
 from ..ide.run_queue import CLICKED, REFRESH
 from ..ide.state import DocumentState
 from . import run_display
-from .job_feature import RUNS_CHANGED, TRUST_OPTION, JobFeature, read_trust  # noqa: F401
+from .job_feature import JobFeature, read_trust
 from .run_display import CLEAR, RUN
 from .run_documents import arg_root, launched_kernels, parse_launch_lines
 from .server import WaveLanguageServer
@@ -85,11 +85,9 @@ class RunService(JobFeature):
         the limits (no other setting changes what a kernel does)."""
         return (doc.revision, tuple(sorted(wanted.items())), self.limits())
 
-    def wanted(self, doc: DocumentState) -> dict[str, int | None]:
+    def live_work(self, doc: DocumentState) -> dict[str, int | None]:
         """Kernels to re-run for `doc`: the live ones, and with `run.live` every kernel with a
         launch line."""
-        if not self.trusted:
-            return {}
         wanted = dict(self.existing(doc).live) if self.existing(doc) is not None else {}
         if self.server.settings.run_live:
             for kernel in launched_kernels(doc):

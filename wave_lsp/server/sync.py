@@ -24,7 +24,7 @@ from ..ide.state import DocumentState
 from .capabilities import resolve
 from .changes import apply_changes
 from .handlers import notification
-from .runs import TRUST_OPTION
+from .job_feature import TRUST_OPTION
 from .server import Feature, WaveLanguageServer, report_failure
 from .settings import SECTION, parse_settings
 

@@ -19,7 +19,6 @@ from ..ide.state import DocumentState
 from ..ide.vendor_diagnostics import checked_targets, rejections as find_rejections
 from ..ide.vendor_help import NOT_A_PROGRAM, NOT_FOUND, OFF, UNTRUSTED, Absent
 from ..ide.vendor_usage import VENDOR_TARGETS, KernelFigures, VendorTools, kernel_figures
-from .runs import RunService
 from .server import WaveLanguageServer
 from .settings import BACKEND_TOOLS
 
@@ -32,7 +31,7 @@ def tools(server: WaveLanguageServer) -> VendorTools:
     hold the workspace's own `.vscode/settings.json`): only PATH's and the wheel's, and a
     setting's `false` still turns one off."""
     configured = server.settings.backend_tools
-    if not server.get_feature(RunService).trusted:
+    if not server.documents.jobs.trusted:     # the one trust gate (ide.jobs)
         named = sorted(k for k, v in configured.items() if v is not False)
         if named and not getattr(server, "_untrusted_tools_said", False):
             server._untrusted_tools_said = True
@@ -85,7 +84,7 @@ def absent(server: WaveLanguageServer, targets: tuple[str, ...] | None = None) -
     install it)."""
     targets = server.settings.targets if targets is None else targets
     found = tools(server)
-    trusted = server.get_feature(RunService).trusted
+    trusted = server.documents.jobs.trusted
     out = []
     for target in VENDOR_TARGETS:
         if target not in targets or found.compiler(target):
