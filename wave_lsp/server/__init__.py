@@ -24,7 +24,10 @@ Writing a feature module (esbonio's `LanguageFeature`, in short)::
         @request(server, METHOD, options)         # a request about one document gets
         def answer(doc, params): ...              # `doc`, its resolved DocumentState
 
-and add the module's name to `FEATURES` in `server.py` (one line). Another feature's object is
+and add the module's name to `FEATURES` in `server.py` (one line). A feature that runs emulator
+jobs (runs, profiles, kernel tests, ...) subclasses `job_feature.JobFeature` instead: it says
+what its record is (`kind`), what re-runs after an edit (`live_work`), what decides a job
+(`job_key`) and how to run it (`run`); the lifecycle is the base's. Another feature's object is
 reached by type: `server.get_feature(RunService)`.
 
 Lifecycle hooks (`Feature.initialize`, `settings_changed`, `document_edited`,
