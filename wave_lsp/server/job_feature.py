@@ -127,10 +127,13 @@ class JobFeature(Feature):
             report_failure(self.server, f"re-running {self.what}", exc)
 
     def shutdown(self) -> None:
+        """Stop this kind's jobs, and the one worker (every job then stops at its next poll;
+        the waiting ones are answered, never run)."""
         for doc in self.server.documents.all():
             state = self.existing(doc)
             if state is not None:
                 state.stop()
+        self.jobs.shutdown()
 
     def results_generation(self, doc: DocumentState) -> int:
         """Changes whenever the results shown for `doc` change (the pulled diagnostics' id)."""
