@@ -12,6 +12,8 @@ Runs, profiles, kernel tests and the portability check are kinds of the one job 
   width, 10 s for all widths), which no launch line lifts;
 - the pulled diagnostics' result id changes when the job's results change.
 
+And one trust gate: in an untrusted workspace every kind refuses with the one message.
+
 GPU runs are a kind of the service too, but with no CUDA device the command answers before any
 job runs, so their row is skipped here with that reason.
 """
@@ -200,5 +202,23 @@ def test_the_pulled_result_id_changes_with_the_results(tmp_path, kind):
         result_of(client, 3, 60)
         after = pulled_id(client, 4)
         assert after != before, (before, after)
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("command, extra, field", [
+    ("wave-lsp.run", (None,), "message"), ("wave-lsp.profile", (None,), "message"),
+    ("wave-lsp.test", (None,), "error"), ("wave-lsp.checkPortability", (), "message"),
+    ("wave-lsp.runOnGpu", (), "message"),
+    ("wave-lsp.dump", (1, 0, 0, 4), "message")])
+def test_one_trust_gate_refuses_every_kind_with_one_message(tmp_path, command, extra, field):
+    client = start(tmp_path, {"workspaceTrusted": False})
+    try:
+        open_doc(client, QUICK_TEST)
+        client.send({"jsonrpc": "2.0", "id": 1, "method": "workspace/executeCommand",
+                     "params": {"command": command, "arguments": [URI, "k", *extra]}})
+        said = result_of(client, 1, 30)[field]
+        assert said.startswith("kernels do not run in an untrusted workspace (trust the "
+                               "workspace to "), said
     finally:
         client.close()
