@@ -12,7 +12,7 @@ import pytest
 
 from wave_lsp.isa import (DIRECTIVES, INSTRUCTIONS, LEGACY_MNEMONICS, MAX_REGISTER, SCOPES,
                           SPECIAL_REGISTERS)
-from wave_lsp.isa import textmate
+from wave_lsp.generate import textmate
 from wave_lsp.isa.backends import TARGET_NAMES
 from wave_lsp.server.semantic_tokens import TOKEN_TYPES
 from wave_lsp.server.settings import DIAGNOSTIC_MODES, parse_settings
@@ -28,7 +28,7 @@ CLIENT_ONLY = ("wave.server.", "wave.trace.")
 def test_checked_in_grammar_is_current():
     assert GRAMMAR.read_text() == textmate.render(), (
         "vscode-extension/syntaxes/wave.tmLanguage.json is stale: run "
-        "`python -m wave_lsp.isa.textmate`")
+        "`python -m wave_lsp.generate.textmate`")
 
 
 def _scopes(text: str) -> list[tuple[str, str]]:
