@@ -87,9 +87,9 @@ def setup(server: WaveLanguageServer) -> None:
             if not missing:
                 return serialised
             result = translation.result
-            return Emitted.answer(body={
-                **result, "vendorAbsent": missing[0].as_dict(),
-                "text": result["text"] + "".join(line + "\n" for line in absent_comments(missing[0]))})
+            comments = "".join(line + "\n" for line in absent_comments(missing[0]))
+            return Emitted.answer(body={**result, "vendorAbsent": missing[0].as_dict(),
+                                        "text": result["text"] + comments})
         block = report.pop("block")
         result = translation.result
         return Emitted.answer(body={**result, **report, "text": result["text"]

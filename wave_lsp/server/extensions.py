@@ -1,27 +1,22 @@
-"""The server's protocol extensions, in one place: every custom command (`workspace/executeCommand`
-named `wave-lsp.*`), every custom notification (`wave-lsp/*`) and the shape of their arguments,
-parameters and results, as dataclasses.
+"""The server's protocol extensions in one place: every custom command (`workspace/executeCommand`
+named `wave-lsp.*`) and notification (`wave-lsp/*`), and the shapes of their arguments and
+results as dataclasses (built into JSON by `proto`).
 
-A command's arguments are positional (a JSON array); `Arguments.parse` names them by the order
-of the dataclass' fields, missing trailing ones being null. A result is a dataclass whose
-`wire()` is the JSON the client gets (field names in camelCase; a field left `ABSENT` is left
-out). Results that restate a large `ide` value (a run, a profile, a translation) are *open*:
-`answer()` checks that the value has every field the dataclass names and passes the rest
-through, so clients may rely on the named fields. `COMMANDS` and `NOTIFICATIONS` list each
-extension with its direction, what it does, how it fails and which clients use it;
-`python -m wave_lsp.generate.ts_types` writes the TypeScript types of the VS Code extension and
-`python -m wave_lsp.generate.lsp_docs` writes docs/lsp-extensions.md from them.
+A command's arguments are a JSON array: `Arguments.parse` names them in the order of the fields
+(missing trailing ones: null). A result's JSON is `wire(result)` (camelCase names; a field left
+`ABSENT` is left out). An `Open` result restates a large `ide` value (a run, a profile, a
+translation): `answer()` checks the value has every field named here and passes the rest
+through. `COMMANDS` and `NOTIFICATIONS` say what each does, how it fails and which clients use
+it; `wave_lsp.generate` writes docs/lsp-extensions.md and the VS Code extension's types from them.
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from ..ide.run_limits import DUMP_COMMAND
 from .proto import ABSENT, Arguments, Open, wire
 
-__all__ = ["ABSENT", "COMMANDS", "NOTIFICATIONS", "wire"]   # and each shape below
 
 # ---- arguments -------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -87,13 +82,9 @@ class Refusal:
     """A command that could not act: why (also shown as a warning)."""
     uri: Any
     kernel: Any
-    message: str
     ok: Literal[False] = False
     status: Literal["invalid-request"] = "invalid-request"
-
-    def to_json(self) -> dict:
-        return {"uri": self.uri, "kernel": self.kernel, "ok": self.ok, "status": self.status,
-                "message": self.message}
+    message: str = ""
 
 
 @dataclass(frozen=True)
@@ -194,16 +185,11 @@ class TestOutcome:
 @dataclass(frozen=True)
 class TestRun:
     uri: Any
-    tests: list[TestOutcome]
-    passed: int
-    failed: int
     version: int | None = ABSENT     # absent when the command could not act (`error`)
+    tests: list[TestOutcome] = field(default_factory=list)
+    passed: int = 0
+    failed: int = 0
     error: str = ABSENT
-
-    def to_json(self) -> dict:       # key order as ever: uri, version, tests, passed, failed
-        out = {"uri": self.uri, "version": self.version, "tests": wire(self.tests),
-               "passed": self.passed, "failed": self.failed, "error": self.error}
-        return {k: v for k, v in out.items() if v is not ABSENT}
 
 
 @dataclass(frozen=True)
@@ -220,14 +206,9 @@ class DiscoveredTest:
 @dataclass(frozen=True)
 class Discovery:
     uri: Any
-    tests: list[DiscoveredTest]
-    version: int | None = ABSENT
+    version: int | None = ABSENT     # absent with `error`
+    tests: list[DiscoveredTest] = field(default_factory=list)
     error: str = ABSENT
-
-    def to_json(self) -> dict:
-        out = {"uri": self.uri, "version": self.version, "tests": wire(self.tests),
-               "error": self.error}
-        return {k: v for k, v in out.items() if v is not ABSENT}
 
 
 @dataclass(frozen=True)
@@ -308,95 +289,88 @@ class ProfileChanged:
 
 
 # ---- the extensions --------------------------------------------------------------------------
-VSCODE, NVIM, EMACS = "VS Code", "Neovim", "Emacs"
+VSCODE, NVIM, EMACS, LENS = "VS Code", "Neovim", "Emacs", "its code lens (any client)"
 
 
 @dataclass(frozen=True)
-class Command:
+class Extension:
+    """A command (`params`: its `Arguments`; its answer is one of `result`, NoneType: null) or
+    a notification (`params`: its parameters, None: none; no `result`, no `errors`)."""
     name: str
-    arguments: type
-    result: tuple[type, ...]        # the answer is one of these (None: null)
+    params: type | None
+    result: tuple[type, ...]
     does: str
     errors: str
     clients: tuple[str, ...]
-    direction: ClassVar[str] = "client → server (`workspace/executeCommand`)"
-
-
-@dataclass(frozen=True)
-class Notification:
-    name: str
-    params: type | None
-    direction: str
-    does: str
-    clients: tuple[str, ...]
+    direction: str = "client → server (`workspace/executeCommand`)"
 
 
 NOT_OPEN = "null, with a warning, when `uri` is not an open WAVE document"
 REFUSED = "a `Refusal` (and a warning) when the arguments name no open document's kernel or " \
           "launch line, or the workspace is untrusted"
 
-RUN = Command("wave-lsp.run", LaunchArgs, (KernelRun, Refusal),
+RUN = Extension("wave-lsp.run", LaunchArgs, (KernelRun, Refusal),
               "Runs the kernel with the launch line off the event loop; the kernel then stays "
               "live: every settled edit re-runs it until it is cleared or the document closes.",
-              REFUSED + "; cancelling the request stops the run", (VSCODE, NVIM, EMACS))
-CLEAR = Command("wave-lsp.clear", ClearArgs, (Cleared,),
+              REFUSED + "; cancelling the request stops the run", (VSCODE, NVIM, EMACS, LENS))
+CLEAR = Extension("wave-lsp.clear", ClearArgs, (Cleared,),
                 "Forgets one kernel's run results (kernel null: all of the document's) and "
                 "stops re-running it.", "none: an unknown document clears nothing",
-                (VSCODE, NVIM, EMACS))
-DUMP = Command(DUMP_COMMAND, DumpArgs, (DumpWindow, Refusal),
+                (VSCODE, NVIM, EMACS, LENS))
+DUMP = Extension(DUMP_COMMAND, DumpArgs, (DumpWindow, Refusal),
                "Lines `start .. start+count-1` (count ≤ 4,096) of the launch line's `--dump-*` "
                "region `dumpIndex` of the kernel's latest run, shown in the next hover (the "
                "dump hover's links).",
                REFUSED + "; also for another `version` than the document's, a dump that does "
                "not exist, or a window superseded by a newer one", (VSCODE, NVIM))
-PROFILE = Command("wave-lsp.profile", LaunchArgs, (KernelProfile, Refusal),
+PROFILE = Extension("wave-lsp.profile", LaunchArgs, (KernelProfile, Refusal),
                   "Profiles the kernel with the launch line (`--profile --json` of its preset, "
                   "plus `heat`, `presets`, `complete`); the kernel then stays live, re-profiled "
                   "after every settled edit until `wave-lsp.clearProfile`.", REFUSED,
-                  (VSCODE, NVIM, EMACS))
-CLEAR_PROFILE = Command("wave-lsp.clearProfile", ClearArgs, (Cleared,),
+                  (VSCODE, NVIM, EMACS, LENS))
+CLEAR_PROFILE = Extension("wave-lsp.clearProfile", ClearArgs, (Cleared,),
                         "Forgets one kernel's profile (kernel null: all of the document's).",
-                        "none: an unknown document clears nothing", (VSCODE, NVIM, EMACS))
-TEST = Command("wave-lsp.test", LaunchArgs, (TestRun,),
+                        "none: an unknown document clears nothing", (VSCODE, NVIM, EMACS, LENS))
+TEST = Extension("wave-lsp.test", LaunchArgs, (TestRun,),
                "Runs the kernel test on the launch line (null: every test of the kernel; "
                "kernel null: every test of the document); an open document's tests then run "
                "again after every edit. `uri` may be a `.wave` file that is not open.",
                "a `TestRun` with `error` (and a warning) when the document cannot be read, the "
                "line is no test of the kernel, or the workspace is untrusted",
-               (VSCODE, NVIM, EMACS))
-DISCOVER_TESTS = Command("wave-lsp.discoverTests", DocumentArgs, (Discovery,),
+               (VSCODE, NVIM, EMACS, LENS))
+DISCOVER_TESTS = Extension("wave-lsp.discoverTests", DocumentArgs, (Discovery,),
                          "Every kernel test of the document (or `.wave` file) with its place, "
                          "for a client's test tree.",
                          "a `Discovery` with `error` when the document cannot be read",
                          (VSCODE,))
-CHECK_PORTABILITY = Command("wave-lsp.checkPortability", KernelArgs, (Portability, Refusal),
+CHECK_PORTABILITY = Extension("wave-lsp.checkPortability", KernelArgs, (Portability, Refusal),
                             "Runs the kernel's launch once per wave width of the configured "
                             "targets and compares the device memory they leave; differing store "
                             "lines get a lens until the next edit.",
                             REFUSED + "; also when the targets use one wave width",
-                            (VSCODE, NVIM))
-RUN_ON_GPU = Command("wave-lsp.runOnGpu", KernelArgs, (GpuRun,),
+                            (VSCODE, NVIM, LENS))
+RUN_ON_GPU = Extension("wave-lsp.runOnGpu", KernelArgs, (GpuRun,),
                      "Runs the kernel's launch on a CUDA GPU and in the emulator and compares "
                      "the device memory (lens only where CuPy finds a device).",
-                     "`ok: false` with `message` when it cannot run", (VSCODE,))
-KERNEL_RESOURCES = Command("wave-lsp.kernelResources", KernelArgs, (KernelResources, type(None)),
+                     "`ok: false` with `message` when it cannot run", (LENS,))
+KERNEL_RESOURCES = Extension("wave-lsp.kernelResources", KernelArgs, (KernelResources, type(None)),
                            "The kernel's registers, memory and occupancy per target, with the "
                            "vendor compilers' figures where they are found.",
-                           "null, with a warning, when there is no such kernel", (VSCODE, NVIM))
-ASSEMBLE = Command("wave-lsp.assemble", DocumentArgs, (Assembled, type(None)),
+                           "null, with a warning, when there is no such kernel", (LENS,))
+ASSEMBLE = Extension("wave-lsp.assemble", DocumentArgs, (Assembled, type(None)),
                    "Assembles the document and writes its `.wbin` where the configuration says.",
                    NOT_OPEN + "; `error` and `line` when it does not assemble",
-                   (VSCODE, NVIM))
-EMIT = Command("wave-lsp.emit", EmitArgs, (Emitted, type(None)),
+                   (VSCODE, NVIM, LENS))
+EMIT = Extension("wave-lsp.emit", EmitArgs, (Emitted, type(None)),
                "What a vendor backend (`target`: ptx, hip, metal, sycl) makes of the document, "
                "with the generated-to-source line `map` and the vendor compiler's verdict where "
                "it is found (`vendor`, `messages`; else `vendorAbsent`).",
                NOT_OPEN + " or the target or mode is unknown; `error` (and `line`) instead of "
                "`text` when it cannot be translated", (VSCODE, NVIM))
-ENCODING = Command("wave-lsp.encoding", DocumentArgs, (Encoding, type(None)),
+ENCODING = Extension("wave-lsp.encoding", DocumentArgs, (Encoding, type(None)),
                    "The document's encoded words beside its source, as text.", NOT_OPEN,
                    (VSCODE, NVIM))
-KERNEL_AT = Command("wave-lsp.kernelAt", KernelAtArgs, (KernelPlace, type(None)),
+KERNEL_AT = Extension("wave-lsp.kernelAt", KernelAtArgs, (KernelPlace, type(None)),
                     "The kernel whose `.kernel` … `.end` contains 0-based `line` (the "
                     "directives' own lines included); null between kernels.",
                     "null when `uri` is not an open WAVE document or `line` is not a "
@@ -405,18 +379,19 @@ KERNEL_AT = Command("wave-lsp.kernelAt", KernelAtArgs, (KernelPlace, type(None))
 COMMANDS = (RUN, CLEAR, DUMP, PROFILE, CLEAR_PROFILE, TEST, DISCOVER_TESTS, CHECK_PORTABILITY,
             RUN_ON_GPU, KERNEL_RESOURCES, ASSEMBLE, EMIT, ENCODING, KERNEL_AT)
 
-RUNS_CHANGED = Notification(
-    "wave-lsp/runsChanged", RunsChanged, "server → client",
+RUNS_CHANGED = Extension(
+    "wave-lsp/runsChanged", RunsChanged, (),
     "A run ended or its results changed, sent instead of `workspace/codeLens/refresh` to a "
-    "client that cannot be asked to refresh code lenses: ask for them again.", (NVIM, EMACS))
-PROFILE_CHANGED = Notification(
-    "wave-lsp/profileChanged", ProfileChanged, "server → client",
+    "client that cannot be asked to refresh code lenses: ask for them again.", "", (NVIM, EMACS),
+    "server → client")
+PROFILE_CHANGED = Extension(
+    "wave-lsp/profileChanged", ProfileChanged, (),
     "After each profile step and each clear: the document's profiles now (empty: cleared), "
-    "for the clients' heat views.", (VSCODE, NVIM, EMACS))
-WORKSPACE_TRUSTED = Notification(
-    "wave-lsp/workspaceTrusted", None, "client → server",
+    "for the clients' heat views.", "", (VSCODE, NVIM, EMACS), "server → client")
+WORKSPACE_TRUSTED = Extension(
+    "wave-lsp/workspaceTrusted", None, (),
     "The user has trusted the workspace since the server started untrusted "
-    "(`initializationOptions.workspaceTrusted` not `true`): kernels run from now on.",
-    (VSCODE,))
+    "(`initializationOptions.workspaceTrusted` not `true`): kernels run from now on.", "",
+    (VSCODE,), "client → server")
 
 NOTIFICATIONS = (RUNS_CHANGED, PROFILE_CHANGED, WORKSPACE_TRUSTED)

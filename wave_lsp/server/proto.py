@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import Field, fields, is_dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Iterable
+from typing import Any, Iterable
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -180,10 +180,8 @@ def wire_name(f: Field) -> str:
 
 
 def wire(value: Any) -> Any:
-    """The JSON of a result dataclass (recursively; its own `to_json` where it has one, for
-    the key order clients have always seen); other values as they are."""
-    if hasattr(value, "to_json") and is_dataclass(value) and not isinstance(value, type):
-        return value.to_json()
+    """The JSON of a result dataclass (recursively; in the order of its fields, without those
+    left `ABSENT`); other values as they are."""
     if is_dataclass(value) and not isinstance(value, type):
         return {wire_name(f): wire(v) for f in fields(value)
                 if (v := getattr(value, f.name)) is not ABSENT}
@@ -204,7 +202,6 @@ class Arguments:
 
 class Open:
     """A result that restates an `ide` value: the named fields, then whatever else it has."""
-    REQUIRED: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def answer(cls, **parts: Any) -> dict:

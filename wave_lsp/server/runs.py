@@ -318,7 +318,7 @@ def refuse(server: WaveLanguageServer, uri: Any, kernel: Any, message: str,
     if warn:
         server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
                                                            message=f"wave-lsp: {message}"))
-    return wire(Refusal(uri, kernel, message))
+    return wire(Refusal(uri, kernel, message=message))
 
 
 async def start_live(server: WaveLanguageServer, service: RunService, verb: str, uri: Any,

@@ -143,11 +143,11 @@ async def test_command(server: WaveLanguageServer, uri: Any = None, kernel: Any 
     except Unavailable as err:
         server.window_show_message(types.ShowMessageParams(
             type=types.MessageType.Warning, message=f"wave-lsp: {err}"))
-        return wire(TestRun(uri, [], 0, 0, error=str(err)))
+        return wire(TestRun(uri, error=str(err)))
     outcomes = [outcome_json(server, doc, r) for r in records]
     passed = sum(1 for o in outcomes if o.passed)
-    return wire(TestRun(doc.uri, outcomes, passed, len(outcomes) - passed,
-                        version=doc.version if is_open else None))
+    return wire(TestRun(doc.uri, doc.version if is_open else None, outcomes, passed,
+                        len(outcomes) - passed))
 
 
 async def _run_closed(server: WaveLanguageServer, doc: DocumentState,
@@ -165,14 +165,14 @@ async def discover_command(server: WaveLanguageServer, uri: Any = None, *_: Any)
     try:
         doc, is_open = await _document(server, uri)
     except Unavailable as err:
-        return wire(Discovery(uri, [], error=str(err)))
+        return wire(Discovery(uri, error=str(err)))
     ordinals: dict[str, int] = {}
     out = []
     for test in service.tests(doc):
         ordinal = ordinals.get(test.kernel, 0)
         ordinals[test.kernel] = ordinal + 1
         out.append(test_json(server, doc, test, ordinal))
-    return wire(Discovery(doc.uri, out, version=doc.version if is_open else None))
+    return wire(Discovery(doc.uri, doc.version if is_open else None, out))
 
 
 def setup(server: WaveLanguageServer) -> None:
