@@ -35,13 +35,13 @@ class LaunchArgs(Arguments):
     """A kernel and one of its launch lines (0-based; null: its first, or the default launch)."""
     uri: str
     kernel: str | None
-    launch_line: int | None
+    launch_line: int | None = None
 
 
 @dataclass(frozen=True)
 class ClearArgs(Arguments):
     uri: str
-    kernel: str | None
+    kernel: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,14 +52,14 @@ class DumpArgs(Arguments):
     dump_index: int
     start: int
     count: int
-    version: int | None
+    version: int | None = None
 
 
 @dataclass(frozen=True)
 class EmitArgs(Arguments):
     uri: str
     target: str
-    compat: Literal["upstream", "none"] | None
+    compat: Literal["upstream", "none"] | None = None
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,8 @@ class KernelAtArgs(Arguments):
 @dataclass(frozen=True)
 class Refusal:
     """A command that could not act: why (also shown as a warning)."""
-    uri: Any
-    kernel: Any
+    uri: object                      # as the client sent it
+    kernel: object
     ok: Literal[False] = False
     status: Literal["invalid-request"] = "invalid-request"
     message: str = ""
@@ -135,9 +135,11 @@ class DumpWindow(Open):
 
 @dataclass(frozen=True)
 class HeatLine:
-    line: int            # 1-based, as in the `--profile --json` output
-    level: int           # 1 (cool) .. 5 (the hottest lines)
-    share: float         # of the kernel's cost
+    """A profiled line: `line` 1-based (as `--profile --json` says), `level` 1 (cool) .. 5
+    (the hottest), `share` of the kernel's cost."""
+    line: int
+    level: int
+    share: float
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,7 @@ class TestOutcome:
 
 @dataclass(frozen=True)
 class TestRun:
-    uri: Any
+    uri: object                      # as the client sent it
     version: int | None = ABSENT     # absent when the command could not act (`error`)
     tests: list[TestOutcome] = field(default_factory=list)
     passed: int = 0
@@ -205,7 +207,7 @@ class DiscoveredTest:
 
 @dataclass(frozen=True)
 class Discovery:
-    uri: Any
+    uri: object                      # as the client sent it
     version: int | None = ABSENT     # absent with `error`
     tests: list[DiscoveredTest] = field(default_factory=list)
     error: str = ABSENT

@@ -166,7 +166,14 @@ def markup(text: str, markdown: bool) -> types.MarkupContent:
 
 
 # ---- the JSON of the extensions (`extensions`) ---------------------------------------------
-ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()   # a left-out field
+class _Absent:
+    """The value of a result's field that is left out of its JSON."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT = _Absent()
 
 
 def camel(name: str) -> str:
@@ -191,7 +198,8 @@ def wire(value: Any) -> Any:
 
 
 class Arguments:
-    """A command's positional arguments, named by the dataclass' fields (values as sent)."""
+    """A command's positional arguments, named by the dataclass' fields (values as sent; a
+    field with a default may be left out by clients, and is null then, as any missing one)."""
 
     @classmethod
     def parse(cls, args: tuple | list) -> Any:
