@@ -54,7 +54,8 @@ def setup(server: WaveLanguageServer) -> None:
 
 async def _check(server: WaveLanguageServer, *args):
     doc, kernel, missing = command_kernel(server, args)
-    uri, name = KernelArgs.parse(args).uri, KernelArgs.parse(args).kernel
+    request = KernelArgs.parse(args)
+    uri, name = request.uri, request.kernel
 
     def fail(message: str) -> dict:       # shown, and answered with the reason
         return refuse(server, uri, name, message)
