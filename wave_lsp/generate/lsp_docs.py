@@ -15,7 +15,7 @@ from pathlib import Path
 from ..isa import generated
 from ..server import extensions
 from ..server.extensions import Extension
-from .ts_types import render_shape, shapes, ts_type
+from .ts_types import arguments_tuple, render_shape, shapes, ts_type
 
 DOCS_PATH = Path("docs/lsp-extensions.md")
 
@@ -46,8 +46,7 @@ workspace is untrusted and no kernel runs until `wave-lsp/workspaceTrusted`).
 def arguments_text(ext: Extension) -> str:
     if ext.params is None:
         return "none"
-    return f"`{render_shape(ext.params)[-1].split(' = ', 1)[1].rstrip(';')}` " \
-           f"(`{ext.params.__name__}`)"
+    return f"`{arguments_tuple(ext.params)}` (`{ext.params.__name__}`)"
 
 
 def section(ext: Extension) -> list[str]:

@@ -69,12 +69,17 @@ def _doc(cls: type, indent: str = "") -> list[str]:
     return [f"{indent}/** {doc} */"] if doc and not doc.startswith(cls.__name__ + "(") else []
 
 
-def render_shape(cls: type) -> list[str]:
+def arguments_tuple(cls: type) -> str:
+    """A command's arguments as a labelled tuple (a field with a default may be left out)."""
     hints = typing.get_type_hints(cls)
+    return "[" + ", ".join(f"{camel(f.name)}{'' if f.default is MISSING else '?'}: "
+                           f"{ts_type(hints[f.name])}" for f in fields(cls)) + "]"
+
+
+def render_shape(cls: type) -> list[str]:
     if issubclass(cls, Arguments):
-        items = ", ".join(f"{camel(f.name)}{'' if f.default is MISSING else '?'}: "
-                          f"{ts_type(hints[f.name])}" for f in fields(cls))
-        return [*_doc(cls), f"export type {cls.__name__} = [{items}];"]
+        return [*_doc(cls), f"export type {cls.__name__} = {arguments_tuple(cls)};"]
+    hints = typing.get_type_hints(cls)
     lines = [*_doc(cls), f"export interface {cls.__name__} {{"]
     for f in fields(cls):
         optional = "?" if f.default is ABSENT else ""
