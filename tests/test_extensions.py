@@ -30,7 +30,8 @@ def test_every_extension_name_in_the_code_and_clients_is_declared():
     names a declared extension (a new one cannot skip the module and the docs)."""
     literal = re.compile(r"""["'`](wave-lsp[./][A-Za-z]+)["'`]""")
     found: dict[str, set[str]] = {}
-    sources = [*(ROOT / "wave_lsp" / "server").glob("*.py"), *(ROOT / "wave_lsp" / "ide").glob("*.py"),
+    sources = [*(ROOT / "wave_lsp" / "server").glob("*.py"),
+               *(ROOT / "wave_lsp" / "ide").glob("*.py"),
                *(ROOT / "vscode-extension" / "src").rglob("*.ts"),
                *(ROOT / "editors").rglob("*.lua"), *(ROOT / "editors").rglob("*.el")]
     for path in sources:
@@ -57,7 +58,8 @@ def test_the_typescript_types_are_current():
     text = (ROOT / ts_types.TYPESCRIPT_PATH).read_text(encoding="utf-8")
     assert "export type LaunchArgs = [uri: string, kernel: string | null, launchLine?: " \
            "number | null];" in text
-    assert "    'wave-lsp.kernelAt': { arguments: KernelAtArgs; result: KernelPlace | null };" in text
+    assert "    'wave-lsp.kernelAt': { arguments: KernelAtArgs; result: KernelPlace | null };" \
+        in text
     for ext in COMMANDS + NOTIFICATIONS:
         assert f"'{ext.name}'" in text
 
@@ -91,8 +93,8 @@ def test_results_are_the_json_clients_have_seen():
     assert wire(Cleared("u", ["a"])) == {"uri": "u", "cleared": ["a"]}
     assert wire(extensions.TestRun("u", error="no")) == {"uri": "u", "tests": [], "passed": 0,
                                               "failed": 0, "error": "no"}
-    assert wire(extensions.TestRun("u", None)) == {"uri": "u", "version": None, "tests": [], "passed": 0,
-                                        "failed": 0}
+    assert wire(extensions.TestRun("u", None)) == {"uri": "u", "version": None, "tests": [],
+                                                   "passed": 0, "failed": 0}
     assert ABSENT not in wire(extensions.TestRun("u")).values()
 
 

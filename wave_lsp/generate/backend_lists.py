@@ -35,7 +35,8 @@ def render_lua() -> str:
     entries = ", ".join(f"{b.name} = '{'asm' if is_assembly(b) else 'cpp'}'" for b in BACKENDS)
     return "\n".join([
         "-- The backends of :LspWaveEmit and the filetype that highlights each one's text.",
-        "-- GENERATED from wave_lsp/isa by `python -m wave_lsp.generate.backend_lists`: do not edit.",
+        "-- GENERATED from wave_lsp/isa by `python -m wave_lsp.generate.backend_lists`: "
+        "do not edit.",
         f"return {{ {entries} }}",
         "",
     ])
@@ -45,7 +46,8 @@ def render_typescript() -> str:
     """The VS Code module: target -> title and language of its view."""
     return "\n".join([
         "// The backends, their titles and the language that highlights their text.",
-        "// GENERATED from wave_lsp/isa by `python -m wave_lsp.generate.backend_lists`: do not edit.",
+        "// GENERATED from wave_lsp/isa by `python -m wave_lsp.generate.backend_lists`: "
+        "do not edit.",
         "export const TARGETS = {",
         *(f"    {b.name}: {{ title: '{title(b)}', language: "
           f"'{b.name if is_assembly(b) else 'cpp'}' }}," for b in BACKENDS),
