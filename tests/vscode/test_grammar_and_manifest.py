@@ -159,4 +159,7 @@ def test_backend_views_cover_exactly_the_targets():
             "group": "navigation@4"} in menus["editor/title"]
     assert palette["wave.checkPortability"] == "editorLangId == wave"
     source = (EXTENSION / "src" / "extension.ts").read_text()
-    assert "'wave.checkPortability', 'wave-lsp.checkPortability'" in source
+    assert "'wave.checkPortability', (uri, kernel) => serverCommand(client, CHECK_PORTABILITY, " \
+        "[uri, kernel])" in source     # the command name from the generated extension types
+    generated = (EXTENSION / "src" / "generated" / "extensions.ts").read_text()
+    assert "export const CHECK_PORTABILITY = 'wave-lsp.checkPortability';" in generated
