@@ -16,13 +16,15 @@ from lsprotocol import types
 from ..ide.gpu import gpu_status, run_on_gpu
 from ..ide.portability import kernel_launch
 from ..ide.state import DocumentState
+from . import extensions
+from .extensions import GpuRun
 from .handlers import command, command_kernel
 from .proto import lens
 from .run_documents import arg_root
 from .runs import RunService
 from .server import Feature, WaveLanguageServer
 
-RUN_ON_GPU = "wave-lsp.runOnGpu"
+RUN_ON_GPU = extensions.RUN_ON_GPU.name
 
 
 class GpuLenses(Feature):
@@ -70,4 +72,4 @@ async def _run(server: WaveLanguageServer, *args):
     server.window_show_message(types.ShowMessageParams(
         type=types.MessageType.Info if same else types.MessageType.Warning,
         message=f"wave-lsp: {outcome['message']}"))
-    return outcome
+    return GpuRun.answer(body=outcome)

@@ -25,6 +25,8 @@ from ..ide.run_limits import LAUNCH_MARKER, RunLimits
 from ..ide.run_queue import CLICKED, REFRESH
 from ..ide.state import DocumentState
 from . import run_display
+from . import extensions
+from .extensions import Refusal, RunsChanged, wire
 from .run_display import CLEAR, RUN
 from .run_documents import arg_root, launched_kernels, parse_launch_lines
 from .server import Feature, WaveLanguageServer, report_failure
@@ -34,13 +36,13 @@ if TYPE_CHECKING:
     from ..ide.run_results import KernelRun
     from ..ide.run_session import DocumentRuns
 
-RUNS_CHANGED = "wave-lsp/runsChanged"
+RUNS_CHANGED = extensions.RUNS_CHANGED.name
 
 
 TRUST_OPTION = "workspaceTrusted"    # initializationOptions: anything but true disables every run
 # notification: the user has trusted the workspace since (VS Code's onDidGrantWorkspaceTrust);
 # trust is only ever granted this way, never taken back (VS Code reloads to un-trust)
-TRUST_GRANTED = "wave-lsp/workspaceTrusted"
+TRUST_GRANTED = extensions.WORKSPACE_TRUSTED.name
 MANAGE_TRUST = "workbench.trust.manage"   # the client command the lens of a refused run offers
 
 
@@ -298,7 +300,7 @@ class RunService(Feature):
         if server.client.code_lens_refresh:
             server.workspace_code_lens_refresh(None)
         else:   # e.g. Neovim 0.11: its plugin (editors/nvim) asks for the lenses again
-            server.protocol.notify(RUNS_CHANGED, {"uri": doc.uri})
+            server.protocol.notify(RUNS_CHANGED, wire(RunsChanged(doc.uri)))
         server.broadcast("results_changed", doc)
 
     def shutdown(self) -> None:
@@ -316,8 +318,7 @@ def refuse(server: WaveLanguageServer, uri: Any, kernel: Any, message: str,
     if warn:
         server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
                                                            message=f"wave-lsp: {message}"))
-    return {"uri": uri, "kernel": kernel, "ok": False, "status": "invalid-request",
-            "message": message}
+    return wire(Refusal(uri, kernel, message=message))
 
 
 async def start_live(server: WaveLanguageServer, service: RunService, verb: str, uri: Any,
