@@ -15,10 +15,11 @@ import shared
 
 PACKAGE = Path(__file__).resolve().parents[1] / "wave_lsp"
 # Layers, lowest first; an import may only point to the same layer or a lower one. `debug` sits
-# beside `server` (neither imports the other). Modules at the package root (cache.py,
+# beside `server` (neither imports the other); `generate` (the editor clients' generated files)
+# reads `isa` and the server's extension types. Modules at the package root (cache.py,
 # cancellation.py, files.py, framing.py) are below every layer and import only each other.
 LAYERS = ["isa", "grammar", "syntax", "analysis", "asm", "emu", "launch", "ide", "server", "debug",
-          "cli"]
+          "generate", "cli"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 RANK["debug"] = RANK["server"]
 ROOT_MODULES = {"cache", "cancellation", "files", "framing"}
@@ -410,10 +411,11 @@ def generators() -> dict[str, object]:
 def test_every_generated_file_has_a_generator_and_is_current():
     """A checked-in file that says it is generated is in some generator's `GENERATED` table (so
     its staleness check runs) and is current; the TextMate grammar (JSON: no comment) too."""
-    from wave_lsp.isa import generated, textmate
+    from wave_lsp.generate import textmate
+    from wave_lsp.isa import generated
     tables = {str(path): module for module in generators().values()
               for path in module.GENERATED}
-    assert {"isa.backend_lists", "isa.vim_files", "emu.native.opnames",
+    assert {"generate.backend_lists", "generate.vim_files", "emu.native.opnames",
             "syntax.tool_comment_lua"} <= set(generators())
     marked = {path.relative_to(REPOSITORY).as_posix()
               for folder in ("editors", "vscode-extension/src", "wave_lsp")

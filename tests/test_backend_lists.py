@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wave_lsp.isa import backend_lists
+from wave_lsp.generate import backend_lists
 from wave_lsp.isa.backends import TARGET_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_generated_lists_are_current():
-    assert backend_lists.stale(ROOT) == [], "run: python -m wave_lsp.isa.backend_lists"
+    assert backend_lists.stale(ROOT) == [], "run: python -m wave_lsp.generate.backend_lists"
 
 
 def test_every_backend_is_listed_with_its_highlighting():

@@ -1,5 +1,5 @@
 ;;; wave-isa.el --- WAVE facts for wave-mode  -*- lexical-binding: t; -*-
-;; GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_files`: do not edit.
+;; GENERATED from wave_lsp/isa by `python -m wave_lsp.generate.vim_files`: do not edit.
 ;;; Code:
 (defconst wave-block-openers '("if" "loop"))
 (defconst wave-block-middles '("else"))

@@ -55,17 +55,15 @@
   (1- (line-number-at-pos nil t)))
 
 (defun wave-lsp-kernel-at-point ()
-  "(KERNEL . LAUNCH-LINE): the kernel around point, else the next one; LAUNCH-LINE is the
-0-based line of the `; wave-lsp run:' comment at point, or nil (the kernel's first one)."
+  "(KERNEL . LAUNCH-LINE): the kernel around point (the server's `wave-lsp.kernelAt'), else the
+next one; LAUNCH-LINE is the 0-based line of the `; wave-lsp run:' comment at point, or nil (the
+kernel's first one)."
   (save-excursion
-    (let ((launch (progn (beginning-of-line)
-                         (and (looking-at "[ \t]*;[ \t]*wave-lsp run:") (wave-lsp--line))))
-          (start (point))
-          (kernel nil))
-      (end-of-line)
-      (when (and (re-search-backward "^[ \t]*\\.\\(kernel\\|end\\)\\_>[ \t]*\\([^ \t\n;]*\\)" nil t)
-                 (equal (match-string 1) "kernel"))
-        (setq kernel (match-string-no-properties 2)))
+    (let* ((launch (progn (beginning-of-line)
+                          (and (looking-at "[ \t]*;[ \t]*wave-lsp run:") (wave-lsp--line))))
+           (start (point))
+           (here (wave-lsp--execute "wave-lsp.kernelAt" (wave-lsp--uri) (wave-lsp--line)))
+           (kernel (and (listp here) (plist-get here :kernel))))
       (unless kernel
         (goto-char start)
         (when (re-search-forward "^[ \t]*\\.kernel[ \t]+\\([^ \t\n;]+\\)" nil t)

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from wave_lsp.isa import DIRECTIVES, INSTRUCTIONS, SPECIAL_REGISTERS
-from wave_lsp.isa.vim_files import GENERATED, class_group, family_group, stale
+from wave_lsp.generate.vim_files import GENERATED, class_group, family_group, stale
 
 from .nvim import ROOT, run_nvim
 
@@ -44,7 +44,7 @@ def probe(tmp_path, lines: list[str], positions: list[tuple[int, int]]):
 
 
 def test_generated_files_are_current():
-    assert stale(ROOT) == [], "run: python -m wave_lsp.isa.vim_files"
+    assert stale(ROOT) == [], "run: python -m wave_lsp.generate.vim_files"
 
 
 def test_stale_check_notices_a_missing_mnemonic(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 
 from wave_lsp.isa import (DIRECTIVES, INSTRUCTIONS, LEGACY_MNEMONICS, MAX_REGISTER, SCOPES,
                           SPECIAL_REGISTERS)
-from wave_lsp.isa import textmate
+from wave_lsp.generate import textmate
 from wave_lsp.isa.backends import TARGET_NAMES
 from wave_lsp.server.semantic_tokens import TOKEN_TYPES
 from wave_lsp.server.settings import DIAGNOSTIC_MODES, parse_settings
@@ -28,7 +28,7 @@ CLIENT_ONLY = ("wave.server.", "wave.trace.")
 def test_checked_in_grammar_is_current():
     assert GRAMMAR.read_text() == textmate.render(), (
         "vscode-extension/syntaxes/wave.tmLanguage.json is stale: run "
-        "`python -m wave_lsp.isa.textmate`")
+        "`python -m wave_lsp.generate.textmate`")
 
 
 def _scopes(text: str) -> list[tuple[str, str]]:
@@ -159,4 +159,7 @@ def test_backend_views_cover_exactly_the_targets():
             "group": "navigation@4"} in menus["editor/title"]
     assert palette["wave.checkPortability"] == "editorLangId == wave"
     source = (EXTENSION / "src" / "extension.ts").read_text()
-    assert "'wave.checkPortability', 'wave-lsp.checkPortability'" in source
+    assert "'wave.checkPortability', (uri, kernel) => serverCommand(client, CHECK_PORTABILITY, " \
+        "[uri, kernel])" in source     # the command name from the generated extension types
+    generated = (EXTENSION / "src" / "generated" / "extensions.ts").read_text()
+    assert "export const CHECK_PORTABILITY = 'wave-lsp.checkPortability';" in generated

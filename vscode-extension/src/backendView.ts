@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { ServerCommand } from './encodingView';
+import { EMIT, type CommandResult } from './generated/extensions';
 
 export const SCHEME = 'wave-backend';
 
@@ -74,10 +75,9 @@ export class BackendView implements vscode.TextDocumentContentProvider, vscode.H
         const target = BackendView.target(uri) ?? 'ptx';
         const title = TARGETS[target].title;
         try {
-            const result = await this.execute('wave-lsp.emit', [uri.query, target]) as
-                { text?: unknown, map?: unknown, error?: unknown } | null;
+            const result = await this.execute(EMIT, [uri.query, target]) as CommandResult<typeof EMIT> | undefined;
             if (typeof result?.text === 'string') {
-                this.emitted.set(uri.toString(), { map: Array.isArray(result.map) ? result.map as [number, number][] : [] });
+                this.emitted.set(uri.toString(), { map: Array.isArray(result.map) ? result.map : [] });
                 return result.text;
             }
             this.emitted.delete(uri.toString());

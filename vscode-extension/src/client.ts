@@ -25,7 +25,7 @@ const MAX_CRASHES = 4;            // restarts within CRASH_WINDOW_MS before givi
 const CRASH_WINDOW_MS = 3 * 60 * 1000;
 
 /** The server's notification that the user trusted the workspace after it started. */
-const TRUST_GRANTED = 'wave-lsp/workspaceTrusted';
+import { WORKSPACE_TRUSTED as TRUST_GRANTED } from './generated/extensions';
 
 /** The language client, whose own start-up and crash notifications are left to WaveClient (one
  * notification per failure, taken down on recovery: see FailureNotice). A server that exits

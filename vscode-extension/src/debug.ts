@@ -59,10 +59,12 @@ async function assembles(server: CommandLine, program: string): Promise<boolean>
     return false;
 }
 
-/** `locate` gives the language server's command line (the extension's server locator). */
+/** `locate` gives the language server's command line (the extension's server locator);
+ * `kernelAt` asks a running language server for the kernel at a line (undefined: no answer). */
 export function registerDebugger(
     context: vscode.ExtensionContext, locate: () => Promise<CommandLine | undefined>,
     waveEditor: () => Promise<vscode.TextEditor | undefined>,
+    kernelAt: (uri: vscode.Uri, line: number) => Promise<string | null | undefined>,
 ): void {
     context.subscriptions.push(
         vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, {
@@ -76,11 +78,13 @@ export function registerDebugger(
             },
         }),
         vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, {
-            resolveDebugConfiguration(_folder, config) {
+            async resolveDebugConfiguration(_folder, config) {
                 const editor = vscode.window.activeTextEditor;
+                const line = editor?.selection.active.line ?? 0;
                 const active = editor && {
                     path: editor.document.uri.fsPath, languageId: editor.document.languageId,
-                    text: editor.document.getText(), line: editor.selection.active.line,
+                    text: editor.document.getText(), line,
+                    kernel: editor.document.languageId === 'wave' ? await kernelAt(editor.document.uri, line) : undefined,
                 };
                 const done = completeConfiguration(config as never, active);
                 if (typeof done === 'string') {
@@ -113,7 +117,10 @@ export function registerDebugger(
                 typeof kernel === 'string'
                     ? { type: DEBUG_TYPE, request: 'launch', name: `Debug ${kernel}`, program: target.fsPath, kernel }
                     : {},
-                { path: target.fsPath, languageId: document.languageId, text: document.getText(), line },
+                {
+                    path: target.fsPath, languageId: document.languageId, text: document.getText(), line,
+                    kernel: typeof kernel === 'string' ? undefined : await kernelAt(target, line),
+                },
             );
             if (typeof done === 'string') {
                 void vscode.window.showErrorMessage(`WAVE: ${done}`);

@@ -30,6 +30,9 @@ export interface ActiveEditor {
     text: string;
     /** 0-based line of the cursor. */
     line: number;
+    /** The kernel at the cursor as the server's `wave-lsp.kernelAt` says (null: none there);
+     * undefined when the language server could not be asked. */
+    kernel?: string | null;
 }
 
 export const DEBUG_TYPE = 'wave';
@@ -66,7 +69,9 @@ export function kernelNames(text: string): { name: string; line: number }[] {
     return out;
 }
 
-/** The kernel containing `line` (the nearest `.kernel` above it), else the first. */
+/** The kernel containing `line` (the nearest `.kernel` above it), else the first. Only for when
+ * the language server cannot answer `wave-lsp.kernelAt`: the debugger needs no language server
+ * (it runs `wave-lsp debug`), which may be stopped, failed or still starting. */
 export function kernelAtLine(text: string, line: number): string | undefined {
     const kernels = kernelNames(text);
     let best = kernels[0];
@@ -92,7 +97,9 @@ export function completeConfiguration(
         }
         out = {
             type: DEBUG_TYPE, request: 'launch', name: 'Debug WAVE kernel', program: active.path,
-            kernel: kernelAtLine(active.text, active.line), stopOnEntry: false,
+            kernel: active.kernel === undefined ? kernelAtLine(active.text, active.line)
+                : active.kernel ?? kernelNames(active.text)[0]?.name,
+            stopOnEntry: false,
         };
     }
     if (out.request !== 'launch') {

@@ -3,6 +3,7 @@
  * words, from the server's `wave-lsp.encoding [uri]` command. It refreshes as the source changes.
  */
 import * as vscode from 'vscode';
+import { ENCODING, type CommandResult } from './generated/extensions';
 
 export const SCHEME = 'wave-encoding';
 
@@ -36,7 +37,7 @@ export class EncodingView implements vscode.TextDocumentContentProvider, vscode.
 
     async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
         try {
-            const result = await this.execute('wave-lsp.encoding', [uri.query]) as { text?: unknown } | null;
+            const result = await this.execute(ENCODING, [uri.query]) as CommandResult<typeof ENCODING> | undefined;
             if (typeof result?.text === 'string') {
                 return result.text;
             }

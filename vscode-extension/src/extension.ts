@@ -14,7 +14,10 @@ import { BackendView, TARGETS, type Target } from './backendView';
 import { DEBUG_TYPE } from './debugConfig';
 import { DisassemblyView } from './disassemblyView';
 import { EncodingView } from './encodingView';
-import { CLEAR_PROFILE_COMMAND, KernelProfile, PROFILE_CHANGED, PROFILE_COMMAND, ProfileChanged } from './heat';
+import {
+    ASSEMBLE, CHECK_PORTABILITY, CLEAR, CLEAR_PROFILE, KERNEL_AT, PROFILE, PROFILE_CHANGED, RUN,
+    type CommandArguments, type CommandName, type CommandResult, type ProfileChanged,
+} from './generated/extensions';
 import { HeatView } from './heatView';
 import { kernelAt } from './kernels';
 import { SERVER_LENS_COMMAND } from './middleware';
@@ -55,10 +58,16 @@ function ran(result: unknown): boolean {
     return typeof status === 'string' && status !== 'invalid-request';
 }
 
-/** Runs a server command, turning a failure into a notification. */
-async function serverCommand(client: WaveClient, command: string, args: unknown[]): Promise<unknown> {
+/** Runs a server command (its arguments and answer typed as the server declares them),
+ * turning a failure into a notification. */
+async function serverCommand<C extends CommandName>(client: WaveClient, command: C, args: CommandArguments<C>): Promise<CommandResult<C> | undefined> {
+    return await anyServerCommand(client, command, args) as CommandResult<C> | undefined;
+}
+
+/** `serverCommand` for a command named at run time (a lens the server made). */
+async function anyServerCommand(client: WaveClient, command: string, args: readonly unknown[]): Promise<unknown> {
     try {
-        return await client.execute(command, args);
+        return await client.execute(command, [...args]);
     } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const unknown = /not found|not defined|unknown command|MethodNotFound/i.test(message);
@@ -142,7 +151,15 @@ export function activate(context: vscode.ExtensionContext): void {
         context.subscriptions.push(vscode.commands.registerCommand(name, handler));
 
     registerDebugger(context, () => Promise.resolve(client.serverCommand()),
-        () => waveEditor('open a .wave file to debug its kernel'));
+        () => waveEditor('open a .wave file to debug its kernel'),
+        async (uri, line) => {
+            try {     // never starts the server: debugging does not need it
+                const args: CommandArguments<typeof KERNEL_AT> = [uri.toString(), line];
+                return (await client.executeIfRunning(KERNEL_AT, args) as CommandResult<typeof KERNEL_AT>)?.kernel ?? null;
+            } catch {
+                return undefined;
+            }
+        });
     register('wave.showServerLog', () => log.show());
     register('wave.openExample', () => openExample(context));
     register('wave.restartServer', () => client.restart());
@@ -151,49 +168,48 @@ export function activate(context: vscode.ExtensionContext): void {
         if (typeof command !== 'string') {
             return undefined;
         }
-        const result = await serverCommand(client, command, args);
-        if (command === 'wave-lsp.run' && ran(result)) {
+        const result = await anyServerCommand(client, command, args);
+        if (command === RUN && ran(result)) {
             stepDone('run');
-        } else if (command === PROFILE_COMMAND) {
-            heat.show(result as KernelProfile | undefined);
+        } else if (command === PROFILE) {
+            heat.show(result as CommandResult<typeof PROFILE> | undefined);
         }
         return result;
     });
-    /** A command on the kernel at the cursor of the active WAVE editor: `[uri, kernel, ...rest]`. */
-    const kernelCommand = (name: string, serverName: string, rest: unknown[]) => register(name, async () => {
+    /** The kernel at the cursor, as the server says (`wave-lsp.kernelAt`). */
+    const serverKernelAt = (args: CommandArguments<typeof KERNEL_AT>) => serverCommand(client, KERNEL_AT, args);
+    /** A command on the kernel at the cursor of the active WAVE editor. */
+    const kernelCommand = (name: string, act: (uri: string, kernel: string) => Promise<unknown>) => register(name, async () => {
         const editor = await waveEditor();
         if (editor === undefined) {
             return;
         }
-        const kernel = await kernelAt(editor.document, editor.selection.active);
+        const kernel = await kernelAt(serverKernelAt, editor.document, editor.selection.active);
         if (kernel !== undefined) {
-            const result = await serverCommand(client, serverName, [editor.document.uri.toString(), kernel, ...rest]);
-            if (name === 'wave.runKernel' && ran(result)) {
-                stepDone('run');
-            }
-            return result;
+            return act(editor.document.uri.toString(), kernel);
         }
     });
-    kernelCommand('wave.runKernel', 'wave-lsp.run', [null]);
-    kernelCommand('wave.checkPortability', 'wave-lsp.checkPortability', []);
-    register('wave.profileKernel', async () => {
-        const editor = await waveEditor();
-        const kernel = editor && await kernelAt(editor.document, editor.selection.active);
-        if (editor !== undefined && kernel !== undefined) {
-            heat.show(await serverCommand(client, PROFILE_COMMAND,
-                [editor.document.uri.toString(), kernel, null]) as KernelProfile | undefined);
+    kernelCommand('wave.runKernel', async (uri, kernel) => {
+        const result = await serverCommand(client, RUN, [uri, kernel, null]);
+        if (ran(result)) {
+            stepDone('run');
         }
+        return result;
+    });
+    kernelCommand('wave.checkPortability', (uri, kernel) => serverCommand(client, CHECK_PORTABILITY, [uri, kernel]));
+    kernelCommand('wave.profileKernel', async (uri, kernel) => {
+        heat.show(await serverCommand(client, PROFILE, [uri, kernel, null]));
     });
     register('wave.clearProfile', async () => {
         const editor = await waveEditor();
         if (editor !== undefined) {
-            return serverCommand(client, CLEAR_PROFILE_COMMAND, [editor.document.uri.toString(), null]);
+            return serverCommand(client, CLEAR_PROFILE, [editor.document.uri.toString(), null]);
         }
     });
     register('wave.clearResults', async () => {
         const editor = await waveEditor();
         if (editor !== undefined) {
-            return serverCommand(client, 'wave-lsp.clear', [editor.document.uri.toString(), null]);
+            return serverCommand(client, CLEAR, [editor.document.uri.toString(), null]);
         }
     });
     register('wave.showEncoding', async () => {
@@ -213,7 +229,7 @@ export function activate(context: vscode.ExtensionContext): void {
     register('wave.assemble', async () => {
         const editor = await waveEditor();
         if (editor !== undefined) {
-            return serverCommand(client, 'wave-lsp.assemble', [editor.document.uri.toString()]);
+            return serverCommand(client, ASSEMBLE, [editor.document.uri.toString()]);
         }
     });
 

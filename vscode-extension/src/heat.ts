@@ -5,33 +5,14 @@
  * get which level when several kernels of it are profiled.
  */
 
-export const PROFILE_COMMAND = 'wave-lsp.profile';
-export const CLEAR_PROFILE_COMMAND = 'wave-lsp.clearProfile';
-export const PROFILE_CHANGED = 'wave-lsp/profileChanged';
+import type { HeatLine, KernelProfile } from './generated/extensions';
+
+export { CLEAR_PROFILE as CLEAR_PROFILE_COMMAND, PROFILE as PROFILE_COMMAND, PROFILE_CHANGED } from './generated/extensions';
+/** The shapes of the profile and its heat, generated from the server's (wave_lsp/server/extensions.py). */
+export type { HeatLine, KernelProfile, ProfileChanged } from './generated/extensions';
 
 /** Cool to hot: a yellow-to-red ramp that reads on light and dark themes alike. */
 export const HEAT_COLOURS = ['#f2d65c', '#f5a742', '#ec7036', '#d6402b', '#a81f2a'] as const;
-
-export interface HeatLine {
-    line: number;        // 1-based, as in the source and the `--profile --json` output
-    level: number;       // 1 (cool) .. HEAT_COLOURS.length (the hottest lines)
-    share: number;       // of the kernel's cost
-}
-
-export interface KernelProfile {
-    uri?: string;
-    kernel: string;
-    version?: number | null;
-    status?: string;
-    summary?: string;
-    heat?: HeatLine[];
-}
-
-export interface ProfileChanged {
-    uri: string;
-    version?: number | null;
-    profiles: KernelProfile[];
-}
 
 /** A line is coloured only when it costs: a level of at least COSTLY_LEVEL or a share of the
  * kernel's cost of at least COSTLY_SHARE; cold code (level 1, a small share) stays unmarked. */
@@ -44,7 +25,7 @@ export function costs(heat: HeatLine): boolean {
 
 /** The 0-based lines of each level (index 0: level 1) that cost (`costs`), from the profiles
  * of one document. */
-export function linesByLevel(profiles: Iterable<KernelProfile>): number[][] {
+export function linesByLevel(profiles: Iterable<Partial<KernelProfile>>): number[][] {
     const out: number[][] = HEAT_COLOURS.map(() => []);
     for (const profile of profiles) {
         for (const heat of profile.heat ?? []) {

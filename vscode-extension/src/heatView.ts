@@ -8,6 +8,7 @@
  */
 import * as vscode from 'vscode';
 import { gutterIcon, HEAT_COLOURS, KernelProfile, linesByLevel, ProfileChanged, tint } from './heat';
+import type { Refusal } from './generated/extensions';
 
 export class HeatView implements vscode.Disposable {
     private readonly levels: vscode.TextEditorDecorationType[];
@@ -40,13 +41,13 @@ export class HeatView implements vscode.Disposable {
         this.renderUri(params.uri);
     }
 
-    /** The result of `wave-lsp.profile` for one kernel. */
-    show(result: KernelProfile | undefined): void {
-        if (result?.uri === undefined || typeof result.kernel !== 'string') {
+    /** The result of `wave-lsp.profile` for one kernel (a refusal names no profile). */
+    show(result: KernelProfile | Refusal | undefined): void {
+        if (typeof result?.uri !== 'string' || typeof result.kernel !== 'string') {
             return;
         }
         const kernels = this.profiles.get(result.uri) ?? new Map<string, KernelProfile>();
-        kernels.set(result.kernel, result);
+        kernels.set(result.kernel, result as KernelProfile);
         this.profiles.set(result.uri, kernels);
         this.renderUri(result.uri);
     }

@@ -8,58 +8,10 @@
  * `; wave-lsp expect: TEXT` lines (see the server's README section on kernel tests).
  */
 
-/** An LSP range (0-based lines, UTF-16 columns: the client's default position encoding). */
-export interface WireRange {
-    start: { line: number; character: number };
-    end: { line: number; character: number };
-}
-
-/** One test of `wave-lsp.discoverTests`. */
-export interface DiscoveredTest {
-    kernel: string;
-    /** 0-based line of the launch line. */
-    launchLine: number;
-    /** Position among the kernel's tests (0: its first). */
-    ordinal: number;
-    flags: string;
-    /** The flags as `wave-lsp run` arguments (what the debugger's `args` takes). */
-    args: string[];
-    /** From the launch line to the end of its last expect line. */
-    range: WireRange;
-    /** The kernel's `.kernel` … `.end`, when the kernel is in the file. */
-    kernelRange: WireRange | null;
-}
-
-export interface Discovery {
-    uri: string;
-    tests: DiscoveredTest[];
-    error?: string;
-}
-
-/** One test's outcome, from `wave-lsp.test`. */
-export interface TestOutcome {
-    kernel: string;
-    launchLine: number;
-    passed: boolean;
-    /** passed, failed, error (the test could not run), cancelled. */
-    status: string;
-    /** One line: `line 13, lane 2 wrote 5, expected 4`. */
-    message: string;
-    expected: string[];
-    actual: string[];
-    /** The first expect line that does not hold (0-based document line), with both texts. */
-    difference: { line: number; expected: string; got: string } | null;
-    /** The store that last wrote the first wrong value (0-based line) and its lane (null:
-     * not known). */
-    writtenBy: { line: number; lane: number | null } | null;
-}
-
-export interface TestRunAnswer {
-    uri: string;
-    tests: TestOutcome[];
-    passed: number;
-    failed: number;
-}
+/** The JSON of `wave-lsp.discoverTests` and `wave-lsp.test`, generated from the server's types
+ * (wave_lsp/server/extensions.py): a test's place, a discovery, an outcome, a run's answer. */
+export type { DiscoveredTest, Discovery, TestOutcome, TestRun as TestRunAnswer, WireRange } from './generated/extensions';
+import type { DiscoveredTest, TestOutcome } from './generated/extensions';
 
 /** The Testing view's id of a file, a kernel in it, and one of the kernel's tests. The test id
  * counts the kernel's tests, not lines, so results stay on their test when lines move above. */

@@ -21,11 +21,10 @@ import {
     byKernel, debugConfiguration, DiscoveredTest, Discovery, failureParts, fileId, kernelId, testDescription,
     testId, testLabel, TestOutcome, TestRunAnswer, WireRange,
 } from './testModel';
+import { DISCOVER_TESTS as DISCOVER, TEST } from './generated/extensions';
 
 type Execute = (command: string, args: unknown[]) => Promise<unknown>;
 
-const DISCOVER = 'wave-lsp.discoverTests';
-const TEST = 'wave-lsp.test';
 const EXCLUDE = '{**/node_modules/**,**/.git/**,**/.venv/**,**/venv/**}';
 const MAX_FILES = 2000;
 const REDISCOVER_MS = 400;

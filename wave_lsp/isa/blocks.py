@@ -5,7 +5,7 @@ which mnemonic opens which construct, splits it (`else`), closes it, leaves a lo
 `continue`) or ends threads (`halt`). `syntax.blocks` matches blocks with it (the structure
 checks, the uniformity analysis, folding and the emulator's skip plan read that matching);
 editors indent and fold by the same roles (the Vim indent rules are generated from `BLOCKS`,
-`vim_files.py`).
+`wave_lsp.generate.vim_files`).
 """
 
 from __future__ import annotations

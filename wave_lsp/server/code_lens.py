@@ -28,14 +28,15 @@ from ..ide.assemble import assemble_report
 from ..ide.resources import resources_of
 from ..ide.state import DocumentState
 from ..ide.vendor_usage import figures_text
-from . import vendor_compilers
+from . import extensions, vendor_compilers
+from .extensions import Assembled, KernelArgs, KernelResources
 from .handlers import command, command_document, request
 from .lens_layout import arrange
 from .proto import lens
 from .server import WaveLanguageServer
 
-RESOURCES = "wave-lsp.kernelResources"
-ASSEMBLE = "wave-lsp.assemble"
+RESOURCES = extensions.KERNEL_RESOURCES.name
+ASSEMBLE = extensions.ASSEMBLE.name
 
 
 def _show(server: WaveLanguageServer, message: str,
@@ -104,7 +105,8 @@ def setup(server: WaveLanguageServer) -> None:
 
     @command(server, RESOURCES)
     async def show_resources(*args):
-        uri, name = (list(args) + [None, None])[:2]
+        a = KernelArgs.parse(args)
+        uri, name = a.uri, a.kernel
         doc = await server.documents.ready(uri) if isinstance(uri, str) else None
         res = None
         if doc is not None and not doc.binary and isinstance(name, str):
@@ -121,7 +123,8 @@ def setup(server: WaveLanguageServer) -> None:
         res = res.with_vendor(vendor)
         extra = f" | {figures_text(vendor)}" if vendor else ""
         _show(server, f"kernel {res.name}: {res.summary()}{extra}")
-        return {**res.as_dict(), "vendor": [f.as_dict() for f in vendor]}
+        return KernelResources.answer(body={**res.as_dict(),
+                                            "vendor": [f.as_dict() for f in vendor]})
 
     @command(server, ASSEMBLE)
     async def assemble_command(*args):
@@ -139,4 +142,4 @@ def setup(server: WaveLanguageServer) -> None:
             _show(server, f"wave-lsp: wrote {report['path']}: {assembled}" if report["path"]
                   else f"wave-lsp: {assembled}; no file written: {report['not_written']}",
                   types.MessageType.Info if report["path"] else types.MessageType.Warning)
-        return report
+        return Assembled.answer(body=report)

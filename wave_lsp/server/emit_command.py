@@ -27,18 +27,21 @@ from lsprotocol import types
 from ..cancellation import Cancelled
 from ..ide.emit import TARGETS, translate
 from ..ide.vendor_help import absent_comments
+from . import extensions
+from .extensions import EmitArgs, Emitted
 from .handlers import RETRIES, command
 from .protocol import Serialised
 from .server import WaveLanguageServer
 from .vendor_compilers import absent, emit_report
 
-EMIT = "wave-lsp.emit"
+EMIT = extensions.EMIT.name
 
 
 def setup(server: WaveLanguageServer) -> None:
     @command(server, EMIT)
     async def emit_command(*args):
-        uri, target, compat = (list(args) + [None, None, None])[:3]
+        a = EmitArgs.parse(args)
+        uri, target, compat = a.uri, a.target, a.compat
         doc = server.text_document(uri)
         problem = None
         if doc is None:
@@ -60,7 +63,7 @@ def setup(server: WaveLanguageServer) -> None:
         off the loop."""
         def job(state):
             translation = translate(state, target, compat)
-            return translation, Serialised(json.dumps(translation.result))
+            return translation, Serialised(json.dumps(Emitted.answer(body=translation.result)))
 
         for _ in range(RETRIES):
             try:
@@ -84,9 +87,10 @@ def setup(server: WaveLanguageServer) -> None:
             if not missing:
                 return serialised
             result = translation.result
-            return {**result, "vendorAbsent": missing[0].as_dict(), "text": result["text"]
-                    + "".join(line + "\n" for line in absent_comments(missing[0]))}
+            comments = "".join(line + "\n" for line in absent_comments(missing[0]))
+            return Emitted.answer(body={**result, "vendorAbsent": missing[0].as_dict(),
+                                        "text": result["text"] + comments})
         block = report.pop("block")
         result = translation.result
-        return {**result, **report,
-                "text": result["text"] + "".join(line + "\n" for line in block)}
+        return Emitted.answer(body={**result, **report, "text": result["text"]
+                              + "".join(line + "\n" for line in block)})

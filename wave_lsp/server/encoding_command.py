@@ -8,10 +8,12 @@ Returns `{"uri", "text"}`, or None (with a message) when the URI is not an open 
 from __future__ import annotations
 
 from ..ide.encoding import listing
+from . import extensions
+from .extensions import Encoding, wire
 from .handlers import command, command_document
 from .server import WaveLanguageServer
 
-ENCODING = "wave-lsp.encoding"
+ENCODING = extensions.ENCODING.name
 
 
 def setup(server: WaveLanguageServer) -> None:
@@ -23,4 +25,4 @@ def setup(server: WaveLanguageServer) -> None:
         compat = server.config(doc).compat
         text = await server.documents.run(doc, lambda d: listing(d, compat), name=ENCODING,
                                           reader=True)
-        return {"uri": doc.uri, "text": text}
+        return wire(Encoding(doc.uri, text))

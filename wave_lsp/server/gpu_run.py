@@ -17,6 +17,8 @@ from ..ide.gpu import gpu_status, run_on_gpu
 from ..ide.jobs import CLICKED, CheckRecord
 from ..ide.portability import kernel_launch
 from ..ide.state import DocumentState
+from . import extensions
+from .extensions import GpuRun
 from .handlers import command, command_kernel
 from .job_feature import JobFeature
 from .proto import lens
@@ -24,7 +26,7 @@ from .run_documents import arg_root
 from .runs import RunService
 from .server import WaveLanguageServer
 
-RUN_ON_GPU = "wave-lsp.runOnGpu"
+RUN_ON_GPU = extensions.RUN_ON_GPU.name
 
 
 class GpuLenses(JobFeature):
@@ -103,4 +105,4 @@ async def _run(server: WaveLanguageServer, *args):
     server.window_show_message(types.ShowMessageParams(
         type=types.MessageType.Info if same else types.MessageType.Warning,
         message=f"wave-lsp: {outcome['message']}"))
-    return outcome
+    return GpuRun.answer(body=outcome)

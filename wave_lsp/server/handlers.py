@@ -28,6 +28,7 @@ from pygls.exceptions import JsonRpcContentModified, JsonRpcException
 
 from ..cancellation import Cancelled
 from ..ide.state import DocumentState
+from .extensions import KernelArgs
 from .server import WaveLanguageServer, report_failure
 
 logger = logging.getLogger("wave_lsp.server")
@@ -148,7 +149,8 @@ def command_kernel(server: WaveLanguageServer, args: tuple
                    ) -> tuple[DocumentState | None, Any, str]:
     """The open document and the kernel named by a command's `[uri, kernel, ...]` arguments,
     and the message to answer when either is missing (the kernel is None then)."""
-    uri, name = (list(args) + [None, None])[:2]
+    a = KernelArgs.parse(args)
+    uri, name = a.uri, a.kernel
     doc = server.text_document(uri)
     kernel = doc.program.kernel_named(name) if doc is not None and isinstance(name, str) else None
     return doc, kernel, f"no kernel {name!r} in {uri!r}"

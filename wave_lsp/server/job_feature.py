@@ -29,9 +29,11 @@ from lsprotocol import types
 from ..ide.jobs import JobRecord, JobService
 from ..ide.run_limits import RunLimits
 from ..ide.state import DocumentState
+from . import extensions
+from .extensions import RunsChanged, wire
 from .server import Feature, WaveLanguageServer, report_failure
 
-RUNS_CHANGED = "wave-lsp/runsChanged"
+RUNS_CHANGED = extensions.RUNS_CHANGED.name
 TRUST_OPTION = "workspaceTrusted"    # initializationOptions: anything but true disables every run
 
 
@@ -149,7 +151,7 @@ class JobFeature(Feature):
         if server.client.code_lens_refresh:
             server.workspace_code_lens_refresh(None)
         else:   # e.g. Neovim 0.11: its plugin (editors/nvim) asks for the lenses again
-            server.protocol.notify(RUNS_CHANGED, {"uri": doc.uri})
+            server.protocol.notify(RUNS_CHANGED, wire(RunsChanged(doc.uri)))
         server.broadcast("results_changed", doc)
 
     # ---- running -------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from ..ide.test_view import (KEPT_OUTPUT_LINES, DocumentTests, Problem, TestReco
 from . import proto
 from .handlers import report_failure
 from .proto import file_path, span
+from . import extensions
 from .run_documents import arg_root
 from .job_feature import JobFeature
 from .runs import CLICKED, RunService
@@ -50,8 +51,8 @@ from .server import WaveLanguageServer
 if TYPE_CHECKING:
     from ..ide.kernel_tests import KernelTest, TestOutcome
 
-TEST = "wave-lsp.test"
-DISCOVER = "wave-lsp.discoverTests"
+TEST = extensions.TEST.name
+DISCOVER = extensions.DISCOVER_TESTS.name
 MAX_FILE_BYTES = 8 << 20        # a test file read from disk (not open in the editor)
 EXPECTATION_MARKER = "wave-lsp expect"   # in every expectation comment: a cheap test first
 # a document that is no file reads no `--arg` file: its tests run as if in an empty folder

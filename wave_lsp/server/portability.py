@@ -20,6 +20,8 @@ from lsprotocol import types
 from ..ide import portability
 from ..ide.jobs import CLICKED, CheckRecord, JobDropped
 from ..ide.state import DocumentState
+from . import extensions
+from .extensions import KernelArgs, Portability
 from .handlers import command, command_kernel
 from .job_feature import JobFeature
 from .proto import lens
@@ -27,7 +29,7 @@ from .run_documents import arg_root
 from .runs import RunService, refuse
 from .server import WaveLanguageServer
 
-CHECK = "wave-lsp.checkPortability"
+CHECK = extensions.CHECK_PORTABILITY.name
 
 
 class PortabilityLenses(JobFeature):
@@ -93,7 +95,8 @@ def setup(server: WaveLanguageServer) -> None:
 
 async def _check(server: WaveLanguageServer, *args):
     doc, kernel, missing = command_kernel(server, args)
-    uri, name = (list(args) + [None, None])[:2]
+    request = KernelArgs.parse(args)
+    uri, name = request.uri, request.kernel
 
     def fail(message: str) -> dict:       # shown, and answered with the reason
         return refuse(server, uri, name, message)
@@ -121,4 +124,4 @@ async def _check(server: WaveLanguageServer, *args):
         message=f"wave-lsp: {portability.summary(comparison)}"))
     if server.client.code_lens_refresh:
         server.workspace_code_lens_refresh(None)
-    return {"uri": doc.uri, **comparison.as_dict()}
+    return Portability.answer(uri=doc.uri, body=comparison.as_dict())

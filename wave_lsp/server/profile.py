@@ -28,6 +28,8 @@ from lsprotocol import types
 from ..ide.actions import fixable
 from ..ide.state import DocumentState
 from . import proto
+from . import extensions
+from .extensions import Cleared, ClearArgs, KernelProfile, LaunchArgs, ProfileChanged, wire
 from .handlers import command
 from .job_feature import JobFeature
 from .run_documents import arg_root
@@ -37,9 +39,9 @@ from .server import WaveLanguageServer
 if TYPE_CHECKING:
     from ..ide.profile_session import KernelProfileRun
 
-PROFILE = "wave-lsp.profile"
-CLEAR_PROFILE = "wave-lsp.clearProfile"
-PROFILE_CHANGED = "wave-lsp/profileChanged"
+PROFILE = extensions.PROFILE.name
+CLEAR_PROFILE = extensions.CLEAR_PROFILE.name
+PROFILE_CHANGED = extensions.PROFILE_CHANGED.name
 
 
 class ProfileService(JobFeature):
@@ -126,9 +128,9 @@ class ProfileService(JobFeature):
 
     def refresh(self, doc: DocumentState) -> None:
         """Tell the client's heat view, then have hints, lenses and diagnostics redrawn."""
-        self.server.protocol.notify(PROFILE_CHANGED, {
-            "uri": doc.uri, "version": doc.version,
-            "profiles": [{"uri": doc.uri, **p.to_json()} for p in self.current(doc)]})
+        self.server.protocol.notify(PROFILE_CHANGED, wire(ProfileChanged(
+            doc.uri, doc.version,
+            [KernelProfile.answer(uri=doc.uri, body=p.to_json()) for p in self.current(doc)])))
         super().refresh(doc)
 
     # ---- contributions ------------------------------------------------------------------------
@@ -216,16 +218,16 @@ async def profile_command(server: WaveLanguageServer, uri: Any = None, kernel: A
         server.window_show_message(types.ShowMessageParams(
             type=types.MessageType.Warning,
             message=f"wave-lsp: {result.kernel}: {result.summary()}"))
-    return {"uri": doc.uri, **result.to_json()}
+    return KernelProfile.answer(uri=doc.uri, body=result.to_json())
 
 
 def clear_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                   *_: Any) -> dict:
     doc = server.text_document(uri)
     if doc is None:
-        return {"uri": uri, "cleared": []}
-    return {"uri": doc.uri, "cleared": server.get_feature(ProfileService).forget(
-        doc, kernel if isinstance(kernel, str) else None)}
+        return wire(Cleared(uri, []))
+    return wire(Cleared(doc.uri, server.get_feature(ProfileService).forget(
+        doc, kernel if isinstance(kernel, str) else None)))
 
 
 def setup(server: WaveLanguageServer) -> None:
@@ -233,8 +235,10 @@ def setup(server: WaveLanguageServer) -> None:
 
     @command(server, PROFILE)
     async def profile(*args):
-        return await profile_command(server, *args)
+        a = LaunchArgs.parse(args)
+        return await profile_command(server, a.uri, a.kernel, a.launch_line)
 
     @command(server, CLEAR_PROFILE)
     def clear(*args):
-        return clear_command(server, *args)
+        a = ClearArgs.parse(args)
+        return clear_command(server, a.uri, a.kernel)

@@ -6,12 +6,15 @@ count UTF-16 code units (VS Code) or UTF-8 bytes (Neovim, when negotiated): ever
 through pygls' `PositionCodec`, applied to *our* lines (LF, CRLF and CR breaks), so an astral
 character in a comment never shifts a range. `from_proto`-side functions (`to_server_position`,
 `invalid_range`) read client positions; the rest build lsprotocol values from `ide` data.
+The JSON of the server's own extensions (`extensions`: positional command arguments, results
+as dataclasses) is built here too (`Arguments`, `Open`, `wire`).
 """
 
 from __future__ import annotations
 
+from dataclasses import Field, fields, is_dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -160,3 +163,62 @@ def lens(doc: DocumentState, line: int, start: int, end: int, codec: PositionCod
 def markup(text: str, markdown: bool) -> types.MarkupContent:
     return types.MarkupContent(
         kind=types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText, value=text)
+
+
+# ---- the JSON of the extensions (`extensions`) ---------------------------------------------
+class _Absent:
+    """The value of a result's field that is left out of its JSON."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def wire_name(f: Field) -> str:
+    """A field's JSON name: camelCase, unless its metadata names it (`{"wire": name}`)."""
+    return f.metadata.get("wire", camel(f.name))
+
+
+def wire(value: Any) -> Any:
+    """The JSON of a result dataclass (recursively; in the order of its fields, without those
+    left `ABSENT`); other values as they are."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {wire_name(f): wire(v) for f in fields(value)
+                if (v := getattr(value, f.name)) is not ABSENT}
+    if isinstance(value, (list, tuple)):
+        return [wire(v) for v in value]
+    return value
+
+
+class Arguments:
+    """A command's positional arguments, named by the dataclass' fields (values as sent; a
+    field with a default may be left out by clients, and is null then, as any missing one)."""
+
+    @classmethod
+    def parse(cls, args: tuple | list) -> Any:
+        names = [f.name for f in fields(cls)]
+        values = (list(args) + [None] * len(names))[:len(names)]
+        return cls(**dict(zip(names, values)))
+
+
+class Open:
+    """A result that restates an `ide` value: the named fields, then whatever else it has."""
+
+    @classmethod
+    def answer(cls, **parts: Any) -> dict:
+        """`parts` (keyword `body`: the `ide` value's JSON, merged last) as the wire answer;
+        a named field missing from it is a bug in the server, raised here."""
+        body = parts.pop("body", {})
+        out = {**{camel(k): wire(v) for k, v in parts.items()}, **body}
+        missing = [wire_name(f) for f in fields(cls) if wire_name(f) not in out
+                   and f.default is not ABSENT]
+        if missing:
+            raise ValueError(f"{cls.__name__} lacks {', '.join(missing)}")
+        return out

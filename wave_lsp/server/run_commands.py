@@ -29,6 +29,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from .extensions import Cleared, ClearArgs, DumpArgs, DumpWindow, KernelRun, LaunchArgs, wire
 from .handlers import command, notification
 from .protocol import Serialised
 from .run_display import CLEAR, DUMP, RUN
@@ -53,7 +54,7 @@ async def run_command(server: WaveLanguageServer, uri: Any = None, kernel: Any =
               types.MessageType.Warning)
     # a long kernel's result is megabytes of JSON: written in a thread, not on the event loop
     return Serialised(await asyncio.to_thread(
-        lambda: json.dumps({"uri": doc.uri, **result.to_json()})))
+        lambda: json.dumps(KernelRun.answer(uri=doc.uri, body=result.to_json()))))
 
 
 async def dump_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
@@ -111,17 +112,16 @@ async def dump_command(server: WaveLanguageServer, uri: Any = None, kernel: Any 
                                             "hover again")
     state.window = window
     runs.refresh(doc)
-    return {"uri": doc.uri, "version": doc.version, **window.to_json()}
+    return DumpWindow.answer(uri=doc.uri, version=doc.version, body=window.to_json())
 
 
 def clear_command(server: WaveLanguageServer, uri: Any = None, kernel: Any = None,
                   *_: Any) -> dict:
     doc = server.text_document(uri)
     if doc is None:
-        return {"uri": uri, "cleared": []}
+        return wire(Cleared(uri, []))
     runs = server.get_feature(RunService)
-    return {"uri": doc.uri, "cleared": runs.forget(doc, kernel if isinstance(kernel, str)
-                                                   else None)}
+    return wire(Cleared(doc.uri, runs.forget(doc, kernel if isinstance(kernel, str) else None)))
 
 
 def setup(server: WaveLanguageServer) -> None:
@@ -133,13 +133,17 @@ def setup(server: WaveLanguageServer) -> None:
 
     @command(server, RUN)
     async def run(*args):
-        return await run_command(server, *args)
+        a = LaunchArgs.parse(args)
+        return await run_command(server, a.uri, a.kernel, a.launch_line)
 
     @command(server, DUMP)
     async def dump(*args):
-        return await dump_command(server, *args)
+        a = DumpArgs.parse(args)
+        return await dump_command(server, a.uri, a.kernel, a.launch_line, a.dump_index, a.start,
+                                  a.count, a.version)
 
     @command(server, CLEAR)
     def clear(*args):
-        return clear_command(server, *args)
+        a = ClearArgs.parse(args)
+        return clear_command(server, a.uri, a.kernel)
 

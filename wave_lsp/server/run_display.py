@@ -18,14 +18,15 @@ from ..analysis.diagnostic import Diagnostic, Range, Severity
 from ..ide.run_limits import DUMP_COMMAND as DUMP, LAUNCH_MARKER, NOT_EXECUTED
 from ..ide.state import DocumentState
 from ..ide.locate import TargetKind
+from . import extensions
 from .proto import command as _cmd, diagnostic as to_proto, span, to_client_position
 
 if TYPE_CHECKING:
     from ..ide.launch_lines import LaunchLine
     from ..ide.run_results import KernelRun
 
-RUN = "wave-lsp.run"
-CLEAR = "wave-lsp.clear"
+RUN = extensions.RUN.name
+CLEAR = extensions.CLEAR.name
 __all__ = ["RUN", "CLEAR", "DUMP", "code_lenses", "inlay_hints", "hover", "diagnostics",
            "lsp_diagnostics", "flag_completions"]
 

@@ -24,6 +24,8 @@ from ..ide.jobs import untrusted
 from ..ide.run_queue import CLICKED, REFRESH
 from ..ide.state import DocumentState
 from . import run_display
+from . import extensions
+from .extensions import Refusal, wire
 from .job_feature import JobFeature, read_trust
 from .run_display import CLEAR, RUN
 from .run_documents import arg_root, launched_kernels, parse_launch_lines
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
 
 # notification: the user has trusted the workspace since (VS Code's onDidGrantWorkspaceTrust);
 # trust is only ever granted this way, never taken back (VS Code reloads to un-trust)
-TRUST_GRANTED = "wave-lsp/workspaceTrusted"
+TRUST_GRANTED = extensions.WORKSPACE_TRUSTED.name
 MANAGE_TRUST = "workbench.trust.manage"   # the client command the lens of a refused run offers
 
 
@@ -214,8 +216,7 @@ def refuse(server: WaveLanguageServer, uri: Any, kernel: Any, message: str,
     if warn:
         server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
                                                            message=f"wave-lsp: {message}"))
-    return {"uri": uri, "kernel": kernel, "ok": False, "status": "invalid-request",
-            "message": message}
+    return wire(Refusal(uri, kernel, message=message))
 
 
 async def start_live(server: WaveLanguageServer, service: RunService, verb: str, uri: Any,

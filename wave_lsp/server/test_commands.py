@@ -26,10 +26,11 @@ from ..analysis.diagnostic import Range
 from ..files import read_regular
 from ..ide.test_view import TestRecord, status_of
 from ..ide.state import DocumentState
+from .extensions import (Difference, DiscoveredTest, Discovery, DocumentArgs, LaunchArgs,
+                         Position, TestOutcome, TestRun, WireRange, WrittenBy, wire)
 from .handlers import command
 from .kernel_tests import DISCOVER, MAX_FILE_BYTES, RETRIES, TEST, TestService, path_of
 from .proto import to_client_range
-from .protocol import converter
 from .server import WaveLanguageServer
 
 if TYPE_CHECKING:
@@ -60,14 +61,15 @@ async def _document(server: WaveLanguageServer, uri: Any) -> tuple[DocumentState
     return await asyncio.to_thread(DocumentState, uri, text), False
 
 
-def _range(server: WaveLanguageServer, doc: DocumentState, first: int, last: int) -> dict:
+def _range(server: WaveLanguageServer, doc: DocumentState, first: int, last: int) -> WireRange:
     end = len(doc.lines[last]) if last < len(doc.lines) else 0
     rng = to_client_range(doc, Range(first, 0, last, end), server.codec)
-    return converter(server).unstructure(rng)
+    return WireRange(Position(rng.start.line, rng.start.character),
+                     Position(rng.end.line, rng.end.character))
 
 
 def test_json(server: WaveLanguageServer, doc: DocumentState, test: "KernelTest",
-              ordinal: int) -> dict:
+              ordinal: int) -> DiscoveredTest:
     """A test's place: `args` are its flags as `wave-lsp run` (and the debugger) take them."""
     from ..ide.kernel_run import command_words
     kernel = doc.program.kernel_named(test.kernel)
@@ -75,17 +77,17 @@ def test_json(server: WaveLanguageServer, doc: DocumentState, test: "KernelTest"
     if kernel is not None:
         kernel_range = _range(server, doc, kernel.line,
                               kernel.end_line if kernel.end_line is not None else kernel.line)
-    return {"kernel": test.kernel, "launchLine": test.launch_line, "ordinal": ordinal,
-            "flags": " ".join(test.flags), "args": command_words(test.flags),
-            "range": _range(server, doc, test.launch_line, _last_line(test)),
-            "kernelRange": kernel_range}
+    return DiscoveredTest(test.kernel, test.launch_line, ordinal, " ".join(test.flags),
+                          command_words(test.flags),
+                          _range(server, doc, test.launch_line, _last_line(test)), kernel_range)
 
 
 def _last_line(test: "KernelTest") -> int:
     return test.block[-1] if test.block else test.launch_line
 
 
-def outcome_json(server: WaveLanguageServer, doc: DocumentState, record: TestRecord) -> dict:
+def outcome_json(server: WaveLanguageServer, doc: DocumentState,
+                 record: TestRecord) -> TestOutcome:
     """An outcome for clients: `difference.line` is the line where the first difference shows
     (an expectation line, or the launch line), `writtenBy` the wrong store's line and lane,
     `actual` the output lines the editor kept and `actualLines` how many the run printed."""
@@ -93,18 +95,14 @@ def outcome_json(server: WaveLanguageServer, doc: DocumentState, record: TestRec
     difference = None
     if outcome.first_difference is not None:
         found = outcome.first_difference
-        difference = {"line": outcome.line, "expected": found.expected, "got": found.got,
-                      "what": found.what}
+        difference = Difference(outcome.line, found.expected, found.got, found.what)
     written = None
     if outcome.written_by is not None:
-        written = {"line": outcome.written_by[0], "lane": outcome.written_by[1]}
-    return {"kernel": test.kernel, "launchLine": test.launch_line, "passed": outcome.passed,
-            "status": status_of(outcome), "message": outcome.message,
-            "expected": list(test.expected), "actual": list(outcome.actual),
-            "actualLines": outcome.printed, "exitStatus": outcome.exit_status,
-            "stderr": outcome.stderr,
-            "difference": difference, "writtenBy": written,
-            "range": _range(server, doc, test.launch_line, _last_line(test))}
+        written = WrittenBy(*outcome.written_by)
+    return TestOutcome(test.kernel, test.launch_line, outcome.passed, status_of(outcome),
+                       outcome.message, list(test.expected), list(outcome.actual),
+                       outcome.printed, outcome.exit_status, outcome.stderr, difference,
+                       written, _range(server, doc, test.launch_line, _last_line(test)))
 
 
 def _chosen(tests: list["KernelTest"], kernel: Any, line: Any) -> list["KernelTest"]:
@@ -143,11 +141,11 @@ async def test_command(server: WaveLanguageServer, uri: Any = None, kernel: Any 
     except Unavailable as err:
         server.window_show_message(types.ShowMessageParams(
             type=types.MessageType.Warning, message=f"wave-lsp: {err}"))
-        return {"uri": uri, "tests": [], "passed": 0, "failed": 0, "error": str(err)}
+        return wire(TestRun(uri, error=str(err)))
     outcomes = [outcome_json(server, doc, r) for r in records]
-    passed = sum(1 for o in outcomes if o["passed"])
-    return {"uri": doc.uri, "version": doc.version if is_open else None, "tests": outcomes,
-            "passed": passed, "failed": len(outcomes) - passed}
+    passed = sum(1 for o in outcomes if o.passed)
+    return wire(TestRun(doc.uri, doc.version if is_open else None, outcomes, passed,
+                        len(outcomes) - passed))
 
 
 async def _run_closed(server: WaveLanguageServer, doc: DocumentState,
@@ -164,14 +162,14 @@ async def discover_command(server: WaveLanguageServer, uri: Any = None, *_: Any)
     try:
         doc, is_open = await _document(server, uri)
     except Unavailable as err:
-        return {"uri": uri, "tests": [], "error": str(err)}
+        return wire(Discovery(uri, error=str(err)))
     ordinals: dict[str, int] = {}
     out = []
     for test in service.tests(doc):
         ordinal = ordinals.get(test.kernel, 0)
         ordinals[test.kernel] = ordinal + 1
         out.append(test_json(server, doc, test, ordinal))
-    return {"uri": doc.uri, "version": doc.version if is_open else None, "tests": out}
+    return wire(Discovery(doc.uri, doc.version if is_open else None, out))
 
 
 def setup(server: WaveLanguageServer) -> None:
@@ -179,8 +177,9 @@ def setup(server: WaveLanguageServer) -> None:
 
     @command(server, TEST)
     async def test(*args):
-        return await test_command(server, *args)
+        a = LaunchArgs.parse(args)
+        return await test_command(server, a.uri, a.kernel, a.launch_line)
 
     @command(server, DISCOVER)
     async def discover(*args):
-        return await discover_command(server, *args)
+        return await discover_command(server, DocumentArgs.parse(args).uri)

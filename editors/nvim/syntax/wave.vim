@@ -1,5 +1,5 @@
 " Vim syntax file for WAVE GPU assembly (.wave)
-" GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_files`: do not edit.
+" GENERATED from wave_lsp/isa by `python -m wave_lsp.generate.vim_files`: do not edit.
 
 if exists("b:current_syntax")
   finish

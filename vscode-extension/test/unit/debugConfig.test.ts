@@ -49,6 +49,10 @@ describe('completeConfiguration', () => {
             kernel: 'second', stopOnEntry: false,
         });
     });
+    it('debugs the kernel the server says is at the cursor, else the first', () => {
+        assert.equal((completeConfiguration({}, { ...active, line: 0, kernel: 'second' }) as { kernel?: string }).kernel, 'second');
+        assert.equal((completeConfiguration({}, { ...active, kernel: null }) as { kernel?: string }).kernel, 'first');
+    });
     it('explains what is missing', () => {
         const message = (config: Parameters<typeof completeConfiguration>[0], editor: typeof active | undefined): string => {
             const done = completeConfiguration(config, editor);

@@ -38,9 +38,10 @@ describe('failures', () => {
     const failed: TestOutcome = {
         kernel: 'scale', launchLine: 3, passed: false, status: 'failed',
         message: 'line 13, lane 2 wrote 5, expected 4',
-        expected: ['0x00000000: 0 2 4 6'], actual: ['0x00000000: 0 2 5 6'],
-        difference: { line: 4, expected: '0x00000000: 0 2 4 6', got: '0x00000000: 0 2 5 6' },
-        writtenBy: { line: 12, lane: 2 },
+        expected: ['0x00000000: 0 2 4 6'], actual: ['0x00000000: 0 2 5 6'], actualLines: 1,
+        exitStatus: 0, stderr: '',
+        difference: { line: 4, expected: '0x00000000: 0 2 4 6', got: '0x00000000: 0 2 5 6', what: 'line' },
+        writtenBy: { line: 12, lane: 2 }, range: RANGE,
     };
     it('shows the whole output as a diff at the first wrong expect line', () => {
         const parts = failureParts(failed);

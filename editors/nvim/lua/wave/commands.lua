@@ -48,8 +48,14 @@ local function kernels(bufnr)
   return out
 end
 
---- The kernel the cursor is in (or just below, or the first one), or nil without kernels.
+--- The kernel the cursor is in, as the server says (`wave.kernel_at`); between kernels, the one
+--- whose launch line the cursor is on, else the nearest one above, else the first; nil without
+--- kernels.
 local function kernel_at_cursor(bufnr)
+  local here = require('wave.kernel_at').name(bufnr)
+  if here then
+    return here
+  end
   local found = kernels(bufnr)
   local row = vim.api.nvim_win_get_cursor(0)[1]
   local best = found[1]

@@ -12,9 +12,15 @@
 
 local M = {}
 
---- The name of the kernel containing the cursor (or the nearest one above it, or the first).
+--- The name of the kernel containing the cursor, as the server says (`wave.kernel_at`). Between
+--- kernels, or where no wave-lsp server is attached (nvim-dap needs only `wave-lsp debug`, not
+--- the language server), the nearest `.kernel` above the cursor, or the first.
 function M.kernel_at_cursor(bufnr)
   bufnr = bufnr or 0
+  local here = require('wave.kernel_at').name(bufnr)
+  if here then
+    return here
+  end
   local row = vim.api.nvim_win_get_cursor(0)[1]
   local best
   for i, text in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do

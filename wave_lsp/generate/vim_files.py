@@ -4,7 +4,7 @@ Vim and Neovim colour a buffer with `editors/nvim/syntax/wave.vim` before (and w
 language server, so that file lists the mnemonics, directives, special registers, scopes and cache
 hints; the indent rules need the block structure (`editors/nvim/lua/wave/isa.lua`, and
 `editors/emacs/wave-isa.el` for Emacs' wave-mode). Those facts
-live once, in `wave_lsp.isa`: `python -m wave_lsp.isa.vim_files` rewrites the checked-in copies
+live once, in `wave_lsp.isa`: `python -m wave_lsp.generate.vim_files` rewrites the checked-in copies
 and `--check` fails when one is stale (a test runs the check).
 
 Each instruction class gets its own syntax group (`waveInteger`, `waveDeviceMemory`, ...) linked
@@ -18,12 +18,12 @@ import sys
 import textwrap
 from pathlib import Path
 
-from . import generated
-from .blocks import BLOCK_CLOSERS, BLOCK_MIDDLES, BLOCK_OPENERS
-from .classes import InstructionClass
-from .directives import CACHE_HINTS, DIRECTIVES, SCOPES
-from .instructions import INSTRUCTIONS
-from .registers import SPECIAL_REGISTERS
+from ..isa import generated
+from ..isa.blocks import BLOCK_CLOSERS, BLOCK_MIDDLES, BLOCK_OPENERS
+from ..isa.classes import InstructionClass
+from ..isa.directives import CACHE_HINTS, DIRECTIVES, SCOPES
+from ..isa.instructions import INSTRUCTIONS
+from ..isa.registers import SPECIAL_REGISTERS
 
 # Where the generated files live, relative to the repository root.
 SYNTAX_PATH = Path("editors/nvim/syntax/wave.vim")
@@ -88,7 +88,7 @@ def render_syntax() -> str:
     """The complete Vim syntax file."""
     out = [
         '" Vim syntax file for WAVE GPU assembly (.wave)',
-        '" GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_files`: do not edit.',
+        '" GENERATED from wave_lsp/isa by `python -m wave_lsp.generate.vim_files`: do not edit.',
         "",
         'if exists("b:current_syntax")',
         "  finish",
@@ -155,7 +155,7 @@ def render_blocks() -> str:
     """A Lua module with the mnemonics that open, continue and close a block (for indenting)."""
     return "\n".join([
         "-- WAVE facts for the Neovim runtime files.",
-        "-- GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_files`: do not edit.",
+        "-- GENERATED from wave_lsp/isa by `python -m wave_lsp.generate.vim_files`: do not edit.",
         "return {",
         *(f"  {name} = {_lua_set(words)}," for name, words in _BLOCK_SETS.items()),
         "}",
@@ -167,7 +167,7 @@ def render_emacs_blocks() -> str:
     """The same block structure for Emacs' wave-mode (its indentation)."""
     return "\n".join([
         ";;; wave-isa.el --- WAVE facts for wave-mode  -*- lexical-binding: t; -*-",
-        ";; GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.vim_files`: do not edit.",
+        ";; GENERATED from wave_lsp/isa by `python -m wave_lsp.generate.vim_files`: do not edit.",
         ";;; Code:",
         *(f"(defconst wave-{name.replace('_', '-')} {_elisp_list(words)})"
           for name, words in _BLOCK_SETS.items()),
@@ -187,7 +187,7 @@ def stale(root: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return generated.main("wave_lsp.isa.vim_files", "Write the Vim/Neovim runtime files for "
+    return generated.main("wave_lsp.generate.vim_files", "Write the Vim/Neovim runtime files for "
                           "WAVE from the instruction table.", GENERATED, argv)
 
 

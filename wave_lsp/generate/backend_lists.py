@@ -2,7 +2,7 @@
 
 Neovim's `:LspWaveEmit {target}` (`editors/nvim/lua/wave/targets.lua`) and VS Code's "Show
 PTX/HIP/Metal/SYCL" views (`vscode-extension/src/targets.ts`) name every backend and how its text
-is highlighted; `python -m wave_lsp.isa.backend_lists` rewrites both from this package and
+is highlighted; `python -m wave_lsp.generate.backend_lists` rewrites both from this package and
 `--check` fails when one is stale (a test runs the check). A backend whose language is an
 assembly is shown as assembly (Vim's `asm`; in VS Code the language of that name that the
 extension contributes with its own grammar, `ptx`), every other one (HIP, Metal, SYCL: C++
@@ -14,8 +14,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from . import generated
-from .backends import BACKENDS, Backend
+from ..isa import generated
+from ..isa.backends import BACKENDS, Backend
 
 LUA_PATH = Path("editors/nvim/lua/wave/targets.lua")
 TYPESCRIPT_PATH = Path("vscode-extension/src/targets.ts")
@@ -35,7 +35,8 @@ def render_lua() -> str:
     entries = ", ".join(f"{b.name} = '{'asm' if is_assembly(b) else 'cpp'}'" for b in BACKENDS)
     return "\n".join([
         "-- The backends of :LspWaveEmit and the filetype that highlights each one's text.",
-        "-- GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.backend_lists`: do not edit.",
+        "-- GENERATED from wave_lsp/isa by `python -m wave_lsp.generate.backend_lists`: "
+        "do not edit.",
         f"return {{ {entries} }}",
         "",
     ])
@@ -45,7 +46,8 @@ def render_typescript() -> str:
     """The VS Code module: target -> title and language of its view."""
     return "\n".join([
         "// The backends, their titles and the language that highlights their text.",
-        "// GENERATED from wave_lsp/isa by `python -m wave_lsp.isa.backend_lists`: do not edit.",
+        "// GENERATED from wave_lsp/isa by `python -m wave_lsp.generate.backend_lists`: "
+        "do not edit.",
         "export const TARGETS = {",
         *(f"    {b.name}: {{ title: '{title(b)}', language: "
           f"'{b.name if is_assembly(b) else 'cpp'}' }}," for b in BACKENDS),
@@ -63,7 +65,7 @@ def stale(root: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return generated.main("wave_lsp.isa.backend_lists", "Write the editor clients' backend "
+    return generated.main("wave_lsp.generate.backend_lists", "Write the editor clients' backend "
                           "target lists from the backend table.", GENERATED, argv)
 
 
