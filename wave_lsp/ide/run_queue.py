@@ -1,6 +1,8 @@
-"""The queue of the run worker's one thread: bounded, by priority, at most one job per key.
+"""The queue of the one job worker's thread (`jobs.JobService`): bounded, by priority, at most
+one job per key.
 
-Every editor run (a kernel's Run, the re-run after an edit, a dump window) is a job with a key
+Every editor job (a kernel's Run, the re-run after an edit, a dump window, a profile, a kernel
+test, a portability check, a GPU run) is a job with a key
 (what it is for: a document's runs, one dump's window) and a priority. A job submitted with the
 key of a job still waiting supersedes it: the waiting one never runs, its future gets what
 its `dropped` callable gives (cancelled results, a refusal). The thread takes the waiting job
