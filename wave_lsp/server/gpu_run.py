@@ -14,13 +14,13 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ..ide.gpu import gpu_status, run_on_gpu
-from ..ide.jobs import CLICKED, CheckRecord
+from ..ide.jobs import CLICKED
 from ..ide.portability import kernel_launch
 from ..ide.state import DocumentState
 from . import extensions
 from .extensions import GpuRun
 from .handlers import command, command_kernel
-from .job_feature import JobFeature
+from .job_feature import ClickedJobFeature
 from .proto import lens
 from .run_documents import arg_root
 from .runs import RunService
@@ -29,7 +29,7 @@ from .server import WaveLanguageServer
 RUN_ON_GPU = extensions.RUN_ON_GPU.name
 
 
-class GpuLenses(JobFeature):
+class GpuLenses(ClickedJobFeature):
     """GPU runs, a kind of the one job service (`JobFeature`) that runs only when clicked: on
     its one worker, behind its trust gate, an edit or a close cancelling the emulator's side.
     "▶ Run on GPU" above each kernel, only when a GPU run is possible."""
@@ -37,15 +37,6 @@ class GpuLenses(JobFeature):
     kind = "gpu_runs"
     what = "GPU runs"
     leading_commands = (RUN_ON_GPU,)
-
-    def state(self, doc: DocumentState) -> CheckRecord:
-        return doc.check_state(self.kind)
-
-    def live_work(self, doc: DocumentState) -> dict:
-        return {}      # runs only when clicked
-
-    def job_key(self, doc: DocumentState, kernel: str) -> tuple:
-        return (doc.revision, kernel)
 
     def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
         if gpu_status() is not None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..ide.jobs import JobRecord, JobService
+from ..ide.jobs import CheckRecord, JobRecord, JobService
 from ..ide.run_limits import RunLimits
 from ..ide.state import DocumentState
 from . import extensions
@@ -160,6 +160,17 @@ class JobFeature(Feature):
         return (self.server.document(doc.uri) is doc and doc.revision == revision
                 and not cancel.is_set())
 
+    def forget(self, doc: DocumentState, kernel: str | None) -> list[str]:
+        """Clear one kernel's results (or all) and stop its live work; returns what was
+        cleared."""
+        state = self.state(doc)
+        names = [kernel] if kernel else sorted(set(state.live) | set(state.results))
+        state.clear(kernel)
+        if not state.live:
+            state.stop()
+        self.refresh(doc)
+        return names
+
     def queue_key(self, doc: DocumentState) -> tuple:
         """The worker's key of this kind's jobs of a document: one waits at a time."""
         return (doc.uri, self.kind)
@@ -182,6 +193,20 @@ class JobFeature(Feature):
             left = self._waiters.pop(future) - 1
             if left:
                 self._waiters[future] = left
+
+
+class ClickedJobFeature(JobFeature):
+    """A kind that runs only when clicked (the portability check, GPU runs): nothing is live
+    after an edit, and a job is one kernel of one revision."""
+
+    def state(self, doc: DocumentState) -> CheckRecord:
+        return doc.check_state(self.kind)
+
+    def live_work(self, doc: DocumentState) -> dict:
+        return {}
+
+    def job_key(self, doc: DocumentState, kernel: str) -> tuple:
+        return (doc.revision, kernel)
 
 
 def read_trust(jobs: JobService, params: types.InitializeParams) -> None:

@@ -18,12 +18,12 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ..ide import portability
-from ..ide.jobs import CLICKED, CheckRecord, JobDropped
+from ..ide.jobs import CLICKED, JobDropped
 from ..ide.state import DocumentState
 from . import extensions
 from .extensions import KernelArgs, Portability
 from .handlers import command, command_kernel
-from .job_feature import JobFeature
+from .job_feature import ClickedJobFeature
 from .proto import lens
 from .run_documents import arg_root
 from .runs import RunService, refuse
@@ -32,7 +32,7 @@ from .server import WaveLanguageServer
 CHECK = extensions.CHECK_PORTABILITY.name
 
 
-class PortabilityLenses(JobFeature):
+class PortabilityLenses(ClickedJobFeature):
     """The portability check, a kind of the one job service (`JobFeature`) that runs only
     when clicked (nothing re-runs after an edit: the edit cancels the check in flight and its
     results are hidden, as a close drops them). "Check portability" above each kernel, and
@@ -40,15 +40,6 @@ class PortabilityLenses(JobFeature):
 
     kind = "portability"
     what = "portability checks"
-
-    def state(self, doc: DocumentState) -> CheckRecord:
-        return doc.check_state(self.kind)
-
-    def live_work(self, doc: DocumentState) -> dict:
-        return {}      # runs only when clicked
-
-    def job_key(self, doc: DocumentState, kernel: str) -> tuple:
-        return (doc.revision, kernel)
 
     def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
         codec = self.server.codec

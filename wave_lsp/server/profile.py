@@ -88,17 +88,6 @@ class ProfileService(JobFeature):
         """The kernels profiled."""
         return dict(doc.profiles.live) if doc.profiles is not None else {}
 
-    def forget(self, doc: DocumentState, kernel: str | None) -> list[str]:
-        """Clear one kernel's profile (or all) and stop re-profiling it; returns what was
-        cleared."""
-        state = self.state(doc)
-        names = [kernel] if kernel else sorted(set(state.live) | set(state.results))
-        state.clear(kernel)
-        if not state.live:
-            state.stop()
-        self.refresh(doc)
-        return names
-
     async def run(self, doc: DocumentState, wanted: dict[str, int | None],
                   priority: int = REFRESH) -> list["KernelProfileRun"]:
         """Profile `wanted` kernels of the current revision off the event loop: first the

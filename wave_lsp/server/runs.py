@@ -198,17 +198,6 @@ class RunService(JobFeature):
         snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri))
         return state, cancel, snapshot
 
-    def forget(self, doc: DocumentState, kernel: str | None) -> list[str]:
-        """Clear one kernel's results (or all) and stop re-running it; returns what was
-        cleared."""
-        state = self.state(doc)
-        names = [kernel] if kernel else sorted(set(state.live) | set(state.results))
-        state.clear(kernel)
-        if not state.live:
-            state.stop()
-        self.refresh(doc)
-        return names
-
 
 def refuse(server: WaveLanguageServer, uri: Any, kernel: Any, message: str,
            warn: bool = True) -> dict:
