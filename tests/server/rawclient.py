@@ -36,7 +36,10 @@ def read_messages(stream: BinaryIO) -> Iterator[dict]:
             name, _, value = line.partition(b":")
             if name.strip().lower() == b"content-length":
                 length = int(value.strip())
-        yield json.loads(stream.read(length))
+        body = stream.read(length)
+        if len(body) < length:
+            return          # the server was stopped while it wrote: its output ends here
+        yield json.loads(body)
 
 
 class RawClient:
