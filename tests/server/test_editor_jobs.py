@@ -175,7 +175,7 @@ def rss_mb(pid: int) -> float:
 CYCLES, DOCUMENTS, LINES = 5, 100, 600
 
 
-@pytest.mark.xfail(reason="not yet: 66 -> 194, 236, 251, 261, 262 MB. Python-level memory goes "
+@pytest.mark.xfail(reason="not yet: 66 -> 195, 222, 244, 252, 251 MB. Python-level memory goes "
                           "back (about 1,500 blocks survive the cycles: cattrs' generated "
                           "functions, in-flight futures, the reader's buffers), but CPython's "
                           "allocator keeps each 1 MiB arena one of them lives in "
