@@ -163,3 +163,14 @@ def test_backend_views_cover_exactly_the_targets():
         "[uri, kernel])" in source     # the command name from the generated extension types
     generated = (EXTENSION / "src" / "generated" / "extensions.ts").read_text()
     assert "export const CHECK_PORTABILITY = 'wave-lsp.checkPortability';" in generated
+
+
+def test_the_grammar_generator_checks_and_writes_as_the_others_do(tmp_path):
+    """`--check` writes nothing (it once wrote a file named `--check`) and reports a stale
+    copy with exit status 1; without it the file under `--root` is rewritten."""
+    assert textmate.main(["--check"]) == 0
+    assert not (tmp_path / "--check").exists()
+    assert textmate.main(["--root", str(tmp_path), "--check"]) == 1
+    assert textmate.main(["--root", str(tmp_path)]) == 0
+    assert (tmp_path / textmate.DEFAULT_PATH).read_text() == textmate.render()
+    assert textmate.main(["--root", str(tmp_path), "--check"]) == 0

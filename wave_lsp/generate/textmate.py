@@ -5,7 +5,7 @@ does). Its mnemonic, register, special-register, directive, scope and cache-hint
 from `wave_lsp.isa`, so a mnemonic added to the table is coloured without touching the grammar;
 the checked-in copy (`vscode-extension/syntaxes/wave.tmLanguage.json`) is rewritten by
 
-    python -m wave_lsp.generate.textmate [PATH]
+    python -m wave_lsp.generate.textmate [--root R] [--check]
 
 and a test fails when it is stale. Mnemonics get one scope per instruction class
 (`keyword.control.wave` for control flow and synchronisation, `support.function.<class>.wave`
@@ -19,6 +19,7 @@ import re
 import sys
 from pathlib import Path
 
+from ..isa import generated
 from ..isa.classes import InstructionClass
 from ..isa.directives import CACHE_HINTS, DIRECTIVES, SCOPES
 from ..isa.instructions import INSTRUCTIONS
@@ -152,12 +153,9 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    path = Path(args[0]) if args else DEFAULT_PATH
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(), encoding="utf-8")
-    print(f"wrote {path}")
-    return 0
+    """`[--root R] [--check]`, as every generator (`isa.generated.main`)."""
+    return generated.main("wave_lsp.generate.textmate", "Write the TextMate grammar of WAVE "
+                          "for VS Code from the instruction table.", {DEFAULT_PATH: render}, argv)
 
 
 if __name__ == "__main__":
