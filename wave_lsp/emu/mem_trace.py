@@ -20,22 +20,30 @@ import numpy as np
 
 from ..isa import MemoryAccess
 from .mem_access import MemAccess, atomic_result
+from .observer import Observer
 from .state import Batch
 from .trace_filter import TraceFilter
 
 
-class MemTracer:
+class MemTracer(Observer):
     """Observer writing (or collecting) one `MemAccess` per lane access."""
 
+    kind = "mem_trace"
     single_workgroup = True
+    sees_empty = True
+    native = True
 
-    def __init__(self, compiled, geo, sink=None, keep: bool = False,
-                 where: TraceFilter | None = None):
-        self.compiled = compiled
+    def __init__(self, sink=None, keep: bool = False, where: TraceFilter | None = None):
+        self.out = sink                   # as given: the native core's log is written to it
+        self.filter = where
         self.sink = None if keep else (sink or (lambda text: sys.stderr.write(text + "\n")))
         self.records: list[MemAccess] = []
         self.keep = keep
         self.where = where or TraceFilter()
+
+    def start(self, run) -> None:
+        compiled = self.compiled = run.compiled
+        self.records = []
         self.step = 0
         self.plans = []
         for ins in compiled.instructions:
@@ -46,8 +54,9 @@ class MemTracer:
     def attach(self, b: Batch) -> None:
         self.wg = b.geo.workgroup_id(b.first_wg)
 
-    def finish(self) -> None:
-        pass
+    def fill(self, report) -> None:
+        if self.keep:
+            report.mem_trace = self.records
 
     def before(self, index: int, b: Batch):
         present = b.present.copy()

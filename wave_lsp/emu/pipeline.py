@@ -14,10 +14,12 @@
   engine runs it again from the same prepared launch, and the report says so (`engine`,
   `fallback`). `WAVE_LSP_NATIVE=0` turns the core off.
 
+A run's observers (`observer`: the options' flags made observers by `observers_of`, and any
+given to `run`) go to whichever engine runs it: the native core runs a launch only when it
+records every observer itself (the initcheck, the memory trace, the profile; `native.runner`),
+the numpy engine drives them all through the one event interface (`api.run_prepared`).
 `RunOptions(writers=True)` attaches the store-writer record (`report.writers.at(address)`,
-numpy engine). `RunOptions(profile=True)` asks for per-line counters: the engines fill
-`report.profile` where they support it (the numpy path's observer hook is in `api.run_prepared`,
-the core's flag in `native.runner.run_native`).
+numpy engine); `RunOptions(profile=True)` the per-line counters (`report.profile`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import time
 from pathlib import Path
 
 from .kernel_launch import Launch, LaunchError
+from .observer import observers_of
 from .options import EngineUnavailable, RunOptions
 from .prepared import PreparedLaunch, prepare  # noqa: F401 - part of the pipeline's API
 from .run_report import RunReport
@@ -52,9 +55,11 @@ def load_program(path: Path | str, limit: int | None = None) -> bytes | str:
         raise ValueError(f"'{path}' is neither UTF-8 WAVE source nor a .wbin") from None
 
 
-def run(program, launch: Launch | None = None, options: RunOptions | None = None) -> RunReport:
+def run(program, launch: Launch | None = None, options: RunOptions | None = None,
+        observers=()) -> RunReport:
     """Run one kernel of `program` (or a `PreparedLaunch`, then without `launch`) and report
-    what happened (see the module doc)."""
+    what happened (see the module doc); `observers` watch the run besides those the options
+    ask for (see `observer`)."""
     options = options if options is not None else RunOptions()
     started = time.monotonic()       # the time limit counts loading and preparing too
     if isinstance(program, PreparedLaunch):
@@ -63,33 +68,18 @@ def run(program, launch: Launch | None = None, options: RunOptions | None = None
         prepared = program
     else:
         prepared = prepare(program, launch)
+    watching = observers_of(options) + list(observers)
     fallback = None
     if options.engine != "numpy":
         from .native.runner import run_native
-        native = run_native(prepared, options)
+        native = run_native(prepared, options, watching)
         if native.report is not None:
             return native.report
         if options.engine == "native":
             raise EngineUnavailable(native.reason)
         fallback = native.reason
-    return _run_numpy(prepared, options, fallback, started)
-
-
-def _run_numpy(prepared: PreparedLaunch, options: RunOptions, fallback: str | None,
-               started: float | None = None) -> RunReport:
     from .api import run_prepared
-    if options.writers:
-        from .writers import StoreWriters
-        records: list[StoreWriters] = []
-
-        def observe(compiled, geo):
-            records.append(StoreWriters(compiled, prepared.launch.device_memory, geo))
-            return records[-1]
-
-        report = run_prepared(prepared, options, observe, started)
-        report.writers = records[-1] if records else None
-    else:
-        report = run_prepared(prepared, options, started=started)
+    report = run_prepared(prepared, options, watching, started)
     report.fallback = fallback
     return report
 
