@@ -5,7 +5,7 @@ the engine is chosen by which observers are present."""
 from __future__ import annotations
 
 from wave_lsp.emu import Launch, Observer, RunOptions, run
-from wave_lsp.emu.observer import observers_of
+from wave_lsp.emu.pipeline import observers_of
 
 from emu_native.native_support import need_core
 

@@ -16,19 +16,14 @@ not skipped), `native` (the native core records it itself: the initcheck, the me
 the profile; any other observer means the numpy engine) and `refusal` (why the core cannot run
 it, the report's `fallback`).
 
-`observers_of(options)` is the one place the options' flags become observers, in the order they
-see each instruction: the uninitialised-read check (it instruments the ops), the profile, the
-`--trace` printer, the memory trace, the breakpoints, the editor's per-line recorder and the
-store-writer record. Building them loads no numpy (a native run loads none). `Observers` shows
-several stepping observers to the engine as one.
+`pipeline.observers_of(options)` is the one place the options' flags become observers, in the
+order they see each instruction: the uninitialised-read check (`InitCheck`: it instruments the
+ops), the profile, the `--trace` printer, the memory trace, the breakpoints, the editor's
+per-line recorder and the store-writer record. `Observers` shows several stepping observers to
+the engine as one.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .options import RunOptions
 
 
 class Observer:
@@ -129,29 +124,3 @@ def stepper(observers) -> Observer | Observers | None:
 def of_kind(observers, kind: str):
     """The first observer of `kind`, or None."""
     return next((o for o in observers if o.kind == kind), None)
-
-
-def observers_of(options: RunOptions) -> list:
-    """The observers `options` ask for (see the module doc)."""
-    out: list = [InitCheck()] if options.initcheck else []
-    if options.profile:
-        from .profiler import Profiler
-        out.append(Profiler())
-    if options.trace:
-        from .trace import Tracer
-        out.append(Tracer(options.trace if callable(options.trace) else None,
-                          detailed=options.trace != "upstream", where=options.trace_filter))
-    if options.mem_trace:
-        from .mem_trace import MemTracer
-        out.append(MemTracer(options.mem_trace if callable(options.mem_trace) else None,
-                             keep=options.mem_trace == "record", where=options.trace_filter))
-    if options.breakpoints:
-        from .breakpoints import Breaker
-        out.append(Breaker(options.breakpoints, options.break_prompt))
-    if options.record_threads is not None:
-        from .recording import LineRecorder
-        out.append(LineRecorder(options.record_threads, options.record_limit))
-    if options.writers:
-        from .writers import StoreWriters
-        out.append(StoreWriters())
-    return out

@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 
 from .kernel_launch import Launch, LaunchError
-from .observer import observers_of
 from .options import EngineUnavailable, RunOptions
 from .prepared import PreparedLaunch, prepare  # noqa: F401 - part of the pipeline's API
 from .run_report import RunReport
@@ -82,6 +81,35 @@ def run(program, launch: Launch | None = None, options: RunOptions | None = None
     report = run_prepared(prepared, options, watching, started)
     report.fallback = fallback
     return report
+
+
+def observers_of(options: RunOptions) -> list:
+    """The observers `options` ask for, in the order they see each instruction (see
+    `observer`); building them loads no numpy unless they need the numpy engine (a native run
+    loads none)."""
+    from .observer import InitCheck
+    out: list = [InitCheck()] if options.initcheck else []
+    if options.profile:
+        from .profiler import Profiler
+        out.append(Profiler())
+    if options.trace:
+        from .trace import Tracer
+        out.append(Tracer(options.trace if callable(options.trace) else None,
+                          detailed=options.trace != "upstream", where=options.trace_filter))
+    if options.mem_trace:
+        from .mem_trace import MemTracer
+        out.append(MemTracer(options.mem_trace if callable(options.mem_trace) else None,
+                             keep=options.mem_trace == "record", where=options.trace_filter))
+    if options.breakpoints:
+        from .breakpoints import Breaker
+        out.append(Breaker(options.breakpoints, options.break_prompt))
+    if options.record_threads is not None:
+        from .recording import LineRecorder
+        out.append(LineRecorder(options.record_threads, options.record_limit))
+    if options.writers:
+        from .writers import StoreWriters
+        out.append(StoreWriters())
+    return out
 
 
 def engine_line(report: RunReport) -> str | None:
