@@ -100,3 +100,23 @@ def test_the_engine_follows_the_observers_present():
     report = run(KERNEL, LAUNCH, RunOptions(), observers=[Counting()])
     assert (report.engine, report.fallback) == ("numpy", "a counting observer")
     assert run(KERNEL, LAUNCH, RunOptions(profile=True)).engine == "native"
+
+
+def test_observers_the_native_core_records_load_no_numpy(tmp_path):
+    """Building the options' observers loads no numpy: a native run with the initcheck and the
+    memory trace loads none."""
+    import json
+    import subprocess
+    import sys
+    need_core()
+    kernel = tmp_path / "k.wave"
+    kernel.write_text(KERNEL)
+    probe = ("import json, sys\nfrom wave_lsp.emu import Launch, RunOptions, run\n"
+             f"r = run(open({str(kernel)!r}).read(), Launch(workgroup=(4, 1, 1), wave_width=4,"
+             " device_memory=64), RunOptions(mem_trace='record'))\n"
+             "print(json.dumps([r.engine, len(r.mem_trace), "
+             "any(m.split('.')[0] == 'numpy' for m in sys.modules)]))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == ["native", 4, False]

@@ -15,14 +15,15 @@ local memory (row by row) as 4-byte loads and stores.
 from __future__ import annotations
 
 import sys
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..isa import MemoryAccess
 from .mem_access import MemAccess, atomic_result
 from .observer import Observer
-from .state import Batch
 from .trace_filter import TraceFilter
+
+if TYPE_CHECKING:
+    from .state import Batch
 
 
 class MemTracer(Observer):
@@ -59,6 +60,7 @@ class MemTracer(Observer):
             report.mem_trace = self.records
 
     def before(self, index: int, b: Batch):
+        import numpy as np     # loaded by a numpy-engine run only
         present = b.present.copy()
         access = self.plans[index]
         if access is None:
@@ -93,6 +95,7 @@ class MemTracer(Observer):
     def _tile(ins, access, b: Batch, lanes):
         """An mma tile's 16 words per lane (row by row): addresses and values (a store's from
         the C fragment), as `compile_ops.build_mma` moves them."""
+        import numpy as np     # loaded by a numpy-engine run only
         load = access.kind == "load"
         base_reg, stride_reg = (ins.rs1, ins.rs2) if load else (ins.rd, ins.rs1)
         rows = np.arange(4, dtype=np.int64)
@@ -113,6 +116,7 @@ class MemTracer(Observer):
 
     def _atomic(self, ins, access, b, lanes, absolute, memory):
         """Old values in thread order (colliding lanes see each other's results)."""
+        import numpy as np     # loaded by a numpy-engine run only
         operation = access.operation
         operands = b.R[ins.rs2][lanes].tolist()
         swaps = b.R[ins.rs3][lanes].tolist() if operation == "cas" else [None] * lanes.size
@@ -127,6 +131,7 @@ class MemTracer(Observer):
         return olds, (operands, swaps)
 
     def after(self, index: int, b: Batch, seen) -> None:
+        import numpy as np     # loaded by a numpy-engine run only
         present, payload = seen
         count = int(present.sum())
         if payload is None:

@@ -1,10 +1,11 @@
-"""The one event interface of a run's observers, and the observers a `RunOptions` asks for.
+"""The one event interface of a run's observers (`Observer`), and the uninitialised-read check
+as one (`InitCheck`).
 
 An observer (`Observer`) watches one run, as Oclgrind's plugins do, through five events:
 
 - `start(run)`: the kernel is compiled for a run (again for a sequential redo, which abandons
-  the first attempt unfinished: start afresh);
-  `run` is a `RunSetup` (compiled kernel, geometry, context, launch, options, device size);
+  the first attempt unfinished: start afresh); `run` is a `RunSetup` (compiled kernel,
+  geometry, context, launch, kernel, options, device size, preset registers);
 - `attach(batch)`: a batch of workgroups begins;
 - `before(index, batch) -> seen` and `after(index, batch, seen)`: around every instruction, for
   an observer with `steps` (the engine then runs its observed loop, one instruction at a time);
