@@ -3,7 +3,7 @@
     python benchmarks/bench_kernel_tests.py [--files 40] [--repeat 3] [--jobs 1,2]
 
 The folder holds `--files` files, copies of the project's examples (each with its kernel test,
-every fourth one failing so the attribution run is included). Each figure is the median wall
+every fourth one failing, explained from its one run). Each figure is the median wall
 time of `--repeat` runs of the real command, `--jobs N` each; plus the in-process time of one
 warm test (`ide.kernel_tests.run_test`) for scale. Prints one line per figure.
 """

@@ -72,6 +72,25 @@ def test_a_failing_value_names_its_store():
     assert outcome.message == f"line {store + 1}, lane 2 wrote 20, expected 25"
 
 
+def test_a_failing_test_is_explained_from_its_one_run(monkeypatch):
+    """The test's run carries the store-writer record: no second run finds the writer."""
+    import wave_lsp.emu as emu
+    real, runs = emu.run, []
+
+    def counted(*args, **kwargs):
+        runs.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(emu, "run", counted)
+    outcome = only(cases.store("0", "10", "25", "30"))
+    store = cases.line_of(cases.store("0"), "device_store_u32") + 3
+    assert len(runs) == 1
+    assert outcome.written_by == (store, 2)
+    assert outcome.message == f"line {store + 1}, lane 2 wrote 20, expected 25"
+    runs.clear()
+    assert only(cases.store("0", "10", "20", "30")).passed and len(runs) == 1
+
+
 def test_the_last_of_several_stores_is_named():
     """Both workgroups store to the same words; workgroups run in order, so the second wrote
     them last: lane is the writing thread's global id (4 + lane)."""

@@ -5,7 +5,8 @@
 `RunReport` (`load_program`, `prepare`, `run`; what runs is a `Launch`, how a `RunOptions`).
 The observers a run takes are options: the per-line record, the store writers, the profile
 (`profile_for`), the uninitialised-read check, the traces and breakpoints (`TraceFilter`,
-`Breakpoint`). Besides a run: a debugger's `SteppingRun`, the wave-width comparison
+`Breakpoint`); `run(..., observers=[...])` adds others, each an `Observer` (one event
+interface: `observer`). Besides a run: a debugger's `SteppingRun`, the wave-width comparison
 (`compare_widths`), a GPU run (`run_on_device`) and the profile's local-memory layouts
 (`local_ways`, `padded`, `swizzled`, ...). The semantics follow the specification and the
 emulator document where upstream `wave-emu` deviates from them (DESIGN.md §1). Execution is
@@ -30,7 +31,7 @@ EXPORTS = {
     **{name: "limits" for name in ("MAX_DEVICE_MEMORY", "MAX_GRID_WORKGROUPS",
                                    "MAX_LOCAL_MEMORY", "MAX_WAVE_WIDTH",
                                    "MAX_WORKGROUP_THREADS")},
-    "TraceFilter": "trace_filter", "Breakpoint": "trace_filter",
+    "TraceFilter": "trace_filter", "Breakpoint": "trace_filter", "Observer": "observer",
     **{name: "report" for name in ("ERROR_KINDS", "WARNING_KINDS", "EmuError", "EmuWarning",
                                    "LineRecord", "WriteRecord")},
     "RunReport": "run_report", "Stats": "stats",

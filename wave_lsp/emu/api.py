@@ -1,4 +1,5 @@
-"""The numpy engine's run of a prepared launch: `run_prepared(prepared, options) -> RunReport`.
+"""The numpy engine's run of a prepared launch: `run_prepared(prepared, options, observers) ->
+RunReport`.
 
 The one entry for callers is `pipeline.run`, which prepares the launch, picks the engine and
 falls back to this one when the native core cannot run a launch. Everything that happens while
@@ -16,11 +17,9 @@ import numpy as np
 from .compiler import compile_kernel
 from .context import RunContext
 from .engine import Limits, SequentialNeeded, execute
-from .geometry import Geometry
-from .initcheck import check_launch
 from .kernel_launch import LaunchError, new_device_memory
+from .observer import RunSetup, of_kind
 from .options import RunOptions
-from .recording import LineRecorder
 from .report import EmuError, RunReport
 from .state import Batch, Fault
 
@@ -28,16 +27,16 @@ if TYPE_CHECKING:
     from .prepared import PreparedLaunch
 
 
-def run_prepared(prepared: PreparedLaunch, options: RunOptions, observe=None,
+def run_prepared(prepared: PreparedLaunch, options: RunOptions, observers: list,
                  started: float | None = None) -> RunReport:
-    """Run a prepared launch on the numpy engine and report what happened. `observe(compiled,
-    geometry)`, when given, returns an extra observer of the run (see `recording`), used instead
-    of the options' trace or recording. The time limit counts from `started` (a
-    `time.monotonic()` reading; default: now), and covers setting the run up (device memory and
-    its fills, instrumenting) as well as the emulation: a limit met there is the report's
-    `time_limit` error as well."""
+    """Run a prepared launch on the numpy engine with `observers` (see `observer`: those of
+    `observer.observers_of(options)` and any others) and report what happened. The time limit
+    counts from `started` (a `time.monotonic()` reading; default: now), and covers setting the
+    run up (device memory and its fills, instrumenting) as well as the emulation: a limit met
+    there is the report's `time_limit` error as well."""
     launch, kernel, geo = prepared.launch, prepared.kernel, prepared.geometry
-    if options.profile and (options.observed or options.record_threads is not None or observe):
+    profile = of_kind(observers, "profile")
+    if profile is not None and any(o.steps and o is not profile for o in observers):
         raise LaunchError("the profile is recorded by a run of its own: not with a trace, "
                           "a memory trace, breakpoints, per-line recording or the store-writer "
                           "record")
@@ -52,28 +51,27 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observe=None,
             report.registers.update(_registers_of(b, wanted))
 
     set_regs = {int(k): int(v) for k, v in launch.set_regs.items()}
+    skip_empty = not any(o.sees_empty for o in observers)
     races = []
-    ctx = observer = error = None
+    ctx = error = None
+    ready = False
     try:
         device = report.device = new_device_memory(launch, limits.poll)
         for sequential in (False, True):
             ctx = RunContext([i.offset for i in kernel.instructions],
                              [i.line for i in kernel.instructions])
             compiled = compile_kernel(kernel, geo.registers, ctx, kernel.instructions,
-                                      skip_empty=not options.observed)
-            check_launch(compiled, ctx, launch, options, geo.registers, device.size, set_regs)
-            if options.profile:          # the profile's recorder (profiler.py) is the observer
-                from .profiler import Profiler
-                observer = Profiler(compiled, geo)
-                ctx.on_skip = observer.skipped
-            else:
-                observer = observe(compiled, geo) if observe else \
-                    _observer(options, geo, compiled, kernel.name)
+                                      skip_empty=skip_empty)
+            setup = RunSetup(compiled, geo, ctx, launch, kernel, options, device.size,
+                             set_regs)
+            for observer in observers:
+                observer.start(setup)
+            ready = True
             limits.poll()
             try:
                 with np.errstate(all="ignore"):
                     error = execute(compiled, geo, device, set_regs, ctx, limits,
-                                    options.max_batch_lanes, observer, collect, sequential)
+                                    options.max_batch_lanes, observers, collect, sequential)
                 break
             except SequentialNeeded as need:     # batched workgroups met: redo one at a time
                 races += [need.race] if need.race is not None else []
@@ -96,29 +94,11 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observe=None,
             collect(ctx.batch)
     report.stats = ctx.stats
     report.warnings = ctx.warnings
-    if options.profile and observer is not None:
-        report.profile = observer.record
-    if options.mem_trace == "record" and observer is not None:
-        from .observers import mem_records
-        report.mem_trace = mem_records(observer)
-    if isinstance(observer, LineRecorder):
-        report.line_records = observer.records
-        report.recorded_threads = observer.threads
+    if ready:
+        for observer in observers:
+            observer.fill(report)
     report.launch_summary = prepared.summary()
     return report
-
-
-def _observer(options: RunOptions, geo: Geometry, compiled, kernel: str):
-    if options.observed:
-        from .observers import observers_for
-        return observers_for(options, geo, compiled, kernel)
-    if options.record_threads is None:
-        return None
-    if options.record_threads == "first_wave":
-        threads = tuple(range(min(geo.wave_width, geo.threads_per_wg)))
-    else:
-        threads = tuple(int(t) for t in options.record_threads)
-    return LineRecorder(compiled, geo, threads, options.record_limit)
 
 
 def _registers_of(b: Batch, wanted: set[int]) -> dict[int, dict[str, int]]:

@@ -26,24 +26,32 @@ import numpy as np
 
 from ..isa import PREDICATE_COUNT
 from ..isa.value_format import lane_ranges, register_lanes
+from .observer import Observer
 from .state import Batch, Fault
 from .trace_filter import resolve
 
 PROMPT = "[c]ontinue, [s]tep, [q]uit? "
 
 
-class Breaker:
+class Breaker(Observer):
     """Observer stopping at the breakpoints (see the module doc)."""
 
+    kind = "breakpoints"
     single_workgroup = True
+    sees_empty = True
+    refusal = "--break"
 
-    def __init__(self, compiled, geo, breakpoints, kernel: str, prompt=None, sink=None):
-        self.compiled = compiled
-        self.at = resolve(breakpoints, compiled.instructions, kernel)
+    def __init__(self, breakpoints, prompt=None, sink=None):
+        self.breakpoints = breakpoints
         self.prompt = prompt
         self.sink = sink or (lambda text: sys.stderr.write(text + "\n"))
-        self.registers = geo.registers
-        self.wg_threads = geo.threads_per_wg
+
+    def start(self, run) -> None:
+        """`LaunchError` for a breakpoint that is not in the kernel."""
+        self.compiled = compiled = run.compiled
+        self.at = resolve(self.breakpoints, compiled.instructions, run.kernel.name)
+        self.registers = run.geometry.registers
+        self.wg_threads = run.geometry.threads_per_wg
         self.stepping: set[int] = set()       # waves (within the workgroup) being stepped
 
     def attach(self, b: Batch) -> None:

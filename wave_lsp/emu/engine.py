@@ -19,6 +19,7 @@ import numpy as np
 
 from .compiler import CompiledKernel
 from .context import RunContext
+from .observer import stepper
 from .overlap import AccessLog, Conflict, LogFull, find_conflict, find_race
 from .racecheck import EpochLog
 from .report import EmuError, EmuWarning
@@ -66,10 +67,11 @@ class SequentialNeeded(Exception):
 
 def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             set_regs: dict[int, int], ctx: RunContext, limits: Limits, max_lanes: int,
-            observer=None, on_batch_end=None, sequential: bool = False) -> EmuError | None:
-    """Run every workgroup; returns the first error (the run stops there) or None. Raises
-    `SequentialNeeded` when batched workgroups touched the same device words (the caller
-    restores memory and runs again with `sequential`)."""
+            observers=(), on_batch_end=None, sequential: bool = False) -> EmuError | None:
+    """Run every workgroup with `observers` (started: see `observer`); returns the first error
+    (the run stops there) or None. Raises `SequentialNeeded` when batched workgroups touched
+    the same device words (the caller restores memory and runs again with `sequential`)."""
+    observer = stepper(observers)
     single = sequential or bool(observer and observer.single_workgroup)
     per_batch = batch_size(geo, max_lanes, single)
     ctx.counts = [0] * len(compiled.ops)
@@ -84,8 +86,8 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
                                           b.local32.size),
                         "device": EpochLog("device", b.W, b.lanes_per_wg, count)}
         ctx.batch = b
-        if observer is not None:
-            observer.attach(b)
+        for each in observers:
+            each.attach(b)
         index = 0
         try:
             if first:       # between batches too: a short kernel on a huge grid never
@@ -101,7 +103,7 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             _check_overlap(b, compiled)
             index = ctx.index
             _finish_stats(compiled, ctx)
-            _finish_observer(observer)
+            _finish(observers)
             return to_error(fault, b, compiled, index)
         _check_overlap(b, compiled)
         ctx.end_epoch(b)
@@ -110,14 +112,13 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
         if on_batch_end is not None:
             on_batch_end(b)
     _finish_stats(compiled, ctx)
-    _finish_observer(observer)
+    _finish(observers)
     return None
 
 
-def _finish_observer(observer) -> None:
-    finish = getattr(observer, "finish", None)
-    if finish is not None:
-        finish()
+def _finish(observers) -> None:
+    for observer in observers:
+        observer.finish()
 
 
 def _check_overlap(b: Batch, compiled: CompiledKernel) -> None:

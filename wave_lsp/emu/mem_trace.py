@@ -15,27 +15,36 @@ local memory (row by row) as 4-byte loads and stores.
 from __future__ import annotations
 
 import sys
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..isa import MemoryAccess
 from .mem_access import MemAccess, atomic_result
-from .state import Batch
+from .observer import Observer
 from .trace_filter import TraceFilter
 
+if TYPE_CHECKING:
+    from .state import Batch
 
-class MemTracer:
+
+class MemTracer(Observer):
     """Observer writing (or collecting) one `MemAccess` per lane access."""
 
+    kind = "mem_trace"
     single_workgroup = True
+    sees_empty = True
+    native = True
 
-    def __init__(self, compiled, geo, sink=None, keep: bool = False,
-                 where: TraceFilter | None = None):
-        self.compiled = compiled
+    def __init__(self, sink=None, keep: bool = False, where: TraceFilter | None = None):
+        self.out = sink                   # as given: the native core's log is written to it
+        self.filter = where
         self.sink = None if keep else (sink or (lambda text: sys.stderr.write(text + "\n")))
         self.records: list[MemAccess] = []
         self.keep = keep
         self.where = where or TraceFilter()
+
+    def start(self, run) -> None:
+        compiled = self.compiled = run.compiled
+        self.records = []
         self.step = 0
         self.plans = []
         for ins in compiled.instructions:
@@ -46,10 +55,12 @@ class MemTracer:
     def attach(self, b: Batch) -> None:
         self.wg = b.geo.workgroup_id(b.first_wg)
 
-    def finish(self) -> None:
-        pass
+    def fill(self, report) -> None:
+        if self.keep:
+            report.mem_trace = self.records
 
     def before(self, index: int, b: Batch):
+        import numpy as np     # loaded by a numpy-engine run only
         present = b.present.copy()
         access = self.plans[index]
         if access is None:
@@ -84,6 +95,7 @@ class MemTracer:
     def _tile(ins, access, b: Batch, lanes):
         """An mma tile's 16 words per lane (row by row): addresses and values (a store's from
         the C fragment), as `compile_ops.build_mma` moves them."""
+        import numpy as np     # loaded by a numpy-engine run only
         load = access.kind == "load"
         base_reg, stride_reg = (ins.rs1, ins.rs2) if load else (ins.rd, ins.rs1)
         rows = np.arange(4, dtype=np.int64)
@@ -104,6 +116,7 @@ class MemTracer:
 
     def _atomic(self, ins, access, b, lanes, absolute, memory):
         """Old values in thread order (colliding lanes see each other's results)."""
+        import numpy as np     # loaded by a numpy-engine run only
         operation = access.operation
         operands = b.R[ins.rs2][lanes].tolist()
         swaps = b.R[ins.rs3][lanes].tolist() if operation == "cas" else [None] * lanes.size
@@ -118,6 +131,7 @@ class MemTracer:
         return olds, (operands, swaps)
 
     def after(self, index: int, b: Batch, seen) -> None:
+        import numpy as np     # loaded by a numpy-engine run only
         present, payload = seen
         count = int(present.sum())
         if payload is None:

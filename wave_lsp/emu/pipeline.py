@@ -14,10 +14,12 @@
   engine runs it again from the same prepared launch, and the report says so (`engine`,
   `fallback`). `WAVE_LSP_NATIVE=0` turns the core off.
 
+A run's observers (`observer`: the options' flags made observers by `observers_of`, and any
+given to `run`) go to whichever engine runs it: the native core runs a launch only when it
+records every observer itself (the initcheck, the memory trace, the profile; `native.runner`),
+the numpy engine drives them all through the one event interface (`api.run_prepared`).
 `RunOptions(writers=True)` attaches the store-writer record (`report.writers.at(address)`,
-numpy engine). `RunOptions(profile=True)` asks for per-line counters: the engines fill
-`report.profile` where they support it (the numpy path's observer hook is in `api.run_prepared`,
-the core's flag in `native.runner.run_native`).
+numpy engine); `RunOptions(profile=True)` the per-line counters (`report.profile`).
 """
 
 from __future__ import annotations
@@ -52,9 +54,11 @@ def load_program(path: Path | str, limit: int | None = None) -> bytes | str:
         raise ValueError(f"'{path}' is neither UTF-8 WAVE source nor a .wbin") from None
 
 
-def run(program, launch: Launch | None = None, options: RunOptions | None = None) -> RunReport:
+def run(program, launch: Launch | None = None, options: RunOptions | None = None,
+        observers=()) -> RunReport:
     """Run one kernel of `program` (or a `PreparedLaunch`, then without `launch`) and report
-    what happened (see the module doc)."""
+    what happened (see the module doc); `observers` watch the run besides those the options
+    ask for (see `observer`)."""
     options = options if options is not None else RunOptions()
     started = time.monotonic()       # the time limit counts loading and preparing too
     if isinstance(program, PreparedLaunch):
@@ -63,35 +67,49 @@ def run(program, launch: Launch | None = None, options: RunOptions | None = None
         prepared = program
     else:
         prepared = prepare(program, launch)
+    watching = observers_of(options) + list(observers)
     fallback = None
     if options.engine != "numpy":
         from .native.runner import run_native
-        native = run_native(prepared, options)
+        native = run_native(prepared, options, watching)
         if native.report is not None:
             return native.report
         if options.engine == "native":
             raise EngineUnavailable(native.reason)
         fallback = native.reason
-    return _run_numpy(prepared, options, fallback, started)
-
-
-def _run_numpy(prepared: PreparedLaunch, options: RunOptions, fallback: str | None,
-               started: float | None = None) -> RunReport:
     from .api import run_prepared
-    if options.writers:
-        from .writers import StoreWriters
-        records: list[StoreWriters] = []
-
-        def observe(compiled, geo):
-            records.append(StoreWriters(compiled, prepared.launch.device_memory, geo))
-            return records[-1]
-
-        report = run_prepared(prepared, options, observe, started)
-        report.writers = records[-1] if records else None
-    else:
-        report = run_prepared(prepared, options, started=started)
+    report = run_prepared(prepared, options, watching, started)
     report.fallback = fallback
     return report
+
+
+def observers_of(options: RunOptions) -> list:
+    """The observers `options` ask for, in the order they see each instruction (see
+    `observer`); building them loads no numpy unless they need the numpy engine (a native run
+    loads none)."""
+    from .observer import InitCheck
+    out: list = [InitCheck()] if options.initcheck else []
+    if options.profile:
+        from .profiler import Profiler
+        out.append(Profiler())
+    if options.trace:
+        from .trace import Tracer
+        out.append(Tracer(options.trace if callable(options.trace) else None,
+                          detailed=options.trace != "upstream", where=options.trace_filter))
+    if options.mem_trace:
+        from .mem_trace import MemTracer
+        out.append(MemTracer(options.mem_trace if callable(options.mem_trace) else None,
+                             keep=options.mem_trace == "record", where=options.trace_filter))
+    if options.breakpoints:
+        from .breakpoints import Breaker
+        out.append(Breaker(options.breakpoints, options.break_prompt))
+    if options.record_threads is not None:
+        from .recording import LineRecorder
+        out.append(LineRecorder(options.record_threads, options.record_limit))
+    if options.writers:
+        from .writers import StoreWriters
+        out.append(StoreWriters())
+    return out
 
 
 def engine_line(report: RunReport) -> str | None:

@@ -1,4 +1,4 @@
-"""The numpy engine's profile recorder: an observer of the run (see `recording`) that fills a
+"""The numpy engine's profile recorder: an observer of the run (see `observer`) that fills a
 `profile.ProfileRecord`.
 
 Executions follow `profile`'s rule: at every recorded width w, a group of w threads executes an
@@ -14,17 +14,21 @@ from __future__ import annotations
 import numpy as np
 
 from ..isa import PREDICATE_COUNT
+from .observer import Observer
 from .profile import add_pattern, is_branch, new_record
 from .state import Batch
 
 
-class Profiler:
+class Profiler(Observer):
     """Records executions, divergent branches, executing lanes and memory access patterns per
     instruction."""
 
-    single_workgroup = False
+    kind = "profile"
+    native = True
 
-    def __init__(self, compiled, geo):
+    def start(self, run) -> None:
+        compiled, geo = run.compiled, run.geometry
+        run.context.on_skip = self.skipped
         instructions = compiled.instructions
         self.record = new_record(geo.wave_width, instructions)
         self.widths = self.record.widths
@@ -73,6 +77,9 @@ class Profiler:
 
     def after(self, index: int, b: Batch, before) -> None:
         """Nothing: the next `before` sees the mask the instruction left."""
+
+    def fill(self, report) -> None:
+        report.profile = self.record
 
     def skipped(self, start: int, stop: int) -> None:
         """Instructions [start, stop) stepped over with no active lane (`RunContext.skip`):

@@ -1,5 +1,6 @@
-"""Observers of a run: per-line records for inline results (`LineRecorder`); the `--trace`
-printer is in `trace`.
+"""The per-line record of the editor's inline results (`LineRecorder`, an `observer.Observer`:
+`RunOptions(record_threads=...)` → `report.line_records`), and the assembly text of an
+instruction (`render`) and what it writes (`write_plan`).
 
 An observer sees every instruction before and after it runs (the engine switches to an observed
 loop only when one is requested, so the normal loop pays nothing).
@@ -12,6 +13,7 @@ import numpy as np
 from ..isa import SCOPE_BY_VALUE, SPECIAL_BY_INDEX, OperandKind
 from ..isa import InstructionClass as IC
 from .alu import FUNCTIONS, signature
+from .observer import Observer
 from .report import LineRecord, WriteRecord
 from .state import Batch
 
@@ -82,20 +84,32 @@ def write_plan(ins):
     return []
 
 
-class LineRecorder:
-    """Keeps, per source line, what the recorded threads' executions wrote."""
+class LineRecorder(Observer):
+    """Keeps, per source line, what the recorded threads' executions wrote (`record_threads`:
+    "first_wave" or global linear thread ids; `limit` executions kept per line)."""
 
-    single_workgroup = False
+    kind = "lines"
+    refusal = "recording"
 
-    def __init__(self, compiled, geo, threads: tuple[int, ...], limit: int):
-        self.compiled = compiled
-        self.geo = geo
-        self.threads = threads
+    def __init__(self, record_threads, limit: int):
+        self.record_threads = record_threads
         self.limit = limit
+
+    def start(self, run) -> None:
+        compiled = self.compiled = run.compiled
+        geo = self.geo = run.geometry
+        if self.record_threads == "first_wave":
+            self.threads = tuple(range(min(geo.wave_width, geo.threads_per_wg)))
+        else:
+            self.threads = tuple(int(t) for t in self.record_threads)
         self.records: dict[int, LineRecord] = {}
         self.plans = [write_plan(ins) for ins in compiled.instructions]
         self.lanes = np.zeros(0, dtype=np.int64)
         self.ids: list[int] = []
+
+    def fill(self, report) -> None:
+        report.line_records = self.records
+        report.recorded_threads = self.threads
 
     def attach(self, b: Batch) -> None:
         tpw = self.geo.threads_per_wg

@@ -36,6 +36,7 @@ from collections import deque
 import numpy as np
 
 from ..isa import InstructionClass, OperandKind
+from .observer import Observer
 from .recording import _mask_of, render
 from .state import Batch
 from .trace_filter import TraceFilter
@@ -72,19 +73,23 @@ def _bits(mask) -> int:
     return sum(1 << i for i, on in enumerate(mask.tolist()) if on)
 
 
-class Tracer:
+class Tracer(Observer):
     """Prints one line per wave per executed instruction (see the module docstring)."""
 
+    kind = "trace"
     single_workgroup = True
+    sees_empty = True
+    refusal = "--trace"
 
-    def __init__(self, compiled, geo, sink=None, detailed: bool = True,
-                 where: TraceFilter | None = None):
-        self.compiled = compiled
+    def __init__(self, sink=None, detailed: bool = True, where: TraceFilter | None = None):
         self.where = where or TraceFilter()
-        self.geo = geo
         self.sink = sink or (lambda text: sys.stderr.write(text + "\n"))
         self.detailed = detailed
-        self.texts = [render(ins) if detailed else upstream_text(ins)
+
+    def start(self, run) -> None:
+        compiled = self.compiled = run.compiled
+        self.geo = run.geometry
+        self.texts = [render(ins) if self.detailed else upstream_text(ins)
                       for ins in compiled.instructions]
         self.names = [ins.spec.mnemonic for ins in compiled.instructions]
         self.order: RoundRobin | None = None

@@ -2,7 +2,7 @@
 memory, the source line (or pc for `.wbin` input) and the lane — the global linear thread id —
 of the last store or atomic that wrote it.
 
-`StoreWriters` is an observer of a numpy-engine run (see `recording`). It keeps its tables in
+`StoreWriters` is an observer of a numpy-engine run (see `observer`). It keeps its tables in
 pages of `PAGE` bytes made when first written, so the memory it takes follows what the kernel
 wrote, not the size of device memory (12 bytes per written byte; nothing for the rest).
 `at(address)` answers "which line and lane wrote this"; `line_at`/`last` give the line alone
@@ -13,16 +13,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from .observer import Observer
 
-class StoreWriters:
+
+class StoreWriters(Observer):
     """Observer recording the last store (line or pc, lane) of every device byte."""
 
-    single_workgroup = False
+    kind = "writers"
+    refusal = "the store-writer record"
     PAGE_BITS = 16
 
-    def __init__(self, compiled, size: int, geo=None):
-        self.size = size
-        self.threads_per_wg = geo.threads_per_wg if geo is not None else 0
+    def start(self, run) -> None:
+        compiled = run.compiled
+        self.size = run.launch.device_memory
+        self.threads_per_wg = run.geometry.threads_per_wg
         self.pages: dict[int, np.ndarray] = {}       # page -> line (pc) per byte, -1: never
         self.lanes: dict[int, np.ndarray] = {}       # page -> global thread id per byte
         self.plans = []
@@ -32,6 +36,9 @@ class StoreWriters:
             where = ins.line if ins.line is not None else ins.offset
             self.plans.append((ins, access.width, where) if wanted else None)
         self._threads = None
+
+    def fill(self, report) -> None:
+        report.writers = self
 
     def attach(self, b) -> None:
         """A new batch: the global thread id of each of its lanes."""

@@ -9,9 +9,10 @@ pieces as the command: `launch.request` (the flags), `emu.run` (either engine) a
 is dropped; `--tolerance` (how `wave-lsp test` compares) changes nothing in the run. `--trace`, `--trace-lines`,
 `--mem-trace` and `--break` only write to stderr (their filters with them): a test runs without
 them, and its first line of stderr is the error or warning line. `--device` and `--wave-widths`
-are not for kernel tests (`FlagsProblem`). With `writers`, the run also records who last stored
-each device byte (`report.writers`), and `dump_address` maps an output line back to the device
-address it shows. With `keep_lines` (the editor) only the first lines of stdout are kept, and
+are not for kernel tests (`FlagsProblem`). With `writers`, a run that dumps device memory also
+records who last stored each device byte (`report.writers`; the numpy engine runs it, and a
+`--profile` run, which is a run of its own, records none), so a failing test is explained
+from its one run, and `dump_address` maps an output line back to the device address it shows. With `keep_lines` (the editor) only the first lines of stdout are kept, and
 counted all (`RunOutput.printed`): a launch line dumping millions of values costs the editor a
 bounded window, as its runs do (`first_lines`).
 """
@@ -158,13 +159,15 @@ def run_flags(program: str | bytes, flags: LaunchRequest | Sequence[str], kernel
     """`wave-lsp run FILE FLAGS --kernel KERNEL` started in `folder`, in process (`FlagsProblem`
     for flags a test cannot run; `flags`: a launch line's `LaunchRequest` or flag words). With a
     `root`, `--arg` files must lie inside it (the editor's rule); with `keep_lines`, only that
-    many lines of stdout are kept (0: none made, when only the run is wanted)."""
+    many lines of stdout are kept (0: none made, when only the run is wanted); with `writers`,
+    a run that dumps device memory records its stores' writers (see the module doc)."""
     from ..emu import LaunchError, run
     args = parse_test_flags(flags, kernel)
     try:
         if root is not None:
             confine_arg_files(args, folder, root)
         request = run_request(args, folder)
+        writers = writers and bool(request.dumps) and not request.options.profile
         options = replace(request.options.unobserved(), cancel=cancel, writers=writers)
         report = run(program_for(program, request.compat), request.launch, options)
     except (LaunchError, ValueError) as err:

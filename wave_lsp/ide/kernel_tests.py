@@ -160,7 +160,7 @@ def run_test(text: str | bytes, test: KernelTest, *, path: Path | str,
         return _cannot_run(test, str(err))
     keep = None if keep_lines is None else max(keep_lines, len(test.expected) + 1)
     out = run_flags(text, test.launch_flags, test.kernel, folder, root=root, cancel=cancel,
-                    keep_lines=keep)
+                    keep_lines=keep, writers=bool(test.expected))
     result = dict(actual=tuple(out.stdout), exit_status=out.status, stderr=out.stderr,
                   printed=out.printed)
     if out.status != test.exit_status:
@@ -172,7 +172,7 @@ def run_test(text: str | bytes, test: KernelTest, *, path: Path | str,
                            **result)
     diff = first_difference(test.expected, out.stdout, test.tolerance)
     if diff is not None:
-        return _output_failure(text, test, out, diff, folder, root, cancel, result)
+        return _output_failure(test, out, diff, result)
     if test.stderr is not None and test.stderr != out.stderr:
         diff = Difference(len(test.expected), test.stderr, out.stderr, "stderr")
         return TestOutcome(test, False, first_difference=diff, line=test.stderr_line,
@@ -181,8 +181,10 @@ def run_test(text: str | bytes, test: KernelTest, *, path: Path | str,
     return TestOutcome(test, True, line=test.launch_line, **result)
 
 
-def _output_failure(text, test: KernelTest, out: RunOutput, diff: Difference, folder: Path,
-                    root, cancel, result: dict) -> TestOutcome:
+def _output_failure(test: KernelTest, out: RunOutput, diff: Difference,
+                    result: dict) -> TestOutcome:
+    """The outcome of a test whose output differs: a value of device memory is traced to its
+    store by the store-writer record the test's one run carried (`run_flags`' `writers`)."""
     lines = test.expect_lines
     where = lines[min(diff.index, len(lines) - 1)] if lines else test.launch_line
     failure = dict(first_difference=diff, line=where, **result)
@@ -200,9 +202,7 @@ def _output_failure(text, test: KernelTest, out: RunOutput, diff: Difference, fo
                                                 f"'{diff.got}', expected '{diff.expected}'",
                            **failure)
     address, size = place
-    traced = run_flags(text, test.launch_flags, test.kernel, folder, root=root, cancel=cancel,
-                       writers=True, keep_lines=0)
-    writer = store_writer(getattr(traced.report, "writers", None), address, size)
+    writer = store_writer(getattr(out.report, "writers", None), address, size)
     if writer is None:
         message = (f"no store wrote 0x{address:x}: it holds '{diff.got}', "
                    f"expected '{diff.expected}'")

@@ -32,17 +32,17 @@ class NativeRun:
     report: RunReport | None = None              # the results when `reason` is None
 
 
-def _ineligible(launch: Launch, options: RunOptions) -> str | None:
-    if options.trace:
-        return "--trace"
-    if options.mem_trace and options.profile:
+def _ineligible(launch: Launch, options: RunOptions, observers) -> str | None:
+    """Why the core cannot run the launch with these observers (the one place that decides
+    by the observers present: the core records the initcheck, the memory trace and the profile
+    itself, not both of the last two), or None."""
+    kinds = set()
+    for observer in observers:
+        if not observer.native:
+            return observer.refusal
+        kinds.add(observer.kind)
+    if {"mem_trace", "profile"} <= kinds:
         return "--mem-trace with the profile"
-    if options.breakpoints:
-        return "--break"
-    if options.record_threads is not None:
-        return "recording"
-    if options.writers:
-        return "the store-writer record"
     if launch.register_threads:
         return "registers asked for"
     if options.time_limit is not None:
@@ -68,13 +68,14 @@ def _memory(launch: Launch, core):
     return memory
 
 
-def run_native(prepared: PreparedLaunch, options: RunOptions) -> NativeRun:
-    """Run a prepared launch on the native core (see the module doc)."""
+def run_native(prepared: PreparedLaunch, options: RunOptions, observers) -> NativeRun:
+    """Run a prepared launch with `observers` (`observer`) on the native core (see the module
+    doc)."""
     core = native_core()
     if core is None:
         return NativeRun("the native core is not built")
     launch, kernel, geo = prepared.launch, prepared.kernel, prepared.geometry
-    reason = _ineligible(launch, options)
+    reason = _ineligible(launch, options, observers)
     if reason is not None:
         return NativeRun(reason)
     try:
@@ -93,17 +94,19 @@ def run_native(prepared: PreparedLaunch, options: RunOptions) -> NativeRun:
                MIN_DIVERGENCE_DEPTH, MAX_CALL_DEPTH, options.max_instructions)
     regs = {int(k): int(v) for k, v in launch.set_regs.items()}
     check = ()
-    if options.initcheck:              # the uninitialised-read check (initcheck.c)
+    kinds = {observer.kind: observer for observer in observers}
+    if "initcheck" in kinds:           # the uninitialised-read check (initcheck.c)
         shadow = bytearray(launch.device_memory)
         for offset, length in initialised_ranges(launch.memory_init):
             shadow[offset:offset + length] = b"\x01" * length
         check = (encode_uses(kernel, geo.registers), shadow)
     profile = ()
-    if options.profile:                # the kernel profile (profile.c, profile_native.py)
+    if "profile" in kinds:             # the kernel profile (profile.c, profile_native.py)
         from ..profile_native import native_spec
         profile = (native_spec(geo.wave_width),)
         check = check or (b"", bytearray())
-    if options.mem_trace:              # the memory access log (memlog.c, mem_access.py)
+    mem_trace = kinds.get("mem_trace")
+    if mem_trace is not None:          # the memory access log (memlog.c, mem_access.py)
         result, log = core.run(code, numbers, device, regs, *(check or (b"", bytearray())),
                                *(profile or (None,)), True)
     else:
@@ -113,22 +116,23 @@ def run_native(prepared: PreparedLaunch, options: RunOptions) -> NativeRun:
         return NativeRun(f"{bail} (instruction {index})")
     report = RunReport(kernel=kernel.name, device=device, stats=_stats(counts),
                        launch_summary=prepared.summary(), engine="native")
-    if options.mem_trace:
-        _mem_trace(report, options, kernel, geo, log)
+    if mem_trace is not None:
+        _mem_trace(report, mem_trace, kernel, geo, log)
     if profile:
         from ..profile_native import native_record
         report.profile = native_record(kernel, geo, record)
     return NativeRun(None, report)
 
 
-def _mem_trace(report: RunReport, options: RunOptions, kernel, geo, log: bytes) -> None:
-    """The native core's memory access log, kept in the report or written (`mem_access`)."""
+def _mem_trace(report: RunReport, tracer, kernel, geo, log: bytes) -> None:
+    """The native core's memory access log, kept in the report or written (`mem_access`), as
+    the memory trace observer `tracer` asks."""
     from ..mem_access import from_native, write
-    records = from_native(log, kernel.instructions, geo, options.trace_filter)
-    if options.mem_trace == "record":
+    records = from_native(log, kernel.instructions, geo, tracer.filter)
+    if tracer.keep:
         report.mem_trace = records
     else:
-        write(records, options.mem_trace if callable(options.mem_trace) else None)
+        write(records, tracer.out)
 
 
 def _stats(counts: tuple[int, ...]) -> Stats:
