@@ -137,8 +137,6 @@ def _stdout(report, request, keep: int | None, program) -> tuple[list[str], int,
     """(stdout lines, how many in all, the first line of stderr, exit status) of the run as the
     command prints it; only the first `keep` lines of stdout kept (None: all)."""
     from ..launch.output import command_text, profile_output, run_output, stderr_lines
-    if keep == 0 and not report.errors:          # only the run is wanted (`report.writers`)
-        return [], 0, (stderr_lines(report, request) or [""])[0], 0
     if keep is None or request.json or report.errors:
         stdout, stderr, status = command_text(report, request, program)
         lines = stdout.splitlines()
@@ -159,7 +157,7 @@ def run_flags(program: str | bytes, flags: LaunchRequest | Sequence[str], kernel
     """`wave-lsp run FILE FLAGS --kernel KERNEL` started in `folder`, in process (`FlagsProblem`
     for flags a test cannot run; `flags`: a launch line's `LaunchRequest` or flag words). With a
     `root`, `--arg` files must lie inside it (the editor's rule); with `keep_lines`, only that
-    many lines of stdout are kept (0: none made, when only the run is wanted); with `writers`,
+    many lines of stdout are kept; with `writers`,
     a run that dumps device memory records its stores' writers (see the module doc)."""
     from ..emu import LaunchError, run
     args = parse_test_flags(flags, kernel)
