@@ -27,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from server.rawclient import INIT_PARAMS, RawClient  # noqa: E402
+from server.test_editor_jobs import long_text as kernel, rss_mb  # noqa: E402  (the test's cycles)
+from server.test_runaway_runs import SMALL  # noqa: E402
 
 PROBE = textwrap.dedent('''
     import gc, os, signal, tracemalloc
@@ -42,6 +44,7 @@ PROBE = textwrap.dedent('''
         with open(_out + (".baseline" if first else ".after"), "w") as out:
             if first:
                 _state["baseline"] = snap
+                out.write(f"baseline: {len(snap.traces)} blocks\\n")
             else:
                 stats = sorted(snap.compare_to(_state["baseline"], "traceback"),
                                key=lambda s: -s.count_diff)
@@ -54,24 +57,6 @@ PROBE = textwrap.dedent('''
 
     signal.signal(signal.SIGUSR1, _dump)
 ''')
-
-SMALL = (".kernel s\n.registers 8\n    mov_sr r0, sr_lane_id\n    mov_imm r1, 2\n"
-         "    imul r2, r0, r1\n    halt\n.end\n")
-
-
-def kernel(index: int, lines: int) -> str:
-    """A kernel of `lines` distinct lines (as real files are)."""
-    body = "".join(f"    mov_imm r{1 + i % 6}, {index * 100_000 + i}\n" if i % 2 else
-                   f"    iadd r{1 + i % 6}, r{1 + (i + index) % 6}, r7\n" for i in range(lines))
-    return f".kernel k{index}\n.registers 8\n    mov_sr r7, sr_lane_id\n{body}    halt\n.end\n"
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
 
 class Session:
     def __init__(self, folder: Path, frames: int) -> None:
