@@ -52,6 +52,10 @@ def test_incremental_diagnostics_equal_a_fresh_analysis_after_edits(clean):
         state.apply_edit(*_edit(state, rng, step), step)
         config = CONFIGS[step % 2]
         got = state.diagnostics(config)
+        # A fresh analysis (0.5 s) after every third edit and the last: every edit kind meets
+        # both configurations there (3, 5 and 2 are coprime), each edit still updates the state.
+        if step % 3 and step != 89:
+            continue
         want = analyze(Document(state.text), config)
         assert got == want, (step, [d for d in got if d not in want][:2],
                              [d for d in want if d not in got][:2])
