@@ -34,7 +34,10 @@ def project(tmp_path_factory) -> tuple[Path, dict]:
     (repo / "failing.wave").write_text(TESTED.format(expect=8))
     env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path_factory.mktemp("pre-commit-home")),
                GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
-               GIT_COMMITTER_EMAIL="t@t")
+               GIT_COMMITTER_EMAIL="t@t",
+               # the hooks' environment without the native core: its C build is most of the
+               # install's minute, and the hooks' behaviour is the same on the numpy engine
+               WAVE_LSP_PURE="1")
     hooks, rev = hooks_repository(tmp_path_factory.mktemp("hooks-repo"), env)
     # as a user's project names the hooks: a repository and a revision
     (repo / ".pre-commit-config.yaml").write_text(
