@@ -1,10 +1,9 @@
-"""The lens layout's fitting of one line's titles (`server.lens_layout.fit`), in process."""
+"""The lens layout's fitting of one line's titles (`ide.lens_layout.fit`), in process."""
 
 from __future__ import annotations
 
-from lsprotocol import types as lsp
-
-from wave_lsp.server.lens_layout import LINE_BUDGET, fit
+from wave_lsp.ide.lens_layout import LINE_BUDGET, fit
+from wave_lsp.ide.lenses import Action, Lens
 
 
 def test_a_later_lens_gives_up_its_detail_before_a_run_outcome_is_cut():
@@ -12,8 +11,7 @@ def test_a_later_lens_gives_up_its_detail_before_a_run_outcome_is_cut():
     outcome loses any, and nothing is cut mid-word (it was "✓ 2.1 ms · 6 in…")."""
     titles = ["▶ Run again", "✓ 2.1 ms · 6 instr", "✕ Clear", "◔ Profile",
               "8 regs · 0 B local · 1 wave/wg (W32)", "Assemble", "Check portability"]
-    commands = [lsp.Command(title=t, command="c") for t in titles]
-    fit(commands)
+    commands = fit([Lens(0, 0, 0, t, Action.RUN) for t in titles])
     assert [c.title for c in commands] == ["▶ Run again", "✓ 2.1 ms · 6 instr", "✕ Clear",
                                            "◔ Profile", "8 regs", "Assemble",
                                            "Check portability"]
