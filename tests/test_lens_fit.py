@@ -17,3 +17,13 @@ def test_a_later_lens_gives_up_its_detail_before_a_run_outcome_is_cut():
                                            "Check portability"]
     assert len(" | ".join(c.title for c in commands)) <= LINE_BUDGET
     assert commands[4].tooltip == titles[4] and commands[1].tooltip is None
+
+
+def test_every_lens_action_runs_a_command_the_server_or_the_client_has():
+    """The server maps each `ide` lens action to its command in one place (`code_lens`)."""
+    from wave_lsp.server import extensions
+    from wave_lsp.server.code_lens import COMMANDS, MANAGE_TRUST
+    assert set(COMMANDS) == set(Action)
+    ours = {e.name for e in extensions.COMMANDS}
+    assert {c for c in COMMANDS.values() if c != MANAGE_TRUST} <= ours
+    assert len(set(COMMANDS.values())) == len(COMMANDS)

@@ -15,8 +15,8 @@ from pathlib import Path
 from wave_lsp.ide.arg_files import ArgFiles
 from wave_lsp.ide.hover_answer import hover_at
 from wave_lsp.ide.kernel_tests import discover, run_test
-from wave_lsp.ide.lenses import (document_lenses, gpu_lenses, portability_lenses,
-                                 profile_lenses, run_lenses, test_lenses)
+from wave_lsp.ide.lenses import (document_lenses, gpu_lenses, kernel_test_lenses,
+                                 portability_lenses, profile_lenses, run_lenses)
 from wave_lsp.ide.locate import target_at
 from wave_lsp.ide import portability
 from wave_lsp.ide.profile_session import profile_kernels, with_presets
@@ -78,7 +78,7 @@ def lenses_of(jobs: Jobs, refused=(), gpu: bool = False):
         run_lenses(doc, jobs.runs, jobs.run_live, jobs.by_kernel, refused),
         gpu_lenses(doc, gpu),
         profile_lenses(doc, jobs.profiles, jobs.runs, jobs.profile_live, jobs.by_kernel),
-        test_lenses(doc, jobs.tests, jobs.records, jobs.testing)])
+        kernel_test_lenses(doc, jobs.tests, jobs.records, jobs.testing)])
 
 
 def render_lenses(jobs: Jobs, refused=(), gpu: bool = False, detail: bool = False) -> str:

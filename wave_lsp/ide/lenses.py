@@ -114,21 +114,20 @@ def run_lenses(doc: DocumentState, current: list["KernelRun"], live: dict[str, i
     refused = set(refused)
     out: list[Lens] = []
     for line, start, end, kernel, launch, here in _places(doc, by_kernel, results, live):
-        def lens(title: str, action: Action = Action.RUN, arguments=(doc.uri, kernel, launch),
-                 tooltip: str | None = None) -> None:
-            out.append(Lens(line, start, end, title, action, arguments, tooltip, leads=True))
-        result = results.get(kernel)
+        run, result = (doc.uri, kernel, launch), results.get(kernel)
         if kernel in refused and launch is None:     # said on the kernel's own line
-            lens("▶ Run")
-            lens(UNTRUSTED_TITLE, Action.MANAGE_TRUST, (), UNTRUSTED_TOOLTIP)
+            shown = [("▶ Run", Action.RUN, run, None),
+                     (UNTRUSTED_TITLE, Action.MANAGE_TRUST, (), UNTRUSTED_TOOLTIP)]
         elif result is not None and here:
-            lens("▶ Run again")
-            lens(result.summary())
-            lens("✕ Clear", Action.CLEAR, (doc.uri, kernel))
+            shown = [("▶ Run again", Action.RUN, run, None),
+                     (result.summary(), Action.RUN, run, None),
+                     ("✕ Clear", Action.CLEAR, (doc.uri, kernel), None)]
         elif result is None and kernel in live and here:
-            lens("⟳ running…")
+            shown = [("⟳ running…", Action.RUN, run, None)]
         else:
-            lens("▶ Run")
+            shown = [("▶ Run", Action.RUN, run, None)]
+        out += [Lens(line, start, end, title, action, arguments, tooltip, leads=True)
+                for title, action, arguments, tooltip in shown]
     return out
 
 
@@ -142,21 +141,22 @@ def profile_lenses(doc: DocumentState, profiles: list["KernelProfileRun"],
     cannot = {(r.kernel, r.launch_line) for r in runs if r.status != "ok"}
     out: list[Lens] = []
     for line, start, end, kernel, launch, here in _places(doc, by_kernel, results, live):
-        def lens(title: str, action: Action = Action.PROFILE,
-                 arguments=(doc.uri, kernel, launch)) -> None:
-            out.append(Lens(line, start, end, title, action, arguments, leads=True))
-        result = results.get(kernel)
+        profile, result = (doc.uri, kernel, launch), results.get(kernel)
         if result is not None and here:
-            lens(result.summary())
-            lens("✕ Clear profile", Action.CLEAR_PROFILE, (doc.uri, kernel))
+            shown = [(result.summary(), Action.PROFILE, profile),
+                     ("✕ Clear profile", Action.CLEAR_PROFILE, (doc.uri, kernel))]
         elif result is None and kernel in live and here:
-            lens("◔ profiling…")
+            shown = [("◔ profiling…", Action.PROFILE, profile)]
         elif (kernel, launch) not in cannot:
-            lens("◔ Profile")
+            shown = [("◔ Profile", Action.PROFILE, profile)]
+        else:
+            shown = []
+        out += [Lens(line, start, end, title, action, arguments, leads=True)
+                for title, action, arguments in shown]
     return out
 
 
-def test_lenses(doc: DocumentState, tests: list["KernelTest"],
+def kernel_test_lenses(doc: DocumentState, tests: list["KernelTest"],
                 records: dict[tuple[str, int], "TestRecord"],
                 running: Iterable[tuple[str, int]] = ()) -> list[Lens]:
     """"▶ Test" on each launch line with expectations, then its outcome once it ran (or

@@ -3,7 +3,7 @@ by `; wave-lsp expect: TEXT` lines is a test (`wave_lsp.ide.kernel_tests`).
 
 - Code lenses: "▶ Test" on each launch line with expectations, then "✓ passed" or
   "✕ failed: line 13, lane 2 wrote 5, expected 4" once it ran (after the run lenses, within the
-  line budget of `ide.lens_layout`; decided by `ide.lenses.test_lenses`).
+  line budget of `ide.lens_layout`; decided by `ide.lenses.kernel_test_lenses`).
 - Diagnostics: each expectation line the run did not meet (`R011`, saying what it printed; the
   first one also which store, in which lane, wrote the wrong value), a test that cannot run
   (`R012`, on its launch line); the quick fix "Update expectation" rewrites that one line's
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..ide.lenses import Lens, test_lenses
+from ..ide.lenses import Lens, kernel_test_lenses
 from ..ide.run_limits import RunLimits
 from ..ide.state import DocumentState
 from ..ide.test_view import (KEPT_OUTPUT_LINES, DocumentTests, Problem, TestRecord,
@@ -115,8 +115,8 @@ class TestService(JobFeature):
         if not found:
             return []
         state = self.existing(doc)
-        return test_lenses(doc, found, self.current(doc),
-                           state.running if state is not None else ())
+        return kernel_test_lenses(doc, found, self.current(doc),
+                                  state.running if state is not None else ())
 
     def diagnostics(self, doc: DocumentState) -> list[types.Diagnostic]:
         related = self.server.client.related_information
