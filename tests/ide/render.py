@@ -8,7 +8,7 @@ from wave_lsp.ide.actions import fixable, legacy_edits
 from wave_lsp.ide.completion import context_at, proposals, signature_at
 from wave_lsp.ide.folding import folds
 from wave_lsp.ide.highlight import TOKEN_MODIFIERS, TOKEN_TYPES, encode_document
-from wave_lsp.ide.hover import hover_markdown
+from wave_lsp.ide.hover_answer import hover_at
 from wave_lsp.ide.inlay import hints
 from wave_lsp.ide.launch_lines import flag_help, flag_word_at
 from wave_lsp.ide.locate import target_at
@@ -26,16 +26,17 @@ def _range(r) -> str:
 
 
 def render_hover(fx: Fixture) -> str:
-    """The hover at the cursor: the word it covers, then the markdown (settings: all targets,
-    no compatibility mode)."""
+    """The hover at the cursor, as the server asks for it (`hover_at`; settings: all targets,
+    no compatibility mode; no job has run): the word it covers, then the markdown."""
     state = fx.state()
     line, col = fx.cursor
-    target = target_at(state, line, col)
-    if target is None:
+    answer = hover_at(state, line, col, False, TARGET_NAMES)
+    if answer is None:
         return "no hover\n"
-    text = hover_markdown(state, target, False, TARGET_NAMES)
-    return (f"{target.kind.name.lower()} {target.text!r} at {target.line}:{target.start}-"
-            f"{target.end}\n---\n{text}\n")
+    target = target_at(state, line, col)
+    _line, start, end = answer.range
+    return (f"{target.kind.name.lower()} {target.text!r} at {target.line}:{start}-"
+            f"{end}\n---\n{answer.markdown}\n")
 
 
 def _choices(choices) -> list[str]:

@@ -8,7 +8,7 @@ import json
 from lsprotocol import types as t
 from pygls.workspace import Workspace
 
-from wave_lsp.server import hover as hover_module
+from wave_lsp.ide import hover_answer as hover_module
 from wave_lsp.server.server import create_server
 
 

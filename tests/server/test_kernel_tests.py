@@ -12,7 +12,7 @@ import pytest
 from lsprotocol import types as t
 
 from kernel_test_cases import ELSE_STORE, LOOP_BRANCH_OUTPUT, line_of, loop_branch, store
-from wave_lsp.server.lens_layout import LINE_BUDGET, SEPARATOR
+from wave_lsp.ide.lens_layout import LINE_BUDGET, SEPARATOR
 
 from .lspclient import edits_of
 from .conftest import client_position, configure, open_document

@@ -340,3 +340,10 @@ def profile_view(kernel: str, profiles: Sequence[Any],
                                         f"{kernel} profile on {primary.target}: {where}")
     return ProfileView(kernel, tuple(profiles), heat, hints,
                        tuple(findings_of(profiles, heat, spots or {}, advice)))
+
+
+def profile_hover(profiles, line: int) -> str | None:
+    """What the `profiles` (`profile_session.KernelProfileRun`s) add to the hover at `line`:
+    the line's counters under every preset, for each kernel profiled."""
+    return "\n\n".join(text for r in profiles if r.view is not None
+                       and (text := r.view.hover(line))) or None

@@ -122,3 +122,31 @@ def _link(text: str, uri: str, run: KernelRun, index: int, start: int, count: in
     """A Markdown command link to `wave-lsp.dump` (VS Code runs it from a hover)."""
     args = [uri, run.kernel, run.launch_line, index, start, count, run.version]
     return f"[{text}](command:{DUMP_COMMAND}?{quote(json.dumps(args))})"
+
+
+def run_hover(doc, results: list[KernelRun], line: int, target) -> str | None:
+    """What the `results` of a document's runs add to the hover at `line` (`target`: the
+    `locate.Target` there, or None): a register's values on an executed line, or the run's
+    dumps (else its outcome) on the line it is anchored to (its launch line, else its
+    `.kernel` line)."""
+    if not results:
+        return None
+    from .locate import TargetKind
+    if target is not None and target.kind in (TargetKind.REGISTER, TargetKind.PREDICATE,
+                                              TargetKind.GUARD):
+        name = target.text.lstrip("@!").split(".")[0]
+        for result in results:
+            table = register_table(result, line, name)
+            if table:
+                return table
+        return None
+    for result in results:
+        anchor = result.launch_line
+        if anchor is None:
+            kernel = doc.program.kernel_named(result.kernel)
+            anchor = kernel.line if kernel else None
+        if anchor == line:
+            window = doc.runs.window if doc.runs is not None else None
+            return dumps_markdown(result, doc.uri, window) or \
+                f"**Run of `{result.kernel}`**: {result.summary()}"
+    return None

@@ -3,7 +3,8 @@
 The server never runs the emulator or the assembler itself (`tests/test_architecture.py`
 checks that it imports neither `emu` nor `asm`): it asks `ide` for plain data and converts it with
 `proto`, the one conversion module (positions through pygls' codec, ranges, locations, edits,
-diagnostics, commands, code lenses). What the client can do is resolved once at `initialize`
+diagnostics, commands; code lenses, which `ide.lenses` decides and lays out, are converted by
+`code_lens.to_code_lens`). What the client can do is resolved once at `initialize`
 into `capabilities.ClientCapabilities` (`server.client`). A request handler receives the
 resolved state of the document it is about (`handlers.request`), never looks it up. The
 document's version lives on its `Document`; each edit has one debounce (`sync.Debounce`).
@@ -13,7 +14,7 @@ Writing a feature module (esbonio's `LanguageFeature`, in short)::
     class Profile(Feature):                       # lifecycle hooks and contributions, as needed
         def document_settled(self, doc): ...      # after the one debounce of each edit
         def document_closed(self, uri): ...
-        def code_lenses(self, doc): return [...]  # shown by `code_lens` beside its own
+        def code_lenses(self, doc): return [...]  # `ide.lenses.Lens` values, shown by `code_lens`
         def hover(self, doc, line, target): ...   # markdown above the hover
         def diagnostics(self, doc): return [...]  # published with the analysis'
 

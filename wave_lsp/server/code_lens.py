@@ -2,41 +2,53 @@
 `.kernel` line: a short resource summary (`16 regs · 1 KiB local · 8 waves/wg (W32)`; the full
 table, occupancy per wave width and configured target included, in its tooltip and behind a
 click) and "Assemble", beside what the other features contribute (`Feature.code_lenses`: `▶ Run`,
-"Check portability", "▶ Run on GPU", ...). All are commands run through
-`workspace/executeCommand`, so they work in any client, Neovim included. `lens_layout` puts
-the lenses of the features' `leading_commands` (the run lenses) first on each line and keeps
-every line within 120 characters:
+"Check portability", "▶ Run on GPU", ...). Which lenses show, their titles and their layout (the
+run lenses first on each line, every line within 120 characters) are `ide.lenses`' plain
+values; this module only converts them (`to_code_lens`: each `Action` to its command, columns
+through the position codec). All are commands run through `workspace/executeCommand`, so they
+work in any client, Neovim included:
 
 - `wave-lsp.kernelResources [uri, kernel]` shows and returns the kernel's resources, with what
   the vendors' compilers report for it per architecture (`vendor`, `vendor_compilers.py`);
 - `wave-lsp.assemble [uri]` assembles the document (in the configured compatibility mode),
   writes `NAME.wbin` beside a `NAME.wave` file on disk (atomically; never the document itself,
-  never through a link: see `wbin_target`), and shows and returns size, SHA-256 and the path
-  written (`path`), or why nothing was written (`not_written`).
+  never through a link: see `ide.assemble.wbin_target`), and shows and returns size, SHA-256
+  and the path written (`path`), or why nothing was written (`not_written`).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from urllib.parse import unquote, urlsplit
-
 from lsprotocol import types
-from pygls.uris import to_fs_path
+from pygls.workspace.position_codec import PositionCodec
 
 from ..cancellation import Cancelled
-from ..ide.assemble import assemble_report
+from ..ide.assemble import assemble_to_file
+from ..ide.lenses import Action, Lens, document_lenses
 from ..ide.resources import resources_of
 from ..ide.state import DocumentState
 from ..ide.vendor_usage import figures_text
 from . import extensions, vendor_compilers
 from .extensions import Assembled, KernelArgs, KernelResources
 from .handlers import command, command_document, request
-from .lens_layout import arrange
 from .proto import lens
 from .server import WaveLanguageServer
 
 RESOURCES = extensions.KERNEL_RESOURCES.name
 ASSEMBLE = extensions.ASSEMBLE.name
+MANAGE_TRUST = "workbench.trust.manage"   # the client command the lens of a refused run offers
+# the command each lens action runs
+COMMANDS = {
+    Action.RUN: extensions.RUN.name,
+    Action.CLEAR: extensions.CLEAR.name,
+    Action.MANAGE_TRUST: MANAGE_TRUST,
+    Action.PROFILE: extensions.PROFILE.name,
+    Action.CLEAR_PROFILE: extensions.CLEAR_PROFILE.name,
+    Action.TEST: extensions.TEST.name,
+    Action.CHECK_PORTABILITY: extensions.CHECK_PORTABILITY.name,
+    Action.RUN_ON_GPU: extensions.RUN_ON_GPU.name,
+    Action.KERNEL_RESOURCES: RESOURCES,
+    Action.ASSEMBLE: ASSEMBLE,
+}
 
 
 def _show(server: WaveLanguageServer, message: str,
@@ -44,64 +56,18 @@ def _show(server: WaveLanguageServer, message: str,
     server.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
 
-def assemble_document(server: WaveLanguageServer, doc: DocumentState) -> dict:
-    """Assemble (in the configured mode); returns a JSON-able report (with `error` when the
-    source does not assemble), writing the `.wbin` where `wbin_target` allows."""
-    target, why = wbin_target(doc.uri)
-    report = assemble_report(doc, server.config(doc).compat, target)
-    if "error" not in report and target is None:
-        report["not_written"] = why
-    return report
-
-
-def wbin_target(uri: str) -> tuple[Path | None, str]:
-    """Where the `.wbin` of the document at `uri` goes: the sibling `NAME.wbin` of a real
-    `NAME.wave` file named by an absolute `file:` URI. Otherwise None and why not: nothing is
-    written for other schemes, relative or `..` paths, a non-`.wave` document (a `.wbin` would
-    overwrite itself), a source that is not a regular file on disk, or a target that is a link
-    or not a regular file."""
-    parsed = urlsplit(uri)
-    if parsed.scheme != "file":
-        return None, "the document is not a file on disk"
-    if parsed.netloc not in ("", "localhost"):
-        return None, f"the file is on another host ({parsed.netloc})"
-    raw_path = unquote(parsed.path)
-    if "\0" in raw_path:
-        return None, "the file URI's path is invalid (it holds a NUL byte)"
-    if not raw_path.startswith("/"):
-        return None, "the file URI has no absolute path"
-    if any(part in (".", "..") for part in raw_path.split("/")):
-        return None, "the file URI has '.' or '..' segments"
-    source = Path(to_fs_path(uri) or raw_path)
-    if source.suffix != ".wave":
-        return None, f"only a .wave file is assembled to a file ({source.name} is not one)"
-    if not source.is_absolute() or not source.is_file():
-        return None, f"{source} is not a file on disk (save it first)"
-    target = source.with_suffix(".wbin")
-    if target.is_symlink():
-        return None, f"{target} is a symbolic link; not written through it"
-    if target.exists() and not target.is_file():
-        return None, f"{target} exists and is not a regular file"
-    return target, ""
+def to_code_lens(doc: DocumentState, found: Lens, codec: PositionCodec) -> types.CodeLens:
+    """An `ide` lens as lsprotocol: its action's command, its columns in the client's units."""
+    return lens(doc, found.line, found.start, found.end, codec, found.title,
+                COMMANDS[found.action], *found.arguments, tooltip=found.tooltip)
 
 
 def setup(server: WaveLanguageServer) -> None:
     @request(server, types.TEXT_DOCUMENT_CODE_LENS, default=list)
     def code_lens(doc: DocumentState, params: types.CodeLensParams) -> list[types.CodeLens]:
-        out = []
-        for kernel in doc.program.kernels:
-            res = resources_of(doc, kernel.name, server.config(doc).targets)
-            if res is None:
-                continue
-            where = (doc, kernel.line, kernel.directive.start, kernel.directive.end, server.codec)
-            out.append(lens(*where, res.short_summary(), RESOURCES, doc.uri, kernel.name,
-                            tooltip=res.text() + "\n(click: the full summary)"))
-            out.append(lens(*where, "Assemble", ASSEMBLE, doc.uri))
-        for added in server.contributions("code_lenses", doc):
-            out += added
-        # Run leads each line (then Run on GPU, where a GPU is present); see lens_layout.
-        return arrange(out, tuple(name for feature in server.features
-                                  for name in feature.leading_commands))
+        found = document_lenses(doc, server.config(doc).targets,
+                                server.contributions("code_lenses", doc))
+        return [to_code_lens(doc, each, server.codec) for each in found]
 
     @command(server, RESOURCES)
     async def show_resources(*args):
@@ -131,7 +97,8 @@ def setup(server: WaveLanguageServer) -> None:
         doc = await command_document(server, args, "assemble")
         if doc is None:
             return None
-        report = await server.documents.run(doc, lambda d: assemble_document(server, d),
+        compat = server.config(doc).compat
+        report = await server.documents.run(doc, lambda d: assemble_to_file(d, compat),
                                             reader=True)
         if "error" in report:
             _show(server, f"wave-lsp: assembly failed at line {report['line'] + 1}: "

@@ -15,13 +15,13 @@ from lsprotocol import types
 
 from ..ide.gpu import gpu_status, run_on_gpu
 from ..ide.jobs import CLICKED
+from ..ide.lenses import Lens, gpu_lenses
 from ..ide.portability import kernel_launch
 from ..ide.state import DocumentState
 from . import extensions
 from .extensions import GpuRun
 from .handlers import command, command_kernel
 from .job_feature import ClickedJobFeature
-from .proto import lens
 from .run_documents import arg_root
 from .runs import RunService
 from .server import WaveLanguageServer
@@ -36,13 +36,9 @@ class GpuLenses(ClickedJobFeature):
 
     kind = "gpu_runs"
     what = "GPU runs"
-    leading_commands = (RUN_ON_GPU,)
 
-    def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
-        if gpu_status() is not None:
-            return []
-        return [lens(doc, k.line, k.directive.start, k.directive.end, self.server.codec,
-                     "▶ Run on GPU", RUN_ON_GPU, doc.uri, k.name) for k in doc.program.kernels]
+    def code_lenses(self, doc: DocumentState) -> list[Lens]:
+        return gpu_lenses(doc, gpu_status() is None)
 
     async def run(self, doc: DocumentState, kernel: str, priority: int = CLICKED) -> dict:
         """Run `kernel`'s launch on the GPU and in the emulator, on the one worker; the

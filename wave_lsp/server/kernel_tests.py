@@ -3,7 +3,7 @@ by `; wave-lsp expect: TEXT` lines is a test (`wave_lsp.ide.kernel_tests`).
 
 - Code lenses: "▶ Test" on each launch line with expectations, then "✓ passed" or
   "✕ failed: line 13, lane 2 wrote 5, expected 4" once it ran (after the run lenses, within the
-  line budget of `lens_layout`).
+  line budget of `ide.lens_layout`; decided by `ide.lenses.kernel_test_lenses`).
 - Diagnostics: each expectation line the run did not meet (`R011`, saying what it printed; the
   first one also which store, in which lane, wrote the wrong value), a test that cannot run
   (`R012`, on its launch line); the quick fix "Update expectation" rewrites that one line's
@@ -34,10 +34,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from ..ide.lenses import Lens, kernel_test_lenses
 from ..ide.run_limits import RunLimits
 from ..ide.state import DocumentState
 from ..ide.test_view import (KEPT_OUTPUT_LINES, DocumentTests, Problem, TestRecord,
-                             expected_output, left_out_text, outcome_title, problems, stated,
+                             expected_output, left_out_text, problems, stated,
                              value_columns, with_limits)
 from . import proto
 from .handlers import report_failure
@@ -108,8 +109,14 @@ class TestService(JobFeature):
                 self.limits())
 
     # ---- contributions -----------------------------------------------------------------------
-    def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
-        return code_lenses(self, doc)
+    def code_lenses(self, doc: DocumentState) -> list[Lens]:
+        """"▶ Test" on each launch line with expectations, then its outcome once it ran."""
+        found = self.tests(doc)
+        if not found:
+            return []
+        state = self.existing(doc)
+        return kernel_test_lenses(doc, found, self.current(doc),
+                                  state.running if state is not None else ())
 
     def diagnostics(self, doc: DocumentState) -> list[types.Diagnostic]:
         related = self.server.client.related_information
@@ -173,30 +180,6 @@ def path_of(uri: str) -> Path | None:
 
 
 # ---- what the editor shows ------------------------------------------------------------------
-def code_lenses(tests: TestService, doc: DocumentState) -> list[types.CodeLens]:
-    """"▶ Test" on each launch line with expectations, then its outcome once it ran."""
-    found = tests.tests(doc)
-    if not found:
-        return []
-    records = tests.current(doc)
-    state = tests.existing(doc)
-    running = state.running if state is not None else set()
-    codec = tests.server.codec
-    out = []
-    for test in found:
-        text = doc.lines[test.launch_line]
-        where = (doc, test.launch_line, len(text) - len(text.lstrip()), len(text.rstrip()),
-                 codec)
-        arguments = (doc.uri, test.kernel, test.launch_line)
-        out.append(proto.lens(*where, "▶ Test", TEST, *arguments))
-        record = records.get((test.kernel, test.launch_line))
-        if record is not None:
-            out.append(proto.lens(*where, outcome_title(record.outcome), TEST, *arguments))
-        elif (test.kernel, test.launch_line) in running:
-            out.append(proto.lens(*where, "⟳ testing…", TEST, *arguments))
-    return out
-
-
 def _problems(tests: TestService, doc: DocumentState) -> list[Problem]:
     out = []
     for record in tests.current(doc).values():

@@ -5,10 +5,11 @@ workgroup size on one workgroup) once per wave width the configured targets use
 (`isa/backends.py`), off the event loop, and compares the device memory the runs leave. The
 result is returned as JSON, summarised in a message, and shown inline: a code lens above each
 store line whose memory differs between widths, until the document is edited. Each kernel also
-gets a "Check portability" code lens that runs the command. The check itself, and where its
-results are kept (the document's job record, for its current revision), is `ide.portability`'s;
-the check is a kind of the one job service (`job_feature.JobFeature`): it runs on its one
-worker, an edit or a close cancels it, and an untrusted workspace refuses it.
+gets a "Check portability" code lens that runs the command (the lenses:
+`ide.lenses.portability_lenses`). The check itself, and where its results are kept (the
+document's job record, for its current revision), is `ide.portability`'s; the check is a kind
+of the one job service (`job_feature.JobFeature`): it runs on its one worker, an edit or a
+close cancels it, and an untrusted workspace refuses it.
 A check that cannot run answers why, as `wave-lsp.run` does: `{"uri", "kernel", "ok": false,
 "status": "invalid-request", "message"}` (and shows the message).
 """
@@ -19,12 +20,12 @@ from lsprotocol import types
 
 from ..ide import portability
 from ..ide.jobs import CLICKED, JobDropped
+from ..ide.lenses import Lens, portability_lenses
 from ..ide.state import DocumentState
 from . import extensions
 from .extensions import KernelArgs, Portability
 from .handlers import command, command_kernel
 from .job_feature import ClickedJobFeature
-from .proto import lens
 from .run_documents import arg_root
 from .runs import RunService, refuse
 from .server import WaveLanguageServer
@@ -41,15 +42,8 @@ class PortabilityLenses(ClickedJobFeature):
     kind = "portability"
     what = "portability checks"
 
-    def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
-        codec = self.server.codec
-        out = [lens(doc, k.line, k.directive.start, k.directive.end, codec,
-                    "Check portability", CHECK, doc.uri, k.name) for k in doc.program.kernels]
-        for line, comparison in portability.differing_lines(doc):
-            out.append(lens(doc, line, 0, len(doc.lines[line]), codec,
-                            "⚠ " + comparison.line_message(line), CHECK, doc.uri,
-                            comparison.kernel))
-        return out
+    def code_lenses(self, doc: DocumentState) -> list[Lens]:
+        return portability_lenses(doc)
 
     async def run(self, doc: DocumentState, kernel: str, priority: int = CLICKED):
         """Check `kernel` at `widths` on the one worker (an edit, a close or shutdown stops

@@ -2,7 +2,8 @@
 
 - A "◔ Profile" code lens beside each `▶ Run` (on the `.kernel` line and on each launch line;
   not where the kernel's run failed); after a profile it shows the kernel's figures
-  (`◔ Profile: 72% lanes · 2-way banks`, click to profile again) and "✕ Clear profile".
+  (`◔ Profile: 72% lanes · 2-way banks`, click to profile again) and "✕ Clear profile"
+  (`ide.lenses.profile_lenses`).
 - `wave-lsp.profile [uri, kernel, launchLine|null]` profiles `kernel` with that launch line (null:
   its first one, or the default launch) off the event loop and returns the `--profile --json`
   object of the launch's own preset plus `heat` (per executed line, 1-based: a level 1..5 and
@@ -26,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from ..ide.actions import fixable
+from ..ide.lenses import Lens, profile_lenses
+from ..ide.profile_view import profile_hover
 from ..ide.state import DocumentState
 from . import proto
 from . import extensions
@@ -53,7 +56,6 @@ class ProfileService(JobFeature):
 
     kind = "profiles"
     what = "kernel profiles"
-    leading_commands = (PROFILE, CLEAR_PROFILE)
 
     def __init__(self, server: WaveLanguageServer) -> None:
         super().__init__(server)
@@ -123,37 +125,10 @@ class ProfileService(JobFeature):
         super().refresh(doc)
 
     # ---- contributions ------------------------------------------------------------------------
-    def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
+    def code_lenses(self, doc: DocumentState) -> list[Lens]:
         """`◔ Profile` beside each Run lens; the kernel's figures where it was last profiled."""
-        results = {r.kernel: r for r in self.current(doc)}
-        # where the kernel's run did not end well (no assembly, a bad launch, a run-time error
-        # or a limit), that comes first: no lens there, and the line keeps its room for it
-        cannot = {(r.kernel, r.launch_line) for r in self.runs.current(doc) if r.status != "ok"}
-        live = self.wanted(doc)
-        codec = self.server.codec
-        out: list[types.CodeLens] = []
-
-        def place(where: tuple, kernel: str, line: int | None, here: bool) -> None:
-            result = results.get(kernel)
-            if result is not None and here:
-                out.append(proto.lens(*where, result.summary(), PROFILE, doc.uri, kernel, line))
-                out.append(proto.lens(*where, "✕ Clear profile", CLEAR_PROFILE, doc.uri, kernel))
-            elif result is None and kernel in live and here:
-                out.append(proto.lens(*where, "◔ profiling…", PROFILE, doc.uri, kernel, line))
-            elif (kernel, line) not in cannot:
-                out.append(proto.lens(*where, "◔ Profile", PROFILE, doc.uri, kernel, line))
-
-        for kernel in doc.program.kernels:
-            lines = self.launch_lines(doc).get(kernel.name, [])
-            result = results.get(kernel.name)
-            directive = kernel.directive
-            place((doc, kernel.line, directive.start, directive.end, codec), kernel.name, None,
-                  (result.launch_line is None) if result is not None else not lines)
-            for ll in lines:
-                here = result.launch_line == ll.line if result is not None \
-                    else ll.ordinal == (live.get(kernel.name) or 0)
-                place((doc, ll.line, ll.start, ll.end, codec), kernel.name, ll.line, here)
-        return out
+        return profile_lenses(doc, self.current(doc), self.runs.current(doc), self.wanted(doc),
+                              self.launch_lines(doc))
 
     def inlay_hints(self, doc: DocumentState, first: int, last: int) -> list[types.InlayHint]:
         """After each line that matters: `5 wave-instrs · 25% lanes`, `2-way bank conflict`, ..."""
@@ -169,8 +144,7 @@ class ProfileService(JobFeature):
 
     def hover(self, doc: DocumentState, line: int, target) -> str | None:
         """The line's counters under every preset, for each kernel profiled."""
-        return "\n\n".join(text for r in self.current(doc) if r.view is not None
-                           and (text := r.view.hover(line))) or None
+        return profile_hover(self.current(doc), line)
 
     def diagnostics(self, doc: DocumentState) -> list[types.Diagnostic]:
         """The worst findings of each current profile, as information diagnostics."""

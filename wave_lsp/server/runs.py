@@ -21,13 +21,14 @@ from lsprotocol import types
 
 from ..cancellation import Cancelled
 from ..ide.jobs import untrusted
+from ..ide.lenses import Lens, run_lenses
+from ..ide.run_diagnostics import run_diagnostics
 from ..ide.run_queue import CLICKED, REFRESH
 from ..ide.state import DocumentState
 from . import run_display
 from . import extensions
 from .extensions import Refusal, wire
 from .job_feature import JobFeature, read_trust
-from .run_display import CLEAR, RUN
 from .run_documents import arg_root, launched_kernels, parse_launch_lines
 from .server import WaveLanguageServer
 
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 # notification: the user has trusted the workspace since (VS Code's onDidGrantWorkspaceTrust);
 # trust is only ever granted this way, never taken back (VS Code reloads to un-trust)
 TRUST_GRANTED = extensions.WORKSPACE_TRUSTED.name
-MANAGE_TRUST = "workbench.trust.manage"   # the client command the lens of a refused run offers
 
 
 class RunService(JobFeature):
@@ -50,7 +50,6 @@ class RunService(JobFeature):
 
     kind = "runs"
     what = "kernels"
-    leading_commands = (RUN, CLEAR, MANAGE_TRUST)
 
     def __init__(self, server: WaveLanguageServer) -> None:
         super().__init__(server)
@@ -127,11 +126,10 @@ class RunService(JobFeature):
             self._worker.files.clear()
 
     # ---- contributions ------------------------------------------------------------------------
-    def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
+    def code_lenses(self, doc: DocumentState) -> list[Lens]:
         refused = {k for uri, k in self.refused if uri == doc.uri} if not self.trusted else set()
-        return run_display.code_lenses(doc, self.server.codec, self.current(doc),
-                                       self.wanted(doc), self.launch_lines(doc),
-                                       refused, MANAGE_TRUST)
+        return run_lenses(doc, self.current(doc), self.wanted(doc), self.launch_lines(doc),
+                          refused)
 
     def inlay_hints(self, doc: DocumentState, first: int, last: int) -> list[types.InlayHint]:
         state = self.existing(doc)
@@ -144,11 +142,15 @@ class RunService(JobFeature):
                                        stale)
 
     def hover(self, doc: DocumentState, line: int, target) -> str | None:
-        return run_display.hover(doc, self.current(doc), line, target)
+        current = self.current(doc)
+        if not current:
+            return None
+        from ..ide.run_hover import run_hover
+        return run_hover(doc, current, line, target)
 
     def diagnostics(self, doc: DocumentState) -> list[types.Diagnostic]:
-        found = run_display.diagnostics(doc, self.current(doc), self.launch_lines(doc),
-                                        lambda: self.server.analysis(doc))
+        found = run_diagnostics(doc, self.current(doc), self.launch_lines(doc),
+                                lambda: self.server.analysis(doc))
         return run_display.lsp_diagnostics(doc, self.server.codec,
                                            self.server.client.related_information, found)
 

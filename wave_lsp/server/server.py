@@ -28,6 +28,7 @@ from .. import __version__
 from ..analysis.config import Config
 from ..analysis.diagnostic import Diagnostic
 from ..ide.host import AnalysisHost
+from ..ide.lenses import Lens
 from ..ide.state import DocumentState
 from ..cancellation import Cancelled
 from .capabilities import ClientCapabilities
@@ -77,9 +78,6 @@ class Feature:
     broadcast`). Contributions run inside the asking request's job of the document (in a
     worker thread for a large document: `handlers.request`), so they only read."""
 
-    # commands whose code lenses lead their line (`lens_layout.arrange`)
-    leading_commands: tuple[str, ...] = ()
-
     def __init__(self, server: "WaveLanguageServer") -> None:
         self.server = server
 
@@ -110,8 +108,9 @@ class Feature:
     def shutdown(self) -> None:
         """The server stops: cancel everything in flight."""
 
-    # ---- contributions (lsprotocol values, made with `proto`) ----------------------------------
-    def code_lenses(self, doc: DocumentState) -> list[types.CodeLens]:
+    # ---- contributions (lsprotocol values, made with `proto`; lenses as `ide.lenses.Lens`) ----
+    def code_lenses(self, doc: DocumentState) -> list[Lens]:
+        """The lenses this feature shows (`ide.lenses`; laid out and converted by `code_lens`)."""
         return []
 
     def hover(self, doc: DocumentState, line: int, target: Any) -> str | None:
@@ -193,18 +192,18 @@ class WaveLanguageServer(LanguageServer):
     def contributions(self, kind: str, *args: Any) -> list:
         """What every feature contributes of `kind` (`code_lenses`, `hover`, ...), in
         registration order, leaving out a failing feature's (reported) and the empty ones."""
-        out = []
-        for feature in self.features:
-            try:
-                found = getattr(feature, kind)(*args)
-            except Cancelled:
-                raise
-            except Exception as exc:
-                report_failure(self, f"{type(feature).__name__}.{kind}", exc)
-                continue
-            if found is not None:
-                out.append(found)
-        return out
+        return [found for feature in self.features
+                if (found := self.contribution(feature, kind, *args)) is not None]
+
+    def contribution(self, feature: Feature, kind: str, *args: Any) -> Any:
+        """What `feature` contributes of `kind`; None when it fails (the failure reported)."""
+        try:
+            return getattr(feature, kind)(*args)
+        except Cancelled:
+            raise
+        except Exception as exc:
+            report_failure(self, f"{type(feature).__name__}.{kind}", exc)
+            return None
 
     def document(self, uri: str) -> Optional[DocumentState]:
         """The state of an open document (ready or still being parsed), or None."""
