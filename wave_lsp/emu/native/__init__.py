@@ -14,6 +14,7 @@ which engine runs kernels and why, for `wave-lsp --version` and the language ser
 
 from __future__ import annotations
 
+import importlib
 import os
 
 
@@ -35,16 +36,17 @@ def engine() -> tuple[str, str]:
     """Which engine runs kernels here, `NATIVE` or `NUMPY`, and why (one sentence)."""
     if os.environ.get("WAVE_LSP_NATIVE", "1") == "0":
         return NUMPY, "WAVE_LSP_NATIVE=0 turns the native core off"
+    name = f"{__name__}._wavecore"
     try:
-        from . import _wavecore
+        module = importlib.import_module(name)
     except ModuleNotFoundError as err:
-        if err.name != f"{__name__}._wavecore":
+        if err.name != name:
             return NUMPY, f"the native core does not load ({err})"
         return NUMPY, ("the native core is not installed: this wave-lsp was built without a C "
                        "compiler, or is the pure wheel")
     except ImportError as err:
         return NUMPY, f"the native core does not load ({err})"
-    return NATIVE, f"the native core is loaded from {os.path.basename(_wavecore.__file__)}"
+    return NATIVE, f"the native core is loaded from {os.path.basename(module.__file__)}"
 
 
 def engine_summary() -> str:
