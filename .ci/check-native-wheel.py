@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from wave_lsp.emu.native import NATIVE, engine
+from wave_lsp.emu import engine_in_use
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "vector_add.wave"
 FLAGS = ["--grid", "4,1,1", "--set-reg", "0:0", "--set-reg", "1:4096", "--set-reg", "2:8192",
@@ -18,8 +18,8 @@ EXPECTED = "0.0 3.0 6.0 9.0 12.0 15.0 18.0 21.0"
 
 
 def main() -> int:
-    name, why = engine()
-    if name != NATIVE:
+    name, why = engine_in_use()
+    if name != "native core":
         print(f"check-native-wheel: no native core in this wheel: {why}", file=sys.stderr)
         return 1
     done = subprocess.run([sys.executable, "-m", "wave_lsp", "run", str(EXAMPLE), *FLAGS],

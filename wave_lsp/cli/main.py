@@ -24,7 +24,7 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from ..emu.native import engine_summary
+        from ..emu import engine_summary
 
         print(f"wave-lsp {__version__} ({engine_summary()})")
         parser.exit()

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..cache import cache_dir, package_stamp, write_atomically
-from ..emu.native import engine
+from ..ide.engine import engine
 from ..files import read_regular
 
 HEADER_END = b"\r\n\r\n"

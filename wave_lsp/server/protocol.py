@@ -25,7 +25,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol, lsp_method
 from pygls.protocol.language_server import _prepare_command_arguments
 
-from ..emu.native import engine
+from ..ide.engine import engine
 from .extensions import Engine
 from .proto import wire
 

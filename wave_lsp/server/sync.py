@@ -21,7 +21,7 @@ from typing import Any
 from lsprotocol import types
 
 from .. import __version__
-from ..emu.native import engine_summary
+from ..ide.engine import engine_summary
 from ..ide.state import DocumentState
 from .capabilities import resolve
 from .changes import apply_changes
