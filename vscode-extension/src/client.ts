@@ -269,6 +269,9 @@ export class WaveClient implements vscode.Disposable {
         this.log.appendLine(`Starting the server (${server.source}): ${commandLine}`);
         const serverOptions: ServerOptions = {
             command: server.command, args: server.args, transport: TransportKind.stdio,
+            // the bundled server runs from its private environment alone: a PYTHONPATH naming a
+            // wave-lsp checkout would replace the installed package
+            options: server.source === 'bundled' ? { env: { PYTHONPATH: '' } } : undefined,
         };
         const clientOptions: LanguageClientOptions = {
             documentSelector: [{ language: 'wave' }],

@@ -15,10 +15,19 @@ import { bundledWheel, isExecutable, isSupportedPython, nativeWheelFor, pythonCa
 
 export class InstallError extends Error {}
 
+/** The environment of the install's commands: without PYTHONPATH, through which pip would see a
+ * wave-lsp checkout as installed already and skip the wheel (the private environment then had
+ * no `wave-lsp`). */
+function installEnv(): NodeJS.ProcessEnv {
+    const env = { ...process.env };
+    delete env.PYTHONPATH;
+    return env;
+}
+
 function run(command: string, args: string[], log: vscode.OutputChannel): Promise<string> {
     log.appendLine(`$ ${command} ${args.join(' ')}`);
     return new Promise((resolve, reject) => {
-        execFile(command, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+        execFile(command, args, { maxBuffer: 16 * 1024 * 1024, env: installEnv() }, (error, stdout, stderr) => {
             const output = `${stdout}${stderr}`;
             if (output.trim() !== '') {
                 log.appendLine(output.trimEnd());
