@@ -106,3 +106,31 @@ def test_changed_parameters_miss_the_cache(tmp_path):
     session(env, "neovim", 1)
     session(env, "visual-studio-code", 1)
     assert len(list((tmp_path / "wave-lsp").glob("initialize-*.json"))) == 2
+
+
+def test_initialize_names_the_engine_and_the_cache_keeps_them_apart(tmp_path):
+    """The initialize result says which engine runs kernels (`capabilities.experimental`), and a
+    server without the native core (WAVE_LSP_NATIVE=0 here, as a pure install) never gets the
+    cached answer of one with it; its log says the engine once."""
+    from wave_lsp.emu.native import core
+    from wave_lsp.server.extensions import Engine
+
+    if core() is None:
+        pytest.skip("the native core is not built here (setup.py build_ext --inplace)")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    native, messages = session(env, "visual-studio-code", 1)
+    numpy, numpy_messages = session(dict(env, WAVE_LSP_NATIVE="0"), "visual-studio-code", 1)
+    again, _ = session(env, "visual-studio-code", 2)        # from the cache: still native
+    engine = native["result"]["capabilities"]["experimental"][Engine.CAPABILITY]
+    assert set(engine) == {"engine", "reason"} and engine["engine"] == "native core"
+    assert "_wavecore" in engine["reason"]
+    assert numpy["result"]["capabilities"]["experimental"][Engine.CAPABILITY] == {
+        "engine": "numpy engine", "reason": "WAVE_LSP_NATIVE=0 turns the native core off"}
+    assert again["result"] == native["result"]
+    logs = [m["params"]["message"] for m in numpy_messages if m.get("method") == "window/logMessage"]
+    assert [line for line in logs if "kernels run on the" in line] == [
+        "wave-lsp 0.1.0: kernels run on the numpy engine: WAVE_LSP_NATIVE=0 turns the native "
+        "core off"]
+    logs = [m["params"]["message"] for m in messages if m.get("method") == "window/logMessage"]
+    assert [line for line in logs if "kernels run on the" in line] == [
+        "wave-lsp 0.1.0: kernels run on the native core"]

@@ -6,8 +6,10 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import platform
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -75,6 +77,30 @@ def vsix(vscode_tools) -> Path:
                 built.touch()
     assert path.is_file()
     return path
+
+
+@pytest.fixture(scope="session")
+def native_vsix(vscode_tools, tmp_path_factory) -> Path:
+    """The .vsix of this platform (`npm run package:native`: `vsce package --target`, with the
+    wheel with the native core for this Python beside the pure one), copied out of the way;
+    server/ is left as it was (the universal .vsix's tests read it)."""
+    if sys.platform != "linux" or platform.machine() not in ("x86_64", "aarch64"):
+        pytest.skip("the platform .vsix test is written for Linux")
+    target = "linux-x64" if platform.machine() == "x86_64" else "linux-arm64"
+    server = EXTENSION / "server"
+    with extension_lock():
+        kept = {p.name: p.read_bytes() for p in server.glob("*")} if server.is_dir() else {}
+        try:
+            _npm("run", "package:native", timeout=600)
+        finally:
+            shutil.rmtree(server, ignore_errors=True)
+            server.mkdir()
+            for name, data in kept.items():
+                (server / name).write_bytes(data)
+        built = EXTENSION / f"wave-lsp-{target}-0.1.0.vsix"
+        copy = tmp_path_factory.mktemp("native-vsix") / built.name
+        shutil.move(built, copy)
+    return copy
 
 
 def kernel_workspace(folder: Path, with_venv: bool = True) -> Path:

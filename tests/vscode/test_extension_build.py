@@ -1,13 +1,17 @@
-"""The extension's build: the packaged `.vsix` holds what it needs and nothing else; the
-TypeScript type-checks and lints clean; the server-finding unit tests and the TextMate grammar
-tests (vscode-tmgrammar-test) pass."""
+"""The extension's build: the packaged `.vsix` holds what it needs and nothing else, and a
+platform's `.vsix` also the wheel with the native core; the TypeScript type-checks and lints
+clean; the server-finding unit tests and the TextMate grammar tests (vscode-tmgrammar-test)
+pass."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import json
 import re
+import subprocess
+import sys
 import zipfile
 
 from .conftest import npm
@@ -100,6 +104,49 @@ def test_bundled_wheel_is_the_project(vsix):
     metadata = next(n for n in names if n.endswith("METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "Requires-Dist: pygls" in text
+
+
+def test_platform_vsix_bundles_the_native_core(native_vsix):
+    """`npm run package:native`: a .vsix for this platform (its manifest's TargetPlatform), with
+    the pure wheel and the wheel with the native core for this Python, as the release workflow
+    packages one per platform from cibuildwheel's wheels."""
+    archive = zipfile.ZipFile(native_vsix)
+    target = native_vsix.name.removeprefix("wave-lsp-").removesuffix("-0.1.0.vsix")
+    manifest = archive.read("extension.vsixmanifest").decode()
+    assert re.search(rf'<Identity [^>]*TargetPlatform="{target}"', manifest), manifest
+    tag = sys.implementation.cache_tag.replace("cpython-", "cp")
+    wheels = sorted(n.removeprefix("extension/server/") for n in archive.namelist()
+                    if n.startswith("extension/server/"))
+    machine = "x86_64" if target == "linux-x64" else "aarch64"
+    assert wheels == [f"wave_lsp-0.1.0-{tag}-{tag}-linux_{machine}.whl",
+                      "wave_lsp-0.1.0-py3-none-any.whl"]
+    with zipfile.ZipFile(io.BytesIO(archive.read(f"extension/server/{wheels[0]}"))) as native:
+        assert [n for n in native.namelist() if n.startswith("wave_lsp/emu/native/_wavecore.")]
+    with zipfile.ZipFile(io.BytesIO(archive.read(f"extension/server/{wheels[1]}"))) as pure:
+        assert not [n for n in pure.namelist() if n.endswith((".so", ".pyd"))]
+    # the rest is the universal .vsix's
+    others = {n.removeprefix("extension/").lower() for n in archive.namelist()
+              if n.startswith("extension/") and not n.startswith("extension/server/")}
+    assert others == {n.lower().replace("license", "license.txt") for n in VSIX_FILES
+                      if not n.startswith("server/")}
+
+
+def test_wheels_for_each_target_are_chosen_by_their_platform_tags(vscode_tools):
+    """scripts/targets.mjs: which release wheels each platform's .vsix bundles."""
+    wheels = ["wave_lsp-0.1.0-py3-none-any.whl",
+              "wave_lsp-0.1.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+              "wave_lsp-0.1.0-cp314-cp314-manylinux_2_17_aarch64.manylinux2014_aarch64.whl",
+              "wave_lsp-0.1.0-cp312-cp312-macosx_10_13_x86_64.whl",
+              "wave_lsp-0.1.0-cp313-cp313-macosx_11_0_arm64.whl", "wave_lsp-0.1.0.tar.gz"]
+    script = ("import('./scripts/targets.mjs').then(m => console.log(JSON.stringify("
+              "Object.fromEntries([undefined, ...Object.keys(m.TARGETS)].map(t => "
+              f"[t ?? 'universal', m.wheelsFor(t, {json.dumps(wheels)})])))))")
+    chosen = json.loads(subprocess.run(["node", "-e", script], cwd=EXTENSION, check=True,
+                                       capture_output=True, text=True).stdout)
+    pure = wheels[0]
+    assert chosen == {"universal": [pure], "linux-x64": [wheels[1], pure],
+                      "linux-arm64": [wheels[2], pure], "darwin-x64": [wheels[3], pure],
+                      "darwin-arm64": [wheels[4], pure]}
 
 
 def test_typescript_lints_clean(vscode_tools):

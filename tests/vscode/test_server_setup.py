@@ -1,6 +1,8 @@
 """Finding the server in a real VS Code: a broken server is a clear notification (and the file is
 still coloured by the TextMate grammar); with no server at all the extension offers to install
-the one it ships, installs it into a private environment with progress shown, and starts it."""
+the one it ships, installs it into a private environment with progress shown, and starts it:
+the pure wheel from the universal .vsix, the wheel with the native core from this platform's;
+the status bar's tooltip names the engine."""
 
 from __future__ import annotations
 
@@ -25,9 +27,9 @@ def workbench_with(vsix, tmp_path):
     """Starts code-server with the given user settings on a workspace without a .venv."""
     opened = []
 
-    def start(name: str, settings: dict) -> Workbench:
+    def start(name: str, settings: dict, package: Path = vsix) -> Workbench:
         workspace = kernel_workspace(tmp_path / "kernels", with_venv=False)
-        server = CodeServer(tmp_path, vsix, settings, env={"PATH": _path_without_wave_lsp()})
+        server = CodeServer(tmp_path, package, settings, env={"PATH": _path_without_wave_lsp()})
         wb = Workbench(server, workspace, artifacts(name))
         wb.workspace = workspace
         opened.append((wb, server))
@@ -88,4 +90,33 @@ def test_missing_server_is_installed_from_the_vsix(workbench_with):
     env = next((wb.server.user_data / "User" / "globalStorage").glob("*/server-env"))
     assert (env / "bin" / "wave-lsp").is_file()
     assert (env / "wave-lsp-wheel.txt").read_text().strip() == "wave_lsp-0.1.0-py3-none-any.whl"
-    assert "Starting the server (bundled)" in wb.server.output_channel()
+    log = wb.server.output_channel()
+    assert "Starting the server (bundled)" in log
+    # the universal .vsix has the pure wheel only: one line says so, and the tooltip the engine
+    assert log.count("without the native core") == 1
+    assert ("installed the pure wheel, without the native core: kernels run on the numpy engine "
+            "(slower): this extension has no native core for this platform (a universal .vsix)."
+            in log)
+    assert "Engine: numpy engine (the native core is not installed" in wb.statusBar()["label"]
+
+
+def test_platform_vsix_installs_the_native_core(workbench_with, native_vsix):
+    """The .vsix of this platform installs the wheel with the native core for the Python it
+    finds, and the status bar's tooltip says the server runs kernels on it."""
+    wb = workbench_with("install-native-server", {}, native_vsix)
+    wb.openFile("broken.wave")
+    wb.waitFor(".notifications-toasts .notification-list-item", "Install wave-lsp 0.1.0")
+    wb.click(".notifications-toasts .notification-list-item .monaco-button",
+             "Install wave-lsp 0.1.0")
+    wb.wait_until(lambda: "running" in wb.statusBar()["label"], "the installed server running",
+                  timeout=240)
+    wb.wait_until(lambda: "Engine: native core" in wb.statusBar()["label"], "the engine named")
+    wb.screenshot("01-native-core")
+    env = next((wb.server.user_data / "User" / "globalStorage").glob("*/server-env"))
+    tag = sys.implementation.cache_tag.replace("cpython-", "cp")
+    installed = (env / "wave-lsp-wheel.txt").read_text().strip()
+    assert installed.startswith(f"wave_lsp-0.1.0-{tag}-{tag}-linux_"), installed
+    assert list((env / "lib").glob("python3*/site-packages/wave_lsp/emu/native/_wavecore.*"))
+    log = wb.server.output_channel()
+    assert "without the native core" not in log
+    assert "wave-lsp 0.1.0: kernels run on the native core" in log

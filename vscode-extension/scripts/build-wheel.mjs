@@ -1,7 +1,10 @@
-// Builds the project's wheel into server/ (shipped inside the .vsix, installed on demand into a
+// Builds the project's wheels into server/ (shipped inside the .vsix, installed on demand into a
 // private virtual environment). Uses the Python in the repository's .venv when there is one.
-// WAVE_LSP_PURE=1 (setup.py) makes it pure Python, without the native emulator core, so that it
-// installs on every platform and Python version.
+// Always the pure wheel (WAVE_LSP_PURE=1, setup.py: no native core; it installs on every
+// platform and Python); with --native also the wheel with the native core for this machine and
+// Python (WAVE_LSP_REQUIRE_NATIVE=1: it fails without a C compiler), for a .vsix of this
+// platform (`npm run package:native`). Release builds take cibuildwheel's wheels instead
+// (package.mjs --wheels).
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -11,14 +14,22 @@ const root = path.dirname(extension);
 const out = path.join(extension, 'server');
 const venvPython = path.join(root, '.venv', 'bin', 'python');
 const python = process.env.WAVE_PYTHON ?? (fs.existsSync(venvPython) ? venvPython : 'python3');
+const native = process.argv.includes('--native');
+
+function wheel(env) {
+    const build = fs.mkdtempSync(path.join(extension, '.wheel-build-'));
+    try {
+        execFileSync(python, ['-m', 'pip', 'wheel', '--quiet', '--no-deps', '--wheel-dir', out, root],
+            { stdio: 'inherit', env: { ...process.env, PIP_BUILD_TRACKER: '', ...env }, cwd: build });
+    } finally {
+        fs.rmSync(build, { recursive: true, force: true });
+    }
+}
 
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out);
-const build = fs.mkdtempSync(path.join(extension, '.wheel-build-'));
-try {
-    execFileSync(python, ['-m', 'pip', 'wheel', '--quiet', '--no-deps',
-        '--wheel-dir', out, root], { stdio: 'inherit', env: { ...process.env, PIP_BUILD_TRACKER: '', WAVE_LSP_PURE: '1' }, cwd: build });
-} finally {
-    fs.rmSync(build, { recursive: true, force: true });
+wheel({ WAVE_LSP_PURE: '1' });
+if (native) {
+    wheel({ WAVE_LSP_PURE: '', WAVE_LSP_REQUIRE_NATIVE: '1' });
 }
 console.log(`built ${fs.readdirSync(out).join(', ')}`);

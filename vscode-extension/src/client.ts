@@ -10,8 +10,9 @@ import {
     CloseAction, CloseHandlerResult, DidChangeConfigurationNotification, ErrorAction, ErrorHandler, ErrorHandlerResult, ExecuteCommandRequest,
     LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State, TransportKind,
 } from 'vscode-languageclient/node';
+import { engineLine } from './engine';
 import { FailureNotice } from './failureNotice';
-import { InstallError, installBundledServer, shippedWheel } from './installer';
+import { InstallError, installBundledServer, shippedWheel, wheelFiles } from './installer';
 import { isExecutable, LocatorInput, locateServer, ServerCommand, wheelVersion } from './serverLocator';
 import { restrictedKeys } from './restricted';
 import { RestrictedNotice } from './restrictedNotice';
@@ -200,7 +201,9 @@ export class WaveClient implements vscode.Disposable {
 
     private installedIs(wheel: string): boolean {
         try {
-            return fs.readFileSync(path.join(this.privateEnv, INSTALLED_MARKER), 'utf8').trim() === path.basename(wheel);
+            // the wheel installed (the pure one or one with the native core) is one shipped now
+            const installed = fs.readFileSync(path.join(this.privateEnv, INSTALLED_MARKER), 'utf8').trim();
+            return wheelFiles(path.dirname(wheel)).includes(installed);
         } catch {
             return false;
         }
@@ -237,8 +240,8 @@ export class WaveClient implements vscode.Disposable {
         this.log.appendLine(`${what} into ${this.privateEnv}`);
         try {
             const interpreter = settingValue<string>('server.interpreter', this.restricted).value ?? '';
-            await installBundledServer(wheel, this.privateEnv, interpreter, this.log);
-            fs.writeFileSync(path.join(this.privateEnv, INSTALLED_MARKER), `${path.basename(wheel)}\n`);
+            const installed = await installBundledServer(wheel, this.privateEnv, interpreter, this.log);
+            fs.writeFileSync(path.join(this.privateEnv, INSTALLED_MARKER), `${path.basename(installed)}\n`);
         } catch (error) {
             const message = error instanceof InstallError ? error.message : String(error);
             this.log.appendLine(`Installing the server failed: ${message}`);
@@ -266,6 +269,9 @@ export class WaveClient implements vscode.Disposable {
         this.log.appendLine(`Starting the server (${server.source}): ${commandLine}`);
         const serverOptions: ServerOptions = {
             command: server.command, args: server.args, transport: TransportKind.stdio,
+            // the bundled server runs from its private environment alone: a PYTHONPATH naming a
+            // wave-lsp checkout would replace the installed package
+            options: server.source === 'bundled' ? { env: { PYTHONPATH: '' } } : undefined,
         };
         const clientOptions: LanguageClientOptions = {
             documentSelector: [{ language: 'wave' }],
@@ -315,6 +321,7 @@ export class WaveClient implements vscode.Disposable {
             if (event.newState === State.Running) {
                 this.notice.clear();
                 this.status.set('running', `${commandLine}`);
+                this.status.setEngine(engineLine(client.initializeResult?.capabilities.experimental));
                 this.runningHandlers.forEach((handler) => handler());
             } else if (event.newState === State.Stopped) {
                 this.status.set('stopped', `${commandLine}`);
@@ -327,6 +334,7 @@ export class WaveClient implements vscode.Disposable {
                 throw new Error(failure === undefined ? 'the server stopped during start-up'
                     : `the server stopped during start-up (${failure})`);
             }
+            this.status.setEngine(engineLine(client.initializeResult?.capabilities.experimental));
             this.log.appendLine(`Server started in ${Date.now() - launchedAt} ms (${Date.now() - this.activatedAt} ms after activation).`);
         } catch (error) {
             const message = error instanceof Error ? error.message : String(error);

@@ -156,6 +156,35 @@ export function bundledWheel(files: string[]): string | undefined {
     return files.filter((f) => /^wave_lsp-[^-]+-py3-none-any\.whl$/.test(f)).sort().pop();
 }
 
+/** The wheels with the native core among `files` (`wave_lsp-<version>-cpXY-cpXY-<platform>.whl`:
+ * a platform's .vsix bundles one per CPython version, beside the pure wheel). */
+export function nativeWheels(files: string[]): string[] {
+    return files.filter((f) => /^wave_lsp-[^-]+-cp\d+-cp\d+-[^-]+\.whl$/.test(f)).sort();
+}
+
+/** The CPython wheel tag (`cp311`) of `python --version` output, or undefined. */
+export function pythonTag(versionOutput: string): string | undefined {
+    const match = /Python\s+(\d+)\.(\d+)/.exec(versionOutput);
+    return match === null ? undefined : `cp${match[1]}${match[2]}`;
+}
+
+/** The native wheel among `files` for the Python whose `--version` said `versionOutput`, or why
+ * there is none (for the one line that says the numpy engine will run kernels). Whether the
+ * wheel suits that interpreter's platform and ABI is then pip's to say. */
+export function nativeWheelFor(files: string[], versionOutput: string): { wheel?: string; why?: string } {
+    const tag = pythonTag(versionOutput);
+    const native = nativeWheels(files);
+    if (native.length === 0) {
+        return { why: 'this extension has no native core for this platform (a universal .vsix)' };
+    }
+    const wheel = native.find((f) => tag !== undefined && f.includes(`-${tag}-${tag}-`));
+    if (wheel === undefined) {
+        const tags = native.map((f) => /-(cp\d+)-/.exec(f)?.[1]).join(', ');
+        return { why: `its native core is built for ${tags}, not ${versionOutput.trim() || 'this Python'}` };
+    }
+    return { wheel };
+}
+
 /** The version in a wheel file name. */
 export function wheelVersion(wheel: string): string | undefined {
     return /^wave_lsp-([^-]+)-/.exec(path.basename(wheel))?.[1];

@@ -1,5 +1,6 @@
 /**
- * The status bar item: the server's state and the compatibility mode; a click opens the log.
+ * The status bar item: the server's state, the engine it runs kernels on (engine.ts) and the
+ * compatibility mode; a click opens the log.
  */
 import * as vscode from 'vscode';
 
@@ -27,6 +28,7 @@ export class ServerStatus implements vscode.Disposable {
     private readonly item: vscode.StatusBarItem;
     private state: ServerState = 'starting';
     private detail = '';
+    private engine = '';
 
     constructor() {
         this.item = vscode.window.createStatusBarItem('wave.server', vscode.StatusBarAlignment.Left, 0);
@@ -39,6 +41,15 @@ export class ServerStatus implements vscode.Disposable {
     set(state: ServerState, detail = ''): void {
         this.state = state;
         this.detail = detail;
+        if (state !== 'running') {
+            this.engine = '';
+        }
+        this.render();
+    }
+
+    /** The running server's engine line (engine.ts), '' for none. */
+    setEngine(line: string | undefined): void {
+        this.engine = line ?? '';
         this.render();
     }
 
@@ -50,6 +61,7 @@ export class ServerStatus implements vscode.Disposable {
         const lines = [
             `wave-lsp: ${MEANING[this.state]}`,
             this.detail,
+            this.engine,
             `Encoding: ${compat === 'wave-asm' ? "wave-asm's exact bytes (compat)" : 'specification'}`,
             'Click to show the server log',
         ];

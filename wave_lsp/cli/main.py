@@ -15,12 +15,27 @@ from .. import __version__
 SUBCOMMANDS = ("lint", "asm", "dis", "run", "test", "serve", "emit", "debug")
 
 
+class _Version(argparse.Action):
+    """`--version`: the version and the engine that runs kernels (the native core, or the
+    numpy engine and why), looked up only when asked."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the version and the emulator engine, and exit"):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ..emu import engine_summary
+
+        print(f"wave-lsp {__version__} ({engine_summary()})")
+        parser.exit()
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; with `only`, just that subcommand is imported and registered, so a
     command starts without loading the others (the emulator does not need the linter)."""
     parser = argparse.ArgumentParser(
         prog="wave-lsp", description="Editor tooling for WAVE GPU assembly.")
-    parser.add_argument("--version", action="version", version=f"wave-lsp {__version__}")
+    parser.add_argument("--version", action=_Version)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         if only is not None and name != only:

@@ -46,7 +46,8 @@ EXPORTS = {
     **{name: "cuda" for name in ("device_status", "run_on_device", "DeviceUnavailable",
                                  "DeviceRunError", "NO_CUPY")},
     "prepare_on_device": "cuda:prepare",
-    "native_core": "native:core",
+    "native_core": "native:core", "engine_in_use": "native:engine",
+    "engine_summary": "native:engine_summary",
 }
 
 

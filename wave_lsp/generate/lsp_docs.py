@@ -40,6 +40,10 @@ are always there, the others may change.
 
 Initialization option: `initializationOptions.workspaceTrusted` (anything but JSON `true`: the
 workspace is untrusted and no kernel runs until `wave-lsp/workspaceTrusted`).
+
+Initialize result: `capabilities.experimental.{key}` is an `Engine`: which emulator engine runs
+the server's kernels (`native core`, or `numpy engine` where the core is not installed or is
+turned off) and why. The VS Code extension shows it in its status bar item's tooltip.
 """
 
 
@@ -64,7 +68,7 @@ def section(ext: Extension) -> list[str]:
 
 
 def render_docs() -> str:
-    out = [INTRO, "## Commands", ""]
+    out = [INTRO.format(key=extensions.Engine.CAPABILITY), "## Commands", ""]
     for ext in extensions.COMMANDS:
         out += section(ext)
     out += ["## Notifications", ""]

@@ -101,6 +101,8 @@ def render_typescript() -> str:
     notifications = [(n, e) for n, e in named_extensions() if e in extensions.NOTIFICATIONS]
     for name, ext in commands + notifications:
         out.append(f"export const {name} = '{ext.name}';")
+    out.append("/** The initialize result's `capabilities.experimental` key of its `Engine`. */")
+    out.append(f"export const ENGINE_CAPABILITY = '{extensions.Engine.CAPABILITY}';")
     out += ["", "/** Each command's arguments and the answers it may give. */",
             "export interface Commands {"]
     for _name, ext in commands:

@@ -1,22 +1,19 @@
 """The server's protocol extensions in one place: every custom command (`workspace/executeCommand`
-named `wave-lsp.*`) and notification (`wave-lsp/*`), and the shapes of their arguments and
-results as dataclasses (built into JSON by `proto`).
+named `wave-lsp.*`) and notification (`wave-lsp/*`), their arguments' and results' dataclasses
+(made JSON by `proto`), and `Engine`, in the initialize result.
 
-A command's arguments are a JSON array: `Arguments.parse` names them in the order of the fields
-(missing trailing ones: null). A result's JSON is `wire(result)` (camelCase names; a field left
-`ABSENT` is left out). An `Open` result restates a large `ide` value (a run, a profile, a
-translation): `answer()` checks the value has every field named here and passes the rest
-through. `COMMANDS` and `NOTIFICATIONS` say what each does, how it fails and which clients use
-it; `wave_lsp.generate` writes docs/lsp-extensions.md and the VS Code extension's types from them.
+Arguments are a JSON array (`Arguments.parse` names them in field order, missing ones null); a
+result's JSON is `wire(result)` (camelCase, `ABSENT` fields left out). An `Open` result restates
+an `ide` value: `answer()` checks its named fields. `COMMANDS` and `NOTIFICATIONS` say what each
+does, how it fails and who uses it; `wave_lsp.generate` writes the docs and TypeScript from them.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from ..ide.run_limits import DUMP_COMMAND
 from .proto import ABSENT, Arguments, Open, wire
-
 
 # ---- arguments -------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -135,8 +132,7 @@ class DumpWindow(Open):
 
 @dataclass(frozen=True)
 class HeatLine:
-    """A profiled line: `line` 1-based (as `--profile --json` says), `level` 1 (cool) .. 5
-    (the hottest), `share` of the kernel's cost."""
+    """A profiled line: `line` 1-based, `level` 1 (cool) .. 5 (hottest), `share` of the cost."""
     line: int
     level: int
     share: float
@@ -242,8 +238,7 @@ class KernelResources(Open):
 
 @dataclass(frozen=True)
 class Assembled(Open):
-    """`ide.assemble.assemble_report`: the `.wbin` written (`path`) or why not (`not_written`),
-    or `error` and its 0-based `line`."""
+    """`ide.assemble.assemble_report`: `path` written, or why not, or `error` at 0-based `line`."""
     uri: str = ABSENT
     size: int = ABSENT
     sha256: str = ABSENT
@@ -270,11 +265,18 @@ class Encoding:
 
 @dataclass(frozen=True)
 class KernelPlace:
-    """A kernel's `.kernel` line and last line (its `.end`; unclosed: its last instruction or
-    label), 0-based."""
+    """A kernel's `.kernel` line and last line (its `.end`, else its last statement), 0-based."""
     kernel: str
     line: int
     end_line: int
+
+
+@dataclass(frozen=True)
+class Engine:
+    """The engine that runs kernels, and why: the initialize result's `experimental[CAPABILITY]`."""
+    CAPABILITY: ClassVar[str] = "waveLspEngine"
+    engine: Literal["native core", "numpy engine"]
+    reason: str
 
 
 # ---- notifications' parameters -------------------------------------------------------------
@@ -296,8 +298,7 @@ VSCODE, NVIM, EMACS, LENS = "VS Code", "Neovim", "Emacs", "its code lens (any cl
 
 @dataclass(frozen=True)
 class Extension:
-    """A command (`params`: its `Arguments`; its answer is one of `result`, NoneType: null) or
-    a notification (`params`: its parameters, None: none; no `result`, no `errors`)."""
+    """A command (`params`: its `Arguments`; answers: `result`) or notification (no `result`)."""
     name: str
     params: type | None
     result: tuple[type, ...]

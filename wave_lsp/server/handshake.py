@@ -8,8 +8,9 @@ cache, and it is sent at once; pygls still receives the `initialize` request, so
 exactly as usual, and its own (identical) response is dropped. Otherwise pygls answers and its
 response is stored for next time.
 
-The cache key covers the parameters, the wave-lsp version, the source of every server module and
-the pygls and lsprotocol versions, so a changed server never reuses an old answer.
+The cache key covers the parameters, the wave-lsp version, the source of every server module,
+the pygls and lsprotocol versions and the emulator engine (the answer names it), so a changed
+server never reuses an old answer.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..cache import cache_dir, package_stamp, write_atomically
+from ..ide.engine import engine
 from ..files import read_regular
 
 HEADER_END = b"\r\n\r\n"
@@ -63,6 +65,7 @@ def cache_path(params: dict) -> Path:
     keyed = {k: v for k, v in params.items() if k != "processId"}
     digest = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode())
     digest.update(f"{__version__} {package_stamp('pygls')} {package_stamp('lsprotocol')}".encode())
+    digest.update(repr(engine()).encode())        # the result names the engine (native or not)
     for source in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(source.read_bytes())
     return cache_dir() / f"initialize-{digest.hexdigest()[:32]}.json"

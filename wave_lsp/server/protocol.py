@@ -1,7 +1,8 @@
 """The JSON-RPC side of the server: pygls' `LanguageServerProtocol` with our changes.
 
 `WaveProtocol` keeps no copies of open documents (the analysis host's are the only ones),
-answers every request (an unencodable result becomes an InternalError), sends results and
+answers every request (an unencodable result becomes an InternalError), says in the initialize
+result which engine runs kernels (`extensions.Engine`), sends results and
 notifications already serialised off the event loop (`Serialised`), and is quiet about routine
 cancellations.
 
@@ -23,6 +24,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol, lsp_method
 from pygls.protocol.language_server import _prepare_command_arguments
+
+from ..ide.engine import engine
+from .extensions import Engine
+from .proto import wire
 
 # (where, private member): every private name of pygls this server relies on
 PYGLS_PRIVATE = (
@@ -135,6 +140,15 @@ class WaveProtocol(LanguageServerProtocol):
             raise JsonRpcInvalidParams.of(exc) from None
         result = handler(*args, **kwargs)
         return await result if inspect.isawaitable(result) else result
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):
+        """pygls' initialize, whose result also says which engine runs kernels here (the
+        native core, or the numpy engine and why): `capabilities.experimental`, `Engine`."""
+        result = yield from super().lsp_initialize(params)
+        name, why = engine()
+        result.capabilities.experimental = {Engine.CAPABILITY: wire(Engine(name, why))}
+        return result
 
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args):

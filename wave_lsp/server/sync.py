@@ -20,6 +20,8 @@ from typing import Any
 
 from lsprotocol import types
 
+from .. import __version__
+from ..ide.engine import engine_summary
 from ..ide.state import DocumentState
 from .capabilities import resolve
 from .changes import apply_changes
@@ -127,6 +129,7 @@ def setup(server: WaveLanguageServer) -> None:
 
     @server.feature(types.INITIALIZED)
     async def initialized(params: types.InitializedParams) -> None:
+        server.log(f"wave-lsp {__version__}: kernels run on the {engine_summary()}")
         await fetch_configuration(server)
         server.broadcast("initialized")
 

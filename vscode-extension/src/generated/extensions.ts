@@ -68,7 +68,7 @@ export interface DumpWindow {
     [field: string]: unknown;
 }
 
-/** A profiled line: `line` 1-based (as `--profile --json` says), `level` 1 (cool) .. 5 (the hottest), `share` of the kernel's cost. */
+/** A profiled line: `line` 1-based, `level` 1 (cool) .. 5 (hottest), `share` of the cost. */
 export interface HeatLine {
     line: number;
     level: number;
@@ -167,7 +167,7 @@ export interface KernelResources {
     [field: string]: unknown;
 }
 
-/** `ide.assemble.assemble_report`: the `.wbin` written (`path`) or why not (`not_written`), or `error` and its 0-based `line`. */
+/** `ide.assemble.assemble_report`: `path` written, or why not, or `error` at 0-based `line`. */
 export interface Assembled {
     uri?: string;
     size?: number;
@@ -193,11 +193,17 @@ export interface Encoding {
     text: string;
 }
 
-/** A kernel's `.kernel` line and last line (its `.end`; unclosed: its last instruction or label), 0-based. */
+/** A kernel's `.kernel` line and last line (its `.end`, else its last statement), 0-based. */
 export interface KernelPlace {
     kernel: string;
     line: number;
     endLine: number;
+}
+
+/** The engine that runs kernels, and why: the initialize result's `experimental[CAPABILITY]`. */
+export interface Engine {
+    engine: 'native core' | 'numpy engine';
+    reason: string;
 }
 
 export interface RunsChanged {
@@ -227,6 +233,8 @@ export const KERNEL_AT = 'wave-lsp.kernelAt';
 export const RUNS_CHANGED = 'wave-lsp/runsChanged';
 export const PROFILE_CHANGED = 'wave-lsp/profileChanged';
 export const WORKSPACE_TRUSTED = 'wave-lsp/workspaceTrusted';
+/** The initialize result's `capabilities.experimental` key of its `Engine`. */
+export const ENGINE_CAPABILITY = 'waveLspEngine';
 
 /** Each command's arguments and the answers it may give. */
 export interface Commands {

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
-    bundledWheel, isExecutable, isSupportedPython, LocatorInput, locateServer, pythonCandidates, skippedWorkspaceServers, venvExecutable, wheelVersion, whichOnPath,
+    bundledWheel, isExecutable, isSupportedPython, LocatorInput, locateServer, nativeWheelFor, nativeWheels, pythonCandidates, pythonTag, skippedWorkspaceServers, venvExecutable, wheelVersion, whichOnPath,
 } from '../../src/serverLocator';
 
 let root: string;
@@ -125,5 +125,16 @@ describe('installing the bundled server', () => {
         assert.equal(wheel, 'wave_lsp-0.1.0-py3-none-any.whl');
         assert.equal(wheelVersion(`/ext/server/${wheel}`), '0.1.0');
         assert.equal(bundledWheel(['wave_lsp-0.1.0.tar.gz']), undefined);
+    });
+
+    it('picks the native wheel for the found Python, or says why there is none', () => {
+        const files = ['wave_lsp-0.1.0-py3-none-any.whl', 'wave_lsp-0.1.0-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl',
+            'wave_lsp-0.1.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl', 'README.md'];
+        assert.deepEqual(nativeWheels(files), [files[2], files[1]]);
+        assert.equal(pythonTag('Python 3.12.4\n'), 'cp312');
+        assert.deepEqual(nativeWheelFor(files, 'Python 3.11.2'), { wheel: files[2] });
+        assert.deepEqual(nativeWheelFor(files, 'Python 3.13.0'),
+            { why: 'its native core is built for cp311, cp312, not Python 3.13.0' });
+        assert.match(nativeWheelFor(['wave_lsp-0.1.0-py3-none-any.whl'], 'Python 3.11.2').why ?? '', /universal \.vsix/);
     });
 });

@@ -8,10 +8,13 @@ a warning, a possible data race, a limit — so that the launch is then run agai
 engine (`runner.run_native` returns the reason instead of a result). Nothing here imports numpy.
 
 `WAVE_LSP_NATIVE=0` in the environment turns the core off (the numpy engine runs everything).
+A wave-lsp installed without a C compiler (or from the pure wheel) has no core: `engine()` says
+which engine runs kernels and why, for `wave-lsp --version` and the language server.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 
 
@@ -24,3 +27,29 @@ def core():
     except ImportError:
         return None
     return _wavecore
+
+
+NATIVE, NUMPY = "native core", "numpy engine"
+
+
+def engine() -> tuple[str, str]:
+    """Which engine runs kernels here, `NATIVE` or `NUMPY`, and why (one sentence)."""
+    if os.environ.get("WAVE_LSP_NATIVE", "1") == "0":
+        return NUMPY, "WAVE_LSP_NATIVE=0 turns the native core off"
+    name = f"{__name__}._wavecore"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as err:
+        if err.name != name:
+            return NUMPY, f"the native core does not load ({err})"
+        return NUMPY, ("the native core is not installed: this wave-lsp was built without a C "
+                       "compiler, or is the pure wheel")
+    except ImportError as err:
+        return NUMPY, f"the native core does not load ({err})"
+    return NATIVE, f"the native core is loaded from {os.path.basename(module.__file__)}"
+
+
+def engine_summary() -> str:
+    """`engine()` as one phrase: `native core` or `numpy engine: WHY`."""
+    name, why = engine()
+    return name if name == NATIVE else f"{name}: {why}"

@@ -28,11 +28,19 @@ static inline float fma_single(float a, float b, float c)
     return (float)s;
 }
 
+/* AVX2 and plain clones of a hot loop, the loader picking one (x86-64 ELF); elsewhere (macOS,
+ * Arm) one plain build. */
+#if defined(__x86_64__) && defined(__ELF__)
+#define LANE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LANE_CLONES
+#endif
+
 /* f32(f64(a) * f64(b) + f64(c)) for every lane into `out` (not one of the sources). Returns
  * 1 when an f64 sum is a tie that fma_single must redo, 2 when a sum is NaN (an operand may be
  * NaN: the caller checks). `sums` (n doubles) and `words` (2n words) are scratch. In passes of
  * their own so that each vectorises (with AVX2 where the processor has it). */
-__attribute__((target_clones("avx2", "default")))
+LANE_CLONES
 static uint32_t fma_lanes(const float *restrict a, const float *restrict b,
                           const float *restrict c, float *restrict out, int64_t n,
                           double *restrict sums, uint32_t *restrict words)
