@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 
 from .compiler import CompiledKernel
+from . import messages
 from .context import RunContext
 from .observer import stepper
 from .overlap import AccessLog, Conflict, LogFull, find_conflict, find_race
@@ -26,8 +27,6 @@ from .report import EmuError, EmuWarning
 from .state import Batch, Fault, Geometry
 
 POLL_EVERY = 256
-MAX_BATCH_WORDS = 1 << 25          # registers x lanes of one batch (128 MiB of uint32)
-MAX_BATCH_LOCAL = 1 << 28          # local memory bytes of one batch's workgroups together
 
 
 class Limits:
@@ -42,18 +41,9 @@ class Limits:
         between the steps of setting a run up (memory, instrumenting), which count in the
         limit as much as the emulation does."""
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise Fault("time_limit", "time limit exceeded")
+            raise Fault("time_limit", messages.TIME_LIMIT)
         if self.cancel is not None and self.cancel():
-            raise Fault("cancelled", "run cancelled")
-
-
-def batch_size(geo: Geometry, max_lanes: int, single: bool) -> int:
-    if single:
-        return 1
-    by_lanes = max(1, max_lanes // geo.lanes_per_wg)
-    by_words = max(1, MAX_BATCH_WORDS // max(1, geo.registers * geo.lanes_per_wg))
-    by_local = max(1, MAX_BATCH_LOCAL // max(1, geo.local_memory))
-    return max(1, min(geo.workgroup_count, by_lanes, by_words, by_local))
+            raise Fault("cancelled", messages.CANCELLED)
 
 
 class SequentialNeeded(Exception):
@@ -73,7 +63,7 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
     the same device words (the caller restores memory and runs again with `sequential`)."""
     observer = stepper(observers)
     single = sequential or bool(observer and observer.single_workgroup)
-    per_batch = batch_size(geo, max_lanes, single)
+    per_batch = geo.batch_size(max_lanes, single)
     ctx.counts = [0] * len(compiled.ops)
     total = geo.workgroup_count
     for first in range(0, total, per_batch):
@@ -157,13 +147,12 @@ def _limit_fault(ctx: RunContext, limits: Limits, steps: int, step_limit: float)
         executed = ctx.executed + sum(ctx.counts)
         if executed > limits.max_instructions:
             raise Fault("instruction_limit",
-                        f"instruction limit exceeded: {executed} instructions (limit: "
-                        f"{limits.max_instructions} wave-instructions for the whole launch)",
+                        messages.instruction_limit(executed, limits.max_instructions),
                         np.flatnonzero(ctx.batch.active))
     if limits.deadline is not None and time.monotonic() > limits.deadline:
-        raise Fault("time_limit", "time limit exceeded", np.flatnonzero(ctx.batch.active))
+        raise Fault("time_limit", messages.TIME_LIMIT, np.flatnonzero(ctx.batch.active))
     if limits.cancel is not None and limits.cancel():
-        raise Fault("cancelled", "run cancelled", np.flatnonzero(ctx.batch.active))
+        raise Fault("cancelled", messages.CANCELLED, np.flatnonzero(ctx.batch.active))
 
 
 def _step_limit(limits: Limits, waves_per_wg: int) -> float:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import messages
 from .state import Batch, Fault
 
 
@@ -41,14 +42,11 @@ def addresses(space: Space, addr: np.ndarray, lanes: np.ndarray | None, width: i
             first = bad[0]
             lane_ids = bad if lanes is None else lanes[bad]
             raise Fault("out_of_bounds",
-                        f"memory access out of bounds: address 0x{int(a[first]):016x} "
-                        f"({width}-byte {space.name} access, {space.name} memory is "
-                        f"{space.size} bytes)", lane_ids, address=int(a[first]),
-                        space=space.name, width=width)
+                        messages.out_of_bounds(int(a[first]), width, space.name, space.size),
+                        lane_ids, address=int(a[first]), space=space.name, width=width)
         if width > 1 and (a & (min(width, 4) - 1)).any():
             bad = np.nonzero(a & (min(width, 4) - 1))[0]
-            warn("unaligned_access",
-                 f"unaligned {width}-byte {space.name} access at address 0x{int(a[bad[0]]):x}",
+            warn("unaligned_access", messages.unaligned(width, space.name, int(a[bad[0]])),
                  bad if lanes is None else lanes[bad])
     if space.base is not None:
         a = a + (space.base if lanes is None else space.base[lanes])

@@ -71,7 +71,7 @@ def run(program, launch: Launch | None = None, options: RunOptions | None = None
     fallback = None
     if options.engine != "numpy":
         from .native.runner import run_native
-        native = run_native(prepared, options, watching)
+        native = run_native(prepared, options, watching, started)
         if native.report is not None:
             return native.report
         if options.engine == "native":

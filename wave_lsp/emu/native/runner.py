@@ -7,15 +7,19 @@ must run the launch instead. Only `pipeline.run` calls it. No numpy."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH
 from ..kernel_launch import Launch, LaunchError, initialised_ranges, write_memory_init
 from ..options import RunOptions
+from .. import messages
+from ..report import EmuError
 from ..run_report import RunReport
 from ..stats import Stats
 from . import core as native_core
+from .findings import ERRORS, TIMING, Findings
 from .program import encode, encode_uses
 
 if TYPE_CHECKING:
@@ -45,10 +49,6 @@ def _ineligible(launch: Launch, options: RunOptions, observers) -> str | None:
         return "--mem-trace with the profile"
     if launch.register_threads:
         return "registers asked for"
-    if options.time_limit is not None:
-        return "a time limit"
-    if options.cancel is not None:
-        return "a cancel callback"
     if launch.device_memory > MAX_DEVICE_MEMORY:
         return "device memory above 256 MiB"
     return None
@@ -68,9 +68,11 @@ def _memory(launch: Launch, core):
     return memory
 
 
-def run_native(prepared: PreparedLaunch, options: RunOptions, observers) -> NativeRun:
+def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
+               started: float | None = None) -> NativeRun:
     """Run a prepared launch with `observers` (`observer`) on the native core (see the module
-    doc)."""
+    doc); the time limit counts from `started` (a `time.monotonic()` reading; default: now)."""
+    started = time.monotonic() if started is None else started
     core = native_core()
     if core is None:
         return NativeRun("the native core is not built")
@@ -93,35 +95,77 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers) -> Nati
     numbers = (*geo.grid, *geo.workgroup, geo.wave_width, geo.registers, geo.local_memory,
                MIN_DIVERGENCE_DEPTH, MAX_CALL_DEPTH, options.max_instructions)
     regs = {int(k): int(v) for k, v in launch.set_regs.items()}
-    check = ()
+    check = (b"", bytearray())
     kinds = {observer.kind: observer for observer in observers}
     if "initcheck" in kinds:           # the uninitialised-read check (initcheck.c)
         shadow = bytearray(launch.device_memory)
         for offset, length in initialised_ranges(launch.memory_init):
             shadow[offset:offset + length] = b"\x01" * length
         check = (encode_uses(kernel, geo.registers), shadow)
-    profile = ()
+    profile = None
     if "profile" in kinds:             # the kernel profile (profile.c, profile_native.py)
         from ..profile_native import native_spec
-        profile = (native_spec(geo.wave_width),)
-        check = check or (b"", bytearray())
+        profile = native_spec(geo.wave_width)
     mem_trace = kinds.get("mem_trace")
+    deadline = started + options.time_limit if options.time_limit else 0.0
+    found = Findings(kernel, geo, launch.device_memory, options.max_instructions)
+    early = _limit_before(deadline, options.cancel)
+    if early is not None:              # as the numpy engine's poll before it runs anything
+        return NativeRun(None, RunReport(kernel=kernel.name, device=device, errors=[early],
+                                         launch_summary=prepared.summary(), engine="native"))
+    result = core.run(code, numbers, device, regs, *check, profile=profile,
+                      memlog=mem_trace is not None, deadline=deadline, cancel=options.cancel)
+    log = None
     if mem_trace is not None:          # the memory access log (memlog.c, mem_access.py)
-        result, log = core.run(code, numbers, device, regs, *(check or (b"", bytearray())),
-                               *(profile or (None,)), True)
-    else:
-        result = core.run(code, numbers, device, regs, *check, *profile)
-    (bail, index, counts), record = result if profile else (result, None)
+        result, log = result
+    (bail, index, counts, (warnings, error)), record = \
+        result if profile is not None else (result, None)
     if bail is not None:
         return NativeRun(f"{bail} (instruction {index})")
-    report = RunReport(kernel=kernel.name, device=device, stats=_stats(counts),
+    stats = _stats(counts)
+    reason = _unlike_numpy(geo, options, observers, kinds, error, stats)
+    if reason is not None:
+        return NativeRun(reason)
+    report = RunReport(kernel=kernel.name, device=device, stats=stats,
+                       warnings=[found.warning(w) for w in warnings],
+                       errors=[] if error is None else [found.error(error)],
                        launch_summary=prepared.summary(), engine="native")
     if mem_trace is not None:
         _mem_trace(report, mem_trace, kernel, geo, log)
-    if profile:
+    if profile is not None:
         from ..profile_native import native_record
         report.profile = native_record(kernel, geo, record)
     return NativeRun(None, report)
+
+
+def _limit_before(deadline: float, cancel) -> EmuError | None:
+    """The time limit or a cancel met before the run starts (as `engine.Limits.poll`)."""
+    if deadline and time.monotonic() > deadline:
+        return EmuError("time_limit", messages.TIME_LIMIT)
+    if cancel is not None and cancel():
+        return EmuError("cancelled", messages.CANCELLED)
+    return None
+
+
+def _unlike_numpy(geo, options: RunOptions, observers, kinds, error, stats: Stats) -> str | None:
+    """Why the numpy engine's report of this run would differ from the core's, or None. The
+    core runs workgroups one at a time; the numpy engine runs them in batches, in lock-step, so
+    where a run stops at an error (or passes the instruction limit, which it checks every so
+    many steps of a batch) in a batch of several workgroups, its memory, statistics and error
+    are those of the batch: it runs the launch then. The time limit and a cancel stop at no
+    defined point, and are reported as they are met."""
+    if error is not None and ("profile" in kinds or "mem_trace" in kinds):
+        return "an error with the profile or memory trace"
+    if error is not None and ERRORS[error[0]] in TIMING:
+        return None
+    limit = options.max_instructions
+    if error is None and not (limit > 0 and stats.total > limit):
+        return None
+    stepping = [o for o in observers if o.steps]
+    if geo.batch_size(options.max_batch_lanes,
+                      any(o.single_workgroup for o in stepping)) == 1:
+        return None
+    return "an error in a batch of several workgroups"
 
 
 def _mem_trace(report: RunReport, tracer, kernel, geo, log: bytes) -> None:
