@@ -79,5 +79,11 @@ def assert_native_equal(program, launch, options: RunOptions | None = None, *,
     if native.reason is not None:
         assert not must_run, f"the native core did not run it: {native.reason}"
         return native
+    try:
+        from hypothesis import event
+        for kind in sorted({f.kind for f in native.warnings + native.errors}):
+            event(f"reported: {kind}")
+    except Exception:          # not inside a hypothesis test
+        pass
     assert_same_report(report, native)
     return native
