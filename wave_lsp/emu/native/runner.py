@@ -28,7 +28,8 @@ What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`
   it stops, and its memory and statistics then, are the batch's (the core reports the limit
   where a batch holds one workgroup; every other error always: the numpy engine runs a batch
   that met one again one workgroup at a time; the time limit and a cancel always);
-- "an error with the profile or memory trace", "endif/endloop pops a frame of the caller",
+- "an error with the profile" (the record of a profile cut short is not compared),
+  "endif/endloop pops a frame of the caller",
   "memory trace too long", and the observers and launches `_ineligible` names (a trace,
   breakpoints, recording, the store-writer record, `--dump-regs`, device memory above 256 MiB,
   local memory above 16 MiB, too many workgroups).
@@ -183,8 +184,8 @@ def _unlike_numpy(geo, options: RunOptions, observers, kinds, error, stats: Stat
     instruction limit every so many steps of a batch, so a run that passes the limit where a
     batch holds several workgroups is left to it. The time limit and a cancel stop at no
     defined point, and are reported as they are met."""
-    if error is not None and ("profile" in kinds or "mem_trace" in kinds):
-        return "an error with the profile or memory trace"
+    if error is not None and "profile" in kinds:
+        return "an error with the profile"
     limit = options.max_instructions
     if not (limit > 0 and stats.total > limit) or (error is not None
                                                     and ERRORS[error[0]] in TIMING):
