@@ -28,8 +28,11 @@ NATIVE_CORE = Extension(
     sources=[NATIVE + name for name in ("_wavecore.c", "names.c", "exec.c", "state.c", "shadow.c",
                                         "alu.c", "floatwide.c", "memory.c", "waveops.c",
                                         "floatfmt.c", "initcheck.c", "profile.c",
-                                        "profile_py.c", "memlog.c")],
-    depends=[NATIVE + "core.h", NATIVE + "exec.h", NATIVE + "ops.h", NATIVE + "profile_py.h"],
+                                        "profile_py.c", "memlog.c", "findings.c",
+                                        "limits.c", "barrier.c", "findings_py.c",
+                                        "memory_py.c", "registers.c")],
+    depends=[NATIVE + "core.h", NATIVE + "exec.h", NATIVE + "ops.h", NATIVE + "profile_py.h",
+             NATIVE + "findings_py.h", NATIVE + "memory_py.h"],
 )
 
 # Without these the core's float results would differ from the numpy engine's: never dropped.

@@ -1,7 +1,8 @@
-"""`wave-lsp run` with the native core: a launch it can run loads no numpy at all; a launch it
-cannot run, or one where anything happens that the numpy engine reports (an out-of-bounds
-access, a data race, the instruction limit, a divergent barrier, a shuffle from an inactive
-lane), prints exactly what the numpy engine alone prints (stdout, stderr, status)."""
+"""`wave-lsp run` with the native core: a launch it can run loads no numpy at all; a launch
+where anything happens that the numpy engine reports (an out-of-bounds access, the instruction
+limit, a divergent barrier, an uninitialised read, a shuffle from an inactive lane: reported by
+the core; a data race: the numpy engine runs it) prints exactly what the numpy engine alone
+prints (stdout, stderr, status)."""
 
 from __future__ import annotations
 
@@ -150,6 +151,22 @@ def test_a_native_run_loads_no_numpy(tmp_path):
     assert "  Workgroups executed: 4" in lines
 
 
+def test_a_native_run_that_warns_and_stops_at_an_error_loads_no_numpy(tmp_path):
+    need_core()
+    wbin = write(tmp_path, "vector_add", VECTOR_ADD_REGS)     # r0-r2 unset: read uninitialised
+    argv = [wbin, "--grid", "4,1,1", "--device-memory", "2048", "--dump-regs", "--json"]
+    done = command(argv, tmp_path, probe=True)
+    assert done.stderr.startswith("engine: native"), done.stderr
+    assert json.loads(done.stderr.splitlines()[-1]) == {"status": 1, "numpy": []}
+    report = json.loads(done.stdout)
+    assert [e["kind"] for e in report["errors"]] == ["out_of_bounds"]
+    assert {w["kind"] for w in report["warnings"]} == {"uninitialised_register",
+                                                       "uninitialised_device"}
+    assert "0" in report["registers"]
+    slow = command(argv, tmp_path, native=False)
+    assert json.loads(slow.stdout) == report
+
+
 def test_an_ineligible_run_uses_the_numpy_engine(tmp_path):
     need_core()
     wbin = write(tmp_path, "fsin", FSIN)
@@ -164,31 +181,37 @@ def test_an_ineligible_run_uses_the_numpy_engine(tmp_path):
 CASES = {
     "out of bounds": (VECTOR_ADD, ["--device-memory", "2048", "--fill-iota", "0:f32:512:1",
                                    "--dump-u32", "0:4"],
-                      "memory access out of bounds"),
+                      None),
     "race between workgroups": (VECTOR_ADD, ["--grid", "2,1,1", "--fill-iota", "0:f32:512:1",
                                              "--dump-f32", "0:1024", "--stats"],
                                 "possible data race"),
     "race between waves": (WAVES_RACE, ["--workgroup", "8,1,1", "--wave-width", "4",
                                         "--dump-u32", "0:8", "--stats"], "possible data race"),
     "instruction limit": (SPIN, ["--workgroup", "4,1,1", "--max-instructions", "1000"],
-                          "instruction limit"),
+                          None),
+    "instruction limit, several workgroups a batch": (
+        SPIN, ["--grid", "2,1,1", "--workgroup", "4,1,1", "--max-instructions", "1000"],
+        "the instruction limit in a batch of several workgroups"),
     "divergent barrier": (DIVERGENT_BARRIER, ["--workgroup", "4,1,1", "--wave-width", "4"],
-                          "barrier in divergent control flow"),
+                          None),
     "uninitialised read": (VECTOR_ADD, ["--fill-iota", "0:f32:256:1", "--dump-f32", "2048:4",
-                                        "--stats"], "possible uninitialised read"),
+                                        "--stats"], None),
     "inactive shuffle": (INACTIVE_SHUFFLE, ["--workgroup", "4,1,1", "--wave-width", "4",
-                                            "--dump-u32", "0:4", "--stats"],
-                         "shuffle from an inactive lane"),
+                                            "--dump-u32", "0:4", "--stats"], None),
 }
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_bail_out_gives_the_numpy_engines_report(case, tmp_path):
+def test_what_the_numpy_engine_reports_is_reported_alike(case, tmp_path):
+    """The core reports warnings and errors itself (`reason` None) or leaves the launch to the
+    numpy engine (a possible data race; the instruction limit in a batch of several
+    workgroups)."""
     need_core()
     source, flags, reason = CASES[case]
     wbin = write(tmp_path, "k", source)
     fast, slow = command([wbin, *flags], tmp_path), command([wbin, *flags], tmp_path, False)
-    assert f"engine: numpy ({reason}" in fast.stderr, fast.stderr
+    expected = "engine: native\n" if reason is None else f"engine: numpy ({reason}"
+    assert expected in fast.stderr, fast.stderr
     assert (fast.returncode, fast.stdout) == (slow.returncode, slow.stdout)
     assert fast.stderr.split("\n", 1)[1] == slow.stderr.split("\n", 1)[1]   # after the engine
     assert "Traceback" not in fast.stderr

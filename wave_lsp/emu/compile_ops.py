@@ -12,6 +12,7 @@ import numpy as np
 from ..asm.ir import DecodedInstruction
 from ..isa import PREDICATE_COUNT, OperandKind
 from .alu import FUNCTIONS, f64_to_pair, fma_f32, pair_to_f64, signature
+from . import messages
 from .context import RunContext
 from .memory import addresses, atomic, atomic_operation, device_space, gather, local_space, \
     mma_tile_addresses, scatter
@@ -39,14 +40,12 @@ def register_error(ins: DecodedInstruction, regs: list[int], count: int, guard):
     """An op that fails with `register_out_of_range` when any lane executes it."""
     bad = sorted({r for r in regs if r >= count})
     mask = exec_mask(guard)
-    names = ", ".join(f"r{r}" for r in bad)
+    message = messages.register_out_of_range(bad, count)
 
     def op(b: Batch):
         m = mask(b)
         if m.any():
-            raise Fault("register_out_of_range",
-                        f"register {names} is beyond the kernel's {count} registers "
-                        f"(.registers {count})", np.flatnonzero(m), registers=bad)
+            raise Fault("register_out_of_range", message, np.flatnonzero(m), registers=bad)
     return op
 
 
@@ -336,11 +335,10 @@ def build_wave(ins: DecodedInstruction, count: int, ctx: RunContext, index: int)
         if shuffles:
             values, inactive, out_of_range = shuffle(name, b.R[r1], b.R[r2], m, W)
             if inactive.any():
-                warn("inactive_shuffle_source",
-                     f"{name} reads an inactive lane; the result is 0", inactive)
+                warn("inactive_shuffle_source", messages.inactive_shuffle(name), inactive)
             if out_of_range.any():
-                warn("out_of_range_shuffle_source",
-                     f"{name} reads a lane outside the wave; the result is 0", out_of_range)
+                warn("out_of_range_shuffle_source", messages.out_of_range_shuffle(name),
+                     out_of_range)
             np.copyto(b.R[rd], values, where=m)
         elif name == "wave_ballot":
             np.copyto(b.R[rd], ballot(b.P[r1], m, W), where=m)

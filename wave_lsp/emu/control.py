@@ -18,6 +18,7 @@ import numpy as np
 
 from ..asm.ir import DecodedInstruction
 from ..isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH, PREDICATE_COUNT, OperandKind
+from . import messages
 from .context import RunContext
 from .state import Batch, Fault
 
@@ -67,8 +68,8 @@ def restore(b: Batch, mask: np.ndarray, loop) -> None:
 def _push(b: Batch, frame) -> None:
     if len(b.ctrl) >= MIN_DIVERGENCE_DEPTH:
         raise Fault("control_stack_overflow",
-                    f"stack overflow: control flow (more than {MIN_DIVERGENCE_DEPTH} nested "
-                    "if/loop levels)", np.flatnonzero(b.active))
+                    messages.control_stack_overflow(MIN_DIVERGENCE_DEPTH),
+                    np.flatnonzero(b.active))
     b.ctrl.append(frame)
 
 
@@ -119,7 +120,7 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
         def op(b: Batch):
             frame = b.ctrl[-1] if b.ctrl else None
             if not isinstance(frame, IfFrame):
-                raise _structure_error(b, "else without matching if")
+                raise _structure_error(b, messages.unmatched("else"))
             restore(b, frame.else_mask, frame.loop)
             if not b.any_active and skip_to is not None:
                 ctx.skip(b, index + 1, skip_to)
@@ -129,7 +130,7 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
         def op(b: Batch):
             frame = b.ctrl.pop() if b.ctrl else None
             if not isinstance(frame, IfFrame):
-                raise _structure_error(b, "endif without matching if")
+                raise _structure_error(b, messages.unmatched("endif"))
             restore(b, frame.entry, frame.loop)
         return op
     if name == "loop":
@@ -147,7 +148,7 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
         def op(b: Batch):
             loop = innermost_loop(b)
             if loop is None:
-                raise _structure_error(b, f"{name} outside of loop")
+                raise _structure_error(b, messages.unmatched(name))
             leaving = executing(b) & b.P[ps]
             if leaving.any():
                 if breaks:
@@ -159,7 +160,7 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
         def op(b: Batch):
             frame = b.ctrl[-1] if b.ctrl else None
             if not isinstance(frame, LoopFrame):
-                raise _structure_error(b, "endloop without matching loop")
+                raise _structure_error(b, messages.unmatched("endloop"))
             remaining = frame.entry & b.alive & ~frame.broken
             if remaining.any():
                 frame.out = frame.broken.copy()
@@ -179,12 +180,10 @@ def build_control(ins: DecodedInstruction, index: int, ctx: RunContext, plan) ->
             if guard and not m.any():
                 return None
             if target is None:
-                raise Fault("invalid_instruction",
-                            f"call target 0x{ins.imm:x} is not the start of an instruction "
-                            "of this kernel", np.flatnonzero(m))
+                raise Fault("invalid_instruction", messages.call_target(ins.imm),
+                            np.flatnonzero(m))
             if len(b.calls) >= MAX_CALL_DEPTH:
-                raise Fault("call_stack_overflow",
-                            f"stack overflow: call (more than {MAX_CALL_DEPTH} nested calls)",
+                raise Fault("call_stack_overflow", messages.call_stack_overflow(MAX_CALL_DEPTH),
                             np.flatnonzero(m))
             b.calls.append(CallFrame(index + 1, b.active, b.present, len(b.ctrl),
                                      innermost_loop(b)))
@@ -250,9 +249,7 @@ def barrier(b: Batch, m: np.ndarray, stats, guarded: bool = False) -> None:
     dead = waves_here & ~alive.any(axis=1)
     if dead.any():
         wave = int(np.flatnonzero(dead)[0])
-        raise Fault("deadlock",
-                    "deadlock detected: a wave of the workgroup has halted while the others "
-                    "wait at a barrier", np.arange(wave * W, (wave + 1) * W))
+        raise Fault("deadlock", messages.DEADLOCK, np.arange(wave * W, (wave + 1) * W))
     mismatch = (m.reshape(nw, W) != alive).any(axis=1) & waves_here
     if not mismatch.any():
         return
@@ -260,10 +257,8 @@ def barrier(b: Batch, m: np.ndarray, stats, guarded: bool = False) -> None:
     lanes = np.arange(wave * W, (wave + 1) * W)
     active_bits = _bits(m[lanes])
     expected_bits = _bits(b.alive[lanes])
-    raise Fault("divergent_barrier",
-                f"barrier in divergent control flow: active lanes {active_bits:#x}, "
-                f"expected {expected_bits:#x}", lanes[b.alive[lanes]],
-                active=active_bits, expected=expected_bits)
+    raise Fault("divergent_barrier", messages.divergent_barrier(active_bits, expected_bits),
+                lanes[b.alive[lanes]], active=active_bits, expected=expected_bits)
 
 
 def _bits(mask: np.ndarray) -> int:

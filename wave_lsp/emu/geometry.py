@@ -12,6 +12,9 @@ from .kernel_launch import (DEFAULT_LOCAL_MEMORY, DEFAULT_REGISTERS, DEFAULT_WOR
 from .limits import (MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
                      MAX_WORKGROUP_THREADS)
 
+MAX_BATCH_WORDS = 1 << 25          # registers x lanes of one batch (128 MiB of uint32)
+MAX_BATCH_LOCAL = 1 << 28          # local memory bytes of one batch's workgroups together
+
 
 @dataclass(frozen=True)
 class Geometry:
@@ -44,6 +47,16 @@ class Geometry:
     def workgroup_id(self, linear: int) -> tuple[int, int, int]:
         gx, gy, _ = self.grid
         return linear % gx, (linear // gx) % gy, linear // (gx * gy)
+
+    def batch_size(self, max_lanes: int, single: bool) -> int:
+        """Workgroups the numpy engine runs together in one batch (lock-step over one lane
+        array), at most `max_lanes` lanes (`RunOptions.max_batch_lanes`); 1 when `single`."""
+        if single:
+            return 1
+        by_lanes = max(1, max_lanes // self.lanes_per_wg)
+        by_words = max(1, MAX_BATCH_WORDS // max(1, self.registers * self.lanes_per_wg))
+        by_local = max(1, MAX_BATCH_LOCAL // max(1, self.local_memory))
+        return max(1, min(self.workgroup_count, by_lanes, by_words, by_local))
 
 
 def load_kernels(program) -> list[KernelCode]:

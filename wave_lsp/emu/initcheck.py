@@ -19,7 +19,7 @@ Wave operations are checked on the executing lanes' own source register. `instru
 compiled kernel's ops; the shadows are bytes per memory byte and, for registers, one flag per
 register saying every lane has written it (per-lane rows only for registers written in part), so
 an instruction whose registers are all settled costs one list lookup. The native core keeps the
-same shadows and bails to this engine when a read might be reported (native/initcheck.c).
+same shadows and reports the same warnings (native/initcheck.c; the text is `messages`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
+from . import messages
 from .compile_ops import exec_mask
 from .kernel_launch import MemoryInit, initialised_ranges
 from .plan import register_uses
@@ -91,8 +92,7 @@ class InitShadow:
             if bad.any():
                 lane = int(np.flatnonzero(bad)[0])
                 ctx.warn(index, "uninitialised_register",
-                         f"r{r} is read before anything wrote it ({_who(b, lane)}); a GPU's "
-                         "registers are undefined at thread start (the emulator reads 0)", bad)
+                         messages.uninitialised_register(r, _who(b, lane)), bad)
         for w in unwritten:
             if everyone:
                 full[w] = True
@@ -110,8 +110,7 @@ class InitShadow:
 
 
 def _who(b: Batch, lane: int) -> str:
-    wg, wave, in_wave = b.describe_lane(lane)
-    return f"thread {b.global_thread(lane)}: workgroup {wg}, wave {wave}, lane {in_wave}"
+    return messages.who(b.global_thread(lane), *b.describe_lane(lane))
 
 
 class MemoryCheck:
@@ -191,13 +190,8 @@ class MemoryCheck:
             lanes, addresses = lanes[keep], addresses[keep]
         lane = int(lanes[0])
         space = "local" if self.local else "device"
-        wrote = ("no thread of the workgroup wrote it in this launch; a GPU's local memory is "
-                 "undefined at workgroup start" if self.local else
-                 "no --arg, fill, store or atomic initialised it; a GPU's device memory "
-                 "holds whatever was there")
         ctx.warn(index, f"uninitialised_{space}",
-                 f"{space} memory at 0x{int(addresses[0]):x} is read but {wrote} "
-                 f"({_who(b, lane)}; the emulator reads 0)", lanes)
+                 messages.uninitialised_memory(space, int(addresses[0]), _who(b, lane)), lanes)
 
 
 def _memory_check(ins) -> MemoryCheck | None:

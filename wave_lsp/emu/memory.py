@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import messages
 from .state import Batch, Fault
 
 
@@ -41,14 +42,11 @@ def addresses(space: Space, addr: np.ndarray, lanes: np.ndarray | None, width: i
             first = bad[0]
             lane_ids = bad if lanes is None else lanes[bad]
             raise Fault("out_of_bounds",
-                        f"memory access out of bounds: address 0x{int(a[first]):016x} "
-                        f"({width}-byte {space.name} access, {space.name} memory is "
-                        f"{space.size} bytes)", lane_ids, address=int(a[first]),
-                        space=space.name, width=width)
+                        messages.out_of_bounds(int(a[first]), width, space.name, space.size),
+                        lane_ids, address=int(a[first]), space=space.name, width=width)
         if width > 1 and (a & (min(width, 4) - 1)).any():
             bad = np.nonzero(a & (min(width, 4) - 1))[0]
-            warn("unaligned_access",
-                 f"unaligned {width}-byte {space.name} access at address 0x{int(a[bad[0]]):x}",
+            warn("unaligned_access", messages.unaligned(width, space.name, int(a[bad[0]])),
                  bad if lanes is None else lanes[bad])
     if space.base is not None:
         a = a + (space.base if lanes is None else space.base[lanes])
@@ -75,16 +73,21 @@ def gather(space: Space, a: np.ndarray, width: int) -> list[np.ndarray]:
 
 
 def scatter(space: Space, a: np.ndarray, words: list[np.ndarray], width: int) -> None:
-    """Write `width` bytes at each absolute index (later lanes win on collisions)."""
+    """Write `width` bytes at each absolute index; lanes in thread order, so where accesses
+    overlap (one word, or an unaligned or wide access over a neighbour's) later lanes win,
+    byte by byte (one assignment of every lane's bytes, lane after lane)."""
     if width >= 4 and space.mem32 is not None and not (a & 3).any():
         w = a >> 2
-        for i in range(width // 4):
-            space.mem32[w + i] = words[i]
+        if width == 4:
+            space.mem32[w] = words[0]
+        else:
+            count = width // 4
+            space.mem32[(w[:, None] + np.arange(count)).reshape(-1)] = \
+                np.stack(words, axis=1).reshape(-1)
         return
-    for i in range(max(1, width // 4)):
-        value = words[i]
-        for k in range(min(width, 4)):
-            space.mem[a + 4 * i + k] = (value >> np.uint32(8 * k)).astype(np.uint8)
+    parts = [(words[i] >> np.uint32(8 * k)).astype(np.uint8)
+             for i in range(max(1, width // 4)) for k in range(min(width, 4))]
+    space.mem[(a[:, None] + np.arange(width)).reshape(-1)] = np.stack(parts, axis=1).reshape(-1)
 
 
 # ---- atomics -------------------------------------------------------------------------------------

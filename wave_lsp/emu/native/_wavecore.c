@@ -1,22 +1,26 @@
 /* `wave_lsp.emu.native._wavecore`: the CPython face of the native emulator core.
  *
  *   OPS                                  the mnemonics the core implements (op index = position)
- *   run(code, geometry, device, set_regs[, uses, device_init])
- *       -> (bail reason or None, instruction index, stats); uses/device_init: initcheck.c
+ *   run(code, geometry, device, set_regs[, uses, device_init, profile, memlog, deadline,
+ *       cancel, wanted, registers_out, registers_have])
+ *       -> (bail reason or None, instruction index, stats, (warnings, error));
+ *       uses/device_init: initcheck.c; warnings and error: findings.c (see finding());
+ *       deadline: time.monotonic() seconds (0: none); cancel: a callable or None (limits.c);
+ *       wanted (int64 thread ids) and the buffers registers.c fills
  *   fill_iota(device, offset, count, scale)   f32 values i * scale, as launch.apply_memory_init
  *   format_values(device, offset, count, kind) -> bytes   one value a line (u32/f32/f16/bf16)
  *   hex_rows(device, start, end) -> bytes     the rows of upstream's --dump-memory
  *   format_f32(bits) -> str                   one f32 as Rust's `{:?}`
- *   Memory(size)                              zeroed device memory (a writable buffer)
+ *   Memory(size)                              zeroed device memory (memory_py.c)
  * Device memory is any writable buffer (a bytearray, a Memory); no numpy.
  */
 #define PY_SSIZE_T_CLEAN
-#define _DEFAULT_SOURCE
 #include <Python.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "core.h"
+#include "findings_py.h"
+#include "memory_py.h"
 #include "profile_py.h"
 
 /* Run::poll: whether a signal handler raised (Ctrl-C), taking the GIL for a moment; the
@@ -42,19 +46,27 @@ static int get_i64(PyObject *seq, Py_ssize_t i, int64_t *out)
     return 0;
 }
 
-static PyObject *py_run(PyObject *self, PyObject *args)
+static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    Py_buffer code, device, uses = {0}, device_init = {0};
-    PyObject *geometry, *set_regs, *profile_spec = Py_None;
+    static char *keywords[] = {"code", "geometry", "device", "set_regs", "uses", "device_init",
+                               "profile", "memlog", "deadline", "cancel", "wanted",
+                               "registers_out", "registers_have", NULL};
+    Py_buffer code, device, uses = {0}, device_init = {0}, wanted = {0}, regs_out = {0},
+              regs_have = {0};
+    PyObject *geometry, *set_regs, *profile_spec = Py_None, *cancel = Py_None;
     int memlog = 0;
-    if (!PyArg_ParseTuple(args, "y*Ow*O|y*w*Op", &code, &geometry, &device, &set_regs, &uses,
-                          &device_init, &profile_spec, &memlog))
+    double deadline = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*", keywords, &code,
+                                     &geometry, &device, &set_regs, &uses, &device_init,
+                                     &profile_spec, &memlog, &deadline, &cancel, &wanted,
+                                     &regs_out, &regs_have))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
+    Findings *found = PyMem_Calloc(1, sizeof(Findings));
     Prof prof = {0};
     MemLog mem = {0};
     PyObject *result = NULL;
-    if (!run) {
+    if (!run || !found) {
         PyErr_NoMemory();
         goto done;
     }
@@ -108,15 +120,45 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         goto done;
     run->mem = memlog ? &mem : NULL;
     run->poll = pending_signal;
+    run->deadline = deadline;
+    if (cancel != Py_None) {
+        run->cancelled = call_cancel;
+        run->cancel_arg = cancel;
+    }
+    found->error.kind = -1;
+    if (wanted.obj && wanted.len) {           /* the registers asked for (registers.c) */
+        int64_t n = wanted.len / 8;
+        if (regs_out.len < n * (run->registers + 4) * 4 || regs_have.len < n) {
+            PyErr_SetString(PyExc_ValueError, "bad registers_out or registers_have");
+            goto done;
+        }
+        run->wanted = wanted.buf;
+        run->n_wanted = n;
+        run->regs_out = regs_out.buf;
+        run->regs_have = regs_have.buf;
+    }
+    if (!(found->slot = PyMem_Malloc((size_t)(run->n_code ? run->n_code : 1) * WARN_KINDS
+                                     * sizeof(int32_t)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memset(found->slot, 0xFF, (size_t)run->n_code * WARN_KINDS * sizeof(int32_t));
+    run->found = found;
     Py_BEGIN_ALLOW_THREADS
     wave_run(run);
     Py_END_ALLOW_THREADS
     if (PyErr_Occurred())             /* a signal handler raised (KeyboardInterrupt) */
         goto done;
     Stats *s = &run->stats;
-    PyObject *bail = run->bail ? PyUnicode_FromString(run->bail) : Py_NewRef(Py_None);
+    int stopped = run->bail && found->error.kind < 0;       /* not by an error it reports */
+    PyObject *bail = stopped ? PyUnicode_FromString(run->bail) : Py_NewRef(Py_None);
+    PyObject *report = findings(found, run->bail_index);
+    if (!report) {
+        Py_DECREF(bail);
+        goto done;
+    }
     result = Py_BuildValue(
-        "(NL(LLLLLLLLLLLLLLLLLLL))", bail, (long long)run->bail_index,
+        "(NL(LLLLLLLLLLLLLLLLLLL)N)", bail, (long long)run->bail_index,
         (long long)s->cat[CAT_INTEGER], (long long)s->cat[CAT_FLOAT],
         (long long)s->cat[CAT_MEMORY], (long long)s->cat[CAT_CONTROL],
         (long long)s->cat[CAT_WAVE], (long long)s->cat[CAT_ATOMIC],
@@ -124,7 +166,8 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         (long long)s->device_load_bytes, (long long)s->device_store_bytes,
         (long long)s->local_loads, (long long)s->local_stores, (long long)s->local_load_bytes,
         (long long)s->local_store_bytes, (long long)s->barriers,
-        (long long)s->divergent_branches, (long long)s->workgroups, (long long)s->waves);
+        (long long)s->divergent_branches, (long long)s->workgroups, (long long)s->waves,
+        report);
     if (result && run->prof) {
         PyObject *record = profile_result(&prof, run->n_code);
         PyObject *both = record ? PyTuple_Pack(2, result, record) : NULL;
@@ -134,6 +177,9 @@ static PyObject *py_run(PyObject *self, PyObject *args)
     if (result && run->mem)
         result = memlog_paired(result, &mem);
 done:
+    if (found)
+        PyMem_Free(found->slot);
+    PyMem_Free(found);
     free(mem.data);
     profile_end(&prof);
     PyMem_Free(run);
@@ -143,6 +189,12 @@ done:
         PyBuffer_Release(&uses);
     if (device_init.obj)
         PyBuffer_Release(&device_init);
+    if (wanted.obj)
+        PyBuffer_Release(&wanted);
+    if (regs_out.obj)
+        PyBuffer_Release(&regs_out);
+    if (regs_have.obj)
+        PyBuffer_Release(&regs_have);
     return result;
 }
 
@@ -285,84 +337,8 @@ static PyObject *py_format_f32(PyObject *self, PyObject *arg)
     return PyUnicode_FromStringAndSize(out, (Py_ssize_t)n);
 }
 
-/* ---- Memory: zeroed device memory from mmap (huge pages where allowed: a large launch then
- * costs a few page faults, not one per 4 KiB), exposed through the buffer protocol. ---------- */
-typedef struct {
-    PyObject_HEAD
-    uint8_t *data;
-    Py_ssize_t size;
-    Py_ssize_t exports;
-} Memory;
-
-static PyObject *memory_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
-{
-    Py_ssize_t size;
-    if (!PyArg_ParseTuple(args, "n", &size))
-        return NULL;
-    if (size < 0) {
-        PyErr_SetString(PyExc_ValueError, "negative size");
-        return NULL;
-    }
-    Memory *self = (Memory *)type->tp_alloc(type, 0);
-    if (!self)
-        return NULL;
-    self->size = size;
-    void *p = mmap(NULL, (size_t)(size ? size : 1), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        Py_DECREF(self);
-        return PyErr_NoMemory();
-    }
-#ifdef MADV_HUGEPAGE
-    if (size >= (4 << 20))
-        madvise(p, (size_t)size, MADV_HUGEPAGE);
-#endif
-    self->data = p;
-    return (PyObject *)self;
-}
-
-static void memory_dealloc(Memory *self)
-{
-    if (self->data)
-        munmap(self->data, (size_t)(self->size ? self->size : 1));
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static int memory_getbuffer(Memory *self, Py_buffer *view, int flags)
-{
-    int rc = PyBuffer_FillInfo(view, (PyObject *)self, self->data, self->size, 0, flags);
-    if (rc == 0)
-        self->exports++;
-    return rc;
-}
-
-static void memory_releasebuffer(Memory *self, Py_buffer *view)
-{
-    self->exports--;
-}
-
-static Py_ssize_t memory_length(Memory *self) { return self->size; }
-
-static PyBufferProcs memory_as_buffer = {
-    (getbufferproc)memory_getbuffer, (releasebufferproc)memory_releasebuffer,
-};
-
-static PySequenceMethods memory_as_sequence = {.sq_length = (lenfunc)memory_length};
-
-static PyTypeObject MemoryType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "wave_lsp.emu.native._wavecore.Memory",
-    .tp_basicsize = sizeof(Memory),
-    .tp_dealloc = (destructor)memory_dealloc,
-    .tp_as_buffer = &memory_as_buffer,
-    .tp_as_sequence = &memory_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Zeroed device memory of SIZE bytes (a writable buffer).",
-    .tp_new = memory_new,
-};
-
 static PyMethodDef methods[] = {
-    {"run", py_run, METH_VARARGS, "Run a pre-decoded kernel over the grid."},
+    {"run", (PyCFunction)(void (*)(void))py_run, METH_VARARGS | METH_KEYWORDS, "Run a pre-decoded kernel over the grid."},
     {"fill_iota", py_fill_iota, METH_VARARGS, "Write f32 values i * scale."},
     {"format_values", py_format_values, METH_VARARGS, "Dump values, one a line."},
     {"hex_rows", py_hex_rows, METH_VARARGS, "Rows of the hex dump."},

@@ -3,9 +3,9 @@
  * The core runs a kernel that Python has pre-decoded into `Ins` records over the whole grid,
  * one workgroup at a time, in order, with every wave of the workgroup in lock-step — the same
  * schedule as the numpy engine (wave_lsp/emu/engine.py, control.py), which is the reference for
- * every rule here. It only ever stands for clean runs: on any event the numpy engine would report
- * (fault, warning, possible data race, limit) it stops with BAIL and Python runs the launch again
- * with the numpy engine, which produces the full report.
+ * every rule here. It records the warnings and the error the numpy engine reports (findings.c,
+ * limits.c); where it cannot report alike (a possible data race, NaN semantics it lacks, ...)
+ * it stops with a bail reason and Python runs the launch again with the numpy engine.
  */
 #ifndef WAVECORE_H
 #define WAVECORE_H
@@ -22,6 +22,7 @@
 /* A pseudo-op (not a mnemonic): the instruction names a register or predicate that does not
  * exist; the numpy engine faults when a lane runs it, so the core bails. */
 #define OP_TRAP (-1)
+#define TRAP_REGISTER 1                  /* Ins.trap: register_out_of_range */
 
 /* Statistics categories (the order of CATEGORIES in native/program.py). */
 enum { CAT_INTEGER, CAT_FLOAT, CAT_MEMORY, CAT_CONTROL, CAT_WAVE, CAT_ATOMIC, CAT_COUNT };
@@ -37,7 +38,8 @@ typedef struct {
     int64_t width;       /* memory: bytes per access */
     int64_t words;       /* memory: registers loaded or stored */
     int64_t local;       /* memory: 1 local, 0 device */
-    int64_t pad0, pad1;
+    int64_t trap;        /* OP_TRAP: TRAP_REGISTER (the fault) or 0 (bails) */
+    int64_t pad1;
 } Ins;
 
 #define INS_FIELDS 16
@@ -77,6 +79,34 @@ typedef struct {
     int64_t *dropped;                    /* n_code x 2: accesses not kept, their lanes */
 } Prof;
 
+/* What a run reports (findings.c): its warnings, deduplicated per instruction and kind and at
+ * most MAX_WARNINGS (emu/context.py RunContext.warn), and the error that stopped it. Python
+ * (native/findings.py) gives them the numpy engine's text. The kinds, in this order, are
+ * FINDING_WARNINGS and FINDING_ERRORS of native/findings.py. */
+enum { WARN_UNALIGNED, WARN_INACTIVE_SHUFFLE, WARN_OUT_OF_RANGE_SHUFFLE, WARN_UNINIT_REGISTER,
+       WARN_UNINIT_LOCAL, WARN_UNINIT_DEVICE, WARN_KINDS };
+enum { ERR_OUT_OF_BOUNDS, ERR_DIVERGENT_BARRIER, ERR_DEADLOCK, ERR_CONTROL_STACK,
+       ERR_CALL_STACK, ERR_REGISTER, ERR_INSTRUCTION_LIMIT, ERR_TIME_LIMIT, ERR_CANCELLED,
+       ERR_INVALID, ERR_KINDS };
+/* ERR_INVALID's detail: which invalid_instruction (INVALID_MESSAGES in native/findings.py) */
+enum { INVALID_ELSE, INVALID_ENDIF, INVALID_ENDLOOP, INVALID_BREAK, INVALID_CONTINUE,
+       INVALID_CALL_TARGET };
+#define MAX_WARNINGS 200
+typedef struct {
+    int64_t kind, index;                 /* WARN_*, instruction */
+    int64_t workgroup, lane;             /* linear workgroup, its first lane (in the workgroup) */
+    uint64_t lanes;                      /* the lanes of that lane's wave (bits) */
+    int64_t count, detail;               /* lane-events folded in; register or address */
+} Finding;
+
+typedef struct {
+    Finding warnings[MAX_WARNINGS];
+    int64_t n_warnings;
+    int32_t *slot;                       /* n_code x WARN_KINDS: index in `warnings`, -1 */
+    Finding error;                       /* kind -1: none; detail and detail2 below */
+    int64_t detail2;
+} Findings;
+
 /* Everything a run needs. */
 /* The memory access log of `--mem-trace` (memlog.c): MEMLOG_FIELDS int64 per lane access,
  * step, workgroup (linear), lane in the workgroup, instruction index, address, value (low and
@@ -105,16 +135,32 @@ typedef struct {
     uint8_t *device_init;                /* per device byte: initialised */
     /* results */
     Stats stats;
-    const char *bail;                    /* why the run stopped (NULL: it finished cleanly) */
+    const char *bail;                    /* why the run stopped ("error": found->error; NULL: it
+                                            ran to the end) */
     int64_t bail_index;
     /* polled between workgroups (every POLL_WORKGROUPS): nonzero stops the run ("interrupted");
      * a short kernel on a huge grid would otherwise never notice a Ctrl-C */
     int (*poll)(void);
     Prof *prof;                          /* the kernel profile, or NULL */
+    Findings *found;                     /* warnings and the error (findings.c) */
+    /* the threads whose registers are reported (registers.c): n_wanted global thread ids; per
+     * thread registers + 4 words out (general registers, then predicates), and whether set */
+    const int64_t *wanted;
+    int64_t n_wanted;
+    uint32_t *regs_out;
+    uint8_t *regs_have;
+    /* the time limit and cancelling (limits.c): a CLOCK_MONOTONIC deadline in seconds (0: none)
+     * and `cancelled`, polled with the clock at most every CANCEL_POLL_SECONDS */
+    double deadline;
+    int (*cancelled)(void *);
+    void *cancel_arg;
+    double next_cancel_poll;
     MemLog *mem;                         /* the memory access log (memlog.c), or NULL */
 } Run;
 
 #define POLL_WORKGROUPS 1024
+#define POLL_EVERY 256                   /* steps between limit polls (emu/engine.py) */
+#define CANCEL_POLL_SECONDS 0.01
 
 int wave_run(Run *run);
 void prof_free(Prof *p);                 /* profile.c: the tables of a finished profile */

@@ -136,7 +136,7 @@ int64_t control(WG *g, const Ins *ins, int64_t index)
         int64_t loop = innermost_loop(g);
         Frame *f = push_frame(g, FRAME_IF);
         if (!f)
-            return bail(run, "control stack overflow");
+            return fault(g, ERR_CONTROL_STACK, g->active, 0, 0);
         memcpy(f->entry, g->active, n);
         for (int64_t l = 0; l < n; l++)
             f->aux[l] = m[l] & !p[l];
@@ -156,7 +156,7 @@ int64_t control(WG *g, const Ins *ins, int64_t index)
     }
     case OP_ELSE: {
         if (g->depth == 0 || g->frames[g->depth - 1].kind != FRAME_IF)
-            return bail(run, "else without matching if");
+            return fault(g, ERR_INVALID, g->alive, INVALID_ELSE, 0);
         Frame *f = &g->frames[g->depth - 1];
         restore(g, f->aux, f->loop);
         if (!g->any_active && ins->skip >= 0) {
@@ -167,7 +167,7 @@ int64_t control(WG *g, const Ins *ins, int64_t index)
     }
     case OP_ENDIF: {
         if (g->depth == 0 || g->frames[g->depth - 1].kind != FRAME_IF)
-            return bail(run, "endif without matching if");
+            return fault(g, ERR_INVALID, g->alive, INVALID_ENDIF, 0);
         if (!pop_allowed(g))
             return bail(run, "endif pops a frame of the caller");
         Frame *f = &g->frames[--g->depth];
@@ -182,7 +182,7 @@ int64_t control(WG *g, const Ins *ins, int64_t index)
         int64_t loop = innermost_loop(g);
         Frame *f = push_frame(g, FRAME_LOOP);
         if (!f)
-            return bail(run, "control stack overflow");
+            return fault(g, ERR_CONTROL_STACK, g->active, 0, 0);
         memcpy(f->entry, g->active, n);
         memset(f->aux, 0, n);            /* broken */
         memset(f->out, 0, n);
@@ -195,7 +195,8 @@ int64_t control(WG *g, const Ins *ins, int64_t index)
     case OP_CONTINUE: {
         int64_t loop = innermost_loop(g);
         if (loop < 0)
-            return bail(run, "break/continue outside of loop");
+            return fault(g, ERR_INVALID, g->alive,
+                         ins->op == OP_BREAK ? INVALID_BREAK : INVALID_CONTINUE, 0);
         const uint8_t *m = exec_mask(g, ins);
         const uint8_t *p = g->P + ins->rs1 * n;
         Frame *f = &g->frames[loop];
@@ -219,7 +220,7 @@ int64_t control(WG *g, const Ins *ins, int64_t index)
     }
     case OP_ENDLOOP: {
         if (g->depth == 0 || g->frames[g->depth - 1].kind != FRAME_LOOP)
-            return bail(run, "endloop without matching loop");
+            return fault(g, ERR_INVALID, g->alive, INVALID_ENDLOOP, 0);
         Frame *f = &g->frames[g->depth - 1];
         int any = 0;
         for (int64_t l = 0; l < n; l++) {
@@ -244,9 +245,9 @@ int64_t control(WG *g, const Ins *ins, int64_t index)
         if (ins->guard >= 0 && !any_of(m, n))
             return -1;
         if (ins->imm < 0)
-            return bail(run, "call target is not an instruction");
+            return fault(g, ERR_INVALID, m, INVALID_CALL_TARGET, 0);
         if (g->n_calls >= run->max_calls)
-            return bail(run, "call stack overflow");
+            return fault(g, ERR_CALL_STACK, m, 0, 0);
         CallFrame *c = &g->calls[g->n_calls++];
         c->ret = index + 1;
         memcpy(c->active, g->active, n);
@@ -279,29 +280,8 @@ int64_t control(WG *g, const Ins *ins, int64_t index)
         memcpy(g->tmp8, m, n);
         return halt_lanes(g, g->tmp8);
     }
-    case OP_BARRIER: {
-        /* control.barrier: one release per workgroup reaching it; faults bail */
-        const uint8_t *m = exec_mask(g, ins);
-        int reaching = 0, here = 0;
-        for (int64_t w = 0; w < g->nw; w++) {
-            int arriving = any_of(m + w * g->W, g->W);
-            reaching |= ins->guard >= 0 ? arriving : g->present[w];
-            here |= arriving;
-        }
-        run->stats.barriers += reaching;
-        if (here) {
-            for (int64_t w = 0; w < g->nw; w++) {
-                const uint8_t *alive = g->alive + w * g->W, *mw = m + w * g->W;
-                if (!any_of(alive, g->W))
-                    return bail(run, "deadlock at a barrier");
-                if (memcmp(alive, mw, g->W) != 0)
-                    return bail(run, "barrier in divergent control flow");
-            }
-        }
-        if (g->nw > 1)
-            next_epoch(g);
-        return -1;
-    }
+    case OP_BARRIER:
+        return barrier_op(g, ins);
     default:                                  /* fences, wait, nop */
         return -1;
     }
@@ -332,6 +312,10 @@ static int64_t run_workgroup(WG *g, int64_t linear)
     g->n_calls = 0;
     init_workgroup(g);
     prof_workgroup(g);
+    g->steps = 0;
+    if (linear > 0 && limits_between(g))
+        return BAIL_AT;
+    g->check = next_poll(g);
     if (g->local_dirty) {                     /* local memory starts zeroed in every workgroup */
         memset(g->local, 0, run->local_size);
         g->local_dirty = 0;
@@ -346,15 +330,19 @@ static int64_t run_workgroup(WG *g, int64_t linear)
             return bail(run, "out of memory");
         if (ins->op >= OP_IF || ins->op == OP_TRAP) {
             if (ins->op == OP_TRAP) {
-                if (g->any_active)
+                const uint8_t *m = exec_mask(g, ins);
+                if (ins->trap == TRAP_REGISTER && any_of(m, n))
+                    next = fault(g, ERR_REGISTER, m, 0, 0);
+                else if (ins->trap != TRAP_REGISTER && g->any_active)
                     return bail(run, "register or predicate out of range");
-                next = -1;
+                else
+                    next = -1;
             } else {
                 next = run->prof ? prof_control(g, ins, index) : control(g, ins, index);
             }
-        } else if (g->init && init_registers(g, ins, index)) {
-            next = bail(run, "possible uninitialised read");
         } else {
+            if (g->init)
+                init_registers(g, ins, index);
             next = execute_op(g, ins);
         }
         if (run->bail) {
@@ -363,8 +351,8 @@ static int64_t run_workgroup(WG *g, int64_t linear)
         }
         run->stats.cat[ins->category] += present;
         g->executed += present;
-        if (run->max_instructions > 0 && g->executed > run->max_instructions)
-            return bail(run, "instruction limit");
+        if (++g->steps >= g->check && limit_poll(g, index) == BAIL_AT)
+            return BAIL_AT;
         index = next < 0 ? index + 1 : next;
     }
     return 0;
@@ -386,7 +374,10 @@ int wave_run(Run *run)
             run->bail_index = 0;
             break;
         }
-        if (run_workgroup(&g, linear) == BAIL_AT)
+        int64_t stopped = run_workgroup(&g, linear);
+        if (run->n_wanted && (stopped != BAIL_AT || run->found->error.kind >= 0))
+            collect_registers(&g);
+        if (stopped == BAIL_AT)
             break;
         if (g.nw > 1)
             next_epoch(&g);

@@ -58,6 +58,8 @@ typedef struct {
     int64_t dev_words, loc_words;        /* device: blocks (see dev_shift), local: words */
     int dev_shift;                       /* log2 of the bytes of a device shadow block */
     uint8_t *block;                      /* one allocation for the lane arrays */
+    uint8_t *bad, *bad2;                 /* lanes a warning or error is about (scratch) */
+    int64_t steps, check;                /* steps of this workgroup, the next limit poll */
     struct Init *init;                   /* uninitialised-read shadows (initcheck.c) or NULL */
 } WG;
 
@@ -85,14 +87,23 @@ static inline int64_t bail(Run *run, const char *why)
     return BAIL_AT;
 }
 
-/* initcheck.c: each check returns 1 where a read may be uninitialised (the core then bails) */
+/* findings.c: record a warning about the lanes `bad` (of g->n) of instruction `index`; stop the
+ * run with an error about `lanes` (NULL: none), returning BAIL_AT */
+void warn_lanes(WG *g, int kind, int64_t index, const uint8_t *bad, int64_t detail);
+int64_t fault(WG *g, int kind, const uint8_t *lanes, int64_t detail, int64_t detail2);
+/* limits.c: the instruction limit, time limit and cancel polls (emu/engine.py's schedule) */
+int64_t next_poll(WG *g);
+int64_t limit_poll(WG *g, int64_t index);     /* when ++g->steps reaches g->check */
+int limits_between(WG *g);
+
+/* initcheck.c: the checks warn (findings.c) */
 typedef struct Init Init;
 int init_setup(WG *g);
 void init_free(WG *g);
 void init_workgroup(WG *g);
 int init_registers(WG *g, const Ins *ins, int64_t index);
-int init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_t width,
-                int read, int write);
+void init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_t width,
+                 int read, int write, int64_t index, uint32_t top);   /* top: largest address */
 /* profile.c (only called when run->prof is set) */
 int prof_setup(WG *g);
 void prof_workgroup(WG *g);
@@ -104,6 +115,10 @@ int memlog_add(WG *g, int64_t index, int64_t lane, int64_t before, uint64_t addr
                uint64_t low, uint64_t high, uint64_t operands);
 /* exec.c */
 int64_t control(WG *g, const Ins *ins, int64_t index);   /* a control instruction's next */
+/* registers.c: the asked-for threads' registers of the workgroup being run */
+void collect_registers(WG *g);
+/* barrier.c */
+int64_t barrier_op(WG *g, const Ins *ins);
 void set_active(WG *g, const uint8_t *mask);
 const uint8_t *exec_mask(WG *g, const Ins *ins);
 /* state.c */

@@ -1,6 +1,5 @@
-/* The native core's uninitialised-read shadows (emu/initcheck.py is the reference and reports;
- * the core only bails where a read might be reported, so the numpy engine runs the launch again
- * and gives the same warnings).
+/* The native core's uninitialised-read check (emu/initcheck.py is the reference): the same
+ * shadows, and the same warnings (findings.c), lane for lane.
  *
  * Device memory: one byte per byte of device memory, from Python (the `--arg`/fill ranges set),
  * set by stores and atomics for the whole launch. Local memory: one byte per byte, cleared at
@@ -68,7 +67,8 @@ static int settled(const Init *s, const int16_t *u)
     return 1;
 }
 
-/* Whether an executing lane of `ins` reads a register nothing wrote; records its writes. */
+/* Warn about the executing lanes of `ins` that read a register nothing wrote (one warning per
+ * instruction, the first such register's, as InitShadow.check_registers); record its writes. */
 int init_registers(WG *g, const Ins *ins, int64_t index)
 {
     Init *s = g->init;
@@ -82,12 +82,21 @@ int init_registers(WG *g, const Ins *ins, int64_t index)
     int64_t n = g->n;
     const uint8_t *m = exec_mask(g, ins);
     int all = ins->guard < 0 && g->full;
+    uint8_t *bad = g->bad;
     for (int k = 0; k < USE_READS; k++) {
         int r = u[k];
         if (r < 0 || s->full[r])
             continue;
         const uint8_t *row = s->rows + (int64_t)r * n;
-        LANES(if (!row[l]) return 1;);
+        uint8_t any = 0;
+        if (all)
+            for (int64_t l = 0; l < n; l++)
+                any |= bad[l] = !row[l];
+        else
+            for (int64_t l = 0; l < n; l++)
+                any |= bad[l] = m[l] & !row[l];
+        if (any)
+            warn_lanes(g, WARN_UNINIT_REGISTER, index, bad, r);
     }
     for (int k = USE_READS; k < USE_FIELDS; k++) {
         int r = u[k];
@@ -109,48 +118,54 @@ int init_registers(WG *g, const Ins *ins, int64_t index)
     return 0;
 }
 
-/* Whether an executing lane reads `width` bytes at `addr` (aligned, in bounds) that nothing
- * initialised; records what a write initialises. */
-int init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_t width,
-                int read, int write)
+/* The memory side of a load, store or atomic of `width` bytes at `addr` (MemoryCheck.run):
+ * warn about the executing lanes whose in-bounds access reads bytes nothing initialised (an
+ * atomic: lanes in thread order, each initialising its word for the next), naming the first
+ * one's address; record what the in-bounds writes initialise (out-of-bounds lanes are the
+ * access's fault). */
+void init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_t width,
+                 int read, int write, int64_t index, uint32_t top)
 {
     Init *s = g->init;
     uint8_t *shadow = local ? s->loc : g->run->device_init;
-    int64_t n = g->n;
-    if (read && write) {                 /* an atomic: lanes in thread order */
-        for (int64_t l = 0; l < n; l++) {
-            if (!m[l])
-                continue;
-            uint8_t *p = shadow + addr[l];
-            if (load32(p) != 0x01010101u)
-                return 1;
-            memset(p, 1, 4);                 /* lanes may share the word: in order */
-        }
-        if (local)
-            s->loc_dirty = 1;
-        return 0;
+    uint64_t size = (uint64_t)(local ? g->run->local_size : g->run->device_size);
+    int64_t n = g->n, detail = -1;
+    uint8_t *bad = g->bad;
+    static const uint32_t set = 0x01010101u;
+    if (local && write)
+        s->loc_dirty = 1;
+    if (read && !write && (uint64_t)top + (uint64_t)width <= size) {
+        int clean = 1;                       /* the common case: every byte initialised */
+        for (int64_t l = 0; l < n && clean; l++)
+            if (m[l])
+                clean = width == 4 ? load32(shadow + addr[l]) == set
+                                   : memchr(shadow + addr[l], 0, (size_t)width) == NULL;
+        if (clean)
+            return;
     }
-    if (read)
+    for (int64_t l = 0; l < n; l++) {
+        bad[l] = 0;
+        if (!m[l] || (uint64_t)addr[l] + (uint64_t)width > size)
+            continue;
+        uint8_t *p = shadow + addr[l];
+        if (read)
+            bad[l] = width == 4 ? load32(p) != set : memchr(p, 0, (size_t)width) != NULL;
+        if (bad[l] && detail < 0)
+            detail = addr[l];
+        if (read && write)                   /* an atomic: the next lane sees this one */
+            memcpy(p, &set, 4);
+    }
+    if (detail >= 0)
+        warn_lanes(g, local ? WARN_UNINIT_LOCAL : WARN_UNINIT_DEVICE, index, bad, detail);
+    if (write && !read) {
+        int inside = (uint64_t)top + (uint64_t)width <= size;
         for (int64_t l = 0; l < n; l++) {
-            if (!m[l])
+            if (!m[l] || (!inside && (uint64_t)addr[l] + (uint64_t)width > size))
                 continue;
-            const uint8_t *p = shadow + addr[l];
-            if (width == 4 ? load32(p) != 0x01010101u : memchr(p, 0, (size_t)width) != NULL)
-                return 1;
-        }
-    if (write) {
-        if (local)
-            s->loc_dirty = 1;
-        static const uint32_t set = 0x01010101u;
-        if (width == 4) {
-            for (int64_t l = 0; l < n; l++)
-                if (m[l])
-                    memcpy(shadow + addr[l], &set, 4);
-        } else {
-            for (int64_t l = 0; l < n; l++)
-                if (m[l])
-                    memset(shadow + addr[l], 1, (size_t)width);
+            if (width == 4)
+                memcpy(shadow + addr[l], &set, 4);
+            else
+                memset(shadow + addr[l], 1, (size_t)width);
         }
     }
-    return 0;
 }

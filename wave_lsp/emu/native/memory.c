@@ -1,5 +1,6 @@
 /* The native core's loads, stores and atomics, exactly as emu/memory.py and compile_ops.py
- * (bounds and alignment problems bail; lanes act in thread order). */
+ * (out-of-bounds accesses fault, unaligned ones warn and run; lanes act in thread order;
+ * unaligned atomics bail). */
 #include <string.h>
 
 #include "exec.h"
@@ -44,6 +45,35 @@ static int log_access(WG *g, const Ins *ins, const uint8_t *m, const uint8_t *me
     return 0;
 }
 
+/* memory.addresses: a fault for the executing lanes out of bounds (the first one's address),
+ * else a warning for the unaligned ones; 1 when the run stops. */
+static int check_addresses(WG *g, const Ins *ins, const uint32_t *addr, const uint8_t *m,
+                           int64_t width, uint64_t size, uint32_t top, uint32_t bits)
+{
+    int64_t n = g->n, index = ins - g->run->code;
+    if ((uint64_t)top + (uint64_t)width > size) {
+        int64_t first = -1;
+        for (int64_t l = 0; l < n; l++) {
+            g->bad[l] = m[l] && (uint64_t)addr[l] + (uint64_t)width > size;
+            if (g->bad[l] && first < 0)
+                first = addr[l];
+        }
+        fault(g, ERR_OUT_OF_BOUNDS, g->bad, first, width);
+        return 1;
+    }
+    uint32_t align = width >= 4 ? 3 : (uint32_t)width - 1;
+    if (bits & align) {
+        int64_t first = -1;
+        for (int64_t l = 0; l < n; l++) {
+            g->bad[l] = m[l] && (addr[l] & align);
+            if (g->bad[l] && first < 0)
+                first = addr[l];
+        }
+        warn_lanes(g, WARN_UNALIGNED, index, g->bad, first);
+    }
+    return 0;
+}
+
 int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m)
 {
     Run *run = g->run;
@@ -53,7 +83,6 @@ int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m)
                || (ins->op >= OP_DEVICE_LOAD_U8 && ins->op <= OP_DEVICE_LOAD_U128);
     uint8_t *mem = local ? g->local : run->device;
     uint64_t size = (uint64_t)(local ? run->local_size : run->device_size);
-    uint64_t align = width >= 4 ? 3 : (uint64_t)width - 1;
     const uint32_t *addr = g->R + ins->rs1 * n;
     int64_t count = 0;
     uint32_t top = 0, bits = 0;               /* largest address, OR of the addresses */
@@ -65,20 +94,19 @@ int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m)
     }
     if (!count)
         return -1;
-    if ((uint64_t)top + (uint64_t)width > size)
-        return bail(run, "memory access out of bounds");
-    if (bits & align)
-        return bail(run, "unaligned access");
+    if (g->init)                              /* the initcheck runs before the access */
+        init_memory(g, local, addr, m, width, load, !load, ins - run->code, top);
+    if (check_addresses(g, ins, addr, m, width, size, top, bits))
+        return BAIL_AT;
     int tracked = local ? g->loc_epoch != NULL : g->dev_shadow != NULL;
     if (tracked && !local) {
         if (track_device_lanes(g, addr, m, width, load ? 0 : 1))
             return bail(run, "possible data race");
     } else if (tracked) {
-        if (track_local_lanes(g, addr, m, width, !load, g->R + ins->rs2 * n))
+        if (track_local_lanes(g, addr, m, width, !load,
+                              bits & 3 ? NULL : g->R + ins->rs2 * n))
             return bail(run, "possible data race");
     }
-    if (g->init && init_memory(g, local, addr, m, width, load, !load))
-        return bail(run, "possible uninitialised read");
     if (run->mem && log_access(g, ins, m, mem, load))
         return bail(run, "memory trace too long");
     uint32_t *data = g->R + (load ? ins->rd : ins->rs2) * n;
@@ -143,20 +171,25 @@ int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m)
                    *T = g->R + ins->rs3 * n;
     uint32_t *D = g->R + ins->rd * n;
     int64_t count = 0;
+    uint32_t top = 0, bits = 0;
     for (int64_t l = 0; l < n; l++) {
-        if (!m[l])
-            continue;
-        uint64_t a = addr[l];
-        if (a + 4 > size)
-            return bail(run, "memory access out of bounds");
-        if (a & 3)
-            return bail(run, "unaligned access");
-        if (!local && g->dev_shadow && track(g, 0, a >> 2, a >> 2, 2, 0, 0, 0))
-            return bail(run, "possible data race");
-        count++;
+        uint32_t a = m[l] ? addr[l] : 0;
+        top = a > top ? a : top;
+        bits |= a;
+        count += m[l];
     }
-    if (g->init && init_memory(g, local, addr, m, 4, 1, 1))
-        return bail(run, "possible uninitialised read");
+    if (!count)
+        return -1;
+    if (g->init)
+        init_memory(g, local, addr, m, 4, 1, 1, ins - run->code, top);
+    if (check_addresses(g, ins, addr, m, 4, size, top, bits))
+        return BAIL_AT;
+    if (bits & 3)        /* memory.atomic groups lanes by exact address: overlapping words of */
+        return bail(run, "unaligned atomic");           /* different lanes are not replayed */
+    if (!local && g->dev_shadow)
+        for (int64_t l = 0; l < n; l++)
+            if (m[l] && track(g, 0, addr[l] >> 2, addr[l] >> 2, 2, 0, 0, 0))
+                return bail(run, "possible data race");
     int64_t wave = -1, before = 0, index = ins - run->code;
     for (int64_t l = 0; l < n; l++) {
         if (!m[l])

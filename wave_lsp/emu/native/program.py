@@ -17,7 +17,8 @@ from ..plan import CATEGORY, Plan, make_plan, register_uses, signature
 
 CATEGORIES = ("integer", "float", "memory", "control", "wave", "atomic")   # CAT_* in core.h
 FIELDS = 16
-TRAP = -1          # OP_TRAP: faults (so the core bails) when a lane runs it
+TRAP = -1          # OP_TRAP: faults when a lane runs it (see `encode`)
+TRAP_REGISTER = 1  # a trap record's `trap` field: register_out_of_range (core.h); else it bails
 CONTROL_CLASSES = (IC.CONTROL, IC.SYNC)
 USE_READS, USE_WRITES = 8, 4   # registers read and written per instruction (core.h USE_*)
 
@@ -73,7 +74,7 @@ def encode(kernel: KernelCode, registers: int, ops: tuple[str, ...]) -> bytes | 
         if op is None:
             return None
         control = spec.iclass in CONTROL_CLASSES or (spec.iclass is IC.MISC and not spec.operands)
-        imm, skip = ins.imm & 0xFFFFFFFF, -1
+        imm, skip, trap = ins.imm & 0xFFFFFFFF, -1, 0
         if control:
             if any(o.kind is OperandKind.PREDICATE and getattr(ins, o.field.value)
                    >= PREDICATE_COUNT for o in spec.operands):
@@ -87,13 +88,21 @@ def encode(kernel: KernelCode, registers: int, ops: tuple[str, ...]) -> bytes | 
             used, bad_predicate = _registers_used(ins)
             if bad_predicate or any(r >= registers for r in used):
                 op = TRAP
+                trap = 0 if bad_predicate else TRAP_REGISTER
         access = spec.memory
         out.extend((op, ins.rd, ins.rs1, ins.rs2, ins.rs3, ins.rs4,
                     ins.pred_reg if ins.guarded else -1, int(ins.pred_neg), imm, skip,
                     CATEGORIES.index(CATEGORY[spec.iclass]),
                     access.width if access else 0, access.words if access else 0,
-                    int(access is not None and access.space == "local"), 0, 0))
+                    int(access is not None and access.space == "local"), trap, 0))
     return out.tobytes()
+
+
+def registers_beyond(ins: DecodedInstruction, registers: int) -> list[int]:
+    """The registers `ins` names beyond a register file of `registers` (its
+    register_out_of_range error), in order."""
+    used, _ = _registers_used(ins)
+    return sorted({r for r in used if r >= registers})
 
 
 def encode_uses(kernel: KernelCode, registers: int) -> bytes:

@@ -1,21 +1,58 @@
 """Running a prepared launch (`pipeline.prepare`) on the native core: device memory and its
-initial contents, the core's run, and its statistics as `Stats`, in a `RunReport`.
+initial contents, the core's run, its statistics as `Stats`, its warnings and error
+(`findings`), in a `RunReport`.
 
-`run_native(prepared, options)` returns a `NativeRun`: `report` is the run's `RunReport`
-(engine "native", equal to the numpy engine's), or None and `reason` says why the numpy engine
-must run the launch instead. Only `pipeline.run` calls it. No numpy."""
+`run_native(prepared, options, observers, started)` returns a `NativeRun`: `report` is the run's
+`RunReport` (engine "native", equal to the numpy engine's: warnings, errors, memory, statistics),
+or None and `reason` says why the numpy engine must run the launch instead. Only `pipeline.run`
+calls it. No numpy.
+
+The time limit and a cancel callback (`RunOptions.time_limit`, `cancel`) are polled by the core
+itself (limits.c) on the numpy engine's schedule: the deadline on CLOCK_MONOTONIC (Python's
+`time.monotonic`, counted from `started`), the callback called with the GIL at most every 10 ms
+of those polls (and once before the run, as the numpy engine polls before it starts); a callback
+that raises stops the run and the exception propagates, as on the numpy engine.
+
+What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`'s
+`engine: numpy (REASON)`), all of it instructions or semantics the core lacks:
+- an instruction it does not implement (`_wavecore.OPS`: transcendentals, `mma_*`, ...), or one
+  naming a predicate that does not exist;
+- "possible data race": the core's race shadows (shadow.c) only see that two workgroups, or two
+  waves of a workgroup between barriers, may have met on a word; the numpy engine finds and
+  reports the race (`data_race`), whose choice depends on its batches;
+- "unaligned atomic" (the numpy engine replays atomics grouped by exact address);
+- NaN operands of the float instructions whose NaN results the core does not reproduce
+  ("NaN operand", "f16/bf16 NaN", "fmin/fmax of NaN or signed zeros", ...);
+- "the instruction limit in a batch of several workgroups": the numpy engine checks the limit
+  every so many steps of a batch (workgroups in lock-step), so where a batch holds several, when
+  it stops, and its memory and statistics then, are the batch's (the core reports the limit
+  where a batch holds one workgroup; every other error always: the numpy engine runs a batch
+  that met one again one workgroup at a time; the time limit and a cancel always);
+- "an error with the profile" (the record of a profile cut short is not compared), "a time
+  limit or cancel with the profile" (the editor's profiles: past its pattern bounds the
+  core's profile record differs from the numpy engine's, whose patterns are per batch),
+  "endif/endloop pops a frame of the caller",
+  "memory trace too long", and the observers and launches `_ineligible` names (a trace,
+  breakpoints, recording, the store-writer record, device memory above 256 MiB, local memory
+  above 16 MiB, too many workgroups).
+"""
 
 from __future__ import annotations
 
+import time
+from array import array
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH
 from ..kernel_launch import Launch, LaunchError, initialised_ranges, write_memory_init
 from ..options import RunOptions
+from .. import messages
+from ..report import EmuError
 from ..run_report import RunReport
 from ..stats import Stats
 from . import core as native_core
+from .findings import ERRORS, TIMING, Findings
 from .program import encode, encode_uses
 
 if TYPE_CHECKING:
@@ -43,12 +80,11 @@ def _ineligible(launch: Launch, options: RunOptions, observers) -> str | None:
         kinds.add(observer.kind)
     if {"mem_trace", "profile"} <= kinds:
         return "--mem-trace with the profile"
-    if launch.register_threads:
-        return "registers asked for"
-    if options.time_limit is not None:
-        return "a time limit"
-    if options.cancel is not None:
-        return "a cancel callback"
+    if "profile" in kinds and (options.time_limit is not None or options.cancel is not None):
+        # the editor's profiles, as before: past its pattern bounds the core's record differs
+        # from the numpy engine's, whose patterns are per batch (the command's --profile runs
+        # here all the same)
+        return "a time limit or cancel with the profile"
     if launch.device_memory > MAX_DEVICE_MEMORY:
         return "device memory above 256 MiB"
     return None
@@ -68,9 +104,11 @@ def _memory(launch: Launch, core):
     return memory
 
 
-def run_native(prepared: PreparedLaunch, options: RunOptions, observers) -> NativeRun:
+def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
+               started: float | None = None) -> NativeRun:
     """Run a prepared launch with `observers` (`observer`) on the native core (see the module
-    doc)."""
+    doc); the time limit counts from `started` (a `time.monotonic()` reading; default: now)."""
+    started = time.monotonic() if started is None else started
     core = native_core()
     if core is None:
         return NativeRun("the native core is not built")
@@ -93,35 +131,95 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers) -> Nati
     numbers = (*geo.grid, *geo.workgroup, geo.wave_width, geo.registers, geo.local_memory,
                MIN_DIVERGENCE_DEPTH, MAX_CALL_DEPTH, options.max_instructions)
     regs = {int(k): int(v) for k, v in launch.set_regs.items()}
-    check = ()
+    check = (b"", bytearray())
     kinds = {observer.kind: observer for observer in observers}
     if "initcheck" in kinds:           # the uninitialised-read check (initcheck.c)
         shadow = bytearray(launch.device_memory)
         for offset, length in initialised_ranges(launch.memory_init):
             shadow[offset:offset + length] = b"\x01" * length
         check = (encode_uses(kernel, geo.registers), shadow)
-    profile = ()
+    profile = None
     if "profile" in kinds:             # the kernel profile (profile.c, profile_native.py)
         from ..profile_native import native_spec
-        profile = (native_spec(geo.wave_width),)
-        check = check or (b"", bytearray())
+        profile = native_spec(geo.wave_width)
     mem_trace = kinds.get("mem_trace")
+    deadline = started + options.time_limit if options.time_limit else 0.0
+    found = Findings(kernel, geo, launch.device_memory, options.max_instructions)
+    early = _limit_before(deadline, options.cancel)
+    if early is not None:              # as the numpy engine's poll before it runs anything
+        return NativeRun(None, RunReport(kernel=kernel.name, device=device, errors=[early],
+                                         launch_summary=prepared.summary(), engine="native"))
+    wanted = array("q", sorted({int(t) for t in launch.register_threads}))
+    per = geo.registers + 4
+    registers_out, registers_have = bytearray(4 * per * len(wanted)), bytearray(len(wanted))
+    result = core.run(code, numbers, device, regs, *check, profile=profile,
+                      memlog=mem_trace is not None, deadline=deadline, cancel=options.cancel,
+                      wanted=wanted.tobytes(), registers_out=registers_out,
+                      registers_have=registers_have)
+    log = None
     if mem_trace is not None:          # the memory access log (memlog.c, mem_access.py)
-        result, log = core.run(code, numbers, device, regs, *(check or (b"", bytearray())),
-                               *(profile or (None,)), True)
-    else:
-        result = core.run(code, numbers, device, regs, *check, *profile)
-    (bail, index, counts), record = result if profile else (result, None)
+        result, log = result
+    (bail, index, counts, (warnings, error)), record = \
+        result if profile is not None else (result, None)
     if bail is not None:
         return NativeRun(f"{bail} (instruction {index})")
-    report = RunReport(kernel=kernel.name, device=device, stats=_stats(counts),
+    stats = _stats(counts)
+    reason = _unlike_numpy(geo, options, observers, kinds, error, stats)
+    if reason is not None:
+        return NativeRun(reason)
+    report = RunReport(kernel=kernel.name, device=device, stats=stats,
+                       warnings=[found.warning(w) for w in warnings],
+                       errors=[] if error is None else [found.error(error)],
+                       registers=_registers(wanted, registers_out, registers_have, per),
                        launch_summary=prepared.summary(), engine="native")
     if mem_trace is not None:
         _mem_trace(report, mem_trace, kernel, geo, log)
-    if profile:
+    if profile is not None:
         from ..profile_native import native_record
         report.profile = native_record(kernel, geo, record)
     return NativeRun(None, report)
+
+
+def _registers(wanted, out: bytearray, have: bytearray, per: int) -> dict:
+    """`RunReport.registers` from the core's copies: thread -> {"r0": v, ..., "p3": v}."""
+    words = array("I", bytes(out))
+    registers = {}
+    for i, thread in enumerate(wanted):
+        if have[i]:
+            row = words[i * per:(i + 1) * per]
+            values = {f"r{r}": int(v) for r, v in enumerate(row[:per - 4])}
+            values.update({f"p{p}": int(v) for p, v in enumerate(row[per - 4:])})
+            registers[thread] = values
+    return registers
+
+
+def _limit_before(deadline: float, cancel) -> EmuError | None:
+    """The time limit or a cancel met before the run starts (as `engine.Limits.poll`)."""
+    if deadline and time.monotonic() > deadline:
+        return EmuError("time_limit", messages.TIME_LIMIT)
+    if cancel is not None and cancel():
+        return EmuError("cancelled", messages.CANCELLED)
+    return None
+
+
+def _unlike_numpy(geo, options: RunOptions, observers, kinds, error, stats: Stats) -> str | None:
+    """Why the numpy engine's report of this run would differ from the core's, or None. The
+    core runs workgroups one at a time, as the numpy engine reports an error (it runs a batch
+    that met one again, one workgroup at a time: `engine.SequentialNeeded`); but it checks the
+    instruction limit every so many steps of a batch, so a run that passes the limit where a
+    batch holds several workgroups is left to it. The time limit and a cancel stop at no
+    defined point, and are reported as they are met."""
+    if error is not None and "profile" in kinds:
+        return "an error with the profile"
+    limit = options.max_instructions
+    if not (limit > 0 and stats.total > limit) or (error is not None
+                                                    and ERRORS[error[0]] in TIMING):
+        return None
+    stepping = [o for o in observers if o.steps]
+    if geo.batch_size(options.max_batch_lanes,
+                      any(o.single_workgroup for o in stepping)) == 1:
+        return None
+    return "the instruction limit in a batch of several workgroups"
 
 
 def _mem_trace(report: RunReport, tracer, kernel, geo, log: bytes) -> None:

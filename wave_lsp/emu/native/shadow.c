@@ -88,7 +88,7 @@ static inline int track_device(WG *g, uint64_t block, int kind, uint32_t wave)
     return 0;
 }
 
-/* `track_device` for every executing lane of one aligned access of `width` bytes, with the
+/* `track_device` for every executing lane of one access of `width` bytes, with the
  * loop invariants hoisted (the hot path of device loads and stores). */
 int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width,
                               int kind)
@@ -136,8 +136,9 @@ int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wi
     return 0;
 }
 
-/* `epoch_conflict` on local memory for every executing lane of one aligned access (loads and
- * stores; `data`: the values a store writes), with the loop invariants hoisted. */
+/* `epoch_conflict` on local memory for every executing lane of one access (loads and stores,
+ * over the words each lane's bytes touch; `data`: the values a 32-bit store writes, NULL where
+ * they are not known, as racecheck treats an unaligned store), with the loop invariants hoisted. */
 int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width,
                              int write, const uint32_t *data)
 {
@@ -145,16 +146,16 @@ int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wid
     uint64_t *writers = g->loc_writers;
     const uint32_t epoch = g->epoch, written = write ? WRITTEN : 0;
     const uint32_t shared_read = (epoch << 13) | WAVE_MULTI;  /* read by several, unwritten */
-    const int known = write && width == 4, small = g->nw <= 64;
-    const int64_t per = width >= 4 ? width / 4 : 1, W = g->W;
+    const int known = write && width == 4 && data, small = g->nw <= 64;
+    const int64_t W = g->W;
     for (int64_t wave = 0; wave < g->nw; wave++) {
         const uint64_t bit = small ? 1ull << wave : 0;
         const uint32_t mine = (uint32_t)(wave + 1);
         for (int64_t l = wave * W; l < (wave + 1) * W; l++) {
             if (!m[l])
                 continue;
-            uint64_t word = addr[l] >> 2;
-            for (int64_t k = 0; k < per; k++, word++) {
+            uint64_t word = addr[l] >> 2, last = ((uint64_t)addr[l] + width - 1) >> 2;
+            for (; word <= last; word++) {
                 uint32_t e = sh[word];
                 if (!write && e == shared_read)
                     continue;                 /* the common case of a tile read by all */

@@ -56,7 +56,9 @@ int wg_setup(WG *g, Run *run)
     g->frames = calloc(depth, sizeof(Frame));
     g->calls = calloc(calls ? calls : 1, sizeof(CallFrame));
     g->local = calloc(run->local_size + 16, 1);
-    if (!g->block || !g->R || !g->P || !g->tmp32 || !g->tmp32b || !g->frames || !g->calls
+    g->bad = calloc(2 * n, 1);
+    g->bad2 = g->bad ? g->bad + n : NULL;
+    if (!g->bad || !g->block || !g->R || !g->P || !g->tmp32 || !g->tmp32b || !g->frames || !g->calls
         || !g->local
         || !g->sums || !g->words)
         return -1;
@@ -115,7 +117,7 @@ void wg_free(WG *g)
 {
     free(g->block); free(g->R); free(g->P); free(g->tmp32); free(g->tmp32b); free(g->sums); free(g->words); free(g->frames);
     free(g->calls); free(g->local); shadow_free(g->dev_shadow, g->dev_words * 8); free(g->sr_lane); free(g->loc_epoch);
-    free(g->loc_value); free(g->loc_writers);
+    free(g->loc_value); free(g->loc_writers); free(g->bad);
 }
 
 uint32_t special(WG *g, int64_t index, int64_t lane)

@@ -1,5 +1,5 @@
 /* The native core's wave operations, exactly as emu/waveops.py (a shuffle from an inactive lane
- * or one outside the wave bails: the numpy engine warns). */
+ * or one outside the wave reads 0 and warns, as compile_ops.build_wave). */
 #include <string.h>
 
 #include "exec.h"
@@ -11,7 +11,7 @@ int64_t wave_op(WG *g, const Ins *ins, const uint8_t *m)
     int op = (int)ins->op;
     const uint32_t *src = g->R + ins->rs1 * n, *sel = g->R + ins->rs2 * n;
     uint32_t *out = g->tmp32;
-    int any = 0;
+    int any = 0, warned = 0;
     for (int64_t l = 0; l < n; l++)
         any |= m[l];
     if (!any)
@@ -24,6 +24,7 @@ int64_t wave_op(WG *g, const Ins *ins, const uint8_t *m)
             for (int64_t i = 0; i < W; i++)
                 if (mw[i]) { first = i; break; }
             for (int64_t i = 0; i < W; i++) {
+                g->bad[base + i] = g->bad2[base + i] = 0;
                 if (!mw[i])
                     continue;
                 int64_t s = sel[base + i];
@@ -32,11 +33,17 @@ int64_t wave_op(WG *g, const Ins *ins, const uint8_t *m)
                     : op == OP_WAVE_SHUFFLE_DOWN ? i + s
                     : op == OP_WAVE_SHUFFLE_XOR ? (i ^ s)
                     : (int64_t)sel[base + first];
-                if (source < 0 || source >= W)
-                    return bail(run, "shuffle from a lane outside the wave");
-                if (!mw[source])
-                    return bail(run, "shuffle from an inactive lane");
-                out[base + i] = src[base + source];
+                if (source < 0 || source >= W) {          /* reads 0, and warns */
+                    g->bad2[base + i] = 1;
+                    warned = 1;
+                    out[base + i] = 0;
+                } else if (!mw[source]) {
+                    g->bad[base + i] = 1;
+                    warned = 1;
+                    out[base + i] = 0;
+                } else {
+                    out[base + i] = src[base + source];
+                }
             }
         } else if (op == OP_WAVE_BALLOT) {
             const uint8_t *p = g->P + ins->rs1 * n + base;
@@ -74,6 +81,11 @@ int64_t wave_op(WG *g, const Ins *ins, const uint8_t *m)
             for (int64_t i = 0; i < W; i++)
                 out[base + i] = r;
         }
+    }
+    if (warned) {                             /* inactive sources first, as compile_ops */
+        int64_t index = ins - run->code;
+        warn_lanes(g, WARN_INACTIVE_SHUFFLE, index, g->bad, 0);
+        warn_lanes(g, WARN_OUT_OF_RANGE_SHUFFLE, index, g->bad2, 0);
     }
     if (op == OP_WAVE_ANY || op == OP_WAVE_ALL) {
         uint8_t *PD = g->P + ins->rd * n;
