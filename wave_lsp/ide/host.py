@@ -35,11 +35,11 @@ import math
 import threading
 import time
 import urllib.parse
-from contextlib import contextmanager, nullcontext
-from typing import Any, Callable, Iterator
+from contextlib import nullcontext
+from typing import Any, Callable
 
 from ..cancellation import CancelToken, Cancelled, running
-from ..syntax.document import Document
+from ..syntax.document import Document, collector_paused
 from ..syntax.memo import clear_memos, memo_entries
 from .jobs import JobService
 from .state import DocumentState
@@ -326,30 +326,6 @@ def small(lines: list[str]) -> bool:
         if chars > INLINE_CHARS:
             return False
     return True
-
-
-_paused = 0
-_paused_lock = threading.Lock()
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a large text is parsed: the parse allocates millions
-    of long-lived objects, and each full collection it would trigger scans them all while
-    holding the interpreter lock, so the event loop would stall for up to a second. `settle`
-    then freezes what was built."""
-    global _paused
-    with _paused_lock:
-        _paused += 1
-        if _paused == 1:
-            gc.disable()
-    try:
-        yield
-    finally:
-        with _paused_lock:
-            _paused -= 1
-            if _paused == 0:
-                gc.enable()
 
 
 def _trim_allocator() -> None:
