@@ -8,7 +8,7 @@ the line numbers. Nodes are immutable.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +72,17 @@ class Instruction:
     operands: tuple[Operand, ...]
     start: int
     end: int
+    # the hash, computed on first use: the analysis memoises a dozen passes by instruction, and
+    # hashing one anew (its tokens and operands) took a fifth of a file's analysis
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        found = self._hash
+        if found is None:
+            found = hash((self.guard, self.mnemonic, self.suffixes, self.hint, self.operands,
+                          self.start, self.end))
+            object.__setattr__(self, "_hash", found)
+        return found
 
     @property
     def head(self) -> str:
