@@ -100,10 +100,12 @@ def _fast_line(text: str) -> LineSyntax | None:
         cut = semicolon
     if 0 <= hash_ < cut:
         cut = hash_
-    _, _, pieces, opening = _fast_patterns()
-    m = opening.match(text, 0, cut)
+    # an instruction first (most lines are): a line the instruction pattern matches holds no
+    # `:` and does not start with `.`, so it is no label or directive
+    statements = _instruction_at(text, 0, cut)
+    m = None if statements is not None else _fast_patterns()[3].match(text, 0, cut)
     if m is None:
-        statements = _instruction_at(text, 0, cut)
+        pass
     elif m.start("label") >= 0:
         start, end = m.span("label")
         name = text[start:end - 1].rstrip(" \t\r\f\v")
@@ -116,7 +118,7 @@ def _fast_line(text: str) -> LineSyntax | None:
     elif m.end() != cut:
         return None
     else:
-        statements = _directive(text, m, pieces)
+        statements = _directive(text, m)
     if statements is None:
         return None
     comment = None
@@ -126,7 +128,7 @@ def _fast_line(text: str) -> LineSyntax | None:
     return LineSyntax(statements, comment, None)
 
 
-def _directive(text: str, m: re.Match, pieces: re.Pattern) -> tuple[Statement, ...] | None:
+def _directive(text: str, m: re.Match) -> tuple[Statement, ...] | None:
     start, end = m.span("directive")
     if text[start:end] == ".end":        # the grammar's `end_directive`: nothing may follow
         if m.start("operands") >= 0:
@@ -135,7 +137,7 @@ def _directive(text: str, m: re.Match, pieces: re.Pattern) -> tuple[Statement, .
     args: tuple[Operand, ...] = ()
     at, stop = m.span("operands")
     if at >= 0:
-        found = _operands(text, at, stop, pieces, True)
+        found = _operands(text, at, stop)
         if found is None:
             return None
         args, end = found
@@ -143,8 +145,7 @@ def _directive(text: str, m: re.Match, pieces: re.Pattern) -> tuple[Statement, .
                       args, start, end),)
 
 
-def _operands(text: str, at: int, stop: int, pieces: re.Pattern,
-              dotted_first: bool) -> tuple[tuple[Operand, ...], int] | None:
+def _operands(text: str, at: int, stop: int) -> tuple[tuple[Operand, ...], int] | None:
     """The operands written in text[at:stop] (matched by the operand list), and where the
     last ends; None when one needs the grammar."""
     written = text[at:stop]
@@ -157,11 +158,22 @@ def _operands(text: str, at: int, stop: int, pieces: re.Pattern,
         first = at + part.index(body[0])
         at += len(part) + 1
         last = first + len(body)
-        form = pieces.match(text, first, last).lastgroup
-        if form not in _FAST_FORMS or (form == "dotted" and not operands and not dotted_first):
+        operand = _fast_operand(body, first)
+        if operand is None:
             return None
-        operands.append(_operand_of(form, body, first, last))
+        operands.append(operand)
     return tuple(operands), last
+
+
+@value_memo(maxsize=1 << 16)
+def _fast_operand(body: str, first: int) -> Operand | None:
+    """The operand `body` written at column `first`, or None when its form needs the grammar
+    (memoised: `r7` at column 9 recurs on most lines of a file). The operand pattern matches
+    `body` alone as it matches it inside its line: it looks neither behind nor past the end."""
+    form = _fast_patterns()[2].match(body).lastgroup
+    if form not in _FAST_FORMS:
+        return None
+    return _operand_of(form, body, first, first + len(body))
 
 
 def _simple_instruction(text: str) -> LineSyntax | None:
@@ -176,7 +188,7 @@ def _simple_instruction(text: str) -> LineSyntax | None:
 def _instruction_at(text: str, begin: int, cut: int) -> tuple[Instruction] | None:
     """The one instruction written in text[begin:cut] (`cut`: where the comment starts), or
     None when it needs the grammar."""
-    line, guard_pattern, pieces, _ = _fast_patterns()
+    line, guard_pattern, _, _ = _fast_patterns()
     m = line.fullmatch(text, begin, cut)
     if m is None:
         return None
@@ -191,7 +203,7 @@ def _instruction_at(text: str, begin: int, cut: int) -> tuple[Instruction] | Non
     if at >= 0:
         # a first dotted word is a cache hint only when an operand follows it after a blank,
         # which the line pattern does not match (its operands are separated by commas)
-        found = _operands(text, at, stop, pieces, True)
+        found = _operands(text, at, stop)
         if found is None:
             return None
         operands, end = found
