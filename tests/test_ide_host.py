@@ -101,6 +101,35 @@ def test_a_background_job_yields_to_a_foreground_job_at_its_checkpoints():
     assert passed == [0, 1, 2]                    # no foreground job: no wait
 
 
+def test_a_cancellation_ends_a_background_jobs_wait_at_once(monkeypatch):
+    """An edit cancels the analysis and then waits for it to stop (its lock): a background
+    job waiting for a foreground one stops at once, not after its wait."""
+    import wave_lsp.cancellation as cancellation
+    monkeypatch.setattr(cancellation, "YIELD_SECONDS", 600)
+    token = CancelToken(background=True)
+    outcome: list[str] = []
+    waiting = threading.Event()
+
+    def background() -> None:
+        with running(token):
+            waiting.set()
+            try:
+                checkpoint()
+                outcome.append("passed")
+            except Cancelled as err:
+                outcome.append(str(err))
+
+    with foreground():
+        worker = threading.Thread(target=background)
+        worker.start()
+        waiting.wait(10)
+        worker.join(0.2)
+        assert outcome == []                      # waiting for the foreground job
+        token.cancel("newer edit")
+        worker.join(30)
+        assert outcome == ["newer edit"]          # long before its 600 s
+
+
 async def test_a_large_document_is_parsed_off_the_event_loop():
     host = AnalysisHost()
     text = distinct_source(50_000)

@@ -43,6 +43,9 @@ class CancelToken:
     def cancel(self, reason: str = "cancelled") -> None:
         self.reason = reason
         self.cancelled = True
+        if self.background:
+            with _wake:              # a background job waiting at a checkpoint stops now
+                _wake.notify_all()
 
     def check(self) -> None:
         if self.cancelled:
@@ -68,35 +71,34 @@ def current() -> CancelToken | None:
     return getattr(_current, "token", None)
 
 
-_foreground = 0
-_foreground_lock = threading.Lock()
-_no_foreground = threading.Event()
-_no_foreground.set()
+_foreground = 0                      # foreground jobs running
+_wake = threading.Condition()        # a foreground job ended, or a token was cancelled
 
 
 @contextmanager
 def foreground() -> Iterator[None]:
     """A job a request waits for runs meanwhile: background jobs wait at their checkpoints."""
     global _foreground
-    with _foreground_lock:
+    with _wake:
         _foreground += 1
-        _no_foreground.clear()
     try:
         yield
     finally:
-        with _foreground_lock:
+        with _wake:
             _foreground -= 1
             if _foreground == 0:
-                _no_foreground.set()
+                _wake.notify_all()
 
 
 def checkpoint() -> None:
     """Raise `Cancelled` when the job running in this thread has been cancelled; in a
-    background job, first wait while a foreground job runs (`YIELD_SECONDS` at most)."""
+    background job, first wait while a foreground job runs (`YIELD_SECONDS` at most; a
+    cancellation ends the wait at once: an edit waits for the job to stop)."""
     token = getattr(_current, "token", None)
     if token is None:
         return
-    if token.background and not _no_foreground.is_set():
-        _no_foreground.wait(YIELD_SECONDS)
+    if token.background and _foreground and not token.cancelled:
+        with _wake:
+            _wake.wait_for(lambda: not _foreground or token.cancelled, YIELD_SECONDS)
     if token.cancelled:
         raise Cancelled(token.reason)
