@@ -15,7 +15,9 @@ the mixed corpus), one figure per generator:
                                     [--generators structured,math]
 
 Each figure is run --runs times (edits: --runs x 8 edits); the median and the minimum are
-printed (the machine may be shared: compare figures taken in the same conditions, alternating
+printed, and the CPU time the command or the server spent (user + system, all threads; for
+edits, per edit): on a shared, loaded machine the wall time mostly measures the load, the CPU
+time what the host does (compare figures taken in the same conditions, alternating
 before/after).
 """
 
@@ -23,6 +25,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,22 +40,37 @@ from corpus_kernels import GENERATORS  # noqa: E402
 from raw_session import RawSession  # noqa: E402
 
 
-def report(label: str, times: list[float]) -> None:
+def report(label: str, times: list[float], cpu: list[float] | None = None) -> None:
+    used = f", CPU median {statistics.median(cpu) * 1000:.0f} ms" if cpu else ""
     print(f"{label}: median {statistics.median(times) * 1000:.0f} ms, "
-          f"min {min(times) * 1000:.0f} ms ({len(times)} runs)", flush=True)
+          f"min {min(times) * 1000:.0f} ms{used} ({len(times)} runs)", flush=True)
+
+
+def process_cpu(pid: int) -> float | None:
+    """User + system seconds of process `pid` so far, all its threads (None off Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def bench_lint(name: str, text: str, runs: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "lint.wave"
         path.write_text(text, encoding="utf-8")
-        times = []
+        times, cpu = [], []
         for _ in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             subprocess.run([sys.executable, "-m", "wave_lsp", "lint", str(path)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
             times.append(time.perf_counter() - t0)
-    report(f"[{name}] wave-lsp lint, {text.count(chr(10))} distinct lines (whole command)", times)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    report(f"[{name}] wave-lsp lint, {text.count(chr(10))} distinct lines (whole command)", times,
+           cpu)
 
 
 def _open(session: RawSession, uri: str, text: str) -> None:
@@ -64,18 +83,21 @@ def _published(session: RawSession, uri: str, version: int) -> asyncio.Future:
                                 lambda p: p["uri"] == uri and p.get("version") == version)
 
 
-async def tokens_once(text: str) -> float:
+async def tokens_once(text: str) -> tuple[float, float | None]:
+    """Wall and server CPU seconds from `didOpen` to the semantic tokens."""
     session = RawSession()
     await session.start({"diagnostics": {"mode": "push"}})
     uri = "file:///bench/huge.wave"
+    cpu = process_cpu(session.proc.pid)
     t0 = time.perf_counter()
     _open(session, uri, text)
     data = await session.request("textDocument/semanticTokens/full",
                                  {"textDocument": {"uri": uri}})
     elapsed = time.perf_counter() - t0
+    used = process_cpu(session.proc.pid)
     assert data and len(data["data"]) > len(text.splitlines()), "no tokens"
     await session.stop()
-    return elapsed
+    return elapsed, (used - cpu if used is not None and cpu is not None else None)
 
 
 def edit_rows(lines: list[str], count: int) -> list[int]:
@@ -86,9 +108,10 @@ def edit_rows(lines: list[str], count: int) -> list[int]:
     return rows[::step][:count]
 
 
-async def edits_once(text: str, edits: int) -> list[float]:
+async def edits_once(text: str, edits: int) -> tuple[list[float], float | None]:
     """Open `text`, wait for its diagnostics, then time `edits` one-line edits (the last
-    register operand of an instruction changed) to their publishDiagnostics."""
+    register operand of an instruction changed) to their publishDiagnostics; and the server's
+    CPU seconds per edit."""
     session = RawSession()
     await session.start({"diagnostics": {"mode": "push"}})
     uri = "file:///bench/edit.wave"
@@ -97,6 +120,7 @@ async def edits_once(text: str, edits: int) -> list[float]:
     await opened
     lines = text.splitlines()
     times = []
+    cpu = process_cpu(session.proc.pid)
     for version, row in enumerate(edit_rows(lines, edits), start=2):
         line = lines[row]
         col = line.rindex(", r") + 3
@@ -113,8 +137,9 @@ async def edits_once(text: str, edits: int) -> list[float]:
                                 "text": new}]})
         await done
         times.append(time.perf_counter() - t0)
+    used = process_cpu(session.proc.pid)
     await session.stop()
-    return times
+    return times, ((used - cpu) / len(times) if used is not None and cpu is not None else None)
 
 
 async def first_once(text: str) -> float:
@@ -155,13 +180,15 @@ def main() -> int:
             bench_lint(name, make(args.lint_lines, 31), args.runs)
         if "tokens" in only:
             text = make(args.tokens_lines, 32)
+            found = [asyncio.run(tokens_once(text)) for _ in range(args.runs)]
             report(f"[{name}] semantic tokens of a just-opened {args.tokens_lines}-line file",
-                   [asyncio.run(tokens_once(text)) for _ in range(args.runs)])
+                   [t for t, _ in found], [c for _, c in found if c is not None])
         if "edit" in only:
             text = make(args.edit_lines, 34)
-            times = [t for _ in range(args.runs) for t in asyncio.run(edits_once(text, 8))]
+            sessions = [asyncio.run(edits_once(text, 8)) for _ in range(args.runs)]
             report(f"[{name}] one-line edit -> diagnostics, {args.edit_lines}-line file "
-                   f"(debounce included)", times)
+                   f"(debounce included)", [t for times, _ in sessions for t in times],
+                   [c for _, c in sessions if c is not None])
     if "first" in only:
         text = distinct_source(args.first_lines, seed=33, clean=True)
         report(f"server start -> first hover answer, {args.first_lines}-line file",
