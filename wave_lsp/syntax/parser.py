@@ -102,23 +102,7 @@ def _fast_line(text: str) -> LineSyntax | None:
         cut = hash_
     # an instruction first (most lines are): a line the instruction pattern matches holds no
     # `:` and does not start with `.`, so it is no label or directive
-    statements = _instruction_at(text, 0, cut)
-    m = None if statements is not None else _fast_patterns()[3].match(text, 0, cut)
-    if m is None:
-        pass
-    elif m.start("label") >= 0:
-        start, end = m.span("label")
-        name = text[start:end - 1].rstrip(" \t\r\f\v")
-        label = Label(Token(name, start, start + len(name)), start, end)
-        if m.end() == cut:
-            statements = (label,)
-        else:
-            rest = _instruction_at(text, m.end(), cut)
-            statements = None if rest is None else (label, *rest)
-    elif m.end() != cut:
-        return None
-    else:
-        statements = _directive(text, m)
+    statements = _instruction_at(text, 0, cut) or _labelled_or_directive(text, cut)
     if statements is None:
         return None
     comment = None
@@ -126,6 +110,22 @@ def _fast_line(text: str) -> LineSyntax | None:
         body = text[cut:].rstrip(" \t\r\f\v")
         comment = Token(body, cut, cut + len(body))
     return LineSyntax(statements, comment, None)
+
+
+def _labelled_or_directive(text: str, cut: int) -> tuple[Statement, ...] | None:
+    """A label (alone or before an instruction) or a directive written in text[:cut]."""
+    m = _fast_patterns()[3].match(text, 0, cut)
+    if m is None:
+        return None
+    if m.start("label") < 0:
+        return _directive(text, m) if m.end() == cut else None
+    start, end = m.span("label")
+    name = text[start:end - 1].rstrip(" \t\r\f\v")
+    label = Label(Token(name, start, start + len(name)), start, end)
+    if m.end() == cut:
+        return (label,)
+    rest = _instruction_at(text, m.end(), cut)
+    return None if rest is None else (label, *rest)
 
 
 def _directive(text: str, m: re.Match) -> tuple[Statement, ...] | None:
