@@ -1,14 +1,16 @@
 """Benchmark of the analysis (in process): open + analyse, and re-analysis after one-line edits.
 
 Two kinds of input, both reported (DESIGN.md §5 targets are for the first):
-- distinct lines (`corpus.distinct_source`: varied mnemonics, registers, immediates, comments,
-  kernels, if/loop, calls), as real files are — the per-line caches hardly ever hit; in two
-  styles: "clean" (what a kernel author writes: a few diagnostics in 20,000 lines) and "many
-  diagnostics" (every instruction anywhere: about 2,000 diagnostics in 20,000 lines);
+- distinct lines from every generator of `corpus_kernels.GENERATORS`, as real files are — the
+  per-line caches hardly ever hit: structured kernels (loops, ifs, local memory, barriers),
+  straight-line math of every instruction class, many labels and calls, comment-heavy files,
+  and the mixed corpus (`corpus.distinct_source`) in two styles: "mixed" (what a kernel author
+  writes: a few diagnostics in 20,000 lines) and "mixed-many" (every instruction anywhere:
+  about 2,000 diagnostics in 20,000 lines);
 - one kernel repeated (../shared/wave-examples/gemm_blocked.wave, or --kernel FILE), where they
   almost always do.
 Edits go through the per-document state (`ide.state.DocumentState`), as in the server. Prints
-medians in milliseconds. Run: python benchmarks/bench_analysis.py
+medians in milliseconds. Run: python benchmarks/bench_analysis.py [--only structured ...]
 """
 
 from __future__ import annotations
@@ -22,20 +24,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus import distinct_source, repeated_source  # noqa: E402
+from corpus import repeated_source  # noqa: E402
+from corpus_kernels import GENERATORS  # noqa: E402
 
 from wave_lsp.analysis.kernel_checks import facts  # noqa: E402
 from wave_lsp.analysis.line_checks import check_line  # noqa: E402
-from wave_lsp.analysis.reaching import _accesses, _shape, operand_accesses  # noqa: E402
 from wave_lsp.ide.state import DocumentState  # noqa: E402
-from wave_lsp.syntax.parser import parse_line  # noqa: E402
+from wave_lsp.syntax.memo import clear_memos  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "wave-examples" / "gemm_blocked.wave"
 
 
 def clear_caches() -> None:
     """Forget every line ever parsed or checked (a fresh process, without its start-up)."""
-    for f in (parse_line, check_line, facts, operand_accesses, _accesses, _shape):
+    clear_memos()
+    for f in (check_line, facts):
         f.cache_clear()
 
 
@@ -48,9 +51,10 @@ def time_open(text: str, cold: bool) -> float:
 
 
 def edit_targets(state: DocumentState, limit: int) -> list[int]:
-    """Lines of `mov_imm` instructions spread over the first `limit` lines."""
+    """Lines of instructions with a register operand after a comma, spread over the first
+    `limit` lines."""
     found = [i for i, line in enumerate(state.lines[:limit])
-             if line.lstrip().startswith("mov_imm") and "," in line]
+             if line.startswith("    ") and ", r" in line and not line.lstrip().startswith(";")]
     step = max(1, len(found) // 15)
     return found[::step][:15]
 
@@ -70,9 +74,12 @@ def time_edits(text: str, kind: str, limit: int) -> float:
                 continue    # deletions shortened the file
             line = state.lines[n]
             version += 1
-            if kind == "instruction":
-                col = line.index(",") + 2
-                edit = ((n, col), (n, len(line)), str(100_000 * version + n))
+            if kind == "instruction":     # the last register operand becomes another
+                col = line.rindex(", r") + 3
+                end = col
+                while end < len(line) and line[end].isdigit():
+                    end += 1
+                edit = ((n, col), (n, end), str(8 + (version + n) % 40))
             elif kind == "comment":
                 edit = ((n, len(line)), (n, len(line)), f" ; edit {version}")
             elif kind == "insert":
@@ -105,14 +112,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernel", type=Path, default=DEFAULT,
                         help="the kernel repeated for the cache-friendly case")
-    parser.add_argument("--only", choices=("clean", "many", "repeated"), action="append",
+    parser.add_argument("--only", choices=(*GENERATORS, "repeated"), action="append",
                         help="run only these inputs (repeatable)")
     args = parser.parse_args()
-    only = set(args.only or ("clean", "many", "repeated"))
-    if "clean" in only:
-        report("distinct lines, clean", lambda n: distinct_source(n, seed=7, clean=True))
-    if "many" in only:
-        report("distinct lines, many diagnostics", lambda n: distinct_source(n, seed=7))
+    only = set(args.only or (*GENERATORS, "repeated"))
+    for name, make in GENERATORS.items():
+        if name in only:
+            report(name, lambda n, make=make: make(n, 7))
     if "repeated" not in only:
         return
     if args.kernel.is_file():

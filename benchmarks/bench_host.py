@@ -1,22 +1,33 @@
-"""The host's start-up and first-answer figures, each through the real
-command or server subprocess, on inputs of distinct lines (`corpus.distinct_source`):
+"""The host's start-up and first-answer figures, each through the real command or server
+subprocess, on inputs of distinct lines from every generator of `corpus_kernels.GENERATORS`
+(structured kernels, straight-line math of every instruction class, calls, comment-heavy files,
+the mixed corpus), one figure per generator:
 
 - `lint`: a whole `wave-lsp lint FILE` command on --lint-lines lines (target <= 1.0 s);
 - `tokens`: `textDocument/semanticTokens/full` sent right after `didOpen` of a --tokens-lines
-  file, timed from the `didOpen` (target <= 2 s: colouring needs the line parser only);
+  file, timed from the `didOpen`, a second after the server started (target <= 1 s: any
+  request on a 100,000-line file);
+- `edit`: a one-line `didChange` (an instruction's operand changed) to its
+  `publishDiagnostics` on an --edit-lines file, the 30 ms debounce included (target <= 50 ms);
 - `first`: process start to the answer of the first hover, on a --first-lines file (the
-  initialize handshake and didOpen included).
+  initialize handshake and didOpen included; the mixed corpus only).
 
-    python benchmarks/bench_host.py [--runs 5] [--only lint|tokens|first]
+    python benchmarks/bench_host.py [--runs 5] [--only lint|tokens|edit|first]
+                                    [--generators structured,math]
 
-Each figure is run --runs times; the median and the minimum are printed (the machine may be
-shared: compare figures taken in the same conditions, alternating before/after).
+Each figure is run --runs times (edits: --runs x 8 edits); the median and the minimum are
+printed, and the CPU time the command or the server spent (user + system, all threads; for
+edits, per edit): on a shared, loaded machine the wall time mostly measures the load, the CPU
+time what the host does (compare figures taken in the same conditions, alternating
+before/after).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -26,25 +37,41 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import distinct_source  # noqa: E402
+from corpus_kernels import GENERATORS  # noqa: E402
 from raw_session import RawSession  # noqa: E402
 
 
-def report(label: str, times: list[float]) -> None:
+def report(label: str, times: list[float], cpu: list[float] | None = None) -> None:
+    used = f", CPU median {statistics.median(cpu) * 1000:.0f} ms" if cpu else ""
     print(f"{label}: median {statistics.median(times) * 1000:.0f} ms, "
-          f"min {min(times) * 1000:.0f} ms ({len(times)} runs)", flush=True)
+          f"min {min(times) * 1000:.0f} ms{used} ({len(times)} runs)", flush=True)
 
 
-def bench_lint(lines: int, runs: int) -> None:
+def process_cpu(pid: int) -> float | None:
+    """User + system seconds of process `pid` so far, all its threads (None off Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def bench_lint(name: str, text: str, runs: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "lint.wave"
-        path.write_text(distinct_source(lines, seed=31, clean=True), encoding="utf-8")
-        times = []
+        path.write_text(text, encoding="utf-8")
+        times, cpu = [], []
         for _ in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             subprocess.run([sys.executable, "-m", "wave_lsp", "lint", str(path)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
             times.append(time.perf_counter() - t0)
-    report(f"wave-lsp lint, {lines} distinct lines (whole command)", times)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    report(f"[{name}] wave-lsp lint, {text.count(chr(10))} distinct lines (whole command)", times,
+           cpu)
 
 
 def _open(session: RawSession, uri: str, text: str) -> None:
@@ -52,18 +79,70 @@ def _open(session: RawSession, uri: str, text: str) -> None:
         "uri": uri, "languageId": "wave", "version": 1, "text": text}})
 
 
-async def tokens_once(text: str) -> float:
+def _published(session: RawSession, uri: str, version: int) -> asyncio.Future:
+    return session.notification("textDocument/publishDiagnostics",
+                                lambda p: p["uri"] == uri and p.get("version") == version)
+
+
+async def tokens_once(text: str) -> tuple[float, float | None]:
+    """Wall and server CPU seconds from `didOpen` to the semantic tokens."""
     session = RawSession()
     await session.start({"diagnostics": {"mode": "push"}})
+    await asyncio.sleep(1)      # the end of the server's start-up is not the request's work
     uri = "file:///bench/huge.wave"
+    cpu = process_cpu(session.proc.pid)
     t0 = time.perf_counter()
     _open(session, uri, text)
     data = await session.request("textDocument/semanticTokens/full",
                                  {"textDocument": {"uri": uri}})
     elapsed = time.perf_counter() - t0
+    used = process_cpu(session.proc.pid)
     assert data and len(data["data"]) > len(text.splitlines()), "no tokens"
     await session.stop()
-    return elapsed
+    return elapsed, (used - cpu if used is not None and cpu is not None else None)
+
+
+def edit_rows(lines: list[str], count: int) -> list[int]:
+    """Rows of instructions with a register operand after a comma, spread over the file."""
+    rows = [i for i, line in enumerate(lines)
+            if line.startswith("    ") and ", r" in line and not line.lstrip().startswith(";")]
+    step = max(1, len(rows) // count)
+    return rows[::step][:count]
+
+
+async def edits_once(text: str, edits: int) -> tuple[list[float], float | None]:
+    """Open `text`, wait for its diagnostics, then time `edits` one-line edits (the last
+    register operand of an instruction changed) to their publishDiagnostics; and the server's
+    CPU seconds per edit."""
+    session = RawSession()
+    await session.start({"diagnostics": {"mode": "push"}})
+    uri = "file:///bench/edit.wave"
+    opened = _published(session, uri, 1)
+    _open(session, uri, text)
+    await opened
+    await asyncio.sleep(1)      # what follows the first analysis is not an edit's work
+    lines = text.splitlines()
+    times = []
+    cpu = process_cpu(session.proc.pid)
+    for version, row in enumerate(edit_rows(lines, edits), start=2):
+        line = lines[row]
+        col = line.rindex(", r") + 3
+        end = col
+        while end < len(line) and line[end].isdigit():
+            end += 1
+        new = str((int(line[col:end]) + 1) % 40 + 8)
+        done = _published(session, uri, version)
+        t0 = time.perf_counter()
+        session.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": {"start": {"line": row, "character": col},
+                                          "end": {"line": row, "character": end}},
+                                "text": new}]})
+        await done
+        times.append(time.perf_counter() - t0)
+    used = process_cpu(session.proc.pid)
+    await session.stop()
+    return times, ((used - cpu) / len(times) if used is not None and cpu is not None else None)
 
 
 async def first_once(text: str) -> float:
@@ -85,18 +164,35 @@ async def first_once(text: str) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", choices=("lint", "tokens", "first"))
+    parser.add_argument("--only", choices=("lint", "tokens", "edit", "first"), action="append")
+    parser.add_argument("--generators", default=",".join(GENERATORS),
+                        help=f"comma-separated, of: {', '.join(GENERATORS)}")
     parser.add_argument("--lint-lines", type=int, default=10_000)
     parser.add_argument("--tokens-lines", type=int, default=100_000)
+    parser.add_argument("--edit-lines", type=int, default=20_000)
     parser.add_argument("--first-lines", type=int, default=600)
     args = parser.parse_args()
-    if args.only in (None, "lint"):
-        bench_lint(args.lint_lines, args.runs)
-    if args.only in (None, "tokens"):
-        text = distinct_source(args.tokens_lines, seed=32)
-        report(f"semantic tokens of a just-opened {args.tokens_lines}-line file",
-               [asyncio.run(tokens_once(text)) for _ in range(args.runs)])
-    if args.only in (None, "first"):
+    only = set(args.only or ("lint", "tokens", "edit", "first"))
+    names = [n.strip() for n in args.generators.split(",") if n.strip()]
+    unknown = [n for n in names if n not in GENERATORS]
+    if unknown:
+        parser.error(f"unknown generator(s) {', '.join(unknown)}")
+    for name in names:
+        make = GENERATORS[name]
+        if "lint" in only:
+            bench_lint(name, make(args.lint_lines, 31), args.runs)
+        if "tokens" in only:
+            text = make(args.tokens_lines, 32)
+            found = [asyncio.run(tokens_once(text)) for _ in range(args.runs)]
+            report(f"[{name}] semantic tokens of a just-opened {args.tokens_lines}-line file",
+                   [t for t, _ in found], [c for _, c in found if c is not None])
+        if "edit" in only:
+            text = make(args.edit_lines, 34)
+            sessions = [asyncio.run(edits_once(text, 8)) for _ in range(args.runs)]
+            report(f"[{name}] one-line edit -> diagnostics, {args.edit_lines}-line file "
+                   f"(debounce included)", [t for times, _ in sessions for t in times],
+                   [c for _, c in sessions if c is not None])
+    if "first" in only:
         text = distinct_source(args.first_lines, seed=33, clean=True)
         report(f"server start -> first hover answer, {args.first_lines}-line file",
                [asyncio.run(first_once(text)) for _ in range(args.runs)])

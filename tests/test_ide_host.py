@@ -13,7 +13,8 @@ import threading
 import pytest
 
 from wave_lsp.analysis import analyze
-from wave_lsp.cancellation import CancelToken, Cancelled, checkpoint, running
+from wave_lsp.cancellation import (YIELD_SECONDS, CancelToken, Cancelled, checkpoint,
+                                   foreground, running)
 from wave_lsp.ide.host import AnalysisHost
 from wave_lsp.ide.state import DocumentState
 
@@ -70,6 +71,63 @@ def test_checkpoint_raises_only_inside_a_cancelled_job():
         with pytest.raises(Cancelled, match="newer edit"):
             checkpoint()
     checkpoint()
+
+
+def test_a_background_job_yields_to_a_foreground_job_at_its_checkpoints():
+    passed: list[int] = []
+    token = CancelToken(background=True)
+
+    def background() -> None:
+        with running(token):
+            for i in range(3):
+                checkpoint()
+                passed.append(i)
+
+    with foreground():
+        worker = threading.Thread(target=background)
+        worker.start()
+        worker.join(YIELD_SECONDS / 3)
+        assert passed == []                       # waiting at its first checkpoint
+        worker.join(10)                           # ... but never longer than a while each
+        assert passed == [0, 1, 2] and not worker.is_alive()
+    cancelled = CancelToken(background=True)
+    cancelled.cancel("newer edit")
+    with foreground(), running(cancelled), pytest.raises(Cancelled, match="newer edit"):
+        checkpoint()                              # cancelled, it stops after its wait
+    passed.clear()
+    worker = threading.Thread(target=background)
+    worker.start()
+    worker.join(10)
+    assert passed == [0, 1, 2]                    # no foreground job: no wait
+
+
+def test_a_cancellation_ends_a_background_jobs_wait_at_once(monkeypatch):
+    """An edit cancels the analysis and then waits for it to stop (its lock): a background
+    job waiting for a foreground one stops at once, not after its wait."""
+    import wave_lsp.cancellation as cancellation
+    monkeypatch.setattr(cancellation, "YIELD_SECONDS", 600)
+    token = CancelToken(background=True)
+    outcome: list[str] = []
+    waiting = threading.Event()
+
+    def background() -> None:
+        with running(token):
+            waiting.set()
+            try:
+                checkpoint()
+                outcome.append("passed")
+            except Cancelled as err:
+                outcome.append(str(err))
+
+    with foreground():
+        worker = threading.Thread(target=background)
+        worker.start()
+        waiting.wait(10)
+        worker.join(0.2)
+        assert outcome == []                      # waiting for the foreground job
+        token.cancel("newer edit")
+        worker.join(30)
+        assert outcome == ["newer edit"]          # long before its 600 s
 
 
 async def test_a_large_document_is_parsed_off_the_event_loop():

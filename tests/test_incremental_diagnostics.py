@@ -101,3 +101,33 @@ def test_the_clean_corpus_is_mostly_clean_and_the_other_is_not():
     assert sum(clean.values()) < 6_000 // 200, clean
     assert not {"P801", "U504", "D605", "D606"} & set(clean), clean
     assert sum(many.values()) > 6_000 // 20, many
+
+
+@pytest.mark.parametrize("name", ["structured", "math", "calls", "annotated"])
+def test_incremental_diagnostics_equal_a_fresh_analysis_on_every_generator(name):
+    from corpus_kernels import GENERATORS
+    state = DocumentState("file:///g.wave", GENERATORS[name](1_500, 12), 1)
+    rng = random.Random(13)
+    state.diagnostics(CONFIGS[0])
+    for step in range(2, 40):
+        state.apply_edit(*_edit(state, rng, step), step)
+        config = CONFIGS[step % 2]
+        assert state.diagnostics(config) == analyze(Document(state.text), config), step
+
+
+def test_program_level_diagnostics_stay_the_same_objects_across_an_instruction_edit():
+    """A file of many calls has a thousand C701s, recomputed on every edit: those that stay
+    equal are the previous objects (the server reuses its conversions by identity)."""
+    from corpus_kernels import GENERATORS
+    state = DocumentState("file:///c.wave", GENERATORS["calls"](6_000, 3), 1)
+    before = state.diagnostics()
+    calls = [d for d in before if d.code == "C701"]
+    assert len(calls) > 100
+    row = next(n for n, text in enumerate(state.lines)
+               if text.startswith("    iadd ") and ", r" in text)
+    col = state.lines[row].rindex(", r") + 3
+    state.apply_edit((row, col), (row, col + 1), "9", 2)
+    after = state.diagnostics()
+    assert after == analyze(Document(state.text))
+    kept = {id(d) for d in before}
+    assert all(id(d) in kept for d in after if d.code == "C701")

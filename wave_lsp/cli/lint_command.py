@@ -24,7 +24,7 @@ from ..analysis.fixes import apply_edits, fixes_to_apply
 from ..analysis.source import decode_source
 from ..files import FileWriteError, read_regular, rewrite_source
 from ..isa.backends import TARGET_NAMES
-from ..syntax.document import Document
+from ..syntax.document import Document, collector_paused
 
 # Linting takes about 10 s per MiB of source with many findings: a larger file is refused
 # with a clear message rather than running for minutes (docs/user/limits-and-security.md).
@@ -145,7 +145,8 @@ def lint_file(path: Path, config: Config, fix: bool = False, unsafe: bool = Fals
     text, problem = decode_source(data)
     if problem is not None:
         return [problem]
-    diagnostics = analyze(Document(text, uri=str(path)), config)
+    with collector_paused():   # collections took nearly half of a large file's time
+        diagnostics = analyze(Document(text, uri=str(path)), config)
     if fix:
         for _ in range(4):  # a fix can reveal another (a legacy mnemonic, then its operands)
             chosen = fixes_to_apply(diagnostics, unsafe)

@@ -14,7 +14,7 @@ from ..isa import INSTRUCTIONS, InstructionClass
 from ..syntax.ast import Directive, Instruction, Label, OperandSyntax
 from ..syntax.memo import line_memo
 from ..syntax.parser import parse_line
-from .locate import TargetKind, operand_kind
+from .locate import OPERAND_KINDS, TargetKind, operand_kind
 
 TOKEN_TYPES = ["keyword", "function", "variable", "parameter", "enumMember", "macro", "label",
                "namespace", "number", "comment", "modifier", "operator"]
@@ -41,42 +41,52 @@ _OPERAND_TOKENS = {
     TargetKind.LABEL_REFERENCE: (_T["label"], 0),
 }
 
+# the operands whose written form alone decides their token (most of them: registers, numbers)
+_FORM_TOKENS = {syntax: _OPERAND_TOKENS[kind] for syntax, kind in OPERAND_KINDS.items()}
+
+
+# the token of each known mnemonic: (type, modifiers)
+_MNEMONIC_TOKENS = {
+    name: (_T["keyword"] if spec.iclass in KEYWORD_CLASSES else _T["function"],
+           _M[CLASS_MODIFIERS[spec.iclass]]) for name, spec in INSTRUCTIONS.items()}
+_UNKNOWN_MNEMONIC = (_T["function"], _M["deprecated"])
+_LABEL, _MACRO, _NAMESPACE = _T["label"], _T["macro"], _T["namespace"]
+_NUMBER, _OPERATOR, _PARAMETER = _T["number"], _T["operator"], _T["parameter"]
+_MODIFIER, _COMMENT, _DECLARATION = _T["modifier"], _T["comment"], _M["declaration"]
+
 
 def line_tokens(text: str) -> list[tuple[int, int, int, int]]:
     """(start, end, type, modifiers) of every token of one line, in order (code points)."""
     syntax = parse_line(text)
     out: list[tuple[int, int, int, int]] = []
     for stmt in syntax.statements:
-        if isinstance(stmt, Label):
-            out.append((stmt.name.start, stmt.name.end, _T["label"], _M["declaration"]))
-        elif isinstance(stmt, Directive):
-            out.append((stmt.start, stmt.name.end, _T["macro"], 0))
-            for i, arg in enumerate(stmt.args):
-                if stmt.name.text == "kernel" and i == 0:
-                    out.append((arg.start, arg.end, _T["namespace"], _M["declaration"]))
-                elif arg.syntax in (OperandSyntax.INTEGER, OperandSyntax.FLOAT):
-                    out.append((arg.start, arg.end, _T["number"], 0))
-        else:
-            assert isinstance(stmt, Instruction)
-            if stmt.guard is not None:
-                g = stmt.guard
-                out.append((g.start, g.register.start, _T["operator"], 0))
-                out.append((g.register.start, g.register.end, _T["parameter"], 0))
-            spec = INSTRUCTIONS.get(stmt.mnemonic.text)
-            if spec is None:
-                out.append((stmt.mnemonic.start, stmt.head_end, _T["function"], _M["deprecated"]))
-            else:
-                kind = _T["keyword"] if spec.iclass in KEYWORD_CLASSES else _T["function"]
-                out.append((stmt.mnemonic.start, stmt.head_end, kind,
-                            _M[CLASS_MODIFIERS[spec.iclass]]))
+        if isinstance(stmt, Instruction):
+            g = stmt.guard
+            if g is not None:
+                out.append((g.start, g.register.start, _OPERATOR, 0))
+                out.append((g.register.start, g.register.end, _PARAMETER, 0))
+            mnemonic = stmt.mnemonic
+            out.append((mnemonic.start, stmt.head_end,
+                        *_MNEMONIC_TOKENS.get(mnemonic.text, _UNKNOWN_MNEMONIC)))
             if stmt.hint is not None:
-                out.append((stmt.hint.start, stmt.hint.end, _T["modifier"], 0))
+                out.append((stmt.hint.start, stmt.hint.end, _MODIFIER, 0))
             for i, op in enumerate(stmt.operands):
-                token = _OPERAND_TOKENS.get(operand_kind(stmt, i, op))
+                token = _FORM_TOKENS.get(op.syntax) or \
+                    _OPERAND_TOKENS.get(operand_kind(stmt, i, op))
                 if token is not None:
                     out.append((op.start, op.end, *token))
+        elif isinstance(stmt, Label):
+            out.append((stmt.name.start, stmt.name.end, _LABEL, _DECLARATION))
+        else:
+            assert isinstance(stmt, Directive)
+            out.append((stmt.start, stmt.name.end, _MACRO, 0))
+            for i, arg in enumerate(stmt.args):
+                if stmt.name.text == "kernel" and i == 0:
+                    out.append((arg.start, arg.end, _NAMESPACE, _DECLARATION))
+                elif arg.syntax in (OperandSyntax.INTEGER, OperandSyntax.FLOAT):
+                    out.append((arg.start, arg.end, _NUMBER, 0))
     if syntax.comment is not None:
-        out.append((syntax.comment.start, syntax.comment.end, _T["comment"], 0))
+        out.append((syntax.comment.start, syntax.comment.end, _COMMENT, 0))
     out.sort()
     return out
 

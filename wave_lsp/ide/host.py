@@ -12,7 +12,8 @@ computes off the event loop.
   state (`state.diagnostics()`) is a *writer*: it runs in the analysis worker with the state's
   lock held. Any other job is a *reader* (`reader=True`: hover, formatting, semantic tokens...):
   it only reads the document, which only the event loop changes, so it runs in a second worker
-  without the lock, and is answered even while the analysis of its document runs. A job that
+  without the lock, and is answered even while the analysis of its document runs: the writer
+  waits at its checkpoints while a reader runs (`cancellation.foreground`). A job that
   waits for another program (`external=True`: the vendors' compilers, which take minutes on a
   large kernel) runs in a pool of its own (`EXTERNAL_JOBS` threads), never holding the reader.
 - An edit of the document cancels its running jobs (`cancellation.py`) before it changes
@@ -35,11 +36,11 @@ import math
 import threading
 import time
 import urllib.parse
-from contextlib import contextmanager, nullcontext
-from typing import Any, Callable, Iterator
+from contextlib import nullcontext
+from typing import Any, Callable
 
-from ..cancellation import CancelToken, Cancelled, running
-from ..syntax.document import Document
+from ..cancellation import CancelToken, Cancelled, foreground, running
+from ..syntax.document import Document, collector_paused
 from ..syntax.memo import clear_memos, memo_entries
 from .jobs import JobService
 from .state import DocumentState
@@ -247,7 +248,9 @@ class AnalysisHost:
             inline, reader = False, True
         if inline is None:      # small, and no job of the document in a worker (its lock)
             inline = small(state.document.lines) and not state.jobs and self.budget.allows()
-        token = CancelToken()
+        # a writer in a worker is background work: it yields to the readers requests wait for
+        # (but for those that wait for another program, for minutes)
+        token = CancelToken(background=not reader and not inline)
         revision = state.revision
         large = len(state.document.lines) > OPEN_IN_WORKER_LINES
 
@@ -255,7 +258,8 @@ class AnalysisHost:
             with running(token), (collector_paused() if large and not inline else nullcontext()):
                 token.check()
                 if reader:
-                    result = fn(state)
+                    with foreground() if not (inline or external) else nullcontext():
+                        result = fn(state)
                 else:
                     with state.lock:
                         token.check()
@@ -326,30 +330,6 @@ def small(lines: list[str]) -> bool:
         if chars > INLINE_CHARS:
             return False
     return True
-
-
-_paused = 0
-_paused_lock = threading.Lock()
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a large text is parsed: the parse allocates millions
-    of long-lived objects, and each full collection it would trigger scans them all while
-    holding the interpreter lock, so the event loop would stall for up to a second. `settle`
-    then freezes what was built."""
-    global _paused
-    with _paused_lock:
-        _paused += 1
-        if _paused == 1:
-            gc.disable()
-    try:
-        yield
-    finally:
-        with _paused_lock:
-            _paused -= 1
-            if _paused == 0:
-                gc.enable()
 
 
 def _trim_allocator() -> None:

@@ -41,7 +41,7 @@ class Target:
     operand_index: int | None = None
 
 
-_OPERAND_KINDS = {
+OPERAND_KINDS = {
     OperandSyntax.REGISTER: TargetKind.REGISTER,
     OperandSyntax.PREDICATE: TargetKind.PREDICATE,
     OperandSyntax.NEGATED_PREDICATE: TargetKind.PREDICATE,
@@ -58,7 +58,7 @@ def _on(col: int, start: int, end: int) -> bool:
 
 def operand_kind(stmt: Instruction, index: int, operand: Operand) -> TargetKind:
     """The kind of an instruction operand, from its written form and the slot it fills."""
-    kind = _OPERAND_KINDS.get(operand.syntax)
+    kind = OPERAND_KINDS.get(operand.syntax)
     if kind is not None:
         return kind
     if operand.syntax is OperandSyntax.DOTTED:
@@ -89,7 +89,7 @@ def target_at(doc: Document, line: int, col: int) -> Target | None:
                 return Target(TargetKind.KERNEL, line, arg.start, arg.end, arg.text, stmt, 0)
             for i, arg in enumerate(stmt.args):
                 if _on(col, arg.start, arg.end):
-                    kind = _OPERAND_KINDS.get(arg.syntax, TargetKind.OTHER)
+                    kind = OPERAND_KINDS.get(arg.syntax, TargetKind.OTHER)
                     return Target(kind, line, arg.start, arg.end, arg.text, stmt, i)
             return Target(TargetKind.DIRECTIVE, line, stmt.start, stmt.name.end,
                           stmt.name.text, stmt)

@@ -8,7 +8,7 @@ the line numbers. Nodes are immutable.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +72,17 @@ class Instruction:
     operands: tuple[Operand, ...]
     start: int
     end: int
+    # the hash, computed on first use: the analysis memoises a dozen passes by instruction, and
+    # hashing one anew (its tokens and operands) took a fifth of a file's analysis
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        found = self._hash
+        if found is None:
+            found = hash((self.guard, self.mnemonic, self.suffixes, self.hint, self.operands,
+                          self.start, self.end))
+            object.__setattr__(self, "_hash", found)
+        return found
 
     @property
     def head(self) -> str:
@@ -125,3 +136,52 @@ class LineSyntax:
     @property
     def instructions(self) -> tuple[Instruction, ...]:
         return tuple(s for s in self.statements if isinstance(s, Instruction))
+
+
+# Construction without the frozen dataclasses' generated `__init__`, which sets each field with
+# `object.__setattr__` (about three times the cost of setting a slot): the line parser makes a
+# token, an instruction and a line parse for every line of a document (100,000 lines: a fifth of
+# the parse). Each `__init__` takes the same arguments as the generated one; the classes stay
+# frozen (assignment still raises).
+def _slot_setters(cls, *names: str) -> tuple:
+    return tuple(getattr(cls, name).__set__ for name in names)
+
+
+_TOKEN = _slot_setters(Token, "text", "start", "end")
+_INSTRUCTION = _slot_setters(Instruction, "guard", "mnemonic", "suffixes", "hint", "operands",
+                             "start", "end", "_hash")
+_LINE = _slot_setters(LineSyntax, "statements", "comment", "problem")
+
+
+def _token_init(self, text: str, start: int, end: int) -> None:
+    set_text, set_start, set_end = _TOKEN
+    set_text(self, text)
+    set_start(self, start)
+    set_end(self, end)
+
+
+def _instruction_init(self, guard: Guard | None, mnemonic: Token, suffixes: tuple[Token, ...],
+                      hint: Token | None, operands: tuple[Operand, ...], start: int,
+                      end: int) -> None:
+    s_guard, s_mnemonic, s_suffixes, s_hint, s_operands, s_start, s_end, s_hash = _INSTRUCTION
+    s_guard(self, guard)
+    s_mnemonic(self, mnemonic)
+    s_suffixes(self, suffixes)
+    s_hint(self, hint)
+    s_operands(self, operands)
+    s_start(self, start)
+    s_end(self, end)
+    s_hash(self, None)
+
+
+def _line_init(self, statements: tuple[Statement, ...], comment: Token | None,
+               problem: SyntaxProblem | None) -> None:
+    s_statements, s_comment, s_problem = _LINE
+    s_statements(self, statements)
+    s_comment(self, comment)
+    s_problem(self, problem)
+
+
+Token.__init__ = _token_init
+Instruction.__init__ = _instruction_init
+LineSyntax.__init__ = _line_init

@@ -6,9 +6,12 @@ breaks are those of the Language Server Protocol: LF, CRLF and CR.
 
 from __future__ import annotations
 
+import gc
 import re
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Iterator
 
 from ..cancellation import checkpoint
 from .ast import LineSyntax
@@ -28,6 +31,34 @@ class LineEdit:
     old_count: int
     new_count: int
     patched: bool
+
+
+_paused = 0
+_paused_lock = threading.Lock()
+_was_enabled = True
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a large text is parsed: the parse allocates millions
+    of long-lived objects, and each full collection it would trigger scans them all while
+    holding the interpreter lock, so the event loop would stall for up to a second. `settle`
+    then freezes what was built (`ide.host.settle`). The `lint` command analyses each file so:
+    collections took nearly half of its time. Threads may nest it; the collector runs again
+    when the last leaves."""
+    global _paused, _was_enabled
+    with _paused_lock:
+        _paused += 1
+        if _paused == 1:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+    try:
+        yield
+    finally:
+        with _paused_lock:
+            _paused -= 1
+            if _paused == 0 and _was_enabled:
+                gc.enable()
 
 
 def split_lines(text: str) -> tuple[list[str], list[str]]:

@@ -47,7 +47,7 @@ def parse_line(text: str) -> LineSyntax:
         start = len(text) - len(stripped)
         body = stripped.rstrip(" \t\r\f\v")
         return LineSyntax((), Token(body, start, start + len(body)), None)
-    fast = _simple_instruction(text)
+    fast = _fast_line(text)
     if fast is not None:
         return fast
     try:
@@ -59,40 +59,138 @@ def parse_line(text: str) -> LineSyntax:
     return _line(tree)
 
 
-# The fast path: a line that is one instruction without suffixes or cache hint, whose operands
-# are registers, predicates, numbers, specials, names or (after the first) dotted words, with an
-# optional guard and comment -- the shape of most lines -- is matched by one regular expression
-# built from the grammar's own rules. It gives the same `LineSyntax` as the grammar (atomic groups
-# and possessive repeats: no backtracking, as in PEG; tests/test_line_fast_path.py compares the
-# two on many lines) in a fraction of the time. Anything else goes to the grammar.
+# The fast path: the common shapes of a line -- one instruction without suffixes or cache hint,
+# whose operands are registers, predicates, numbers, specials, names or dotted words, with an
+# optional guard; a directive with such arguments; a label, alone or before such an instruction;
+# each with an optional comment -- are matched by regular expressions built from the grammar's own
+# rules. They give the same `LineSyntax` as the grammar (atomic groups and possessive repeats: no
+# backtracking, as in PEG; tests/test_line_fast_path.py compares the two on many lines) in a
+# fraction of the time (the grammar takes about 50 times as long). Anything else goes to the
+# grammar.
 _FAST_FORMS = frozenset({"register", "predicate", "number", "special", "name", "negated",
                          "dotted"})
 
 
 @cache
-def _fast_patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+def _fast_patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
     rules = dict(re.findall(r'^(\w+)\s*= ~r"([^"]*)"', grammar_text(), re.M))
     plain = {name: re.sub(r"\(\?P<\w+>", "(?:", rule) for name, rule in rules.items()}
     blank, operand, sep = plain["ws"], plain["operand"], plain["next_operand"]
+    operand_list = rf"(?>{operand})(?:(?>{sep})(?>{operand}))*+"
     line = re.compile(
         rf"(?>{blank})(?P<guard>(?>{plain['guard']}))?+(?P<mnemonic>(?>{plain['name']}))"
-        rf"(?P<operands>{plain['ws_req']}(?>{operand})(?:(?>{sep})(?>{operand}))*+)?+"
+        rf"(?P<operands>{plain['ws_req']}{operand_list})?+(?>{blank})")
+    # what a line may open with before an instruction: a label, or a whole directive line
+    opening = re.compile(
+        rf"(?>{blank})(?:(?P<label>(?>{plain['label_def']}))"
+        rf"|(?P<directive>(?>{plain['directive']}))(?P<operands>(?>{blank}){operand_list})?+)"
         rf"(?>{blank})")
-    return line, re.compile(rules["guard"]), re.compile(rules["operand"])
+    return line, re.compile(rules["guard"]), re.compile(rules["operand"]), opening
 
 
-def _simple_instruction(text: str) -> LineSyntax | None:
-    line, guard_pattern, pieces = _fast_patterns()
-    # no operand or guard holds `;` or `#`: the first one starts the comment (to the line's
-    # trailing blanks, as the grammar's `comment` rule)
+def _fast_line(text: str) -> LineSyntax | None:
+    """The parse of a line of a common shape (see above), or None for the grammar."""
+    if "\n" in text:
+        return None
+    # no operand, guard, label or directive holds `;` or `#`: the first one starts the comment
+    # (to the line's trailing blanks, as the grammar's `comment` rule)
     cut = len(text)
     semicolon, hash_ = text.find(";"), text.find("#")
     if semicolon >= 0:
         cut = semicolon
     if 0 <= hash_ < cut:
         cut = hash_
-    m = line.fullmatch(text, 0, cut)
-    if m is None or "\n" in text:
+    # an instruction first (most lines are): a line the instruction pattern matches holds no
+    # `:` and does not start with `.`, so it is no label or directive
+    statements = _instruction_at(text, 0, cut) or _labelled_or_directive(text, cut)
+    if statements is None:
+        return None
+    comment = None
+    if cut < len(text):
+        body = text[cut:].rstrip(" \t\r\f\v")
+        comment = Token(body, cut, cut + len(body))
+    return LineSyntax(statements, comment, None)
+
+
+def _labelled_or_directive(text: str, cut: int) -> tuple[Statement, ...] | None:
+    """A label (alone or before an instruction) or a directive written in text[:cut]."""
+    m = _fast_patterns()[3].match(text, 0, cut)
+    if m is None:
+        return None
+    if m.start("label") < 0:
+        return _directive(text, m) if m.end() == cut else None
+    start, end = m.span("label")
+    name = text[start:end - 1].rstrip(" \t\r\f\v")
+    label = Label(Token(name, start, start + len(name)), start, end)
+    if m.end() == cut:
+        return (label,)
+    rest = _instruction_at(text, m.end(), cut)
+    return None if rest is None else (label, *rest)
+
+
+def _directive(text: str, m: re.Match) -> tuple[Statement, ...] | None:
+    start, end = m.span("directive")
+    if text[start:end] == ".end":        # the grammar's `end_directive`: nothing may follow
+        if m.start("operands") >= 0:
+            return None
+        return (Directive(Token("end", start + 1, end), (), start, end),)
+    args: tuple[Operand, ...] = ()
+    at, stop = m.span("operands")
+    if at >= 0:
+        found = _operands(text, at, stop)
+        if found is None:
+            return None
+        args, end = found
+    return (Directive(Token(text[start + 1:m.end("directive")], start + 1, m.end("directive")),
+                      args, start, end),)
+
+
+def _operands(text: str, at: int, stop: int) -> tuple[tuple[Operand, ...], int] | None:
+    """The operands written in text[at:stop] (matched by the operand list), and where the
+    last ends; None when one needs the grammar."""
+    written = text[at:stop]
+    if "[" in written:
+        return None                      # a memory operand may hold a comma
+    operands: list[Operand] = []
+    last = at
+    for part in written.split(","):      # only separators hold commas
+        body = part.strip(" \t\r\f\v")
+        first = at + part.index(body[0])
+        at += len(part) + 1
+        last = first + len(body)
+        operand = _fast_operand(body, first)
+        if operand is None:
+            return None
+        operands.append(operand)
+    return tuple(operands), last
+
+
+@value_memo(maxsize=1 << 16)
+def _fast_operand(body: str, first: int) -> Operand | None:
+    """The operand `body` written at column `first`, or None when its form needs the grammar
+    (memoised: `r7` at column 9 recurs on most lines of a file). The operand pattern matches
+    `body` alone as it matches it inside its line: it looks neither behind nor past the end."""
+    form = _fast_patterns()[2].match(body).lastgroup
+    if form not in _FAST_FORMS:
+        return None
+    return _operand_of(form, body, first, first + len(body))
+
+
+def _simple_instruction(text: str) -> LineSyntax | None:
+    """The parse of a line that is one instruction (with an optional comment), or None."""
+    found = _fast_line(text)
+    if found is None or len(found.statements) != 1 or \
+            not isinstance(found.statements[0], Instruction):
+        return None
+    return found
+
+
+def _instruction_at(text: str, begin: int, cut: int) -> tuple[Instruction] | None:
+    """The one instruction written in text[begin:cut] (`cut`: where the comment starts), or
+    None when it needs the grammar."""
+    line, guard_pattern, _, _ = _fast_patterns()
+    m = line.fullmatch(text, begin, cut)
+    if m is None:
         return None
     start, end = m.span("mnemonic")
     mnemonic = Token(text[start:end], start, end)
@@ -100,28 +198,16 @@ def _simple_instruction(text: str) -> LineSyntax | None:
     if m.start("guard") >= 0:
         start = m.start("guard")
         guard = _guard_of(guard_pattern.match(text, start), 0)
-    operands: list[Operand] = []
+    operands: tuple[Operand, ...] = ()
     at, stop = m.span("operands")
     if at >= 0:
-        written = text[at:stop]
-        if "[" in written:
-            return None                      # a memory operand may hold a comma
-        for part in written.split(","):      # only separators hold commas
-            body = part.strip(" \t\r\f\v")
-            first = at + part.index(body[0])
-            at += len(part) + 1
-            last = first + len(body)
-            form = pieces.match(text, first, last).lastgroup
-            if form not in _FAST_FORMS or (form == "dotted" and not operands):
-                return None                  # a first dotted word may be a cache hint
-            operands.append(_operand_of(form, body, first, last))
-        end = last
-    comment = None
-    if cut < len(text):
-        body = text[cut:].rstrip(" \t\r\f\v")
-        comment = Token(body, cut, cut + len(body))
-    instruction = Instruction(guard, mnemonic, (), None, tuple(operands), start, end)
-    return LineSyntax((instruction,), comment, None)
+        # a first dotted word is a cache hint only when an operand follows it after a blank,
+        # which the line pattern does not match (its operands are separated by commas)
+        found = _operands(text, at, stop)
+        if found is None:
+            return None
+        operands, end = found
+    return (Instruction(guard, mnemonic, (), None, operands, start, end),)
 
 
 def _problem(text: str, pos: int) -> SyntaxProblem:
