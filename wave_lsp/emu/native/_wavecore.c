@@ -3,7 +3,8 @@
  *   OPS                                  the mnemonics the core implements (op index = position)
  *   run(code, geometry, device, set_regs[, uses, device_init, profile, memlog, deadline,
  *       cancel]) -> (bail reason or None, instruction index, stats, (warnings, error));
- *       uses/device_init: initcheck.c; warnings and error: findings.c (see finding());
+ *       lines, writers]) -> the same, paired with (lines, writers) when either is asked for
+ *       (record_py.c); uses/device_init: initcheck.c; warnings and error: findings.c (see finding());
  *       deadline: time.monotonic() seconds (0: none); cancel: a callable or None (limits.c)
  *   fill_iota(device, offset, count, scale)   f32 values i * scale, as launch.apply_memory_init
  *   format_values(device, offset, count, kind) -> bytes   one value a line (u32/f32/f16/bf16)
@@ -20,6 +21,7 @@
 #include "findings_py.h"
 #include "memory_py.h"
 #include "profile_py.h"
+#include "record_py.h"
 
 /* Run::poll: whether a signal handler raised (Ctrl-C), taking the GIL for a moment; the
  * exception stays set for `run` to return. */
@@ -47,19 +49,23 @@ static int get_i64(PyObject *seq, Py_ssize_t i, int64_t *out)
 static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"code", "geometry", "device", "set_regs", "uses", "device_init",
-                               "profile", "memlog", "deadline", "cancel", NULL};
+                               "profile", "memlog", "deadline", "cancel", "lines", "writers",
+                               NULL};
     Py_buffer code, device, uses = {0}, device_init = {0};
     PyObject *geometry, *set_regs, *profile_spec = Py_None, *cancel = Py_None;
+    PyObject *lines_spec = Py_None, *writers_spec = Py_None;
     int memlog = 0;
     double deadline = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdO", keywords, &code,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOOO", keywords, &code,
                                      &geometry, &device, &set_regs, &uses, &device_init,
-                                     &profile_spec, &memlog, &deadline, &cancel))
+                                     &profile_spec, &memlog, &deadline, &cancel, &lines_spec,
+                                     &writers_spec))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
     Findings *found = PyMem_Calloc(1, sizeof(Findings));
     Prof prof = {0};
     MemLog mem = {0};
+    Rec rec = {0};
     PyObject *result = NULL;
     if (!run || !found) {
         PyErr_NoMemory();
@@ -113,6 +119,8 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     if (profile_spec != Py_None && profile_begin(run, &prof, profile_spec) < 0)
         goto done;
+    if (record_begin(run, &rec, lines_spec, writers_spec) < 0)
+        goto done;
     run->mem = memlog ? &mem : NULL;
     run->poll = pending_signal;
     run->deadline = deadline;
@@ -160,12 +168,15 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     if (result && run->mem)
         result = memlog_paired(result, &mem);
+    if (result && run->rec)
+        result = record_paired(result, &rec);
 done:
     if (found)
         PyMem_Free(found->slot);
     PyMem_Free(found);
     free(mem.data);
     profile_end(&prof);
+    record_end(&rec);
     PyMem_Free(run);
     PyBuffer_Release(&code);
     PyBuffer_Release(&device);

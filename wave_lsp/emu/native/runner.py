@@ -21,6 +21,7 @@ from ..stats import Stats
 from . import core as native_core
 from .findings import ERRORS, TIMING, Findings
 from .program import encode, encode_uses
+from .recorded import lines_spec, read_lines, read_writers, writers_spec
 
 if TYPE_CHECKING:
     from ..prepared import PreparedLaunch
@@ -38,8 +39,9 @@ class NativeRun:
 
 def _ineligible(launch: Launch, options: RunOptions, observers) -> str | None:
     """Why the core cannot run the launch with these observers (the one place that decides
-    by the observers present: the core records the initcheck, the memory trace and the profile
-    itself, not both of the last two), or None."""
+    by the observers present: the core records the initcheck, the memory trace, the profile,
+    the shown lines and the store writers itself, not both the memory trace and the profile),
+    or None."""
     kinds = set()
     for observer in observers:
         if not observer.native:
@@ -107,6 +109,13 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
         from ..profile_native import native_spec
         profile = native_spec(geo.wave_width)
     mem_trace = kinds.get("mem_trace")
+    lines = writers = None             # the editor's records (record.c, recorded.py)
+    if "lines" in kinds:
+        lines = lines_spec(kinds["lines"], kernel, geo)
+        if isinstance(lines, str):
+            return NativeRun(lines)
+    if "writers" in kinds:
+        writers = writers_spec(kernel, geo)
     deadline = started + options.time_limit if options.time_limit else 0.0
     found = Findings(kernel, geo, launch.device_memory, options.max_instructions)
     early = _limit_before(deadline, options.cancel)
@@ -114,7 +123,11 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
         return NativeRun(None, RunReport(kernel=kernel.name, device=device, errors=[early],
                                          launch_summary=prepared.summary(), engine="native"))
     result = core.run(code, numbers, device, regs, *check, profile=profile,
-                      memlog=mem_trace is not None, deadline=deadline, cancel=options.cancel)
+                      memlog=mem_trace is not None, deadline=deadline, cancel=options.cancel,
+                      lines=None if lines is None else lines.spec, writers=writers)
+    recorded = None
+    if lines is not None or writers is not None:
+        result, recorded = result
     log = None
     if mem_trace is not None:          # the memory access log (memlog.c, mem_access.py)
         result, log = result
@@ -135,6 +148,11 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     if profile is not None:
         from ..profile_native import native_record
         report.profile = native_record(kernel, geo, record)
+    if lines is not None:
+        report.line_records = read_lines(recorded[0], lines, kernel)
+        report.recorded_threads = lines.threads
+    if writers is not None:
+        report.writers = read_writers(recorded[1], launch.device_memory)
     return NativeRun(None, report)
 
 
