@@ -174,7 +174,8 @@ NATIVE_PROLOGUE = """.kernel native
     and r6, r0, r6
     mov_imm r7, 1
     icmp_lt p1, r0, r4
-    ucmp_lt p2, r4, r0
+    mov_sr r10, sr_workgroup_id_x
+    ucmp_lt p2, r10, r6
     fcmp_lt p3, r5, r3
 """
 

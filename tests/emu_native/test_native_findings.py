@@ -77,6 +77,22 @@ CASES = {
         wave_broadcast r5, r0, r2
         iadd r3, r3, r4""" + STORE), Launch(grid=(2, 1, 1), workgroup=(8, 1, 1), wave_width=4),
         {"inactive_shuffle_source", "out_of_range_shuffle_source", "uninitialised_register"}),
+    "warnings of workgroups that diverge": (kernel("""
+        mov_sr r0, sr_workgroup_id_x
+        mov_imm r1, 1
+        icmp_ge p1, r0, r1
+        if p1
+            iadd r3, r5, r5
+        else
+            iadd r4, r6, r6
+        endif
+        mov_imm r8, 1
+        loop
+            iadd r7, r7, r8
+            iadd r10, r11, r7
+            icmp_ge p2, r7, r0
+            break p2
+        endloop"""), Launch(grid=(3, 1, 1), workgroup=(4, 1, 1)), {"uninitialised_register"}),
     "out of bounds": (kernel(LANE + "mov_imm r1, 60\niadd r2, r15, r1\ndevice_store_u32 r2, r0"),
                       Launch(workgroup=(8, 1, 1), wave_width=4, device_memory=64),
                       {"out_of_bounds"}),
@@ -121,6 +137,17 @@ def test_the_core_reports_what_the_numpy_engine_reports(name):
     assert native.reason is None, native.reason
     assert {f.kind for f in report.warnings + report.errors} == kinds
     assert_same_report(report, native)
+
+
+def test_the_numpy_engine_reports_as_one_workgroup_at_a_time():
+    """Whatever its batches, the numpy engine places and orders warnings as running the
+    workgroups one at a time does (the second workgroup meets the first line first)."""
+    source, launch, _ = CASES["warnings of workgroups that diverge"]
+    batched = run(source, launch, RunOptions(engine="numpy"))
+    alone = run(source, launch, RunOptions(engine="numpy", max_batch_lanes=32))
+    assert batched.warnings == alone.warnings
+    assert [(w.line, w.workgroup) for w in batched.warnings] == [
+        (8, (0, 0, 0)), (12, (0, 0, 0)), (13, (0, 0, 0)), (6, (1, 0, 0))]
 
 
 def test_the_kinds_are_the_report_kinds():

@@ -48,11 +48,13 @@ per workgroup), so a spinning kernel stops however many workgroups it has. Dumps
 chunk at a time.
 
 Engines (`wave_lsp.emu.pipeline.run`, the one entry the editor and the debugger use too): a
-launch the native core can run (no --trace, --break, --dump-regs or --time-limit,
-only instructions it implements) runs there first, without loading numpy; at anything the numpy
-engine would report (an error, a warning, a possible data race, a limit) the launch runs again
-on the numpy engine, which reports it. `WAVE_LSP_NATIVE=0` uses the numpy engine only;
-`WAVE_LSP_SHOW_ENGINE=1` says on stderr which engine gave the results.
+launch the native core can run (no --trace, --break or --dump-regs, only instructions it
+implements) runs there, without loading numpy; the core reports warnings, errors, the
+instruction and time limits itself, with the numpy engine's text, and leaves a launch to the
+numpy engine only for what it lacks (`wave_lsp.emu.native.runner` lists it: a possible data
+race, an unaligned atomic, NaN operands of some float instructions, an error in a numpy batch of
+several workgroups). `WAVE_LSP_NATIVE=0` uses the numpy engine only; `WAVE_LSP_SHOW_ENGINE=1`
+says on stderr which engine gave the results.
 
 This module only parses the flags (`wave_lsp.launch.request`), calls the pipeline and prints
 (`wave_lsp.launch.output`).

@@ -91,13 +91,12 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observers: list,
         report.errors.append(error)
         report.launch_summary = prepared.summary()
         return report
-    ctx.warnings[:0] = races
     if error is not None:
         report.errors.append(error)
         if ctx.batch is not None:
             collect(ctx.batch)
     report.stats = ctx.stats
-    report.warnings = ctx.warnings
+    report.warnings = races + ctx.ordered_warnings()
     if ready:
         for observer in observers:
             observer.fill(report)

@@ -1,4 +1,10 @@
-"""Run-wide context shared by compiled instructions: statistics, warnings and the current batch."""
+"""Run-wide context shared by compiled instructions: statistics, warnings and the current batch.
+
+Warnings are reported as running the workgroups one at a time, in order, would report them,
+whatever the batches (several workgroups run in lock-step): a warning is placed (workgroup, wave,
+lanes, text) at the first event of the lowest workgroup that had it, the list is in the order
+those places were first reached workgroup by workgroup, and at most MAX_WARNINGS are kept, the
+first in that order; `count` folds in every event. The native core reports the same list."""
 
 from __future__ import annotations
 
@@ -15,8 +21,10 @@ class RunContext:
 
     def __init__(self, pcs: list[int], lines: list[int | None]):
         self.stats = Stats()
-        self.warnings: list[EmuWarning] = []
+        self.warnings: list[EmuWarning] = []        # in the order they were found
         self._warning_index: dict[tuple[int, str], int] = {}
+        self._places: list[tuple[int, int]] = []    # per warning: (its workgroup, event number)
+        self._events = 0
         self.batch: Batch | None = None
         self.pcs = pcs
         self.lines = lines
@@ -35,10 +43,10 @@ class RunContext:
             if race is None:
                 continue
             key = (race.space, race.write[0], race.other[0])
-            if key in self._races or len(self.warnings) >= MAX_WARNINGS:
+            if key in self._races:
                 continue
             self._races.add(key)
-            self.warnings.append(self._race_warning(b, race))
+            self._add(self._race_warning(b, race), b.first_wg + race.write[1] // b.lanes_per_wg)
 
     def _race_warning(self, b: Batch, race) -> EmuWarning:
         (i, lane), (j, other) = race.write, race.other
@@ -79,23 +87,43 @@ class RunContext:
         return warn
 
     def warn(self, index: int, kind: str, message: str, lanes: np.ndarray) -> None:
+        """`lanes` (batch lanes, ascending, or a mask) of instruction `index` met `kind`: one
+        warning per instruction and kind (see the module doc)."""
         key = (index, kind)
         lanes = np.asarray(lanes)
         count = int(lanes.size) if lanes.dtype != bool else int(lanes.sum())
         if lanes.dtype == bool:
             lanes = np.flatnonzero(lanes)
-        if key in self._warning_index:
-            i = self._warning_index[key]
+        i = self._warning_index.get(key)
+        if not lanes.size:
+            return
+        b = self.batch
+        first = b.first_wg + int(lanes[0]) // b.lanes_per_wg
+        if i is not None and first >= self._places[i][0]:
             old = self.warnings[i]
             self.warnings[i] = EmuWarning(old.kind, old.message, old.pc, old.line, old.workgroup,
                                           old.wave, old.lanes, old.count + count)
             return
-        if len(self.warnings) >= MAX_WARNINGS or not lanes.size:
-            return
-        b = self.batch
         wg, wave, _ = b.describe_lane(int(lanes[0]))
         in_wave = tuple(int(l) % b.W for l in lanes[:256]
                         if b.describe_lane(int(l))[:2] == (wg, wave))[:64]
-        self._warning_index[key] = len(self.warnings)
-        self.warnings.append(EmuWarning(kind, message, self.pcs[index], self.lines[index],
-                                        wg, wave, in_wave, count))
+        warning = EmuWarning(kind, message, self.pcs[index], self.lines[index], wg, wave,
+                             in_wave, count)
+        if i is None:
+            self._warning_index[key] = self._add(warning, first)
+        else:             # a lower workgroup met it later in the batch: it is placed there
+            self._events += 1
+            self.warnings[i] = EmuWarning(kind, message, self.pcs[index], self.lines[index], wg,
+                                          wave, in_wave, self.warnings[i].count + count)
+            self._places[i] = (first, self._events)
+
+    def _add(self, warning: EmuWarning, workgroup: int) -> int:
+        self._events += 1
+        self.warnings.append(warning)
+        self._places.append((workgroup, self._events))
+        return len(self.warnings) - 1
+
+    def ordered_warnings(self) -> list[EmuWarning]:
+        """The warnings as the report gives them (see the module doc)."""
+        order = sorted(range(len(self.warnings)), key=self._places.__getitem__)
+        return [self.warnings[i] for i in order[:MAX_WARNINGS]]

@@ -8,11 +8,12 @@
   and the debugger's stepping run (`stepping.SteppingRun`) start from it.
 - `run(program_or_prepared, launch=None, options=RunOptions()) -> RunReport`: the one entry.
   With `engine="auto"` a launch the native core can run (no trace, breakpoint, recording,
-  registers asked for, time limit, cancel callback, store-writer record; only instructions it
-  implements; see `native.runner`) runs there, without loading numpy; where the core bails (at anything the
-  numpy engine would report: an error, a warning, a possible data race, a limit) the numpy
-  engine runs it again from the same prepared launch, and the report says so (`engine`,
-  `fallback`). `WAVE_LSP_NATIVE=0` turns the core off.
+  registers asked for, store-writer record; only instructions it implements; see
+  `native.runner`) runs there, without loading numpy: it reports warnings, errors, the
+  instruction limit, the time limit and a cancel itself; where it cannot report alike (a
+  possible data race, ...: the list is in `native.runner`) the numpy engine runs the launch
+  again from the same prepared launch, and the report says so (`engine`, `fallback`).
+  `WAVE_LSP_NATIVE=0` turns the core off.
 
 A run's observers (`observer`: the options' flags made observers by `observers_of`, and any
 given to `run`) go to whichever engine runs it: the native core runs a launch only when it

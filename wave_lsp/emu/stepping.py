@@ -216,6 +216,6 @@ class SteppingRun:
         if self.error is not None:
             report.errors.append(self.error)
         report.stats = self.ctx.stats
-        report.warnings = self.ctx.warnings
+        report.warnings = self.ctx.ordered_warnings()
         report.launch_summary = self.prepared.summary()
         return report

@@ -3,9 +3,11 @@ setup.py) that runs clean launches of the common instructions much faster than t
 and prints dumps in upstream's formats.
 
 The numpy engine stays the reference: the core implements the mnemonics in `_wavecore.OPS` with
-exactly its semantics, and stops ("bails") at anything the numpy engine would report — a fault,
-a warning, a possible data race, a limit — so that the launch is then run again by the numpy
-engine (`runner.run_native` returns the reason instead of a result). Nothing here imports numpy.
+exactly its semantics and reports what it reports (warnings, errors, limits: findings.c,
+`findings`, with the text of `emu.messages`); it stops ("bails") only where it cannot report
+alike — a possible data race, ... (`runner` lists them) — so that the launch is then run again
+by the numpy engine (`runner.run_native` returns the reason instead of a result). Nothing here
+imports numpy.
 
 `WAVE_LSP_NATIVE=0` in the environment turns the core off (the numpy engine runs everything).
 """

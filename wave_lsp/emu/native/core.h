@@ -3,9 +3,9 @@
  * The core runs a kernel that Python has pre-decoded into `Ins` records over the whole grid,
  * one workgroup at a time, in order, with every wave of the workgroup in lock-step — the same
  * schedule as the numpy engine (wave_lsp/emu/engine.py, control.py), which is the reference for
- * every rule here. It only ever stands for clean runs: on any event the numpy engine would report
- * (fault, warning, possible data race, limit) it stops with BAIL and Python runs the launch again
- * with the numpy engine, which produces the full report.
+ * every rule here. It records the warnings and the error the numpy engine reports (findings.c,
+ * limits.c); where it cannot report alike (a possible data race, NaN semantics it lacks, ...)
+ * it stops with a bail reason and Python runs the launch again with the numpy engine.
  */
 #ifndef WAVECORE_H
 #define WAVECORE_H

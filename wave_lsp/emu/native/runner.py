@@ -1,9 +1,37 @@
 """Running a prepared launch (`pipeline.prepare`) on the native core: device memory and its
-initial contents, the core's run, and its statistics as `Stats`, in a `RunReport`.
+initial contents, the core's run, its statistics as `Stats`, its warnings and error
+(`findings`), in a `RunReport`.
 
-`run_native(prepared, options)` returns a `NativeRun`: `report` is the run's `RunReport`
-(engine "native", equal to the numpy engine's), or None and `reason` says why the numpy engine
-must run the launch instead. Only `pipeline.run` calls it. No numpy."""
+`run_native(prepared, options, observers, started)` returns a `NativeRun`: `report` is the run's
+`RunReport` (engine "native", equal to the numpy engine's: warnings, errors, memory, statistics),
+or None and `reason` says why the numpy engine must run the launch instead. Only `pipeline.run`
+calls it. No numpy.
+
+The time limit and a cancel callback (`RunOptions.time_limit`, `cancel`) are polled by the core
+itself (limits.c) on the numpy engine's schedule: the deadline on CLOCK_MONOTONIC (Python's
+`time.monotonic`, counted from `started`), the callback called with the GIL at most every 10 ms
+of those polls (and once before the run, as the numpy engine polls before it starts); a callback
+that raises stops the run and the exception propagates, as on the numpy engine.
+
+What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`'s
+`engine: numpy (REASON)`), all of it instructions or semantics the core lacks:
+- an instruction it does not implement (`_wavecore.OPS`: transcendentals, `mma_*`, ...), or one
+  naming a predicate that does not exist;
+- "possible data race": the core's race shadows (shadow.c) only see that two workgroups, or two
+  waves of a workgroup between barriers, may have met on a word; the numpy engine finds and
+  reports the race (`data_race`), whose choice depends on its batches;
+- "unaligned atomic" (the numpy engine replays atomics grouped by exact address);
+- NaN operands of the float instructions whose NaN results the core does not reproduce
+  ("NaN operand", "f16/bf16 NaN", "fmin/fmax of NaN or signed zeros", ...);
+- "an error in a batch of several workgroups": an error (or the instruction limit passed) where
+  the numpy engine runs several workgroups in lock-step in one batch: its memory, statistics and
+  error are then the batch's (the core reports it where the batch holds one workgroup; the time
+  limit and a cancel, which stop at no defined point, always);
+- "an error with the profile or memory trace", "endif/endloop pops a frame of the caller",
+  "memory trace too long", and the observers and launches `_ineligible` names (a trace,
+  breakpoints, recording, the store-writer record, `--dump-regs`, device memory above 256 MiB,
+  local memory above 16 MiB, too many workgroups).
+"""
 
 from __future__ import annotations
 
