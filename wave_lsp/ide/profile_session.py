@@ -34,6 +34,7 @@ from .jobs import REFRESH, JobService
 from .bank_advice import bank_advice, fix_holds
 from .profile_view import ProfileView, profile_view
 from .run_limits import RunLimits
+from .run_results import engine_of
 from .run_session import RunPlan, Snapshot, editor_launch, editor_options
 
 
@@ -50,6 +51,7 @@ class KernelProfileRun:
     message: str = ""
     elapsed_ms: float = 0.0
     view: ProfileView | None = None
+    engine: str = ""                 # what ran it: "native", or "numpy (why)"
     # until `with_presets` ran: the run's record, instruction spots and what the bank advice
     # needs (the text, kernel, launch, options and report of the run)
     pending: tuple | None = field(default=None, repr=False, compare=False)
@@ -130,15 +132,18 @@ def _checked(advice, text: str, launch, options, report, check, left):
     return advice if holds else replace(advice, fix=None)
 
 
+def _ident(snapshot: Snapshot, plan: RunPlan) -> dict:
+    ll = plan.launch
+    return dict(kernel=plan.kernel, revision=snapshot.revision, version=snapshot.version,
+                launch_line=ll.line if ll else None, ordinal=ll.ordinal if ll else None)
+
+
 def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
                 cancelled: Callable[[], bool], files: ArgFiles) -> KernelProfileRun:
     """Profile one planned kernel of a snapshot (on the worker thread)."""
     from ..emu import LaunchError, run
-    from ..emu import AnalysisStopped, profile_for
-    from ..isa.backends import PROFILE_TARGETS
     ll = plan.launch
-    ident = dict(kernel=plan.kernel, revision=snapshot.revision, version=snapshot.version,
-                 launch_line=ll.line if ll else None, ordinal=ll.ordinal if ll else None)
+    ident = _ident(snapshot, plan)
     if ll is not None and ll.problem is not None:
         return KernelProfileRun(status="invalid", message=f"launch line: {ll.problem.message}",
                                 **ident)
@@ -149,15 +154,29 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
         options = editor_options(ll, limits, cancel=cancelled, profile=True)
         started = time.perf_counter()
         report = run(assembly, launch, options)      # within the limits itself
-        # the launch's own preset (its hints, heat and findings); the vendors' follow
+    except LaunchError as err:
+        return KernelProfileRun(status="failed", message=str(err), **ident)
+    except Exception as err:
+        return KernelProfileRun(status="failed", message=f"cannot profile: {err}", **ident)
+    return profile_of(report, snapshot, plan, launch, options, limits, cancelled, started)
+
+
+def profile_of(report, snapshot: Snapshot, plan: RunPlan, launch, options, limits: RunLimits,
+               cancelled: Callable[[], bool], started: float) -> KernelProfileRun:
+    """The profile's first step from a run with profile counters on (`report.profile`): the
+    launch's own preset (its hints, heat and findings); the vendors' follow (`with_presets`).
+    The run may have recorded the inline values too (`run_session.execute`: a profiled kernel
+    shares its inline run); `started` is its `time.perf_counter()` start."""
+    from ..emu import AnalysisStopped, profile_for
+    from ..isa.backends import PROFILE_TARGETS
+    ident = _ident(snapshot, plan)
+    try:
         check, _left = stopper(limits, cancelled, "counting the profile of the run")
         profiles = [profile_for(report.profile, PROFILE_TARGETS[0], check)]
         elapsed = (time.perf_counter() - started) * 1000
     except AnalysisStopped as err:
         status = "cancelled" if cancelled() else "failed"
         return KernelProfileRun(status=status, message=str(err), **ident)
-    except LaunchError as err:
-        return KernelProfileRun(status="failed", message=str(err), **ident)
     except Exception as err:
         return KernelProfileRun(status="failed", message=f"cannot profile: {err}", **ident)
     failure = next((e for e in report.errors), None)
@@ -168,10 +187,13 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
         at = f" at line {failure.line + 1}" if failure.line is not None else ""
         status, message = "error", f"{failure.kind.replace('_', ' ')}{at}"
     spots = _spots(plan)
+    # the bank advice's check runs the fixed text with the profile alone
+    alone = replace(options, record_threads=None, writers=False)
     return KernelProfileRun(status=status, message=message, elapsed_ms=elapsed,
                             view=profile_view(plan.kernel, profiles, spots),
+                            engine=engine_of(report),
                             pending=(report.profile, spots,
-                                     (snapshot.text, plan.kernel, launch, options, report)),
+                                     (snapshot.text, plan.kernel, launch, alone, report)),
                             **ident)
 
 

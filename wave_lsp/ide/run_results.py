@@ -95,6 +95,10 @@ class KernelRun:
     errors: list[dict] = field(default_factory=list)
     warnings: list[dict] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    engine: str = ""                     # what ran it: "native", or "numpy (why)"
+    # the kernel's profile from the same run (`profile_session.KernelProfileRun`), when its
+    # profile is live with this launch: one run feeds the values and the profile
+    profile: Any = field(default=None, repr=False, compare=False)
 
     def summary(self) -> str:
         """The code lens title: `✓ 3.1 ms · 2,048 instr · 94% lanes active` or the error."""
@@ -359,7 +363,12 @@ def build_run(report: RunReport, place: RunPlace, dumps: tuple[DumpRequest, ...]
         dumps=dumps_of(report, dumps),
         errors=[_plain(asdict(e)) for e in report.errors],
         warnings=[_plain(asdict(w)) for w in report.warnings],
-        stats=asdict(report.stats), **fields)
+        stats=asdict(report.stats), engine=engine_of(report), **fields)
+
+
+def engine_of(report: RunReport) -> str:
+    """What ran a report: "native", or "numpy (why the core could not)"."""
+    return report.engine if report.fallback is None else f"{report.engine} ({report.fallback})"
 
 
 def _plain(item: dict) -> dict:
