@@ -129,8 +129,11 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     kinds = {observer.kind: observer for observer in observers}
     if "initcheck" in kinds:           # the uninitialised-read check (initcheck.c)
         shadow = bytearray(launch.device_memory)
+        ones = b"\x01" * min(launch.device_memory, 1 << 20)
         for offset, length in initialised_ranges(launch.memory_init):
-            shadow[offset:offset + length] = b"\x01" * length
+            for start in range(offset, offset + length, len(ones)):   # no copy of its size
+                end = min(start + len(ones), offset + length)
+                shadow[start:end] = ones[:end - start]
         check = (encode_uses(kernel, geo.registers), shadow)
     profile = None
     if "profile" in kinds:             # the kernel profile (profile.c, profile_native.py)
