@@ -14,6 +14,8 @@ import pytest
 
 from .native_support import assert_same_report, both_engines, need_core
 
+from wave_lsp.asm import assemble
+from wave_lsp.asm.wbin import write_wbin
 from wave_lsp.emu import EngineUnavailable, Launch, RunOptions, run
 from wave_lsp.emu.kernel_launch import IotaFill
 from wave_lsp.emu.native.findings import ERRORS, WARNINGS
@@ -30,6 +32,16 @@ LANE = ("mov_sr r0, sr_thread_id_x\nmov_sr r13, sr_workgroup_id_x\nmov_sr r12, "
         "sr_workgroup_size_x\nimad r0, r13, r12, r0\nmov_imm r14, 4\nimul r15, r0, r14\n")
 STORE = "\ndevice_store_u32 r15, r3"
 SPIN = "mov_imm r1, 1\nloop\niadd r1, r1, r1\nendloop"
+
+
+
+def bad_call() -> bytes:
+    """A `.wbin` whose call names the middle of an instruction (the assembler never writes one)."""
+    data = write_wbin(assemble(kernel("call f\nhalt\nf:\nreturn")).kernels)
+    call = bytes.fromhex("7000003f0c000000")         # call 0xc
+    assert data.count(call) == 1
+    return data.replace(call, bytes.fromhex("7000003f0e000000"))
+
 
 # name: (kernel, launch, the warning or error kinds the numpy engine reports)
 CASES = {
@@ -114,6 +126,18 @@ CASES = {
     "register beyond the kernel's": (kernel(LANE + "mov_imm r1, 1\nucmp_lt p1, r0, r1\n"
                                             "@p1 iadd r3, r20, r0", registers=16),
                                      Launch(workgroup=(4, 1, 1)), {"register_out_of_range"}),
+    "break outside of a loop": (kernel("mov_imm r1, 1\nicmp_eq p1, r1, r1\nbreak p1"),
+                                Launch(workgroup=(4, 1, 1)), {"invalid_instruction"}),
+    "continue outside of a loop": (kernel("mov_imm r1, 1\nicmp_eq p1, r1, r1\ncontinue p1"),
+                                   Launch(workgroup=(4, 1, 1)), {"invalid_instruction"}),
+    "else without its if": (kernel("mov_sr r0, sr_lane_id\nelse\nendif"),
+                            Launch(workgroup=(6, 1, 1), wave_width=4), {"invalid_instruction"}),
+    "endif without its if": (kernel("endif"), Launch(workgroup=(4, 1, 1)),
+                             {"invalid_instruction"}),
+    "endloop without its loop": (kernel("endloop"), Launch(workgroup=(4, 1, 1)),
+                                 {"invalid_instruction"}),
+    "a call into an instruction": (bad_call(), Launch(workgroup=(4, 1, 1)),
+                                   {"invalid_instruction"}),
     "instruction limit": (kernel(SPIN), Launch(workgroup=(4, 1, 1)), {"instruction_limit"}),
     "instruction limit between workgroups": (
         kernel("mov_imm r1, 0\nmov_imm r2, 1\nmov_imm r3, 40\nloop\niadd r1, r1, r2\n"

@@ -355,7 +355,7 @@ static int64_t run_workgroup(WG *g, int64_t linear)
             return bail(run, "out of memory");
         run->stats.cat[ins->category] += present;
         g->executed += present;
-        if (limit_poll(g, index) == BAIL_AT)
+        if (++g->steps >= g->check && limit_poll(g, index) == BAIL_AT)
             return BAIL_AT;
         index = next < 0 ? index + 1 : next;
     }

@@ -93,7 +93,7 @@ void warn_lanes(WG *g, int kind, int64_t index, const uint8_t *bad, int64_t deta
 int64_t fault(WG *g, int kind, const uint8_t *lanes, int64_t detail, int64_t detail2);
 /* limits.c: the instruction limit, time limit and cancel polls (emu/engine.py's schedule) */
 int64_t next_poll(WG *g);
-int64_t limit_poll(WG *g, int64_t index);
+int64_t limit_poll(WG *g, int64_t index);     /* when ++g->steps reaches g->check */
 int limits_between(WG *g);
 
 /* initcheck.c: the checks warn (findings.c) */
@@ -103,7 +103,7 @@ void init_free(WG *g);
 void init_workgroup(WG *g);
 int init_registers(WG *g, const Ins *ins, int64_t index);
 void init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_t width,
-                 int read, int write, int64_t index);
+                 int read, int write, int64_t index, uint32_t top);   /* top: largest address */
 /* profile.c (only called when run->prof is set) */
 int prof_setup(WG *g);
 void prof_workgroup(WG *g);

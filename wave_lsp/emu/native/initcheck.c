@@ -124,7 +124,7 @@ int init_registers(WG *g, const Ins *ins, int64_t index)
  * one's address; record what the in-bounds writes initialise (out-of-bounds lanes are the
  * access's fault). */
 void init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_t width,
-                 int read, int write, int64_t index)
+                 int read, int write, int64_t index, uint32_t top)
 {
     Init *s = g->init;
     uint8_t *shadow = local ? s->loc : g->run->device_init;
@@ -134,6 +134,15 @@ void init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64
     static const uint32_t set = 0x01010101u;
     if (local && write)
         s->loc_dirty = 1;
+    if (read && !write && (uint64_t)top + (uint64_t)width <= size) {
+        int clean = 1;                       /* the common case: every byte initialised */
+        for (int64_t l = 0; l < n && clean; l++)
+            if (m[l])
+                clean = width == 4 ? load32(shadow + addr[l]) == set
+                                   : memchr(shadow + addr[l], 0, (size_t)width) == NULL;
+        if (clean)
+            return;
+    }
     for (int64_t l = 0; l < n; l++) {
         bad[l] = 0;
         if (!m[l] || (uint64_t)addr[l] + (uint64_t)width > size)
@@ -149,8 +158,9 @@ void init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64
     if (detail >= 0)
         warn_lanes(g, local ? WARN_UNINIT_LOCAL : WARN_UNINIT_DEVICE, index, bad, detail);
     if (write && !read) {
+        int inside = (uint64_t)top + (uint64_t)width <= size;
         for (int64_t l = 0; l < n; l++) {
-            if (!m[l] || (uint64_t)addr[l] + (uint64_t)width > size)
+            if (!m[l] || (!inside && (uint64_t)addr[l] + (uint64_t)width > size))
                 continue;
             if (width == 4)
                 memcpy(shadow + addr[l], &set, 4);

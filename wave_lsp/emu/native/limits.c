@@ -52,11 +52,9 @@ static int64_t check_limits(WG *g)
     return 0;
 }
 
-/* After a step: poll when it is due; the error (BAIL_AT, at `index`) or 0. */
+/* A poll that is due (after step g->steps): the error (BAIL_AT, at `index`) or 0. */
 int64_t limit_poll(WG *g, int64_t index)
 {
-    if (++g->steps < g->check)
-        return 0;
     if (check_limits(g) == BAIL_AT) {
         g->run->bail_index = index;
         return BAIL_AT;

@@ -95,7 +95,7 @@ int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m)
     if (!count)
         return -1;
     if (g->init)                              /* the initcheck runs before the access */
-        init_memory(g, local, addr, m, width, load, !load, ins - run->code);
+        init_memory(g, local, addr, m, width, load, !load, ins - run->code, top);
     if (check_addresses(g, ins, addr, m, width, size, top, bits))
         return BAIL_AT;
     int tracked = local ? g->loc_epoch != NULL : g->dev_shadow != NULL;
@@ -181,7 +181,7 @@ int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m)
     if (!count)
         return -1;
     if (g->init)
-        init_memory(g, local, addr, m, 4, 1, 1, ins - run->code);
+        init_memory(g, local, addr, m, 4, 1, 1, ins - run->code, top);
     if (check_addresses(g, ins, addr, m, 4, size, top, bits))
         return BAIL_AT;
     if (bits & 3)        /* memory.atomic groups lanes by exact address: overlapping words of */
