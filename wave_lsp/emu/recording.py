@@ -122,7 +122,7 @@ class LineRecorder(Observer):
         from .plan import make_plan
         plan = make_plan(compiled.instructions)
         self.skips = {**plan.if_skip, **plan.else_skip, **plan.loop_skip}
-        self.group = slice(0, 0)          # the lanes of the shown threads' workgroup
+        self.shown_workgroup = slice(0, 0)          # the lanes of the shown threads' workgroup
         self.until = None                 # skipped by that workgroup run alone, up to here
 
     def fill(self, report) -> None:
@@ -142,7 +142,7 @@ class LineRecorder(Observer):
         self.until = None
         groups = {lane // b.lanes_per_wg for lane in lanes}
         first = groups.pop() * b.lanes_per_wg if len(groups) == 1 else 0
-        self.group = slice(first, first + b.lanes_per_wg) if lanes and not groups else None
+        self.shown_workgroup = slice(first, first + b.lanes_per_wg) if lanes and not groups else None
 
     def before(self, index: int, b: Batch):
         if not self.lanes.size:
@@ -164,8 +164,8 @@ class LineRecorder(Observer):
         if before is None:
             return
         skip = self.skips.get(index)
-        if skip is not None and self.group is not None and b.wg_count > 1 \
-                and not b.active[self.group].any():
+        if skip is not None and self.shown_workgroup is not None and b.wg_count > 1 \
+                and not b.active[self.shown_workgroup].any():
             self.until = skip
         mask, present, addresses = before
         if not present:

@@ -206,14 +206,16 @@ def _earlier(executions, target: str, threads) -> LaneBits:
 def _label(values: list[LineValue], active, threads, count: int) -> str:
     """The inline label: each value compacted as far as needed to stay within `MAX_LABEL`
     characters, so no client cuts it (the hover has every lane)."""
+    texts: dict[int, list[str]] = {}          # each value's lane texts, made once
     for level in range(4):
-        label = _label_at(values, active, threads, count, level)
+        label = _label_at(values, active, threads, count, level, texts)
         if len(label) <= MAX_LABEL:
             break
     return label
 
 
-def _label_at(values: list[LineValue], active, threads, count: int, level: int) -> str:
+def _label_at(values: list[LineValue], active, threads, count: int, level: int,
+              texts: dict[int, list[str]]) -> str:
     parts = []
     everyone = active is not None and len(active) == len(threads) and len(threads) > 1
     for v in values:
@@ -222,8 +224,10 @@ def _label_at(values: list[LineValue], active, threads, count: int, level: int) 
             continue
         text = v.text
         if level:
-            text = compact(lane_texts([v.values[t] for t in threads if t in v.values],
-                                      v.kind)[1], level)
+            if id(v) not in texts:
+                texts[id(v)] = lane_texts([v.values[t] for t in threads if t in v.values],
+                                          v.kind)[1]
+            text = compact(texts[id(v)], level)
         if everyone and len(set(v.values.values())) == 1:
             text += " (all lanes)"
         arrow = " ← " if v.target.startswith(("[", "local[")) else " = "

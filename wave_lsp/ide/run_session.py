@@ -213,7 +213,7 @@ def execute(snapshot: Snapshot, limits: RunLimits,
         initial = dict(launch.set_regs)
         profile = None
         if plan.profile:                # the profile's first step, from this very run
-            from .profile_session import profile_of
+            from .profile_run import profile_of
             profile = profile_of(report, snapshot, plan, launch, options, limits, cancelled,
                                  started)
         results.append(build_run(report, plan.place, dumps, elapsed_ms=elapsed, initial=initial,

@@ -95,38 +95,42 @@ def read_lines(raw, spec: LineSpec, kernel) -> dict:
         record.count = count[slot]
         record.first_active = tuple(bool(v) for v in first_active[slot * k:(slot + 1) * k])
         records[spec.keys[slot]] = by_slot[slot] = record
-    words = array("I", log or b"")
-    at, end = 0, len(words)
+    data = array("I", log or b"").tolist()
+    at, end = 0, len(data)
     ids = spec.ids
+    identity = ids == tuple(range(len(ids)))     # "first_wave": positions are the ids
+    decoders: dict[int, tuple] = {}
     while at < end:
-        index, active = words[at], words[at + 1]
+        index, n = data[at], data[at + 1]
         at += 2
-        who = [ids[i] for i in words[at:at + active]]
-        at += active
+        who = data[at:at + n] if identity else [ids[i] for i in data[at:at + n]]
+        at += n
+        decoder = decoders.get(index)
+        if decoder is None:
+            items = spec.items[index]
+            captures = sum(1 if item[0] == "reg" else item[3] for item in items)
+            decoder = decoders[index] = (items, captures,
+                                         any(item[0] == "mem" for item in items),
+                                         by_slot[spec.slots[index]].writes)
+        items, captures, has_mem, kept = decoder
         writes = []
-        items = spec.items[index]
-        values = []
-        for item in items:
-            captures = 1 if item[0] == "reg" else item[3]
-            for _ in range(captures):
-                values.append(words[at:at + active].tolist())
-                at += active
-        addresses = None
-        if any(item[0] == "mem" for item in items):
-            addresses = words[at:at + active].tolist()
-            at += active
-        values.reverse()
+        if has_mem:
+            addresses = data[at + captures * n:at + (captures + 1) * n]
         for item in items:
             if item[0] == "reg":
-                writes.append(WriteRecord(item[1], dict(zip(who, values.pop())), item[2]))
+                writes.append(WriteRecord(item[1], dict(zip(who, data[at:at + n])), item[2]))
+                at += n
                 continue
             _, space, rs1, words_kept = item
             single = len(set(addresses)) == 1
             for w in range(words_kept):
                 target = f"{space}[0x{addresses[0] + 4 * w:x}]" if single \
                     else f"{space}[r{rs1}{'+' + str(4 * w) if w else ''}]"
-                writes.append(WriteRecord(target, dict(zip(who, values.pop())), "u32"))
-        by_slot[spec.slots[index]].writes.append(writes)
+                writes.append(WriteRecord(target, dict(zip(who, data[at:at + n])), "u32"))
+                at += n
+        if has_mem:
+            at += n
+        kept.append(writes)
     return records
 
 
