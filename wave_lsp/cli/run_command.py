@@ -52,8 +52,8 @@ launch the native core can run (no --trace, --break or --dump-regs, only instruc
 implements) runs there, without loading numpy; the core reports warnings, errors, the
 instruction and time limits itself, with the numpy engine's text, and leaves a launch to the
 numpy engine only for what it lacks (`wave_lsp.emu.native.runner` lists it: a possible data
-race, an unaligned atomic, NaN operands of some float instructions, an error in a numpy batch of
-several workgroups). `WAVE_LSP_NATIVE=0` uses the numpy engine only; `WAVE_LSP_SHOW_ENGINE=1`
+race, an unaligned atomic, NaN operands of some float instructions, the instruction limit
+passed in a numpy batch of several workgroups). `WAVE_LSP_NATIVE=0` uses the numpy engine only; `WAVE_LSP_SHOW_ENGINE=1`
 says on stderr which engine gave the results.
 
 This module only parses the flags (`wave_lsp.launch.request`), calls the pipeline and prints
