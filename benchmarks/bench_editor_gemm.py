@@ -52,10 +52,13 @@ def document() -> tuple[str, str, int, int]:
 
 
 async def hints(session: RawSession) -> set[int]:
+    """The lines showing a run's value (`r3 = ...`; the profile's hints are figures)."""
     got = await session.request("textDocument/inlayHint", {
         "textDocument": {"uri": URI},
         "range": {"start": {"line": 0, "character": 0}, "end": {"line": 10_000, "character": 0}}})
-    return {h["position"]["line"] for h in got or []}
+    return {h["position"]["line"] for h in got or []
+            if " = " in (h["label"] if isinstance(h["label"], str)
+                         else "".join(part["value"] for part in h["label"]))}
 
 
 async def open_session(text: str) -> RawSession:
