@@ -206,7 +206,7 @@ def _earlier(executions, target: str, threads) -> LaneBits:
 def _label(values: list[LineValue], active, threads, count: int) -> str:
     """The inline label: each value compacted as far as needed to stay within `MAX_LABEL`
     characters, so no client cuts it (the hover has every lane)."""
-    texts: dict[int, list[str]] = {}          # each value's lane texts, made once
+    texts: dict[int, list] = {}          # each value's lane bits and texts, made once
     for level in range(4):
         label = _label_at(values, active, threads, count, level, texts)
         if len(label) <= MAX_LABEL:
@@ -215,7 +215,7 @@ def _label(values: list[LineValue], active, threads, count: int) -> str:
 
 
 def _label_at(values: list[LineValue], active, threads, count: int, level: int,
-              texts: dict[int, list[str]]) -> str:
+              texts: dict[int, list]) -> str:
     parts = []
     everyone = active is not None and len(active) == len(threads) and len(threads) > 1
     for v in values:
@@ -223,12 +223,15 @@ def _label_at(values: list[LineValue], active, threads, count: int, level: int,
             parts.append(f"{v.target} = {v.text}")
             continue
         text = v.text
+        seen = texts.get(id(v))
+        if seen is None:            # (its lanes' bits, their texts once compacted)
+            seen = texts[id(v)] = [[v.values[t] for t in threads if t in v.values], None]
         if level:
-            if id(v) not in texts:
-                texts[id(v)] = lane_texts([v.values[t] for t in threads if t in v.values],
-                                          v.kind)[1]
-            text = compact(texts[id(v)], level)
-        if everyone and len(set(v.values.values())) == 1:
+            if seen[1] is None:
+                seen[1] = lane_texts(seen[0], v.kind)[1]
+            text = compact(seen[1], level)
+        if everyone and len(set(seen[0] if len(seen[0]) == len(v.values)
+                                else v.values.values())) == 1:
             text += " (all lanes)"
         arrow = " ← " if v.target.startswith(("[", "local[")) else " = "
         parts.append(f"{v.target}{arrow}{text}")
