@@ -52,13 +52,15 @@ def document() -> tuple[str, str, int, int]:
 
 
 async def hints(session: RawSession) -> set[int]:
-    """The lines showing a run's value (`r3 = ...`; the profile's hints are figures)."""
+    """The lines showing a run's value (`r3 = ...`; the profile's hints are figures, and the
+    last run's values kept while a new run is due are marked stale, `⟳ `)."""
     got = await session.request("textDocument/inlayHint", {
         "textDocument": {"uri": URI},
         "range": {"start": {"line": 0, "character": 0}, "end": {"line": 10_000, "character": 0}}})
     return {h["position"]["line"] for h in got or []
-            if " = " in (h["label"] if isinstance(h["label"], str)
-                         else "".join(part["value"] for part in h["label"]))}
+            if " = " in (label := h["label"] if isinstance(h["label"], str)
+                         else "".join(part["value"] for part in h["label"]))
+            and not label.startswith("⟳")}
 
 
 async def open_session(text: str) -> RawSession:
