@@ -9,6 +9,7 @@ the time limit and a cancel stop the core where they are met; and where it canno
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -157,6 +158,7 @@ def options_of(name: str) -> RunOptions:
 @pytest.mark.parametrize("name", CASES)
 def test_the_core_reports_what_the_numpy_engine_reports(name):
     source, launch, kinds = CASES[name]
+    launch = replace(launch, register_threads=(0, 5, 9))   # where they stopped, or at the end
     report, native = both_engines(source, launch, options_of(name))
     assert native.reason is None, native.reason
     assert {f.kind for f in report.warnings + report.errors} == kinds
@@ -204,6 +206,17 @@ def test_an_error_is_reported_as_running_workgroups_one_at_a_time():
     report, native = both_engines(source, launch)
     assert native.reason is None
     assert_same_report(report, native)
+
+
+def test_the_memory_trace_of_a_run_that_stops_at_an_error_is_the_numpy_engines():
+    need_core()
+    source = kernel(LANE + "device_load_u32 r3, r15\nmov_imm r1, 60\niadd r2, r15, r1\n"
+                    "device_store_u32 r2, r3")
+    launch = Launch(workgroup=(8, 1, 1), wave_width=4, device_memory=64)
+    numpy = run(source, launch, RunOptions(engine="numpy", mem_trace="record"))
+    native = run(source, launch, RunOptions(engine="native", mem_trace="record"))
+    assert [e.kind for e in native.errors] == ["out_of_bounds"] and native.mem_trace
+    assert (native.errors, native.mem_trace) == (numpy.errors, numpy.mem_trace)
 
 
 def test_the_instruction_limit_in_a_batch_of_several_is_left_to_the_numpy_engine():

@@ -38,7 +38,7 @@ typedef struct {
     int64_t width;       /* memory: bytes per access */
     int64_t words;       /* memory: registers loaded or stored */
     int64_t local;       /* memory: 1 local, 0 device */
-    int64_t trap;        /* OP_TRAP: TRAP_REGISTER or 0 (the core bails) */
+    int64_t trap;        /* OP_TRAP: TRAP_REGISTER (the fault) or 0 (bails) */
     int64_t pad1;
 } Ins;
 
@@ -165,13 +165,20 @@ typedef struct {
     uint8_t *device_init;                /* per device byte: initialised */
     /* results */
     Stats stats;
-    const char *bail;                    /* why the run stopped (NULL: it finished cleanly) */
+    const char *bail;                    /* why the run stopped ("error": found->error; NULL: it
+                                            ran to the end) */
     int64_t bail_index;
     /* polled between workgroups (every POLL_WORKGROUPS): nonzero stops the run ("interrupted");
      * a short kernel on a huge grid would otherwise never notice a Ctrl-C */
     int (*poll)(void);
     Prof *prof;                          /* the kernel profile, or NULL */
     Findings *found;                     /* warnings and the error (findings.c) */
+    /* the threads whose registers are reported (registers.c): n_wanted global thread ids; per
+     * thread registers + 4 words out (general registers, then predicates), and whether set */
+    const int64_t *wanted;
+    int64_t n_wanted;
+    uint32_t *regs_out;
+    uint8_t *regs_have;
     /* the time limit and cancelling (limits.c): a CLOCK_MONOTONIC deadline in seconds (0: none)
      * and `cancelled`, polled with the clock at most every CANCEL_POLL_SECONDS */
     double deadline;
