@@ -28,9 +28,10 @@ What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`
   it stops, and its memory and statistics then, are the batch's (the core reports the limit
   where a batch holds one workgroup; every other error always: the numpy engine runs a batch
   that met one again one workgroup at a time; the time limit and a cancel always);
-- "an error with the profile" (the record of a profile cut short is not compared), "a time
-  limit or cancel with the profile" (the editor's profiles: past its pattern bounds the
-  core's profile record differs from the numpy engine's, whose patterns are per batch),
+- "an error with the profile" (the record of a profile cut short is not compared), "the
+  editor's profile past its pattern bounds" (a profile with a time limit or cancel, as the
+  editor's, whose record dropped access patterns: past the bounds the core's record differs
+  from the numpy engine's, whose patterns are per batch; the command's `--profile` keeps it),
   "endif/endloop pops a frame of the caller",
   "memory trace too long", and the observers and launches `_ineligible` names (a trace,
   breakpoints, recording, the store-writer record, device memory above 256 MiB, local memory
@@ -82,11 +83,6 @@ def _ineligible(launch: Launch, options: RunOptions, observers) -> str | None:
         kinds.add(observer.kind)
     if {"mem_trace", "profile"} <= kinds:
         return "--mem-trace with the profile"
-    if "profile" in kinds and (options.time_limit is not None or options.cancel is not None):
-        # the editor's profiles, as before: past its pattern bounds the core's record differs
-        # from the numpy engine's, whose patterns are per batch (the command's --profile runs
-        # here all the same)
-        return "a time limit or cancel with the profile"
     if launch.device_memory > MAX_DEVICE_MEMORY:
         return "device memory above 256 MiB"
     return None
@@ -181,6 +177,10 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
         return NativeRun(f"{bail} (instruction {index})")
     stats = _stats(counts)
     reason = _unlike_numpy(geo, options, observers, kinds, error, stats)
+    if reason is None and record is not None and (options.time_limit is not None
+                                                  or options.cancel is not None) \
+            and any(array("q", record[5])):
+        reason = "the editor's profile past its pattern bounds"
     if reason is not None:
         return NativeRun(reason)
     report = RunReport(kernel=kernel.name, device=device, stats=stats,
