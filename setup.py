@@ -30,9 +30,10 @@ NATIVE_CORE = Extension(
                                         "floatfmt.c", "initcheck.c", "profile.c",
                                         "profile_py.c", "memlog.c", "findings.c",
                                         "limits.c", "barrier.c", "findings_py.c",
-                                        "memory_py.c", "registers.c")],
+                                        "memory_py.c", "registers.c", "record.c",
+                                        "record_py.c")],
     depends=[NATIVE + "core.h", NATIVE + "exec.h", NATIVE + "ops.h", NATIVE + "profile_py.h",
-             NATIVE + "findings_py.h", NATIVE + "memory_py.h"],
+             NATIVE + "findings_py.h", NATIVE + "memory_py.h", NATIVE + "record_py.h"],
 )
 
 # Without these the core's float results would differ from the numpy engine's: never dropped.

@@ -4,6 +4,8 @@ the engine is chosen by which observers are present."""
 
 from __future__ import annotations
 
+import pytest
+
 from wave_lsp.emu import Launch, Observer, RunOptions, run
 from wave_lsp.emu.pipeline import observers_of
 
@@ -83,10 +85,14 @@ def test_a_sequential_redo_starts_the_observers_afresh():
     assert report.counted == {"start": 2, "attach": 3, "before": 15, "after": 15, "finish": 1}
 
 
-def test_several_observers_share_one_run():
-    """The per-line recorder and the store-writer record come from the same run."""
-    report = run(KERNEL, LAUNCH, RunOptions(record_threads=(1,), writers=True))
-    assert report.engine == "numpy" and not report.errors
+@pytest.mark.parametrize("engine", ["numpy", "native"])
+def test_several_observers_share_one_run(engine):
+    """The per-line recorder and the store-writer record come from the same run, on either
+    engine (the native core records both itself)."""
+    if engine == "native":
+        need_core()
+    report = run(KERNEL, LAUNCH, RunOptions(record_threads=(1,), writers=True, engine=engine))
+    assert report.engine == engine and not report.errors
     store = next(r for r in report.line_records.values() if r.mnemonic == "device_store_u32")
     assert store.count == 1 and [(w.target, w.values) for w in store.writes[0]] == [
         ("device[0x4]", {1: 1})]
@@ -100,6 +106,8 @@ def test_the_engine_follows_the_observers_present():
     report = run(KERNEL, LAUNCH, RunOptions(), observers=[Counting()])
     assert (report.engine, report.fallback) == ("numpy", "a counting observer")
     assert run(KERNEL, LAUNCH, RunOptions(profile=True)).engine == "native"
+    assert run(KERNEL, LAUNCH, RunOptions(profile=True, record_threads="first_wave",
+                                          writers=True)).engine == "native"
 
 
 def test_observers_the_native_core_records_load_no_numpy(tmp_path):

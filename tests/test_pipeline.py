@@ -90,11 +90,15 @@ def test_the_fallback_follows_the_options(tmp_path):
     need_core()
     program, request = shared_request("vector_add", tmp_path)
     assert run(program, request.launch, request.options).engine == "native"
-    for options, why in ((RunOptions(trace=lambda line: None), "--trace"),
-                         (RunOptions(record_threads="first_wave"), "recording"),
-                         (RunOptions(writers=True), "the store-writer record")):
+    for options, why in ((RunOptions(trace=lambda line: None), "--trace"),):
         report = run(program, request.launch, options)
         assert (report.engine, report.fallback) == ("numpy", why)
+    two = replace(request.launch, grid=(2, 1, 1))
+    report = run(program, two, RunOptions(record_threads=[0, 256]))
+    assert (report.engine, report.fallback) == ("numpy", "shown threads in several workgroups")
+    for options in (RunOptions(record_threads="first_wave"), RunOptions(writers=True)):
+        report = run(program, request.launch, options)      # the core records both itself
+        assert (report.engine, report.fallback) == ("native", None)
     for options in (RunOptions(time_limit=60.0), RunOptions(cancel=lambda: False)):
         report = run(program, request.launch, options)      # the core polls both itself
         assert (report.engine, report.fallback, report.errors) == ("native", None, [])
@@ -175,7 +179,6 @@ def test_load_program_reads_regular_bounded_files_only(tmp_path):
     ({"time_limit": float("nan")}, "--time-limit", "--time-limit"),
     ({"time_limit": float("inf")}, "--time-limit", "--time-limit"),
     ({"engine": "gpu"}, "engine: must be one of auto, native, numpy", None),
-    ({"writers": True, "engine": "native"}, "needs the numpy engine", None),
     ({"trace": "yes"}, "trace: must be", None),
     ({"record_threads": "all"}, "record_threads: must be", None),
     ({"record_threads": [0, -1]}, "record_threads: must be", None),

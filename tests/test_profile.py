@@ -6,6 +6,8 @@ preset; presets agree with the backends' wave widths."""
 
 from __future__ import annotations
 
+from dataclasses import asdict, replace
+
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -241,10 +243,43 @@ def test_random_programs_equal_the_reference(case):
     check(program, launch)
 
 
-def test_the_profile_is_a_run_of_its_own():
+SHARED_RUN = ["nested_if_2_levels", "loop_divergent_break", "reduction", "histogram",
+              "barrier_in_loop"]
+
+
+@pytest.mark.parametrize("engine", ["numpy", "native"])
+@pytest.mark.parametrize("name", SHARED_RUN)
+def test_the_profile_shares_a_run_with_what_the_editor_shows(name, engine):
+    """One run with the profile, the per-line record and the store writers (the editor's run
+    of a profiled kernel) gives the profile of a profile-only run and the records of a run
+    without the profile, on either engine."""
+    if engine == "native" and core() is None:
+        pytest.skip("the native core is not built")
+    examples_dir()
+    source, launch = shared_source(name), shared_launch(name)
+    shown = RunOptions(engine=engine, record_threads="first_wave", record_limit=256,
+                       writers=True)
+    both = run(source, launch, replace(shown, profile=True))
+    alone = run(source, launch, RunOptions(engine=engine, profile=True))
+    records = run(source, launch, shown)
+    assert both.engine == alone.engine == records.engine == engine
+    for target in PROFILE_TARGETS:
+        assert profile_for(both.profile, target) == profile_for(alone.profile, target), target
+    assert both.line_records and any(r.writes for r in both.line_records.values())
+    assert [(k, asdict(r)) for k, r in both.line_records.items()] == \
+        [(k, asdict(r)) for k, r in records.line_records.items()]
+    assert both.recorded_threads == records.recorded_threads
+    assert both.writers.pages.keys() == records.writers.pages.keys()
+    for page in both.writers.pages:
+        assert both.writers.pages[page].tolist() == records.writers.pages[page].tolist()
+        assert both.writers.lanes[page].tolist() == records.writers.lanes[page].tolist()
+    assert both.device_memory.tobytes() == records.device_memory.tobytes()
+
+
+def test_the_profile_is_not_recorded_with_a_trace():
     from wave_lsp.emu import LaunchError
     for options in (RunOptions(profile=True, trace=True),
-                    RunOptions(profile=True, record_threads="first_wave"),
-                    RunOptions(profile=True, writers=True)):
-        with pytest.raises(LaunchError, match="the profile is recorded by a run of its own"):
+                    RunOptions(profile=True, mem_trace="record", engine="numpy")):
+        with pytest.raises(LaunchError, match="the profile is recorded by a run without a "
+                                              "trace"):
             run(".kernel k\n.registers 2\n    halt\n.end\n", Launch(), options)

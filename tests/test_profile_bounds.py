@@ -177,3 +177,20 @@ def test_a_check_stops_the_counting():
         raise AnalysisStopped("stop")
     with pytest.raises(AnalysisStopped):
         profile_for(record, None, check)
+
+
+def test_the_editors_profile_past_the_bounds_is_the_numpy_engines():
+    """Past the pattern bounds the core's record differs from the numpy engine's (whose
+    patterns are per batch): a profile with a time limit or cancel, as the editor's, is then
+    the numpy engine's; within the bounds, or without them (the command), the core's."""
+    from wave_lsp.emu.native import core
+    if core() is None:
+        pytest.skip("the native core is not built")
+    editor = RunOptions(profile=True, time_limit=60.0, cancel=lambda: False)
+    past = run(assemble(WANDERING), LAUNCH, editor)
+    assert (past.engine, past.fallback) == ("numpy", "the editor's profile past its pattern "
+                                                     "bounds")
+    assert run(assemble(WANDERING), LAUNCH, RunOptions(profile=True)).engine == "native"
+    within = run(assemble(WANDERING.replace("mov_imm r13, 128", "mov_imm r13, 8")), LAUNCH,
+                 editor)
+    assert (within.engine, within.fallback) == ("native", None)

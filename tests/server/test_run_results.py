@@ -16,7 +16,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 
 from run_kernels import OUT_OF_BOUNDS
 
-from .conftest import PRESETS, SERVER, client_position, open_document, pulls
+from .conftest import PRESETS, SERVER, client_position, configure, open_document, pulls
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
@@ -293,7 +293,27 @@ INFINITE = """.kernel spin
 """
 
 
+class only_the_time_limit:
+    """The client's settings without an instruction limit (restored after): the native core
+    runs the editor's million wave-instructions in milliseconds, so a run meant to outlast a
+    request is bounded by `run.timeLimitMs` alone."""
+
+    def __init__(self, client):
+        self.client = client
+
+    async def __aenter__(self):
+        await configure(self.client, {**INIT, "run": {**INIT["run"], "maxInstructions": 0}})
+
+    async def __aexit__(self, *exc):
+        await configure(self.client, INIT)
+
+
 async def test_infinite_loop_is_stopped_by_the_limit_while_hover_answers(client):
+    async with only_the_time_limit(client):
+        await _infinite_loop_is_stopped(client)
+
+
+async def _infinite_loop_is_stopped(client):
     uri = open_document(client, INFINITE)
     started = time.monotonic()
     running = asyncio.ensure_future(run(client, uri, "spin", None))
@@ -352,9 +372,14 @@ async def test_launch_flags_are_completed_in_a_launch_line(client):
 
 
 async def test_a_stale_run_never_shows(client):
+    async with only_the_time_limit(client):
+        await _a_stale_run_never_shows(client)
+
+
+async def _a_stale_run_never_shows(client):
     slow = INFINITE.replace("iadd r2, r2, r1", "iadd r2, r2, r1\n        icmp_ge p1, r2, r3\n"
                             "        break p1").replace("mov_imm r1, 1", "mov_imm r1, 1\n"
-                                                       "    mov_imm r3, 200000")
+                                                       "    mov_imm r3, 200000000")
     uri = open_document(client, slow)
     first = asyncio.ensure_future(run(client, uri, "spin", None))
 
@@ -362,7 +387,7 @@ async def test_a_stale_run_never_shows(client):
         return any(title == "⟳ running…" for _, title, _ in await lenses(client, uri))
     await eventually(running)
     await asyncio.sleep(0.1)
-    text = change(client, uri, 2, line_of(slow, "mov_imm r3"), "200000", "7", slow)
+    text = change(client, uri, 2, line_of(slow, "mov_imm r3"), "200000000", "7", slow)
     result = await first
     assert result["version"] == 1 and result["status"] == "cancelled", {k: result[k] for k in ("version", "status", "message", "elapsedMs")}
     counter = line_of(text, "iadd r2")

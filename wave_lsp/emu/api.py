@@ -26,6 +26,10 @@ from .state import Batch, Fault
 if TYPE_CHECKING:
     from .prepared import PreparedLaunch
 
+# The stepping observers a profiled run may have besides the profile: what the editor shows
+# (the per-line record and the store writers), which change nothing the profile counts.
+WITH_PROFILE = ("lines", "writers")
+
 
 def run_prepared(prepared: PreparedLaunch, options: RunOptions, observers: list,
                  started: float | None = None) -> RunReport:
@@ -36,10 +40,10 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observers: list,
     there is the report's `time_limit` error as well."""
     launch, kernel, geo = prepared.launch, prepared.kernel, prepared.geometry
     profile = of_kind(observers, "profile")
-    if profile is not None and any(o.steps and o is not profile for o in observers):
-        raise LaunchError("the profile is recorded by a run of its own: not with a trace, "
-                          "a memory trace, breakpoints, per-line recording or the store-writer "
-                          "record")
+    if profile is not None and any(o.steps and o is not profile and o.kind not in WITH_PROFILE
+                                   for o in observers):
+        raise LaunchError("the profile is recorded by a run without a trace, a memory trace "
+                          "or breakpoints")
     started = time.monotonic() if started is None else started
     deadline = started + options.time_limit if options.time_limit else None
     limits = Limits(options.max_instructions, deadline, options.cancel)

@@ -13,8 +13,9 @@ An observer (`Observer`) watches one run, as Oclgrind's plugins do, through five
 
 and `fill(report)` puts what it recorded in the `RunReport`. Its class says how it may run:
 `single_workgroup` (batches of one workgroup), `sees_empty` (regions no lane runs are stepped,
-not skipped), `native` (the native core records it itself: the initcheck, the memory trace and
-the profile; any other observer means the numpy engine) and `refusal` (why the core cannot run
+not skipped), `native` (the native core records it itself: the initcheck, the memory trace,
+the profile, the per-line record and the store writers; any other observer means the numpy
+engine) and `refusal` (why the core cannot run
 it, the report's `fallback`).
 
 `pipeline.observers_of(options)` is the one place the options' flags become observers, in the

@@ -8,7 +8,7 @@ global linear thread ids; `record_limit` executions kept per line), the uninitia
 (`initcheck`), the numpy engine's batch size (`max_batch_lanes`), the engine (`engine`: "auto"
 picks the native core when it can run the launch and falls back to numpy; "numpy"; "native",
 which raises `EngineUnavailable` when the core cannot run it), the store-writer record
-(`writers`: per device byte, the source line and lane of the last store; numpy engine only) and
+(`writers`: per device byte, the source line and lane of the last store) and
 the per-line profile counters (`profile`; see `pipeline`). The command line's observers: the
 memory access log (`mem_trace`: True writes it to stderr, "record" keeps it in
 `report.mem_trace`, a callable takes each line; see `mem_access`; the native core logs it too),
@@ -76,8 +76,6 @@ class RunOptions:
         if self.engine not in ENGINES:
             raise LaunchError(f"engine: must be one of {', '.join(ENGINES)}, got "
                               f"{self.engine!r}")
-        if self.writers and self.engine == "native":
-            raise LaunchError("the store-writer record needs the numpy engine, not 'native'")
         if self.trace not in (False, True, "upstream") and not callable(self.trace):
             raise LaunchError(f"trace: must be True, False, 'upstream' or a callable, got "
                               f"{self.trace!r}")

@@ -7,8 +7,8 @@
   kernel's metadata, device memory and its initialisers checked (`LaunchError`). Both engines
   and the debugger's stepping run (`stepping.SteppingRun`) start from it.
 - `run(program_or_prepared, launch=None, options=RunOptions()) -> RunReport`: the one entry.
-  With `engine="auto"` a launch the native core can run (no trace, breakpoint, recording,
-  store-writer record; only instructions it implements; see
+  With `engine="auto"` a launch the native core can run (no trace or breakpoint, shown
+  threads in one workgroup; only instructions it implements; see
   `native.runner`) runs there, without loading numpy: it reports warnings, errors, the
   instruction limit, the time limit and a cancel itself; where it cannot report alike (a
   possible data race, ...: the list is in `native.runner`) the numpy engine runs the launch
@@ -17,10 +17,12 @@
 
 A run's observers (`observer`: the options' flags made observers by `observers_of`, and any
 given to `run`) go to whichever engine runs it: the native core runs a launch only when it
-records every observer itself (the initcheck, the memory trace, the profile; `native.runner`),
+records every observer itself (the initcheck, the memory trace, the profile, the per-line
+record and the store writers; `native.runner`),
 the numpy engine drives them all through the one event interface (`api.run_prepared`).
-`RunOptions(writers=True)` attaches the store-writer record (`report.writers.at(address)`,
-numpy engine); `RunOptions(profile=True)` the per-line counters (`report.profile`).
+`RunOptions(writers=True)` attaches the store-writer record (`report.writers.at(address)`);
+`RunOptions(profile=True)` the per-line counters (`report.profile`), which may share the run
+with the per-line record and the store writers (the editor's run of a profiled kernel).
 """
 
 from __future__ import annotations

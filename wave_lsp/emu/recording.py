@@ -84,11 +84,27 @@ def write_plan(ins):
     return []
 
 
+def shown_threads(record_threads, geo) -> tuple[int, ...]:
+    """The threads a `LineRecorder` records: "first_wave" (the first wave of workgroup 0) or
+    the global linear thread ids given."""
+    if record_threads == "first_wave":
+        return tuple(range(min(geo.wave_width, geo.threads_per_wg)))
+    return tuple(int(t) for t in record_threads)
+
+
 class LineRecorder(Observer):
     """Keeps, per source line, what the recorded threads' executions wrote (`record_threads`:
-    "first_wave" or global linear thread ids; `limit` executions kept per line)."""
+    "first_wave" or global linear thread ids; `limit` executions kept per line). The native
+    core records the same itself (native/record.c) where the shown threads lie in one
+    workgroup.
+
+    The numpy engine runs several workgroups in lock-step; a region that the shown threads'
+    workgroup would skip, run alone (an if, else or loop it enters with no active lane), is
+    stepped while another workgroup of the batch runs it. Those steps are not the shown
+    threads' executions, and are not counted: the record is the same whatever the batch."""
 
     kind = "lines"
+    native = True
     refusal = "recording"
 
     def __init__(self, record_threads, limit: int):
@@ -98,14 +114,16 @@ class LineRecorder(Observer):
     def start(self, run) -> None:
         compiled = self.compiled = run.compiled
         geo = self.geo = run.geometry
-        if self.record_threads == "first_wave":
-            self.threads = tuple(range(min(geo.wave_width, geo.threads_per_wg)))
-        else:
-            self.threads = tuple(int(t) for t in self.record_threads)
+        self.threads = shown_threads(self.record_threads, geo)
         self.records: dict[int, LineRecord] = {}
         self.plans = [write_plan(ins) for ins in compiled.instructions]
         self.lanes = np.zeros(0, dtype=np.int64)
         self.ids: list[int] = []
+        from .plan import make_plan
+        plan = make_plan(compiled.instructions)
+        self.skips = {**plan.if_skip, **plan.else_skip, **plan.loop_skip}
+        self.shown_workgroup = slice(0, 0)          # the lanes of the shown threads' workgroup
+        self.until = None                 # skipped by that workgroup run alone, up to here
 
     def fill(self, report) -> None:
         report.line_records = self.records
@@ -121,10 +139,18 @@ class LineRecorder(Observer):
                 ids.append(t)
         self.lanes = np.array(lanes, dtype=np.int64)
         self.ids = ids
+        self.until = None
+        groups = {lane // b.lanes_per_wg for lane in lanes}
+        first = groups.pop() * b.lanes_per_wg if len(groups) == 1 else 0
+        self.shown_workgroup = slice(first, first + b.lanes_per_wg) if lanes and not groups else None
 
     def before(self, index: int, b: Batch):
         if not self.lanes.size:
             return None
+        if self.until is not None:
+            if index != self.until:
+                return None
+            self.until = None
         ins = self.compiled.instructions[index]
         mask = _mask_of(b, ins)[self.lanes]
         present = bool(b.present[self.lanes // b.W].any())
@@ -137,6 +163,10 @@ class LineRecorder(Observer):
     def after(self, index: int, b: Batch, before) -> None:
         if before is None:
             return
+        skip = self.skips.get(index)
+        if skip is not None and self.shown_workgroup is not None and b.wg_count > 1 \
+                and not b.active[self.shown_workgroup].any():
+            self.until = skip
         mask, present, addresses = before
         if not present:
             return

@@ -2,7 +2,8 @@
 memory, the source line (or pc for `.wbin` input) and the lane — the global linear thread id —
 of the last store or atomic that wrote it.
 
-`StoreWriters` is an observer of a numpy-engine run (see `observer`). It keeps its tables in
+`StoreWriters` is an observer of a run (see `observer`); the native core records the same
+itself (native/record.c, `of_pages`). It keeps its tables in
 pages of `PAGE` bytes made when first written, so the memory it takes follows what the kernel
 wrote, not the size of device memory (12 bytes per written byte; nothing for the rest).
 `at(address)` answers "which line and lane wrote this"; `line_at`/`last` give the line alone
@@ -11,8 +12,6 @@ wrote, not the size of device memory (12 bytes per written byte; nothing for the
 
 from __future__ import annotations
 
-import numpy as np
-
 from .observer import Observer
 
 
@@ -20,15 +19,26 @@ class StoreWriters(Observer):
     """Observer recording the last store (line or pc, lane) of every device byte."""
 
     kind = "writers"
+    native = True
     refusal = "the store-writer record"
     PAGE_BITS = 16
+
+    @classmethod
+    def of_pages(cls, size: int, pages: dict) -> StoreWriters:
+        """The record of a run on the native core: `pages` maps a page to its (line, lane) per
+        byte tables (any int sequences)."""
+        writers = cls()
+        writers.size = size
+        writers.pages = {page: lines for page, (lines, _) in pages.items()}
+        writers.lanes = {page: lanes for page, (_, lanes) in pages.items()}
+        return writers
 
     def start(self, run) -> None:
         compiled = run.compiled
         self.size = run.launch.device_memory
         self.threads_per_wg = run.geometry.threads_per_wg
-        self.pages: dict[int, np.ndarray] = {}       # page -> line (pc) per byte, -1: never
-        self.lanes: dict[int, np.ndarray] = {}       # page -> global thread id per byte
+        self.pages: dict = {}                      # page -> line (pc) per byte, -1: never
+        self.lanes: dict = {}                      # page -> global thread id per byte
         self.plans = []
         for ins in compiled.instructions:
             access = ins.spec.memory
@@ -48,6 +58,7 @@ class StoreWriters(Observer):
         plan = self.plans[index]
         if plan is None:
             return None
+        import numpy as np
         ins = plan[0]
         mask = b.guard_mask(ins.pred_reg, ins.pred_neg) if ins.guarded else b.active
         return b.R[ins.rs1][mask].astype(np.int64), self._threads[mask]
@@ -55,6 +66,7 @@ class StoreWriters(Observer):
     def after(self, index: int, b, seen) -> None:
         if seen is None or not seen[0].size:
             return
+        import numpy as np
         addresses, threads = seen
         _ins, width, where = self.plans[index]
         bits, size = self.PAGE_BITS, self.size

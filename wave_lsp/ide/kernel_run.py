@@ -10,8 +10,8 @@ is dropped; `--tolerance` (how `wave-lsp test` compares) changes nothing in the 
 `--mem-trace` and `--break` only write to stderr (their filters with them): a test runs without
 them, and its first line of stderr is the error or warning line. `--device` and `--wave-widths`
 are not for kernel tests (`FlagsProblem`). With `writers`, a run that dumps device memory also
-records who last stored each device byte (`report.writers`; the numpy engine runs it, and a
-`--profile` run, which is a run of its own, records none), so a failing test is explained
+records who last stored each device byte (`report.writers`, on either engine, with
+`--profile` too), so a failing test is explained
 from its one run, and `dump_address` maps an output line back to the device address it shows. With `keep_lines` (the editor) only the first lines of stdout are kept, and
 counted all (`RunOutput.printed`): a launch line dumping millions of values costs the editor a
 bounded window, as its runs do (`first_lines`).
@@ -165,7 +165,7 @@ def run_flags(program: str | bytes, flags: LaunchRequest | Sequence[str], kernel
         if root is not None:
             confine_arg_files(args, folder, root)
         request = run_request(args, folder)
-        writers = writers and bool(request.dumps) and not request.options.profile
+        writers = writers and bool(request.dumps)
         options = replace(request.options.unobserved(), cancel=cancel, writers=writers)
         report = run(program_for(program, request.compat), request.launch, options)
     except (LaunchError, ValueError) as err:

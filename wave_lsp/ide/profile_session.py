@@ -26,57 +26,16 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Hashable
+from dataclasses import replace
+from typing import Callable, Hashable
 
 from .arg_files import ArgFiles
 from .jobs import REFRESH, JobService
 from .bank_advice import bank_advice, fix_holds
-from .profile_view import ProfileView, profile_view
+from .profile_run import KernelProfileRun, ident_of, profile_of, stopper
+from .profile_view import profile_view
 from .run_limits import RunLimits
 from .run_session import RunPlan, Snapshot, editor_launch, editor_options
-
-
-@dataclass(frozen=True)
-class KernelProfileRun:
-    """The outcome of profiling one kernel of one document revision."""
-
-    kernel: str
-    revision: int
-    version: int | None
-    launch_line: int | None          # the launch comment's line; None: the default launch
-    ordinal: int | None
-    status: str                      # ok, error (stopped, profile so far), failed, invalid, cancelled
-    message: str = ""
-    elapsed_ms: float = 0.0
-    view: ProfileView | None = None
-    # until `with_presets` ran: the run's record, instruction spots and what the bank advice
-    # needs (the text, kernel, launch, options and report of the run)
-    pending: tuple | None = field(default=None, repr=False, compare=False)
-
-    def summary(self) -> str:
-        """The code lens title: the kernel's lane utilisation, bank ways and sector ratio."""
-        if self.view is not None and self.status in ("ok", "error"):
-            title = self.view.summary()
-            return title if self.status == "ok" else f"{title} · ✕ {self.message}"
-        return f"◔ Profile: ✕ {self.message}"
-
-    def to_json(self) -> dict[str, Any]:
-        """The result of the `wave-lsp.profile` command (and of `wave-lsp/profileChanged`)."""
-        out: dict[str, Any] = {
-            "kernel": self.kernel, "version": self.version, "launchLine": self.launch_line,
-            "status": self.status, "ok": self.status == "ok", "message": self.message,
-            "summary": self.summary(), "elapsedMs": round(self.elapsed_ms, 3),
-            "complete": self.pending is None}
-        if self.view is not None:
-            out.update(self.view.to_json())
-        else:
-            out.update({"target": None, "lines": [], "totals": {}, "heat": [], "presets": {}})
-        return out
-
-
-def _spots(plan: RunPlan) -> dict[int, tuple[int, int]]:
-    return {line: (start, end) for line, start, end in plan.place.instruction_lines}
 
 
 def _kernel(text: str, name: str):
@@ -85,28 +44,6 @@ def _kernel(text: str, name: str):
     from ..syntax.program import build_program
     program = build_program(parse_lines(split_lines(text)[0]))
     return next((k for k in program.kernels if k.name == name), None)
-
-
-def stopper(limits: RunLimits | None, cancelled: Callable[[], bool], step: str
-            ) -> tuple[Callable[[], None], Callable[[], float | None]]:
-    """(a check that raises `AnalysisStopped` once the job is cancelled or ran past
-    `run.timeLimitMs` from now, the seconds left or None without a limit) for a profile job
-    that `step` names."""
-    from ..emu import AnalysisStopped
-    started = time.monotonic()
-    limit = limits.time_limit_ms / 1000 if limits is not None and limits.time_limit_ms > 0 \
-        else None
-
-    def left() -> float | None:
-        return None if limit is None else limit - (time.monotonic() - started)
-
-    def check() -> None:
-        if cancelled():
-            raise AnalysisStopped("profile cancelled")
-        if limit is not None and left() <= 0:
-            raise AnalysisStopped(f"time limit: run.timeLimitMs ({limits.time_limit_ms:,} ms) "
-                                  f"reached while {step}")
-    return check, left
 
 
 def _checked(advice, text: str, launch, options, report, check, left):
@@ -134,11 +71,8 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
                 cancelled: Callable[[], bool], files: ArgFiles) -> KernelProfileRun:
     """Profile one planned kernel of a snapshot (on the worker thread)."""
     from ..emu import LaunchError, run
-    from ..emu import AnalysisStopped, profile_for
-    from ..isa.backends import PROFILE_TARGETS
     ll = plan.launch
-    ident = dict(kernel=plan.kernel, revision=snapshot.revision, version=snapshot.version,
-                 launch_line=ll.line if ll else None, ordinal=ll.ordinal if ll else None)
+    ident = ident_of(snapshot, plan)
     if ll is not None and ll.problem is not None:
         return KernelProfileRun(status="invalid", message=f"launch line: {ll.problem.message}",
                                 **ident)
@@ -149,30 +83,11 @@ def profile_one(assembly, snapshot: Snapshot, plan: RunPlan, limits: RunLimits,
         options = editor_options(ll, limits, cancel=cancelled, profile=True)
         started = time.perf_counter()
         report = run(assembly, launch, options)      # within the limits itself
-        # the launch's own preset (its hints, heat and findings); the vendors' follow
-        check, _left = stopper(limits, cancelled, "counting the profile of the run")
-        profiles = [profile_for(report.profile, PROFILE_TARGETS[0], check)]
-        elapsed = (time.perf_counter() - started) * 1000
-    except AnalysisStopped as err:
-        status = "cancelled" if cancelled() else "failed"
-        return KernelProfileRun(status=status, message=str(err), **ident)
     except LaunchError as err:
         return KernelProfileRun(status="failed", message=str(err), **ident)
     except Exception as err:
         return KernelProfileRun(status="failed", message=f"cannot profile: {err}", **ident)
-    failure = next((e for e in report.errors), None)
-    status, message = "ok", ""
-    if failure is not None and failure.kind == "cancelled":
-        return KernelProfileRun(status="cancelled", message="profile cancelled", **ident)
-    if failure is not None:
-        at = f" at line {failure.line + 1}" if failure.line is not None else ""
-        status, message = "error", f"{failure.kind.replace('_', ' ')}{at}"
-    spots = _spots(plan)
-    return KernelProfileRun(status=status, message=message, elapsed_ms=elapsed,
-                            view=profile_view(plan.kernel, profiles, spots),
-                            pending=(report.profile, spots,
-                                     (snapshot.text, plan.kernel, launch, options, report)),
-                            **ident)
+    return profile_of(report, snapshot, plan, launch, options, limits, cancelled, started)
 
 
 def presets_of(record, first, check: Callable[[], None] | None = None) -> list:

@@ -95,6 +95,10 @@ class KernelRun:
     errors: list[dict] = field(default_factory=list)
     warnings: list[dict] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    engine: str = ""                     # what ran it: "native", or "numpy (why)"
+    # the kernel's profile from the same run (`profile_session.KernelProfileRun`), when its
+    # profile is live with this launch: one run feeds the values and the profile
+    profile: Any = field(default=None, repr=False, compare=False)
 
     def summary(self) -> str:
         """The code lens title: `✓ 3.1 ms · 2,048 instr · 94% lanes active` or the error."""
@@ -202,14 +206,16 @@ def _earlier(executions, target: str, threads) -> LaneBits:
 def _label(values: list[LineValue], active, threads, count: int) -> str:
     """The inline label: each value compacted as far as needed to stay within `MAX_LABEL`
     characters, so no client cuts it (the hover has every lane)."""
+    texts: dict[int, list] = {}          # each value's lane bits and texts, made once
     for level in range(4):
-        label = _label_at(values, active, threads, count, level)
+        label = _label_at(values, active, threads, count, level, texts)
         if len(label) <= MAX_LABEL:
             break
     return label
 
 
-def _label_at(values: list[LineValue], active, threads, count: int, level: int) -> str:
+def _label_at(values: list[LineValue], active, threads, count: int, level: int,
+              texts: dict[int, list]) -> str:
     parts = []
     everyone = active is not None and len(active) == len(threads) and len(threads) > 1
     for v in values:
@@ -217,10 +223,15 @@ def _label_at(values: list[LineValue], active, threads, count: int, level: int) 
             parts.append(f"{v.target} = {v.text}")
             continue
         text = v.text
+        seen = texts.get(id(v))
+        if seen is None:            # (its lanes' bits, their texts once compacted)
+            seen = texts[id(v)] = [[v.values[t] for t in threads if t in v.values], None]
         if level:
-            text = compact(lane_texts([v.values[t] for t in threads if t in v.values],
-                                      v.kind)[1], level)
-        if everyone and len(set(v.values.values())) == 1:
+            if seen[1] is None:
+                seen[1] = lane_texts(seen[0], v.kind)[1]
+            text = compact(seen[1], level)
+        if everyone and len(set(seen[0] if len(seen[0]) == len(v.values)
+                                else v.values.values())) == 1:
             text += " (all lanes)"
         arrow = " ← " if v.target.startswith(("[", "local[")) else " = "
         parts.append(f"{v.target}{arrow}{text}")
@@ -359,7 +370,12 @@ def build_run(report: RunReport, place: RunPlace, dumps: tuple[DumpRequest, ...]
         dumps=dumps_of(report, dumps),
         errors=[_plain(asdict(e)) for e in report.errors],
         warnings=[_plain(asdict(w)) for w in report.warnings],
-        stats=asdict(report.stats), **fields)
+        stats=asdict(report.stats), engine=engine_of(report), **fields)
+
+
+def engine_of(report: RunReport) -> str:
+    """What ran a report: "native", or "numpy (why the core could not)"."""
+    return report.engine if report.fallback is None else f"{report.engine} ({report.fallback})"
 
 
 def _plain(item: dict) -> dict:

@@ -6,6 +6,9 @@ assembles the snapshot once and runs each kernel through the emulator's public `
 instruction and time limits of the settings and a cancel flag that a newer revision sets.
 `DocumentRuns` is the per-document state: which kernels are live (re-run on every edit) and the
 latest `KernelRun` of each, tagged with the revision it ran on so nothing stale is ever shown.
+A kernel whose profile is live with the same launch (`shared_runs`) is profiled in its inline
+run: one run feeds its values and its profile's first step (`KernelRun.profile`, which the
+record keeps until the profile takes it: `take_profiles`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class RunPlan:
     kernel: str
     launch: LaunchLine | None        # None: the default launch
     place: RunPlace
+    profile: bool = False            # profiled in the same run (its profile is live there)
 
 
 @dataclass(frozen=True)
@@ -71,20 +75,35 @@ def place_of(doc, kernel, launch: LaunchLine | None) -> RunPlace:
     return RunPlace(kernel.line, anchor, spots)
 
 
+def planned_launch(lines: list[LaunchLine], ordinal: int | None) -> LaunchLine | None:
+    """The launch line a job runs for launch `ordinal` (None: the first) of a kernel's `lines`;
+    None: the default launch (the kernel has none)."""
+    if not lines:
+        return None
+    return lines[ordinal] if ordinal is not None and ordinal < len(lines) else lines[0]
+
+
+def shared_runs(runs: dict[str, int | None], profiles: dict[str, int | None],
+                by_kernel: dict[str, list[LaunchLine]]) -> dict[str, int | None]:
+    """The profiled kernels whose inline run profiles them too: those live in both `runs` and
+    `profiles` (name -> launch ordinal) with the same launch line."""
+    return {name: ordinal for name, ordinal in profiles.items()
+            if name in runs and planned_launch(by_kernel.get(name, []), runs[name])
+            is planned_launch(by_kernel.get(name, []), ordinal)}
+
+
 def plan_runs(doc, wanted: dict[str, int | None], by_kernel: dict[str, list[LaunchLine]],
-              root: Path | None = None) -> Snapshot:
+              root: Path | None = None, profiled=()) -> Snapshot:
     """Snapshot the revision: for each wanted kernel (name -> launch ordinal, None for the
-    first launch line or the default launch) what to run and where results go."""
+    first launch line or the default launch) what to run and where results go; the kernels in
+    `profiled` are profiled in the same run (`shared_runs`)."""
     plans = []
     for name, ordinal in wanted.items():
         kernel = doc.program.kernel_named(name)
         if kernel is None:
             continue
-        lines = by_kernel.get(name, [])
-        launch = None
-        if lines:
-            launch = lines[ordinal] if ordinal is not None and ordinal < len(lines) else lines[0]
-        plans.append(RunPlan(name, launch, place_of(doc, kernel, launch)))
+        launch = planned_launch(by_kernel.get(name, []), ordinal)
+        plans.append(RunPlan(name, launch, place_of(doc, kernel, launch), name in profiled))
     return Snapshot(doc.text, doc.revision, doc.version, tuple(plans), root)
 
 
@@ -124,12 +143,12 @@ def editor_options(ll: LaunchLine | None, limits: RunLimits, **fields) -> RunOpt
 def launch_for(plan: RunPlan, limits: RunLimits, files: ArgFiles, root: Path | None,
                cancel: Callable[[], bool] | None = None) -> tuple[Launch, RunOptions]:
     """The launch of a plan as the editor runs it (`editor_launch`) and its options
-    (`editor_options`, shown lanes recorded)."""
+    (`editor_options`, shown lanes recorded, profiled where the plan says)."""
     ll = plan.launch
     launch = editor_launch(ll, plan.kernel, files, root)
     options = editor_options(ll, limits, cancel=cancel, record_limit=RECORD_LIMIT,
                              record_threads=ll.lanes if ll is not None and ll.lanes
-                             else "first_wave")
+                             else "first_wave", profile=plan.profile)
     return launch, options
 
 
@@ -177,6 +196,7 @@ def execute(snapshot: Snapshot, limits: RunLimits,
                 assembly = assemble(snapshot.text)
             launch, options = launch_for(plan, limits, files or ArgFiles(), snapshot.root,
                                          cancelled)
+            started = time.perf_counter()
             report = run(assembly, launch, within(options, begun))
             elapsed = (time.monotonic() - begun) * 1000
         except LaunchError as err:
@@ -191,8 +211,13 @@ def execute(snapshot: Snapshot, limits: RunLimits,
             continue
         dumps = ll.dumps if ll is not None else ()
         initial = dict(launch.set_regs)
+        profile = None
+        if plan.profile:                # the profile's first step, from this very run
+            from .profile_run import profile_of
+            profile = profile_of(report, snapshot, plan, launch, options, limits, cancelled,
+                                 started)
         results.append(build_run(report, plan.place, dumps, elapsed_ms=elapsed, initial=initial,
-                                 **ident))
+                                 profile=profile, **ident))
     return results
 
 
@@ -271,6 +296,9 @@ class DocumentRuns(JobRecord):
     window_cancels: set = field(default_factory=set)   # dump windows being computed
     # kernel -> its last run with values and the text lines it ran on (`ide.stale_values`)
     kept: dict[str, tuple[KernelRun, tuple[str, ...]]] = field(default_factory=dict)
+    # kernel -> the profile its latest run made (`KernelRun.profile`), until the profile
+    # takes it (`take_profiles`)
+    profiles: dict = field(default_factory=dict)
 
     def stop(self) -> None:
         """Cancel the job in flight, if any, and the dump windows being computed."""
@@ -289,7 +317,16 @@ class DocumentRuns(JobRecord):
                 self.results[r.kernel] = r
                 if lines and r.lines:     # (a profile is stored without its text)
                     self.kept[r.kernel] = (r, lines)
+                self.profiles.pop(r.kernel, None)
+                if getattr(r, "profile", None) is not None:
+                    self.profiles[r.kernel] = r.profile
+                    r.profile = None      # the record (and its run's memory) goes with it
         self.changed()
+
+    def take_profiles(self, revision: int, kernels) -> list:
+        """The profiles the runs of `revision` made of `kernels` (each taken once)."""
+        return [self.profiles.pop(k) for k in list(kernels)
+                if k in self.profiles and self.profiles[k].revision == revision]
 
     def clear(self, kernel: str | None) -> None:
         self.window = None
@@ -298,8 +335,10 @@ class DocumentRuns(JobRecord):
             self.live.clear()
             self.results.clear()
             self.kept.clear()
+            self.profiles.clear()
         else:
             self.live.pop(kernel, None)
             self.results.pop(kernel, None)
             self.kept.pop(kernel, None)
+            self.profiles.pop(kernel, None)
         self.changed()

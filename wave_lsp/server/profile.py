@@ -36,7 +36,7 @@ from .extensions import Cleared, ClearArgs, KernelProfile, LaunchArgs, ProfileCh
 from .handlers import command
 from .job_feature import JobFeature
 from .run_documents import arg_root
-from .runs import REFRESH, RunService, start_live
+from .runs import REFRESH, RunService, job_lines, start_live
 from .server import WaveLanguageServer
 
 if TYPE_CHECKING:
@@ -94,28 +94,57 @@ class ProfileService(JobFeature):
                   priority: int = REFRESH) -> list["KernelProfileRun"]:
         """Profile `wanted` kernels of the current revision off the event loop: first the
         launch's own preset (heat, hints, findings), then every vendor's; each step is kept and
-        shown if the document has not changed meanwhile. Returns the last either way; a
-        cancelled request stops the profile (`JobFeature.wait`)."""
+        shown if the document has not changed meanwhile. A kernel whose inline run is live
+        with the same launch line shares it: that one run (`RunService.profiles_of`) gives its
+        values and its profile's first step, and a profile this revision already has is shown
+        again without running. Returns the last either way; a cancelled request stops the
+        profile (`JobFeature.wait`)."""
         from ..ide.run_session import plan_runs
         state = self.state(doc)
+        revision = doc.revision
+        have = {r.kernel: r for r in state.current(revision)}
         cancel = state.begin(self.job_key(doc, wanted))
-        snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri))
         key = self.queue_key(doc)
         try:
             limits = self.limits()
-            found = await self.wait(state, self.worker.submit(snapshot, limits, cancel, key,
-                                                              priority), cancel)
+            found, shared = [], self.runs.profiled(doc, self.runs.wanted(doc))
+            shared = {k: o for k, o in shared.items() if k in wanted}
+            for kernel in list(shared):     # shown already: this revision, this launch
+                known = have.get(kernel)
+                if known is not None and known.status in ("ok", "error") and \
+                        known.ordinal == self._ordinal(doc, kernel, wanted[kernel]):
+                    found.append(known)
+                    del shared[kernel]
+            if shared:
+                found += await self.runs.profiles_of(doc, list(shared), priority)
+                if not self.fresh(doc, revision, cancel):
+                    return found
+            rest = {k: o for k, o in wanted.items() if k not in {r.kernel for r in found}}
+            if rest:
+                snapshot = plan_runs(doc, rest, self.launch_lines(doc),
+                                     arg_root(self.server, doc.uri))
+                ran = await self.wait(state, self.worker.submit(snapshot, limits, cancel, key,
+                                                                priority), cancel)
+                for line in job_lines("profiled", revision, ran):
+                    self.server.log(line)
+                found += ran
             for step in (None, self.worker.submit_presets):
                 if step is not None:
                     found = await self.wait(state, step(found, limits, cancel, key, priority),
                                             cancel)
-                if not self.fresh(doc, snapshot.revision, cancel):
+                if not self.fresh(doc, revision, cancel):
                     break
                 state.store(found)
                 self.refresh(doc)
         finally:
             state.finished(cancel)
         return found
+
+    def _ordinal(self, doc: DocumentState, kernel: str, ordinal: int | None) -> int | None:
+        """The ordinal of the launch line a job of `kernel` with launch `ordinal` runs."""
+        from ..ide.run_session import planned_launch
+        ll = planned_launch(self.launch_lines(doc).get(kernel, []), ordinal)
+        return ll.ordinal if ll is not None else None
 
     def refresh(self, doc: DocumentState) -> None:
         """Tell the client's heat view, then have hints, lenses and diagnostics redrawn."""

@@ -83,8 +83,33 @@ class RunService(JobFeature):
 
     def job_key(self, doc: DocumentState, wanted: dict[str, int | None]) -> tuple:
         """All that decides a job's results: the revision, the kernels and their launch lines,
-        the limits (no other setting changes what a kernel does)."""
-        return (doc.revision, tuple(sorted(wanted.items())), self.limits())
+        the limits (no other setting changes what a kernel does), the kernels profiled too."""
+        return (doc.revision, tuple(sorted(wanted.items())), self.limits(),
+                tuple(sorted(self.profiled(doc, wanted))))
+
+    def profiled(self, doc: DocumentState, wanted: dict[str, int | None]) -> dict:
+        """The kernels of `wanted` whose profile is live with the same launch line: their
+        inline run profiles them too (`run_session.shared_runs`), one run for both."""
+        profiles = doc.profiles
+        if profiles is None or not profiles.live or not wanted or not self.trusted:
+            return {}
+        from ..ide.run_session import shared_runs
+        return shared_runs(wanted, profiles.live, self.launch_lines(doc))
+
+    async def profiles_of(self, doc: DocumentState, kernels, priority: int = REFRESH) -> list:
+        """The profiles the inline run of the current revision makes of `kernels` (among
+        `profiled`): taken from its record where it ran already, else from the run job in
+        flight (joined) or one begun now. A kernel the run did not profile (it did not start)
+        is missing from the answer."""
+        state = self.state(doc)
+        taken = state.take_profiles(doc.revision, kernels)
+        if len(taken) < len(kernels):
+            revision = doc.revision
+            await self.run(doc, self.wanted(doc), priority)
+            if doc.revision == revision:
+                have = {p.kernel for p in taken}
+                taken += state.take_profiles(revision, [k for k in kernels if k not in have])
+        return taken
 
     def live_work(self, doc: DocumentState) -> dict[str, int | None]:
         """Kernels to re-run for `doc`: the live ones, and with `run.live` every kernel with a
@@ -174,16 +199,21 @@ class RunService(JobFeature):
             pass   # edited meanwhile: `begin` parses the new revision's
         state = self.state(doc)
         revision = doc.revision
+        began = False
         if state.pending is not None and state.job == self.job_key(doc, wanted):
             future, cancel = state.pending, state.cancel
             if priority == CLICKED:
                 self.worker.promote(self.queue_key(doc))
         else:
             state, cancel, snapshot = self.begin(doc, wanted)
+            began = True
             future = state.pending = self.worker.submit(snapshot, self.limits(), cancel,
                                                         self.queue_key(doc), priority)
         runs = await self.wait(state, future, cancel)
         state.finished(cancel, future)
+        if began:
+            for line in job_lines("ran", revision, runs):
+                self.server.log(line)
         # stored and shown once per job
         if self.fresh(doc, revision, cancel) and state.stored is not future:
             state.stored = future
@@ -197,8 +227,21 @@ class RunService(JobFeature):
         from ..ide.run_session import plan_runs
         state = self.state(doc)
         cancel = state.begin(self.job_key(doc, wanted))
-        snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri))
+        snapshot = plan_runs(doc, wanted, self.launch_lines(doc), arg_root(self.server, doc.uri),
+                             self.profiled(doc, wanted))
         return state, cancel, snapshot
+
+
+def job_lines(verb: str, revision: int, results) -> list[str]:
+    """`WAVE_LSP_SHOW_ENGINE=1`'s log lines of a job's results (`KernelRun`s or
+    `KernelProfileRun`s that ran): `wave-lsp: ran K at revision N with its profile (engine:
+    native)`; none without the variable."""
+    import os
+    if os.environ.get("WAVE_LSP_SHOW_ENGINE") != "1":
+        return []
+    return [f"wave-lsp: {verb} {r.kernel} at revision {revision}"
+            f"{' with its profile' if getattr(r, 'profile', None) is not None else ''}"
+            f" (engine: {r.engine})" for r in results if r.engine]
 
 
 def refuse(server: WaveLanguageServer, uri: Any, kernel: Any, message: str,

@@ -2,8 +2,9 @@
  *
  *   OPS                                  the mnemonics the core implements (op index = position)
  *   run(code, geometry, device, set_regs[, uses, device_init, profile, memlog, deadline,
- *       cancel, wanted, registers_out, registers_have])
- *       -> (bail reason or None, instruction index, stats, (warnings, error));
+ *       cancel, wanted, registers_out, registers_have, lines, writers])
+ *       -> (bail reason or None, instruction index, stats, (warnings, error)), paired with
+ *       (lines, writers) when either is asked for (record_py.c);
  *       uses/device_init: initcheck.c; warnings and error: findings.c (see finding());
  *       deadline: time.monotonic() seconds (0: none); cancel: a callable or None (limits.c);
  *       wanted (int64 thread ids) and the buffers registers.c fills
@@ -22,6 +23,7 @@
 #include "findings_py.h"
 #include "memory_py.h"
 #include "profile_py.h"
+#include "record_py.h"
 
 /* Run::poll: whether a signal handler raised (Ctrl-C), taking the GIL for a moment; the
  * exception stays set for `run` to return. */
@@ -50,21 +52,23 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"code", "geometry", "device", "set_regs", "uses", "device_init",
                                "profile", "memlog", "deadline", "cancel", "wanted",
-                               "registers_out", "registers_have", NULL};
+                               "registers_out", "registers_have", "lines", "writers", NULL};
     Py_buffer code, device, uses = {0}, device_init = {0}, wanted = {0}, regs_out = {0},
               regs_have = {0};
     PyObject *geometry, *set_regs, *profile_spec = Py_None, *cancel = Py_None;
+    PyObject *lines_spec = Py_None, *writers_spec = Py_None;
     int memlog = 0;
     double deadline = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*", keywords, &code,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*OO", keywords, &code,
                                      &geometry, &device, &set_regs, &uses, &device_init,
                                      &profile_spec, &memlog, &deadline, &cancel, &wanted,
-                                     &regs_out, &regs_have))
+                                     &regs_out, &regs_have, &lines_spec, &writers_spec))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
     Findings *found = PyMem_Calloc(1, sizeof(Findings));
     Prof prof = {0};
     MemLog mem = {0};
+    Rec rec = {0};
     PyObject *result = NULL;
     if (!run || !found) {
         PyErr_NoMemory();
@@ -117,6 +121,8 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
         run->device_init = device_init.buf;
     }
     if (profile_spec != Py_None && profile_begin(run, &prof, profile_spec) < 0)
+        goto done;
+    if (record_begin(run, &rec, lines_spec, writers_spec) < 0)
         goto done;
     run->mem = memlog ? &mem : NULL;
     run->poll = pending_signal;
@@ -176,12 +182,15 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     if (result && run->mem)
         result = memlog_paired(result, &mem);
+    if (result && run->rec)
+        result = record_paired(result, &rec);
 done:
     if (found)
         PyMem_Free(found->slot);
     PyMem_Free(found);
     free(mem.data);
     profile_end(&prof);
+    record_end(&rec);
     PyMem_Free(run);
     PyBuffer_Release(&code);
     PyBuffer_Release(&device);

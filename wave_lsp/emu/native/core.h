@@ -118,6 +118,36 @@ typedef struct {
     int64_t count, capacity;             /* records */
 } MemLog;
 
+/* What the editor shows, recorded in the same pass (record.c): the per-line records of the
+ * shown lanes (emu/recording.py LineRecorder) and the store-writer record (emu/writers.py
+ * StoreWriters). A NULL `plan` or `where` turns each off; the loop then only tests the pointer.
+ * plan: REC_PLAN int32 per instruction: line slot, the store's address register (-1: none),
+ * captures, then that many registers (>= 0) or predicates (-1 - p) its execution writes.
+ * log: per kept execution: instruction, k active shown lanes, their positions, each capture's
+ * k values, the k addresses (a store). */
+#define REC_PLAN 16
+#define WRITER_PAGE_BITS 16
+typedef struct {
+    const int32_t *plan;
+    int64_t workgroup, n_lanes, limit, n_slots;
+    int64_t *lanes;                      /* n_lanes: lane in the workgroup of each shown thread */
+    int64_t *count, *kept, *first;       /* per slot: executions, kept, first instruction (-1) */
+    int64_t *order, n_order;             /* slots in the order first executed */
+    uint8_t *first_active;               /* n_slots x n_lanes */
+    uint8_t *mask;                       /* n_lanes: executing before the instruction */
+    uint32_t *addr;                      /* n_lanes: the store's addresses before it */
+    int valid;
+    uint32_t *log;
+    int64_t log_len, log_cap;
+    const int64_t *where;                /* n_code x 2: line (or pc), bytes each lane stores */
+    int64_t threads_per_wg, n_pages;
+    int32_t **page_line;                 /* per page of device memory: line per byte, -1 */
+    int64_t **page_lane;                 /* per page: global thread per byte */
+    uint8_t *wmask;                      /* n: executing lanes of the store, before it */
+    uint32_t *waddr;                     /* n: their addresses */
+    int wvalid;
+} Rec;
+
 typedef struct {
     const Ins *code;
     int64_t n_code;
@@ -156,6 +186,7 @@ typedef struct {
     void *cancel_arg;
     double next_cancel_poll;
     MemLog *mem;                         /* the memory access log (memlog.c), or NULL */
+    Rec *rec;                            /* the editor's records (record.c), or NULL */
 } Run;
 
 #define POLL_WORKGROUPS 1024

@@ -328,6 +328,8 @@ static int64_t run_workgroup(WG *g, int64_t linear)
         int64_t next;
         if (run->prof && prof_step(g, ins, index) != 0)
             return bail(run, "out of memory");
+        if (run->rec)
+            rec_before(g, ins, index);
         if (ins->op >= OP_IF || ins->op == OP_TRAP) {
             if (ins->op == OP_TRAP) {
                 const uint8_t *m = exec_mask(g, ins);
@@ -349,6 +351,8 @@ static int64_t run_workgroup(WG *g, int64_t linear)
             run->bail_index = index;
             return BAIL_AT;
         }
+        if (run->rec && rec_after(g, index) != 0)
+            return bail(run, "out of memory");
         run->stats.cat[ins->category] += present;
         g->executed += present;
         if (++g->steps >= g->check && limit_poll(g, index) == BAIL_AT)
@@ -361,7 +365,8 @@ static int64_t run_workgroup(WG *g, int64_t linear)
 int wave_run(Run *run)
 {
     WG g;
-    if (wg_setup(&g, run) != 0 || init_setup(&g) != 0 || prof_setup(&g) != 0) {
+    if (wg_setup(&g, run) != 0 || init_setup(&g) != 0 || prof_setup(&g) != 0
+        || rec_setup(&g) != 0) {
         run->bail = "out of memory";
         init_free(&g);
         return -1;

@@ -110,6 +110,11 @@ void prof_workgroup(WG *g);
 void prof_skip(WG *g, int64_t start, int64_t stop);
 int prof_step(WG *g, const Ins *ins, int64_t index);
 int64_t prof_control(WG *g, const Ins *ins, int64_t index);
+/* record.c (only called when run->rec is set): around every instruction; rec_after is not
+ * called for one that stopped the run, and returns -1 out of memory */
+int rec_setup(WG *g);
+void rec_before(WG *g, const Ins *ins, int64_t index);
+int rec_after(WG *g, int64_t index);
 /* memlog.c: 1 when the log cannot grow (the core then bails) */
 int memlog_add(WG *g, int64_t index, int64_t lane, int64_t before, uint64_t address,
                uint64_t low, uint64_t high, uint64_t operands);

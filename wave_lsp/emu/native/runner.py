@@ -28,9 +28,10 @@ What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`
   it stops, and its memory and statistics then, are the batch's (the core reports the limit
   where a batch holds one workgroup; every other error always: the numpy engine runs a batch
   that met one again one workgroup at a time; the time limit and a cancel always);
-- "an error with the profile" (the record of a profile cut short is not compared), "a time
-  limit or cancel with the profile" (the editor's profiles: past its pattern bounds the
-  core's profile record differs from the numpy engine's, whose patterns are per batch),
+- "an error with the profile" (the record of a profile cut short is not compared), "the
+  editor's profile past its pattern bounds" (a profile with a time limit or cancel, as the
+  editor's, whose record dropped access patterns: past the bounds the core's record differs
+  from the numpy engine's, whose patterns are per batch; the command's `--profile` keeps it),
   "endif/endloop pops a frame of the caller",
   "memory trace too long", and the observers and launches `_ineligible` names (a trace,
   breakpoints, recording, the store-writer record, device memory above 256 MiB, local memory
@@ -54,6 +55,7 @@ from ..stats import Stats
 from . import core as native_core
 from .findings import ERRORS, TIMING, Findings
 from .program import encode, encode_uses
+from .recorded import lines_spec, read_lines, read_writers, writers_spec
 
 if TYPE_CHECKING:
     from ..prepared import PreparedLaunch
@@ -71,8 +73,9 @@ class NativeRun:
 
 def _ineligible(launch: Launch, options: RunOptions, observers) -> str | None:
     """Why the core cannot run the launch with these observers (the one place that decides
-    by the observers present: the core records the initcheck, the memory trace and the profile
-    itself, not both of the last two), or None."""
+    by the observers present: the core records the initcheck, the memory trace, the profile,
+    the shown lines and the store writers itself, not both the memory trace and the profile),
+    or None."""
     kinds = set()
     for observer in observers:
         if not observer.native:
@@ -80,11 +83,6 @@ def _ineligible(launch: Launch, options: RunOptions, observers) -> str | None:
         kinds.add(observer.kind)
     if {"mem_trace", "profile"} <= kinds:
         return "--mem-trace with the profile"
-    if "profile" in kinds and (options.time_limit is not None or options.cancel is not None):
-        # the editor's profiles, as before: past its pattern bounds the core's record differs
-        # from the numpy engine's, whose patterns are per batch (the command's --profile runs
-        # here all the same)
-        return "a time limit or cancel with the profile"
     if launch.device_memory > MAX_DEVICE_MEMORY:
         return "device memory above 256 MiB"
     return None
@@ -135,14 +133,24 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     kinds = {observer.kind: observer for observer in observers}
     if "initcheck" in kinds:           # the uninitialised-read check (initcheck.c)
         shadow = bytearray(launch.device_memory)
+        ones = b"\x01" * min(launch.device_memory, 1 << 20)
         for offset, length in initialised_ranges(launch.memory_init):
-            shadow[offset:offset + length] = b"\x01" * length
+            for start in range(offset, offset + length, len(ones)):   # no copy of its size
+                end = min(start + len(ones), offset + length)
+                shadow[start:end] = ones[:end - start]
         check = (encode_uses(kernel, geo.registers), shadow)
     profile = None
     if "profile" in kinds:             # the kernel profile (profile.c, profile_native.py)
         from ..profile_native import native_spec
         profile = native_spec(geo.wave_width)
     mem_trace = kinds.get("mem_trace")
+    lines = writers = None             # the editor's records (record.c, recorded.py)
+    if "lines" in kinds:
+        lines = lines_spec(kinds["lines"], kernel, geo)
+        if isinstance(lines, str):
+            return NativeRun(lines)
+    if "writers" in kinds:
+        writers = writers_spec(kernel, geo)
     deadline = started + options.time_limit if options.time_limit else 0.0
     found = Findings(kernel, geo, launch.device_memory, options.max_instructions)
     early = _limit_before(deadline, options.cancel)
@@ -155,7 +163,11 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     result = core.run(code, numbers, device, regs, *check, profile=profile,
                       memlog=mem_trace is not None, deadline=deadline, cancel=options.cancel,
                       wanted=wanted.tobytes(), registers_out=registers_out,
-                      registers_have=registers_have)
+                      registers_have=registers_have,
+                      lines=None if lines is None else lines.spec, writers=writers)
+    recorded = None
+    if lines is not None or writers is not None:
+        result, recorded = result
     log = None
     if mem_trace is not None:          # the memory access log (memlog.c, mem_access.py)
         result, log = result
@@ -165,6 +177,10 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
         return NativeRun(f"{bail} (instruction {index})")
     stats = _stats(counts)
     reason = _unlike_numpy(geo, options, observers, kinds, error, stats)
+    if reason is None and record is not None and (options.time_limit is not None
+                                                  or options.cancel is not None) \
+            and any(array("q", record[5])):
+        reason = "the editor's profile past its pattern bounds"
     if reason is not None:
         return NativeRun(reason)
     report = RunReport(kernel=kernel.name, device=device, stats=stats,
@@ -177,6 +193,11 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     if profile is not None:
         from ..profile_native import native_record
         report.profile = native_record(kernel, geo, record)
+    if lines is not None:
+        report.line_records = read_lines(recorded[0], lines, kernel)
+        report.recorded_threads = lines.threads
+    if writers is not None:
+        report.writers = read_writers(recorded[1], launch.device_memory)
     return NativeRun(None, report)
 
 
