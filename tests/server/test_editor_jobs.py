@@ -173,15 +173,9 @@ def rss_mb(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
-CYCLES, DOCUMENTS, LINES = 3, 100, 600   # most of the growth comes in the first three cycles
+CYCLES, DOCUMENTS, LINES = 3, 100, 600   # on Python's own allocator RSS grew most in these
 
 
-@pytest.mark.xfail(reason="not yet: 66 -> 195, 222, 244, 252, 251 MB. Python-level memory goes "
-                          "back (about 1,500 blocks survive the cycles: cattrs' generated "
-                          "functions, in-flight futures, the reader's buffers), but CPython's "
-                          "allocator keeps each 1 MiB arena one of them lives in "
-                          "(benchmarks/memory_survivors.py); PYTHONMALLOC=malloc passes this test "
-                          "at ~1.4x the CPU of a parse", strict=False)
 def test_memory_returns_near_the_baseline_after_documents_close(tmp_path):
     """Three times: 100 documents opened, run and closed. What they used (their lines' memos,
     the allocator's free memory) goes back when they close (it grew by hundreds of MB)."""
