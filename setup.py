@@ -17,14 +17,15 @@ NATIVE_CORE = Extension(
                                         "floatfmt.c", "initcheck.c", "profile.c",
                                         "profile_py.c", "memlog.c", "findings.c",
                                         "limits.c", "barrier.c", "findings_py.c",
-                                        "memory_py.c")],
+                                        "memory_py.c", "parallel.c")],
     depends=[NATIVE + "core.h", NATIVE + "exec.h", NATIVE + "ops.h", NATIVE + "profile_py.h",
              NATIVE + "findings_py.h", NATIVE + "memory_py.h"],
     # Without a C compiler the package still installs and runs on the numpy engine alone (the
     # tests then skip the native core's, and fail under CI).
     optional=True,
     extra_compile_args=["-O2", "-ftree-loop-vectorize", "-fvect-cost-model=dynamic",
-                        "-ffp-contract=off", "-fno-fast-math", "-std=c11"],
+                        "-ffp-contract=off", "-fno-fast-math", "-std=c11", "-pthread"],
+    extra_link_args=["-pthread"],
 )
 
 # WAVE_LSP_PURE=1 builds a pure-Python wheel (py3-none-any) without the native core: the one

@@ -149,6 +149,11 @@ typedef struct {
     void *cancel_arg;
     double next_cancel_poll;
     MemLog *mem;                         /* the memory access log (memlog.c), or NULL */
+    /* workgroups on several threads (parallel.c): the threads asked for (<= 1: one at a time),
+     * those whose results the run reports (1 after a re-run one at a time), and the flag that
+     * stops every thread (polled with the limits; NULL when running one at a time) */
+    int64_t threads, threads_used;
+    const int *stop;
 } Run;
 
 #define POLL_WORKGROUPS 1024

@@ -289,7 +289,7 @@ int64_t control(WG *g, const Ins *ins, int64_t index)
 
 /* ---- the workgroup and grid loops ----------------------------------------------------------- */
 
-static int64_t run_workgroup(WG *g, int64_t linear)
+int64_t run_workgroup(WG *g, int64_t linear)
 {
     Run *run = g->run;
     int64_t n = g->n;
@@ -358,7 +358,7 @@ static int64_t run_workgroup(WG *g, int64_t linear)
     return 0;
 }
 
-int wave_run(Run *run)
+int serial_run(Run *run)
 {
     WG g;
     if (wg_setup(&g, run) != 0 || init_setup(&g) != 0 || prof_setup(&g) != 0) {

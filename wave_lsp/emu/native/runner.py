@@ -46,7 +46,7 @@ from .. import messages
 from ..report import EmuError
 from ..run_report import RunReport
 from ..stats import Stats
-from . import core as native_core
+from . import core as native_core, threads as native_threads
 from .findings import ERRORS, TIMING, Findings
 from .program import encode, encode_uses
 
@@ -142,11 +142,12 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
         return NativeRun(None, RunReport(kernel=kernel.name, device=device, errors=[early],
                                          launch_summary=prepared.summary(), engine="native"))
     result = core.run(code, numbers, device, regs, *check, profile=profile,
-                      memlog=mem_trace is not None, deadline=deadline, cancel=options.cancel)
+                      memlog=mem_trace is not None, deadline=deadline, cancel=options.cancel,
+                      threads=native_threads())
     log = None
     if mem_trace is not None:          # the memory access log (memlog.c, mem_access.py)
         result, log = result
-    (bail, index, counts, (warnings, error)), record = \
+    (bail, index, counts, (warnings, error), threads), record = \
         result if profile is not None else (result, None)
     if bail is not None:
         return NativeRun(f"{bail} (instruction {index})")
@@ -157,7 +158,7 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     report = RunReport(kernel=kernel.name, device=device, stats=stats,
                        warnings=[found.warning(w) for w in warnings],
                        errors=[] if error is None else [found.error(error)],
-                       launch_summary=prepared.summary(), engine="native")
+                       launch_summary=prepared.summary(), engine="native", threads=threads)
     if mem_trace is not None:
         _mem_trace(report, mem_trace, kernel, geo, log)
     if profile is not None:
