@@ -9,8 +9,10 @@ again one at a time (`RunReport.threads` says which)."""
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
+from array import array
 from contextlib import contextmanager
 from dataclasses import asdict
 
@@ -18,10 +20,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import test_emu_differential as diff
+from shared import example_text
 from .native_support import launch_of, need_core
 from .test_native_differential import NATIVE_PROLOGUE, native_epilogue, native_statement
 
-from wave_lsp.emu import IotaFill, Launch, RunOptions, engine_line, run
+from wave_lsp.emu import DataFill, IotaFill, Launch, RunOptions, engine_line, run
 
 EXAMPLES = int(os.environ.get("WAVE_NATIVE_EXAMPLES", "30"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
@@ -190,11 +193,39 @@ def work(tmp_path_factory):
 
 @pytest.mark.parametrize("name", diff.EXAMPLE_NAMES)
 @pytest.mark.parametrize("threads", [2, THREADS])
-def test_corpus_kernels_report_as_one_at_a_time(name, threads, work):
+@pytest.mark.parametrize("grid", [None, "6,1,1"])
+def test_corpus_kernels_report_as_one_at_a_time(name, threads, grid, work):
+    """The documented launches (mostly one workgroup), and six workgroups of each (most then
+    write the same words: a possible data race on both, or an error past the inputs)."""
     source = (diff.EXAMPLES / f"{name}.wave").read_text()
-    launch = launch_of(diff.example_flags(name, work), work)
+    flags = diff.example_flags(name, work) + (["--grid", grid] if grid else [])
+    launch = launch_of(flags, work)
     for options in (RunOptions(), RunOptions(initcheck=False)):
         serial_and_parallel(source, launch, options, threads)
+
+
+def test_gemm_blocked_runs_on_the_threads():
+    """gemm_blocked N=256: four workgroups of eight waves with local tiles and barriers."""
+    n, size = 256, 4 * 256 * 256
+    rng = random.Random(7)
+    a = array("f", (rng.uniform(-1, 1) for _ in range(n * n))).tobytes()
+    b = array("f", (rng.uniform(-1, 1) for _ in range(n * n))).tobytes()
+    launch = Launch(grid=(n // 128, n // 128, 1), workgroup=(16, 16, 1), device_memory=3 * size,
+                    memory_init=[DataFill(0, a), DataFill(size, b)],
+                    set_regs={0: 0, 1: size, 2: 2 * size, 3: n, 4: n, 5: n})
+    _, parallel = serial_and_parallel(example_text("gemm_blocked"), launch)
+    assert parallel.engine == "native" and parallel.threads == THREADS
+    c = memoryview(parallel.device)[2 * size:].cast("f")
+    expected = sum(array("f", a)[5 * n + k] * array("f", b)[k * n + 9] for k in range(n))
+    assert abs(c[5 * n + 9] - expected) < 1e-3
+
+
+def test_histogram_of_several_workgroups_runs_again_one_at_a_time(work):
+    """Atomics of every workgroup on the same bins: one at a time, native."""
+    source = example_text("histogram")
+    launch = launch_of(diff.example_flags("histogram", work) + ["--grid", "6,1,1"], work)
+    _, parallel = serial_and_parallel(source, launch)
+    assert parallel.engine == "native" and parallel.threads == 1
 
 
 # ---- what runs on the threads, what runs again one at a time ----------------------------------

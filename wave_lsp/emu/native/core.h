@@ -1,7 +1,7 @@
 /* The native emulator core: shared declarations.
  *
  * The core runs a kernel that Python has pre-decoded into `Ins` records over the whole grid,
- * one workgroup at a time, in order, with every wave of the workgroup in lock-step — the same
+ * one workgroup at a time, in order (or on several threads with the same results: parallel.c), with every wave of the workgroup in lock-step — the same
  * schedule as the numpy engine (wave_lsp/emu/engine.py, control.py), which is the reference for
  * every rule here. It records the warnings and the error the numpy engine reports (findings.c,
  * limits.c); where it cannot report alike (a possible data race, NaN semantics it lacks, ...)

@@ -1,4 +1,5 @@
-/* The native core's execution loop: workgroups one at a time, in order; the waves of a
+/* The native core's execution loop: workgroups one at a time, in order (serial_run; parallel.c
+ * runs run_workgroup on several threads); the waves of a
  * workgroup in lock-step over one lane array, exactly as emu/engine.py runs a batch of one
  * workgroup. Control flow (if/else/endif, loops, calls, halt, barrier) mirrors emu/control.py
  * rule for rule, including which waves are "present" (the statistics count present waves).

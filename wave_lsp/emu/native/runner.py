@@ -13,6 +13,10 @@ itself (limits.c) on the numpy engine's schedule: the deadline on CLOCK_MONOTONI
 of those polls (and once before the run, as the numpy engine polls before it starts); a callback
 that raises stops the run and the exception propagates, as on the numpy engine.
 
+The core runs the workgroups on `native.threads()` threads (`WAVE_LSP_THREADS`; parallel.c) with
+the results of one at a time; `RunReport.threads` says how many gave them (1 where it ran the
+launch again one at a time: workgroups met on memory, an error, ...).
+
 What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`'s
 `engine: numpy (REASON)`), all of it instructions or semantics the core lacks:
 - an instruction it does not implement (`_wavecore.OPS`: transcendentals, `mma_*`, ...), or one

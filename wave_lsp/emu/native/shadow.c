@@ -74,9 +74,12 @@ static inline int epoch_conflict(WG *g, int64_t word, uint32_t *shadow, uint32_t
 }
 
 /* The owner word of a device block after an access with `flag` by workgroup `me`; returns
- * whether workgroups may have met on it. Written only when it changes; where threads share the
- * shadow (parallel.c) by compare-and-swap, and any atomic meeting another workgroup counts too
- * (its returned values depend on the order: the run is then re-run one workgroup at a time). */
+ * OWNER_MET where workgroups may have met on it, OWNER_SHARED where several workgroups only
+ * read it, else 0. Written only when it changes; where threads share the shadow (parallel.c) by
+ * compare-and-swap, and any atomic meeting another workgroup counts too (its returned values
+ * depend on the order: the run is then re-run one workgroup at a time). */
+#define OWNER_MET 1
+#define OWNER_SHARED 2
 static inline int owner_access(uint32_t *word, uint32_t me, uint32_t flag, int shared)
 {
     uint32_t o = __atomic_load_n(word, __ATOMIC_RELAXED), id, f;
@@ -97,17 +100,21 @@ static inline int owner_access(uint32_t *word, uint32_t me, uint32_t flag, int s
     }
     if (id != OWNER_MULTI)
         return 0;
-    return (f & F_W) || ((f & F_A) && (shared || (f & F_R)));
+    return (f & F_W) || ((f & F_A) && (shared || (f & F_R))) ? OWNER_MET : OWNER_SHARED;
 }
 
 /* One access of `kind` (0 read, 1 write, 2 atomic) to device block `block` by this workgroup. */
 static inline int track_device(WG *g, uint64_t block, int kind, uint32_t wave)
 {
     uint32_t *shadow = g->dev_shadow + 2 * block;    /* owner word, epoch word */
-    if (g->dev_owned && owner_access(shadow, (uint32_t)(g->linear + 1),
-                                     kind == 0 ? F_R : kind == 1 ? F_W : F_A, g->shared_shadow))
+    int owner = g->dev_owned ? owner_access(shadow, (uint32_t)(g->linear + 1),
+                                            kind == 0 ? F_R : kind == 1 ? F_W : F_A,
+                                            g->shared_shadow) : 0;
+    if (owner == OWNER_MET)
         return 1;
-    if (kind != 2 && g->nw > 1)
+    /* threads sharing the shadow leave the epoch word of a block only read by several
+     * workgroups alone (no wave can race on it unnoticed: a write to it would be a meeting) */
+    if (kind != 2 && g->nw > 1 && !(owner == OWNER_SHARED && g->shared_shadow))
         return epoch_conflict(g, 0, shadow + 1, NULL, NULL, wave, kind == 1, 0, 0);
     return 0;
 }
@@ -129,9 +136,10 @@ int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wi
             uint64_t first = addr[l] >> shift, blocks = ((addr[l] + width - 1) >> shift) - first;
             uint32_t *s = sh + 2 * first;
             for (uint64_t k = 0; k <= blocks; k++, s += 2) {
-                if (owned && owner_access(s, me, flag, shared))
+                int owner = owned ? owner_access(s, me, flag, shared) : 0;
+                if (owner == OWNER_MET)
                     return 1;
-                if (waves) {
+                if (waves && !(owner == OWNER_SHARED && shared)) {
                     uint32_t e = s[1];
                     if ((e >> 13) != epoch) {
                         s[1] = (epoch << 13) | written | (uint32_t)(wave + 1);
