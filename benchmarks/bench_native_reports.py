@@ -5,8 +5,9 @@ another checkout of this project (e.g. `git archive` of an earlier commit with i
 
 Whole commands (`wave-lsp run`, Python start-up included) are run in pairs with upstream's on
 the same `.wbin`, interleaved (ours, upstream, before, ...) so that load on the machine hits all
-alike; stdout must equal upstream's. The API workload times `run()` in one process (the editor's
-path: a time limit and a cancel callback, no printing), the fastest of N.
+alike; stdout must equal upstream's. The API workloads time `run()` in one process (the
+editor's path: a time limit and a cancel callback, no printing; the kernels of
+bench_initcheck.py), the fastest of N.
 Usage: python benchmarks/bench_native_reports.py [--repeat N] [--before PATH]
 Needs ../shared/upstream/bin (wave-asm, wave-emu).
 """
@@ -45,13 +46,11 @@ COMMANDS = {
 }
 API = """
 import sys, time
-from wave_lsp.emu import Launch, RunOptions, prepare, run
-from wave_lsp.emu.kernel_launch import IotaFill
-source = open(sys.argv[1]).read()
-n = 1 << 16
-prepared = prepare(source, Launch(grid=(n // 256, 1, 1), device_memory=12 * n,
-                                  memory_init=(IotaFill(0, n), IotaFill(4 * n, n, 2.0)),
-                                  set_regs={0: 0, 1: 4 * n, 2: 8 * n}))
+sys.path.insert(0, sys.argv[3])
+from bench_initcheck import gemm, vector_add
+from wave_lsp.emu import RunOptions, prepare, run
+source, launch = vector_add(1 << 16) if sys.argv[1] == "vector" else gemm(128)
+prepared = prepare(source, launch)
 options = RunOptions(time_limit=30.0, cancel=lambda: False)
 best, engine = 1e9, None
 for _ in range(int(sys.argv[2])):
@@ -61,6 +60,7 @@ for _ in range(int(sys.argv[2])):
     engine = report.engine + (f" ({report.fallback})" if report.fallback else "")
 print(f"{best:.4f} {engine}")
 """
+APIS = {"vector": "run() vector add 65,536 threads", "gemm": "run() gemm tiles N=128"}
 
 
 def command(tree: Path, wbin: Path, flags: list[str]) -> list[str]:
@@ -109,13 +109,15 @@ def main() -> None:
                 same = "" if outputs[who] == outputs["upstream"] else " OUTPUT DIFFERS"
                 parts.append(f"{who} {mine:7.3f}s {mine / up:5.2f}x [{engine}]{same}")
             print(f"{name:36} " + "  ".join(parts), flush=True)
-        for who, tree in trees.items():
-            done = subprocess.run([sys.executable, "-c", API, str(tmp / "vec.wave"),
-                                   str(args.repeat)], env=dict(os.environ, PYTHONPATH=str(tree)),
-                                  capture_output=True, text=True, check=True, cwd=tmp)
-            best, engine = done.stdout.split(" ", 1)
-            print(f"{'run() 65,536 threads, time limit+cancel':36} {who} "
-                  f"{float(best) * 1e3:8.2f} ms [{engine.strip()}]", flush=True)
+        for which, name in APIS.items():
+            for who, tree in trees.items():
+                done = subprocess.run([sys.executable, "-c", API, which, str(args.repeat),
+                                       str(tree / "benchmarks")],
+                                      env=dict(os.environ, PYTHONPATH=str(tree)),
+                                      capture_output=True, text=True, check=True, cwd=tmp)
+                best, engine = done.stdout.split(" ", 1)
+                print(f"{name + ', time limit+cancel':44} {who:6} {float(best) * 1e3:8.2f} ms "
+                      f"[{engine.strip()}]", flush=True)
 
 
 if __name__ == "__main__":

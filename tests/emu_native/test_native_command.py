@@ -175,7 +175,7 @@ CASES = {
                           None),
     "instruction limit, several workgroups a batch": (
         SPIN, ["--grid", "2,1,1", "--workgroup", "4,1,1", "--max-instructions", "1000"],
-        "an error in a batch of several workgroups"),
+        "the instruction limit in a batch of several workgroups"),
     "divergent barrier": (DIVERGENT_BARRIER, ["--workgroup", "4,1,1", "--wave-width", "4"],
                           None),
     "uninitialised read": (VECTOR_ADD, ["--fill-iota", "0:f32:256:1", "--dump-f32", "2048:4",
@@ -188,7 +188,8 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_what_the_numpy_engine_reports_is_reported_alike(case, tmp_path):
     """The core reports warnings and errors itself (`reason` None) or leaves the launch to the
-    numpy engine (a possible data race; an error in a batch of several workgroups)."""
+    numpy engine (a possible data race; the instruction limit in a batch of several
+    workgroups)."""
     need_core()
     source, flags, reason = CASES[case]
     wbin = write(tmp_path, "k", source)

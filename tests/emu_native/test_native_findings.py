@@ -186,17 +186,43 @@ def test_warnings_past_the_cap_are_dropped_alike():
     assert_same_report(report, native)
 
 
-def test_an_error_in_a_batch_of_several_workgroups_is_left_to_the_numpy_engine():
+def test_an_error_is_reported_as_running_workgroups_one_at_a_time():
+    """The numpy engine runs a batch that met an error again one workgroup at a time, so its
+    error, memory and statistics do not depend on its batches, and are the core's: workgroup
+    0's store at line 14, not the first store of workgroup 16 (which the batch meets first)."""
     need_core()
-    source = kernel(LANE + "device_store_u32 r15, r0")
+    source = kernel(LANE + "device_store_u32 r15, r0\nmov_sr r1, sr_workgroup_id_x\n"
+                    "mov_imm r2, 10\nucmp_lt p1, r2, r1\n@p1 halt\n"
+                    "mov_imm r3, 300\ndevice_store_u32 r3, r0")
     launch = Launch(grid=(40, 1, 1), workgroup=(4, 1, 1), device_memory=256)
-    report = run(source, launch)
-    assert report.engine == "numpy" and report.errors[0].kind == "out_of_bounds"
-    assert report.fallback == "an error in a batch of several workgroups"
-    single = run(source, launch, RunOptions(max_batch_lanes=32))     # one workgroup a batch
-    assert (single.engine, single.errors[0].kind) == ("native", "out_of_bounds")
-    assert single.errors == run(source, launch, RunOptions(max_batch_lanes=32,
-                                                           engine="numpy")).errors
+    batched = run(source, launch, RunOptions(engine="numpy"))
+    alone = run(source, launch, RunOptions(engine="numpy", max_batch_lanes=32))
+    assert [e.kind for e in batched.errors] == ["out_of_bounds"]
+    assert batched.errors[0].workgroup == (0, 0, 0) and batched.errors[0].line == 14
+    assert batched.errors == alone.errors and batched.stats == alone.stats
+    assert bytes(batched.device_memory) == bytes(alone.device_memory)
+    report, native = both_engines(source, launch)
+    assert native.reason is None
+    assert_same_report(report, native)
+
+
+def test_the_memory_trace_of_a_run_that_stops_at_an_error_is_the_numpy_engines():
+    need_core()
+    source = kernel(LANE + "device_load_u32 r3, r15\nmov_imm r1, 60\niadd r2, r15, r1\n"
+                    "device_store_u32 r2, r3")
+    launch = Launch(workgroup=(8, 1, 1), wave_width=4, device_memory=64)
+    numpy = run(source, launch, RunOptions(engine="numpy", mem_trace="record"))
+    native = run(source, launch, RunOptions(engine="native", mem_trace="record"))
+    assert [e.kind for e in native.errors] == ["out_of_bounds"] and native.mem_trace
+    assert (native.errors, native.mem_trace) == (numpy.errors, numpy.mem_trace)
+
+
+def test_the_instruction_limit_in_a_batch_of_several_is_left_to_the_numpy_engine():
+    need_core()
+    source, launch, _ = CASES["instruction limit between workgroups"]
+    report = run(source, launch, RunOptions(max_instructions=700))
+    assert report.engine == "numpy" and report.errors[0].kind == "instruction_limit"
+    assert report.fallback == "the instruction limit in a batch of several workgroups"
 
 
 def test_a_possible_race_is_left_to_the_numpy_engine():

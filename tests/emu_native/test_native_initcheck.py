@@ -2,7 +2,8 @@
 generators of the native differential tests, with the check on), the native core reports
 exactly the numpy engine's warnings (the `uninitialised_*` ones among them: kind, text, place,
 lanes, count, order), errors, memory and statistics; it leaves a launch to the numpy engine
-only for what it lacks (a possible data race, an error in a batch of several workgroups, ...),
+only for what it lacks (a possible data race, the instruction limit in a batch of several
+workgroups, ...),
 never for an uninitialised read."""
 
 from __future__ import annotations

@@ -57,7 +57,8 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observers: list,
     ready = False
     try:
         device = report.device = new_device_memory(launch, limits.poll)
-        for sequential in (False, True):
+        sequential, alone_from = False, None
+        for _ in range(3):      # batched; again from a batch that met an error; one at a time
             ctx = RunContext([i.offset for i in kernel.instructions],
                              [i.line for i in kernel.instructions])
             compiled = compile_kernel(kernel, geo.registers, ctx, kernel.instructions,
@@ -71,10 +72,15 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observers: list,
             try:
                 with np.errstate(all="ignore"):
                     error = execute(compiled, geo, device, set_regs, ctx, limits,
-                                    options.max_batch_lanes, observers, collect, sequential)
+                                    options.max_batch_lanes, observers, collect, sequential,
+                                    alone_from)
                 break
             except SequentialNeeded as need:     # batched workgroups met: redo one at a time
                 races += [need.race] if need.race is not None else []
+                if need.alone_from is not None and alone_from is None and not sequential:
+                    alone_from = need.alone_from   # an error in a batch: redo it one by one
+                else:
+                    sequential, alone_from = True, None
                 report.registers.clear()
                 # fresh zeroed memory, not `device[:] = 0`: untouched pages of a large device
                 # memory then cost nothing (the first run wrote only what the kernel stores)

@@ -4,10 +4,13 @@ many workgroups executed in lock-step as one lane array.
 Workgroups are ordered x fastest, then y, then z. Within one instruction, lanes act in global
 thread order, so colliding stores keep the last thread's value and colliding atomics return old
 values in thread order. Batches where two workgroups touch one device word (see `overlap`) are
-run again one workgroup at a time. Limits: `max_instructions` counts the wave-instructions of
-the whole launch (all workgroups), polled every 256 steps and at every step near the limit; the
-wall-time limit and the cancellation hook are polled every 256 steps and before every batch of
-workgroups (a short kernel on a huge grid would never reach a poll inside one).
+run again one workgroup at a time, and a batch of several that stops at an error (not a limit)
+is run again from its first workgroup one at a time (the batches before it are exact), so that
+the error, memory and statistics are those of running workgroups one at a time. Limits:
+`max_instructions` counts the wave-instructions of the whole launch (all workgroups), polled
+every 256 steps and at every step near the limit; the wall-time limit and the cancellation hook
+are polled every 256 steps and before every batch of workgroups (a short kernel on a huge grid
+would never reach a poll inside one).
 """
 
 from __future__ import annotations
@@ -48,26 +51,42 @@ class Limits:
 
 class SequentialNeeded(Exception):
     """Workgroups of one batch met on device memory: the launch must run one workgroup at a
-    time. `race` is the warning describing a data race among them (None: only atomics met)."""
+    time. `race` is the warning describing a data race among them (None: only atomics met).
+    With `alone_from`, a batch that starts at that workgroup stopped at an error: the launch
+    must run again with the workgroups from there one at a time (the batches before are exact),
+    so that the error, memory and statistics are those of running workgroups one at a time."""
 
-    def __init__(self, race: EmuWarning | None):
+    def __init__(self, race: EmuWarning | None, alone_from: int | None = None):
         super().__init__(race.message if race else "atomics of several workgroups met")
         self.race = race
+        self.alone_from = alone_from
+
+
+# errors met where they are met whatever the batches: a limit is checked every so many steps
+# of a batch (the native core leaves a launch that passes the instruction limit in a batch of
+# several workgroups to this engine), the time and a cancel at no defined point
+BATCH_ERRORS = ("instruction_limit", "time_limit", "cancelled")
 
 
 def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             set_regs: dict[int, int], ctx: RunContext, limits: Limits, max_lanes: int,
-            observers=(), on_batch_end=None, sequential: bool = False) -> EmuError | None:
+            observers=(), on_batch_end=None, sequential: bool = False,
+            alone_from: int | None = None) -> EmuError | None:
     """Run every workgroup with `observers` (started: see `observer`); returns the first error
     (the run stops there) or None. Raises `SequentialNeeded` when batched workgroups touched
-    the same device words (the caller restores memory and runs again with `sequential`)."""
+    the same device words (the caller restores memory and runs again with `sequential`) or a
+    batch of several stopped at an error (again, with the workgroups from `alone_from` one at a
+    time)."""
     observer = stepper(observers)
     single = sequential or bool(observer and observer.single_workgroup)
     per_batch = geo.batch_size(max_lanes, single)
     ctx.counts = [0] * len(compiled.ops)
     total = geo.workgroup_count
-    for first in range(0, total, per_batch):
+    first = 0
+    while first < total:
         count = min(per_batch, total - first)
+        if alone_from is not None:
+            count = 1 if first >= alone_from else min(count, alone_from - first)
         b = Batch(geo, first, count, device, set_regs)
         if count > 1:
             b.log = AccessLog((device.size + 3) // 4, b.wg_of_lane)
@@ -91,6 +110,8 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             raise SequentialNeeded(None) from None
         except Fault as fault:
             _check_overlap(b, compiled)
+            if count > 1 and fault.kind not in BATCH_ERRORS:
+                raise SequentialNeeded(None, alone_from=first) from None
             index = ctx.index
             _finish_stats(compiled, ctx)
             _finish(observers)
@@ -101,6 +122,7 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
         ctx.stats.waves += count * geo.waves_per_wg
         if on_batch_end is not None:
             on_batch_end(b)
+        first += count
     _finish_stats(compiled, ctx)
     _finish(observers)
     return None

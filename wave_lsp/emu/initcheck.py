@@ -19,7 +19,7 @@ Wave operations are checked on the executing lanes' own source register. `instru
 compiled kernel's ops; the shadows are bytes per memory byte and, for registers, one flag per
 register saying every lane has written it (per-lane rows only for registers written in part), so
 an instruction whose registers are all settled costs one list lookup. The native core keeps the
-same shadows and bails to this engine when a read might be reported (native/initcheck.c).
+same shadows and reports the same warnings (native/initcheck.c; the text is `messages`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 /* The native core's ALU, compare, convert and move operations, each exactly as the numpy engine
  * computes it (emu/alu.py, compile_ops.py); memory and wave operations are dispatched to
  * memory.c and waveops.c. Where the numpy engine's result depends on its library (NaN
- * payloads, the sign of a zero chosen by fmin) or it would record a warning or fault, the core
- * bails (see core.h).
+ * payloads, the sign of a zero chosen by fmin) the core bails (see core.h).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -38,7 +38,7 @@ typedef struct {
     int64_t width;       /* memory: bytes per access */
     int64_t words;       /* memory: registers loaded or stored */
     int64_t local;       /* memory: 1 local, 0 device */
-    int64_t trap;        /* OP_TRAP: TRAP_REGISTER or 0 (the core bails) */
+    int64_t trap;        /* OP_TRAP: TRAP_REGISTER (the fault) or 0 (bails) */
     int64_t pad1;
 } Ins;
 
@@ -135,7 +135,8 @@ typedef struct {
     uint8_t *device_init;                /* per device byte: initialised */
     /* results */
     Stats stats;
-    const char *bail;                    /* why the run stopped (NULL: it finished cleanly) */
+    const char *bail;                    /* why the run stopped ("error": found->error; NULL: it
+                                            ran to the end) */
     int64_t bail_index;
     /* polled between workgroups (every POLL_WORKGROUPS): nonzero stops the run ("interrupted");
      * a short kernel on a huge grid would otherwise never notice a Ctrl-C */

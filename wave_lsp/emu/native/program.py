@@ -18,7 +18,7 @@ from ..plan import CATEGORY, Plan, make_plan, register_uses, signature
 CATEGORIES = ("integer", "float", "memory", "control", "wave", "atomic")   # CAT_* in core.h
 FIELDS = 16
 TRAP = -1          # OP_TRAP: faults when a lane runs it (see `encode`)
-TRAP_REGISTER = 1  # a trap's pad field: register_out_of_range (core.h); else the core bails
+TRAP_REGISTER = 1  # a trap record's `trap` field: register_out_of_range (core.h); else it bails
 CONTROL_CLASSES = (IC.CONTROL, IC.SYNC)
 USE_READS, USE_WRITES = 8, 4   # registers read and written per instruction (core.h USE_*)
 

@@ -27,11 +27,13 @@ What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`
 - "unaligned atomic" (the numpy engine replays atomics grouped by exact address);
 - NaN operands of the float instructions whose NaN results the core does not reproduce
   ("NaN operand", "f16/bf16 NaN", "fmin/fmax of NaN or signed zeros", ...);
-- "an error in a batch of several workgroups": an error (or the instruction limit passed) where
-  the numpy engine runs several workgroups in lock-step in one batch: its memory, statistics and
-  error are then the batch's (the core reports it where the batch holds one workgroup; the time
-  limit and a cancel, which stop at no defined point, always);
-- "an error with the profile or memory trace", "endif/endloop pops a frame of the caller",
+- "the instruction limit in a batch of several workgroups": the numpy engine checks the limit
+  every so many steps of a batch (workgroups in lock-step), so where a batch holds several, when
+  it stops, and its memory and statistics then, are the batch's (the core reports the limit
+  where a batch holds one workgroup; every other error always: the numpy engine runs a batch
+  that met one again one workgroup at a time; the time limit and a cancel always);
+- "an error with the profile" (the record of a profile cut short is not compared),
+  "endif/endloop pops a frame of the caller",
   "memory trace too long", and the observers and launches `_ineligible` names (a trace,
   breakpoints, recording, the store-writer record, `--dump-regs`, device memory above 256 MiB,
   local memory above 16 MiB, too many workgroups).
@@ -182,23 +184,22 @@ def _limit_before(deadline: float, cancel) -> EmuError | None:
 
 def _unlike_numpy(geo, options: RunOptions, observers, kinds, error, stats: Stats) -> str | None:
     """Why the numpy engine's report of this run would differ from the core's, or None. The
-    core runs workgroups one at a time; the numpy engine runs them in batches, in lock-step, so
-    where a run stops at an error (or passes the instruction limit, which it checks every so
-    many steps of a batch) in a batch of several workgroups, its memory, statistics and error
-    are those of the batch: it runs the launch then. The time limit and a cancel stop at no
+    core runs workgroups one at a time, as the numpy engine reports an error (it runs a batch
+    that met one again, one workgroup at a time: `engine.SequentialNeeded`); but it checks the
+    instruction limit every so many steps of a batch, so a run that passes the limit where a
+    batch holds several workgroups is left to it. The time limit and a cancel stop at no
     defined point, and are reported as they are met."""
-    if error is not None and ("profile" in kinds or "mem_trace" in kinds):
-        return "an error with the profile or memory trace"
-    if error is not None and ERRORS[error[0]] in TIMING:
-        return None
+    if error is not None and "profile" in kinds:
+        return "an error with the profile"
     limit = options.max_instructions
-    if error is None and not (limit > 0 and stats.total > limit):
+    if not (limit > 0 and stats.total > limit) or (error is not None
+                                                    and ERRORS[error[0]] in TIMING):
         return None
     stepping = [o for o in observers if o.steps]
     if geo.batch_size(options.max_batch_lanes,
                       any(o.single_workgroup for o in stepping)) == 1:
         return None
-    return "an error in a batch of several workgroups"
+    return "the instruction limit in a batch of several workgroups"
 
 
 def _mem_trace(report: RunReport, tracer, kernel, geo, log: bytes) -> None:
