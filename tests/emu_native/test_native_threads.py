@@ -24,6 +24,7 @@ from shared import example_text
 from .native_support import launch_of, need_core
 from .test_native_differential import NATIVE_PROLOGUE, native_epilogue, native_statement
 
+from wave_lsp.emu.native import threads as native_threads
 from wave_lsp.emu import DataFill, IotaFill, Launch, RunOptions, engine_line, run
 
 EXAMPLES = int(os.environ.get("WAVE_NATIVE_EXAMPLES", "30"))
@@ -47,8 +48,9 @@ def thread_count(count: int | None):
 
 
 def serial_and_parallel(program, launch, options: RunOptions | None = None,
-                        threads: int = THREADS):
-    """(one at a time, on `threads` threads) reports of one launch, asserting they are equal."""
+                        threads: int | None = THREADS):
+    """(one at a time, on `threads` threads) reports of one launch, asserting they are equal
+    (`threads` None: the default, every core this process may use)."""
     need_core()
     options = options or RunOptions()
     with thread_count(1):
@@ -61,7 +63,8 @@ def serial_and_parallel(program, launch, options: RunOptions | None = None,
     assert bytes(parallel.device) == bytes(serial.device)
     assert asdict(parallel.stats) == asdict(serial.stats)
     assert serial.threads == 1
-    assert parallel.threads in (1, min(threads, launch_workgroups(launch)))
+    asked = threads or native_threads()
+    assert parallel.threads in (1, min(asked, launch_workgroups(launch)))
     return serial, parallel
 
 
@@ -259,9 +262,12 @@ def vector_launch(grid: int = 64, filled: bool = True) -> Launch:
                   set_regs={0: 0, 1: 4 * N, 2: 8 * N})
 
 
-def test_a_launch_whose_workgroups_never_meet_runs_on_the_threads():
-    _, parallel = serial_and_parallel(VECTOR_ADD, vector_launch())
-    assert parallel.engine == "native" and parallel.threads == THREADS
+@pytest.mark.parametrize("threads", [None, THREADS])
+def test_a_launch_whose_workgroups_never_meet_runs_on_the_threads(threads):
+    """On the threads asked for, or by default on every core this process may use."""
+    _, parallel = serial_and_parallel(VECTOR_ADD, vector_launch(), threads=threads)
+    assert parallel.engine == "native"
+    assert parallel.threads == (threads or min(64, len(os.sched_getaffinity(0))))
     assert not parallel.warnings and not parallel.errors
     out = memoryview(parallel.device)[8 * N:12 * N].cast("f")
     assert [out[i] for i in (0, 1, N - 1)] == [0.0, 3.0, 3.0 * (N - 1)]
@@ -379,3 +385,12 @@ def test_a_cancel_stops_the_threads():
         report = run(loop, vector_launch(), RunOptions(cancel=cancel, max_instructions=0))
     assert report.engine == "native"
     assert [e.kind for e in report.errors] == ["cancelled"]
+
+
+def test_the_time_limit_stops_the_threads():
+    need_core()
+    loop = VECTOR_ADD.replace("    halt", "    loop\n    iadd r3, r3, r3\n    endloop\n    halt")
+    with thread_count(THREADS):
+        report = run(loop, vector_launch(), RunOptions(time_limit=0.2, max_instructions=0))
+    assert report.engine == "native"
+    assert [e.kind for e in report.errors] == ["time_limit"]
