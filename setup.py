@@ -17,7 +17,7 @@ NATIVE_CORE = Extension(
                                         "floatfmt.c", "initcheck.c", "profile.c",
                                         "profile_py.c", "memlog.c", "findings.c",
                                         "limits.c", "barrier.c", "findings_py.c",
-                                        "memory_py.c", "parallel.c")],
+                                        "memory_py.c", "registers.c", "parallel.c")],
     depends=[NATIVE + "core.h", NATIVE + "exec.h", NATIVE + "ops.h", NATIVE + "profile_py.h",
              NATIVE + "findings_py.h", NATIVE + "memory_py.h"],
     # Without a C compiler the package still installs and runs on the numpy engine alone (the

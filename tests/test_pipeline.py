@@ -98,8 +98,11 @@ def test_the_fallback_follows_the_options(tmp_path):
     for options in (RunOptions(time_limit=60.0), RunOptions(cancel=lambda: False)):
         report = run(program, request.launch, options)      # the core polls both itself
         assert (report.engine, report.fallback, report.errors) == ("native", None, [])
-    regs = run(program, replace(request.launch, register_threads=(0,)), request.options)
-    assert (regs.engine, regs.fallback) == ("numpy", "registers asked for")
+    with_regs = replace(request.launch, register_threads=(0, 7, 10 ** 9))
+    regs = run(program, with_regs, request.options)        # the core copies them itself
+    assert (regs.engine, regs.fallback) == ("native", None)
+    numpy = run(program, with_regs, replace(request.options, engine="numpy"))
+    assert regs.registers == numpy.registers and sorted(regs.registers) == [0, 7]
 
 
 def test_the_core_turned_off_falls_back(tmp_path, monkeypatch):

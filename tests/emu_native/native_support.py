@@ -25,6 +25,7 @@ class NativeRun:
     stats: object = None
     warnings: list = field(default_factory=list)
     errors: list = field(default_factory=list)
+    registers: dict = field(default_factory=dict)
 
 
 def need_core():
@@ -54,16 +55,18 @@ def both_engines(program, launch, options: RunOptions | None = None):
     except EngineUnavailable as err:
         return report, NativeRun(err.reason)
     assert native.engine == "native" and native.fallback is None
-    return report, NativeRun(None, native.device, native.stats, native.warnings, native.errors)
+    return report, NativeRun(None, native.device, native.stats, native.warnings, native.errors,
+                             native.registers)
 
 
 def assert_same_report(report, native: NativeRun) -> None:
     """The core's results are the numpy engine's, field by field: warnings (kind, text, place,
-    lanes, count, in order), errors, device memory and statistics."""
+    lanes, count, in order), errors, device memory, statistics and the registers asked for."""
     assert [asdict(w) for w in native.warnings] == [asdict(w) for w in report.warnings]
     assert [asdict(e) for e in native.errors] == [asdict(e) for e in report.errors]
     assert bytes(native.device) == report.device_memory.tobytes()
     assert asdict(native.stats) == asdict(report.stats)
+    assert native.registers == report.registers
 
 
 def assert_native_equal(program, launch, options: RunOptions | None = None, *,

@@ -151,6 +151,22 @@ def test_a_native_run_loads_no_numpy(tmp_path):
     assert "  Workgroups executed: 4" in lines
 
 
+def test_a_native_run_that_warns_and_stops_at_an_error_loads_no_numpy(tmp_path):
+    need_core()
+    wbin = write(tmp_path, "vector_add", VECTOR_ADD_REGS)     # r0-r2 unset: read uninitialised
+    argv = [wbin, "--grid", "4,1,1", "--device-memory", "2048", "--dump-regs", "--json"]
+    done = command(argv, tmp_path, probe=True)
+    assert done.stderr.startswith("engine: native"), done.stderr
+    assert json.loads(done.stderr.splitlines()[-1]) == {"status": 1, "numpy": []}
+    report = json.loads(done.stdout)
+    assert [e["kind"] for e in report["errors"]] == ["out_of_bounds"]
+    assert {w["kind"] for w in report["warnings"]} == {"uninitialised_register",
+                                                       "uninitialised_device"}
+    assert "0" in report["registers"]
+    slow = command(argv, tmp_path, native=False)
+    assert json.loads(slow.stdout) == report
+
+
 def test_an_ineligible_run_uses_the_numpy_engine(tmp_path):
     need_core()
     wbin = write(tmp_path, "fsin", FSIN)

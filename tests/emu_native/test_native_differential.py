@@ -197,6 +197,6 @@ def test_every_native_instruction(lines, width, threads, grid):
     source = NATIVE_PROLOGUE + "".join(f"    {text}\n" for text in lines) + native_epilogue()
     assert_native_equal(source, Launch(grid=(grid, 1, 1), workgroup=(threads, 1, 1),
                                        wave_width=width, device_memory=16384,
-                                       local_memory=4096),
+                                       local_memory=4096, register_threads=(0, threads + 1)),
                         RunOptions(initcheck=False, max_instructions=MAX_INSTRUCTIONS),
                         must_run=False)

@@ -48,7 +48,7 @@ per workgroup), so a spinning kernel stops however many workgroups it has. Dumps
 chunk at a time.
 
 Engines (`wave_lsp.emu.pipeline.run`, the one entry the editor and the debugger use too): a
-launch the native core can run (no --trace, --break or --dump-regs, only instructions it
+launch the native core can run (no --trace or --break, only instructions it
 implements) runs there, without loading numpy; the core reports warnings, errors, the
 instruction and time limits itself, with the numpy engine's text, and leaves a launch to the
 numpy engine only for what it lacks (`wave_lsp.emu.native.runner` lists it: a possible data

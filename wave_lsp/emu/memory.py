@@ -73,16 +73,21 @@ def gather(space: Space, a: np.ndarray, width: int) -> list[np.ndarray]:
 
 
 def scatter(space: Space, a: np.ndarray, words: list[np.ndarray], width: int) -> None:
-    """Write `width` bytes at each absolute index (later lanes win on collisions)."""
+    """Write `width` bytes at each absolute index; lanes in thread order, so where accesses
+    overlap (one word, or an unaligned or wide access over a neighbour's) later lanes win,
+    byte by byte (one assignment of every lane's bytes, lane after lane)."""
     if width >= 4 and space.mem32 is not None and not (a & 3).any():
         w = a >> 2
-        for i in range(width // 4):
-            space.mem32[w + i] = words[i]
+        if width == 4:
+            space.mem32[w] = words[0]
+        else:
+            count = width // 4
+            space.mem32[(w[:, None] + np.arange(count)).reshape(-1)] = \
+                np.stack(words, axis=1).reshape(-1)
         return
-    for i in range(max(1, width // 4)):
-        value = words[i]
-        for k in range(min(width, 4)):
-            space.mem[a + 4 * i + k] = (value >> np.uint32(8 * k)).astype(np.uint8)
+    parts = [(words[i] >> np.uint32(8 * k)).astype(np.uint8)
+             for i in range(max(1, width // 4)) for k in range(min(width, 4))]
+    space.mem[(a[:, None] + np.arange(width)).reshape(-1)] = np.stack(parts, axis=1).reshape(-1)
 
 
 # ---- atomics -------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
   and the debugger's stepping run (`stepping.SteppingRun`) start from it.
 - `run(program_or_prepared, launch=None, options=RunOptions()) -> RunReport`: the one entry.
   With `engine="auto"` a launch the native core can run (no trace, breakpoint, recording,
-  registers asked for, store-writer record; only instructions it implements; see
+  store-writer record; only instructions it implements; see
   `native.runner`) runs there, without loading numpy: it reports warnings, errors, the
   instruction limit, the time limit and a cancel itself; where it cannot report alike (a
   possible data race, ...: the list is in `native.runner`) the numpy engine runs the launch

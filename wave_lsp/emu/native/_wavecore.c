@@ -2,9 +2,11 @@
  *
  *   OPS                                  the mnemonics the core implements (op index = position)
  *   run(code, geometry, device, set_regs[, uses, device_init, profile, memlog, deadline,
- *       cancel]) -> (bail reason or None, instruction index, stats, (warnings, error));
+ *       cancel, wanted, registers_out, registers_have, threads])
+ *       -> (bail reason or None, instruction index, stats, (warnings, error));
  *       uses/device_init: initcheck.c; warnings and error: findings.c (see finding());
- *       deadline: time.monotonic() seconds (0: none); cancel: a callable or None (limits.c)
+ *       deadline: time.monotonic() seconds (0: none); cancel: a callable or None (limits.c);
+ *       wanted (int64 thread ids) and the buffers registers.c fills;
  *       threads: workgroups on this many threads (parallel.c; 1: one at a time), and the
  *       result gains a fifth item, the threads whose results it holds (1 after a serial re-run)
  *   fill_iota(device, offset, count, scale)   f32 values i * scale, as launch.apply_memory_init
@@ -49,15 +51,18 @@ static int get_i64(PyObject *seq, Py_ssize_t i, int64_t *out)
 static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"code", "geometry", "device", "set_regs", "uses", "device_init",
-                               "profile", "memlog", "deadline", "cancel", "threads", NULL};
-    Py_buffer code, device, uses = {0}, device_init = {0};
+                               "profile", "memlog", "deadline", "cancel", "wanted",
+                               "registers_out", "registers_have", "threads", NULL};
+    Py_buffer code, device, uses = {0}, device_init = {0}, wanted = {0}, regs_out = {0},
+              regs_have = {0};
     PyObject *geometry, *set_regs, *profile_spec = Py_None, *cancel = Py_None;
     int memlog = 0;
     double deadline = 0;
     Py_ssize_t threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOn", keywords, &code,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*n", keywords, &code,
                                      &geometry, &device, &set_regs, &uses, &device_init,
-                                     &profile_spec, &memlog, &deadline, &cancel, &threads))
+                                     &profile_spec, &memlog, &deadline, &cancel, &wanted,
+                                     &regs_out, &regs_have, &threads))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
     Findings *found = PyMem_Calloc(1, sizeof(Findings));
@@ -125,6 +130,17 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
         run->cancel_arg = cancel;
     }
     found->error.kind = -1;
+    if (wanted.obj && wanted.len) {           /* the registers asked for (registers.c) */
+        int64_t n = wanted.len / 8;
+        if (regs_out.len < n * (run->registers + 4) * 4 || regs_have.len < n) {
+            PyErr_SetString(PyExc_ValueError, "bad registers_out or registers_have");
+            goto done;
+        }
+        run->wanted = wanted.buf;
+        run->n_wanted = n;
+        run->regs_out = regs_out.buf;
+        run->regs_have = regs_have.buf;
+    }
     if (!(found->slot = PyMem_Malloc((size_t)(run->n_code ? run->n_code : 1) * WARN_KINDS
                                      * sizeof(int32_t)))) {
         PyErr_NoMemory();
@@ -177,6 +193,12 @@ done:
         PyBuffer_Release(&uses);
     if (device_init.obj)
         PyBuffer_Release(&device_init);
+    if (wanted.obj)
+        PyBuffer_Release(&wanted);
+    if (regs_out.obj)
+        PyBuffer_Release(&regs_out);
+    if (regs_have.obj)
+        PyBuffer_Release(&regs_have);
     return result;
 }
 

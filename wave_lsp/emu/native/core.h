@@ -143,6 +143,12 @@ typedef struct {
     int (*poll)(void);
     Prof *prof;                          /* the kernel profile, or NULL */
     Findings *found;                     /* warnings and the error (findings.c) */
+    /* the threads whose registers are reported (registers.c): n_wanted global thread ids; per
+     * thread registers + 4 words out (general registers, then predicates), and whether set */
+    const int64_t *wanted;
+    int64_t n_wanted;
+    uint32_t *regs_out;
+    uint8_t *regs_have;
     /* the time limit and cancelling (limits.c): a CLOCK_MONOTONIC deadline in seconds (0: none)
      * and `cancelled`, polled with the clock at most every CANCEL_POLL_SECONDS */
     double deadline;

@@ -375,7 +375,10 @@ int serial_run(Run *run)
             run->bail_index = 0;
             break;
         }
-        if (run_workgroup(&g, linear) == BAIL_AT)
+        int64_t stopped = run_workgroup(&g, linear);
+        if (run->n_wanted && (stopped != BAIL_AT || run->found->error.kind >= 0))
+            collect_registers(&g);
+        if (stopped == BAIL_AT)
             break;
         if (g.nw > 1)
             next_epoch(&g);

@@ -118,6 +118,8 @@ int memlog_add(WG *g, int64_t index, int64_t lane, int64_t before, uint64_t addr
 int64_t run_workgroup(WG *g, int64_t linear);             /* 0 or BAIL_AT */
 int serial_run(Run *run);                /* the workgroups one at a time, in order */
 int64_t control(WG *g, const Ins *ins, int64_t index);   /* a control instruction's next */
+/* registers.c: the asked-for threads' registers of the workgroup being run */
+void collect_registers(WG *g);
 /* barrier.c */
 int64_t barrier_op(WG *g, const Ins *ins);
 void set_active(WG *g, const uint8_t *mask);

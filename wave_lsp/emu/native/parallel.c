@@ -14,6 +14,7 @@
  * an error, the instruction limit passed in total, the warnings' table full, the time limit, a
  * cancel, or the race shadow's epochs wrapping.
  *
+ * The registers asked for (registers.c) are copied by the thread that ran their workgroup.
  * Warnings (findings.c) are merged as the serial run records them: per instruction and kind the
  * entry of the lowest workgroup, counts summed, in order of that workgroup then of finding.
  *
@@ -67,6 +68,8 @@ static void *work(void *arg)
         g->executed = base;
         if (run_workgroup(g, linear) == BAIL_AT)
             break;
+        if (run->n_wanted)                        /* its threads' registers (registers.c) */
+            collect_registers(g);
         __atomic_fetch_add(&p->executed, g->executed - base, __ATOMIC_RELAXED);
         if (g->nw > 1)
             next_epoch(g);
@@ -281,6 +284,8 @@ int wave_run(Run *run)
         f->n_warnings = 0;
         memset(f->slot, 0xFF, (size_t)(run->n_code ? run->n_code : 1) * WARN_KINDS * sizeof(int32_t));
         f->error.kind = -1;
+        if (run->n_wanted)
+            memset(run->regs_have, 0, (size_t)run->n_wanted);
         memset(&run->stats, 0, sizeof run->stats);
         run->bail = NULL;
         run->bail_index = 0;

@@ -32,16 +32,19 @@ What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`
   it stops, and its memory and statistics then, are the batch's (the core reports the limit
   where a batch holds one workgroup; every other error always: the numpy engine runs a batch
   that met one again one workgroup at a time; the time limit and a cancel always);
-- "an error with the profile" (the record of a profile cut short is not compared),
+- "an error with the profile" (the record of a profile cut short is not compared), "a time
+  limit or cancel with the profile" (the editor's profiles: past its pattern bounds the
+  core's profile record differs from the numpy engine's, whose patterns are per batch),
   "endif/endloop pops a frame of the caller",
   "memory trace too long", and the observers and launches `_ineligible` names (a trace,
-  breakpoints, recording, the store-writer record, `--dump-regs`, device memory above 256 MiB,
-  local memory above 16 MiB, too many workgroups).
+  breakpoints, recording, the store-writer record, device memory above 256 MiB, local memory
+  above 16 MiB, too many workgroups).
 """
 
 from __future__ import annotations
 
 import time
+from array import array
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -81,8 +84,11 @@ def _ineligible(launch: Launch, options: RunOptions, observers) -> str | None:
         kinds.add(observer.kind)
     if {"mem_trace", "profile"} <= kinds:
         return "--mem-trace with the profile"
-    if launch.register_threads:
-        return "registers asked for"
+    if "profile" in kinds and (options.time_limit is not None or options.cancel is not None):
+        # the editor's profiles, as before: past its pattern bounds the core's record differs
+        # from the numpy engine's, whose patterns are per batch (the command's --profile runs
+        # here all the same)
+        return "a time limit or cancel with the profile"
     if launch.device_memory > MAX_DEVICE_MEMORY:
         return "device memory above 256 MiB"
     return None
@@ -147,9 +153,13 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     if early is not None:              # as the numpy engine's poll before it runs anything
         return NativeRun(None, RunReport(kernel=kernel.name, device=device, errors=[early],
                                          launch_summary=prepared.summary(), engine="native"))
+    wanted = array("q", sorted({int(t) for t in launch.register_threads}))
+    per = geo.registers + 4
+    registers_out, registers_have = bytearray(4 * per * len(wanted)), bytearray(len(wanted))
     result = core.run(code, numbers, device, regs, *check, profile=profile,
                       memlog=mem_trace is not None, deadline=deadline, cancel=options.cancel,
-                      threads=native_threads())
+                      wanted=wanted.tobytes(), registers_out=registers_out,
+                      registers_have=registers_have, threads=native_threads())
     log = None
     if mem_trace is not None:          # the memory access log (memlog.c, mem_access.py)
         result, log = result
@@ -164,6 +174,7 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     report = RunReport(kernel=kernel.name, device=device, stats=stats,
                        warnings=[found.warning(w) for w in warnings],
                        errors=[] if error is None else [found.error(error)],
+                       registers=_registers(wanted, registers_out, registers_have, per),
                        launch_summary=prepared.summary(), engine="native", threads=threads)
     if mem_trace is not None:
         _mem_trace(report, mem_trace, kernel, geo, log)
@@ -171,6 +182,19 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
         from ..profile_native import native_record
         report.profile = native_record(kernel, geo, record)
     return NativeRun(None, report)
+
+
+def _registers(wanted, out: bytearray, have: bytearray, per: int) -> dict:
+    """`RunReport.registers` from the core's copies: thread -> {"r0": v, ..., "p3": v}."""
+    words = array("I", bytes(out))
+    registers = {}
+    for i, thread in enumerate(wanted):
+        if have[i]:
+            row = words[i * per:(i + 1) * per]
+            values = {f"r{r}": int(v) for r, v in enumerate(row[:per - 4])}
+            values.update({f"p{p}": int(v) for p, v in enumerate(row[per - 4:])})
+            registers[thread] = values
+    return registers
 
 
 def _limit_before(deadline: float, cancel) -> EmuError | None:
