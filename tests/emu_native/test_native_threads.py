@@ -14,7 +14,7 @@ import subprocess
 import sys
 from array import array
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -62,6 +62,7 @@ def serial_and_parallel(program, launch, options: RunOptions | None = None,
     assert [asdict(e) for e in parallel.errors] == [asdict(e) for e in serial.errors]
     assert bytes(parallel.device) == bytes(serial.device)
     assert asdict(parallel.stats) == asdict(serial.stats)
+    assert parallel.registers == serial.registers
     assert serial.threads == 1
     asked = threads or native_threads()
     assert parallel.threads in (1, min(asked, launch_workgroups(launch)))
@@ -394,3 +395,21 @@ def test_the_time_limit_stops_the_threads():
         report = run(loop, vector_launch(), RunOptions(time_limit=0.2, max_instructions=0))
     assert report.engine == "native"
     assert [e.kind for e in report.errors] == ["time_limit"]
+
+
+@pytest.mark.parametrize("late_error", [False, True])
+def test_registers_asked_for_are_those_of_one_at_a_time(late_error):
+    """`--dump-regs` threads in several workgroups: copied by the thread that ran each; after an
+    error (a serial re-run) only those of the workgroups run before it and of the failing one."""
+    source = VECTOR_ADD
+    if late_error:
+        source = VECTOR_ADD.replace("    halt", "    mov_imm r14, 40\n    icmp_eq p1, r5, r14\n"
+                                    "    mov_imm r10, 0x7FFFFFF0\n"
+                                    "    @p1 device_load_u32 r11, r10\n    halt")
+    launch = replace(vector_launch(), register_threads=(0, 70, 40 * 64 + 3, N - 1))
+    _, parallel = serial_and_parallel(source, launch, RunOptions(max_batch_lanes=64))
+    assert parallel.engine == "native"
+    assert parallel.threads == (1 if late_error else THREADS)
+    assert sorted(parallel.registers) == ([0, 70, 40 * 64 + 3] if late_error
+                                          else [0, 70, 40 * 64 + 3, N - 1])
+    assert parallel.registers[70]["r7"] == 70                      # its global id
