@@ -163,6 +163,10 @@ typedef struct {
     const int *stop;
 } Run;
 
+/* The bail reason of a run on several threads whose workgroups met (parallel.c): device memory
+ * is no longer as it started; the caller writes it afresh and runs again with threads = 1. */
+#define RUN_AGAIN "run again one workgroup at a time"
+
 #define POLL_WORKGROUPS 1024
 #define POLL_EVERY 256                   /* steps between limit polls (emu/engine.py) */
 #define CANCEL_POLL_SECONDS 0.01

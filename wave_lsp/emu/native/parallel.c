@@ -9,10 +9,12 @@
  * race", which the serial run reports too, or an atomic whose returned values depend on the
  * order), every workgroup read what it would have read one at a time, so memory, statistics and
  * each workgroup's warnings are the serial ones. Otherwise the threads stop (Run.stop, polled with
- * the limits) and device memory and its initialised bytes are restored from a copy taken before
- * the run, which then runs one workgroup at a time: the report is the serial one. So it is after
- * an error, the instruction limit passed in total, the warnings' table full, the time limit, a
- * cancel, or the race shadow's epochs wrapping.
+ * the limits) and the run stops with the bail reason RUN_AGAIN (core.h): device memory and its
+ * initialised bytes are then no longer those it started from, and the caller (native/runner.py)
+ * writes them afresh and runs the launch again one workgroup at a time, whose report is the
+ * serial one. So it is after an error, the instruction limit passed in total, the warnings' table
+ * full, the time limit, a cancel, or the race shadow's epochs wrapping. No copy of memory is
+ * taken: a launch whose workgroups never meet costs no more than on one thread.
  *
  * The registers asked for (registers.c) are copied by the thread that ran their workgroup.
  * Warnings (findings.c) are merged as the serial run records them: per instruction and kind the
@@ -263,35 +265,18 @@ int wave_run(Run *run)
     run->threads_used = 1;
     if (threads <= 1 || run->prof || run->mem)
         return serial_run(run);
-    /* the copy the serial re-run starts from */
-    uint8_t *device = malloc(run->device_size ? (size_t)run->device_size : 1);
-    uint8_t *init = run->device_init ? malloc(run->device_size ? (size_t)run->device_size : 1)
-                                     : NULL;
-    if (!device || (run->device_init && !init)) {
-        free(device);
-        free(init);
-        return serial_run(run);
-    }
-    memcpy(device, run->device, (size_t)run->device_size);
-    if (init)
-        memcpy(init, run->device_init, (size_t)run->device_size);
     int done = run_parallel(run, threads);
-    if (done != 1) {
-        memcpy(run->device, device, (size_t)run->device_size);
-        if (init)
-            memcpy(run->device_init, init, (size_t)run->device_size);
+    if (done < 0)                                 /* nothing ran: memory is as it was */
+        return serial_run(run);
+    if (done == 0) {                              /* the caller runs it again (see RUN_AGAIN) */
         Findings *f = run->found;
         f->n_warnings = 0;
-        memset(f->slot, 0xFF, (size_t)(run->n_code ? run->n_code : 1) * WARN_KINDS * sizeof(int32_t));
         f->error.kind = -1;
         if (run->n_wanted)
             memset(run->regs_have, 0, (size_t)run->n_wanted);
         memset(&run->stats, 0, sizeof run->stats);
-        run->bail = NULL;
+        run->bail = RUN_AGAIN;
         run->bail_index = 0;
-        run->threads_used = 1;
     }
-    free(device);
-    free(init);
-    return done == 1 ? (run->bail ? -1 : 0) : serial_run(run);
+    return run->bail ? -1 : 0;
 }

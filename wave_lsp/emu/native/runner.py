@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 
 MAX_DEVICE_MEMORY = 256 << 20       # beyond this the race shadows would cost too much memory
 MAX_LOCAL_MEMORY = 16 << 20         # the same for local memory (4 times its size in shadows)
+RUN_AGAIN = "run again one workgroup at a time"   # parallel.c: workgroups met on threads
 MAX_WORKGROUPS = 0x1FFFFFFE         # workgroup ids the device shadow can hold (shadow.c)
 
 
@@ -135,13 +136,8 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     numbers = (*geo.grid, *geo.workgroup, geo.wave_width, geo.registers, geo.local_memory,
                MIN_DIVERGENCE_DEPTH, MAX_CALL_DEPTH, options.max_instructions)
     regs = {int(k): int(v) for k, v in launch.set_regs.items()}
-    check = (b"", bytearray())
     kinds = {observer.kind: observer for observer in observers}
-    if "initcheck" in kinds:           # the uninitialised-read check (initcheck.c)
-        shadow = bytearray(launch.device_memory)
-        for offset, length in initialised_ranges(launch.memory_init):
-            shadow[offset:offset + length] = b"\x01" * length
-        check = (encode_uses(kernel, geo.registers), shadow)
+    uses = encode_uses(kernel, geo.registers) if "initcheck" in kinds else b""
     profile = None
     if "profile" in kinds:             # the kernel profile (profile.c, profile_native.py)
         from ..profile_native import native_spec
@@ -155,11 +151,17 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
                                          launch_summary=prepared.summary(), engine="native"))
     wanted = array("q", sorted({int(t) for t in launch.register_threads}))
     per = geo.registers + 4
-    registers_out, registers_have = bytearray(4 * per * len(wanted)), bytearray(len(wanted))
-    result = core.run(code, numbers, device, regs, *check, profile=profile,
-                      memlog=mem_trace is not None, deadline=deadline, cancel=options.cancel,
-                      wanted=wanted.tobytes(), registers_out=registers_out,
-                      registers_have=registers_have, threads=native_threads())
+    threads = native_threads()
+    while True:
+        registers_out, registers_have = bytearray(4 * per * len(wanted)), bytearray(len(wanted))
+        result = core.run(code, numbers, device, regs, uses, _initialised(launch, uses),
+                          profile=profile, memlog=mem_trace is not None, deadline=deadline,
+                          cancel=options.cancel, wanted=wanted.tobytes(),
+                          registers_out=registers_out, registers_have=registers_have,
+                          threads=threads)
+        if threads == 1 or result[0] != RUN_AGAIN:
+            break
+        device, threads = _memory(launch, core), 1    # workgroups met: one at a time, afresh
     log = None
     if mem_trace is not None:          # the memory access log (memlog.c, mem_access.py)
         result, log = result
@@ -195,6 +197,17 @@ def _registers(wanted, out: bytearray, have: bytearray, per: int) -> dict:
             values.update({f"p{p}": int(v) for p, v in enumerate(row[per - 4:])})
             registers[thread] = values
     return registers
+
+
+def _initialised(launch: Launch, uses: bytes) -> bytearray:
+    """The initcheck's shadow of device memory (initcheck.c: a byte per byte, 1 where the
+    launch's initialisers wrote), or an empty one when the check is off (`uses` empty)."""
+    if not uses:
+        return bytearray()
+    shadow = bytearray(launch.device_memory)
+    for offset, length in initialised_ranges(launch.memory_init):
+        shadow[offset:offset + length] = b"\x01" * length
+    return shadow
 
 
 def _limit_before(deadline: float, cancel) -> EmuError | None:
