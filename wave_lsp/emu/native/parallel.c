@@ -56,14 +56,19 @@ static void *work(void *arg)
     Pool *p = w->pool;
     WG *g = &w->g;
     Run *run = &w->run;
-    int64_t ran = 0;
+    int64_t polled = 0;                           /* the workgroup of the last Ctrl-C poll */
     while (!__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
         int64_t linear = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
         if (linear >= p->total)
             break;
-        if (run->poll && ++ran % POLL_WORKGROUPS == 0 && run->poll()) {
-            run->bail = "interrupted";
-            break;
+        /* Ctrl-C, polled (by the caller's thread) as often as one at a time polls it: every
+         * POLL_WORKGROUPS workgroups of the launch */
+        if (run->poll && linear - polled >= POLL_WORKGROUPS) {
+            polled = linear;
+            if (run->poll()) {
+                run->bail = "interrupted";
+                break;
+            }
         }
         /* the instruction limit sees the finished workgroups of every thread and its own */
         int64_t base = __atomic_load_n(&p->executed, __ATOMIC_RELAXED);
