@@ -31,13 +31,15 @@ NATIVE_CORE = Extension(
                                         "profile_py.c", "memlog.c", "findings.c",
                                         "limits.c", "barrier.c", "findings_py.c",
                                         "memory_py.c", "registers.c", "record.c",
-                                        "record_py.c")],
+                                        "record_py.c", "parallel.c")],
     depends=[NATIVE + "core.h", NATIVE + "exec.h", NATIVE + "ops.h", NATIVE + "profile_py.h",
              NATIVE + "findings_py.h", NATIVE + "memory_py.h", NATIVE + "record_py.h"],
+    extra_link_args=["-pthread"],       # workgroups on threads (parallel.c)
 )
 
 # Without these the core's float results would differ from the numpy engine's: never dropped.
 EXACT_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-std=c11"]
+THREAD_FLAGS = ["-pthread"]          # workgroups on threads (parallel.c)
 # Speed only: each kept when the compiler accepts it (clang lacks GCC's vectoriser flags).
 SPEED_FLAGS = ["-ftree-loop-vectorize", "-fvect-cost-model=dynamic"]
 
@@ -99,7 +101,7 @@ class BuildNativeCore(build_ext):
                                "compiler")
         os.makedirs(self.build_temp, exist_ok=True)
         if BuildNativeCore.flags is None:
-            BuildNativeCore.flags = EXACT_FLAGS + [
+            BuildNativeCore.flags = EXACT_FLAGS + THREAD_FLAGS + [
                 f for f in SPEED_FLAGS if _accepts(self.compiler, f, self.build_temp)]
         for extension in self.extensions:
             extension.extra_compile_args = BuildNativeCore.flags

@@ -53,8 +53,12 @@ implements) runs there, without loading numpy; the core reports warnings, errors
 instruction and time limits itself, with the numpy engine's text, and leaves a launch to the
 numpy engine only for what it lacks (`wave_lsp.emu.native.runner` lists it: a possible data
 race, an unaligned atomic, NaN operands of some float instructions, the instruction limit
-passed in a numpy batch of several workgroups). `WAVE_LSP_NATIVE=0` uses the numpy engine only; `WAVE_LSP_SHOW_ENGINE=1`
-says on stderr which engine gave the results.
+passed in a numpy batch of several workgroups). The core runs workgroups on every core this
+process may use (`WAVE_LSP_THREADS=N`: N threads; 1: one at a time) with results identical to
+one at a time: where workgroups meet on memory (a write, an atomic), or at an error, it runs the
+launch again one workgroup at a time. `WAVE_LSP_NATIVE=0` uses the numpy engine only;
+`WAVE_LSP_SHOW_ENGINE=1` says on stderr which engine gave the results (`engine: native (N
+threads)`).
 
 This module only parses the flags (`wave_lsp.launch.request`), calls the pipeline and prints
 (`wave_lsp.launch.output`).

@@ -116,13 +116,14 @@ def observers_of(options: RunOptions) -> list:
 
 
 def engine_line(report: RunReport) -> str | None:
-    """`WAVE_LSP_SHOW_ENGINE=1`'s stderr line for a report: `engine: native` or
+    """`WAVE_LSP_SHOW_ENGINE=1`'s stderr line for a report: `engine: native`, `engine: native
+    (N threads)` where its workgroups ran on N > 1 threads (`WAVE_LSP_THREADS`), or
     `engine: numpy (WHY)` after a fallback; None when the variable is not set or numpy was
     asked for."""
     if os.environ.get("WAVE_LSP_SHOW_ENGINE") != "1":
         return None
     if report.engine == "native":
-        return "engine: native"
+        return "engine: native" if report.threads <= 1 else f"engine: native ({report.threads} threads)"
     return None if report.fallback is None else f"engine: numpy ({report.fallback})"
 
 

@@ -35,6 +35,7 @@ access log (`RunOptions(mem_trace="record")`, see `mem_trace`)."""
     launch_summary: dict[str, Any] = field(default_factory=dict)
     engine: str = "numpy"
     fallback: str | None = None
+    threads: int = 1                            # native: threads whose workgroups it reports
     writers: Any = None                         # a `writers.StoreWriters`, or None
     profile: Any = None                         # the profile record, or None
     mem_trace: list | None = None               # mem_trace.MemAccess records ("record")

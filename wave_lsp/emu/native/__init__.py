@@ -12,6 +12,8 @@ imports numpy.
 `WAVE_LSP_NATIVE=0` in the environment turns the core off (the numpy engine runs everything).
 A wave-lsp installed without a C compiler (or from the pure wheel) has no core: `engine()` says
 which engine runs kernels and why, for `wave-lsp --version` and the language server.
+`WAVE_LSP_THREADS=N` runs a launch's workgroups on N threads (default: the cores this process may
+use; 1: one at a time), with results identical to one at a time (parallel.c).
 """
 
 from __future__ import annotations
@@ -55,3 +57,17 @@ def engine_summary() -> str:
     """`engine()` as one phrase: `native core` or `numpy engine: WHY`."""
     name, why = engine()
     return name if name == NATIVE else f"{name}: {why}"
+
+def threads() -> int:
+    """The threads the core runs workgroups on: `WAVE_LSP_THREADS` (a positive integer), else the
+    cores this process may run on. A value that is not a positive integer is refused with a
+    one-line `ValueError`."""
+    value = os.environ.get("WAVE_LSP_THREADS", "").strip()
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise ValueError(f"WAVE_LSP_THREADS must be a positive integer, not {value!r}")
+        return int(value)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

@@ -2,12 +2,14 @@
  *
  *   OPS                                  the mnemonics the core implements (op index = position)
  *   run(code, geometry, device, set_regs[, uses, device_init, profile, memlog, deadline,
- *       cancel, wanted, registers_out, registers_have, lines, writers])
- *       -> (bail reason or None, instruction index, stats, (warnings, error)), paired with
- *       (lines, writers) when either is asked for (record_py.c);
+ *       cancel, wanted, registers_out, registers_have, lines, writers, threads])
+ *       -> (bail reason or None, instruction index, stats, (warnings, error), threads used),
+ *       paired with (lines, writers) when either is asked for (record_py.c);
  *       uses/device_init: initcheck.c; warnings and error: findings.c (see finding());
  *       deadline: time.monotonic() seconds (0: none); cancel: a callable or None (limits.c);
- *       wanted (int64 thread ids) and the buffers registers.c fills
+ *       wanted (int64 thread ids) and the buffers registers.c fills;
+ *       threads: workgroups on this many threads (parallel.c; 1: one at a time), and the
+ *       result gains a fifth item, the threads whose results it holds (1 after a serial re-run)
  *   fill_iota(device, offset, count, scale)   f32 values i * scale, as launch.apply_memory_init
  *   format_values(device, offset, count, kind) -> bytes   one value a line (u32/f32/f16/bf16)
  *   hex_rows(device, start, end) -> bytes     the rows of upstream's --dump-memory
@@ -52,17 +54,20 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"code", "geometry", "device", "set_regs", "uses", "device_init",
                                "profile", "memlog", "deadline", "cancel", "wanted",
-                               "registers_out", "registers_have", "lines", "writers", NULL};
+                               "registers_out", "registers_have", "lines", "writers", "threads",
+                               NULL};
     Py_buffer code, device, uses = {0}, device_init = {0}, wanted = {0}, regs_out = {0},
               regs_have = {0};
     PyObject *geometry, *set_regs, *profile_spec = Py_None, *cancel = Py_None;
     PyObject *lines_spec = Py_None, *writers_spec = Py_None;
     int memlog = 0;
     double deadline = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*OO", keywords, &code,
+    Py_ssize_t threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*OOn", keywords, &code,
                                      &geometry, &device, &set_regs, &uses, &device_init,
                                      &profile_spec, &memlog, &deadline, &cancel, &wanted,
-                                     &regs_out, &regs_have, &lines_spec, &writers_spec))
+                                     &regs_out, &regs_have, &lines_spec, &writers_spec,
+                                     &threads))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
     Findings *found = PyMem_Calloc(1, sizeof(Findings));
@@ -127,6 +132,7 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     run->mem = memlog ? &mem : NULL;
     run->poll = pending_signal;
     run->deadline = deadline;
+    run->threads = threads;
     if (cancel != Py_None) {
         run->cancelled = call_cancel;
         run->cancel_arg = cancel;
@@ -164,7 +170,7 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
         goto done;
     }
     result = Py_BuildValue(
-        "(NL(LLLLLLLLLLLLLLLLLLL)N)", bail, (long long)run->bail_index,
+        "(NL(LLLLLLLLLLLLLLLLLLL)NL)", bail, (long long)run->bail_index,
         (long long)s->cat[CAT_INTEGER], (long long)s->cat[CAT_FLOAT],
         (long long)s->cat[CAT_MEMORY], (long long)s->cat[CAT_CONTROL],
         (long long)s->cat[CAT_WAVE], (long long)s->cat[CAT_ATOMIC],
@@ -173,7 +179,7 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
         (long long)s->local_loads, (long long)s->local_stores, (long long)s->local_load_bytes,
         (long long)s->local_store_bytes, (long long)s->barriers,
         (long long)s->divergent_branches, (long long)s->workgroups, (long long)s->waves,
-        report);
+        report, (long long)run->threads_used);
     if (result && run->prof) {
         PyObject *record = profile_result(&prof, run->n_code);
         PyObject *both = record ? PyTuple_Pack(2, result, record) : NULL;

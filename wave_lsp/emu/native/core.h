@@ -1,7 +1,7 @@
 /* The native emulator core: shared declarations.
  *
  * The core runs a kernel that Python has pre-decoded into `Ins` records over the whole grid,
- * one workgroup at a time, in order, with every wave of the workgroup in lock-step — the same
+ * one workgroup at a time, in order (or on several threads with the same results: parallel.c), with every wave of the workgroup in lock-step — the same
  * schedule as the numpy engine (wave_lsp/emu/engine.py, control.py), which is the reference for
  * every rule here. It records the warnings and the error the numpy engine reports (findings.c,
  * limits.c); where it cannot report alike (a possible data race, NaN semantics it lacks, ...)
@@ -187,7 +187,16 @@ typedef struct {
     double next_cancel_poll;
     MemLog *mem;                         /* the memory access log (memlog.c), or NULL */
     Rec *rec;                            /* the editor's records (record.c), or NULL */
+    /* workgroups on several threads (parallel.c): the threads asked for (<= 1: one at a time),
+     * those whose results the run reports (1 after a re-run one at a time), and the flag that
+     * stops every thread (polled with the limits; NULL when running one at a time) */
+    int64_t threads, threads_used;
+    const int *stop;
 } Run;
+
+/* The bail reason of a run on several threads whose workgroups met (parallel.c): device memory
+ * is no longer as it started; the caller writes it afresh and runs again with threads = 1. */
+#define RUN_AGAIN "run again one workgroup at a time"
 
 #define POLL_WORKGROUPS 1024
 #define POLL_EVERY 256                   /* steps between limit polls (emu/engine.py) */

@@ -1,4 +1,5 @@
-/* The native core's execution loop: workgroups one at a time, in order; the waves of a
+/* The native core's execution loop: workgroups one at a time, in order (serial_run; parallel.c
+ * runs run_workgroup on several threads); the waves of a
  * workgroup in lock-step over one lane array, exactly as emu/engine.py runs a batch of one
  * workgroup. Control flow (if/else/endif, loops, calls, halt, barrier) mirrors emu/control.py
  * rule for rule, including which waves are "present" (the statistics count present waves).
@@ -289,7 +290,7 @@ int64_t control(WG *g, const Ins *ins, int64_t index)
 
 /* ---- the workgroup and grid loops ----------------------------------------------------------- */
 
-static int64_t run_workgroup(WG *g, int64_t linear)
+int64_t run_workgroup(WG *g, int64_t linear)
 {
     Run *run = g->run;
     int64_t n = g->n;
@@ -362,7 +363,7 @@ static int64_t run_workgroup(WG *g, int64_t linear)
     return 0;
 }
 
-int wave_run(Run *run)
+int serial_run(Run *run)
 {
     WG g;
     if (wg_setup(&g, run) != 0 || init_setup(&g) != 0 || prof_setup(&g) != 0

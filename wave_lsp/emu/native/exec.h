@@ -61,6 +61,7 @@ typedef struct {
     uint8_t *bad, *bad2;                 /* lanes a warning or error is about (scratch) */
     int64_t steps, check;                /* steps of this workgroup, the next limit poll */
     struct Init *init;                   /* uninitialised-read shadows (initcheck.c) or NULL */
+    int shared_shadow;                   /* the device shadow is shared by threads (parallel.c) */
 } WG;
 
 static inline float f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
@@ -119,6 +120,8 @@ int rec_after(WG *g, int64_t index);
 int memlog_add(WG *g, int64_t index, int64_t lane, int64_t before, uint64_t address,
                uint64_t low, uint64_t high, uint64_t operands);
 /* exec.c */
+int64_t run_workgroup(WG *g, int64_t linear);             /* 0 or BAIL_AT */
+int serial_run(Run *run);                /* the workgroups one at a time, in order */
 int64_t control(WG *g, const Ins *ins, int64_t index);   /* a control instruction's next */
 /* registers.c: the asked-for threads' registers of the workgroup being run */
 void collect_registers(WG *g);
@@ -127,6 +130,8 @@ int64_t barrier_op(WG *g, const Ins *ins);
 void set_active(WG *g, const uint8_t *mask);
 const uint8_t *exec_mask(WG *g, const Ins *ins);
 /* state.c */
+void *shadow_alloc(int64_t bytes);
+void shadow_free(void *p, int64_t bytes);
 int wg_setup(WG *g, Run *run);
 void wg_free(WG *g);
 uint32_t special(WG *g, int64_t index, int64_t lane);

@@ -34,6 +34,8 @@ int64_t next_poll(WG *g)
 static int64_t check_limits(WG *g)
 {
     Run *run = g->run;
+    if (run->stop && __atomic_load_n(run->stop, __ATOMIC_RELAXED))
+        return bail(run, "stopped");             /* another thread stopped (parallel.c) */
     if (run->max_instructions > 0 && g->executed > run->max_instructions)
         return fault(g, ERR_INSTRUCTION_LIMIT, g->active, g->executed, 0);
     if (run->deadline <= 0 && !run->cancelled)

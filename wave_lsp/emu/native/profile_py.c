@@ -1,9 +1,9 @@
 /* The kernel profile between Python and the core: the widths to record at, and the record
  * handed back as bytes for emu/profile_native.py; and the memory access log (memlog.c) as
  * bytes for emu/mem_access.py. */
-#include <stdlib.h>
-
 #include "profile_py.h"
+
+#include <stdlib.h>
 
 int profile_begin(Run *run, Prof *prof, PyObject *spec)
 {

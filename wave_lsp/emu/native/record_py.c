@@ -1,8 +1,8 @@
 /* The editor's records (record.c) between Python and the core: what to record, and the
  * records handed back as bytes for emu/native/recorded.py. */
-#include <stdlib.h>
-
 #include "record_py.h"
+
+#include <stdlib.h>
 
 static int lines_begin(Run *run, Rec *rec, PyObject *spec)
 {

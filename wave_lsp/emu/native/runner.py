@@ -13,6 +13,10 @@ itself (limits.c) on the numpy engine's schedule: the deadline on CLOCK_MONOTONI
 of those polls (and once before the run, as the numpy engine polls before it starts); a callback
 that raises stops the run and the exception propagates, as on the numpy engine.
 
+The core runs the workgroups on `native.threads()` threads (`WAVE_LSP_THREADS`; parallel.c) with
+the results of one at a time; `RunReport.threads` says how many gave them (1 where it ran the
+launch again one at a time: workgroups met on memory, an error, ...).
+
 What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`'s
 `engine: numpy (REASON)`), all of it instructions or semantics the core lacks:
 - an instruction it does not implement (`_wavecore.OPS`: transcendentals, `mma_*`, ...), or one
@@ -52,7 +56,7 @@ from .. import messages
 from ..report import EmuError
 from ..run_report import RunReport
 from ..stats import Stats
-from . import core as native_core
+from . import core as native_core, threads as native_threads
 from .findings import ERRORS, TIMING, Findings
 from .program import encode, encode_uses
 from .recorded import lines_spec, read_lines, read_writers, writers_spec
@@ -62,6 +66,7 @@ if TYPE_CHECKING:
 
 MAX_DEVICE_MEMORY = 256 << 20       # beyond this the race shadows would cost too much memory
 MAX_LOCAL_MEMORY = 16 << 20         # the same for local memory (4 times its size in shadows)
+RUN_AGAIN = "run again one workgroup at a time"   # parallel.c: workgroups met on threads
 MAX_WORKGROUPS = 0x1FFFFFFE         # workgroup ids the device shadow can hold (shadow.c)
 
 
@@ -129,16 +134,8 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     numbers = (*geo.grid, *geo.workgroup, geo.wave_width, geo.registers, geo.local_memory,
                MIN_DIVERGENCE_DEPTH, MAX_CALL_DEPTH, options.max_instructions)
     regs = {int(k): int(v) for k, v in launch.set_regs.items()}
-    check = (b"", bytearray())
     kinds = {observer.kind: observer for observer in observers}
-    if "initcheck" in kinds:           # the uninitialised-read check (initcheck.c)
-        shadow = bytearray(launch.device_memory)
-        ones = b"\x01" * min(launch.device_memory, 1 << 20)
-        for offset, length in initialised_ranges(launch.memory_init):
-            for start in range(offset, offset + length, len(ones)):   # no copy of its size
-                end = min(start + len(ones), offset + length)
-                shadow[start:end] = ones[:end - start]
-        check = (encode_uses(kernel, geo.registers), shadow)
+    uses = encode_uses(kernel, geo.registers) if "initcheck" in kinds else b""
     profile = None
     if "profile" in kinds:             # the kernel profile (profile.c, profile_native.py)
         from ..profile_native import native_spec
@@ -159,19 +156,26 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
                                          launch_summary=prepared.summary(), engine="native"))
     wanted = array("q", sorted({int(t) for t in launch.register_threads}))
     per = geo.registers + 4
-    registers_out, registers_have = bytearray(4 * per * len(wanted)), bytearray(len(wanted))
-    result = core.run(code, numbers, device, regs, *check, profile=profile,
-                      memlog=mem_trace is not None, deadline=deadline, cancel=options.cancel,
-                      wanted=wanted.tobytes(), registers_out=registers_out,
-                      registers_have=registers_have,
-                      lines=None if lines is None else lines.spec, writers=writers)
+    # the editor's records follow one workgroup's threads in order: one at a time
+    threads = 1 if lines is not None or writers is not None else native_threads()
+    while True:
+        registers_out, registers_have = bytearray(4 * per * len(wanted)), bytearray(len(wanted))
+        result = core.run(code, numbers, device, regs, uses, _initialised(launch, uses),
+                          profile=profile, memlog=mem_trace is not None, deadline=deadline,
+                          cancel=options.cancel, wanted=wanted.tobytes(),
+                          registers_out=registers_out, registers_have=registers_have,
+                          lines=None if lines is None else lines.spec, writers=writers,
+                          threads=threads)
+        if threads == 1 or result[0] != RUN_AGAIN:
+            break
+        device, threads = _memory(launch, core), 1    # workgroups met: one at a time, afresh
     recorded = None
     if lines is not None or writers is not None:
         result, recorded = result
     log = None
     if mem_trace is not None:          # the memory access log (memlog.c, mem_access.py)
         result, log = result
-    (bail, index, counts, (warnings, error)), record = \
+    (bail, index, counts, (warnings, error), threads), record = \
         result if profile is not None else (result, None)
     if bail is not None:
         return NativeRun(f"{bail} (instruction {index})")
@@ -187,7 +191,7 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
                        warnings=[found.warning(w) for w in warnings],
                        errors=[] if error is None else [found.error(error)],
                        registers=_registers(wanted, registers_out, registers_have, per),
-                       launch_summary=prepared.summary(), engine="native")
+                       launch_summary=prepared.summary(), engine="native", threads=threads)
     if mem_trace is not None:
         _mem_trace(report, mem_trace, kernel, geo, log)
     if profile is not None:
@@ -212,6 +216,20 @@ def _registers(wanted, out: bytearray, have: bytearray, per: int) -> dict:
             values.update({f"p{p}": int(v) for p, v in enumerate(row[per - 4:])})
             registers[thread] = values
     return registers
+
+
+def _initialised(launch: Launch, uses: bytes) -> bytearray:
+    """The initcheck's shadow of device memory (initcheck.c: a byte per byte, 1 where the
+    launch's initialisers wrote), or an empty one when the check is off (`uses` empty)."""
+    if not uses:
+        return bytearray()
+    shadow = bytearray(launch.device_memory)
+    ones = b"\x01" * min(launch.device_memory, 1 << 20)
+    for offset, length in initialised_ranges(launch.memory_init):
+        for start in range(offset, offset + length, len(ones)):   # no copy of its size
+            end = min(start + len(ones), offset + length)
+            shadow[start:end] = ones[:end - start]
+    return shadow
 
 
 def _limit_before(deadline: float, cancel) -> EmuError | None:

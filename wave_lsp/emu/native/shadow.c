@@ -26,7 +26,10 @@
 
 void next_epoch(WG *g)
 {
-    if (++g->epoch > EPOCH_MAX) {
+    if (++g->epoch > EPOCH_MAX && g->shared_shadow) {
+        bail(g->run, "epochs wrapped");        /* other threads use the shadow: re-run serially */
+        g->epoch = EPOCH_MAX;
+    } else if (g->epoch > EPOCH_MAX) {
         if (g->dev_shadow)                    /* the epoch words (odd) start afresh */
             for (int64_t i = 0; i < g->dev_words; i++)
                 g->dev_shadow[2 * i + 1] = 0;
@@ -70,20 +73,48 @@ static inline int epoch_conflict(WG *g, int64_t word, uint32_t *shadow, uint32_t
     return w == WAVE_MULTI && written && !benign;
 }
 
+/* The owner word of a device block after an access with `flag` by workgroup `me`; returns
+ * OWNER_MET where workgroups may have met on it, OWNER_SHARED where several workgroups only
+ * read it, else 0. Written only when it changes; where threads share the shadow (parallel.c) by
+ * compare-and-swap, and any atomic meeting another workgroup counts too (its returned values
+ * depend on the order: the run is then re-run one workgroup at a time). */
+#define OWNER_MET 1
+#define OWNER_SHARED 2
+static inline int owner_access(uint32_t *word, uint32_t me, uint32_t flag, int shared)
+{
+    uint32_t o = __atomic_load_n(word, __ATOMIC_RELAXED), id, f;
+    for (;;) {
+        id = o & OWNER_MASK;
+        f = (o & ~OWNER_MASK) | flag;
+        if (id != me)
+            id = id == 0 ? me : OWNER_MULTI;
+        uint32_t v = id | f;
+        if (v == o)
+            break;
+        if (!shared) {
+            *word = v;
+            break;
+        }
+        if (__atomic_compare_exchange_n(word, &o, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            break;
+    }
+    if (id != OWNER_MULTI)
+        return 0;
+    return (f & F_W) || ((f & F_A) && (shared || (f & F_R))) ? OWNER_MET : OWNER_SHARED;
+}
+
 /* One access of `kind` (0 read, 1 write, 2 atomic) to device block `block` by this workgroup. */
 static inline int track_device(WG *g, uint64_t block, int kind, uint32_t wave)
 {
     uint32_t *shadow = g->dev_shadow + 2 * block;    /* owner word, epoch word */
-    if (g->dev_owned) {
-        uint32_t o = shadow[0];
-        uint32_t id = o & OWNER_MASK, me = (uint32_t)(g->linear + 1);
-        uint32_t flags = (o & ~OWNER_MASK) | (kind == 0 ? F_R : kind == 1 ? F_W : F_A);
-        id = id == 0 ? me : id == me ? me : OWNER_MULTI;
-        shadow[0] = id | flags;
-        if (id == OWNER_MULTI && ((flags & F_W) || ((flags & F_A) && (flags & F_R))))
-            return 1;
-    }
-    if (kind != 2 && g->nw > 1)
+    int owner = g->dev_owned ? owner_access(shadow, (uint32_t)(g->linear + 1),
+                                            kind == 0 ? F_R : kind == 1 ? F_W : F_A,
+                                            g->shared_shadow) : 0;
+    if (owner == OWNER_MET)
+        return 1;
+    /* threads sharing the shadow leave the epoch word of a block only read by several
+     * workgroups alone (no wave can race on it unnoticed: a write to it would be a meeting) */
+    if (kind != 2 && g->nw > 1 && !(owner == OWNER_SHARED && g->shared_shadow))
         return epoch_conflict(g, 0, shadow + 1, NULL, NULL, wave, kind == 1, 0, 0);
     return 0;
 }
@@ -97,7 +128,7 @@ int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wi
     const uint32_t me = (uint32_t)(g->linear + 1), epoch = g->epoch;
     const uint32_t flag = kind == 0 ? F_R : kind == 1 ? F_W : F_A;
     const uint32_t written = kind == 1 ? WRITTEN : 0;
-    const int owned = g->dev_owned, waves = g->nw > 1 && kind != 2;
+    const int owned = g->dev_owned, waves = g->nw > 1 && kind != 2, shared = g->shared_shadow;
     const int64_t n = g->n, W = g->W;
     const int shift = g->dev_shift;
     for (int64_t l = 0, wave = 0, in_wave = 0; l < n; l++) {
@@ -105,15 +136,10 @@ int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wi
             uint64_t first = addr[l] >> shift, blocks = ((addr[l] + width - 1) >> shift) - first;
             uint32_t *s = sh + 2 * first;
             for (uint64_t k = 0; k <= blocks; k++, s += 2) {
-                if (owned) {
-                    uint32_t o = s[0], id = o & OWNER_MASK, f = (o & ~OWNER_MASK) | flag;
-                    if (id != me)
-                        id = id == 0 ? me : OWNER_MULTI;
-                    s[0] = id | f;
-                    if (id == OWNER_MULTI && ((f & F_W) || ((f & F_A) && (f & F_R))))
-                        return 1;
-                }
-                if (waves) {
+                int owner = owned ? owner_access(s, me, flag, shared) : 0;
+                if (owner == OWNER_MET)
+                    return 1;
+                if (waves && !(owner == OWNER_SHARED && shared)) {
                     uint32_t e = s[1];
                     if ((e >> 13) != epoch) {
                         s[1] = (epoch << 13) | written | (uint32_t)(wave + 1);
