@@ -36,8 +36,11 @@ APPENDED = "\n; saved by the user while the tests ran\n"
 
 
 def wave_lsp(*args: str, cwd: Path) -> subprocess.Popen:
+    # on the numpy engine: the slow kernel's run must take seconds (the native core runs it in
+    # milliseconds, before the test can save the file)
     return subprocess.Popen([sys.executable, "-m", "wave_lsp", *args], cwd=cwd, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "WAVE_LSP_NATIVE": "0"})
 
 
 def cpu_seconds(pid: int) -> float:
