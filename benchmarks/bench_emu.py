@@ -28,33 +28,16 @@ from wave_lsp.asm import assemble  # noqa: E402
 from wave_lsp.emu import DataFill, Launch, RunOptions  # noqa: E402
 from wave_lsp.emu import run as pipeline_run  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import vector_add  # noqa: E402
+
 NUMPY = RunOptions(engine="numpy")   # the in-process figures are the numpy engine's
 
 
 def run(program, launch):
     return pipeline_run(program, launch, NUMPY)
 
-VECTOR_ADD = """\
-.kernel vector_add_regs
-.registers 16
-.workgroup_size 256, 1, 1
-    mov_sr r4, sr_thread_id_x
-    mov_sr r5, sr_workgroup_id_x
-    mov_sr r6, sr_workgroup_size_x
-    imul r7, r5, r6
-    iadd r7, r7, r4
-    mov_imm r8, 4
-    imul r9, r7, r8
-    iadd r10, r9, r0
-    device_load_u32 r11, r10
-    iadd r10, r9, r1
-    device_load_u32 r12, r10
-    fadd r13, r11, r12
-    iadd r10, r9, r2
-    device_store_u32 r10, r13
-    halt
-.end
-"""
+VECTOR_ADD = vector_add("vector_add_regs")
 
 SMALL = "\n".join([".kernel small", ".registers 16", ".workgroup_size 4, 1, 1",
                    "    mov_sr r0, sr_lane_id", "    mov_imm r1, 4", "    imul r2, r0, r1",

@@ -199,3 +199,28 @@ STRIDE_WALK = """\
     halt
 .end
 """
+
+
+def vector_add(name: str = "vector_add", workgroup: int = 256) -> str:
+    """A vector add, c = a + b (f32): the base addresses of a, b and c in r0, r1 and r2 (`--set-reg`
+    or a launch's preset registers), a thread per element."""
+    return f""".kernel {name}
+.registers 16
+.workgroup_size {workgroup}, 1, 1
+    mov_sr r4, sr_thread_id_x
+    mov_sr r5, sr_workgroup_id_x
+    mov_sr r6, sr_workgroup_size_x
+    imul r7, r5, r6
+    iadd r7, r7, r4
+    mov_imm r8, 4
+    imul r9, r7, r8
+    iadd r10, r9, r0
+    device_load_u32 r11, r10
+    iadd r10, r9, r1
+    device_load_u32 r12, r10
+    fadd r13, r11, r12
+    iadd r10, r9, r2
+    device_store_u32 r10, r13
+    halt
+.end
+"""

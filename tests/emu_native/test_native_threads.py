@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import test_emu_differential as diff
+from corpus import vector_add
 from shared import example_text
 from .native_support import launch_of, need_core
 from .test_native_differential import NATIVE_PROLOGUE, native_epilogue, native_statement
@@ -234,26 +235,7 @@ def test_histogram_of_several_workgroups_runs_again_one_at_a_time(work):
 
 # ---- what runs on the threads, what runs again one at a time ----------------------------------
 
-VECTOR_ADD = """.kernel vector_add
-.registers 16
-.workgroup_size 64, 1, 1
-    mov_sr r4, sr_thread_id_x
-    mov_sr r5, sr_workgroup_id_x
-    mov_sr r6, sr_workgroup_size_x
-    imul r7, r5, r6
-    iadd r7, r7, r4
-    mov_imm r8, 4
-    imul r9, r7, r8
-    iadd r10, r9, r0
-    device_load_u32 r11, r10
-    iadd r10, r9, r1
-    device_load_u32 r12, r10
-    fadd r13, r11, r12
-    iadd r10, r9, r2
-    device_store_u32 r10, r13
-    halt
-.end
-"""
+VECTOR_ADD = vector_add(workgroup=64)
 N = 64 * 64
 
 

@@ -31,6 +31,19 @@ from wave_lsp.isa.backends import TARGET_NAMES
 
 from .fixture import Fixture
 
+# The fixtures' kernel: each of its 4 lanes stores its lane id; its launch line dumps them.
+STORE = """
+.kernel k
+; wave-lsp run: --workgroup 4,1,1 --wave-width 4 --dump-u32 0:4
+.registers 8
+    mov_sr r0, sr_lane_id
+    mov_imm r1, 4
+    imul r2, r0, r1
+    device_store_u32 r2, r0
+    halt
+.end
+"""
+
 ELAPSED_MS = 1.5
 NO_FOLDER = Path("/nonexistent-wave-lsp-folder")   # as the server runs a file it cannot read
 

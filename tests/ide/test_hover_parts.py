@@ -13,19 +13,8 @@ from wave_lsp.ide.vendor_usage import VendorTools, kernel_figures
 from wave_lsp.isa.backends import TARGET_NAMES
 
 from .fixture import check, expect, parse_fixture
-from .jobs import Jobs, render_job_hover
+from .jobs import STORE, Jobs, render_job_hover
 
-STORE = """
-.kernel k
-; wave-lsp run: --workgroup 4,1,1 --wave-width 4 --dump-u32 0:4
-.registers 8
-    mov_sr r0, sr_lane_id
-    mov_imm r1, 4
-    imul r2, r0, r1
-    device_store_u32 r2, r0
-    halt
-.end
-"""
 
 
 def _at(source: str, marker: str) -> str:

@@ -5,19 +5,8 @@ editor shows a line (`ide.lenses.document_lenses`), after real runs (`jobs.Jobs`
 from __future__ import annotations
 
 from .fixture import check, expect
-from .jobs import Jobs, render_lenses
+from .jobs import STORE, Jobs, render_lenses
 
-STORE = """
-.kernel k
-; wave-lsp run: --workgroup 4,1,1 --wave-width 4 --dump-u32 0:4
-.registers 8
-    mov_sr r0, sr_lane_id
-    mov_imm r1, 4
-    imul r2, r0, r1
-    device_store_u32 r2, r0
-    halt
-.end
-"""
 
 TESTED = """
 .kernel k
