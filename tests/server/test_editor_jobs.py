@@ -198,9 +198,15 @@ def test_memory_returns_near_the_baseline_after_documents_close(tmp_path):
             for uri in uris:
                 client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
             hover(client, f"after-{cycle}", "file:///tmp/small.wave", 2)
-            time.sleep(2.5)        # the server gives memory back a second after the closes
-            hover(client, f"settled-{cycle}", "file:///tmp/small.wave", 2)
-            figures.append(round(rss_mb(client.proc.pid)))
+            # the server gives memory back a second after the closes (later on a busy machine)
+            deadline = time.monotonic() + 20
+            while True:
+                time.sleep(1.0)
+                hover(client, f"settled-{cycle}-{time.monotonic()}", "file:///tmp/small.wave", 2)
+                resident = rss_mb(client.proc.pid)
+                if resident - baseline < 30 or time.monotonic() > deadline:
+                    break
+            figures.append(round(resident))
         print(f"RSS MB: baseline {baseline:.0f}, after each cycle {figures}")
         assert figures[-1] - baseline < 30, (baseline, figures)
     finally:
