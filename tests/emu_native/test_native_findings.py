@@ -4,7 +4,8 @@ out-of-range lane) and each run-time error (out of bounds, divergent barrier, de
 overflows, a register beyond the kernel's, an unmatched control instruction, the instruction
 limit) with the numpy engine's text, place, lanes, counts, order, caps, memory and statistics;
 the time limit and a cancel stop the core where they are met; and where it cannot report alike
-(a possible data race, an error in a numpy batch of several workgroups) it says why."""
+(a possible data race, an error in a numpy batch of several workgroups) it says why.
+Unaligned atomics run lane after lane on both engines, as aligned ones do."""
 
 from __future__ import annotations
 
@@ -144,6 +145,28 @@ CASES = {
         kernel("mov_imm r1, 0\nmov_imm r2, 1\nmov_imm r3, 40\nloop\niadd r1, r1, r2\n"
                "icmp_ge p1, r1, r3\nbreak p1\nendloop"),
         Launch(grid=(8, 1, 1), workgroup=(4, 1, 1)), {"instruction_limit"}),
+    # unaligned atomics: lanes over neighbouring and shared words, lane after lane
+    "unaligned device atomics": (kernel(LANE + """
+        mov_imm r1, 3
+        and r2, r0, r1
+        mov_imm r1, 6
+        imul r2, r2, r1
+        mov_imm r1, 1026
+        iadd r2, r2, r1
+        atomic_add r3, r2, r0, .device
+        atomic_max r4, r2, r15, .device
+        iadd r3, r3, r4""" + STORE), Launch(grid=(3, 1, 1), workgroup=(8, 1, 1), wave_width=4,
+                                             device_memory=2048), {"unaligned_access", "uninitialised_device"}),
+    "unaligned local atomics": (kernel(LANE + """
+        mov_imm r1, 2
+        iadd r2, r15, r1
+        local_store_u32 r15, r0
+        barrier
+        local_atomic_add r3, r2, r0
+        local_atomic_cas r4, r2, r3, r0
+        iadd r3, r3, r4""" + STORE, local=128), Launch(grid=(2, 1, 1), workgroup=(8, 1, 1),
+                                                      wave_width=4),
+                                {"unaligned_access", "uninitialised_local"}),
 }
 
 
