@@ -28,7 +28,8 @@ from .overlap import AccessLog, LogFull, find_conflict
 from .racecheck import EpochLog
 from .report import EmuError
 from .state import Batch, Fault, Geometry
-from .workgroup_races import LaunchShadow, race_warning
+from .race_report import race_warning
+from .workgroup_races import LaunchShadow
 
 POLL_EVERY = 256
 
