@@ -116,7 +116,7 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
         except LogFull:
             raise SequentialNeeded() from None
         except Fault as fault:
-            _check_overlap(b, shadow)
+            _check_overlap(b, shadow, last=True)
             _report_meeting(ctx, shadow, geo)
             if count > 1 and fault.kind not in BATCH_ERRORS:
                 raise SequentialNeeded(alone_from=first) from None
@@ -124,7 +124,7 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             _finish_stats(compiled, ctx)
             _finish(observers)
             return to_error(fault, b, compiled, index)
-        _check_overlap(b, shadow)
+        _check_overlap(b, shadow, last=first + count >= total)
         ctx.end_epoch(b)
         ctx.stats.workgroups += count
         ctx.stats.waves += count * geo.waves_per_wg
@@ -148,7 +148,7 @@ def _finish(observers) -> None:
         observer.finish()
 
 
-def _check_overlap(b: Batch, shadow: LaunchShadow | None) -> None:
+def _check_overlap(b: Batch, shadow: LaunchShadow | None, last: bool = False) -> None:
     """A batch of several whose workgroups met runs again one at a time; the accesses of one
     that did not (or of one workgroup) go into the launch's shadow of races between
     workgroups."""
@@ -157,7 +157,7 @@ def _check_overlap(b: Batch, shadow: LaunchShadow | None) -> None:
     log, b.log = b.log, None
     if b.wg_count > 1 and find_conflict(log, b.lanes_per_wg) is not None:
         raise SequentialNeeded()
-    shadow.fold(log, b)
+    shadow.fold(log, b, keep=not last)
 
 
 def _limit_fault(ctx: RunContext, limits: Limits, steps: int, step_limit: float) -> None:

@@ -36,10 +36,11 @@ class LaunchShadow:
         self.first: dict[int, np.ndarray] = {}
         self.meeting: Meeting | None = None
 
-    def fold(self, log, b) -> None:
+    def fold(self, log, b, keep: bool = True) -> None:
         """Add the accesses of `log` (batch `b`'s); the first that meets another workgroup's
-        becomes `meeting` (after which nothing more is tracked)."""
-        if self.meeting is not None:
+        becomes `meeting` (after which nothing more is tracked). `keep` False: no workgroup
+        runs after these (they are only checked)."""
+        if self.meeting is not None or not (keep or self.first):
             return
         parts = [(r, ATOMIC if r[3] else PLAIN) for r in log.writes]
         parts += [(r, READ) for r in log.reads]
@@ -55,7 +56,6 @@ class LaunchShadow:
         thread = ((b.first_wg + lanes // b.lanes_per_wg) * self.per_wg
                   + lanes % b.lanes_per_wg)
         wg = thread // self.per_wg
-        order = np.lexsort((thread, sequence, wg))
         record = ((thread << INDEX_BITS) | index) + 1
         met = np.zeros(words.size, dtype=bool)
         met_kind = np.zeros(words.size, dtype=np.int8)
@@ -71,6 +71,9 @@ class LaunchShadow:
             met_kind[hit] = earlier
             seen_at[hit] = seen[hit]
             met |= hit
+        if not (keep or met.any()):
+            return
+        order = np.lexsort((thread, sequence, wg))
         if met.any():
             i = int(order[met[order]][0])
             seen = int(seen_at[i]) - 1

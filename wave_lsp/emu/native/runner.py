@@ -21,10 +21,11 @@ What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`
 `engine: numpy (REASON)`), all of it instructions or semantics the core lacks:
 - an instruction it does not implement (`_wavecore.OPS`: transcendentals, `mma_*`, ...), or one
   naming a predicate that does not exist;
-- "possible data race": the core's race shadows (shadow.c) only see that two workgroups, or two
-  waves of a workgroup between barriers, may have met on a word; the numpy engine finds and
-  reports the race (`data_race`), whose choice depends on its batches;
-- "unaligned atomic" (the numpy engine replays atomics grouped by exact address);
+- "possible data race": the core's race shadows (shadow.c) only see that two waves of a
+  workgroup between barriers may have met on a word; the numpy engine finds and reports the race
+  (`data_race`, racecheck.py). Races between workgroups are the core's own: a run whose owner
+  shadows saw workgroups meet (`WORKGROUPS_MEET`) runs again one workgroup at a time with
+  meeting.c's tables, which name the race as `workgroup_races` does;
 - NaN operands of the float instructions whose NaN results the core does not reproduce
   ("NaN operand", "f16/bf16 NaN", "fmin/fmax of NaN or signed zeros", ...);
 - "the instruction limit in a batch of several workgroups": the numpy engine checks the limit
