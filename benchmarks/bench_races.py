@@ -4,7 +4,7 @@ with `--before PATH`, another checkout of this project (there the race left the 
 the numpy engine). Runs are interleaved (ours, upstream, before, ...) so that load on the machine
 hits all alike; stdout must equal upstream's; wall time (median) and CPU time (user + system of
 the child, median) per command; the engine as WAVE_LSP_SHOW_ENGINE=1 says, and the race warning.
-Usage: python benchmarks/bench_races.py [--repeat N] [--before PATH] [--threads N]
+Usage: python benchmarks/bench_races.py [--repeat N] [--before PATH] [--sizes 65536,1048576]
 Needs ../shared/upstream/bin (wave-asm, wave-emu).
 """
 
