@@ -200,3 +200,38 @@ def test_every_native_instruction(lines, width, threads, grid):
                                        local_memory=4096, register_threads=(0, threads + 1)),
                         RunOptions(initcheck=False, max_instructions=MAX_INSTRUCTIONS),
                         must_run=False)
+
+
+# ---- racy programs: workgroups meeting on device words -------------------------------------
+RACY_PROLOGUE = (".kernel racy\n.registers 16\n    mov_sr r2, sr_thread_id_x\n"
+                 "    mov_sr r1, sr_workgroup_id_x\n    mov_sr r3, sr_workgroup_size_x\n"
+                 "    imad r0, r1, r3, r2\n    mov_imm r14, 4\n")
+# where an access goes: one word for all, each thread's own word, or the same word of every
+# workgroup (r0 the global thread, r2 the thread in its workgroup), at a byte offset
+RACY_ADDRESS = {"one": "    mov_imm r9, {c}\n",
+                "own": "    imul r9, r0, r14\n    mov_imm r10, {c}\n    iadd r9, r9, r10\n",
+                "same": "    imul r9, r2, r14\n    mov_imm r10, {c}\n    iadd r9, r9, r10\n"}
+RACY_ACCESS = ["device_load_u32 r11, r9", "device_store_u32 r9, r0", "device_store_u8 r9, r1",
+               "device_load_u16 r11, r9", "device_store_u64 r9, r0",
+               "atomic_add r11, r9, r0, .device", "atomic_max r11, r9, r1, .device"]
+
+
+@st.composite
+def racy_access(draw) -> str:
+    where = RACY_ADDRESS[draw(st.sampled_from(sorted(RACY_ADDRESS)))]
+    return where.format(c=draw(st.sampled_from([0, 2, 4, 8, 64]))) \
+        + f"    {draw(st.sampled_from(RACY_ACCESS))}\n"
+
+
+@SETTINGS
+@given(st.lists(racy_access(), min_size=1, max_size=6), st.sampled_from([4, 8]),
+       st.integers(1, 8), st.integers(2, 4), st.sampled_from([1, 1 << 20]))
+def test_racy_programs(accesses, width, threads, grid, batch):
+    """Workgroups of one wave meeting on device words (plain, unaligned, wide and atomic
+    accesses): the core runs each (a race between workgroups, an unaligned atomic are its
+    own) and reports as the numpy engine, whatever the numpy engine's batches."""
+    need_core()
+    source = RACY_PROLOGUE + "".join(accesses) + "    halt\n.end\n"
+    launch = Launch(grid=(grid, 1, 1), workgroup=(min(threads, width), 1, 1), wave_width=width,
+                    device_memory=1024)
+    assert_native_equal(source, launch, RunOptions(initcheck=False, max_batch_lanes=batch))

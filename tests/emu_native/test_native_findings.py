@@ -4,7 +4,8 @@ out-of-range lane) and each run-time error (out of bounds, divergent barrier, de
 overflows, a register beyond the kernel's, an unmatched control instruction, the instruction
 limit) with the numpy engine's text, place, lanes, counts, order, caps, memory and statistics;
 the time limit and a cancel stop the core where they are met; and where it cannot report alike
-(a possible data race, an error in a numpy batch of several workgroups) it says why."""
+(a possible data race, an error in a numpy batch of several workgroups) it says why.
+Unaligned atomics run lane after lane on both engines, as aligned ones do."""
 
 from __future__ import annotations
 
@@ -144,6 +145,53 @@ CASES = {
         kernel("mov_imm r1, 0\nmov_imm r2, 1\nmov_imm r3, 40\nloop\niadd r1, r1, r2\n"
                "icmp_ge p1, r1, r3\nbreak p1\nendloop"),
         Launch(grid=(8, 1, 1), workgroup=(4, 1, 1)), {"instruction_limit"}),
+    # unaligned atomics: lanes over neighbouring and shared words, lane after lane
+    "unaligned device atomics": (kernel(LANE + """
+        mov_imm r1, 3
+        and r2, r0, r1
+        mov_imm r1, 6
+        imul r2, r2, r1
+        mov_imm r1, 1026
+        iadd r2, r2, r1
+        atomic_add r3, r2, r0, .device
+        atomic_max r4, r2, r15, .device
+        iadd r3, r3, r4""" + STORE), Launch(grid=(3, 1, 1), workgroup=(8, 1, 1), wave_width=4,
+                                             device_memory=2048), {"unaligned_access", "uninitialised_device"}),
+    "unaligned local atomics": (kernel(LANE + """
+        mov_imm r1, 2
+        iadd r2, r15, r1
+        local_store_u32 r15, r0
+        barrier
+        local_atomic_add r3, r2, r0
+        local_atomic_cas r4, r2, r3, r0
+        iadd r3, r3, r4""" + STORE, local=128), Launch(grid=(2, 1, 1), workgroup=(8, 1, 1),
+                                                      wave_width=4),
+                                {"unaligned_access", "uninitialised_local"}),
+    # races between workgroups (one wave each: no race between waves), reported by the core
+    "race: workgroups write one word": (kernel(LANE + """
+        mov_imm r6, 0
+        device_store_u32 r6, r13
+        device_load_u32 r7, r6""" + STORE), Launch(grid=(3, 1, 1), workgroup=(4, 1, 1)),
+        {"data_race", "uninitialised_register"}),
+    "race: read after write between workgroups": (kernel(LANE + """
+        mov_imm r1, 16
+        iadd r2, r15, r1
+        device_store_u32 r2, r0
+        device_load_u32 r3, r15""" + STORE), Launch(grid=(4, 1, 1), workgroup=(4, 1, 1),
+                                                   memory_init=[IotaFill(0, 64, 1.0)]),
+        {"data_race"}),
+    "race: atomics then a plain read": (kernel(LANE + """
+        mov_imm r6, 512
+        mov_imm r5, 1
+        atomic_add r7, r6, r5, .device
+        device_load_u32 r3, r6""" + STORE), Launch(grid=(3, 1, 1), workgroup=(4, 1, 1),
+                                                  memory_init=[IotaFill(512, 1, 1.0)]),
+        {"data_race"}),
+    "race: unaligned stores over a neighbour's word": (kernel(LANE + """
+        mov_imm r1, 2
+        iadd r2, r15, r1
+        device_store_u32 r2, r0""" + STORE), Launch(grid=(3, 1, 1), workgroup=(4, 1, 1)),
+        {"data_race", "unaligned_access", "uninitialised_register"}),
 }
 
 
@@ -225,6 +273,21 @@ def test_the_instruction_limit_in_a_batch_of_several_is_left_to_the_numpy_engine
     report = run(source, launch, RunOptions(max_instructions=700))
     assert report.engine == "numpy" and report.errors[0].kind == "instruction_limit"
     assert report.fallback == "the instruction limit in a batch of several workgroups"
+
+
+@pytest.mark.parametrize("name", [name for name in CASES if name.startswith("race:")])
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_races_between_workgroups_alike_on_threads(name, threads, monkeypatch):
+    """The core reports the race on one thread and on two (the run meets it on threads, runs
+    again one at a time, and again to find the race) as the numpy engine does, whatever its
+    batches."""
+    monkeypatch.setenv("WAVE_LSP_THREADS", threads)
+    source, launch, _ = CASES[name]
+    report, native = both_engines(source, launch)
+    assert native.reason is None, native.reason
+    assert_same_report(report, native)
+    alone = run(source, launch, RunOptions(engine="numpy", max_batch_lanes=1))
+    assert alone.warnings == report.warnings
 
 
 def test_a_possible_race_is_left_to_the_numpy_engine():

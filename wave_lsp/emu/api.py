@@ -56,7 +56,6 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observers: list,
 
     set_regs = {int(k): int(v) for k, v in launch.set_regs.items()}
     skip_empty = not any(o.sees_empty for o in observers)
-    races = []
     ctx = error = None
     ready = False
     try:
@@ -80,7 +79,6 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observers: list,
                                     alone_from)
                 break
             except SequentialNeeded as need:     # batched workgroups met: redo one at a time
-                races += [need.race] if need.race is not None else []
                 if need.alone_from is not None and alone_from is None and not sequential:
                     alone_from = need.alone_from   # an error in a batch: redo it one by one
                 else:
@@ -102,7 +100,8 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observers: list,
         if ctx.batch is not None:
             collect(ctx.batch)
     report.stats = ctx.stats
-    report.warnings = races + ctx.ordered_warnings()
+    report.warnings = ([ctx.workgroup_race] if ctx.workgroup_race else []) \
+        + ctx.ordered_warnings()
     if ready:
         for observer in observers:
             observer.fill(report)

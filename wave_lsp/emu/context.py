@@ -33,18 +33,20 @@ class RunContext:
         self.executed = 0           # wave-instructions already moved from counts into stats
         self.extra_steps = 0        # instructions skipped over empty regions, this batch
         self._races: set[tuple[str, int, int]] = set()
+        self.workgroup_race: EmuWarning | None = None   # workgroup_races: first a launch
         self.on_skip = None         # the profiler's `skipped(start, stop)`, when profiling
 
     def end_epoch(self, b: Batch) -> None:
         """A barrier or the end of the batch: report a race between waves of a workgroup in
         the epoch that ends (once per pair of instructions), and start a new epoch."""
         for log in b.epochs.values():
-            race = log.first_race()
-            if race is None:
-                continue
-            key = (race.space, race.write[0], race.other[0])
-            if key in self._races:
-                continue
+            for race in log.races():
+                self._report_race(b, race)
+
+    def _report_race(self, b: Batch, race) -> None:
+        """A race between waves of a workgroup, once per pair of instructions."""
+        key = (race.space, race.write[0], race.other[0])
+        if key not in self._races:
             self._races.add(key)
             self._add(self._race_warning(b, race), b.first_wg + race.write[1] // b.lanes_per_wg)
 

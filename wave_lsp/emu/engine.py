@@ -24,10 +24,12 @@ from .compiler import CompiledKernel
 from . import messages
 from .context import RunContext
 from .observer import stepper
-from .overlap import AccessLog, Conflict, LogFull, find_conflict, find_race
+from .overlap import AccessLog, LogFull, find_conflict
 from .racecheck import EpochLog
-from .report import EmuError, EmuWarning
+from .report import EmuError
 from .state import Batch, Fault, Geometry
+from .race_report import race_warning
+from .workgroup_races import LaunchShadow
 
 POLL_EVERY = 256
 
@@ -51,14 +53,14 @@ class Limits:
 
 class SequentialNeeded(Exception):
     """Workgroups of one batch met on device memory: the launch must run one workgroup at a
-    time. `race` is the warning describing a data race among them (None: only atomics met).
-    With `alone_from`, a batch that starts at that workgroup stopped at an error: the launch
-    must run again with the workgroups from there one at a time (the batches before are exact),
-    so that the error, memory and statistics are those of running workgroups one at a time."""
+    time (its races are then found, `workgroup_races`). With `alone_from`, a batch that starts
+    at that workgroup stopped at an error: the launch must run again with the workgroups from
+    there one at a time (the batches before are exact), so that the error, memory and
+    statistics are those of running workgroups one at a time."""
 
-    def __init__(self, race: EmuWarning | None, alone_from: int | None = None):
-        super().__init__(race.message if race else "atomics of several workgroups met")
-        self.race = race
+    def __init__(self, alone_from: int | None = None):
+        super().__init__("workgroups of a batch met" if alone_from is None
+                         else "a batch of several workgroups met an error")
         self.alone_from = alone_from
 
 
@@ -82,6 +84,8 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
     per_batch = geo.batch_size(max_lanes, single)
     ctx.counts = [0] * len(compiled.ops)
     total = geo.workgroup_count
+    n_words = (device.size + 3) // 4
+    shadow = LaunchShadow(n_words, geo.threads_per_wg) if total > 1 else None
     first = 0
     while first < total:
         count = min(per_batch, total - first)
@@ -89,7 +93,10 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             count = 1 if first >= alone_from else min(count, alone_from - first)
         b = Batch(geo, first, count, device, set_regs)
         if count > 1:
-            b.log = AccessLog((device.size + 3) // 4, b.wg_of_lane)
+            b.log = AccessLog(n_words, b.wg_of_lane)
+        elif shadow is not None:     # one workgroup: a long log goes into the shadow early
+            b.log = AccessLog(n_words, b.wg_of_lane,
+                              on_full=lambda log, b=b: shadow.fold(log, b))
         if geo.waves_per_wg > 1:
             b.epochs = {"local": EpochLog("local", b.W, b.lanes_per_wg, count,
                                           b.local32.size),
@@ -107,25 +114,33 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             else:
                 _observed_loop(compiled, b, ctx, limits, geo.waves_per_wg, observer)
         except LogFull:
-            raise SequentialNeeded(None) from None
+            raise SequentialNeeded() from None
         except Fault as fault:
-            _check_overlap(b, compiled)
+            _check_overlap(b, shadow, last=True)
+            _report_meeting(ctx, shadow, geo)
             if count > 1 and fault.kind not in BATCH_ERRORS:
-                raise SequentialNeeded(None, alone_from=first) from None
+                raise SequentialNeeded(alone_from=first) from None
             index = ctx.index
             _finish_stats(compiled, ctx)
             _finish(observers)
             return to_error(fault, b, compiled, index)
-        _check_overlap(b, compiled)
+        _check_overlap(b, shadow, last=first + count >= total)
         ctx.end_epoch(b)
         ctx.stats.workgroups += count
         ctx.stats.waves += count * geo.waves_per_wg
         if on_batch_end is not None:
             on_batch_end(b)
         first += count
+    _report_meeting(ctx, shadow, geo)
     _finish_stats(compiled, ctx)
     _finish(observers)
     return None
+
+
+def _report_meeting(ctx: RunContext, shadow: LaunchShadow | None, geo: Geometry) -> None:
+    """The race between workgroups the run met, as the report's first warning."""
+    if shadow is not None and shadow.meeting is not None:
+        ctx.workgroup_race = race_warning(shadow.meeting, geo, ctx.pcs, ctx.lines)
 
 
 def _finish(observers) -> None:
@@ -133,33 +148,16 @@ def _finish(observers) -> None:
         observer.finish()
 
 
-def _check_overlap(b: Batch, compiled: CompiledKernel) -> None:
+def _check_overlap(b: Batch, shadow: LaunchShadow | None, last: bool = False) -> None:
+    """A batch of several whose workgroups met runs again one at a time; the accesses of one
+    that did not (or of one workgroup) go into the launch's shadow of races between
+    workgroups."""
     if b.log is None:
         return
     log, b.log = b.log, None
-    if find_conflict(log, b.lanes_per_wg) is None:
-        return
-    race = find_race(log)
-    raise SequentialNeeded(None if race is None else race_warning(race, b, compiled))
-
-
-def race_warning(conflict: Conflict, b: Batch, compiled: CompiledKernel) -> EmuWarning:
-    """The `data_race` warning for two workgroups' accesses to one device word."""
-    (i, lane), (j, other) = conflict.first, conflict.second
-    wg, wave, in_wave = b.describe_lane(lane)
-    wg2, wave2, in_wave2 = b.describe_lane(other)
-    what = "writes" if conflict.second_writes else "reads"
-    line, line2 = compiled.lines[i], compiled.lines[j]
-    where = f"line {line + 1}" if line is not None else f"pc 0x{compiled.pcs[i]:04x}"
-    where2 = f"line {line2 + 1}" if line2 is not None else f"pc 0x{compiled.pcs[j]:04x}"
-    message = (f"data race on device address 0x{conflict.address:x}: workgroup {wg} writes it "
-               f"({where}, thread {b.global_thread(lane)}) and workgroup {wg2} {what} it "
-               f"({where2}, thread {b.global_thread(other)}) with no atomic between them; "
-               "results are those of running workgroups one at a time, in order")
-    return EmuWarning("data_race", message, compiled.pcs[i], line, wg, wave, (in_wave,), 1,
-                      address=conflict.address, other_pc=compiled.pcs[j], other_line=line2,
-                      other_workgroup=wg2, other_wave=wave2, other_lanes=(in_wave2,),
-                      other_access="write" if conflict.second_writes else "read")
+    if b.wg_count > 1 and find_conflict(log, b.lanes_per_wg) is not None:
+        raise SequentialNeeded()
+    shadow.fold(log, b, keep=not last)
 
 
 def _limit_fault(ctx: RunContext, limits: Limits, steps: int, step_limit: float) -> None:

@@ -128,6 +128,15 @@ def atomic(space: Space, a: np.ndarray, operation: str, value: np.ndarray,
     """Apply an atomic for lanes in thread order; returns the old values (uint32)."""
     if a.size == 0:
         return np.zeros(0, dtype=np.uint32)
+    if (a & 3).any():         # unaligned: lane after lane, each reading what the one before left
+        old = np.empty(a.size, dtype=np.uint32)
+        for k in range(a.size):
+            at = a[k:k + 1]
+            cur = gather(space, at, 4)[0]
+            scatter(space, at, [_atomic_new(operation, cur, value[k:k + 1],
+                                            None if third is None else third[k:k + 1])], 4)
+            old[k] = cur[0]
+        return old
     order = np.argsort(a, kind="stable")
     sa = a[order]
     starts = np.ones(sa.size, dtype=bool)

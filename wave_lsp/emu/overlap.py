@@ -5,8 +5,8 @@ them one at a time, in order (DESIGN.md §1). That holds unless one workgroup of
 writes a device word another one writes. `AccessLog` records, per batch, the device words each
 load, store and atomic touches with the workgroup and instruction of every lane; `find_conflict`
 says whether two workgroups met on a word with at least one write. The engine then runs the
-launch again one workgroup at a time, and the conflict is reported as a `data_race` warning:
-workgroups have no way to order their accesses but atomics, so such a pair is a race on a GPU.
+launch again one workgroup at a time; the race itself is found and reported from the accesses
+of that run (`workgroup_races`), so that the report does not depend on the batches.
 Granularity is the 32-bit word (two workgroups writing different bytes of one word count too:
 the fallback is then merely slower, never wrong). A batch that logs more than `MAX_LOGGED` words
 (long loops over device memory) gives up batching the same way, so memory stays bounded.
@@ -42,20 +42,29 @@ class AccessLog:
     and writes apart (atomics count as writes). `lanes` None means every lane of the batch, in
     order."""
 
-    def __init__(self, n_words: int, wg_of_lane: np.ndarray):
+    def __init__(self, n_words: int, wg_of_lane: np.ndarray, on_full=None):
+        """`on_full`: called with the log when it passes `MAX_LOGGED` words (it is then
+        emptied); None raises `LogFull`."""
         self.n_words = n_words
         self.wg_of_lane = wg_of_lane.astype(np.int32) + 1      # 1-based: 0 means "nobody"
-        self.reads: list[tuple[int, np.ndarray, np.ndarray | None, bool]] = []
-        self.writes: list[tuple[int, np.ndarray, np.ndarray | None, bool]] = []
+        self.reads: list[tuple[int, np.ndarray, np.ndarray | None, bool, int]] = []
+        self.writes: list[tuple[int, np.ndarray, np.ndarray | None, bool, int]] = []
         self.size = 0
+        self.sequence = 0       # per record: its place in the order the accesses were made
+        self.on_full = on_full
 
     def record_words(self, index: int, words: np.ndarray, lanes: np.ndarray | None,
                      write: bool, atomic: bool = False) -> None:
         """Lane `lanes[i]` (lane i when None) accessed the 4-byte word `words[i]`."""
-        (self.writes if write else self.reads).append((index, words, lanes, atomic))
+        (self.writes if write else self.reads).append((index, words, lanes, atomic,
+                                                       self.sequence))
+        self.sequence += 1
         self.size += words.size
         if self.size > MAX_LOGGED:
-            raise LogFull()
+            if self.on_full is None:
+                raise LogFull()
+            self.on_full(self)
+            self.reads, self.writes, self.size = [], [], 0
 
     def record(self, index: int, byte_addresses: np.ndarray, width: int,
                lanes: np.ndarray | None, write: bool, atomic: bool = False) -> None:
@@ -80,16 +89,6 @@ def find_conflict(log: AccessLog, lanes_per_wg: int) -> Conflict | None:
     return _conflict(log, log.writes, log.writes + log.reads)
 
 
-def find_race(log: AccessLog) -> Conflict | None:
-    """A conflict that is a data race: not two atomics (atomics of different workgroups are
-    ordered by the hardware, though the batch still needs running one at a time)."""
-    plain = [r for r in log.writes if not r[3]]
-    atomics = [r for r in log.writes if r[3]]
-    plain_accesses = plain + log.reads
-    return (_conflict(log, plain, plain_accesses + atomics)
-            or _conflict(log, atomics, plain_accesses))
-
-
 def _conflict(log: AccessLog, writes, accesses) -> Conflict | None:
     """A word written by one workgroup in `writes` and accessed by another in `accesses`.
     One pass with a per-word owner (the 1-based workgroup that wrote it last)."""
@@ -98,30 +97,30 @@ def _conflict(log: AccessLog, writes, accesses) -> Conflict | None:
     if log.n_words > DENSE_WORDS:
         return _conflict_sorted(log, writes, accesses)
     owner = np.zeros(log.n_words, dtype=np.int32)
-    for index, words, lanes, _ in writes:
+    for index, words, lanes, *_ in writes:
         owner[words] = log.groups(lanes)
-    for index, words, lanes, _ in accesses:
+    for index, words, lanes, *_ in accesses:
         seen = owner[words]
         clash = (seen != 0) & (seen != log.groups(lanes))
         if clash.any():
             i = int(np.flatnonzero(clash)[0])
             return _describe(log, writes, index, words, lanes, i,
-                             any(a is words for _, a, _, _ in writes))
+                             any(a is words for _, a, *_ in writes))
     return None
 
 
 def _conflict_sorted(log: AccessLog, writes, accesses) -> Conflict | None:
     """`_conflict` for a device memory too large for a per-word table: the written words are
     sorted once, with the lowest and highest workgroup that wrote each."""
-    words = np.concatenate([np.asarray(w, dtype=np.int64) for _, w, _, _ in writes])
-    groups = np.concatenate([log.groups(l) for _, _, l, _ in writes])
+    words = np.concatenate([np.asarray(w, dtype=np.int64) for _, w, *_ in writes])
+    groups = np.concatenate([log.groups(l) for _, _, l, *_ in writes])
     order = np.lexsort((groups, words))
     words, groups = words[order], groups[order]
     starts = np.flatnonzero(np.r_[True, words[1:] != words[:-1]])
     unique = words[starts]
     low = groups[starts]
     high = groups[np.r_[starts[1:], words.size] - 1]
-    for index, w, lanes, _ in accesses:
+    for index, w, lanes, *_ in accesses:
         if not w.size:
             continue
         at = np.minimum(np.searchsorted(unique, w), unique.size - 1)
@@ -130,7 +129,7 @@ def _conflict_sorted(log: AccessLog, writes, accesses) -> Conflict | None:
         if clash.any():
             i = int(np.flatnonzero(clash)[0])
             return _describe(log, writes, index, w, lanes, i,
-                             any(a is w for _, a, _, _ in writes))
+                             any(a is w for _, a, *_ in writes))
     return None
 
 
@@ -140,7 +139,7 @@ def _describe(log: AccessLog, writes, index, words, lanes, i: int, write: bool) 
     word = int(words[i])
     lane = i if lanes is None else int(lanes[i])
     group = int(log.groups(lanes)[i])
-    for windex, wwords, wlanes, _ in writes:
+    for windex, wwords, wlanes, *_ in writes:
         hits = np.flatnonzero((wwords == word) & (log.groups(wlanes) != group))
         if hits.size:
             other = int(hits[0]) if wlanes is None else int(wlanes[hits[0]])

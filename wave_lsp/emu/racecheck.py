@@ -3,10 +3,13 @@
 Between two barriers (an *epoch*), the waves of a workgroup may run in any order on a GPU, so two
 accesses to the same 32-bit word of local or device memory by different waves of one workgroup,
 at least one a write and neither an atomic, are a race. `EpochLog` records every non-atomic
-access of an epoch (instruction, words, lanes, write); `first_race` finds one such pair when the
-epoch ends (at a barrier and at the end of the batch; an epoch that logs more than `MAX_LOGGED`
-words is checked then and logged afresh, so a race spanning that point can go unreported). Lanes
-of one wave run in lock-step and are never in a race with each other. Races between workgroups are found by `overlap`.
+access of an epoch (instruction, words, lanes, write); `races` finds, per workgroup, one such
+pair when the epoch ends (at a barrier and at the end of the batch): the one on the lowest word,
+whatever the batch, so that the report is that of running the workgroups one at a time. An epoch
+of one workgroup that logs more than `MAX_LOGGED` words is checked then and logged afresh (a race
+spanning that point goes unreported); in a batch of several it runs the launch again one
+workgroup at a time (`overlap.LogFull`), where it is that. Lanes of one wave run in lock-step
+and are never in a race with each other. Races between workgroups: `workgroup_races`.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from .overlap import LogFull
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,7 @@ class EpochLog:
         self.wg_count = wg_count
         self.entries: list = []
         self.size = 0
-        self.pending: Race | None = None          # found when the log was flushed early
+        self.pending: list[Race] = []             # found when the log was flushed early
         self.wave_of_lane = np.arange(lanes_per_wg * wg_count, dtype=np.int32) // wave_width
         size = SCREEN_SLOTS if words is None else min(SCREEN_SLOTS, _pow2(words))
         self.slots = size - 1
@@ -94,25 +99,27 @@ class EpochLog:
                              None if values is None else values.copy()))
         self.size += words.size
         if self.size > MAX_LOGGED:       # bound memory: check what we have, start afresh
-            found = self._check()
-            self.pending = self.pending or found
+            if self.wg_count > 1:
+                raise LogFull()
+            self.pending = self.pending or self._check()
 
     def record(self, index: int, byte_addresses: np.ndarray, width: int,
                lanes: np.ndarray | None, write: bool) -> None:
         for words, part in split_words(byte_addresses, width, lanes):
             self.record_words(index, words, part, write)
 
-    def first_race(self) -> Race | None:
-        """A race of the epoch, or None; the epoch is then over (the log is emptied)."""
-        found, self.pending = self.pending, None
+    def races(self) -> list[Race]:
+        """The races of the epoch, at most one per workgroup, in workgroup order; the epoch is
+        then over (the log is emptied)."""
+        found, self.pending = self.pending, []
         checked = self._check()
         return found or checked
 
-    def _check(self) -> Race | None:
+    def _check(self) -> list[Race]:
         """Check the logged entries and forget them."""
         entries, self.entries, self.size = self.entries, [], 0
         if not any(entry[3] for entry in entries) or not self._screen(entries):
-            return None
+            return []
         words, lanes, ops, writes, values = [], [], [], [], []
         for k, (index, w, l, write, v) in enumerate(entries):
             if not w.size:
@@ -125,24 +132,29 @@ class EpochLog:
             values.append(np.asarray(v, dtype=np.int64) if v is not None and write
                           else np.full(w.size, -1 - k, dtype=np.int64))
         if not words:
-            return None
+            return []
         w, l, o, wr, val = (np.concatenate(x) for x in (words, lanes, ops, writes, values))
         wave = l // self.W
-        key = w if self.space == "local" else w * self.wg_count + l // self.lanes_per_wg
-        order = np.lexsort((wave, key))
-        ks, vs = key[order], wave[order]
-        starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
-        ends = np.r_[starts[1:], ks.size] - 1
+        wg = l // self.lanes_per_wg
+        order = np.lexsort((wave, w, wg))         # per workgroup, per word, per wave
+        gs, ws, vs = wg[order], w[order], wave[order]
+        starts = np.flatnonzero(np.r_[True, (ws[1:] != ws[:-1]) | (gs[1:] != gs[:-1])])
+        ends = np.r_[starts[1:], ws.size] - 1
         mixed = vs[starts] != vs[ends]
         if not mixed.any():
-            return None
+            return []
         written = np.logical_or.reduceat(wr[order], starts)
         bad = np.flatnonzero(mixed & written)
-        for g in bad[:MAX_GROUPS].tolist():
+        found, examined = {}, {}
+        for g in bad.tolist():
+            group_wg = int(gs[starts[g]])
+            if group_wg in found or examined.get(group_wg, 0) >= MAX_GROUPS:
+                continue
+            examined[group_wg] = examined.get(group_wg, 0) + 1
             group = order[int(starts[g]):int(ends[g]) + 1]
             if not _benign(group, wr, val, wave):
-                return self._race(group, w, l, o, wr, wave)
-        return None
+                found[group_wg] = self._race(group, w, l, o, wr, wave)
+        return [found[k] for k in sorted(found)]
 
     def _race(self, group, w, l, o, wr, wave) -> Race:
         first_write = group[np.flatnonzero(wr[group])[0]]
@@ -152,7 +164,7 @@ class EpochLog:
                     (int(o[other]), int(l[other])), bool(wr[other]))
 
 
-MAX_GROUPS = 256          # words examined for a non-benign race per epoch
+MAX_GROUPS = 256          # words examined for a non-benign race per epoch and workgroup
 MAX_LOGGED = 4 << 20      # words logged per epoch before they are checked early (memory bound)
 SCREEN_SLOTS = 1 << 22    # slots of the screen's table (16 MiB of int32)
 

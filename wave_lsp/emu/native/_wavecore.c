@@ -55,19 +55,19 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     static char *keywords[] = {"code", "geometry", "device", "set_regs", "uses", "device_init",
                                "profile", "memlog", "deadline", "cancel", "wanted",
                                "registers_out", "registers_have", "lines", "writers", "threads",
-                               NULL};
+                               "meeting", NULL};
     Py_buffer code, device, uses = {0}, device_init = {0}, wanted = {0}, regs_out = {0},
-              regs_have = {0};
+              regs_have = {0}, meeting = {0};
     PyObject *geometry, *set_regs, *profile_spec = Py_None, *cancel = Py_None;
     PyObject *lines_spec = Py_None, *writers_spec = Py_None;
     int memlog = 0;
     double deadline = 0;
     Py_ssize_t threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*OOn", keywords, &code,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*OOnw*", keywords, &code,
                                      &geometry, &device, &set_regs, &uses, &device_init,
                                      &profile_spec, &memlog, &deadline, &cancel, &wanted,
                                      &regs_out, &regs_have, &lines_spec, &writers_spec,
-                                     &threads))
+                                     &threads, &meeting))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
     Findings *found = PyMem_Calloc(1, sizeof(Findings));
@@ -133,6 +133,11 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     run->poll = pending_signal;
     run->deadline = deadline;
     run->threads = threads;
+    run->meeting = meeting.obj && meeting.len >= 7 * 8 ? meeting.buf : NULL;
+    if (run->meeting && meeting_begin(run) < 0) {   /* races between workgroups, exactly */
+        PyErr_NoMemory();
+        goto done;
+    }
     if (cancel != Py_None) {
         run->cancelled = call_cancel;
         run->cancel_arg = cancel;
@@ -191,6 +196,8 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     if (result && run->rec)
         result = record_paired(result, &rec);
 done:
+    if (run)
+        meeting_end(run);
     if (found)
         PyMem_Free(found->slot);
     PyMem_Free(found);
@@ -210,6 +217,8 @@ done:
         PyBuffer_Release(&regs_out);
     if (regs_have.obj)
         PyBuffer_Release(&regs_have);
+    if (meeting.obj)
+        PyBuffer_Release(&meeting);
     return result;
 }
 

@@ -192,17 +192,26 @@ typedef struct {
      * stops every thread (polled with the limits; NULL when running one at a time) */
     int64_t threads, threads_used;
     const int *stop;
+    /* races between workgroups found exactly (meeting.c), when `meeting` is not NULL: the first
+     * access of each kind per device word, and the race found (7 words, see runner.py) */
+    int64_t *first[3];
+    int64_t *meeting;
 } Run;
 
 /* The bail reason of a run on several threads whose workgroups met (parallel.c): device memory
  * is no longer as it started; the caller writes it afresh and runs again with threads = 1. */
 #define RUN_AGAIN "run again one workgroup at a time"
+/* The bail reason of a run whose owner shadows saw two workgroups meet on a device block
+ * (shadow.c): the caller runs it again with `meeting` (meeting.c), which reports the race. */
+#define WORKGROUPS_MEET "workgroups met on device memory"
 
 #define POLL_WORKGROUPS 1024
 #define POLL_EVERY 256                   /* steps between limit polls (emu/engine.py) */
 #define CANCEL_POLL_SECONDS 0.01
 
 int wave_run(Run *run);
+int meeting_begin(Run *run);             /* meeting.c: the tables of `first` (-1: no memory) */
+void meeting_end(Run *run);
 void prof_free(Prof *p);                 /* profile.c: the tables of a finished profile */
 extern const char *const OP_NAMES[OP_COUNT];
 

@@ -131,6 +131,12 @@ void set_active(WG *g, const uint8_t *mask);
 const uint8_t *exec_mask(WG *g, const Ins *ins);
 /* state.c */
 void *shadow_alloc(int64_t bytes);
+/* meeting.c */
+#define MEET_PLAIN 0
+#define MEET_ATOMIC 1
+#define MEET_READ 2
+void meet_device(WG *g, int64_t index, const uint32_t *addr, const uint8_t *m, int64_t width,
+                 int kind);
 void shadow_free(void *p, int64_t bytes);
 int wg_setup(WG *g, Run *run);
 void wg_free(WG *g);

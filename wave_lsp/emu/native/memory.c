@@ -1,6 +1,6 @@
 /* The native core's loads, stores and atomics, exactly as emu/memory.py and compile_ops.py
- * (out-of-bounds accesses fault, unaligned ones warn and run; lanes act in thread order;
- * unaligned atomics bail). */
+ * (out-of-bounds accesses fault, unaligned ones warn and run; lanes act in thread order,
+ * unaligned atomics too). */
 #include <string.h>
 
 #include "exec.h"
@@ -99,9 +99,12 @@ int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m)
     if (check_addresses(g, ins, addr, m, width, size, top, bits))
         return BAIL_AT;
     int tracked = local ? g->loc_epoch != NULL : g->dev_shadow != NULL;
+    if (!local && run->meeting)
+        meet_device(g, ins - run->code, addr, m, width, load ? MEET_READ : MEET_PLAIN);
     if (tracked && !local) {
-        if (track_device_lanes(g, addr, m, width, load ? 0 : 1))
-            return bail(run, "possible data race");
+        int met = track_device_lanes(g, addr, m, width, load ? 0 : 1);
+        if (met)
+            return bail(run, met == 2 ? WORKGROUPS_MEET : "possible data race");
     } else if (tracked) {
         if (track_local_lanes(g, addr, m, width, !load,
                               bits & 3 ? NULL : g->R + ins->rs2 * n))
@@ -184,12 +187,15 @@ int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m)
         init_memory(g, local, addr, m, 4, 1, 1, ins - run->code, top);
     if (check_addresses(g, ins, addr, m, 4, size, top, bits))
         return BAIL_AT;
-    if (bits & 3)        /* memory.atomic groups lanes by exact address: overlapping words of */
-        return bail(run, "unaligned atomic");           /* different lanes are not replayed */
+    /* unaligned too: lane after lane, as memory.atomic, tracked over both words */
+    if (!local && run->meeting)
+        meet_device(g, ins - run->code, addr, m, 4, MEET_ATOMIC);
     if (!local && g->dev_shadow)
-        for (int64_t l = 0; l < n; l++)
-            if (m[l] && track(g, 0, addr[l] >> 2, addr[l] >> 2, 2, 0, 0, 0))
-                return bail(run, "possible data race");
+        for (int64_t l = 0; l < n; l++) {
+            int met = m[l] ? track(g, 0, addr[l] >> 2, ((uint64_t)addr[l] + 3) >> 2, 2, 0, 0, 0) : 0;
+            if (met)
+                return bail(run, met == 2 ? WORKGROUPS_MEET : "possible data race");
+        }
     int64_t wave = -1, before = 0, index = ins - run->code;
     for (int64_t l = 0; l < n; l++) {
         if (!m[l])

@@ -268,7 +268,8 @@ int wave_run(Run *run)
     int64_t threads = run->threads < total ? run->threads : total;
     threads = threads > MAX_THREADS ? MAX_THREADS : threads;
     run->threads_used = 1;
-    if (threads <= 1 || run->prof || run->mem || run->rec)   /* the records follow one order */
+    if (threads <= 1 || run->prof || run->mem || run->rec     /* the records follow one order */
+        || run->meeting)
         return serial_run(run);
     int done = run_parallel(run, threads);
     if (done < 0)                                 /* nothing ran: memory is as it was */

@@ -21,10 +21,11 @@ What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`
 `engine: numpy (REASON)`), all of it instructions or semantics the core lacks:
 - an instruction it does not implement (`_wavecore.OPS`: transcendentals, `mma_*`, ...), or one
   naming a predicate that does not exist;
-- "possible data race": the core's race shadows (shadow.c) only see that two workgroups, or two
-  waves of a workgroup between barriers, may have met on a word; the numpy engine finds and
-  reports the race (`data_race`), whose choice depends on its batches;
-- "unaligned atomic" (the numpy engine replays atomics grouped by exact address);
+- "possible data race": the core's race shadows (shadow.c) only see that two waves of a
+  workgroup between barriers may have met on a word; the numpy engine finds and reports the race
+  (`data_race`, racecheck.py). Races between workgroups are the core's own: a run whose owner
+  shadows saw workgroups meet (`WORKGROUPS_MEET`) runs again one workgroup at a time with
+  meeting.c's tables, which name the race as `workgroup_races` does;
 - NaN operands of the float instructions whose NaN results the core does not reproduce
   ("NaN operand", "f16/bf16 NaN", "fmin/fmax of NaN or signed zeros", ...);
 - "the instruction limit in a batch of several workgroups": the numpy engine checks the limit
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
 MAX_DEVICE_MEMORY = 256 << 20       # beyond this the race shadows would cost too much memory
 MAX_LOCAL_MEMORY = 16 << 20         # the same for local memory (4 times its size in shadows)
 RUN_AGAIN = "run again one workgroup at a time"   # parallel.c: workgroups met on threads
+WORKGROUPS_MEET = "workgroups met on device memory"  # shadow.c: again, finding the race
 MAX_WORKGROUPS = 0x1FFFFFFE         # workgroup ids the device shadow can hold (shadow.c)
 
 
@@ -158,6 +160,7 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     per = geo.registers + 4
     # the editor's records follow one workgroup's threads in order: one at a time
     threads = 1 if lines is not None or writers is not None else native_threads()
+    meeting = None           # the race between workgroups (meeting.c), when asked for
     while True:
         registers_out, registers_have = bytearray(4 * per * len(wanted)), bytearray(len(wanted))
         result = core.run(code, numbers, device, regs, uses, _initialised(launch, uses),
@@ -165,10 +168,15 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
                           cancel=options.cancel, wanted=wanted.tobytes(),
                           registers_out=registers_out, registers_have=registers_have,
                           lines=None if lines is None else lines.spec, writers=writers,
-                          threads=threads)
-        if threads == 1 or result[0] != RUN_AGAIN:
+                          threads=threads, **({} if meeting is None else {"meeting": meeting}))
+        stopped = _bail_of(result, lines is not None or writers is not None,
+                           mem_trace is not None, profile is not None)
+        if stopped == RUN_AGAIN:                        # workgroups met: one at a time, afresh
+            device, threads = _memory(launch, core), 1
+        elif stopped == WORKGROUPS_MEET and meeting is None:    # again, finding the race
+            device, threads, meeting = _memory(launch, core), 1, bytearray(7 * 8)
+        else:
             break
-        device, threads = _memory(launch, core), 1    # workgroups met: one at a time, afresh
     recorded = None
     if lines is not None or writers is not None:
         result, recorded = result
@@ -188,7 +196,8 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     if reason is not None:
         return NativeRun(reason)
     report = RunReport(kernel=kernel.name, device=device, stats=stats,
-                       warnings=[found.warning(w) for w in warnings],
+                       warnings=_meeting(meeting, geo, kernel)
+                       + [found.warning(w) for w in warnings],
                        errors=[] if error is None else [found.error(error)],
                        registers=_registers(wanted, registers_out, registers_have, per),
                        launch_summary=prepared.summary(), engine="native", threads=threads)
@@ -203,6 +212,27 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     if writers is not None:
         report.writers = read_writers(recorded[1], launch.device_memory)
     return NativeRun(None, report)
+
+
+def _bail_of(result, recorded: bool, logged: bool, profiled: bool):
+    """The bail reason of `core.run`'s result (inside the records it pairs it with)."""
+    for paired in (recorded, logged, profiled):
+        if paired:
+            result = result[0]
+    return result[0]
+
+
+def _meeting(meeting: bytearray | None, geo, kernel) -> list:
+    """The `data_race` warning of the race between workgroups meeting.c found, as a list."""
+    if meeting is None:
+        return []
+    found, address, i, thread, j, other, other_writes = array("q", bytes(meeting))
+    if not found:
+        return []
+    from ..race_report import Meeting, race_warning
+    return [race_warning(Meeting(address, (i, thread), (j, other), bool(other_writes)), geo,
+                         [ins.offset for ins in kernel.instructions],
+                         [ins.line for ins in kernel.instructions])]
 
 
 def _registers(wanted, out: bytearray, have: bytearray, per: int) -> dict:

@@ -111,7 +111,7 @@ static inline int track_device(WG *g, uint64_t block, int kind, uint32_t wave)
                                             kind == 0 ? F_R : kind == 1 ? F_W : F_A,
                                             g->shared_shadow) : 0;
     if (owner == OWNER_MET)
-        return 1;
+        return 2;
     /* threads sharing the shadow leave the epoch word of a block only read by several
      * workgroups alone (no wave can race on it unnoticed: a write to it would be a meeting) */
     if (kind != 2 && g->nw > 1 && !(owner == OWNER_SHARED && g->shared_shadow))
@@ -138,7 +138,7 @@ int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wi
             for (uint64_t k = 0; k <= blocks; k++, s += 2) {
                 int owner = owned ? owner_access(s, me, flag, shared) : 0;
                 if (owner == OWNER_MET)
-                    return 1;
+                    return 2;
                 if (waves && !(owner == OWNER_SHARED && shared)) {
                     uint32_t e = s[1];
                     if ((e >> 13) != epoch) {
@@ -220,9 +220,11 @@ int track(WG *g, int local, uint64_t first, uint64_t last, int kind, uint32_t wa
 {
     if (!local) {                             /* device: blocks of 2^dev_shift bytes */
         int s2 = g->dev_shift - 2;
-        for (uint64_t block = first >> s2; g->dev_shadow && block <= last >> s2; block++)
-            if (track_device(g, block, kind, wave))
-                return 1;
+        for (uint64_t block = first >> s2; g->dev_shadow && block <= last >> s2; block++) {
+            int met = track_device(g, block, kind, wave);
+            if (met)
+                return met;
+        }
         return 0;
     }
     for (uint64_t word = first; word <= last; word++)

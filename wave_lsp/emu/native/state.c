@@ -101,7 +101,7 @@ int wg_setup(WG *g, Run *run)
     g->dev_words = (run->device_size + (1ll << g->dev_shift) - 1) >> g->dev_shift;
     g->loc_words = (run->local_size + 3) / 4;
     g->epoch = 1;
-    g->dev_owned = total > 1;
+    g->dev_owned = total > 1 && !run->meeting;     /* else meeting.c finds them exactly */
     if ((total > 1 || g->nw > 1) && g->dev_words && !(g->dev_shadow = shadow_alloc(g->dev_words * 8)))
         return -1;
     if (g->nw > 1) {

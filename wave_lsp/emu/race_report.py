@@ -1,0 +1,41 @@
+"""A race between two workgroups (`workgroup_races` finds it on the numpy engine,
+native/meeting.c on the core) and its `data_race` warning, the same text on both. No numpy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .report import EmuWarning
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """Two accesses of different workgroups to one device word, the first a write or atomic."""
+
+    address: int                   # byte address of the word
+    write: tuple[int, int]         # (instruction index, global thread)
+    other: tuple[int, int]
+    other_writes: bool
+
+
+def race_warning(meeting: Meeting, geo, pcs: list[int], lines: list[int | None]) -> EmuWarning:
+    """The `data_race` warning for two workgroups' accesses to one device word."""
+    (i, thread), (j, other) = meeting.write, meeting.other
+
+    def place(t: int):
+        wg, local = divmod(t, geo.threads_per_wg)
+        return geo.workgroup_id(wg), local // geo.wave_width, local % geo.wave_width
+
+    def where(k: int) -> str:
+        return f"line {lines[k] + 1}" if lines[k] is not None else f"pc 0x{pcs[k]:04x}"
+
+    (wg, wave, in_wave), (wg2, wave2, in_wave2) = place(thread), place(other)
+    what = "writes" if meeting.other_writes else "reads"
+    message = (f"data race on device address 0x{meeting.address:x}: workgroup {wg} writes it "
+               f"({where(i)}, thread {thread}) and workgroup {wg2} {what} it "
+               f"({where(j)}, thread {other}) with no atomic between them; "
+               "results are those of running workgroups one at a time, in order")
+    return EmuWarning("data_race", message, pcs[i], lines[i], wg, wave, (in_wave,), 1,
+                      address=meeting.address, other_pc=pcs[j], other_line=lines[j],
+                      other_workgroup=wg2, other_wave=wave2, other_lanes=(in_wave2,),
+                      other_access="write" if meeting.other_writes else "read")
