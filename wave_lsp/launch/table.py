@@ -20,7 +20,7 @@ import argparse
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..isa.backends import PROFILE_TARGETS
+from ..isa.profile_presets import PROFILE_TARGETS
 from ..syntax.tool_comments import SET_REG
 
 DUMP_KINDS = ("u32", "f32", "f16", "bf16")

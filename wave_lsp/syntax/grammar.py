@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from functools import cache
 from importlib import resources
-
-from parsimonious.grammar import Grammar
+from typing import TYPE_CHECKING
 
 from ..isa import INSTRUCTIONS
+
+if TYPE_CHECKING:
+    from parsimonious.grammar import Grammar
 
 
 def grammar_text() -> str:
@@ -28,5 +30,7 @@ def known_mnemonic_rule() -> str:
 def wave_grammar() -> Grammar:
     """The compiled grammar, built once per process (about 15 ms). It is deliberately never
     cached on disk: a compiled Parsimonious grammar is only storable with pickle, and loading a
-    pickle from a cache folder runs whatever code a planted file holds."""
+    pickle from a cache folder runs whatever code a planted file holds. Parsimonious is
+    imported here: a file whose lines all take the parser's fast path never loads it."""
+    from parsimonious.grammar import Grammar
     return Grammar(grammar_text())
