@@ -8,7 +8,7 @@ line's flag table can name the targets without building the instruction table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 # What `wave-lsp run --profile --profile-target T` counts with: the wave width lanes are grouped
 # in, the local-memory banks (count and width: a bank serves one `bank_bytes` unit per pass) and the
@@ -18,18 +18,15 @@ from dataclasses import dataclass
 # tests/test_profile.py checks that the two agree). Bank rows and sectors must divide PATTERN_ALIGN
 # (emu/profile.py records access patterns relative to a 4096-byte-aligned base).
 
-@dataclass(frozen=True)
-class ProfilePreset:
-    """One target of the kernel profile."""
+class ProfilePreset(namedtuple("ProfilePreset", "name backend wave_width banks bank_bytes "
+                                               "sector_bytes hardware sources")):
+    """One target of the kernel profile: `name`; `backend`, the `backends.Backend` it models
+    (None: the default preset); `wave_width` (None: the launch's); `banks` and `bank_bytes`;
+    `sector_bytes`; `hardware`; `sources`, (which number, where it comes from) pairs. (A named
+    tuple, not a dataclass: `wave-lsp run --help` names the targets without loading the
+    dataclasses module.)"""
 
-    name: str
-    backend: str | None          # the Backend it models (None: the default preset)
-    wave_width: int | None       # None: the launch's wave width
-    banks: int
-    bank_bytes: int
-    sector_bytes: int
-    hardware: str
-    sources: tuple[tuple[str, str], ...]     # (which number, where it comes from)
+    __slots__ = ()
 
 
 _CUDA_GUIDE = ("NVIDIA CUDA C++ Programming Guide, https://docs.nvidia.com/cuda/"
