@@ -217,10 +217,8 @@ VENDOR_COMPILER_PACKAGES = {
     "hip": ("apt-get", "hipcc rocm-device-libs libamdhip64-dev"),
 }
 
-# wave-emu's local memory size when neither `.local_memory` nor --local-memory gives one
-# (reference §6); `wave-lsp emit` declares it for a kernel that uses local memory without the
-# directive, so the code runs as `wave-lsp run` runs it.
-DEFAULT_LOCAL_MEMORY = 16384
+# the instructions that use local memory (`wave-lsp emit` declares `launch_defaults`'
+# DEFAULT_LOCAL_MEMORY for a kernel that uses them without `.local_memory`)
 LOCAL_MEMORY_MNEMONICS = frozenset(m for m, s in INSTRUCTIONS.items()
                                    if s.iclass is IC.MMA
                                    or (s.memory is not None and s.memory.space == "local"))
