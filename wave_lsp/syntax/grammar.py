@@ -18,6 +18,9 @@ def grammar_text() -> str:
     which loads in a tenth of the time of `importlib.resources` (a run of a `.wave` reads it at
     every start), its line ends made `\\n` as a text-mode read makes them."""
     data = pkgutil.get_data("wave_lsp.grammar", "wave.peg")
+    if data is None:            # pkgutil's answer where the package is missing or has no files
+        raise ModuleNotFoundError("wave_lsp.grammar (wave.peg) is not installed",
+                                  name="wave_lsp.grammar")
     peg = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     return peg + "\n" + known_mnemonic_rule() + "\n"
 
