@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from wave_lsp.asm import AssemblyError, assemble
 from wave_lsp.asm.backends import EmitError, emit
 from wave_lsp.isa import INSTRUCTIONS, SCOPES, SPECIAL_REGISTERS, OperandKind
-from wave_lsp.isa.backends import DEFAULT_LOCAL_MEMORY, VENDOR_ARCHES
+from wave_lsp.isa.backends import VENDOR_ARCHES
+from wave_lsp.isa.launch_defaults import DEFAULT_LOCAL_MEMORY
 
 from conftest import ROOT, run_wave_lsp, shared_example_names, shared_examples_dir
 from test_emit import CORRECTIONS, WAVE_GUARDS, _mma_kernel, program

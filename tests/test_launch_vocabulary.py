@@ -13,7 +13,7 @@ import pytest
 from wave_lsp.cli.main import main
 from wave_lsp.ide.kernel_tests import discover
 from wave_lsp.ide.launch_lines import parse_launch_line
-from wave_lsp.isa.backends import PROFILE_TARGETS
+from wave_lsp.isa.profile_presets import PROFILE_TARGETS
 from wave_lsp.launch.table import EDITOR_ONLY, FLAGS
 
 KERNEL = "store"

@@ -20,8 +20,8 @@ from wave_lsp.emu.geometry import load_kernels, select_kernel
 from wave_lsp.emu.native import core
 from wave_lsp.emu.profile import profile_for
 from wave_lsp.isa import InstructionClass
-from wave_lsp.isa.backends import (BACKEND_BY_NAME, PROFILE_PRESETS, PROFILE_TARGETS,
-                                   profile_preset, targets_widths)
+from wave_lsp.isa.backends import BACKEND_BY_NAME, targets_widths
+from wave_lsp.isa.profile_presets import PROFILE_PRESETS, PROFILE_TARGETS, profile_preset
 
 WIDTH_SPECIALS = {3, 4, 14, 15}      # sr_wave_id, sr_lane_id, sr_wave_width, sr_num_waves
 NUMPY = RunOptions(profile=True, engine="numpy")

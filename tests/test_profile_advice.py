@@ -17,7 +17,7 @@ from wave_lsp.launch.flags import build_launch, parse_launch_flags
 from wave_lsp.ide.bank_advice import MAX_PAD_WORDS
 from wave_lsp.ide.profile_session import with_presets
 from wave_lsp.ide.profile_view import bank_ways, number_text
-from wave_lsp.isa.backends import PROFILE_TARGETS
+from wave_lsp.isa.profile_presets import PROFILE_TARGETS
 
 TRANSPOSE_64 = (ROOT / "examples" / "transpose_64.wave").read_text()
 

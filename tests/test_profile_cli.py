@@ -13,7 +13,7 @@ from shared import EXAMPLES, examples_dir
 from wave_lsp.cli.main import main
 from wave_lsp.emu import IotaFill, Launch, RunOptions, run
 from wave_lsp.emu.profile import COUNTERS, profile_for
-from wave_lsp.isa.backends import PROFILE_TARGETS
+from wave_lsp.isa.profile_presets import PROFILE_TARGETS
 
 REDUCTION = ["--fill-iota", "0:f32:256:1"]
 # a local-memory column read (stride 33 words: conflict-free) and a row read with stride 32

@@ -17,7 +17,7 @@ from wave_lsp.cli.main import main
 from wave_lsp.emu import EngineUnavailable, Launch, RunOptions, run
 from wave_lsp.emu.native import core
 from wave_lsp.emu.profile import profile_for
-from wave_lsp.isa.backends import PROFILE_TARGETS, profile_preset
+from wave_lsp.isa.profile_presets import PROFILE_TARGETS, profile_preset
 
 ENGINES = ("numpy", "native")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from profile_launches import ROOT, example_launch
 from wave_lsp.emu import RunOptions, run
 from wave_lsp.emu.profile import profile_for
-from wave_lsp.isa.backends import PROFILE_TARGETS
+from wave_lsp.isa.profile_presets import PROFILE_TARGETS
 
 EXAMPLE = ROOT / "examples" / "tile_transpose.wave"
 ROW = "mov_imm r2, 128                 ; ROW"

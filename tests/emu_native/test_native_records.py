@@ -22,7 +22,7 @@ from .test_native_examples import NAMES, NUMPY_ONLY, flags_of, work  # noqa: F40
 
 from wave_lsp.emu import Launch, RunOptions, run
 from wave_lsp.emu.profile import profile_for
-from wave_lsp.isa.backends import PROFILE_TARGETS
+from wave_lsp.isa.profile_presets import PROFILE_TARGETS
 
 
 def records_of(report) -> list:

@@ -5,61 +5,23 @@ and lints.
 position, after configuration (disabled codes, severity overrides) and suppression comments.
 With an `AnalysisState` (one per document, kept by the caller: the IDE layer's `DocumentState`)
 a re-analysis after an edit only checks what changed; without one everything is computed.
+
+Each name is loaded from its module on first use (`_EXPORTS`): the assembler needs the code
+layout only, and a `wave-lsp run` of a kernel does not load the checks.
 """
 
-from __future__ import annotations
+from .. import lazy_attributes
 
-from dataclasses import replace
+_EXPORTS = {
+    "analyze": "analyzer", "AnalysisState": "incremental", "CODES": "codes",
+    **dict.fromkeys(("Config", "ConfigProblem", "config_from_mapping", "find_config",
+                     "load_config"), "config"),
+    **dict.fromkeys(("Diagnostic", "Fix", "Range", "Related", "Severity", "TextEdit"),
+                    "diagnostic"),
+}
 
-from ..syntax.document import Document
-from .codes import CODES, enabled_by_default
-from .config import Config, ConfigProblem, config_from_mapping, find_config, load_config
-from .diagnostic import Diagnostic, Fix, Range, Related, Severity, TextEdit
-from .incremental import AnalysisState
-from .suppression import is_suppressed, suppressions
+__getattr__ = lazy_attributes(__name__, _EXPORTS)
 
 __all__ = ["analyze", "Diagnostic", "Severity", "Range", "Fix", "TextEdit", "Related", "Config",
            "ConfigProblem", "config_from_mapping", "find_config", "load_config", "CODES",
            "AnalysisState"]
-
-
-def analyze(document: Document | str, config: Config | None = None,
-            state: AnalysisState | None = None) -> list[Diagnostic]:
-    """Every diagnostic of a document (or source text), sorted by position. `state` must be the
-    document's own `AnalysisState` (it keeps results between calls)."""
-    if isinstance(document, str):
-        document = Document(document)
-    if state is None:
-        state = AnalysisState(document)
-    elif state.document is not document:
-        raise ValueError("the analysis state belongs to another document")
-    config = config or Config()
-    key = (config.disabled, tuple(sorted(config.severities.items())), config.compat,
-           config.targets)
-    return state.result(key, lambda: _analyze(state, config))
-
-
-def _analyze(state: AnalysisState, config: Config) -> list[Diagnostic]:
-    found = state.collect(config.compat)
-    by_line, problems = suppressions(state.document.lines, sorted(state.marked))
-    found.extend(problems)
-    found.extend(state.portability_diagnostics(config.targets, frozenset(config.severities)))
-    out = []
-    overridden, kept = state.overridden, {}
-    for diag in found:
-        if diag.code in config.disabled or (by_line and is_suppressed(diag, by_line)):
-            continue
-        if not enabled_by_default(diag.code) and diag.code not in config.severities:
-            continue
-        severity = config.severities.get(diag.code)
-        if severity is not None and severity != diag.severity:
-            # the same object for the same diagnostic, run after run (see AnalysisState)
-            hit = overridden.get(id(diag))
-            if hit is None or hit[0] is not diag or hit[1].severity != severity:
-                hit = (diag, replace(diag, severity=severity))
-            kept[id(diag)] = hit
-            diag = hit[1]
-        out.append(diag)
-    state.overridden = kept
-    out.sort(key=lambda d: d.sort_key)
-    return out

@@ -1,11 +1,12 @@
 """U510: a kernel that uses local memory without declaring `.local_memory`.
 
 wave-asm accepts it and stores 0 bytes; the emulator then quietly lends the kernel its default
-(16 KiB, `isa.backends.DEFAULT_LOCAL_MEMORY`), and `wave-lsp emit` declares the same for the GPU
-backends, while upstream's backends declare none. The first local access is reported, with a quick fix
-that declares what the accesses need when the code bounds it: each register's possible values
-are followed as an interval through the kernel (constants, thread and lane ids bounded by the
-declared workgroup size, and integer arithmetic on them), merged where control flow joins.
+(16 KiB, `isa.launch_defaults.DEFAULT_LOCAL_MEMORY`), and `wave-lsp emit` declares the same
+for the GPU backends, while upstream's backends declare none. The first local access is
+reported, with a quick fix that declares what the accesses need when the code bounds it: each
+register's possible values are followed as an interval through the kernel (constants, thread
+and lane ids bounded by the declared workgroup size, and integer arithmetic on them), merged
+where control flow joins.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..isa import INSTRUCTIONS, InstructionClass
-from ..isa.backends import DEFAULT_LOCAL_MEMORY
+from ..isa.launch_defaults import DEFAULT_LOCAL_MEMORY
 from ..syntax.ast import Instruction, OperandSyntax as Syn
 from ..syntax.blocks import loop_writes
 from ..syntax.program import Kernel

@@ -33,7 +33,8 @@ class _Version(argparse.Action):
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; with `only`, just that subcommand is imported and registered, so a
-    command starts without loading the others (the emulator does not need the linter)."""
+    command starts without loading the others (the emulator does not need the linter); with
+    `only=""`, none (`--version` prints and exits before a subcommand is looked at)."""
     parser = argparse.ArgumentParser(
         prog="wave-lsp", description="Editor tooling for WAVE GPU assembly.")
     parser.add_argument("--version", action=_Version)
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
+    parser = build_parser(_needed(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
@@ -75,6 +76,16 @@ def _main(argv: list[str]) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _needed(argv: list[str]) -> str | None:
+    """The subcommand `argv` needs registered: the one it names first, none when it starts with
+    `--version`, else all of them (the overall help lists them)."""
+    if not argv:
+        return None
+    if argv[0] == "--version":
+        return ""
+    return argv[0] if argv[0] in SUBCOMMANDS else None
 
 
 if __name__ == "__main__":

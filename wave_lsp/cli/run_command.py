@@ -70,15 +70,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..launch.request import add_run_flags, program_for, run_request
+from ..launch.table import add_flags
 
 
 def register(subparsers) -> None:
+    """The parser of `run`: every flag of the launch table (`--help` loads no more than that)."""
     p = subparsers.add_parser(
         "run", help="run a kernel in the emulator (wave-emu compatible flags)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", type=Path, metavar="FILE", help=".wave source or .wbin binary")
-    add_run_flags(p)
+    add_flags(p)
     p.set_defaults(func=run)
 
 
@@ -102,6 +103,7 @@ def run(args) -> int:
 
 def _run(args) -> int:
     from ..emu import LaunchError, engine_line, load_program, run as run_launch
+    from ..launch.request import program_for, run_request
     try:
         program = program_for(load_program(args.file), bool(args.compat))  # regular, bounded
         request = run_request(args)           # --profile: RunOptions(profile=True)

@@ -26,7 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..isa.backends import PROFILE_TARGETS, profile_preset
+from ..isa.profile_presets import PROFILE_TARGETS, profile_preset
 from .profile import PATTERN_ALIGN, ProfileRecord, local_passes
 
 Remap = Callable[[np.ndarray], np.ndarray]

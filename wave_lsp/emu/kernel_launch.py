@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence, Union
 
-from ..isa.backends import DEFAULT_LOCAL_MEMORY  # noqa: F401  (upstream --local-memory default)
+from ..isa.launch_defaults import DEFAULT_LOCAL_MEMORY  # noqa: F401  (upstream --local-memory default)
 from .limits import MAX_DEVICE_MEMORY
 
 DEFAULT_WORKGROUP = (32, 1, 1)       # upstream wave-emu's --workgroup default

@@ -4,7 +4,7 @@ One run records (`ProfileRecord`, filled by `profiler.Profiler` in the numpy eng
 native core): per instruction, its wave-instructions executed and its divergent branches when
 lanes are grouped into waves of every width of `RECORD_WIDTHS` (and the launch's), its executing
 lanes, and the distinct memory access patterns with how often each ran. `profile_for(record,
-target)` computes the counters of any preset of `isa.backends.PROFILE_PRESETS` from that record:
+target)` computes the counters of any `isa.profile_presets.PROFILE_PRESETS` from that record:
 
 - `executions`: wave-instructions a GPU issues. A wave executes an instruction when
   at least one of its lanes is *active* there: in WAVE's structured control flow (if/else,
@@ -55,7 +55,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..isa.backends import ProfilePreset, profile_preset
+from ..isa.profile_presets import ProfilePreset, profile_preset
 
 RECORD_WIDTHS = (1, 2, 4, 8, 16, 32, 64, 128)
 PATTERN_ALIGN = 4096         # patterns are kept relative to a base aligned to this many bytes

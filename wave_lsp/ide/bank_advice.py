@@ -30,7 +30,7 @@ from ..analysis.diagnostic import Fix, Range, TextEdit
 from ..emu import (array_of, extent, local_indices, local_ways, padded, row_stride,  # layouts
                    rows_per_wave, span, spans_within_align, swizzle_words, swizzled,
                    widest_column)
-from ..isa.backends import PROFILE_TARGETS
+from ..isa.profile_presets import PROFILE_TARGETS
 from ..syntax.ast import OperandSyntax as Syn
 from ..syntax.program import Kernel
 from .profile_view import number_text

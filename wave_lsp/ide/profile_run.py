@@ -93,7 +93,7 @@ def profile_of(report, snapshot, plan, launch, options, limits: RunLimits,
     The run may have recorded the inline values too (`run_session.execute`: a profiled kernel
     shares its inline run); `started` is its `time.perf_counter()` start."""
     from ..emu import AnalysisStopped, profile_for
-    from ..isa.backends import PROFILE_TARGETS
+    from ..isa.profile_presets import PROFILE_TARGETS
     ident = ident_of(snapshot, plan)
     try:
         check, _left = stopper(limits, cancelled, "counting the profile of the run")

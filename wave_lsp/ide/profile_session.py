@@ -94,7 +94,7 @@ def presets_of(record, first, check: Callable[[], None] | None = None) -> list:
     """`first` (the launch's own preset's profile) and every other preset's, each distinct
     geometry (wave width, banks, bank width, sector) computed once (`check` may stop it)."""
     from ..emu import profile_for
-    from ..isa.backends import PROFILE_TARGETS, profile_preset
+    from ..isa.profile_presets import PROFILE_TARGETS, profile_preset
 
     def geometry(preset) -> tuple:
         return (preset.wave_width or record.wave_width, preset.banks, preset.bank_bytes,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from ..analysis.kernel_checks import facts
 from ..analysis.local_memory import local_need
-from ..isa.backends import DEFAULT_LOCAL_MEMORY
+from ..isa.launch_defaults import DEFAULT_LOCAL_MEMORY
 from ..isa import REGISTER_FILE_SIZE
 from ..isa.backends import BACKEND_BY_NAME, TARGET_NAMES
 from ..isa.occupancy import vendor_register_count

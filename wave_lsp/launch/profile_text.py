@@ -5,8 +5,8 @@ After the normal output, the kernel profile as a table of source lines, hottest 
 executions (wave-instructions with an active lane), lane utilisation, divergent branches (waves
 a branch split), local-memory bank ways (passes over the conflict-free ideal), device sectors
 against the ideal, and the source text — then the kernel's totals. `--profile-target` picks a
-preset of `isa.backends.PROFILE_PRESETS` (default: the launch's wave width, 32 banks of 4 bytes,
-32-byte sectors) and implies `--profile`; `--profile-lines N` caps the table (0: every line).
+preset of `isa.profile_presets.PROFILE_PRESETS` (default: the launch's wave width, 32 banks of 4
+bytes, 32-byte sectors) and implies `--profile`; `--profile-lines N` caps the table (0: every line).
 With `--json`, the document gains `"profile": {"target", "lines", "totals"}` (lines 1-based).
 
 A kernel with more distinct memory access patterns than the profile keeps (at most 256 per
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 
-from ..isa.backends import profile_preset
+from ..isa.profile_presets import profile_preset
 from .flags import LaunchFlagError
 
 

@@ -32,11 +32,6 @@ EMULATOR_ONLY = (("stats", "--stats"), ("trace", "--trace"), ("trace_lines", "--
                  ("time_limit", "--time-limit"))
 
 
-def add_run_flags(p: argparse.ArgumentParser) -> None:
-    """Add every flag of `wave-lsp run` (the table's; not the FILE argument) to `p`."""
-    add_flags(p)
-
-
 class RunRequest:
     """What `wave-lsp run FILE FLAGS` runs and prints (a plain class, not a dataclass: it is
     made once per command, and defining a dataclass costs start-up time)."""
@@ -112,7 +107,7 @@ def run_request(args: argparse.Namespace, base_dir: Path | None = None) -> RunRe
 def run_parser() -> argparse.ArgumentParser:
     """A parser of `wave-lsp run`'s flags (no FILE), raising `LaunchFlagError` on any error."""
     p = _RaisingParser(prog="wave-lsp run", add_help=False, allow_abbrev=False)
-    add_run_flags(p)
+    add_flags(p)
     return p
 
 

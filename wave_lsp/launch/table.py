@@ -17,10 +17,9 @@ the editor's choice of the threads it shows: not a flag of `wave-lsp run`). `tes
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
-from typing import Any
+from collections import namedtuple
 
-from ..isa.backends import PROFILE_TARGETS
+from ..isa.profile_presets import PROFILE_TARGETS
 from ..syntax.tool_comments import SET_REG
 
 DUMP_KINDS = ("u32", "f32", "f16", "bf16")
@@ -29,17 +28,12 @@ LANES_FLAG = "--lanes"
 RUN_GROUPS = ("launch", "run", "profile")     # the flags of `wave-lsp run`
 
 
-@dataclass(frozen=True)
-class Flag:
+class Flag(namedtuple("Flag", "name help argparse group editor test_only")):
     """One flag: `argparse` is the keyword arguments of `add_argument` (action, default,
-    metavar, type, choices, dest)."""
+    metavar, type, choices, dest). (A named tuple, not a dataclass: `wave-lsp run --help`
+    loads this table, and the dataclasses module alone costs it a sixth of its start-up.)"""
 
-    name: str
-    help: str
-    argparse: dict[str, Any] = field(default_factory=dict)
-    group: str = "launch"
-    editor: str = "runs"
-    test_only: bool = False
+    __slots__ = ()
 
     @property
     def takes_value(self) -> bool:

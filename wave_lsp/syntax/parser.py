@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import re
 from functools import cache
-
-from parsimonious.exceptions import ParseError, VisitationError
-from parsimonious.nodes import Node
+from typing import TYPE_CHECKING
 
 from .ast import (Directive, Guard, Instruction, Label, LineSyntax, Operand, OperandSyntax,
                   Statement, SyntaxProblem, Token)
 from .grammar import grammar_text, wave_grammar
 from .memo import LINE_CACHE_SIZE, line_memo, value_memo  # noqa: F401 - LINE_CACHE_SIZE for the layers above
+
+if TYPE_CHECKING:
+    from parsimonious.nodes import Node
 
 MAX_PARSED_LINE = 20_000
 EMPTY_LINE = LineSyntax((), None, None)  # longer lines are reported, not parsed (no real statement is that long)
@@ -50,6 +51,7 @@ def parse_line(text: str) -> LineSyntax:
     fast = _fast_line(text)
     if fast is not None:
         return fast
+    from parsimonious.exceptions import ParseError, VisitationError  # only for the grammar
     try:
         tree = wave_grammar().parse(text)
     except ParseError as err:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ...isa.backends import DEFAULT_LOCAL_MEMORY, LOCAL_MEMORY_MNEMONICS
+from ...isa.backends import LOCAL_MEMORY_MNEMONICS
+from ...isa.launch_defaults import DEFAULT_LOCAL_MEMORY
 
 from ...isa import register_count_problem
 from ..ir import KernelCode
