@@ -113,3 +113,12 @@ def test_mutated_lines_are_encoded_as_the_reference_does():
                 max_size=8))
 def test_random_text_is_encoded_as_the_reference_does(lines):
     assert_same(lines)
+
+
+def test_the_servers_answer_is_the_json_of_the_integers():
+    import json
+
+    from wave_lsp.server.semantic_tokens import _full_answer, _json_integers
+    data = encode_document(GENERATORS["math"](400, 3).splitlines(), "utf-16")
+    assert _json_integers(data) == json.dumps(data)
+    assert json.loads(_full_answer("7", data)) == {"resultId": "7", "data": data}

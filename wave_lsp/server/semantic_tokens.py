@@ -44,6 +44,11 @@ def _json_integers(data: list[int]) -> str:
     return repr(data)
 
 
+def _full_answer(result_id: str, data: list[int]) -> Serialised:
+    """The JSON of a `SemanticTokens` result."""
+    return Serialised(f'{{"resultId": "{result_id}", "data": {_json_integers(data)}}}')
+
+
 class SentTokens(Feature):
     """The last tokens sent for each open document, for the next delta (dropped with the
     document)."""
@@ -68,13 +73,12 @@ def setup(server: WaveLanguageServer) -> None:
 
     @request(server, types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
     def full(doc: DocumentState, params: types.SemanticTokensParams) -> Serialised:
-        result_id, data = sent.compute(doc)
-        return Serialised(f'{{"resultId": "{result_id}", "data": {_json_integers(data)}}}')
+        return _full_answer(*sent.compute(doc))
 
     @request(server, types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, LEGEND)
     def full_delta(doc: DocumentState, params: types.SemanticTokensDeltaParams):
         old = sent.previous.get(doc.uri)
         found = sent.compute(doc)
         if old is None or old[0] != params.previous_result_id:
-            return types.SemanticTokens(result_id=found[0], data=found[1])
+            return _full_answer(*found)
         return types.SemanticTokensDelta(result_id=found[0], edits=delta(old[1], found[1]))
