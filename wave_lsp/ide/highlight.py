@@ -125,15 +125,16 @@ def _relative(tokens: list[tuple[int, int, int, int]], cols: list[int] | None
 def line_chunk(text: str) -> tuple[int, ...]:
     """The line's tokens in code points as `_relative` integers (empty: no token)."""
     tokens = _classified(text)
-    if not tokens:
-        return ()
-    prev = -1
-    for start, _end, _kind, _mods in tokens:
-        if start < prev:        # statements' tokens come in order; anything else is sorted
+    data: list[int] = []
+    prev, last = 0, (-1,)
+    for token in tokens:
+        if token < last:        # statements' tokens come in order; anything else is sorted
             tokens.sort()
-            break
-        prev = start
-    return _relative(tokens, None)
+            return _relative(tokens, None)
+        start = token[0]
+        data += (0, start - prev, token[1] - start, token[2], token[3])
+        prev, last = start, token
+    return tuple(data[1:])
 
 
 def _units(text: str, encoding: str) -> list[int]:
