@@ -2,12 +2,12 @@
 when its instruction class is control flow or synchronisation and a `function` otherwise, with
 one modifier per instruction class; registers, predicates, labels, numbers...), and a document's
 tokens in the integer encoding of the Language Server Protocol (relative positions, in the
-client's position encoding). Lines are encoded once per text and encoding.
+client's position encoding). Each line's tokens are written straight into those integers once
+per text, in code points, which are the client's columns on an ASCII line in every encoding;
+only other lines are converted, once per text and encoding.
 """
 
 from __future__ import annotations
-
-import itertools
 
 from ..cancellation import checkpoint
 from ..isa import INSTRUCTIONS, InstructionClass
@@ -53,42 +53,88 @@ _UNKNOWN_MNEMONIC = (_T["function"], _M["deprecated"])
 _LABEL, _MACRO, _NAMESPACE = _T["label"], _T["macro"], _T["namespace"]
 _NUMBER, _OPERATOR, _PARAMETER = _T["number"], _T["operator"], _T["parameter"]
 _MODIFIER, _COMMENT, _DECLARATION = _T["modifier"], _T["comment"], _M["declaration"]
+_NUMBERS = (OperandSyntax.INTEGER, OperandSyntax.FLOAT)
 
 
 def line_tokens(text: str) -> list[tuple[int, int, int, int]]:
     """(start, end, type, modifiers) of every token of one line, in order (code points)."""
+    chunk = line_chunk(text)
+    out = []
+    start = 0
+    for i in range(0, len(chunk), 5):
+        start += chunk[i]
+        out.append((start, start + chunk[i + 1], chunk[i + 2], chunk[i + 3]))
+    return out
+
+
+def _classified(text: str) -> list[tuple[int, int, int, int]]:
+    """The line's tokens as (start, end, type, modifiers), in the order of its statements."""
     syntax = parse_line(text)
     out: list[tuple[int, int, int, int]] = []
+    add = out.append
     for stmt in syntax.statements:
-        if isinstance(stmt, Instruction):
+        if type(stmt) is Instruction:
             g = stmt.guard
             if g is not None:
-                out.append((g.start, g.register.start, _OPERATOR, 0))
-                out.append((g.register.start, g.register.end, _PARAMETER, 0))
+                add((g.start, g.register.start, _OPERATOR, 0))
+                add((g.register.start, g.register.end, _PARAMETER, 0))
             mnemonic = stmt.mnemonic
-            out.append((mnemonic.start, stmt.head_end,
-                        *_MNEMONIC_TOKENS.get(mnemonic.text, _UNKNOWN_MNEMONIC)))
+            suffixes = stmt.suffixes
+            kind, mods = _MNEMONIC_TOKENS.get(mnemonic.text, _UNKNOWN_MNEMONIC)
+            add((mnemonic.start, suffixes[-1].end if suffixes else mnemonic.end, kind, mods))
             if stmt.hint is not None:
-                out.append((stmt.hint.start, stmt.hint.end, _MODIFIER, 0))
+                add((stmt.hint.start, stmt.hint.end, _MODIFIER, 0))
             for i, op in enumerate(stmt.operands):
                 token = _FORM_TOKENS.get(op.syntax) or \
                     _OPERAND_TOKENS.get(operand_kind(stmt, i, op))
                 if token is not None:
-                    out.append((op.start, op.end, *token))
-        elif isinstance(stmt, Label):
-            out.append((stmt.name.start, stmt.name.end, _LABEL, _DECLARATION))
+                    add((op.start, op.end, token[0], token[1]))
+        elif type(stmt) is Label:
+            add((stmt.name.start, stmt.name.end, _LABEL, _DECLARATION))
         else:
             assert isinstance(stmt, Directive)
-            out.append((stmt.start, stmt.name.end, _MACRO, 0))
+            add((stmt.start, stmt.name.end, _MACRO, 0))
+            kernel = stmt.name.text == "kernel"
             for i, arg in enumerate(stmt.args):
-                if stmt.name.text == "kernel" and i == 0:
-                    out.append((arg.start, arg.end, _NAMESPACE, _DECLARATION))
-                elif arg.syntax in (OperandSyntax.INTEGER, OperandSyntax.FLOAT):
-                    out.append((arg.start, arg.end, _NUMBER, 0))
-    if syntax.comment is not None:
-        out.append((syntax.comment.start, syntax.comment.end, _COMMENT, 0))
-    out.sort()
+                if kernel and i == 0:
+                    add((arg.start, arg.end, _NAMESPACE, _DECLARATION))
+                elif arg.syntax in _NUMBERS:
+                    add((arg.start, arg.end, _NUMBER, 0))
+    comment = syntax.comment
+    if comment is not None:
+        add((comment.start, comment.end, _COMMENT, 0))
     return out
+
+
+def _relative(tokens: list[tuple[int, int, int, int]], cols: list[int] | None
+              ) -> tuple[int, ...]:
+    """Tokens (in order) as the LSP integers that follow a line's deltaLine: deltaStart
+    (absolute for the first), length, type, modifiers, then 0 (the next token's deltaLine) and
+    so on; `cols` maps code points to client columns (None: they are equal)."""
+    data: list[int] = []
+    prev = 0
+    for start, end, kind, mods in tokens:
+        if cols is not None:
+            start, end = cols[start], cols[end]
+        data += (0, start - prev, end - start, kind, mods)
+        prev = start
+    return tuple(data[1:])
+
+
+@line_memo
+def line_chunk(text: str) -> tuple[int, ...]:
+    """The line's tokens in code points as `_relative` integers (empty: no token)."""
+    tokens = _classified(text)
+    data: list[int] = []
+    prev, last = 0, (-1,)
+    for token in tokens:
+        if token < last:        # statements' tokens come in order; anything else is sorted
+            tokens.sort()
+            return _relative(tokens, None)
+        start = token[0]
+        data += (0, start - prev, token[1] - start, token[2], token[3])
+        prev, last = start, token
+    return tuple(data[1:])
 
 
 def _units(text: str, encoding: str) -> list[int]:
@@ -107,32 +153,27 @@ def _units(text: str, encoding: str) -> list[int]:
 
 
 @line_memo
-def encoded_line(text: str, encoding: str) -> tuple[int, ...]:
-    """The line's tokens as LSP integers; the first token's deltaLine (index 0) is a placeholder
-    and its deltaStart is absolute."""
-    tokens = line_tokens(text)
-    if not tokens:
-        return ()
-    cols = None if text.isascii() else _units(text, encoding)
-    data: list[int] = []
-    prev = 0
-    for start, end, kind, mods in tokens:
-        if cols is not None:
-            start, end = cols[start], cols[end]
-        data += (0, start - prev, end - start, kind, mods)
-        prev = start
-    return tuple(data)
+def _client_chunk(text: str, encoding: str) -> tuple[int, ...]:
+    """`line_chunk` of a line that is not ASCII, in the client's columns."""
+    return _relative(line_tokens(text), _units(text, encoding))
 
 
 def encode_document(lines: list[str], encoding: str) -> list[int]:
+    """The document's tokens as the LSP integer array (each line's chunk is memoised by its
+    text; an ASCII line's columns are the same in every encoding)."""
     data: list[int] = []
+    append, extend = data.append, data.extend
     prev_line = 0
-    for number, text in enumerate(lines):
+    number = -1
+    for text in lines:
+        number += 1
         if not number & 1023:
             checkpoint()
-        chunk = encoded_line(text, encoding)
+        chunk = line_chunk(text)
         if chunk:
-            data.append(number - prev_line)
-            data.extend(itertools.islice(chunk, 1, None))
+            if encoding != "utf-32" and not text.isascii():
+                chunk = _client_chunk(text, encoding)
+            append(number - prev_line)
+            extend(chunk)
             prev_line = number
     return data

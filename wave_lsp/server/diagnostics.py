@@ -60,21 +60,6 @@ class Converted:
         # id(diagnostic) -> (diagnostic, touched lines, their texts, lsp diagnostic, JSON or None)
         self.by_id: dict[int, tuple] = {}
 
-    def lookup(self, lines: list[str], d: Diagnostic, previous: "Converted | None"):
-        """The previous entry of `d` if it still holds, else (None, touched lines, texts)."""
-        if previous is not None:
-            hit = previous.by_id.get(id(d))
-            if hit is not None and hit[0] is d:
-                count = len(lines)
-                for n, text in zip(hit[1], hit[2]):
-                    if (lines[n] if n < count else "") != text:
-                        break
-                else:
-                    return hit
-        count = len(lines)
-        touched = _touched(d)
-        return None, touched, tuple(lines[n] if n < count else "" for n in touched)
-
 
 def _convert(server: WaveLanguageServer, doc: DocumentState, diagnostics: list[Diagnostic],
              encode: bool) -> list[tuple]:
@@ -89,11 +74,24 @@ def _convert(server: WaveLanguageServer, doc: DocumentState, diagnostics: list[D
     converter = converter_of(server)
     out = []
     lines = doc.lines
+    count = len(lines)
+    kept = previous.by_id if previous is not None else {}
     by_id = fresh.by_id
     for d in diagnostics:
-        hit = fresh.lookup(lines, d, previous)
-        if hit[0] is None:
-            hit = (d, hit[1], hit[2], to_lsp(server, doc, d), None)
+        hit = kept.get(id(d))
+        if hit is not None:         # reused while the lines its columns depend on are the same
+            if hit[0] is not d:
+                hit = None
+            elif len(hit[1]) == 1:  # most diagnostics: one line (an unchanged line: one object)
+                n = hit[1][0]
+                if (lines[n] if n < count else "") != hit[2][0]:
+                    hit = None
+            elif any((lines[n] if n < count else "") != text for n, text in zip(hit[1], hit[2])):
+                hit = None
+        if hit is None:
+            touched = _touched(d)
+            hit = (d, touched, tuple(lines[n] if n < count else "" for n in touched),
+                   to_lsp(server, doc, d), None)
         if encode and hit[4] is None:
             hit = hit[:4] + (json.dumps(converter.unstructure(hit[3])),)
         by_id[id(d)] = hit
