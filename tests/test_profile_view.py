@@ -163,3 +163,16 @@ def test_memory_hints_are_per_access_and_only_worse_than_ideal():
     assert 1 not in labels
     assert labels[2].endswith("5 sectors (ideal 4)")
     assert not view.findings             # 1.5 ways and 1.25x the sectors: not worth a finding
+
+
+def test_a_profile_whose_time_limit_passes_before_the_run_says_so():
+    """On a busy machine the editor's time limit can pass while the launch is prepared: the run
+    then stops before its first instruction, with no profile, and the profile says which limit
+    stopped it (it said "cannot profile: 'NoneType' object has no attribute ...")."""
+    text = (".kernel k\n; wave-lsp run: --device-memory 67108864 --fill-iota 0:f32:16777216:1.5\n"
+            ".registers 4\n    mov_sr r0, sr_lane_id\n    halt\n.end\n")
+    doc = DocumentState("file:///limit.wave", text, 1)
+    snapshot = plan_runs(doc, {"k": None}, kernel_launch_lines(doc, None))
+    found = profile_kernels(snapshot, RunLimits(time_limit_ms=1))[0]
+    assert found.status == "failed", found
+    assert found.message.startswith("time limit: run.timeLimitMs (1 ms) reached while"), found

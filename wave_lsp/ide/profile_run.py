@@ -95,6 +95,8 @@ def profile_of(report, snapshot, plan, launch, options, limits: RunLimits,
     from ..emu import AnalysisStopped, profile_for
     from ..isa.profile_presets import PROFILE_TARGETS
     ident = ident_of(snapshot, plan)
+    if report.profile is None:        # the run stopped before it began: its limit, a cancel
+        return _not_begun(report, limits, cancelled, ident)
     try:
         check, _left = stopper(limits, cancelled, "counting the profile of the run")
         profiles = [profile_for(report.profile, PROFILE_TARGETS[0], check)]
@@ -120,3 +122,18 @@ def profile_of(report, snapshot, plan, launch, options, limits: RunLimits,
                             pending=(report.profile, spots,
                                      (snapshot.text, plan.kernel, launch, alone, report)),
                             **ident)
+
+
+def _not_begun(report, limits: RunLimits, cancelled: Callable[[], bool],
+               ident: dict) -> KernelProfileRun:
+    """The outcome of a profiled run that stopped before its first instruction (on a busy
+    machine the time limit can pass while the launch is prepared): it recorded no profile."""
+    failure = next(iter(report.errors), None)
+    if cancelled() or (failure is not None and failure.kind == "cancelled"):
+        return KernelProfileRun(status="cancelled", message="profile cancelled", **ident)
+    if failure is not None and failure.kind == "time_limit":
+        return KernelProfileRun(status="failed", message=(
+            f"time limit: run.timeLimitMs ({limits.time_limit_ms:,} ms) reached while "
+            "preparing the run"), **ident)
+    why = failure.message if failure is not None else "the run recorded no profile"
+    return KernelProfileRun(status="failed", message=f"cannot profile: {why}", **ident)
