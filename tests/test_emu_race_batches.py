@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from numpy_engine import run
+from test_emu_races import VECTOR_ADD
 from wave_lsp.emu import IotaFill, Launch
 
 HEAD = (".kernel k\n.registers 16\n    mov_sr r0, sr_thread_id_x\n    mov_imm r1, 4\n"
@@ -18,13 +19,6 @@ def kernel(body: str) -> str:
     return HEAD + body + "    halt\n.end\n"
 
 
-VECTOR_ADD = (".kernel vector_add\n.registers 16\n.workgroup_size 256, 1, 1\n"
-              "    mov_sr r0, sr_thread_id_x\n    mov_sr r1, sr_workgroup_id_x\n"
-              "    mov_sr r2, sr_workgroup_size_x\n    imul r3, r1, r2\n    iadd r4, r3, r0\n"
-              "    mov_imm r5, 4\n    imul r6, r4, r5\n    device_load_u32 r7, r6\n"
-              "    mov_imm r8, 1024\n    iadd r9, r6, r8\n    device_load_u32 r10, r9\n"
-              "    fadd r11, r7, r10\n    mov_imm r12, 2048\n    iadd r13, r6, r12\n"
-              "    device_store_u32 r13, r11\n    halt\n.end\n")
 
 PROGRAMS = {
     # read-after-write between workgroups (the b[] of a later workgroup is an earlier one's c[])
