@@ -34,6 +34,16 @@ from bench_emu import VECTOR_ADD  # noqa: E402
 N_VEC = 1 << 20
 
 
+def upstream_wbin(folder: Path, name: str, text: str) -> Path:
+    """`text` assembled by upstream's `wave-asm` into FOLDER/NAME.wbin (the same bytes for both
+    emulators)."""
+    source, out = folder / f"{name}.wave", folder / f"{name}.wbin"
+    source.write_text(text)
+    subprocess.run([str(UPSTREAM / "wave-asm"), str(source), "-o", str(out)], check=True,
+                   capture_output=True)
+    return out
+
+
 def gemm_flags(tmp: Path, n: int) -> list[str]:
     rng = np.random.default_rng(1)
     size = 4 * n * n
@@ -49,11 +59,7 @@ def gemm_flags(tmp: Path, n: int) -> list[str]:
 
 def workloads(tmp: Path) -> dict[str, tuple[Path | None, list[str]]]:
     def wbin(name: str, text: str) -> Path:
-        (tmp / f"{name}.wave").write_text(text)
-        out = tmp / f"{name}.wbin"
-        subprocess.run([str(UPSTREAM / "wave-asm"), str(tmp / f"{name}.wave"), "-o", str(out)],
-                       check=True, capture_output=True)
-        return out
+        return upstream_wbin(tmp, name, text)
 
     vec = wbin("vector_add", VECTOR_ADD)
     gemm = wbin("gemm", (EXAMPLES / "gemm_blocked.wave").read_text())

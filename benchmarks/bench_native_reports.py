@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 UPSTREAM = ROOT.parent / "shared" / "upstream" / "bin"
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_emu import VECTOR_ADD  # noqa: E402  (base addresses in r0, r1, r2)
+from bench_emu_upstream import upstream_wbin  # noqa: E402
 
 N = 1 << 20
 SIZE = 4 * N
@@ -79,10 +80,7 @@ def main() -> None:
           "each; medians; engine as WAVE_LSP_SHOW_ENGINE=1 says")
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        (tmp / "vec.wave").write_text(VECTOR_ADD)
-        wbin = tmp / "vec.wbin"
-        subprocess.run([str(UPSTREAM / "wave-asm"), str(tmp / "vec.wave"), "-o", str(wbin)],
-                       check=True, capture_output=True)
+        wbin = upstream_wbin(tmp, "vec", VECTOR_ADD)
         for name, flags in COMMANDS.items():
             argv = {who: command(tree, wbin, flags) for who, tree in trees.items()}
             argv["upstream"] = [str(UPSTREAM / "wave-emu"), str(wbin), *flags]

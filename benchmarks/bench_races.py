@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 UPSTREAM = ROOT.parent / "shared" / "upstream" / "bin"
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_emu import VECTOR_ADD  # noqa: E402  (base addresses in r0, r1, r2)
+from bench_emu_upstream import upstream_wbin  # noqa: E402
 
 
 def flags(n: int) -> list[str]:
@@ -61,10 +62,7 @@ def main() -> None:
           "medians of wall and CPU")
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        (tmp / "vec.wave").write_text(VECTOR_ADD)
-        wbin = tmp / "vec.wbin"
-        subprocess.run([str(UPSTREAM / "wave-asm"), str(tmp / "vec.wave"), "-o", str(wbin)],
-                       check=True, capture_output=True)
+        wbin = upstream_wbin(tmp, "vec", VECTOR_ADD)
         for n in (int(s) for s in args.sizes.split(",")):
             argv = {who: [sys.executable, "-m", "wave_lsp.cli.main", "run", str(wbin), *flags(n)]
                     for who in trees}
