@@ -8,7 +8,10 @@ global linear thread ids; `record_limit` executions kept per line), the uninitia
 (`initcheck`), the numpy engine's batch size (`max_batch_lanes`), the engine (`engine`: "auto"
 picks the native core when it can run the launch and falls back to numpy; "numpy"; "native",
 which raises `EngineUnavailable` when the core cannot run it), the store-writer record
-(`writers`: per device byte, the source line and lane of the last store) and
+(`writers`: per device byte, the source line and lane of the last store), the write log
+(`write_log`: who wrote every value of the recorded workgroups, `write_log.WriteLogger`; of
+the workgroups `record_workgroups` (linear ids, None: all), in the window of each one's steps
+`record_steps` ((first, end), end None: to the end), within `record_budget` bytes) and
 the per-line profile counters (`profile`; see `pipeline`). The command line's observers: the
 memory access log (`mem_trace`: True writes it to stderr, "record" keeps it in
 `report.mem_trace`, a callable takes each line; see `mem_access`; the native core logs it too),
@@ -29,6 +32,7 @@ from .kernel_launch import LaunchError, launch_error
 
 ENGINES = ("auto", "native", "numpy")
 DEFAULT_MAX_INSTRUCTIONS = 10_000_000
+DEFAULT_RECORD_BUDGET = 256 << 20      # bytes of a run's write log (`--record-budget`, MiB)
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,10 @@ class RunOptions:
     trace_filter: object | None = None
     breakpoints: tuple = ()
     break_prompt: Callable[[str], str | None] | None = None
+    write_log: bool = False
+    record_workgroups: tuple[int, ...] | None = None
+    record_steps: tuple[int, int | None] | None = None
+    record_budget: int = DEFAULT_RECORD_BUDGET
 
     def unobserved(self) -> RunOptions:
         """These options without the command line's observers (trace, memory trace, trace
@@ -92,6 +100,18 @@ class RunOptions:
             raise LaunchError(f"record_limit: must not be negative, got {self.record_limit}")
         if self.max_batch_lanes < 1:
             raise LaunchError(f"max_batch_lanes: must be positive, got {self.max_batch_lanes}")
+        if self.record_budget < 0:
+            raise launch_error(f"--record-budget: must not be negative, got "
+                               f"{self.record_budget}", "--record-budget")
+        steps = self.record_steps
+        if steps is not None and (steps[0] < 0 or (steps[1] is not None
+                                                   and steps[1] <= steps[0])):
+            raise launch_error(f"--record-steps: FIRST:END with 0 <= FIRST < END, got "
+                               f"{steps[0]}:{'' if steps[1] is None else steps[1]}",
+                               "--record-steps")
+        if self.record_workgroups is not None and any(wg < 0 for wg in self.record_workgroups):
+            raise launch_error("--record-workgroups: workgroup ids must not be negative",
+                               "--record-workgroups")
         if self.cancel is not None and not callable(self.cancel):
             raise LaunchError("cancel: must be a callable returning True to stop the run")
 

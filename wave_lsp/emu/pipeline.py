@@ -21,6 +21,7 @@ records every observer itself (the initcheck, the memory trace, the profile, the
 record and the store writers; `native.runner`),
 the numpy engine drives them all through the one event interface (`api.run_prepared`).
 `RunOptions(writers=True)` attaches the store-writer record (`report.writers.at(address)`);
+`RunOptions(write_log=True)` the write log (`report.write_log`, read by `provenance`);
 `RunOptions(profile=True)` the per-line counters (`report.profile`), which may share the run
 with the per-line record and the store writers (the editor's run of a profiled kernel).
 """
@@ -112,6 +113,10 @@ def observers_of(options: RunOptions) -> list:
     if options.writers:
         from .writers import StoreWriters
         out.append(StoreWriters())
+    if options.write_log:
+        from .write_log import WriteLogger
+        out.append(WriteLogger(options.record_workgroups, options.record_steps,
+                               options.record_budget))
     return out
 
 

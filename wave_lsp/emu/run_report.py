@@ -37,6 +37,7 @@ access log (`RunOptions(mem_trace="record")`, see `mem_trace`)."""
     fallback: str | None = None
     threads: int = 1                            # native: threads whose workgroups it reports
     writers: Any = None                         # a `writers.StoreWriters`, or None
+    write_log: Any = None                       # a `write_log.WriteLog`, or None
     profile: Any = None                         # the profile record, or None
     mem_trace: list | None = None               # mem_trace.MemAccess records ("record")
 

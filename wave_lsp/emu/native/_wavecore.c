@@ -2,9 +2,10 @@
  *
  *   OPS                                  the mnemonics the core implements (op index = position)
  *   run(code, geometry, device, set_regs[, uses, device_init, profile, memlog, deadline,
- *       cancel, wanted, registers_out, registers_have, lines, writers, threads])
+ *       cancel, wanted, registers_out, registers_have, lines, writers, threads, meeting,
+ *       write_log])
  *       -> (bail reason or None, instruction index, stats, (warnings, error), threads used),
- *       paired with (lines, writers) when either is asked for (record_py.c);
+ *       paired with (lines, writers, write log) when one is asked for (record_py.c);
  *       uses/device_init: initcheck.c; warnings and error: findings.c (see finding());
  *       deadline: time.monotonic() seconds (0: none); cancel: a callable or None (limits.c);
  *       wanted (int64 thread ids) and the buffers registers.c fills;
@@ -55,25 +56,26 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     static char *keywords[] = {"code", "geometry", "device", "set_regs", "uses", "device_init",
                                "profile", "memlog", "deadline", "cancel", "wanted",
                                "registers_out", "registers_have", "lines", "writers", "threads",
-                               "meeting", NULL};
+                               "meeting", "write_log", NULL};
     Py_buffer code, device, uses = {0}, device_init = {0}, wanted = {0}, regs_out = {0},
               regs_have = {0}, meeting = {0};
     PyObject *geometry, *set_regs, *profile_spec = Py_None, *cancel = Py_None;
-    PyObject *lines_spec = Py_None, *writers_spec = Py_None;
+    PyObject *lines_spec = Py_None, *writers_spec = Py_None, *wlog_spec = Py_None;
     int memlog = 0;
     double deadline = 0;
     Py_ssize_t threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*OOnw*", keywords, &code,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*OOnw*O", keywords, &code,
                                      &geometry, &device, &set_regs, &uses, &device_init,
                                      &profile_spec, &memlog, &deadline, &cancel, &wanted,
                                      &regs_out, &regs_have, &lines_spec, &writers_spec,
-                                     &threads, &meeting))
+                                     &threads, &meeting, &wlog_spec))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
     Findings *found = PyMem_Calloc(1, sizeof(Findings));
     Prof prof = {0};
     MemLog mem = {0};
     Rec rec = {0};
+    WriteLog wlog = {0};
     PyObject *result = NULL;
     if (!run || !found) {
         PyErr_NoMemory();
@@ -127,7 +129,7 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     if (profile_spec != Py_None && profile_begin(run, &prof, profile_spec) < 0)
         goto done;
-    if (record_begin(run, &rec, lines_spec, writers_spec) < 0)
+    if (record_begin(run, &rec, lines_spec, writers_spec, wlog_spec, &wlog) < 0)
         goto done;
     run->mem = memlog ? &mem : NULL;
     run->poll = pending_signal;

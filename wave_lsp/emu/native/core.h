@@ -146,7 +146,31 @@ typedef struct {
     uint8_t *wmask;                      /* n: executing lanes of the store, before it */
     uint32_t *waddr;                     /* n: their addresses */
     int wvalid;
+    struct WriteLog *wlog;               /* the write log (writelog.c), or NULL */
 } Rec;
+
+/* The write log of a recorded run (writelog.c, emu/write_log.py): per step of a recorded
+ * workgroup inside the step window, in the order they ran, a row (instruction, workgroup,
+ * step, offset of its values), the executing lanes (n bytes) and its values: the address
+ * register's n values before it ran (a memory access), then each capture's n values after it
+ * (plan: REC_PLAN int32 per instruction: unused, address register or -1, captures, then that
+ * many registers >= 0 or predicates -1 - p). Past `budget` bytes it stops (`over`: the
+ * workgroup and step it stopped at). */
+typedef struct WriteLog {
+    const int32_t *plan;
+    const uint8_t *groups;               /* per workgroup: recorded */
+    int64_t n_groups, from, to, budget, bytes;
+    int64_t *rows, n_rows, cap_rows;     /* 4 per row */
+    uint8_t *masks;                      /* n per row */
+    uint32_t *values;
+    int64_t n_values, cap_values;
+    uint8_t *mask;                       /* n: executing lanes, before the instruction */
+    uint32_t *addr;                      /* n: the address register, before it */
+    int taken, over;
+    int64_t over_group, over_step, n;
+} WriteLog;
+#define WLOG_ROW 4
+void wlog_free(WriteLog *w);             /* writelog.c: what the run allocated */
 
 typedef struct {
     const Ins *code;

@@ -116,6 +116,10 @@ int64_t prof_control(WG *g, const Ins *ins, int64_t index);
 int rec_setup(WG *g);
 void rec_before(WG *g, const Ins *ins, int64_t index);
 int rec_after(WG *g, int64_t index);
+/* writelog.c (called by record.c when rec->wlog is set) */
+int wlog_setup(WG *g);
+void wlog_before(WG *g, const Ins *ins, int64_t index);
+int wlog_after(WG *g, int64_t index);
 /* memlog.c: 1 when the log cannot grow (the core then bails) */
 int memlog_add(WG *g, int64_t index, int64_t lane, int64_t before, uint64_t address,
                uint64_t low, uint64_t high, uint64_t operands);

@@ -9,7 +9,8 @@
  * for at most `limit` executions with a shown lane executing, logs what it wrote (the plan's
  * registers and predicates, read after it ran). Writers: before a device store or atomic, its
  * executing lanes and addresses; after it, every byte it wrote (lanes in order, the last wins)
- * names the instruction's line and the writing thread, in pages made when first written. */
+ * names the instruction's line and the writing thread, in pages made when first written.
+ * The write log (writelog.c) is taken around the same instructions. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ int rec_setup(WG *g)
     r->waddr = calloc((size_t)g->n, 4);
     if (!r->mask || !r->addr || !r->wmask || !r->waddr)
         return -1;
-    return 0;
+    return r->wlog ? wlog_setup(g) : 0;
 }
 
 static void line_before(WG *g, Rec *r, const Ins *ins, int64_t index)
@@ -59,6 +60,8 @@ void rec_before(WG *g, const Ins *ins, int64_t index)
         memcpy(r->waddr, g->R + ins->rs1 * g->n, (size_t)g->n * 4);
         r->wvalid = 1;
     }
+    if (r->wlog)
+        wlog_before(g, ins, index);
 }
 
 static int log_room(Rec *r, int64_t words)
@@ -151,5 +154,5 @@ int rec_after(WG *g, int64_t index)
         return -1;
     if (r->wvalid && writers_after(g, r, index) != 0)
         return -1;
-    return 0;
+    return r->wlog ? wlog_after(g, index) : 0;
 }

@@ -1,5 +1,6 @@
-/* The editor's records (record.c) between Python and the core: what to record, and the
- * records handed back as bytes for emu/native/recorded.py. */
+/* The editor's records (record.c) and the write log (writelog.c) between Python and the core:
+ * what to record, and the records handed back as bytes for emu/native/recorded.py and
+ * emu/write_log.py. */
 #include "record_py.h"
 
 #include <stdlib.h>
@@ -91,16 +92,62 @@ static int writers_begin(Run *run, Rec *rec, PyObject *spec)
     return 0;
 }
 
-int record_begin(Run *run, Rec *rec, PyObject *lines, PyObject *writers)
+static int log_begin(Run *run, Rec *rec, PyObject *spec, WriteLog *w)
 {
-    if (lines == Py_None && writers == Py_None)
+    const char *plan, *groups;
+    Py_ssize_t plan_len, groups_len;
+    long long from, to, budget;
+    if (!PyArg_ParseTuple(spec, "y#y#LLL", &plan, &plan_len, &groups, &groups_len, &from, &to,
+                          &budget))
+        return -1;
+    if (plan_len != run->n_code * REC_PLAN * 4 || from < 0 || budget < 0) {
+        PyErr_SetString(PyExc_ValueError, "bad write log");
+        return -1;
+    }
+    const int32_t *p = (const int32_t *)plan;
+    for (int64_t i = 0; i < run->n_code; i++) {
+        const int32_t *row = p + i * REC_PLAN;
+        int bad = row[1] >= run->registers || row[2] < 0 || row[2] > REC_PLAN - 3;
+        for (int32_t c = 0; !bad && c < row[2]; c++)
+            bad = row[3 + c] >= run->registers || row[3 + c] < -4;
+        if (bad) {
+            PyErr_SetString(PyExc_ValueError, "bad write log plan");
+            return -1;
+        }
+    }
+    w->plan = p;
+    w->groups = (const uint8_t *)groups;
+    w->n_groups = groups_len;
+    w->from = from;
+    w->to = to;
+    w->budget = budget;
+    rec->wlog = w;
+    return 0;
+}
+
+int record_begin(Run *run, Rec *rec, PyObject *lines, PyObject *writers, PyObject *wlog,
+                 WriteLog *storage)
+{
+    if (lines == Py_None && writers == Py_None && wlog == Py_None)
         return 0;
     if (lines != Py_None && lines_begin(run, rec, lines) < 0)
         return -1;
     if (writers != Py_None && writers_begin(run, rec, writers) < 0)
         return -1;
+    if (wlog != Py_None && log_begin(run, rec, wlog, storage) < 0)
+        return -1;
     run->rec = rec;
     return 0;
+}
+
+static PyObject *log_result(const WriteLog *w)
+{
+    return Py_BuildValue("(y#y#y#iLLL)",
+                         (const char *)w->rows, (Py_ssize_t)(w->n_rows * WLOG_ROW * 8),
+                         (const char *)w->masks, (Py_ssize_t)(w->n_rows * w->n),
+                         (const char *)w->values, (Py_ssize_t)(w->n_values * 4),
+                         w->over, (long long)w->over_group, (long long)w->over_step,
+                         (long long)w->bytes);
 }
 
 static PyObject *lines_result(const Rec *r)
@@ -138,12 +185,14 @@ PyObject *record_result(const Rec *rec)
 {
     PyObject *lines = rec->plan ? lines_result(rec) : Py_NewRef(Py_None);
     PyObject *writers = rec->where ? writers_result(rec) : Py_NewRef(Py_None);
-    if (!lines || !writers) {
+    PyObject *wlog = rec->wlog ? log_result(rec->wlog) : Py_NewRef(Py_None);
+    if (!lines || !writers || !wlog) {
         Py_XDECREF(lines);
         Py_XDECREF(writers);
+        Py_XDECREF(wlog);
         return NULL;
     }
-    return Py_BuildValue("(NN)", lines, writers);
+    return Py_BuildValue("(NNN)", lines, writers, wlog);
 }
 
 PyObject *record_paired(PyObject *result, const Rec *rec)
@@ -166,4 +215,5 @@ void record_end(Rec *rec)
     }
     free(rec->page_line);
     free(rec->page_lane);
+    wlog_free(rec->wlog);
 }

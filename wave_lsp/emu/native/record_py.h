@@ -10,9 +10,13 @@
 /* Record the run as `lines` = (plan, shown lanes, their workgroup, slots, limit) and
  * `writers` = (where, threads per workgroup) say (None: not that record); the buffers `plan`
  * and `where` must stay alive for the run: -1 with a Python error set. */
-int record_begin(Run *run, Rec *rec, PyObject *lines, PyObject *writers);
-/* (lines, writers): lines = (order, first, count, first_active, log) bytes or None; writers =
- * [(page, line bytes, lane bytes)] or None. */
+int record_begin(Run *run, Rec *rec, PyObject *lines, PyObject *writers, PyObject *wlog,
+                 WriteLog *storage);
+/* (lines, writers, wlog): lines = (order, first, count, first_active, log) bytes or None;
+ * writers = [(page, line bytes, lane bytes)] or None; wlog = (rows, masks, values, over,
+ * over workgroup, over step, bytes) or None. The write log's spec is (plan, recorded
+ * workgroups (a byte each), first step, end step (-1: none), budget in bytes); `storage`
+ * (zeroed) holds it for the run. */
 PyObject *record_result(const Rec *rec);
 /* Free what `record_begin` and the run allocated (a zeroed Rec: nothing). */
 void record_end(Rec *rec);

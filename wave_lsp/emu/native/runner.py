@@ -150,6 +150,8 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
             return NativeRun(lines)
     if "writers" in kinds:
         writers = writers_spec(kernel, geo)
+    logger = kinds.get("write_log")    # the write log (writelog.c, write_log.py)
+    wlog = None if logger is None else logger.native_spec(kernel, geo)
     deadline = started + options.time_limit if options.time_limit else 0.0
     found = Findings(kernel, geo, launch.device_memory, options.max_instructions)
     early = _limit_before(deadline, options.cancel)
@@ -159,7 +161,8 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     wanted = array("q", sorted({int(t) for t in launch.register_threads}))
     per = geo.registers + 4
     # the editor's records follow one workgroup's threads in order: one at a time
-    threads = 1 if lines is not None or writers is not None else native_threads()
+    recording = lines is not None or writers is not None or wlog is not None
+    threads = 1 if recording else native_threads()
     meeting = None           # the race between workgroups (meeting.c), when asked for
     while True:
         registers_out, registers_have = bytearray(4 * per * len(wanted)), bytearray(len(wanted))
@@ -168,8 +171,9 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
                           cancel=options.cancel, wanted=wanted.tobytes(),
                           registers_out=registers_out, registers_have=registers_have,
                           lines=None if lines is None else lines.spec, writers=writers,
-                          threads=threads, **({} if meeting is None else {"meeting": meeting}))
-        stopped = _bail_of(result, lines is not None or writers is not None,
+                          threads=threads, write_log=wlog,
+                          **({} if meeting is None else {"meeting": meeting}))
+        stopped = _bail_of(result, recording,
                            mem_trace is not None, profile is not None)
         if stopped == RUN_AGAIN:                        # workgroups met: one at a time, afresh
             device, threads = _memory(launch, core), 1
@@ -178,7 +182,7 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
         else:
             break
     recorded = None
-    if lines is not None or writers is not None:
+    if recording:
         result, recorded = result
     log = None
     if mem_trace is not None:          # the memory access log (memlog.c, mem_access.py)
@@ -211,6 +215,10 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
         report.recorded_threads = lines.threads
     if writers is not None:
         report.writers = read_writers(recorded[1], launch.device_memory)
+    if wlog is not None:
+        from ..write_log import WriteLog
+        report.write_log = WriteLog.of_native(recorded[2], geo.lanes_per_wg, wlog[1],
+                                              logger.window, logger.budget)
     return NativeRun(None, report)
 
 

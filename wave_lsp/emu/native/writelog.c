@@ -1,0 +1,115 @@
+/* The write log of a recorded run (core.h's WriteLog; emu/write_log.py reads it back): around
+ * every step of a recorded workgroup inside the step window, the executing lanes and a memory
+ * access's addresses are taken before the instruction runs; after it, a row (instruction,
+ * workgroup, step, values offset), the lanes and the values it wrote (the plan's registers and
+ * predicates, all n lanes: a copy, no selection) are appended. Past the byte budget the log
+ * stops and says where (`over`); the run itself goes on unchanged. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+
+int wlog_setup(WG *g)
+{
+    WriteLog *w = g->run->rec->wlog;
+    w->n = g->n;
+    w->mask = calloc((size_t)g->n, 1);
+    w->addr = calloc((size_t)g->n, 4);
+    return w->mask && w->addr ? 0 : -1;
+}
+
+static int recorded(const WriteLog *w, const WG *g)
+{
+    return !w->over && g->linear < w->n_groups && w->groups[g->linear]
+           && g->steps >= w->from && (w->to < 0 || g->steps < w->to);
+}
+
+void wlog_before(WG *g, const Ins *ins, int64_t index)
+{
+    WriteLog *w = g->run->rec->wlog;
+    w->taken = 0;
+    if (!g->any_active || !recorded(w, g))
+        return;
+    memcpy(w->mask, exec_mask(g, ins), (size_t)g->n);
+    int32_t reg = w->plan[index * REC_PLAN + 1];
+    if (reg >= 0)
+        memcpy(w->addr, g->R + reg * g->n, (size_t)g->n * 4);
+    w->taken = 1;
+}
+
+static void *grow(void *data, int64_t *cap, int64_t need, size_t size)
+{
+    if (need <= *cap)
+        return data;
+    int64_t c = *cap ? *cap : 1024;
+    while (c < need)
+        c *= 2;
+    void *more = realloc(data, (size_t)c * size);
+    if (more)
+        *cap = c;
+    return more;
+}
+
+int wlog_after(WG *g, int64_t index)
+{
+    WriteLog *w = g->run->rec->wlog;
+    if (!w->taken)
+        return 0;
+    const int32_t *plan = w->plan + index * REC_PLAN;
+    int64_t n = g->n, words = ((plan[1] >= 0) + plan[2]) * n;
+    int64_t bytes = WLOG_ROW * 8 + n + words * 4;
+    if (w->bytes + bytes > w->budget) {
+        w->over = 1;
+        w->over_group = g->linear;
+        w->over_step = g->steps;
+        return 0;
+    }
+    int64_t cap = w->cap_rows;
+    int64_t *rows = grow(w->rows, &cap, w->n_rows + 1, WLOG_ROW * 8);
+    if (!rows)
+        return -1;
+    w->rows = rows;
+    if (cap != w->cap_rows) {
+        uint8_t *masks = realloc(w->masks, (size_t)(cap * n));
+        if (!masks)
+            return -1;
+        w->masks = masks;
+        w->cap_rows = cap;
+    }
+    uint32_t *values = grow(w->values, &w->cap_values, w->n_values + words, 4);
+    if (!values)
+        return -1;
+    w->values = values;
+    int64_t *row = w->rows + w->n_rows * WLOG_ROW;
+    row[0] = index;
+    row[1] = g->linear;
+    row[2] = g->steps;
+    row[3] = w->n_values;
+    memcpy(w->masks + w->n_rows * n, w->mask, (size_t)n);
+    uint32_t *out = w->values + w->n_values;
+    if (plan[1] >= 0) {
+        memcpy(out, w->addr, (size_t)n * 4);
+        out += n;
+    }
+    for (int32_t c = 0; c < plan[2]; c++, out += n) {
+        int32_t what = plan[3 + c];
+        if (what >= 0) {
+            memcpy(out, g->R + what * n, (size_t)n * 4);
+        } else {
+            const uint8_t *p = g->P + (-1 - what) * n;
+            for (int64_t l = 0; l < n; l++)
+                out[l] = p[l];
+        }
+    }
+    w->n_values += words;
+    w->n_rows += 1;
+    w->bytes += bytes;
+    return 0;
+}
+
+void wlog_free(WriteLog *w)
+{
+    if (!w)
+        return;
+    free(w->rows); free(w->masks); free(w->values); free(w->mask); free(w->addr);
+}

@@ -1,0 +1,173 @@
+"""The write log of a recorded run (`RunOptions(write_log=True)` → `report.write_log`): per
+step of each recorded workgroup, in the order the steps ran, the instruction, the workgroup, the
+step, the executing lanes and the values it wrote (its registers and predicates, every lane of
+the workgroup) and, for a memory access, its addresses. `provenance` answers "who wrote this
+value" from it; docs/dev/time-travel.md ("Write log and provenance") is the design.
+
+`WriteLogger` is the observer (`observer`): the native core records the log itself
+(native/writelog.c) and the numpy engine through `before`/`after`, one workgroup a batch, with
+the same steps. What is recorded: `RunOptions.record_workgroups` (linear workgroup ids; None:
+all), `record_steps` (a window [first, end) of each workgroup's steps) and `record_budget`
+(bytes; past it the log stops and `WriteLog.over` says where: `budget_message`).
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field
+
+from .observer import Observer
+
+PLAN_FIELDS = 16            # core.h REC_PLAN: unused, address register, captures, captures...
+ROW_FIELDS = 4              # core.h WLOG_ROW: instruction, workgroup, step, values offset
+ROW_BYTES = ROW_FIELDS * 8
+DEFAULT_BUDGET = 256 << 20
+
+
+def captures_of(ins, registers: int) -> list[str]:
+    """The registers and predicates ("r4", "p0") an instruction's execution writes, in the
+    order the log keeps their values."""
+    from .recording import write_plan
+    out = []
+    for item in write_plan(ins):
+        if item[0] == "r" and item[1] < registers:
+            out.append(f"r{item[1]}")
+        elif item[0] == "p" and item[1] < 4:
+            out.append(f"p{item[1]}")
+    return out
+
+
+def address_register(ins, registers: int) -> int:
+    """The register holding a memory access's address (-1: not a memory access)."""
+    return ins.rs1 if ins.spec.memory is not None and ins.rs1 < registers else -1
+
+
+def log_plan(kernel, registers: int) -> bytes:
+    """The core's plan (core.h WriteLog): per instruction its address register and captures."""
+    plan = array("i")
+    for ins in kernel.instructions:
+        caps = [int(c[1:]) if c[0] == "r" else -1 - int(c[1:])
+                for c in captures_of(ins, registers)]
+        assert len(caps) <= PLAN_FIELDS - 3, ins.spec.mnemonic
+        row = [0, address_register(ins, registers), len(caps), *caps]
+        plan.extend(row + [0] * (PLAN_FIELDS - len(row)))
+    return plan.tobytes()
+
+
+def recorded_groups(workgroups, count: int) -> bytes:
+    """A byte per workgroup, 1 where it is recorded (`workgroups` None: all)."""
+    if workgroups is None:
+        return b"\x01" * count
+    flags = bytearray(count)
+    for wg in workgroups:
+        if 0 <= wg < count:
+            flags[wg] = 1
+    return bytes(flags)
+
+
+@dataclass
+class WriteLog:
+    """A run's write log (see the module doc). `rows`: ROW_FIELDS int64 per step; `masks`: n
+    bytes per step (1: the lane executed it); `values`: uint32 words (see `native/writelog.c`);
+    `n`: lanes per workgroup; `over`: None, or (workgroup, step) where the budget stopped it."""
+
+    rows: bytes
+    masks: bytes
+    values: bytes
+    n: int
+    groups: bytes
+    window: tuple[int, int]
+    budget: int
+    used: int
+    over: tuple[int, int] | None = None
+    arrays: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of_native(cls, raw, n: int, groups: bytes, window, budget: int) -> WriteLog:
+        rows, masks, values, over, over_group, over_step, used = raw
+        return cls(rows, masks, values, n, groups, window, budget, used,
+                   (over_group, over_step) if over else None)
+
+    def recorded(self, workgroup: int) -> bool:
+        return 0 <= workgroup < len(self.groups) and bool(self.groups[workgroup])
+
+
+def budget_message(log: WriteLog) -> str:
+    """The one-line error of a recording that passed its budget."""
+    mib = log.budget / (1 << 20)
+    group, step = log.over
+    return (f"the recording needs more than its budget of {mib:g} MiB (it stopped at workgroup "
+            f"{group}, step {step}): record fewer workgroups (--record-workgroups 0) or a "
+            f"window of steps (--record-steps FIRST:END), or raise --record-budget")
+
+
+class WriteLogger(Observer):
+    """The write log's observer on the numpy engine (the native core records it itself)."""
+
+    kind = "write_log"
+    native = True
+    single_workgroup = True
+    refusal = "the write log"
+
+    def __init__(self, workgroups=None, steps=None, budget: int = DEFAULT_BUDGET) -> None:
+        self.workgroups = workgroups
+        self.window = (steps[0], -1 if steps[1] is None else steps[1]) if steps else (0, -1)
+        self.budget = budget
+
+    def native_spec(self, kernel, geo) -> tuple:
+        """What `_wavecore.run(write_log=...)` takes."""
+        return (log_plan(kernel, geo.registers),
+                recorded_groups(self.workgroups, geo.workgroup_count),
+                self.window[0], self.window[1], self.budget)
+
+    def start(self, run) -> None:
+        geo = run.geometry
+        registers = geo.registers
+        self.plans = [(address_register(ins, registers),
+                       [(c[0], int(c[1:])) for c in captures_of(ins, registers)])
+                      for ins in run.compiled.instructions]
+        self.instructions = run.compiled.instructions
+        self.groups = recorded_groups(self.workgroups, geo.workgroup_count)
+        self.rows, self.masks, self.values = array("q"), bytearray(), array("I")
+        self.used, self.over, self.n = 0, None, geo.lanes_per_wg
+        self.taking = False
+
+    def attach(self, b) -> None:
+        self.workgroup = b.first_wg
+        self.steps = 0
+        self.taking = self.groups[b.first_wg] == 1
+
+    def before(self, index: int, b):
+        step = self.steps
+        self.steps += 1
+        first, end = self.window
+        if not self.taking or self.over or not b.any_active or step < first \
+                or (end >= 0 and step >= end):
+            return None
+        ins = self.instructions[index]
+        mask = b.guard_mask(ins.pred_reg, ins.pred_neg) if ins.guarded else b.active
+        reg = self.plans[index][0]
+        return step, mask.astype("uint8").tobytes(), (b.R[reg].tobytes() if reg >= 0 else b"")
+
+    def after(self, index: int, b, seen) -> None:
+        if seen is None:
+            return
+        step, mask, address = seen
+        caps = self.plans[index][1]
+        n = self.n
+        size = ROW_BYTES + n + (len(address) + 4 * n * len(caps))
+        if self.used + size > self.budget:
+            self.over = (self.workgroup, step)
+            return
+        self.rows.extend((index, self.workgroup, step, len(self.values)))
+        self.masks += mask
+        self.values.frombytes(address)
+        for kind, number in caps:
+            row = b.R[number] if kind == "r" else b.P[number].astype("uint32")
+            self.values.frombytes(row.tobytes())
+        self.used += size
+
+    def fill(self, report) -> None:
+        report.write_log = WriteLog(self.rows.tobytes(), bytes(self.masks),
+                                    self.values.tobytes(), self.n, self.groups, self.window,
+                                    self.budget, self.used, self.over)
