@@ -1,4 +1,4 @@
-"""`wave-lsp`: one command with subcommands (lint, asm, dis, run, test, serve, emit, debug).
+"""`wave-lsp`: one command with subcommands (lint, asm, dis, run, test, serve, emit, debug, why).
 
 Each subcommand lives in its own module of this package with a `register(subparsers)` function
 that adds its parser and sets `func` (called with the parsed arguments, returning an exit status).
@@ -13,7 +13,7 @@ import sys
 
 from .. import __version__
 
-SUBCOMMANDS = ("lint", "asm", "dis", "run", "test", "serve", "emit", "debug")
+SUBCOMMANDS = ("lint", "asm", "dis", "run", "test", "serve", "emit", "debug", "why")
 
 
 class _Version(argparse.Action):

@@ -245,7 +245,7 @@ class Provenance:
                 name = special.name if special else f"sr_{number}"
                 caps = self.captures[self.index[row]]
                 value = self._value(row, caps[0], local) if caps else None
-                out.append(Source(name, value, Input("special", name)))
+                out.append(Source(name, value, Input("special", f"special register {name}")))
             elif op.kind is OperandKind.IMMEDIATE:
                 out.append(Source(f"0x{number & 0xFFFFFFFF:x}", number & 0xFFFFFFFF,
                                   Input("immediate", "a constant in the code")))
