@@ -89,7 +89,7 @@ def chain_lines(provenance, answer, target: str, depth: int = 4) -> list[str]:
             return
         shown.add(key)
         for source in ans.inputs:
-            if source.writer.kind == "immediate":
+            if isinstance(source.writer, Input) and source.writer.kind == "immediate":
                 lines.append(f"{indent}    {source.operand} (a constant in the code)")
                 continue
             if isinstance(source.writer, Input):

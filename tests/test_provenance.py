@@ -1,0 +1,239 @@
+"""Who wrote a value (`emu.provenance` over the write log, `emu.write_log`) against brute force:
+on random programs, every answer (register lanes at executed lines, memory words after the run)
+equals a backward scan of a full trace of the run (the numpy engine stepping, every register of
+every lane kept after each step). The native core's and the numpy engine's logs are equal."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_emu_hypothesis import block  # noqa: E402
+from test_mem_trace import leaf, mem_program  # noqa: E402
+
+from wave_lsp.emu import Launch, RunOptions, prepare, run  # noqa: E402
+from wave_lsp.emu.kernel_launch import IotaFill  # noqa: E402
+from wave_lsp.emu.observer import Observer  # noqa: E402
+from wave_lsp.emu.provenance import Input, Provenance, TargetError  # noqa: E402
+from wave_lsp.isa import OperandKind  # noqa: E402
+
+
+class FullTrace(Observer):
+    """Every step of every workgroup: instruction, workgroup, step, executing lanes, the
+    address register before, every register and predicate after."""
+
+    kind = "full_trace"
+    single_workgroup = True
+    refusal = "the full trace"
+
+    def start(self, run) -> None:
+        self.instructions = run.compiled.instructions
+        self.taken = []
+
+    def attach(self, b) -> None:
+        self.workgroup, self.count = b.first_wg, 0
+
+    def before(self, index, b):
+        ins = self.instructions[index]
+        mask = b.guard_mask(ins.pred_reg, ins.pred_neg) if ins.guarded else b.active
+        step = self.count
+        self.count += 1
+        if not b.any_active:
+            return None
+        return step, mask.copy(), b.R[ins.rs1].copy()
+
+    def after(self, index, b, seen) -> None:
+        if seen is not None:
+            step, mask, address = seen
+            self.taken.append((index, self.workgroup, step, mask, address, b.R.copy(),
+                               b.P.copy()))
+
+
+def destinations(ins) -> set[str]:
+    """What an instruction writes, from its operands (the random programs' instructions)."""
+    spec = ins.spec
+    if spec.memory is not None and spec.memory.kind == "store":
+        return set()
+    for op in spec.operands:
+        if op.field.value == "rd":
+            if spec.memory is not None and spec.memory.kind == "atomic" and ins.rd == 0:
+                return set()
+            return {("p" if op.kind is OperandKind.PREDICATE else "r") + str(ins.rd)}
+    return set()
+
+
+def value_of(step, name, local) -> int:
+    regs, preds = step[5], step[6]
+    return int(regs[int(name[1:]), local]) if name[0] == "r" else int(preds[int(name[1:]), local])
+
+
+class Brute:
+    """The answers by scanning the full trace backwards, one step at a time."""
+
+    def __init__(self, trace: FullTrace, tpw: int) -> None:
+        self.steps, self.instructions, self.tpw = trace.taken, trace.instructions, tpw
+
+    def key(self, at, local):
+        index, wg, step = self.steps[at][:3]
+        ins = self.instructions[index]
+        iteration = sum(1 for s in self.steps[:at + 1] if s[1] == wg
+                        and self.instructions[s[0]].line == ins.line and s[3][local])
+        return (ins.line, wg * self.tpw + local, wg, step, iteration)
+
+    def last_write(self, name, local, wg, before):
+        for at in range(before - 1, -1, -1):
+            s = self.steps[at]
+            if s[1] == wg and s[3][local] and name in destinations(self.instructions[s[0]]):
+                return at
+        return None
+
+    def last_store(self, space, address, before, wg):
+        for at in range(before - 1, -1, -1):
+            s = self.steps[at]
+            access = self.instructions[s[0]].spec.memory
+            if access is None or access.space != space or access.kind == "load" or (
+                    space == "local" and s[1] != wg):
+                continue
+            for local in range(len(s[3]) - 1, -1, -1):
+                if s[3][local] and int(s[4][local]) <= address < int(s[4][local]) + access.width:
+                    return at, local
+        return None
+
+    def sources(self, at, local):
+        index, wg = self.steps[at][:2]
+        ins = self.instructions[index]
+        out = []
+        for op in ins.spec.operands:
+            if op.field.value == "rd" or op.kind not in (OperandKind.REGISTER,
+                                                         OperandKind.PREDICATE):
+                continue
+            name = ("r" if op.kind is OperandKind.REGISTER else "p") + str(
+                getattr(ins, op.field.value))
+            found = self.last_write(name, local, wg, at)
+            out.append((name, None if found is None else
+                        (value_of(self.steps[found], name, local), self.key(found, local))))
+        access = ins.spec.memory
+        if access is not None and access.kind != "store":
+            address = int(self.steps[at][4][local])
+            found = self.last_store(access.space, address, at, wg)
+            out.append((f"{access.space}[0x{address:x}]",
+                        None if found is None else self.key(*found)))
+        return out
+
+
+def mine(answer):
+    """An answer in the brute force's terms."""
+    w = answer.writer
+    sources = []
+    for s in answer.inputs:
+        if s.operand.startswith(("device[", "local[")):
+            sources.append((s.operand, None if isinstance(s.writer, Input) else (
+                s.writer.line, s.writer.lane, s.writer.workgroup, s.writer.step,
+                s.writer.iteration)))
+        elif s.operand[0] in "rp" and s.operand[1:].isdigit():
+            sources.append((s.operand, None if isinstance(s.writer, Input) else (
+                s.value, (s.writer.line, s.writer.lane, s.writer.workgroup, s.writer.step,
+                          s.writer.iteration))))
+    key = None if isinstance(w, Input) else (w.line, w.lane, w.workgroup, w.step, w.iteration)
+    return answer.value, key, sources
+
+
+def check(text: str, width: int, threads: int, groups: int, picks) -> None:
+    launch = Launch(grid=(groups, 1, 1), workgroup=(threads, 1, 1), wave_width=width,
+                    device_memory=4096, memory_init=(IotaFill(0, 512, 1.0),))
+    prepared = prepare(text, launch)
+    trace = FullTrace()
+    reference = run(prepared, options=RunOptions(engine="numpy", initcheck=False),
+                    observers=[trace])
+    brute = Brute(trace, prepared.geometry.threads_per_wg)
+    for engine in ("native", "numpy"):
+        report = run(prepared, options=RunOptions(engine=engine, write_log=True,
+                                                  initcheck=False))
+        assert not report.errors, (report.errors, text)
+        assert bytes(report.device) == bytes(reference.device)
+        provenance = Provenance(report, prepared)
+        executed = [(s, local) for s in range(len(brute.steps))
+                    for local in np.flatnonzero(brute.steps[s][3]).tolist()]
+        for k in picks(len(executed)):
+            at, local = executed[k]
+            index, wg = brute.steps[at][:2]
+            line = brute.instructions[index].line
+            thread = wg * brute.tpw + local
+            runs = [a for a in range(at + 1) if brute.steps[a][1] == wg
+                    and brute.instructions[brute.steps[a][0]].line == line
+                    and brute.steps[a][3][local]]
+            for name in ("r2", "r5", "r7", "p0", "p2"):
+                got = mine(provenance.register(name, thread, line, len(runs)))
+                written = name in destinations(brute.instructions[index])
+                found = at if written else brute.last_write(name, local, wg, at)
+                if found is None:
+                    assert got[1] is None, (name, thread, line, text)
+                    continue
+                expected = (value_of(brute.steps[found], name, local),
+                            brute.key(found, local), brute.sources(found, local))
+                assert got == expected, (engine, name, thread, line, text)
+        for address in range(0, 4096, 4 * max(1, 64 // threads)):
+            got = mine(provenance.address(address))
+            found = brute.last_store("device", address, len(brute.steps), None)
+            value = int.from_bytes(bytes(reference.device)[address:address + 4], "little")
+            if found is None:
+                assert got == (value, None, []), (address, text)
+            else:
+                assert got == (value, brute.key(*found), brute.sources(*found)), (address, text)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.data_too_large])
+@given(body=block(0, leaf=leaf(False)), width=st.sampled_from([1, 4, 8]),
+       threads=st.integers(1, 20), groups=st.integers(1, 2), data=st.data())
+def test_every_answer_equals_a_scan_of_the_full_trace(body, width, threads, groups, data):
+    picks = lambda n: data.draw(st.lists(st.integers(0, n - 1), max_size=6)) if n else []
+    check(mem_program(body), width, threads, groups, picks)
+
+
+def test_native_and_numpy_logs_are_equal():
+    text = mem_program(["iadd r2, r0, r8", "loop", "iadd r10, r10, r8", "icmp_gt p0, r10, r9",
+                        "break p0", "device_store_u32 r1, r10", "local_store_u32 r1, r2",
+                        "local_load_u32 r3, r1", "endloop"])
+    prepared = prepare(text, Launch(grid=(3, 1, 1), workgroup=(12, 1, 1), wave_width=4))
+    logs = [run(prepared, options=RunOptions(engine=e, write_log=True)).write_log
+            for e in ("native", "numpy")]
+    assert logs[0].rows and (logs[0].rows, logs[0].masks, logs[0].values) \
+        == (logs[1].rows, logs[1].masks, logs[1].values)
+
+
+KERNEL = mem_program(["iadd r2, r0, r8", "device_store_u32 r1, r2"])
+
+
+@pytest.mark.parametrize("engine", ["native", "numpy"])
+def test_a_recording_past_its_budget_says_what_to_record_instead(engine):
+    prepared = prepare(KERNEL, Launch(grid=(4, 1, 1), workgroup=(32, 1, 1)))
+    report = run(prepared, options=RunOptions(engine=engine, write_log=True,
+                                              record_budget=2000))
+    assert report.write_log.over is not None
+    with pytest.raises(TargetError) as err:
+        Provenance(report, prepared)
+    assert "--record-workgroups" in str(err.value) and "--record-steps" in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("engine", ["native", "numpy"])
+def test_recorded_workgroups_and_step_window(engine):
+    prepared = prepare(KERNEL, Launch(grid=(4, 1, 1), workgroup=(8, 1, 1), wave_width=8))
+    report = run(prepared, options=RunOptions(engine=engine, write_log=True,
+                                              record_workgroups=(2,), record_steps=(7, None)))
+    provenance = Provenance(report, prepared)
+    rows = np.frombuffer(report.write_log.rows, dtype=np.int64).reshape(-1, 4)
+    assert set(rows[:, 1].tolist()) == {2} and rows[:, 2].min() >= 7
+    answer = provenance.register("r2", 17, 10)          # iadd r2, r0, r8 at step 7
+    assert (answer.writer.line, answer.writer.lane, answer.value) == (10, 17, 2)
+    assert [s.writer.kind for s in answer.inputs] == ["unrecorded", "unrecorded"]
+    with pytest.raises(TargetError, match="workgroup 0, which was not recorded"):
+        provenance.register("r2", 3, 10)
+    with pytest.raises(TargetError, match="did not run in thread 17 in the recorded steps"):
+        provenance.register("r2", 17, 2)
