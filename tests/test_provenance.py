@@ -203,8 +203,9 @@ def test_native_and_numpy_logs_are_equal():
     prepared = prepare(text, Launch(grid=(3, 1, 1), workgroup=(12, 1, 1), wave_width=4))
     logs = [run(prepared, options=RunOptions(engine=e, write_log=True)).write_log
             for e in ("native", "numpy")]
-    assert logs[0].rows and (logs[0].rows, logs[0].masks, logs[0].values) \
-        == (logs[1].rows, logs[1].masks, logs[1].values)
+    assert len(logs[0].rows) and [bytes(x) for x in (logs[0].rows, logs[0].masks,
+                                                     logs[0].values)] \
+        == [bytes(x) for x in (logs[1].rows, logs[1].masks, logs[1].values)]
 
 
 KERNEL = mem_program(["iadd r2, r0, r8", "device_store_u32 r1, r2"])

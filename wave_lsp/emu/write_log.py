@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .observer import Observer
 
@@ -42,15 +43,20 @@ def address_register(ins, registers: int) -> int:
     return ins.rs1 if ins.spec.memory is not None and ins.rs1 < registers else -1
 
 
+@lru_cache(maxsize=4096)
+def _plan_row(ins, registers: int) -> tuple[int, ...]:
+    """One instruction's row of the plan (instructions are values: equal ones share it)."""
+    caps = [int(c[1:]) if c[0] == "r" else -1 - int(c[1:]) for c in captures_of(ins, registers)]
+    assert len(caps) <= PLAN_FIELDS - 3, ins.spec.mnemonic
+    row = [0, address_register(ins, registers), len(caps), *caps]
+    return tuple(row + [0] * (PLAN_FIELDS - len(row)))
+
+
 def log_plan(kernel, registers: int) -> bytes:
     """The core's plan (core.h WriteLog): per instruction its address register and captures."""
     plan = array("i")
     for ins in kernel.instructions:
-        caps = [int(c[1:]) if c[0] == "r" else -1 - int(c[1:])
-                for c in captures_of(ins, registers)]
-        assert len(caps) <= PLAN_FIELDS - 3, ins.spec.mnemonic
-        row = [0, address_register(ins, registers), len(caps), *caps]
-        plan.extend(row + [0] * (PLAN_FIELDS - len(row)))
+        plan.extend(_plan_row(ins, registers))
     return plan.tobytes()
 
 
@@ -67,13 +73,15 @@ def recorded_groups(workgroups, count: int) -> bytes:
 
 @dataclass
 class WriteLog:
-    """A run's write log (see the module doc). `rows`: ROW_FIELDS int64 per step; `masks`: n
-    bytes per step (1: the lane executed it); `values`: uint32 words (see `native/writelog.c`);
-    `n`: lanes per workgroup; `over`: None, or (workgroup, step) where the budget stopped it."""
+    """A run's write log (see the module doc). `rows`: ROW_FIELDS int64 per step; `masks`:
+    (n + 7) // 8 bytes per step, a bit per lane (1: it executed the step), the first lane in
+    the lowest bit; `values`: uint32 words (see `native/writelog.c`); each a bytes-like
+    buffer; `n`: lanes per workgroup; `over`: None, or (workgroup, step) where the budget
+    stopped it."""
 
-    rows: bytes
-    masks: bytes
-    values: bytes
+    rows: object
+    masks: object
+    values: object
     n: int
     groups: bytes
     window: tuple[int, int]
@@ -83,9 +91,12 @@ class WriteLog:
     arrays: dict = field(default_factory=dict, repr=False)
 
     @classmethod
-    def of_native(cls, raw, n: int, groups: bytes, window, budget: int) -> WriteLog:
-        rows, masks, values, over, over_group, over_step, used = raw
-        return cls(rows, masks, values, n, groups, window, budget, used,
+    def of_native(cls, raw, buffers, n: int, groups: bytes, window, budget: int) -> WriteLog:
+        """The log the core wrote into `buffers` (rows, masks, values: `native_spec`'s)."""
+        n_rows, n_values, over, over_group, over_step, used = raw
+        rows, masks, values = (memoryview(b) for b in buffers)
+        return cls(rows[:n_rows * ROW_BYTES], masks[:n_rows * ((n + 7) // 8)],
+                   values[:n_values * 4], n, groups, window, budget, used,
                    (over_group, over_step) if over else None)
 
     def recorded(self, workgroup: int) -> bool:
@@ -114,11 +125,14 @@ class WriteLogger(Observer):
         self.window = (steps[0], -1 if steps[1] is None else steps[1]) if steps else (0, -1)
         self.budget = budget
 
-    def native_spec(self, kernel, geo) -> tuple:
-        """What `_wavecore.run(write_log=...)` takes."""
+    def native_spec(self, kernel, geo, core) -> tuple:
+        """What `_wavecore.run(write_log=...)` takes: the plan, the recorded workgroups, the
+        window, the budget and three buffers of the budget's size (`core.Memory`: memory
+        reserved, taken as the log fills it), kept in `self.buffers`."""
+        self.buffers = tuple(core.Memory(max(self.budget, ROW_BYTES)) for _ in range(3))
         return (log_plan(kernel, geo.registers),
                 recorded_groups(self.workgroups, geo.workgroup_count),
-                self.window[0], self.window[1], self.budget)
+                self.window[0], self.window[1], self.budget, *self.buffers)
 
     def start(self, run) -> None:
         geo = run.geometry
@@ -147,7 +161,9 @@ class WriteLogger(Observer):
         ins = self.instructions[index]
         mask = b.guard_mask(ins.pred_reg, ins.pred_neg) if ins.guarded else b.active
         reg = self.plans[index][0]
-        return step, mask.astype("uint8").tobytes(), (b.R[reg].tobytes() if reg >= 0 else b"")
+        import numpy as np
+        return (step, np.packbits(mask, bitorder="little").tobytes(),
+                b.R[reg].tobytes() if reg >= 0 else b"")
 
     def after(self, index: int, b, seen) -> None:
         if seen is None:
@@ -155,7 +171,7 @@ class WriteLogger(Observer):
         step, mask, address = seen
         caps = self.plans[index][1]
         n = self.n
-        size = ROW_BYTES + n + (len(address) + 4 * n * len(caps))
+        size = ROW_BYTES + (n + 7) // 8 + (len(address) + 4 * n * len(caps))
         if self.used + size > self.budget:
             self.over = (self.workgroup, step)
             return

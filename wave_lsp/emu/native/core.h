@@ -151,17 +151,19 @@ typedef struct {
 
 /* The write log of a recorded run (writelog.c, emu/write_log.py): per step of a recorded
  * workgroup inside the step window, in the order they ran, a row (instruction, workgroup,
- * step, offset of its values), the executing lanes (n bytes) and its values: the address
- * register's n values before it ran (a memory access), then each capture's n values after it
- * (plan: REC_PLAN int32 per instruction: unused, address register or -1, captures, then that
- * many registers >= 0 or predicates -1 - p). Past `budget` bytes it stops (`over`: the
- * workgroup and step it stopped at). */
+ * step, offset of its values), the executing lanes (a bit each, `mask_bytes` per row) and its
+ * values: the address register's n values before it ran (a memory access), then each
+ * capture's n values after it (plan: REC_PLAN int32 per instruction: unused, address register
+ * or -1, captures, then that many registers >= 0 or predicates -1 - p). The three buffers are
+ * the caller's (Python's `Memory`s: no copy at the end); past `budget` bytes, or their room,
+ * it stops (`over`: the workgroup and step it stopped at). */
 typedef struct WriteLog {
     const int32_t *plan;
     const uint8_t *groups;               /* per workgroup: recorded */
     int64_t n_groups, from, to, budget, bytes;
-    int64_t *rows, n_rows, cap_rows;     /* 4 per row */
-    uint8_t *masks;                      /* n per row */
+    int64_t *rows, n_rows, cap_rows;     /* WLOG_ROW per row */
+    uint8_t *masks;
+    int64_t cap_masks, mask_bytes;
     uint32_t *values;
     int64_t n_values, cap_values;
     uint8_t *mask;                       /* n: executing lanes, before the instruction */

@@ -92,13 +92,26 @@ static int writers_begin(Run *run, Rec *rec, PyObject *spec)
     return 0;
 }
 
+/* A writable buffer's memory; the object (a `Memory`: it never moves) must outlive the run. */
+static void *writable(PyObject *obj, int64_t *size)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_WRITABLE) < 0)
+        return NULL;
+    void *data = view.buf;
+    *size = view.len;
+    PyBuffer_Release(&view);
+    return data;
+}
+
 static int log_begin(Run *run, Rec *rec, PyObject *spec, WriteLog *w)
 {
     const char *plan, *groups;
     Py_ssize_t plan_len, groups_len;
     long long from, to, budget;
-    if (!PyArg_ParseTuple(spec, "y#y#LLL", &plan, &plan_len, &groups, &groups_len, &from, &to,
-                          &budget))
+    PyObject *rows, *masks, *values;
+    if (!PyArg_ParseTuple(spec, "y#y#LLLOOO", &plan, &plan_len, &groups, &groups_len, &from,
+                          &to, &budget, &rows, &masks, &values))
         return -1;
     if (plan_len != run->n_code * REC_PLAN * 4 || from < 0 || budget < 0) {
         PyErr_SetString(PyExc_ValueError, "bad write log");
@@ -115,6 +128,13 @@ static int log_begin(Run *run, Rec *rec, PyObject *spec, WriteLog *w)
             return -1;
         }
     }
+    int64_t rows_size, masks_size, values_size;
+    if (!(w->rows = writable(rows, &rows_size)) || !(w->masks = writable(masks, &masks_size))
+        || !(w->values = writable(values, &values_size)))
+        return -1;
+    w->cap_rows = rows_size / (WLOG_ROW * 8);
+    w->cap_masks = masks_size;
+    w->cap_values = values_size / 4;
     w->plan = p;
     w->groups = (const uint8_t *)groups;
     w->n_groups = groups_len;
@@ -142,11 +162,8 @@ int record_begin(Run *run, Rec *rec, PyObject *lines, PyObject *writers, PyObjec
 
 static PyObject *log_result(const WriteLog *w)
 {
-    return Py_BuildValue("(y#y#y#iLLL)",
-                         (const char *)w->rows, (Py_ssize_t)(w->n_rows * WLOG_ROW * 8),
-                         (const char *)w->masks, (Py_ssize_t)(w->n_rows * w->n),
-                         (const char *)w->values, (Py_ssize_t)(w->n_values * 4),
-                         w->over, (long long)w->over_group, (long long)w->over_step,
+    return Py_BuildValue("(LLiLLL)", (long long)w->n_rows, (long long)w->n_values, w->over,
+                         (long long)w->over_group, (long long)w->over_step,
                          (long long)w->bytes);
 }
 

@@ -151,7 +151,7 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     if "writers" in kinds:
         writers = writers_spec(kernel, geo)
     logger = kinds.get("write_log")    # the write log (writelog.c, write_log.py)
-    wlog = None if logger is None else logger.native_spec(kernel, geo)
+    wlog = None if logger is None else logger.native_spec(kernel, geo, core)
     deadline = started + options.time_limit if options.time_limit else 0.0
     found = Findings(kernel, geo, launch.device_memory, options.max_instructions)
     early = _limit_before(deadline, options.cancel)
@@ -217,8 +217,8 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
         report.writers = read_writers(recorded[1], launch.device_memory)
     if wlog is not None:
         from ..write_log import WriteLog
-        report.write_log = WriteLog.of_native(recorded[2], geo.lanes_per_wg, wlog[1],
-                                              logger.window, logger.budget)
+        report.write_log = WriteLog.of_native(recorded[2], logger.buffers, geo.lanes_per_wg,
+                                              wlog[1], logger.window, logger.budget)
     return NativeRun(None, report)
 
 

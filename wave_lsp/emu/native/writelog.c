@@ -1,9 +1,10 @@
 /* The write log of a recorded run (core.h's WriteLog; emu/write_log.py reads it back): around
  * every step of a recorded workgroup inside the step window, the executing lanes and a memory
  * access's addresses are taken before the instruction runs; after it, a row (instruction,
- * workgroup, step, values offset), the lanes and the values it wrote (the plan's registers and
- * predicates, all n lanes: a copy, no selection) are appended. Past the byte budget the log
- * stops and says where (`over`); the run itself goes on unchanged. */
+ * workgroup, step, values offset), the lanes as bits and the values it wrote (the plan's
+ * registers and predicates, all n lanes: a copy, no selection) are appended to the caller's
+ * buffers. Past the byte budget (or the buffers' room) the log stops and says where (`over`);
+ * the run itself goes on unchanged. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@ int wlog_setup(WG *g)
 {
     WriteLog *w = g->run->rec->wlog;
     w->n = g->n;
+    w->mask_bytes = (g->n + 7) / 8;
     w->mask = calloc((size_t)g->n, 1);
     w->addr = calloc((size_t)g->n, 4);
     return w->mask && w->addr ? 0 : -1;
@@ -37,19 +39,6 @@ void wlog_before(WG *g, const Ins *ins, int64_t index)
     w->taken = 1;
 }
 
-static void *grow(void *data, int64_t *cap, int64_t need, size_t size)
-{
-    if (need <= *cap)
-        return data;
-    int64_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    void *more = realloc(data, (size_t)c * size);
-    if (more)
-        *cap = c;
-    return more;
-}
-
 int wlog_after(WG *g, int64_t index)
 {
     WriteLog *w = g->run->rec->wlog;
@@ -57,35 +46,24 @@ int wlog_after(WG *g, int64_t index)
         return 0;
     const int32_t *plan = w->plan + index * REC_PLAN;
     int64_t n = g->n, words = ((plan[1] >= 0) + plan[2]) * n;
-    int64_t bytes = WLOG_ROW * 8 + n + words * 4;
-    if (w->bytes + bytes > w->budget) {
+    int64_t bytes = WLOG_ROW * 8 + w->mask_bytes + words * 4;
+    if (w->bytes + bytes > w->budget || w->n_rows >= w->cap_rows
+        || (w->n_rows + 1) * w->mask_bytes > w->cap_masks
+        || w->n_values + words > w->cap_values) {
         w->over = 1;
         w->over_group = g->linear;
         w->over_step = g->steps;
         return 0;
     }
-    int64_t cap = w->cap_rows;
-    int64_t *rows = grow(w->rows, &cap, w->n_rows + 1, WLOG_ROW * 8);
-    if (!rows)
-        return -1;
-    w->rows = rows;
-    if (cap != w->cap_rows) {
-        uint8_t *masks = realloc(w->masks, (size_t)(cap * n));
-        if (!masks)
-            return -1;
-        w->masks = masks;
-        w->cap_rows = cap;
-    }
-    uint32_t *values = grow(w->values, &w->cap_values, w->n_values + words, 4);
-    if (!values)
-        return -1;
-    w->values = values;
     int64_t *row = w->rows + w->n_rows * WLOG_ROW;
     row[0] = index;
     row[1] = g->linear;
     row[2] = g->steps;
     row[3] = w->n_values;
-    memcpy(w->masks + w->n_rows * n, w->mask, (size_t)n);
+    uint8_t *bits = w->masks + w->n_rows * w->mask_bytes;
+    memset(bits, 0, (size_t)w->mask_bytes);
+    for (int64_t l = 0; l < n; l++)
+        bits[l >> 3] |= (uint8_t)((w->mask[l] != 0) << (l & 7));
     uint32_t *out = w->values + w->n_values;
     if (plan[1] >= 0) {
         memcpy(out, w->addr, (size_t)n * 4);
@@ -111,5 +89,6 @@ void wlog_free(WriteLog *w)
 {
     if (!w)
         return;
-    free(w->rows); free(w->masks); free(w->values); free(w->mask); free(w->addr);
+    free(w->mask);
+    free(w->addr);
 }

@@ -1,0 +1,116 @@
+"""The write log's cost and who-wrote's speed (targets: recording at most 1.3x the plain run of
+the same engine; whoWrote p95 at most 50 ms on a recorded gemm_blocked N=128).
+
+- recording, per engine: `run(asm, launch, RunOptions(engine=E))` against the same with
+  `write_log=True`, paired and alternating, in process; the native core's plain run is shown
+  both on one thread (as it records: the log follows one order) and on the threads it picks
+  (`WAVE_LSP_THREADS`); the numpy engine records through its observed loop;
+- whoWrote: on the native recording, `Provenance` built once, then `--queries` answers drawn
+  at random (seeded): half register lanes at executed lines (register, thread, line), half
+  device words of C; p50 and p95 of each answer's wall time (the index the first answers build
+  is counted in them).
+The kernel and its launch are those of ../shared/wave-examples/INDEX.md (random A and B) at
+N = 128 (one 16x16 workgroup). Usage: python benchmarks/bench_why.py [--repeat 5] [--n 128]
+[--queries 400]. Needs ../shared/wave-examples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_emu import EXAMPLES, gemm_launch  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from wave_lsp.asm import assemble  # noqa: E402
+from wave_lsp.emu import RunOptions, prepare, run  # noqa: E402
+from wave_lsp.emu.provenance import Provenance  # noqa: E402
+
+
+def paired(plain, recorded, repeat: int):
+    a, b = [], []
+    plain(), recorded()                                    # warm
+    for _ in range(repeat):
+        for fn, out in ((plain, a), (recorded, b)):
+            start = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - start)
+    return a, b
+
+
+def show(what: str, a: list[float], b: list[float]) -> None:
+    ratios = [y / x for x, y in zip(a, b)]
+    print(f"{what:<34} plain median {statistics.median(a) * 1e3:.1f} ms | recorded median "
+          f"{statistics.median(b) * 1e3:.1f} ms | ratio median {statistics.median(ratios):.2f}x "
+          f"(best/best {min(b) / min(a):.2f}x)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--n", type=int, default=128)
+    parser.add_argument("--queries", type=int, default=400)
+    args = parser.parse_args()
+    source = EXAMPLES / "gemm_blocked.wave"
+    if not source.is_file():
+        raise SystemExit(f"{source} not found (needs ../shared/wave-examples)")
+    n = args.n
+    rng = np.random.default_rng(1)
+    a = rng.uniform(-1, 1, (n, n)).astype("<f4")
+    b = rng.uniform(-1, 1, (n, n)).astype("<f4")
+    prepared = prepare(assemble(source.read_text()), gemm_launch(n, a, b))
+
+    for engine, repeat in (("native", args.repeat), ("numpy", max(1, args.repeat // 2))):
+        plain = RunOptions(engine=engine)
+        recorded = RunOptions(engine=engine, write_log=True)
+        if engine == "native":
+            threads = os.environ.get("WAVE_LSP_THREADS")
+            os.environ["WAVE_LSP_THREADS"] = "1"
+            x, y = paired(lambda: run(prepared, options=plain),
+                          lambda: run(prepared, options=recorded), repeat)
+            show("native, plain on 1 thread", x, y)
+            if threads is None:
+                del os.environ["WAVE_LSP_THREADS"]
+            else:
+                os.environ["WAVE_LSP_THREADS"] = threads
+        x, y = paired(lambda: run(prepared, options=plain),
+                      lambda: run(prepared, options=recorded), repeat)
+        show(f"{engine}" + (", plain on its threads" if engine == "native" else ""), x, y)
+
+    report = run(prepared, options=RunOptions(engine="native", write_log=True))
+    log = report.write_log
+    print(f"log: {len(log.rows) // 32:,} steps, {log.used / (1 << 20):.1f} MiB")
+    provenance = Provenance(report, prepared)
+    pick = random.Random(7)
+    rows = np.frombuffer(log.rows, dtype=np.int64).reshape(-1, 4)
+    lines = sorted({ins.line for ins in prepared.kernel.instructions if ins.line is not None
+                    and (rows[:, 0] == prepared.kernel.instructions.index(ins)).any()})
+    threads = prepared.geometry.threads_per_wg * prepared.geometry.workgroup_count
+    c = 8 * n * n
+    times = []
+    for q in range(args.queries):
+        start = time.perf_counter()
+        if q % 2:
+            provenance.register(f"r{pick.randrange(6, 96)}", pick.randrange(threads),
+                                pick.choice(lines))
+        else:
+            provenance.address(c + 4 * pick.randrange(n * n))
+        times.append(time.perf_counter() - start)
+    times.sort()
+    p50, p95 = times[len(times) // 2], times[int(len(times) * 0.95)]
+    print(f"whoWrote over {args.queries} answers: p50 {p50 * 1e3:.1f} ms, p95 "
+          f"{p95 * 1e3:.1f} ms, max {times[-1] * 1e3:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
