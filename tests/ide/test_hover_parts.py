@@ -29,12 +29,12 @@ register 'r2' at 5:9-11
 ---
 **`r2`** on line 6 in this run (k)
 
-| lane | thread | active | before | after |
-|---|---|---|---|---|
-| 0 | 0 | ✓ | 0 | 0 |
-| 1 | 1 | ✓ | 0 | 4 ← |
-| 2 | 2 | ✓ | 0 | 8 ← |
-| 3 | 3 | ✓ | 0 | 12 ← |
+| lane | thread | active | before | after | who wrote it |
+|---|---|---|---|---|---|
+| 0 | 0 | ✓ | 0 | 0 | written by line 6, thread 0, step 2 ← imul r2, r0, r1 |
+| 1 | 1 | ✓ | 0 | 4 ← | written by line 6, thread 1, step 2 ← imul r2, r0, r1 |
+| 2 | 2 | ✓ | 0 | 8 ← | written by line 6, thread 2, step 2 ← imul r2, r0, r1 |
+| 3 | 3 | ✓ | 0 | 12 ← | written by line 6, thread 3, step 2 ← imul r2, r0, r1 |
 
 ---
 **Profile of `k`**, this line: 17% of the kernel's cost (heat 3/5)
@@ -62,12 +62,12 @@ register 'r0' at 3:11-13
 ---
 **`r0`** on line 4 in this run (k)
 
-| lane | thread | active | before | after |
-|---|---|---|---|---|
-| 0 | 0 | ✓ | 0 | 0 |
-| 1 | 1 | ✓ | 0 | 1 ← |
-| 2 | 2 | ✓ | 0 | 2 ← |
-| 3 | 3 | ✓ | 0 | 3 ← |
+| lane | thread | active | before | after | who wrote it |
+|---|---|---|---|---|---|
+| 0 | 0 | ✓ | 0 | 0 | written by line 4, thread 0, step 0 ← mov_sr r0, sr_lane_id |
+| 1 | 1 | ✓ | 0 | 1 ← | written by line 4, thread 1, step 0 ← mov_sr r0, sr_lane_id |
+| 2 | 2 | ✓ | 0 | 2 ← | written by line 4, thread 2, step 0 ← mov_sr r0, sr_lane_id |
+| 3 | 3 | ✓ | 0 | 3 ← | written by line 4, thread 3, step 0 ← mov_sr r0, sr_lane_id |
 
 ---
 **`r0`** general-purpose register 0 (32 bits)
@@ -90,6 +90,12 @@ the parts only
 2
 3
 ```
+
+Who wrote them:
+- `0x0`: written by line 7, thread 0, step 3 ← device_store_u32 r2, r0
+- `0x4`: written by line 7, thread 1, step 3 ← device_store_u32 r2, r0
+- `0x8`: written by line 7, thread 2, step 3 ← device_store_u32 r2, r0
+- `0xc`: written by line 7, thread 3, step 3 ← device_store_u32 r2, r0
 """))
 
 

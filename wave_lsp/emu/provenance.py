@@ -91,7 +91,7 @@ class Provenance:
             raise TargetError("the run was not recorded")
         if log.over is not None:
             raise TargetError(budget_message(log))
-        self.log, self.device = log, report.device
+        self.log, self.device, self.writers = log, report.device, report.writers
         self.launch, self.geo = prepared.launch, prepared.geometry
         self.instructions = prepared.kernel.instructions
         self.n, self.tpw, self.W = log.n, self.geo.threads_per_wg, self.geo.wave_width
@@ -214,11 +214,21 @@ class Provenance:
                                        "(--record-workgroups)")
         return Input("zero", "device memory starts at 0")
 
+    def _unrecorded_between(self, low: int, high: int) -> bool:
+        """Whether a workgroup low < w < high was not recorded (it may have stored there)."""
+        flags = np.frombuffer(self.log.groups, dtype=np.uint8)[low + 1:high]
+        return bool(flags.size) and not bool(flags.all())
+
     def _memory_source(self, row: int, local: int, space: str, value: int | None) -> Source:
         address = self._address(row, local)
         workgroup = int(self.group[row])
         target = f"{space}[0x{address:x}]"
         found = self.last_store(space, address, row, workgroup if space == "local" else None)
+        if space == "device" and self._unrecorded_between(
+                -1 if found is None else int(self.group[found[0]]), workgroup):
+            return Source(target, value, Input("unrecorded", "the launch's memory or a "
+                                                             "workgroup not recorded "
+                                                             "(--record-workgroups)"))
         if found is None:
             writer = self._memory_input(address) if space == "device" else \
                 Input("zero", "local memory starts at 0")
@@ -305,8 +315,14 @@ class Provenance:
         if not 0 <= address <= size - 4:
             raise TargetError(f"address {address:#x} is outside device memory ({size} bytes)")
         value = int.from_bytes(bytes(memoryview(self.device)[address:address + 4]), "little")
-        found = self.last_store("device", address, len(self.index), None)
         target = f"device[0x{address:x}]"
+        last = self.writers.at(address) if self.writers is not None else None
+        if last is not None and not self.log.recorded(last[1] // self.tpw):
+            line, thread = last                 # the store-writer record: every workgroup
+            return Answer(value, Input("unrecorded", f"line {line + 1}, thread {thread} "
+                                                     f"(workgroup {thread // self.tpw}, not "
+                                                     f"recorded)"), ())
+        found = self.last_store("device", address, len(self.index), None)
         if found is None:
             return Answer(value, self._memory_input(address), ())
         row, lane = found

@@ -6,7 +6,8 @@ an earlier execution (a loop), else the last value written by the nearest execut
 (in source order) while that lane was active, else its initial value (`--set-reg`, or zero). In
 straight-line code and simple loops this is exact; the emulator records writes per line, not
 their interleaving across lines, so a loop body with several writers of one register is an
-approximation.
+approximation. Where the run was recorded (`who_wrote`), the table names who wrote the value of
+each of the first few active threads, and a dump who wrote its first few values.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from urllib.parse import quote
 from .run_dump import DumpWindow, dump_rows
 from .run_limits import DUMP_COMMAND
 from .run_results import MAX_DUMP_LINES, KernelRun, LineResult, LineValue
+from .who_wrote import WRITERS_IN_HOVER, who_wrote_text
 from ..isa.value_format import ACTIVE, INACTIVE, format_value, lane_ranges
 
 
@@ -66,19 +68,26 @@ def register_table(run: KernelRun, line: int, name: str) -> str | None:
         return None
     before, kind = values_before(run, line, name)
     written = _writes_of(run, line, name)
+    writers = run.provenance is not None
     kind = (written.kind if written else kind) or ("pred" if name.startswith("p") else "auto")
     active = set(result.active) if result.active is not None else None
     rows = []
+    explained = 0                 # threads whose writer is named (the first few, active)
     for i, t in enumerate(run.threads):
         was = before.get(t, 0)
         now = written.values.get(t, was) if written else was
         on = "?" if active is None else (ACTIVE if t in active else INACTIVE)
         changed = " ←" if written and t in written.values and now != was else ""
+        why = ""
+        if run.provenance is not None and explained < WRITERS_IN_HOVER and on != INACTIVE:
+            explained += 1
+            why = who_wrote_text(run.provenance, ("register", name, t, line)) or ""
         rows.append(f"| {i} | {t} | {on} | {format_value(was, kind)} | "
-                    f"{format_value(now, kind)}{changed} |")
+                    f"{format_value(now, kind)}{changed} |" + (f" {why} |" if writers else ""))
     times = f", ran {result.count:,} times (last shown)" if result.count > 1 else ""
     head = (f"**`{name}`** on line {line + 1} in this run ({run.kernel}{times})\n\n"
-            "| lane | thread | active | before | after |\n|---|---|---|---|---|\n")
+            "| lane | thread | active | before | after |" + (" who wrote it |" if writers else "")
+            + "\n|---|---|---|---|---|" + ("---|" if writers else "") + "\n")
     return head + "\n".join(rows)
 
 
@@ -98,7 +107,24 @@ def dumps_markdown(run: KernelRun, uri: str = "", window: DumpWindow | None = No
         else:
             parts.append(dump.title())
         parts[-1] += "\n```\n" + "\n".join(values) + "\n```"
-    return "\n\n".join(parts)
+        if run.provenance is not None:
+            parts.append(_dump_writers(run, dump, first, len(values)))
+    return "\n\n".join(p for p in parts if p)
+
+
+ELEMENT_BYTES = {"u32": 4, "f32": 4, "f16": 2, "bf16": 2, "memory": 16}
+
+
+def _dump_writers(run: KernelRun, dump, first: int, count: int) -> str:
+    """Who wrote the first few values shown of a dump (a row's first word for a hex dump)."""
+    size = ELEMENT_BYTES.get(dump.kind, 4)
+    lines = []
+    for i in range(first, first + min(count, WRITERS_IN_HOVER)):
+        address = dump.start + i * size
+        text = who_wrote_text(run.provenance, ("address", address & ~3))
+        if text is not None:
+            lines.append(f"- `0x{address:x}`: {text}")
+    return "Who wrote them:\n" + "\n".join(lines) if lines else ""
 
 
 def _window_heading(run: KernelRun, uri: str, index: int, dump, first: int, count: int) -> str:

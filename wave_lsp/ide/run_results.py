@@ -99,6 +99,8 @@ class KernelRun:
     # the kernel's profile from the same run (`profile_session.KernelProfileRun`), when its
     # profile is live with this launch: one run feeds the values and the profile
     profile: Any = field(default=None, repr=False, compare=False)
+    # who wrote each value of the recorded workgroups (`who_wrote`), or None: not recorded
+    provenance: Any = field(default=None, repr=False, compare=False)
 
     def summary(self) -> str:
         """The code lens title: `✓ 3.1 ms · 2,048 instr · 94% lanes active` or the error."""

@@ -8,7 +8,8 @@ instruction and time limits of the settings and a cancel flag that a newer revis
 latest `KernelRun` of each, tagged with the revision it ran on so nothing stale is ever shown.
 A kernel whose profile is live with the same launch (`shared_runs`) is profiled in its inline
 run: one run feeds its values and its profile's first step (`KernelRun.profile`, which the
-record keeps until the profile takes it: `take_profiles`).
+record keeps until the profile takes it: `take_profiles`). An inline run records who wrote its
+shown threads' values (`who_wrote.recorded_run`: `KernelRun.provenance`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .launch_lines import LaunchLine, default_launch, launch_lines
 from .run_limits import RunLimits
 from .jobs import BACKGROUND, CLICKED, JobRecord, JobService
 from .run_results import KernelRun, RunPlace, build_run
+from .who_wrote import recorded_run
 
 RECORD_LIMIT = 256
 
@@ -197,7 +199,8 @@ def execute(snapshot: Snapshot, limits: RunLimits,
             launch, options = launch_for(plan, limits, files or ArgFiles(), snapshot.root,
                                          cancelled)
             started = time.perf_counter()
-            report = run(assembly, launch, within(options, begun))
+            report, provenance = recorded_run(assembly, launch, within(options, begun), limits,
+                                              ll.lanes if ll is not None else None)
             elapsed = (time.monotonic() - begun) * 1000
         except LaunchError as err:
             results.append(KernelRun(status="failed", message=str(err), **ident))
@@ -217,7 +220,7 @@ def execute(snapshot: Snapshot, limits: RunLimits,
             profile = profile_of(report, snapshot, plan, launch, options, limits, cancelled,
                                  started)
         results.append(build_run(report, plan.place, dumps, elapsed_ms=elapsed, initial=initial,
-                                 profile=profile, **ident))
+                                 profile=profile, provenance=provenance, **ident))
     return results
 
 

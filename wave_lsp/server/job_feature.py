@@ -65,9 +65,10 @@ class JobFeature(Feature):
         return self.jobs.closing
 
     def limits(self) -> RunLimits:
-        """The editor's limits of every job (settings `run.maxInstructions`, `run.timeLimitMs`)."""
+        """The editor's limits of every job (settings `run.maxInstructions`, `run.timeLimitMs`,
+        `run.recordBudgetMiB`)."""
         s = self.server.settings
-        return RunLimits(s.run_max_instructions, s.run_time_limit_ms)
+        return RunLimits(s.run_max_instructions, s.run_time_limit_ms, s.run_record_budget_mib)
 
     # ---- what a kind says ------------------------------------------------------------------------
     def state(self, doc: DocumentState) -> JobRecord:

@@ -10,7 +10,8 @@ each invalid setting instead of silently dropping it.
       "targets": ["ptx", "hip", "metal", "sycl"],
       "inlayHints": {"offsets": false, "encoding": false},
       "diagnostics": {"mode": "auto", "debounceMs": 30},
-      "run": {"maxInstructions": 1000000, "timeLimitMs": 2000, "live": false},
+      "run": {"maxInstructions": 1000000, "timeLimitMs": 2000, "recordBudgetMiB": 256,
+              "live": false},
       "backends": {"ptxas": "/opt/cuda/bin/ptxas", "hipcc": false, "timeoutSeconds": 30}
     }
 
@@ -30,7 +31,8 @@ from typing import Any
 
 from ..analysis.config import Config, config_from_mapping
 from ..ide.vendor_usage import EDITOR_TIMEOUT_S, program_setting_ok
-from ..ide.run_limits import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIME_LIMIT_MS
+from ..ide.run_limits import (DEFAULT_MAX_INSTRUCTIONS, DEFAULT_RECORD_BUDGET_MIB,
+                              DEFAULT_TIME_LIMIT_MS)
 from ..isa.backends import TARGET_NAMES
 
 SECTION = "wave"
@@ -40,7 +42,8 @@ BACKEND_TOOLS = {"ptxas": "ptx", "hipcc": "hip"}
 BACKEND_TIMEOUT = ("timeoutSeconds", 1, 600)
 # `run.*`: limits of inline runs (an infinite loop stops within about 2 s) and live mode
 RUN_INTEGERS = {"maxInstructions": ("run_max_instructions", 0, 1 << 40),
-                "timeLimitMs": ("run_time_limit_ms", 0, 600_000)}
+                "timeLimitMs": ("run_time_limit_ms", 0, 600_000),
+                "recordBudgetMiB": ("run_record_budget_mib", 0, 1 << 16)}
 
 
 @dataclass
@@ -56,6 +59,7 @@ class Settings:
     debounce_ms: int = 30
     run_max_instructions: int = DEFAULT_MAX_INSTRUCTIONS
     run_time_limit_ms: int = DEFAULT_TIME_LIMIT_MS
+    run_record_budget_mib: int = DEFAULT_RECORD_BUDGET_MIB
     run_live: bool = False
     backend_tools: dict = field(default_factory=dict)   # "ptx"/"hip" -> path, or False
     vendor_timeout_s: int = EDITOR_TIMEOUT_S
@@ -128,9 +132,10 @@ def parse_settings(data: Any, origin: str = "settings") -> tuple[Settings, list[
 
 def _run_settings(run, settings: Settings) -> list[str]:
     """`run.maxInstructions` (wave-instructions per workgroup, 0 = unlimited), `run.timeLimitMs`
-    (0 = none) and `run.live`."""
+    (0 = none), `run.recordBudgetMiB` (0 = runs not recorded) and `run.live`."""
     if not isinstance(run, dict):
-        return ["run must be an object with 'maxInstructions', 'timeLimitMs' and 'live'"]
+        return ["run must be an object with 'maxInstructions', 'timeLimitMs', "
+                "'recordBudgetMiB' and 'live'"]
     problems = []
     for key, value in run.items():
         if key in RUN_INTEGERS:
@@ -145,7 +150,8 @@ def _run_settings(run, settings: Settings) -> list[str]:
             else:
                 problems.append(f"run.live must be true or false, not {value!r}")
         else:
-            problems.append(f"run.{key}: unknown setting (use maxInstructions, timeLimitMs, live)")
+            problems.append(f"run.{key}: unknown setting (use maxInstructions, timeLimitMs, "
+                            "recordBudgetMiB, live)")
     return problems
 
 
