@@ -16,7 +16,7 @@ from .jobs import Jobs, render_job_hover
 
 SOURCE = """
 .kernel k
-; wave-lsp run: --grid 2,1,1 --workgroup 4,1,1 --wave-width 4 --set-reg 5:100 --dump-u32 16:2
+; wave-lsp run: --grid 2,1,1 --workgroup 4,1,1 --wave-width 4 --set-reg 5:100 --dump-u32 0:2
 .registers 8
     mov_sr r0, sr_thread_id_x
     mov_imm r1, 4
@@ -62,15 +62,15 @@ the parts only
 ---
 **Run of `k`**: ✓ 1.5 ms · 12 instr · 100% lanes active
 
-2 × u32 at 0x10
+2 × u32 at 0x0
 ```
-0
-0
+100
+101
 ```
 
 Who wrote them:
-- `0x10`: from the launch's zeroed memory or a workgroup not recorded (--record-workgroups)
-- `0x14`: from the launch's zeroed memory or a workgroup not recorded (--record-workgroups)
+- `0x0`: from line 8, thread 4 (workgroup 1, not recorded)
+- `0x4`: from line 8, thread 5 (workgroup 1, not recorded)
 """))
 
 
@@ -91,6 +91,10 @@ def test_the_command_answer_follows_the_chain_to_the_inputs(tmp_path):
             {"operand": "r5", "value": 100, "writer": {
                 "line": None, "input": "--set-reg 5:100", "kind": "set-reg"}}]}
     assert who_wrote_text(result.provenance, ("register", "r5", 1, 7)) == "from --set-reg 5:100"
+    assert who_wrote_text(result.provenance, ("register", "r6", 1, 7)) \
+        == "from r6 zeroed at launch"
+    assert who_wrote_text(result.provenance, ("address", 16)) \
+        == "from the launch's zeroed device memory"
 
 
 def test_a_budget_of_zero_records_nothing():

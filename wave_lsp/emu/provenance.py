@@ -189,7 +189,7 @@ class Provenance:
         if self.log.window[0] > 0:
             return None, Input("unrecorded", f"written before step {self.log.window[0]} "
                                              f"(outside --record-steps)")
-        return 0, Input("zero", f"{name} starts at 0")
+        return 0, Input("zero", f"{name} zeroed at launch")
 
     def _register_source(self, name: str, local: int, workgroup: int, row: int) -> Source:
         found = self.last_write(name, local, workgroup, row)
@@ -198,7 +198,7 @@ class Provenance:
         value = self._value(found, name, local)
         return Source(name, value, self.write(found, local, name, value))
 
-    def _memory_input(self, address: int) -> Input:
+    def _memory_input(self, address: int, complete: bool = False) -> Input:
         for item in reversed(self.launch.memory_init):
             length = len(item.data) if isinstance(item, DataFill) else 4 * item.count
             if item.offset <= address < item.offset + length:
@@ -209,10 +209,10 @@ class Provenance:
                 else:
                     text = f"--arg {item.offset}:FILE ({len(item.data)} bytes)"
                 return Input("memory", text)
-        if not all(self.log.groups):
+        if not complete and not all(self.log.groups):
             return Input("unrecorded", "the launch's zeroed memory or a workgroup not recorded "
                                        "(--record-workgroups)")
-        return Input("zero", "device memory starts at 0")
+        return Input("zero", "the launch's zeroed device memory")
 
     def _unrecorded_between(self, low: int, high: int) -> bool:
         """Whether a workgroup low < w < high was not recorded (it may have stored there)."""
@@ -231,7 +231,7 @@ class Provenance:
                                                              "(--record-workgroups)"))
         if found is None:
             writer = self._memory_input(address) if space == "device" else \
-                Input("zero", "local memory starts at 0")
+                Input("zero", "local memory, zeroed at launch")
             return Source(target, value, writer)
         store_row, lane = found
         return Source(target, value, self.write(store_row, lane, target, value))
@@ -317,6 +317,8 @@ class Provenance:
         value = int.from_bytes(bytes(memoryview(self.device)[address:address + 4]), "little")
         target = f"device[0x{address:x}]"
         last = self.writers.at(address) if self.writers is not None else None
+        if self.writers is not None and last is None:      # no workgroup stored there
+            return Answer(value, self._memory_input(address, complete=True), ())
         if last is not None and not self.log.recorded(last[1] // self.tpw):
             line, thread = last                 # the store-writer record: every workgroup
             return Answer(value, Input("unrecorded", f"line {line + 1}, thread {thread} "
