@@ -48,7 +48,7 @@ def _error(message: str) -> int:
 
 def run(args) -> int:
     from ..emu import LaunchError, load_program, prepare, run as run_launch
-    from ..emu.provenance import Provenance
+    from ..emu import Provenance
     from ..launch.flags import build_launch, build_options, number
     from ..launch.why import chain_lines, record_fields
     try:

@@ -8,7 +8,8 @@ The observers a run takes are options: the per-line record, the store writers, t
 `Breakpoint`); `run(..., observers=[...])` adds others, each an `Observer` (one event
 interface: `observer`). Besides a run: a debugger's `SteppingRun`, the wave-width comparison
 (`compare_widths`), a GPU run (`run_on_device`) and the profile's local-memory layouts
-(`local_ways`, `padded`, `swizzled`, ...). The semantics follow the specification and the
+(`local_ways`, `padded`, `swizzled`, ...); who wrote a value of a run recorded with
+`RunOptions(write_log=True)` (`Provenance`). The semantics follow the specification and the
 emulator document where upstream `wave-emu` deviates from them (DESIGN.md §1). Execution is
 vectorised with numpy: all waves of many workgroups run in lock-step as one lane array.
 
@@ -26,6 +27,7 @@ EXPORTS = {
     **{name: "options" for name in ("RunOptions", "EngineUnavailable")},
     "load_kernels": "geometry", "select_kernel": "geometry", "implemented": "compiler",
     "render": "recording", "write_plan": "recording",
+    **{name: "provenance" for name in ("Provenance", "TargetError", "Input", "Write")},
     **{name: "kernel_launch" for name in ("DataFill", "IotaFill", "Launch", "LaunchError",
                                           "MemoryInit", "ZeroFill", "DEFAULT_LOCAL_MEMORY")},
     **{name: "limits" for name in ("MAX_DEVICE_MEMORY", "MAX_GRID_WORKGROUPS",

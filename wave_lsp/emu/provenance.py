@@ -97,7 +97,7 @@ class Provenance:
         self.n, self.tpw, self.W = log.n, self.geo.threads_per_wg, self.geo.wave_width
         rows = np.frombuffer(log.rows, dtype=np.int64).reshape(-1, 4)
         self.index, self.group, self.step, self.offset = (rows[:, i] for i in range(4))
-        bits = np.frombuffer(log.masks, dtype=np.uint8).reshape(len(rows), -1)
+        bits = np.frombuffer(log.masks, dtype=np.uint8).reshape(len(rows), (self.n + 7) // 8)
         self.masks = np.unpackbits(bits, axis=1, bitorder="little")[:, :self.n]
         self.values = np.frombuffer(log.values, dtype=np.uint32)
         registers = self.geo.registers

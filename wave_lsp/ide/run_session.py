@@ -246,6 +246,36 @@ def dump_window(snapshot: Snapshot, limits: RunLimits, cancelled: Callable[[], b
                       values, status)
 
 
+def record_refused(reason: str):
+    """Raise the refusal of a recording that never ran (superseded)."""
+    from ..emu import TargetError
+    raise TargetError(f"the run was not recorded: {reason}")
+
+
+def record_target(snapshot, limits, cancelled: Callable[[], bool], files, target: tuple):
+    """Record the snapshot's one plan again (on the worker thread) for `target`: its
+    `Provenance`. Raises TargetError (the run cannot be recorded, or cannot start)."""
+    from ..asm import AssemblyError, assemble
+    from ..emu import prepare
+    from ..emu import Provenance, TargetError
+    from .who_wrote import needed_workgroups, recording_options
+    plan = snapshot.plans[0]
+    begun = time.monotonic()
+    try:
+        launch, options = launch_for(plan, limits, files, snapshot.root, cancelled)
+        prepared = prepare(assemble(snapshot.text), launch)
+        if limits.record_budget_mib <= 0:
+            raise TargetError("runs are not recorded: the setting run.recordBudgetMiB is 0")
+        options = recording_options(options, limits,
+                                    needed_workgroups(target, prepared.geometry))
+        report = run(prepared, options=within(options, begun))
+    except (LaunchError, AssemblyError) as err:
+        raise TargetError(f"cannot run: {err}") from None
+    if cancelled() or any(e.kind == "cancelled" for e in report.errors):
+        raise TargetError("cancelled: the document changed or closed")
+    return Provenance(report, prepared)
+
+
 def not_run(snapshot: Snapshot, reason: str) -> list[KernelRun]:
     """The results of a job that never ran (superseded, or too many waiting): cancelled."""
     return [KernelRun(status="cancelled", message=f"run cancelled: {reason}",
@@ -284,6 +314,15 @@ class RunWorker:
             lambda: dump_window(snapshot, limits, cancel.is_set, self.files, index, start,
                                 count),
             window_refused, cancel)
+
+    def submit_record(self, snapshot: Snapshot, limits: RunLimits, cancel: threading.Event,
+                      target: tuple, key: Hashable = None) -> Future:
+        """The snapshot's one plan recorded again for a who-wrote `target`
+        (`record_target`: its `Provenance`), behind every run."""
+        return self.service.submit(
+            key, BACKGROUND,
+            lambda: record_target(snapshot, limits, cancel.is_set, self.files, target),
+            record_refused, cancel)
 
     def promote(self, key: Hashable) -> None:
         """A Run clicked for the job waiting under `key`: it goes first."""

@@ -6,8 +6,8 @@ An inline run records the write log of its shown threads' workgroups (`recorded_
 goes on unrecorded, as before) and keeps a `Provenance` on its `KernelRun`, so a hover answers
 at once: `writer_text` ("written by line 8, thread 3, step 41 ← iadd r4, r3, r1"). The command
 answers from that recording when it covers the target, else records the run again for it on
-the job service's worker (`record_for`: the target thread's workgroup, or every workgroup for a
-memory word). `answer_json` is the command's result: `{value, line, lane, wave, workgroup, step,
+the job service's worker (`run_session.record_target`: the target thread's workgroup, or every
+workgroup for a memory word). `answer_json` is the command's result: `{value, line, lane, wave, workgroup, step,
 iteration, instruction, inputs: [{operand, value, writer}]}`, lines 0-based, `lane` the writing
 thread's global id (as `--lanes` counts); a value from outside the recorded steps has
 `line: null` and an `input` naming it (`--set-reg 3:128`, `--fill-iota ...`, a special
@@ -17,11 +17,9 @@ register, ...).
 from __future__ import annotations
 
 import dataclasses
-import time
-from typing import Callable
 
-from ..emu import EngineUnavailable, LaunchError, prepare, run
-from ..emu.provenance import Input, Provenance, TargetError
+from ..emu import EngineUnavailable, prepare, run
+from ..emu import Input, Provenance, TargetError
 
 WRITERS_IN_HOVER = 8          # dump values whose writer a hover names
 
@@ -139,25 +137,3 @@ def who_wrote_text(provenance: Provenance | None, target: tuple) -> str | None:
         return writer_text(answer(provenance, target))
     except TargetError:
         return None
-
-
-def record_for(snapshot, limits, cancelled: Callable[[], bool], files, target: tuple):
-    """Record the snapshot's one plan again (on the worker thread) for `target`: its
-    `Provenance`. Raises TargetError (the run cannot be recorded, or cannot start)."""
-    from ..asm import AssemblyError, assemble
-    from .run_session import launch_for, within
-    plan = snapshot.plans[0]
-    begun = time.monotonic()
-    try:
-        launch, options = launch_for(plan, limits, files, snapshot.root, cancelled)
-        prepared = prepare(assemble(snapshot.text), launch)
-        if limits.record_budget_mib <= 0:
-            raise TargetError("runs are not recorded: the setting run.recordBudgetMiB is 0")
-        options = recording_options(options, limits,
-                                    needed_workgroups(target, prepared.geometry))
-        report = run(prepared, options=within(options, begun))
-    except (LaunchError, AssemblyError) as err:
-        raise TargetError(f"cannot run: {err}") from None
-    if cancelled() or any(e.kind == "cancelled" for e in report.errors):
-        raise TargetError("cancelled: the document changed or closed")
-    return Provenance(report, prepared)

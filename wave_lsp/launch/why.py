@@ -75,7 +75,7 @@ def write_text(write) -> str:
 def chain_lines(provenance, answer, target: str, depth: int = 4) -> list[str]:
     """The answer as text: the target and its value, who wrote it, and for each operand who
     wrote that, `depth` writes deep (a write already shown is named, not repeated)."""
-    from ..emu.provenance import Input
+    from ..emu import Input
     lines = [f"{target} = {_value(answer.value)}"]
     if isinstance(answer.writer, Input):
         return lines + [f"  ← {answer.writer.text}"]

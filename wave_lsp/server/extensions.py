@@ -1,19 +1,18 @@
-"""The server's protocol extensions in one place: every custom command (`workspace/executeCommand`
-named `wave-lsp.*`) and notification (`wave-lsp/*`), their arguments' and results' dataclasses
-(made JSON by `proto`), and `Engine`, in the initialize result.
-
-Arguments are a JSON array (`Arguments.parse` names them in field order, missing ones null); a
-result's JSON is `wire(result)` (camelCase, `ABSENT` fields left out). An `Open` result restates
-an `ide` value: `answer()` checks its named fields. `COMMANDS` and `NOTIFICATIONS` say what each
-does, how it fails and who uses it; `wave_lsp.generate` writes the docs and TypeScript from them.
-"""
+"""The server's protocol extensions in one place: every custom command (`wave-lsp.*`) and
+notification (`wave-lsp/*`), their arguments' and results' dataclasses (made JSON by `proto`;
+the time-travel ones in `provenance_types`), and `Engine`, in the initialize result. Arguments
+are a JSON array (`Arguments.parse`: field order, missing ones null); a result's JSON is
+`wire(result)` (camelCase, `ABSENT` fields left out); an `Open` result restates an `ide` value
+(`answer()` checks its named fields). `COMMANDS` and `NOTIFICATIONS` say what each does, how it
+fails and who uses it; `wave_lsp.generate` writes the docs and TypeScript from them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from ..ide.run_limits import DUMP_COMMAND
+from ..ide.run_limits import DUMP_COMMAND, WHO_WROTE_COMMAND
 from .proto import ABSENT, Arguments, Open, wire
+from .provenance_types import WHO_WROTE_TEXT, WhoWrote, WhoWroteArgs
 
 # ---- arguments -------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -378,9 +377,10 @@ KERNEL_AT = Extension("wave-lsp.kernelAt", KernelAtArgs, (KernelPlace, type(None
                     "directives' own lines included); null between kernels.",
                     "null when `uri` is not an open WAVE document or `line` is not a "
                     "non-negative integer", (VSCODE, NVIM, EMACS))
+WHO_WROTE = Extension(WHO_WROTE_COMMAND, WhoWroteArgs, (WhoWrote, Refusal), *WHO_WROTE_TEXT)
 
 COMMANDS = (RUN, CLEAR, DUMP, PROFILE, CLEAR_PROFILE, TEST, DISCOVER_TESTS, CHECK_PORTABILITY,
-            RUN_ON_GPU, KERNEL_RESOURCES, ASSEMBLE, EMIT, ENCODING, KERNEL_AT)
+            RUN_ON_GPU, KERNEL_RESOURCES, ASSEMBLE, EMIT, ENCODING, KERNEL_AT, WHO_WROTE)
 
 RUNS_CHANGED = Extension(
     "wave-lsp/runsChanged", RunsChanged, (),

@@ -230,6 +230,7 @@ export const ASSEMBLE = 'wave-lsp.assemble';
 export const EMIT = 'wave-lsp.emit';
 export const ENCODING = 'wave-lsp.encoding';
 export const KERNEL_AT = 'wave-lsp.kernelAt';
+export const WHO_WROTE = 'wave-lsp.whoWrote';
 export const RUNS_CHANGED = 'wave-lsp/runsChanged';
 export const PROFILE_CHANGED = 'wave-lsp/profileChanged';
 export const WORKSPACE_TRUSTED = 'wave-lsp/workspaceTrusted';
@@ -252,6 +253,7 @@ export interface Commands {
     'wave-lsp.emit': { arguments: EmitArgs; result: Emitted | null };
     'wave-lsp.encoding': { arguments: DocumentArgs; result: Encoding | null };
     'wave-lsp.kernelAt': { arguments: KernelAtArgs; result: KernelPlace | null };
+    'wave-lsp.whoWrote': { arguments: WhoWroteArgs; result: WhoWrote | Refusal };
 }
 
 /** Each notification's parameters (null: none). */

@@ -3,9 +3,8 @@
  *   OPS                                  the mnemonics the core implements (op index = position)
  *   run(code, geometry, device, set_regs[, uses, device_init, profile, memlog, deadline,
  *       cancel, wanted, registers_out, registers_have, lines, writers, threads, meeting,
- *       write_log])
- *       -> (bail reason or None, instruction index, stats, (warnings, error), threads used),
- *       paired with (lines, writers, write log) when one is asked for (record_py.c);
+ *       write_log]) -> (bail reason or None, instruction index, stats, (warnings, error),
+ *       threads used), paired with (lines, writers, write log) when one is asked for;
  *       uses/device_init: initcheck.c; warnings and error: findings.c (see finding());
  *       deadline: time.monotonic() seconds (0: none); cancel: a callable or None (limits.c);
  *       wanted (int64 thread ids) and the buffers registers.c fills;
@@ -75,7 +74,6 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     Prof prof = {0};
     MemLog mem = {0};
     Rec rec = {0};
-    WriteLog wlog = {0};
     PyObject *result = NULL;
     if (!run || !found) {
         PyErr_NoMemory();
@@ -129,7 +127,7 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     if (profile_spec != Py_None && profile_begin(run, &prof, profile_spec) < 0)
         goto done;
-    if (record_begin(run, &rec, lines_spec, writers_spec, wlog_spec, &wlog) < 0)
+    if (record_begin(run, &rec, lines_spec, writers_spec, wlog_spec) < 0)
         goto done;
     run->mem = memlog ? &mem : NULL;
     run->poll = pending_signal;

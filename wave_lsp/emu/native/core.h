@@ -118,6 +118,31 @@ typedef struct {
     int64_t count, capacity;             /* records */
 } MemLog;
 
+/* The write log of a recorded run (writelog.c, emu/write_log.py): per step of a recorded
+ * workgroup inside the step window, in the order they ran, a row (instruction, workgroup,
+ * step, offset of its values), the executing lanes (a bit each, `mask_bytes` per row) and its
+ * values: the address register's n values before it ran (a memory access), then each
+ * capture's n values after it (plan: REC_PLAN int32 per instruction: unused, address register
+ * or -1, captures, then that many registers >= 0 or predicates -1 - p). The three buffers are
+ * the caller's (Python's `Memory`s: no copy at the end); past `budget` bytes, or their room,
+ * it stops (`over`: the workgroup and step it stopped at). */
+typedef struct WriteLog {
+    const int32_t *plan;
+    const uint8_t *groups;               /* per workgroup: recorded */
+    int64_t n_groups, from, to, budget, bytes;
+    int64_t *rows, n_rows, cap_rows;     /* WLOG_ROW per row */
+    uint8_t *masks;
+    int64_t cap_masks, mask_bytes;
+    uint32_t *values;
+    int64_t n_values, cap_values;
+    uint8_t *mask;                       /* n: executing lanes, before the instruction */
+    uint32_t *addr;                      /* n: the address register, before it */
+    int taken, over;
+    int64_t over_group, over_step, n;
+} WriteLog;
+#define WLOG_ROW 4
+void wlog_free(WriteLog *w);             /* writelog.c: what the run allocated */
+
 /* What the editor shows, recorded in the same pass (record.c): the per-line records of the
  * shown lanes (emu/recording.py LineRecorder) and the store-writer record (emu/writers.py
  * StoreWriters). A NULL `plan` or `where` turns each off; the loop then only tests the pointer.
@@ -146,33 +171,10 @@ typedef struct {
     uint8_t *wmask;                      /* n: executing lanes of the store, before it */
     uint32_t *waddr;                     /* n: their addresses */
     int wvalid;
-    struct WriteLog *wlog;               /* the write log (writelog.c), or NULL */
+    WriteLog *wlog;                      /* the write log (writelog.c), or NULL */
+    WriteLog wlog_storage;               /* where `wlog` points when set */
 } Rec;
 
-/* The write log of a recorded run (writelog.c, emu/write_log.py): per step of a recorded
- * workgroup inside the step window, in the order they ran, a row (instruction, workgroup,
- * step, offset of its values), the executing lanes (a bit each, `mask_bytes` per row) and its
- * values: the address register's n values before it ran (a memory access), then each
- * capture's n values after it (plan: REC_PLAN int32 per instruction: unused, address register
- * or -1, captures, then that many registers >= 0 or predicates -1 - p). The three buffers are
- * the caller's (Python's `Memory`s: no copy at the end); past `budget` bytes, or their room,
- * it stops (`over`: the workgroup and step it stopped at). */
-typedef struct WriteLog {
-    const int32_t *plan;
-    const uint8_t *groups;               /* per workgroup: recorded */
-    int64_t n_groups, from, to, budget, bytes;
-    int64_t *rows, n_rows, cap_rows;     /* WLOG_ROW per row */
-    uint8_t *masks;
-    int64_t cap_masks, mask_bytes;
-    uint32_t *values;
-    int64_t n_values, cap_values;
-    uint8_t *mask;                       /* n: executing lanes, before the instruction */
-    uint32_t *addr;                      /* n: the address register, before it */
-    int taken, over;
-    int64_t over_group, over_step, n;
-} WriteLog;
-#define WLOG_ROW 4
-void wlog_free(WriteLog *w);             /* writelog.c: what the run allocated */
 
 typedef struct {
     const Ins *code;

@@ -145,8 +145,7 @@ static int log_begin(Run *run, Rec *rec, PyObject *spec, WriteLog *w)
     return 0;
 }
 
-int record_begin(Run *run, Rec *rec, PyObject *lines, PyObject *writers, PyObject *wlog,
-                 WriteLog *storage)
+int record_begin(Run *run, Rec *rec, PyObject *lines, PyObject *writers, PyObject *wlog)
 {
     if (lines == Py_None && writers == Py_None && wlog == Py_None)
         return 0;
@@ -154,7 +153,7 @@ int record_begin(Run *run, Rec *rec, PyObject *lines, PyObject *writers, PyObjec
         return -1;
     if (writers != Py_None && writers_begin(run, rec, writers) < 0)
         return -1;
-    if (wlog != Py_None && log_begin(run, rec, wlog, storage) < 0)
+    if (wlog != Py_None && log_begin(run, rec, wlog, &rec->wlog_storage) < 0)
         return -1;
     run->rec = rec;
     return 0;
