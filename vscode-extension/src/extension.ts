@@ -16,7 +16,7 @@ import { DisassemblyView } from './disassemblyView';
 import { EncodingView } from './encodingView';
 import {
     ASSEMBLE, CHECK_PORTABILITY, CLEAR, CLEAR_PROFILE, KERNEL_AT, PROFILE, PROFILE_CHANGED, RUN,
-    type CommandArguments, type CommandName, type CommandResult, type ProfileChanged,
+    WHO_WROTE, type CommandArguments, type CommandName, type CommandResult, type ProfileChanged,
 } from './generated/extensions';
 import { HeatView } from './heatView';
 import { kernelAt } from './kernels';
@@ -26,6 +26,7 @@ import { SECTION } from './settings';
 import { ServerStatus } from './statusBar';
 import { KernelTests } from './testing';
 import { WaveEditors } from './waveEditors';
+import { parseNumber, registerAt, writerLine, writerSummary, type WriterTarget } from './writer';
 
 let waveClient: WaveClient | undefined;
 
@@ -195,6 +196,51 @@ export function activate(context: vscode.ExtensionContext): void {
             stepDone('run');
         }
         return result;
+    });
+    /** Go to Writer: who wrote the register at the cursor (in the thread the user names), or a
+     * device word the user types; the writer's line is revealed and the answer summarised. */
+    register('wave.goToWriter', async () => {
+        const editor = await waveEditor();
+        if (editor === undefined) {
+            return;
+        }
+        const doc = editor.document;
+        const at = editor.selection.active;
+        const kernel = await kernelAt(serverKernelAt, doc, at);
+        if (kernel === undefined) {
+            return;
+        }
+        const register = registerAt(doc.lineAt(at.line).text, at.character);
+        let target: WriterTarget;
+        if (register !== undefined) {
+            const lane = parseNumber(await vscode.window.showInputBox({
+                prompt: `Who wrote ${register} on line ${at.line + 1}: in which thread (global id, as --lanes counts)?`,
+                value: '0', validateInput: (t) => parseNumber(t) === undefined ? 'a thread id: 0, 1, ...' : undefined }));
+            if (lane === undefined) {
+                return;
+            }
+            target = { register, lane, line: at.line };
+        } else {
+            const address = parseNumber(await vscode.window.showInputBox({
+                prompt: 'Who wrote the device memory word at address (after the run)?', placeHolder: '0x40',
+                validateInput: (t) => parseNumber(t) === undefined ? 'an address: 64 or 0x40' : undefined }));
+            if (address === undefined) {
+                return;
+            }
+            target = { address };
+        }
+        const answer = await serverCommand(client, WHO_WROTE, [doc.uri.toString(), kernel, null, target]);
+        if (answer === undefined || !('inputs' in answer)) {
+            return answer;          // refused: the server said why
+        }
+        const line = writerLine(answer);
+        if (line !== undefined) {
+            const place = new vscode.Range(line, 0, line, doc.lineAt(line).text.length);
+            editor.selection = new vscode.Selection(place.start, place.end);
+            editor.revealRange(place, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+        }
+        void vscode.window.showInformationMessage(`WAVE: ${writerSummary(answer)}`);
+        return answer;
     });
     kernelCommand('wave.checkPortability', (uri, kernel) => serverCommand(client, CHECK_PORTABILITY, [uri, kernel]));
     kernelCommand('wave.profileKernel', async (uri, kernel) => {

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..isa import generated
-from ..server import extensions
+from ..server import extensions, provenance_types
 from ..server.extensions import ABSENT, Extension
 from ..server.proto import Arguments, Open, camel, wire_name
 
@@ -28,9 +28,11 @@ TYPESCRIPT_PATH = Path("vscode-extension/src/generated/extensions.ts")
 
 
 def shapes() -> list[type]:
-    """The module's argument and result dataclasses, in the order they are written."""
+    """The module's argument and result dataclasses (its own and those of `provenance_types`
+    it imports), in the order they are named."""
+    owners = (extensions.__name__, provenance_types.__name__)
     return [v for v in vars(extensions).values() if isinstance(v, type) and is_dataclass(v)
-            and v.__module__ == extensions.__name__ and v is not Extension]
+            and v.__module__ in owners and v is not Extension]
 
 
 def named_extensions() -> list[tuple[str, Extension]]:

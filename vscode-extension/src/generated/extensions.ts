@@ -1,6 +1,19 @@
 // The server's protocol extensions: commands, notifications, their arguments and results.
 // GENERATED from wave_lsp/server/extensions.py by `python -m wave_lsp.generate.ts_types`: do not edit.
 
+/** `ide.who_wrote.answer_json` (value, line, lane, wave, workgroup, step, iteration, instruction, inputs; `input` instead of a line for a value from outside the run) with the document's URI and version. */
+export interface WhoWrote {
+    uri: string;
+    version: number | null;
+    value: number | null;
+    line: number | null;
+    inputs: { [key: string]: unknown }[];
+    [field: string]: unknown;
+}
+
+/** A kernel, its launch line (null: the first, or the default launch) and the value: `{"address": A}` (a device word after the run) or `{"register": "r4", "lane": T, "line": L}` (thread T's r4 at 0-based line L). */
+export type WhoWroteArgs = [uri: string, kernel: string | null, launchLine: number | null, target: { [key: string]: unknown }];
+
 export type DocumentArgs = [uri: string];
 
 export type KernelArgs = [uri: string, kernel: string];
