@@ -30,6 +30,10 @@
 ---                         (`wave-lsp.profile`): hints, hover, diagnostics and the heat view
 ---                         (wave.profile); it re-profiles on every edit. With !, clear the
 ---                         profiles of the buffer (or of NAME) instead
+---   :LspWaveWhoWrote [THREAD | ADDRESS]
+---                         who wrote the register at the cursor in THREAD (default 0), or the
+---                         device word at ADDRESS (`wave-lsp.whoWrote`; wave.who_wrote): the
+---                         cursor goes to the writer's line
 
 local M = {}
 
@@ -340,6 +344,21 @@ function M.attach(client, bufnr)
       end)
   end, { nargs = '?', complete = complete_kernels(bufnr),
          desc = 'wave-lsp: run the kernel at every wave width of the targets and compare memory' })
+
+  create('LspWaveWhoWrote', function(opts)
+    local who = require('wave.who_wrote')
+    local target, problem = who.target(bufnr, opts.args)
+    local arguments, kernel = run_arguments(bufnr, nil)
+    if target == nil or kernel == nil then
+      notify(problem or 'no .kernel in this buffer', vim.log.levels.WARN)
+      return
+    end
+    arguments[4] = target
+    exec(client, bufnr, 'wave-lsp.whoWrote', arguments, function(result)
+      who.show(bufnr, result)
+    end)
+  end, { nargs = '?',
+         desc = 'wave-lsp: who wrote the register at the cursor (in THREAD) or the word at ADDRESS' })
 
   local tests = require('wave.tests')
   create('LspWaveTest', function(opts)
