@@ -51,6 +51,7 @@ class Views:
     def __init__(self, session):
         self.session = session
         self.handles = Handles()
+        self.recording = None          # (run, workgroup, Provenance): `provenance`
 
     # ---- naming ------------------------------------------------------------------------------
     @property
@@ -178,11 +179,18 @@ class Views:
     def _lanes_of(self, wave, hex_format, reg):
         kind, values = self._typed_lanes(wave, reg, hex_format)
         active = self.run.executing(wave)
-        # active lanes ✓, inactive · (as the hover's table marks them)
+        # active lanes ✓, inactive · (as the hover's table marks them); each expands to who
+        # wrote its value
         return [{"name": f"lane {i} {ACTIVE if active[i] else INACTIVE}", "value": v,
-                 "variablesReference": 0,
+                 "variablesReference": self.handles.add(("writer", wave, f"r{reg}", i)),
                  "type": kind if active[i] else f"{kind} (inactive lane)"}
                 for i, v in enumerate(values)]
+
+    def _writer(self, wave, hex_format, name, lane):
+        """Who wrote a register lane's value as it is now (a recording of the launch's running
+        workgroup, made once per workgroup: `provenance`), and where its inputs came from."""
+        from .provenance import who_wrote_now
+        return who_wrote_now(self, wave, name, lane)
 
     def _predicates(self, wave, hex_format):
         run = self.run

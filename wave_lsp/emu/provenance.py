@@ -4,8 +4,9 @@ thread, wave, workgroup, step, iteration, instruction) and, for each source oper
 instruction, who wrote the operand's value then (`Source`), down to the kernel's inputs
 (`Input`: `--set-reg`, `--arg`, `--fill-*`, special registers, immediates, zeroed state).
 
-`Provenance(report, prepared)` indexes the log once; `register(name, thread, line, iteration)`
-and `address(address)` answer (`Answer`), `answer_of(write)` follows one step of the chain.
+`Provenance(report, prepared)` indexes the log once; `register(name, thread, line, iteration)`,
+`register_before(name, thread, step)` (a debugger's "now") and `address(address)` answer
+(`Answer`), `answer_of(write)` follows one step of the chain.
 Each answer searches the log with numpy (per register: the sorted steps that write it), so an
 answer costs what the recorded steps of one workgroup cost to scan, not a re-run.
 
@@ -308,6 +309,17 @@ class Provenance:
             return self.answer_of(source.writer)
         value = self._value(row, name, local)
         return self.answer_of(self.write(row, local, name, value))
+
+    def register_before(self, name: str, thread: int, step: int) -> Answer:
+        """Who wrote register or predicate `name` of `thread` as it is before its workgroup's
+        step `step` runs (the steps a `SteppingRun` counts: the debugger's "now")."""
+        workgroup, local = self._thread(thread)
+        first, end = self._range(workgroup)
+        row = first + int(np.searchsorted(self.step[first:end], step))
+        source = self._register_source(name, local, workgroup, row)
+        if isinstance(source.writer, Input):
+            return Answer(source.value, source.writer, ())
+        return self.answer_of(source.writer)
 
     def address(self, address: int) -> Answer:
         """Who wrote the device memory word at `address` (its first byte), after the run."""
