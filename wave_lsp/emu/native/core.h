@@ -135,8 +135,7 @@ typedef struct WriteLog {
     int64_t cap_masks, mask_bytes;
     uint32_t *values;
     int64_t n_values, cap_values;
-    uint8_t *mask;                       /* n: executing lanes, before the instruction */
-    uint32_t *addr;                      /* n: the address register, before it */
+    uint8_t *mask;                       /* executing lanes as bits, before the instruction */
     int taken, over;
     int64_t over_group, over_step, n;
 } WriteLog;

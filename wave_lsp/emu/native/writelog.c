@@ -4,7 +4,8 @@
  * workgroup, step, values offset), the lanes as bits and the values it wrote (the plan's
  * registers and predicates, all n lanes: a copy, no selection) are appended to the caller's
  * buffers. Past the byte budget (or the buffers' room) the log stops and says where (`over`);
- * the run itself goes on unchanged. */
+ * the run itself goes on unchanged. The lanes are packed and a memory access's addresses
+ * written in place before the instruction runs; a step that faults is never appended. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,9 +16,24 @@ int wlog_setup(WG *g)
     WriteLog *w = g->run->rec->wlog;
     w->n = g->n;
     w->mask_bytes = (g->n + 7) / 8;
-    w->mask = calloc((size_t)g->n, 1);
-    w->addr = calloc((size_t)g->n, 4);
-    return w->mask && w->addr ? 0 : -1;
+    w->mask = calloc((size_t)w->mask_bytes + 8, 1);
+    return w->mask ? 0 : -1;
+}
+
+/* The executing lanes (0/1 bytes) as bits, the first lane in the lowest bit, 8 at a time. */
+static void pack_bits(uint8_t *bits, const uint8_t *lanes, int64_t n)
+{
+    int64_t l = 0;
+    for (; l + 8 <= n; l += 8) {
+        uint64_t v;
+        memcpy(&v, lanes + l, 8);
+        bits[l >> 3] = (uint8_t)(((v & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56);
+    }
+    if (l < n) {
+        bits[l >> 3] = 0;
+        for (; l < n; l++)
+            bits[l >> 3] |= (uint8_t)((lanes[l] != 0) << (l & 7));
+    }
 }
 
 static int recorded(const WriteLog *w, const WG *g)
@@ -32,10 +48,10 @@ void wlog_before(WG *g, const Ins *ins, int64_t index)
     w->taken = 0;
     if (!g->any_active || !recorded(w, g))
         return;
-    memcpy(w->mask, exec_mask(g, ins), (size_t)g->n);
+    pack_bits(w->mask, exec_mask(g, ins), g->n);
     int32_t reg = w->plan[index * REC_PLAN + 1];
-    if (reg >= 0)
-        memcpy(w->addr, g->R + reg * g->n, (size_t)g->n * 4);
+    if (reg >= 0 && w->n_values + g->n <= w->cap_values)    /* in place; `after` keeps it */
+        memcpy(w->values + w->n_values, g->R + reg * g->n, (size_t)g->n * 4);
     w->taken = 1;
 }
 
@@ -60,15 +76,8 @@ int wlog_after(WG *g, int64_t index)
     row[1] = g->linear;
     row[2] = g->steps;
     row[3] = w->n_values;
-    uint8_t *bits = w->masks + w->n_rows * w->mask_bytes;
-    memset(bits, 0, (size_t)w->mask_bytes);
-    for (int64_t l = 0; l < n; l++)
-        bits[l >> 3] |= (uint8_t)((w->mask[l] != 0) << (l & 7));
-    uint32_t *out = w->values + w->n_values;
-    if (plan[1] >= 0) {
-        memcpy(out, w->addr, (size_t)n * 4);
-        out += n;
-    }
+    memcpy(w->masks + w->n_rows * w->mask_bytes, w->mask, (size_t)w->mask_bytes);
+    uint32_t *out = w->values + w->n_values + (plan[1] >= 0 ? n : 0);   /* after the address */
     for (int32_t c = 0; c < plan[2]; c++, out += n) {
         int32_t what = plan[3 + c];
         if (what >= 0) {
@@ -90,5 +99,4 @@ void wlog_free(WriteLog *w)
     if (!w)
         return;
     free(w->mask);
-    free(w->addr);
 }
