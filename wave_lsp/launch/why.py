@@ -30,8 +30,9 @@ def id_list(text: str, flag: str) -> tuple[int, ...]:
     out: list[int] = []
     for part in text.split(","):
         first, dash, last = part.strip().partition("-")
-        if not first:
-            raise LaunchFlagError(f"{flag}: expected ID or FIRST-LAST, got '{part}'", flag)
+        if not first or (dash and not last.strip()):
+            raise LaunchFlagError(f"{flag}: '{part}' is not an id or range of ids (ID or "
+                                  f"FIRST-LAST)", flag)
         lo = number(first, flag)
         hi = number(last, flag) if dash else lo
         if lo < 0 or hi < lo or hi - lo > 1 << 20:
