@@ -9,6 +9,7 @@ the same engine; whoWrote p95 at most 50 ms on a recorded gemm_blocked N=128).
   at random (seeded): half register lanes at executed lines (register, thread, line), half
   device words of C; p50 and p95 of each answer's wall time (the index the first answers build
   is counted in them).
+Wall time and the process's CPU time (steadier on a shared machine) are both shown.
 The kernel and its launch are those of ../shared/wave-examples/INDEX.md (random A and B) at
 N = 128 (one 16x16 workgroup). Usage: python benchmarks/bench_why.py [--repeat 5] [--n 128]
 [--queries 400]. Needs ../shared/wave-examples.
@@ -37,22 +38,28 @@ from wave_lsp.emu import RunOptions, prepare, run  # noqa: E402
 from wave_lsp.emu.provenance import Provenance  # noqa: E402
 
 
-def paired(plain, recorded, repeat: int):
+def paired(plain, recorded, repeat: int, clock=time.perf_counter):
     a, b = [], []
     plain(), recorded()                                    # warm
     for _ in range(repeat):
         for fn, out in ((plain, a), (recorded, b)):
-            start = time.perf_counter()
+            start = clock()
             fn()
-            out.append(time.perf_counter() - start)
+            out.append(clock() - start)
     return a, b
 
 
 def show(what: str, a: list[float], b: list[float]) -> None:
     ratios = [y / x for x, y in zip(a, b)]
-    print(f"{what:<34} plain median {statistics.median(a) * 1e3:.1f} ms | recorded median "
+    print(f"{what:<40} plain median {statistics.median(a) * 1e3:.1f} ms | recorded median "
           f"{statistics.median(b) * 1e3:.1f} ms | ratio median {statistics.median(ratios):.2f}x "
           f"(best/best {min(b) / min(a):.2f}x)")
+
+
+def both(what: str, plain, recorded, repeat: int) -> None:
+    """Wall time, then the process's CPU time (steadier on a shared machine)."""
+    show(what + ", wall", *paired(plain, recorded, repeat))
+    show(what + ", CPU", *paired(plain, recorded, repeat, time.process_time))
 
 
 def main() -> None:
@@ -76,16 +83,15 @@ def main() -> None:
         if engine == "native":
             threads = os.environ.get("WAVE_LSP_THREADS")
             os.environ["WAVE_LSP_THREADS"] = "1"
-            x, y = paired(lambda: run(prepared, options=plain),
-                          lambda: run(prepared, options=recorded), repeat)
-            show("native, plain on 1 thread", x, y)
+            both("native, plain on 1 thread", lambda: run(prepared, options=plain),
+                 lambda: run(prepared, options=recorded), repeat)
             if threads is None:
                 del os.environ["WAVE_LSP_THREADS"]
             else:
                 os.environ["WAVE_LSP_THREADS"] = threads
-        x, y = paired(lambda: run(prepared, options=plain),
-                      lambda: run(prepared, options=recorded), repeat)
-        show(f"{engine}" + (", plain on its threads" if engine == "native" else ""), x, y)
+        both(engine + (", plain on its threads" if engine == "native" else ""),
+             lambda: run(prepared, options=plain), lambda: run(prepared, options=recorded),
+             repeat)
 
     report = run(prepared, options=RunOptions(engine="native", write_log=True))
     log = report.write_log
