@@ -124,7 +124,8 @@ def test_a_budget_too_small_says_what_to_do(kernel, capsys):
     (["--address", "4096"], "address 0x1000 is outside device memory"),
     (["--address", "0", "--record-steps", "5"], "--record-steps: expected FIRST:END"),
     (["--address", "0", "--record-steps", "5:2"], "--record-steps: FIRST:END with 0 <= FIRST"),
-    (["--address", "0", "--record-workgroups", "1-"], "--record-workgroups: '1-' is not an id or range"),
+    (["--address", "0", "--record-workgroups", "1-"],
+     "--record-workgroups: '1-' is not an id or range"),
     (["--address", "0", "--record-budget", "0"], "--record-budget: must be at least 1 MiB"),
 ])
 def test_bad_input_is_one_line(kernel, capsys, args, message):

@@ -256,16 +256,15 @@ def record_target(snapshot, limits, cancelled: Callable[[], bool], files, target
     """Record the snapshot's one plan again (on the worker thread) for `target`: its
     `Provenance`. Raises TargetError (the run cannot be recorded, or cannot start)."""
     from ..asm import AssemblyError, assemble
-    from ..emu import prepare
-    from ..emu import Provenance, TargetError
+    from ..emu import Provenance, TargetError, prepare
     from .who_wrote import needed_workgroups, recording_options
+    if limits.record_budget_mib <= 0:
+        raise TargetError("runs are not recorded: the setting run.recordBudgetMiB is 0")
     plan = snapshot.plans[0]
     begun = time.monotonic()
     try:
         launch, options = launch_for(plan, limits, files, snapshot.root, cancelled)
         prepared = prepare(assemble(snapshot.text), launch)
-        if limits.record_budget_mib <= 0:
-            raise TargetError("runs are not recorded: the setting run.recordBudgetMiB is 0")
         options = recording_options(options, limits,
                                     needed_workgroups(target, prepared.geometry))
         report = run(prepared, options=within(options, begun))

@@ -7,19 +7,18 @@ goes on unrecorded, as before) and keeps a `Provenance` on its `KernelRun`, so a
 at once: `writer_text` ("written by line 8, thread 3, step 41 ← iadd r4, r3, r1"). The command
 answers from that recording when it covers the target, else records the run again for it on
 the job service's worker (`run_session.record_target`: the target thread's workgroup, or every
-workgroup for a memory word). `answer_json` is the command's result: `{value, line, lane, wave, workgroup, step,
-iteration, instruction, inputs: [{operand, value, writer}]}`, lines 0-based, `lane` the writing
-thread's global id (as `--lanes` counts); a value from outside the recorded steps has
-`line: null` and an `input` naming it (`--set-reg 3:128`, `--fill-iota ...`, a special
-register, ...).
+workgroup for a memory word). `answer_json` is the command's result: `{value, line, lane, wave,
+workgroup, step, iteration, instruction, inputs: [{operand, value, writer}]}`, lines 0-based,
+`lane` the writing thread's global id (as `--lanes` counts); a value from outside the recorded
+steps has `line: null` and an `input` naming it (`--set-reg 3:128`, `--fill-iota ...`, a
+special register, ...).
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from ..emu import EngineUnavailable, prepare, run
-from ..emu import Input, Provenance, TargetError
+from ..emu import EngineUnavailable, Input, Provenance, TargetError, prepare, run
 
 WRITERS_IN_HOVER = 8          # dump values whose writer a hover names
 
