@@ -1,0 +1,60 @@
+"""Go to Writer in a real VS Code (code-server): with the cursor on a register, the command asks
+for the thread, moves the cursor to the line that wrote the value there and says where its
+operands came from. Screenshots under test-artifacts/vscode/writer/."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .conftest import workbench
+
+KERNEL = """; wave-lsp run: --grid 3,1,1 --workgroup 8,1,1 --wave-width 4 --set-reg 6:1000
+.kernel k
+.registers 8
+    mov_sr r1, sr_workgroup_id_x
+    mov_imm r2, 8
+    imul r3, r1, r2
+    mov_sr r0, sr_thread_id_x
+    iadd r4, r3, r0
+    iadd r5, r4, r6
+    mov_imm r2, 2
+    shl r7, r4, r2
+    device_store_u32 r7, r5
+    halt
+.end
+"""
+
+
+@pytest.fixture(scope="module")
+def vscode(vsix, tmp_path_factory):
+    def prepare(folder):
+        (folder / "writer.wave").write_text(KERNEL)
+    with workbench(tmp_path_factory, vsix, "writer", {"editor.inlayHints.enabled": "off"},
+                   prepare) as wb:
+        yield wb
+
+
+def cursor_line(vscode) -> int:
+    for text in vscode.texts(".statusbar-item"):
+        found = re.search(r"Ln (\d+), Col \d+", text)
+        if found:
+            return int(found.group(1))
+    raise AssertionError("no cursor position in the status bar")
+
+
+def test_go_to_writer_moves_to_the_writing_line(vscode):
+    vscode.openFile("writer.wave")
+    vscode.clickText("r5", 1)                # the store's r5 (the first is line 9's)
+    assert cursor_line(vscode) == 12
+    vscode.command("WAVE: Go to Writer")
+    vscode.waitFor(".quick-input-widget", "in which thread")
+    vscode.press("Control+A")
+    vscode.type("19")
+    vscode.press("Enter")
+    vscode.wait_until(lambda: cursor_line(vscode) == 9, "the cursor on the writer's line")
+    vscode.screenshot("01-writer")
+    said = " ".join(vscode.notifications())
+    assert "line 9, thread 19, step 5: iadd r5, r4, r6" in said
+    assert "r6 from --set-reg 6:1000" in said
