@@ -14,14 +14,14 @@ An observer (`Observer`) watches one run, as Oclgrind's plugins do, through five
 and `fill(report)` puts what it recorded in the `RunReport`. Its class says how it may run:
 `single_workgroup` (batches of one workgroup), `sees_empty` (regions no lane runs are stepped,
 not skipped), `native` (the native core records it itself: the initcheck, the memory trace,
-the profile, the per-line record and the store writers; any other observer means the numpy
-engine) and `refusal` (why the core cannot run
+the profile, the per-line record, the store writers and the write log; any other observer
+means the numpy engine) and `refusal` (why the core cannot run
 it, the report's `fallback`).
 
 `pipeline.observers_of(options)` is the one place the options' flags become observers, in the
 order they see each instruction: the uninitialised-read check (`InitCheck`: it instruments the
 ops), the profile, the `--trace` printer, the memory trace, the breakpoints, the editor's
-per-line recorder and the store-writer record. `Observers` shows several stepping observers to
+per-line recorder, the store-writer record and the write log (`write_log.WriteLogger`). `Observers` shows several stepping observers to
 the engine as one.
 """
 

@@ -81,7 +81,8 @@ class NativeRun:
 def _ineligible(launch: Launch, options: RunOptions, observers) -> str | None:
     """Why the core cannot run the launch with these observers (the one place that decides
     by the observers present: the core records the initcheck, the memory trace, the profile,
-    the shown lines and the store writers itself, not both the memory trace and the profile),
+    the shown lines, the store writers and the write log itself, not both the memory trace and
+    the profile),
     or None."""
     kinds = set()
     for observer in observers:
