@@ -10,9 +10,12 @@ the same engine; whoWrote p95 at most 50 ms on a recorded gemm_blocked N=128).
   device words of C; p50 and p95 of each answer's wall time (the index the first answers build
   is counted in them).
 Wall time and the process's CPU time (steadier on a shared machine) are both shown.
+- through the server (`--server`): `wave-lsp.whoWrote` on the editor's document of
+  bench_editor_gemm.py (A and B filled in place) after its ▶ Run, whose inline run holds the
+  recording: `--queries` / 4 requests, the same mix, each timed from request to answer.
 The kernel and its launch are those of ../shared/wave-examples/INDEX.md (random A and B) at
 N = 128 (one 16x16 workgroup). Usage: python benchmarks/bench_why.py [--repeat 5] [--n 128]
-[--queries 400]. Needs ../shared/wave-examples.
+[--queries 400] [--server]. Needs ../shared/wave-examples.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--n", type=int, default=128)
     parser.add_argument("--queries", type=int, default=400)
+    parser.add_argument("--server", action="store_true", help="also through the real server")
     args = parser.parse_args()
     source = EXAMPLES / "gemm_blocked.wave"
     if not source.is_file():
@@ -116,6 +120,35 @@ def main() -> None:
     p50, p95 = times[len(times) // 2], times[int(len(times) * 0.95)]
     print(f"whoWrote over {args.queries} answers: p50 {p50 * 1e3:.1f} ms, p95 "
           f"{p95 * 1e3:.1f} ms, max {times[-1] * 1e3:.1f} ms")
+    if args.server:
+        import asyncio
+        asyncio.run(through_server(max(20, args.queries // 4), lines))
+
+
+async def through_server(count: int, lines: list[int]) -> None:
+    """`wave-lsp.whoWrote` requests to a real server after a ▶ Run of the editor's document
+    (the shared kernel with a launch line above `.kernel`: its lines one further down)."""
+    from bench_editor_gemm import N as EDITOR_N, URI, document, open_session
+    text, kernel, _, _ = document()
+    session = await open_session(text)
+    ran = await session.request("workspace/executeCommand", {
+        "command": "wave-lsp.run", "arguments": [URI, kernel, None]})
+    assert ran.get("ok"), ran
+    pick, times = random.Random(11), []
+    for q in range(count):
+        target = {"register": f"r{pick.randrange(6, 96)}", "lane": pick.randrange(256),
+                  "line": pick.choice(lines) + 1} if q % 2 else \
+            {"address": 8 * EDITOR_N * EDITOR_N + 4 * pick.randrange(EDITOR_N * EDITOR_N)}
+        start = time.perf_counter()
+        got = await session.request("workspace/executeCommand", {
+            "command": "wave-lsp.whoWrote", "arguments": [URI, kernel, None, target]})
+        times.append(time.perf_counter() - start)
+        assert "inputs" in got or got.get("ok") is False, got
+    await session.stop()
+    times.sort()
+    print(f"whoWrote through the server, {count} requests: p50 "
+          f"{times[len(times) // 2] * 1e3:.1f} ms, p95 {times[int(len(times) * 0.95)] * 1e3:.1f} "
+          f"ms, max {times[-1] * 1e3:.1f} ms")
 
 
 if __name__ == "__main__":
