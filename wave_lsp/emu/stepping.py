@@ -25,6 +25,9 @@ What it relies on from the rest of the emulator (keep these when refactoring):
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass
+
 import numpy as np
 
 from .compiler import CompiledKernel, compile_kernel
@@ -37,6 +40,32 @@ from .prepared import PreparedLaunch, prepare
 from .report import EmuError, RunReport
 from .control import CallFrame, IfFrame, LoopFrame  # noqa: F401 - the frames shown
 from .state import Batch, Fault
+
+# What a checkpoint copies besides the batch, device memory and the context.
+_SCALARS = ("workgroup", "index", "steps", "position", "finished", "_stats_done")
+_SHARED_CONTEXT = frozenset({"batch", "pcs", "lines", "on_skip"})
+
+
+@dataclass
+class Checkpoint:
+    """The state of a `SteppingRun` at `position` (see `SteppingRun.snapshot`)."""
+
+    position: int
+    device: np.ndarray
+    batch: Batch | None
+    context: dict
+    error: EmuError | None
+    scalars: dict
+
+    @property
+    def nbytes(self) -> int:
+        """About how much memory the checkpoint holds."""
+        size = self.device.nbytes
+        if self.batch is not None:
+            b = self.batch
+            size += b.R.nbytes + b.P.nbytes + b.local.nbytes + 16 * b.n * (len(b.ctrl) + 4)
+        return size + 64 * len(self.context.get("counts", ()))
+
 
 # What `step()` returns.
 RAN = "ran"                      # the instruction ran; the workgroup goes on
@@ -74,6 +103,7 @@ class SteppingRun:
         self.batch: Batch | None = None
         self.index = 0                 # the next instruction of the current workgroup
         self.steps = 0                 # steps taken in the current workgroup
+        self.position = 0              # steps taken since the launch began, all workgroups
         self._stats_done = False
         self._load_workgroup(0)
 
@@ -173,6 +203,7 @@ class SteppingRun:
                 nxt = ops[index](b)
             self.ctx.counts[index] += present
             self.steps += 1
+            self.position += 1
             self.ctx.index = index
             _limit_fault(self.ctx, self.limits, self.steps, self.step_limit)
         except Fault as fault:
@@ -195,6 +226,29 @@ class SteppingRun:
         while not self.finished:
             self.step()
         return self.report()
+
+    # ---- checkpoints (reverse execution re-executes from the nearest one) --------------------
+    def snapshot(self) -> "Checkpoint":
+        """A copy of everything `step` changes: the current workgroup's state, device memory,
+        the run context's statistics and warnings, and the position. Running on from a
+        restored checkpoint repeats the same steps (the emulator is deterministic)."""
+        batch = _copy_batch(self.batch, self.device)
+        context = {k: copy.deepcopy(v) for k, v in vars(self.ctx).items()
+                   if k not in _SHARED_CONTEXT}
+        scalars = {k: getattr(self, k) for k in _SCALARS}
+        return Checkpoint(self.position, self.device.copy(), batch, context,
+                          copy.deepcopy(self.error), scalars)
+
+    def restore(self, checkpoint: "Checkpoint") -> None:
+        """Put the run back to `checkpoint` (which stays usable for later restores)."""
+        np.copyto(self.device, checkpoint.device)
+        self.batch = _copy_batch(checkpoint.batch, self.device)
+        for key, value in checkpoint.context.items():
+            setattr(self.ctx, key, copy.deepcopy(value))
+        self.ctx.batch = self.batch
+        self.error = copy.deepcopy(checkpoint.error)
+        for key, value in checkpoint.scalars.items():
+            setattr(self, key, value)
 
     def _load_workgroup(self, linear: int) -> None:
         self.workgroup = linear
@@ -219,3 +273,17 @@ class SteppingRun:
         report.warnings = self.ctx.ordered_warnings()
         report.launch_summary = self.prepared.summary()
         return report
+
+
+def _copy_batch(batch: Batch | None, device: np.ndarray) -> Batch | None:
+    """A copy of `batch` sharing `device` (its views of its own arrays made again)."""
+    if batch is None:
+        return None
+    keep = {id(batch.geo): batch.geo, id(batch.device): device}
+    if batch.device32 is not None:
+        keep[id(batch.device32)] = device.view(np.uint32) if device is not batch.device \
+            else batch.device32
+    copied = copy.deepcopy(batch, keep)
+    copied.F = copied.R.view(np.float32)
+    copied.local32 = copied.local.view(np.uint32)
+    return copied
