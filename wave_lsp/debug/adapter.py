@@ -22,8 +22,8 @@ from .expressions import Expression, ExpressionError
 from .protocol import Channel, read_messages
 from .session import EXCEPTION_FILTERS, Session
 from .target import TargetError, resolve
+from .reverse_requests import ReverseRequests, RequestError, norm as _norm
 from .timeline import TimelineError
-from .watch import address_info, watch_of
 from ..isa.value_format import lanes_summary as summary, mask_text
 
 CAPABILITIES = {
@@ -51,14 +51,9 @@ CAPABILITIES = {
         for name, (label, _, on) in EXCEPTION_FILTERS.items()],
 }
 _REGISTER = re.compile(r"^\s*r(\d+)\s*$")
-_LANE = re.compile(r"^lane (\d{1,4})\b")
 
 
-class RequestError(Exception):
-    """A request that cannot be served; the message goes back to the client."""
-
-
-class Adapter:
+class Adapter(ReverseRequests):
     def __init__(self, channel: Channel):
         self.channel = channel
         self.session = Session(channel)
@@ -225,71 +220,6 @@ class Adapter:
 
     after_stepIn = after_stepOut = after_next
 
-    # ---- reverse execution (reverse.py) ------------------------------------------------------
-    def on_stepBack(self, args):
-        self._resume = ("stepBack", self._wave(args))
-        self.session.reverse.timeline.check()
-        return None
-
-    def on_reverseContinue(self, args):
-        self._resume = ("reverseContinue", self._wave(args))
-        self.session.reverse.timeline.check()
-        return None
-
-    after_stepBack = after_reverseContinue = after_next
-
-    def on_gotoTargets(self, args: Arguments):
-        session = self._stopped_session()
-        line = args.integer("line") - session.line_base
-        path = args.object("source").string("path", "")
-        if path and session.target is not None and _norm(path) != _norm(str(session.target.path)):
-            return {"targets": []}
-        with session.lock:
-            return {"targets": session.reverse.goto_targets(line)}
-
-    def on_goto(self, args: Arguments):
-        wave = self._wave(args)
-        self._resume = ("goto", wave, False, args.integer("targetId", minimum=1))
-        return None
-
-    def after_goto(self):
-        self.session.resume(*self._resume)
-
-    def on_dataBreakpointInfo(self, args: Arguments):
-        session = self._stopped_session()
-        name = args.string("name", limit=MAX_TEXT)
-        ref = args.integer("variablesReference", None)
-        run = session.run
-        if ref:
-            item = session.views.container(ref)
-            lane = _LANE.match(name)
-            if item[0] == "lanes_of" and lane:
-                thread = run.workgroup * run.geo.threads_per_wg + \
-                    item[1] * run.geo.wave_width + int(lane.group(1))
-                watch = watch_of(f"reg:r{item[2]}:thread:{thread}", run)
-                return {"dataId": watch.data_id, "description": f"writes to {watch.describe()}",
-                        "accessTypes": ["write"], "canPersist": False}
-            if item[0] == "registers":
-                return {"dataId": None, "description": f"expand {name} and watch one of its "
-                                                       f"lanes (one thread's register)"}
-        return address_info(name, run)
-
-    def on_setDataBreakpoints(self, args: Arguments):
-        session = self._stopped_session()
-        watches, bodies = [], []
-        for raw in args.objects("breakpoints"):
-            try:
-                watch = watch_of(raw.string("dataId", limit=MAX_TEXT), session.run)
-            except ValueError as err:
-                bodies.append({"verified": False, "message": str(err)})
-                continue
-            watch.id = session.breakpoints.new_id()
-            watches.append(watch)
-            bodies.append({"id": watch.id, "verified": True,
-                           "message": f"stops where {watch.describe()} is written"})
-        session.reverse.watches = watches
-        return {"breakpoints": bodies}
-
     def on_pause(self, args):
         if self.session.running:
             self.session.pause_requested.set()
@@ -417,14 +347,6 @@ class Adapter:
             args.string("memoryReference"), args.integer("offset", 0),
             args.integer("instructionOffset", 0),
             args.integer("instructionCount", minimum=0, maximum=MAX_INSTRUCTIONS))}
-
-
-def _norm(path: str) -> str:
-    from pathlib import Path
-    try:
-        return str(Path(path).resolve())
-    except (OSError, RuntimeError):
-        return path
 
 
 def _short(value) -> str:

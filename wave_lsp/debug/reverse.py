@@ -48,11 +48,10 @@ class Reverse:
         self.timeline.record(self.session.run, self.session.kinds)
 
     def edited(self) -> None:
-        """The user changed registers or memory: the history before now no longer leads here."""
-        run = self.session.run
-        self.timeline.restart_here(run, self.session.kinds,
-                                   f"state edited at step {run.position}: reverse execution "
-                                   f"now reaches back to this moment only")
+        """The user changed registers or memory: the history before now no longer leads here
+        (a step back to its start says so)."""
+        self.timeline.restart_here(self.session.run, self.session.kinds)
+        self.timeline.edited = True
 
     # ---- scanning ----------------------------------------------------------------------------
     def _latest(self, visit_of) -> int | None:
@@ -86,7 +85,7 @@ class Reverse:
         now, start = run.position, self.timeline.start
         if now <= start:
             self.timeline.check()
-            self._travel(now, wave, "step", _at_start(start))
+            self._travel(now, wave, "step", _at_start(start, self.timeline.edited))
             return
         workgroup, depth, first = run.workgroup, run.call_depth, now - run.steps
         if run.steps == 0:
@@ -165,14 +164,18 @@ class Reverse:
         self.timeline.seek(run, now, session.cancelled)
         return targets[-MAX_TARGETS:]
 
-    def goto(self, target_id: int, wave: int) -> None:
-        position = target_id - 1
-        now = self.session.run.position
-        if not self.timeline.start <= position < now:
+    def check_goto(self, target_id: int) -> None:
+        self.timeline.check()
+        if not self.timeline.start <= target_id - 1 < self.session.run.position:
             raise TimelineError(f"goto target {target_id} is not an earlier moment of this run")
-        self._travel(position, wave, "goto", f"Went back to step {position}")
+
+    def goto(self, target_id: int, wave: int) -> None:
+        self.check_goto(target_id)
+        self._travel(target_id - 1, wave, "goto", f"Went back to step {target_id - 1}")
 
 
-def _at_start(start: int) -> str:
-    return (f"At the start of the recorded history (step {start}): there is nothing earlier "
-            "to step back to")
+def _at_start(start: int, edited: bool) -> str:
+    why = " (registers or memory were edited here; the run before no longer leads here)" \
+        if edited else ""
+    return (f"At the start of the recorded history (step {start}{why}): there is nothing "
+            "earlier to step back to")

@@ -49,16 +49,18 @@ class Timeline:
         self.used = 0
         self.off: str | None = None
         self.thinned = False
+        self.edited = False        # the history starts where the user edited the state
 
     @property
     def start(self) -> int:
         """The earliest position the history reaches."""
         return self.positions[0] if self.positions else 0
 
-    def restart_here(self, run, extra, why: str | None = None) -> None:
+    def restart_here(self, run, extra) -> None:
         """Forget the history; it starts at the run's current position."""
         self.positions, self.checkpoints, self.used = [], {}, 0
         self.interval, self.off, self.thinned = self.first_interval, None, False
+        self.edited = False
         checkpoint = run.snapshot()
         if checkpoint.nbytes > self.budget:
             self.off = (f"reverse execution is off for this launch: one checkpoint takes "
@@ -69,8 +71,6 @@ class Timeline:
             self.notify(self.off + "\n")
             return
         self._keep(checkpoint, extra)
-        if why:
-            self.notify(why + "\n")
 
     def record(self, run, extra) -> None:
         """Called after each forward step: take a checkpoint every `interval` steps."""
