@@ -248,3 +248,27 @@ def test_stop_at_a_step_or_an_error(client):
 def test_a_malformed_stop_at_fails_the_launch(client):
     response = client.start(DIVERGENT, stopAt={"line": -1})
     assert not response["success"] and "stopAt.line" in response["message"]
+
+
+def test_stop_at_the_last_write_of_a_word(client):
+    client.start(BLOCK_SUM, args=["--grid", "2,1,1", "--wave-width", "32", "--dump-u32",
+                                  "1024:2"],
+                 stopAt={"address": 1028, "threads": [64], "reason": "the wrong total"})
+    stop = client.stopped()
+    assert stop["reason"] == "goto" and "the wrong total" in stop["description"]
+    assert stop["threadId"] == 3                      # workgroup 1, wave 0 (thread 64)
+    assert client.top_frame(stop["threadId"])["line"] == 38        # just after the store
+    total = client.request("readMemory", {"memoryReference": "device", "offset": 1028,
+                                          "count": 4})["body"]["data"]
+    assert total == "4BcAAA=="                                      # 6112, little-endian
+
+
+def test_stop_at_lanes_given_as_wave_and_lane_pairs(client):
+    client.start(DIVERGENT, args=TWO_GROUPS,
+                 stopAt={"workgroup": [1, 0, 0], "line": 15, "lanes": [[0, 2], [1, 3]],
+                         "reason": "uninitialised read"})
+    stop = client.stopped()
+    frame = client.top_frame(stop["threadId"])
+    assert stop["threadId"] == 3 and frame["line"] == 16
+    focus = client.scope(frame["id"], "Finding lanes")
+    assert [v["name"] for v in focus] == ["thread 10", "thread 15"]

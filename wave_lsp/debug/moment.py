@@ -8,8 +8,11 @@ error), with the lanes involved in view.
 - or `line` (0-based source line) with `occurrence` "first" (default) or "last": the first or
   last execution of that line in the workgroup by one of the threads (any lane without them);
 - or `error: true`: run to the run-time error (barrier deadlocks included) and stop on it;
-- `threads`: the global linear thread ids involved (as `--lanes` counts), shown in the
-  "Finding lanes" scope and choosing the wave that stops;
+- or `address` (a device byte address) with `occurrence` "last" (default for it) or "first":
+  just after the last (first) write of that word in the run (a wrong value's moment);
+- `threads`: the global linear thread ids involved (as `--lanes` counts), and/or `lanes`:
+  `[wave, lane]` pairs in the workgroup; shown in the "Finding lanes" scope, choosing the wave
+  that stops (and, with `line`, whose execution counts);
 - `reason`: a short text for the stop ("data race on 0x40").
 Breakpoints do not stop the way to the moment; the history is recorded on the way, so reverse
 steps work from there.
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..emu import FAULTED, FINISHED, WORKGROUP_DONE
+from .watch import MemoryWatch
 
 MAX_THREADS = 64
 
@@ -35,6 +39,8 @@ class Moment:
     error: bool = False
     threads: tuple[int, ...] = ()
     reason: str = "the finding"
+    lanes: tuple[tuple[int, int], ...] = ()
+    address: int | None = None
 
 
 def moment_of(raw) -> Moment | None:
@@ -48,24 +54,30 @@ def moment_of(raw) -> Moment | None:
     if workgroup is not None and not (_count(workgroup) or (
             isinstance(workgroup, list) and len(workgroup) == 3 and all(map(_count, workgroup)))):
         raise ValueError("stopAt.workgroup must be a linear id or [x, y, z]")
-    for key in ("step", "line"):
+    for key in ("step", "line", "address"):
         if raw.get(key) is not None and not _count(raw[key]):
             raise ValueError(f"stopAt.{key} must be a whole number ≥ 0")
     threads = raw.get("threads", [])
     if not isinstance(threads, list) or not all(map(_count, threads)) \
             or len(threads) > MAX_THREADS:
         raise ValueError(f"stopAt.threads must be a list of at most {MAX_THREADS} thread ids")
-    occurrence = raw.get("occurrence", "first")
+    lanes = raw.get("lanes", [])
+    if not isinstance(lanes, list) or len(lanes) > MAX_THREADS or not all(
+            isinstance(p, list) and len(p) == 2 and all(map(_count, p)) for p in lanes):
+        raise ValueError(f"stopAt.lanes must be a list of at most {MAX_THREADS} [wave, lane] "
+                         "pairs")
+    occurrence = raw.get("occurrence", "last" if raw.get("address") is not None else "first")
     if occurrence not in ("first", "last"):
         raise ValueError("stopAt.occurrence must be 'first' or 'last'")
-    if raw.get("step") is None and raw.get("line") is None and not raw.get("error"):
-        raise ValueError("stopAt needs a step, a line or error: true")
+    if all(raw.get(k) is None for k in ("step", "line", "address")) and not raw.get("error"):
+        raise ValueError("stopAt needs a step, a line, an address or error: true")
     reason = raw.get("reason", "the finding")
     if not isinstance(reason, str):
         raise ValueError("stopAt.reason must be a text")
     return Moment(tuple(workgroup) if isinstance(workgroup, list) else workgroup,
                   raw.get("step"), raw.get("line"), occurrence, bool(raw.get("error")),
-                  tuple(threads), reason[:200])
+                  tuple(threads), reason[:200], tuple(tuple(p) for p in lanes),
+                  raw.get("address"))
 
 
 def _count(value) -> bool:
@@ -76,7 +88,6 @@ def run_to_moment(session, moment: Moment) -> None:
     """Run `session` forward (recording its history) to the moment and stop there."""
     run = session.run
     geo = run.geo
-    session.focus = moment.threads
     workgroup = moment.workgroup
     if isinstance(workgroup, tuple):
         x, y, z = workgroup
@@ -86,8 +97,18 @@ def run_to_moment(session, moment: Moment) -> None:
     if workgroup is not None and workgroup >= geo.workgroup_count:
         session._output(f"stopAt: workgroup {workgroup} is not in the launch\n", "stderr")
         workgroup = None
+    threads = list(moment.threads)
+    if workgroup is not None:
+        threads += [workgroup * geo.threads_per_wg + wave * geo.wave_width + lane
+                    for wave, lane in moment.lanes if wave * geo.wave_width + lane
+                    < geo.threads_per_wg]
+    session.focus = tuple(dict.fromkeys(threads))
     lines = {i for i, ins in enumerate(run.instructions) if ins.line == moment.line}
     found: list[int] = []
+    watch = None
+    if moment.address is not None:
+        watch = MemoryWatch(moment.address & ~3)
+        workgroup = None if not moment.threads else workgroup
 
     def here() -> bool:
         if workgroup is not None and run.workgroup != workgroup:
@@ -96,23 +117,28 @@ def run_to_moment(session, moment: Moment) -> None:
             return run.steps == moment.step
         if moment.line is None or run.index not in lines:
             return False
-        return bool(_involved(run, moment.threads).any()) if moment.threads else \
+        return bool(_involved(run, session.focus).any()) if session.focus else \
             any(run.has_active(w) for w in range(run.waves))
 
     old = run.workgroup
     while True:
         if session.cancelled.is_set():
             return
-        if not moment.error and here():
+        if not moment.error and watch is None and here():
             found.append(run.position)
             if moment.occurrence == "first":
                 break
         if workgroup is not None and run.workgroup > workgroup and found:
             break
         index = run.index
+        check = watch.before(run, session.written_regs) if watch is not None else None
         result = run.step()
         session._after_step(index)
         session.reverse.recorded()
+        if check is not None and check(run):
+            found.append(run.position)
+            if moment.occurrence == "first":
+                break
         if result == FAULTED or result == FINISHED:
             break
         if result == WORKGROUP_DONE and workgroup is not None and run.workgroup > workgroup \
@@ -130,9 +156,9 @@ def run_to_moment(session, moment: Moment) -> None:
                         "ended first\n", "stderr")
         session._finish()
         return
-    wave = _focus_wave(run, moment.threads)
+    wave = _focus_wave(run, session.focus)
     x, y, z = geo.workgroup_id(run.workgroup)
-    shown = f", threads {', '.join(map(str, moment.threads))}" if moment.threads else ""
+    shown = f", threads {', '.join(map(str, session.focus))}" if session.focus else ""
     session._stopped("goto", wave, description=f"Paused at the moment of {moment.reason}: "
                      f"step {run.steps} of workgroup ({x},{y},{z}){shown}")
 
