@@ -158,7 +158,8 @@ def run_to_moment(session, moment: Moment) -> None:
         return
     wave = _focus_wave(run, session.focus)
     x, y, z = geo.workgroup_id(run.workgroup)
-    shown = f", threads {', '.join(map(str, session.focus))}" if session.focus else ""
+    plural = "s" if len(session.focus) > 1 else ""
+    shown = f", thread{plural} {', '.join(map(str, session.focus))}" if session.focus else ""
     session._stopped("goto", wave, description=f"Paused at the moment of {moment.reason}: "
                      f"step {run.steps} of workgroup ({x},{y},{z}){shown}")
 

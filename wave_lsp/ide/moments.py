@@ -29,14 +29,16 @@ class FindingMoment:
     configuration: dict          # a complete `launch` configuration for the debug adapter
 
 
-def configuration(path: str | Path, kernel: str, flags: str | None, stop_at: dict,
+def configuration(path: str | Path, kernel: str, flags: str | list[str] | None, stop_at: dict,
                   name: str) -> dict:
-    """The debug configuration of a launch of `kernel` with `flags` (a launch line's flag text;
-    None: the kernel's default launch) stopping at `stop_at`."""
+    """The debug configuration of a launch of `kernel` with `flags` (a launch line's flag text
+    or words; None: the kernel's default launch) stopping at `stop_at`."""
     path = Path(path)
     config = {"type": "wave", "request": "launch", "name": name[:120], "program": str(path),
               "cwd": str(path.parent), "kernel": kernel, "stopAt": stop_at}
-    if flags is not None:
+    if isinstance(flags, list):
+        config["args"] = list(flags)
+    elif flags is not None:
         try:
             config["args"] = shlex.split(flags, comments=False)
         except ValueError:
@@ -86,7 +88,7 @@ def run_moments(run, path: str | Path) -> list[FindingMoment]:
     return out
 
 
-def value_moment(path: str | Path, kernel: str, flags: str | None, address: int,
+def value_moment(path: str | Path, kernel: str, flags: str | list[str] | None, address: int,
                  writer_line: int | None, thread: int | None, why: str) -> FindingMoment | None:
     """The moment a wrong value was written: the last write of the device word at `address`
     (a failing kernel test, a `--compare` difference), shown on its writer's line."""
