@@ -178,6 +178,8 @@ class TestOutcome:
     difference: Difference | None
     written_by: WrittenBy | None
     range: WireRange
+    # a failure's "Debug at this moment": the debug launch configuration (ide.moments)
+    debug_at_moment: dict[str, Any] = ABSENT
 
 
 @dataclass(frozen=True)
@@ -225,6 +227,7 @@ class GpuRun(Open):
     ok: bool
     message: str
     same: bool = ABSENT
+    debug_at_moment: dict[str, Any] = ABSENT   # the first difference's moment (ide.moments)
 
 
 @dataclass(frozen=True)

@@ -214,7 +214,7 @@ def code_actions(tests: TestService, doc: DocumentState, first: tuple[int, int],
                         range=rng, new_text=stated(problem.replacement))],
                         server.client.versioned_edits)))
             key = (record.test.kernel, record.test.launch_line)
-            moment = _wrong_value_moment(doc, record) if key not in whole else None
+            moment = wrong_value_moment(doc, record) if key not in whole else None
             if moment is not None:
                 out.extend(moment_actions([moment]))
             if key not in whole and record.outcome.ran and record.test.block:
@@ -226,7 +226,7 @@ def code_actions(tests: TestService, doc: DocumentState, first: tuple[int, int],
     return out
 
 
-def _wrong_value_moment(doc: DocumentState, record: TestRecord):
+def wrong_value_moment(doc: DocumentState, record: TestRecord):
     """"Debug at this moment" of a failing test whose wrong value has a known writer: the
     last write of that word (`ide.moments.value_moment`)."""
     outcome, test = record.outcome, record.test

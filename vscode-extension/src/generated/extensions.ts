@@ -112,6 +112,7 @@ export interface TestOutcome {
     difference: Difference | null;
     writtenBy: WrittenBy | null;
     range: WireRange;
+    debugAtMoment?: { [key: string]: unknown };
 }
 
 export interface TestRun {
@@ -155,6 +156,7 @@ export interface GpuRun {
     ok: boolean;
     message: string;
     same?: boolean;
+    debugAtMoment?: { [key: string]: unknown };
     [field: string]: unknown;
 }
 
