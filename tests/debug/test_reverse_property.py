@@ -2,7 +2,8 @@
 continue, halts, wave operations, stores; barriers with floats; several workgroups), going back
 to any earlier moment — by `stepBack`, by `goto` a position, under a budget small enough to
 thin the checkpoints — and stepping forward again reaches exactly the states that plain forward
-stepping reached (registers, predicates, masks, local and device memory, position)."""
+stepping reached (registers, predicates, masks, local and device memory, position, and the
+warnings so far: data races and uninitialised reads found again on the way forward)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def state(run) -> tuple:
     b = run.batch
     return (run.position, run.workgroup, run.index, b.R.tobytes(), b.P.tobytes(),
             b.active.tobytes(), b.alive.tobytes(), b.local.tobytes(), run.device.tobytes(),
-            len(b.ctrl), len(b.calls), run.error is not None)
+            len(b.ctrl), len(b.calls), run.error is not None,
+            tuple((w.kind, w.line, w.count, w.lanes) for w in run.ctx.ordered_warnings()))
 
 
 def session_for(tmp_path, source, args, budget):

@@ -6,7 +6,9 @@ nearest earlier checkpoint (`SteppingRun.snapshot`) and stepping forward again. 
 runs one instruction for every wave of the current workgroup, so a position names a workgroup
 and an instruction count within it).
 
-While the run goes forward a checkpoint is taken every `interval` steps. Checkpoints live within
+While the run goes forward a checkpoint is taken every `interval` steps (64 at first, doubled
+whenever taking one costs more than a tenth of the time since the last: recording stays cheap
+and a reverse step re-executes about ten checkpoints' worth of time at most). Checkpoints live within
 a memory budget (`checkpointBudgetMiB`, default `DEFAULT_BUDGET_MIB`): when the next one would
 exceed it, every other checkpoint is dropped and the interval doubles, so the history stays
 complete and a reverse step re-executes at most `interval` steps more. When a single
@@ -19,12 +21,14 @@ history then starts again at that moment (`restart_here`).
 from __future__ import annotations
 
 import bisect
+import time
 
 from ..emu import FAULTED, FINISHED
 
 DEFAULT_BUDGET_MIB = 256
 DEFAULT_INTERVAL = 64
 MAX_REPLAY = 50_000_000        # steps one reverse request may re-execute
+SHARE = 0.1                    # at most this share of forward time goes to checkpoints
 
 
 class TimelineError(Exception):
@@ -50,6 +54,7 @@ class Timeline:
         self.off: str | None = None
         self.thinned = False
         self.edited = False        # the history starts where the user edited the state
+        self.since = 0.0           # when the last checkpoint was taken (perf_counter)
 
     @property
     def start(self) -> int:
@@ -61,6 +66,7 @@ class Timeline:
         self.positions, self.checkpoints, self.used = [], {}, 0
         self.interval, self.off, self.thinned = self.first_interval, None, False
         self.edited = False
+        self.since = time.perf_counter()
         checkpoint = run.snapshot()
         if checkpoint.nbytes > self.budget:
             self.off = (f"reverse execution is off for this launch: one checkpoint takes "
@@ -78,19 +84,43 @@ class Timeline:
         if self.off is not None or position % self.interval or run.finished \
                 or (self.positions and position <= self.positions[-1]):
             return
-        checkpoint = run.snapshot()
-        while self.used + checkpoint.nbytes > self.budget and len(self.positions) > 1:
+        last = self.checkpoints[self.positions[-1]][0] if self.positions else None
+        began = time.perf_counter()
+        checkpoint = run.snapshot(last)
+        now = time.perf_counter()
+        if now - began > SHARE * (began - self.since):
+            self.interval *= 2             # checkpoints cost more than their share: fewer
+        self.since = now
+        while self.used + self._added(checkpoint) > self.budget and len(self.positions) > 1:
             self._thin()
             if position % self.interval:
                 return
-        if self.used + checkpoint.nbytes > self.budget:
+        if self.used + self._added(checkpoint) > self.budget:
             return
         self._keep(checkpoint, extra)
 
+    def _added(self, checkpoint) -> int:
+        """The memory keeping `checkpoint` adds (device pages it shares with the last one are
+        already counted)."""
+        last = self.checkpoints[self.positions[-1]][0].all_pages if self.positions else ()
+        shared = {id(page) for page in last}
+        return checkpoint.own_bytes + sum(p.nbytes for p in checkpoint.all_pages
+                                          if id(p) not in shared)
+
     def _keep(self, checkpoint, extra) -> None:
+        self.used += self._added(checkpoint)
         self.positions.append(checkpoint.position)
         self.checkpoints[checkpoint.position] = (checkpoint, dict(extra))
-        self.used += checkpoint.nbytes
+
+    def _recount(self) -> None:
+        """`used` again from the checkpoints kept (each distinct device page once)."""
+        pages: dict[int, int] = {}
+        used = 0
+        for checkpoint, _ in self.checkpoints.values():
+            used += checkpoint.own_bytes
+            for page in checkpoint.all_pages:
+                pages[id(page)] = page.nbytes
+        self.used = used + sum(pages.values())
 
     def _thin(self) -> None:
         """Drop every other checkpoint after the first; the interval doubles."""
@@ -98,8 +128,9 @@ class Timeline:
         first = self.positions[0]
         kept = [first] + [p for p in self.positions[1:] if p % self.interval == 0]
         for p in set(self.positions) - set(kept):
-            self.used -= self.checkpoints.pop(p)[0].nbytes
+            del self.checkpoints[p]
         self.positions = kept
+        self._recount()
         if not self.thinned:
             self.thinned = True
             self.notify(f"checkpoint budget of {_mib(self.budget)} MiB reached: keeping a "
@@ -110,8 +141,9 @@ class Timeline:
         """Forget checkpoints after `position` (the run's future changed)."""
         i = bisect.bisect_right(self.positions, position)
         for p in self.positions[i:]:
-            self.used -= self.checkpoints.pop(p)[0].nbytes
+            del self.checkpoints[p]
         del self.positions[i:]
+        self._recount()
 
     # ---- travelling --------------------------------------------------------------------------
     def check(self) -> None:
