@@ -104,7 +104,7 @@ def reverse_steps(program: Path, loop: int, repeat: int) -> None:
     began = time.perf_counter()
     targets = client.request("gotoTargets", {"source": {"path": str(program)}, "line": 11})
     listed = time.perf_counter() - began
-    first = targets["body"]["targets"][0]["id"]
+    first = targets["body"]["targets"][-1]["id"]
     elapsed, stop = timed(client, "goto", stop, targetId=first)
     print(f"gotoTargets over {len(targets['body']['targets'])} iterations: "
           f"{1000 * listed:.1f} ms; goto the first: {1000 * elapsed:.1f} ms")
@@ -142,7 +142,7 @@ async def finding_to_pause(folder: Path, repeat: int) -> None:
         uri=uri, language_id="wave", version=1, text=RACE)))
     await client.workspace_execute_command_async(t.ExecuteCommandParams(
         command="wave-lsp.run", arguments=[uri, "race", 0]))
-    times, actions_ms = [], []
+    times, actions_ms, starts, moments = [], [], [], []
     for _ in range(repeat):
         began = time.perf_counter()
         actions = await client.text_document_code_action_async(t.CodeActionParams(
@@ -155,12 +155,18 @@ async def finding_to_pause(folder: Path, repeat: int) -> None:
         dap = DapClient(cwd=ROOT)
         dap.start(config.pop("program"), args=config.pop("args", None),
                   kernel=config.pop("kernel"), stopAt=config["stopAt"])
+        configured = time.perf_counter()
         stop = dap.stopped()
-        times.append(time.perf_counter() - began)
+        done = time.perf_counter()
+        times.append(done - began)
+        starts.append(configured - began - actions_ms[-1])
+        moments.append(done - configured)
         assert stop["reason"] == "goto", stop
         dap.close()
     await client.shutdown_session()
     line("code action request (server)", actions_ms)
+    line("adapter process start, initialize, launch, configurationDone", starts)
+    line("configurationDone → stopped at the moment (run there, recording)", moments)
     line("finding → paused session (action + adapter start + run to the moment)", times,
          " (target ≤ 1 s)")
 

@@ -122,7 +122,7 @@ def test_goto_targets_name_each_earlier_iteration(client):
     stop = client.stopped()                            # after the loop
     targets = client.request("gotoTargets", {"source": {"path": str(DIVERGENT)},
                                              "line": 16})["body"]["targets"]
-    assert [t["label"] for t in targets] == [f"line 16, iteration {n}" for n in (1, 2, 3)]
+    assert [t["label"] for t in targets] == [f"line 16, iteration {n}" for n in (3, 2, 1)]
     back = go(client, "goto", stop, targetId=targets[1]["id"])
     assert back["reason"] == "goto" and where(client, back)[:2] == (
         16, "divergent_break · lanes 2-3 active")

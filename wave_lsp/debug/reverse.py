@@ -13,8 +13,8 @@ need nothing special, since re-execution repeats them exactly.
   condition holding in some active lane of a wave; hit counts and logpoints do not apply
   backward) was reached or a data breakpoint's target was written, across workgroups, else to
   the start of the history with a reason saying so.
-- `gotoTargets` lists the earlier executions of a line, "line 12, iteration 5" (iterations
-  count the line's executions within its workgroup); `goto` returns to one.
+- `gotoTargets` lists the earlier executions of a line, latest first, "line 12, iteration 5"
+  (iterations count the line's executions within its workgroup); `goto` returns to one.
 """
 
 from __future__ import annotations
@@ -140,7 +140,8 @@ class Reverse:
                      ids)
 
     def goto_targets(self, line: int) -> list[dict]:
-        """The earlier executions of source line `line` (0-based), latest last."""
+        """The earlier executions of source line `line` (0-based), the latest first (what an
+        editor's "jump to cursor" takes)."""
         session = self.session
         run = session.run
         now = run.position
@@ -162,7 +163,7 @@ class Reverse:
         self.timeline.restore(run, self.timeline.start)
         self.timeline.replay(run, now, visit, session.cancelled)
         self.timeline.seek(run, now, session.cancelled)
-        return targets[-MAX_TARGETS:]
+        return targets[-MAX_TARGETS:][::-1]
 
     def check_goto(self, target_id: int) -> None:
         self.timeline.check()

@@ -1,8 +1,6 @@
 """The server's protocol extensions in one place: every custom command (`workspace/executeCommand`
 named `wave-lsp.*`) and notification (`wave-lsp/*`), their arguments' and results' dataclasses
-(made JSON by `proto`), and `Engine`, in the initialize result.
-
-Arguments are a JSON array (`Arguments.parse` names them in field order, missing ones null); a
+(made JSON by `proto`), and `Engine`, in the initialize result. Arguments are a JSON array (`Arguments.parse` names them in field order, missing ones null); a
 result's JSON is `wire(result)` (camelCase, `ABSENT` fields left out). An `Open` result restates
 an `ide` value: `answer()` checks its named fields. `COMMANDS` and `NOTIFICATIONS` say what each
 does, how it fails and who uses it; `wave_lsp.generate` writes the docs and TypeScript from them.
@@ -178,8 +176,7 @@ class TestOutcome:
     difference: Difference | None
     written_by: WrittenBy | None
     range: WireRange
-    # a failure's "Debug at this moment": the debug launch configuration (ide.moments)
-    debug_at_moment: dict[str, Any] = ABSENT
+    debug_at_moment: dict[str, Any] = ABSENT      # a failure's moment's launch (ide.moments)
 
 
 @dataclass(frozen=True)
@@ -227,7 +224,6 @@ class GpuRun(Open):
     ok: bool
     message: str
     same: bool = ABSENT
-    debug_at_moment: dict[str, Any] = ABSENT   # the first difference's moment (ide.moments)
 
 
 @dataclass(frozen=True)
@@ -357,7 +353,7 @@ CHECK_PORTABILITY = Extension("wave-lsp.checkPortability", KernelArgs, (Portabil
                             (VSCODE, NVIM, LENS))
 RUN_ON_GPU = Extension("wave-lsp.runOnGpu", KernelArgs, (GpuRun,),
                      "Runs the kernel's launch on a CUDA GPU and in the emulator and compares "
-                     "the device memory (lens only where CuPy finds a device).",
+                     "the device memory (lens only where CuPy finds a device); `debugAtMoment`.",
                      "`ok: false` with `message` when it cannot run", (LENS,))
 KERNEL_RESOURCES = Extension("wave-lsp.kernelResources", KernelArgs, (KernelResources, type(None)),
                            "The kernel's registers, memory and occupancy per target, with the "

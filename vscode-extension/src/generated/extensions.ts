@@ -156,7 +156,6 @@ export interface GpuRun {
     ok: boolean;
     message: string;
     same?: boolean;
-    debugAtMoment?: { [key: string]: unknown };
     [field: string]: unknown;
 }
 
