@@ -177,7 +177,7 @@ def _configuration(actions) -> dict:
         command = getattr(item, "command", None)
         if isinstance(command, str) and "debugAtMoment" in command:   # lsprotocol reads it so
             return dict(ast.literal_eval(command)["arguments"][0])
-        if command is not None and getattr(command, "command", "") == "wave-lsp.debugAtMoment":
+        if command is not None and getattr(command, "command", "") == "wave.debugAtMoment":
             return dict(command.arguments[0])
     raise SystemExit("no 'Debug at this moment' action was offered")
 

@@ -100,8 +100,8 @@ local recorded = {}
 package.loaded.dap = { adapters = {}, configurations = {}, run = function(c) recorded = c end }
 local wave = require('wave.dap')
 assert(wave.setup({ command = %(command)s, checkpoint_budget_mib = 64 }))
-local handler = vim.lsp.commands['wave-lsp.debugAtMoment']
-handler({ title = 'Debug at this moment', command = 'wave-lsp.debugAtMoment',
+local handler = vim.lsp.commands['wave.debugAtMoment']
+handler({ title = 'Debug at this moment', command = 'wave.debugAtMoment',
           arguments = { vim.json.decode(%(config)s) } })
 local out = { run = recorded, user_command = vim.fn.exists(':WaveDebugMoment') == 2,
               budgets = vim.tbl_map(function(c) return c.checkpointBudgetMiB end,

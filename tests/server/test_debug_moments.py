@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.asyncio(loop_scope="module"),
 
 ROOT = Path(__file__).resolve().parents[2]
 INIT = {"diagnostics": {"debounceMs": 5}, "run": {"timeLimitMs": 3000}}
-DEBUG = "wave-lsp.debugAtMoment"
+DEBUG = "wave.debugAtMoment"
 RACE = """.kernel race
 .registers 8
 ; wave-lsp run: --workgroup 8,1,1 --wave-width 4

@@ -81,8 +81,11 @@ def test_debug_at_this_moment_opens_the_race(vscode):
     vscode.clickLens("wave-lsp run:", "▶ Run")
     vscode.wait_until(lambda: vscode.count(".squiggly-warning") > 0, "the race's warning",
                       timeout=60)
-    vscode.clickText("local_store_u32")
+    vscode.press("Escape")
+    vscode.clickText("local_store_u32", 0, 3)
     vscode.press("Control+.")
+    vscode.waitFor(".action-widget", "Debug at this moment")
+    vscode.screenshot("03-quick-fix")
     vscode.chooseAction("Debug at this moment")
     vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") > 0,
                       "the session paused at the race", timeout=60)
@@ -94,4 +97,4 @@ def test_debug_at_this_moment_opens_the_race(vscode):
     lanes = vscode.wait_until(lambda: [r for r in rows(vscode, "Variables")
                                        if r.startswith("thread ")], "the race's threads")
     assert [r.split()[1] for r in lanes] == ["0", "4"]
-    vscode.screenshot("03-debug-at-this-moment")
+    vscode.screenshot("04-debug-at-this-moment")

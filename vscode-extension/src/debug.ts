@@ -6,7 +6,7 @@
  * `.kernel` line, placed right after the server's ▶ Run lens (`withDebugLenses`, from the client's
  * code lens middleware).
  *
- * "Debug at this moment" (`wave-lsp.debugAtMoment`, from the server's code actions and the Testing
+ * "Debug at this moment" (`wave.debugAtMoment`, from the server's code actions and the Testing
  * view) saves the program's editor and starts the configuration it is given; every launch gets
  * `wave.debug.checkpointBudgetMiB` (reverse execution's memory) unless it sets its own.
  *

@@ -39,7 +39,7 @@ export interface ActiveEditor {
 export const DEBUG_TYPE = 'wave';
 /** The server's "Debug at this moment" code actions (run findings, failing tests) and the Testing
  * view's message link run this with a complete launch configuration (`stopAt`: the moment). */
-export const DEBUG_MOMENT_COMMAND = 'wave-lsp.debugAtMoment';
+export const DEBUG_MOMENT_COMMAND = 'wave.debugAtMoment';
 
 /** Another `wave-lsp` subcommand from the server's command line: `serve` and what follows
  * become `name` and its `args` (`debug`; `asm FILE --dump-hex`; `dis FILE`). */

@@ -18,7 +18,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-DEBUG_COMMAND = "wave-lsp.debugAtMoment"
+DEBUG_COMMAND = "wave.debugAtMoment"
 TITLE = "Debug at this moment"
 
 

@@ -316,7 +316,7 @@ _NOT_LIVE = object()
 
 def moment_actions(moments) -> list[types.CodeAction]:
     """Code actions that start a debug session at each moment (`ide.moments`): the editor
-    runs `wave-lsp.debugAtMoment` with the launch configuration."""
+    runs `wave.debugAtMoment` with the launch configuration."""
     return [types.CodeAction(title=f"{m.title}: {m.configuration['name']}",
                              kind=types.CodeActionKind.QuickFix,
                              command=types.Command(title=m.title, command=DEBUG_COMMAND,

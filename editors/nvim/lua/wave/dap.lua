@@ -13,13 +13,13 @@
 --- Reverse execution (the adapter announces `supportsStepBack`): `require('dap').step_back()`,
 --- `require('dap').reverse_continue()` and `require('dap').goto_()` (earlier executions of the
 --- cursor's line: "line 12, iteration 5"). "Debug at this moment" code actions of run findings
---- and failing tests run `wave-lsp.debugAtMoment`, which this module hands to `dap.run`;
+--- and failing tests run `wave.debugAtMoment`, which this module hands to `dap.run`;
 --- `:WaveDebugMoment` picks that action on the cursor's line. `setup({ checkpoint_budget_mib = N })`
 --- sets the checkpoints' memory budget of every launch (default: the adapter's 256 MiB).
 
 local M = {}
 
-M.MOMENT_COMMAND = 'wave-lsp.debugAtMoment'
+M.MOMENT_COMMAND = 'wave.debugAtMoment'
 
 --- The name of the kernel containing the cursor, as the server says (`wave.kernel_at`). Between
 --- kernels, or where no wave-lsp server is attached (nvim-dap needs only `wave-lsp debug`, not
