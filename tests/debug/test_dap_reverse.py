@@ -272,3 +272,12 @@ def test_stop_at_lanes_given_as_wave_and_lane_pairs(client):
     assert stop["threadId"] == 3 and frame["line"] == 16
     focus = client.scope(frame["id"], "Finding lanes")
     assert [v["name"] for v in focus] == ["thread 10", "thread 15"]
+
+
+def test_stop_at_a_barrier_error_then_step_back_before_it(client):
+    client.start(KERNELS / "divergent_barrier.wave",
+                 stopAt={"error": True, "lanes": [[0, 0], [0, 1]], "reason": "the barrier"})
+    error = client.stopped()
+    assert error["reason"] == "exception" and "barrier" in error["text"].lower()
+    back = go(client, "stepBack", error)
+    assert back["reason"] == "step" and client.top_frame(back["threadId"])["line"] < 10

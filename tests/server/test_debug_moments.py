@@ -154,8 +154,10 @@ async def test_a_failing_kernel_test_opens_at_the_write_of_the_wrong_value(clien
     text = store("0", "10", "25", "30")
     uri = on_disk(client, tmp_path, "test", text)
     launch = next(i for i, line in enumerate(text.split("\n")) if "wave-lsp run:" in line)
-    await client.workspace_execute_command_async(t.ExecuteCommandParams(
+    result = await client.workspace_execute_command_async(t.ExecuteCommandParams(
         command="wave-lsp.test", arguments=[uri, "store", launch]))
+    [outcome] = result["tests"]                         # the Testing view's link uses it
+    assert outcome["debugAtMoment"]["stopAt"]["address"] == 8
     wrong = next(i for i, line in enumerate(text.split("\n")) if "expect: 25" in line)
     started = time.perf_counter()
     action = await moment_action(client, uri, wrong)
