@@ -83,7 +83,8 @@ def test_debug_at_this_moment_opens_the_race(vscode):
                       timeout=60)
     vscode.press("Escape")
     vscode.clickText("local_store_u32", 0, 3)
-    vscode.press("Control+.")
+    vscode.wait_until(lambda: vscode.count(".lightBulbWidget") > 0, "the light bulb", timeout=30)
+    vscode.click(".lightBulbWidget")         # the actions of the line, as a user clicks them
     vscode.waitFor(".action-widget", "Debug at this moment")
     vscode.screenshot("03-quick-fix")
     vscode.chooseAction("Debug at this moment")
@@ -94,6 +95,7 @@ def test_debug_at_this_moment_opens_the_race(vscode):
     assert focus
     vscode.click(".pane:has(.pane-header[aria-label*='Variables' i]) .monaco-list-row",
                  "Finding lanes")
+    vscode.press("ArrowRight")               # expand the scope
     lanes = vscode.wait_until(lambda: [r for r in rows(vscode, "Variables")
                                        if r.startswith("thread ")], "the race's threads")
     assert [r.split()[1] for r in lanes] == ["0", "4"]
