@@ -142,7 +142,7 @@ async def finding_to_pause(folder: Path, repeat: int) -> None:
         uri=uri, language_id="wave", version=1, text=RACE)))
     await client.workspace_execute_command_async(t.ExecuteCommandParams(
         command="wave-lsp.run", arguments=[uri, "race", 0]))
-    times, actions_ms, starts, moments = [], [], [], []
+    times, actions_ms, starts, moments, adapter_cpu = [], [], [], [], []
     for _ in range(repeat):
         began = time.perf_counter()
         actions = await client.text_document_code_action_async(t.CodeActionParams(
@@ -152,6 +152,7 @@ async def finding_to_pause(folder: Path, repeat: int) -> None:
             context=t.CodeActionContext(diagnostics=[])))
         actions_ms.append(time.perf_counter() - began)
         config = _configuration(actions)
+        cpu = _children_cpu()
         dap = DapClient(cwd=ROOT)
         dap.start(config.pop("program"), args=config.pop("args", None),
                   kernel=config.pop("kernel"), stopAt=config["stopAt"])
@@ -163,12 +164,21 @@ async def finding_to_pause(folder: Path, repeat: int) -> None:
         moments.append(done - configured)
         assert stop["reason"] == "goto", stop
         dap.close()
+        adapter_cpu.append(_children_cpu() - cpu)
     await client.shutdown_session()
     line("code action request (server)", actions_ms)
     line("adapter process start, initialize, launch, configurationDone", starts)
     line("configurationDone → stopped at the moment (run there, recording)", moments)
     line("finding → paused session (action + adapter start + run to the moment)", times,
          " (target ≤ 1 s)")
+    line("CPU of the whole adapter process (start to disconnect; wall on an idle machine)",
+         adapter_cpu)
+
+
+def _children_cpu() -> float:
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _configuration(actions) -> dict:

@@ -6,9 +6,10 @@ nearest earlier checkpoint (`SteppingRun.snapshot`) and stepping forward again. 
 runs one instruction for every wave of the current workgroup, so a position names a workgroup
 and an instruction count within it).
 
-While the run goes forward a checkpoint is taken every `interval` steps (64 at first, doubled
-whenever taking one costs more than a tenth of the time since the last: recording stays cheap
-and a reverse step re-executes about ten checkpoints' worth of time at most). Checkpoints live within
+While the run goes forward a checkpoint is taken every `interval` steps: a power of two, at least
+64, chosen from the measured (smoothed) cost of a checkpoint and of a step so that checkpoints
+take about a tenth of the forward time (a reverse step then re-executes about ten checkpoints'
+time at most). Checkpoints live within
 a memory budget (`checkpointBudgetMiB`, default `DEFAULT_BUDGET_MIB`): when the next one would
 exceed it, every other checkpoint is dropped and the interval doubles, so the history stays
 complete and a reverse step re-executes at most `interval` steps more. When a single
@@ -55,6 +56,9 @@ class Timeline:
         self.thinned = False
         self.edited = False        # the history starts where the user edited the state
         self.since = 0.0           # when the last checkpoint was taken (perf_counter)
+        self.last_at = 0           # and at which position
+        self.floor = interval      # the least interval (doubled when the budget thins)
+        self.costs: list[float] = [0.0, 0.0]    # smoothed seconds per checkpoint, per step
 
     @property
     def start(self) -> int:
@@ -66,7 +70,8 @@ class Timeline:
         self.positions, self.checkpoints, self.used = [], {}, 0
         self.interval, self.off, self.thinned = self.first_interval, None, False
         self.edited = False
-        self.since = time.perf_counter()
+        self.since, self.last_at = time.perf_counter(), run.position
+        self.floor, self.costs = self.first_interval, [0.0, 0.0]
         checkpoint = run.snapshot()
         if checkpoint.nbytes > self.budget:
             self.off = (f"reverse execution is off for this launch: one checkpoint takes "
@@ -88,9 +93,8 @@ class Timeline:
         began = time.perf_counter()
         checkpoint = run.snapshot(last)
         now = time.perf_counter()
-        if now - began > SHARE * (began - self.since):
-            self.interval *= 2             # checkpoints cost more than their share: fewer
-        self.since = now
+        self._pace(now - began, (began - self.since) / max(1, position - self.last_at))
+        self.since, self.last_at = now, position
         while self.used + self._added(checkpoint) > self.budget and len(self.positions) > 1:
             self._thin()
             if position % self.interval:
@@ -106,6 +110,17 @@ class Timeline:
         shared = {id(page) for page in last}
         return checkpoint.own_bytes + sum(p.nbytes for p in checkpoint.all_pages
                                           if id(p) not in shared)
+
+    def _pace(self, snapshot: float, step: float) -> None:
+        """The interval from the smoothed costs of a checkpoint and of a step."""
+        costs = self.costs
+        costs[0] = snapshot if not costs[0] else 0.7 * costs[0] + 0.3 * snapshot
+        costs[1] = step if not costs[1] else 0.7 * costs[1] + 0.3 * step
+        wanted = costs[0] / (SHARE * costs[1]) if costs[1] > 0 else 0
+        interval = self.floor
+        while interval < wanted:
+            interval *= 2
+        self.interval = interval
 
     def _keep(self, checkpoint, extra) -> None:
         self.used += self._added(checkpoint)
@@ -124,7 +139,8 @@ class Timeline:
 
     def _thin(self) -> None:
         """Drop every other checkpoint after the first; the interval doubles."""
-        self.interval *= 2
+        self.floor = max(self.floor * 2, self.interval * 2)
+        self.interval = self.floor
         first = self.positions[0]
         kept = [first] + [p for p in self.positions[1:] if p % self.interval == 0]
         for p in set(self.positions) - set(kept):
