@@ -92,3 +92,53 @@ def test_nvim_dap_configuration_debugs_a_kernel(tmp_path):
         assert client.finish(stop["threadId"]).startswith("4\n5\n8\n13\n")
     finally:
         client.close()
+
+
+MOMENT_SCRIPT = """
+vim.opt.rtp:prepend(%(rtp)s)
+local recorded = {}
+package.loaded.dap = { adapters = {}, configurations = {}, run = function(c) recorded = c end }
+local wave = require('wave.dap')
+assert(wave.setup({ command = %(command)s, checkpoint_budget_mib = 64 }))
+local handler = vim.lsp.commands['wave.debugAtMoment']
+handler({ title = 'Debug at this moment', command = 'wave.debugAtMoment',
+          arguments = { vim.json.decode(%(config)s) } })
+local out = { run = recorded, user_command = vim.fn.exists(':WaveDebugMoment') == 2,
+              budgets = vim.tbl_map(function(c) return c.checkpointBudgetMiB end,
+                                    package.loaded.dap.configurations.wave) }
+vim.fn.writefile({ vim.json.encode(out) }, %(result)s)
+vim.cmd('qa!')
+"""
+
+
+def test_nvim_debug_at_moment_runs_the_actions_configuration(tmp_path):
+    """The server's "Debug at this moment" command reaches nvim-dap with its configuration (and
+    the budget of `setup`); the session it starts stops at the moment, and steps back."""
+    result = tmp_path / "result.json"
+    command = [sys.executable, "-m", "wave_lsp", "debug"]
+    lua = lambda value: json.dumps(value).replace("[", "{").replace("]", "}")  # noqa: E731
+    config = {"type": "wave", "request": "launch", "name": "calls: moment", "program": str(CALLS),
+              "kernel": "calls", "args": ["--workgroup", "4,1,1", "--wave-width", "4"],
+              "stopAt": {"workgroup": 0, "step": 5, "threads": [2]}}
+    script = tmp_path / "script.lua"
+    script.write_text(MOMENT_SCRIPT % {"rtp": json.dumps(str(ROOT / "editors" / "nvim")),
+                                       "command": lua(command),
+                                       "config": json.dumps(json.dumps(config)),
+                                       "result": json.dumps(str(result))})
+    proc = subprocess.run([nvim(), "--headless", "--clean", "-l", str(script)],
+                          capture_output=True, timeout=60, cwd=tmp_path)
+    assert result.is_file(), proc.stderr.decode()
+    data = json.loads(result.read_text())
+    assert data["user_command"] and data["budgets"] == [64, 64, 64]
+    run = data["run"]
+    assert run["stopAt"] == config["stopAt"] and run["checkpointBudgetMiB"] == 64
+    client = DapClient(cwd=ROOT, command=command)
+    try:
+        launch = {k: v for k, v in run.items() if k not in ("type", "request", "name")}
+        client.start(launch.pop("program"), **launch)
+        stop = client.stopped()
+        assert stop["reason"] == "goto" and "step 5 of workgroup (0,0,0)" in stop["description"]
+        client.request("stepBack", {"threadId": stop["threadId"]})
+        assert client.stopped()["reason"] == "step"
+    finally:
+        client.close()

@@ -22,7 +22,7 @@ from .workbench import EXTENSION
 GRAMMAR = EXTENSION / "syntaxes" / "wave.tmLanguage.json"
 MANIFEST = json.loads((EXTENSION / "package.json").read_text())
 PROPERTIES = MANIFEST["contributes"]["configuration"]["properties"]
-CLIENT_ONLY = ("wave.server.", "wave.trace.")
+CLIENT_ONLY = ("wave.server.", "wave.trace.", "wave.debug.")
 
 
 def test_checked_in_grammar_is_current():

@@ -102,6 +102,10 @@ def test_run_all_shows_the_failure_as_a_diff_and_the_wrong_store(vscode):
     vscode.wait_until(lambda: "The first wrong value was stored here: line 13" in
                       " ".join(vscode.texts(".editor-instance .monaco-editor")),
                       "the message at the store line")
+    # with its link to a debug session paused where the wrong value was written
+    vscode.wait_until(lambda: "Debug at this moment" in
+                      " ".join(vscode.texts(".editor-instance .monaco-editor")),
+                      "the message's Debug at this moment link")
     diff = vscode.wait_until(lambda: " ".join(vscode.texts(".monaco-diff-editor")),
                              "the expected/actual diff")
     # the whole output, side by side: the expected 25 against the printed 20

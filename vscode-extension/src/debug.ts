@@ -6,6 +6,10 @@
  * `.kernel` line, placed right after the server's ▶ Run lens (`withDebugLenses`, from the client's
  * code lens middleware).
  *
+ * "Debug at this moment" (`wave.debugAtMoment`, from the server's code actions and the Testing
+ * view) saves the program's editor and starts the configuration it is given; every launch gets
+ * `wave.debug.checkpointBudgetMiB` (reverse execution's memory) unless it sets its own.
+ *
  * "create a launch.json file" writes the package.json's `initialConfigurations` (once: no
  * provider adds them again).
  */
@@ -13,9 +17,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { runCli } from './cli';
-import { assemblyError, CommandLine, completeConfiguration, DEBUG_TYPE, debugAdapterCommand, kernelNames } from './debugConfig';
+import { assemblyError, CommandLine, completeConfiguration, DEBUG_MOMENT_COMMAND, DEBUG_TYPE, debugAdapterCommand, kernelNames } from './debugConfig';
 
 export const DEBUG_KERNEL_COMMAND = 'wave.debugKernel';
+
 const RUN_COMMANDS = new Set(['wave-lsp.run', 'wave-lsp.clear']);
 
 /** The server's lenses with "Debug Kernel" after the ▶ Run (or ▶ Run again) lens of each `.kernel` line. */
@@ -91,6 +96,9 @@ export function registerDebugger(
                     void vscode.window.showErrorMessage(`WAVE: ${done}`);
                     return undefined;
                 }
+                if (done.checkpointBudgetMiB === undefined) {
+                    done.checkpointBudgetMiB = vscode.workspace.getConfiguration('wave.debug').get<number>('checkpointBudgetMiB', 256);
+                }
                 return done as vscode.DebugConfiguration;
             },
             async resolveDebugConfigurationWithSubstitutedVariables(folder, config) {
@@ -102,6 +110,17 @@ export function registerDebugger(
                 const program = path.isAbsolute(config.program) ? config.program : path.join(base, config.program);
                 return await assembles(server, program) ? config : undefined;
             },
+        }),
+        vscode.commands.registerCommand(DEBUG_MOMENT_COMMAND, async (config?: unknown) => {
+            if (typeof config !== 'object' || config === null || typeof (config as { program?: unknown }).program !== 'string') {
+                return false;
+            }
+            const program = vscode.Uri.file((config as { program: string }).program);
+            const open = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === program.fsPath);
+            if (open?.isDirty) {
+                await open.save();      // the adapter reads the file: debug what the editor shows
+            }
+            return vscode.debug.startDebugging(vscode.workspace.getWorkspaceFolder(program), config as vscode.DebugConfiguration);
         }),
         vscode.commands.registerCommand(DEBUG_KERNEL_COMMAND, async (uri?: unknown, kernel?: unknown) => {
             // from the palette or the walkthrough's tab: the active or last active .wave editor

@@ -4,7 +4,8 @@
  * completing a configuration (F5 without a launch.json debugs the kernel at the cursor).
  *
  * Launch attributes (debug type `wave`): `program` (.wave or .wbin), `kernel`, `args` (the flags
- * of `wave-lsp run`; absent: the kernel's `; wave-lsp run:` launch line), `stopOnEntry`, `cwd`.
+ * of `wave-lsp run`; absent: the kernel's `; wave-lsp run:` launch line), `stopOnEntry`, `cwd`,
+ * `stopAt` (open paused at a finding's moment) and `checkpointBudgetMiB` (reverse execution).
  */
 
 export interface CommandLine {
@@ -36,6 +37,9 @@ export interface ActiveEditor {
 }
 
 export const DEBUG_TYPE = 'wave';
+/** The server's "Debug at this moment" code actions (run findings, failing tests) and the Testing
+ * view's message link run this with a complete launch configuration (`stopAt`: the moment). */
+export const DEBUG_MOMENT_COMMAND = 'wave.debugAtMoment';
 
 /** Another `wave-lsp` subcommand from the server's command line: `serve` and what follows
  * become `name` and its `args` (`debug`; `asm FILE --dump-hex`; `dis FILE`). */

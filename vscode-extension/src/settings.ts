@@ -1,5 +1,5 @@
 /**
- * The server's settings: the `wave.*` settings minus the client's own (`wave.server.*`,
+ * The server's settings: the `wave.*` settings minus the client's own (`wave.server.*`, `wave.debug.*`,
  * `wave.trace.*`), as one nested object, sent as `initializationOptions` and as the answer to
  * `workspace/configuration`. Only values the user set (in any settings scope) are sent, so the
  * server's own defaults apply to the rest and a server older than this extension is not sent keys
@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { effectiveValue } from './restricted';
 
 export const SECTION = 'wave';
-const CLIENT_ONLY = ['server.', 'trace.'];
+const CLIENT_ONLY = ['server.', 'trace.', 'debug.'];
 
 /** The `wave.*` keys this extension declares (without the `wave.` prefix). */
 export function declaredKeys(packageJSON: { contributes?: { configuration?: { properties?: Record<string, unknown> } } }): string[] {

@@ -21,6 +21,7 @@ import {
     byKernel, debugConfiguration, DiscoveredTest, Discovery, failureParts, fileId, kernelId, testDescription,
     testId, testLabel, TestOutcome, TestRunAnswer, WireRange,
 } from './testModel';
+import { DEBUG_MOMENT_COMMAND } from './debugConfig';
 import { DISCOVER_TESTS as DISCOVER, TEST } from './generated/extensions';
 
 type Execute = (command: string, args: unknown[]) => Promise<unknown>;
@@ -264,7 +265,7 @@ export class KernelTests implements vscode.Disposable {
             diff.location = new vscode.Location(uri, new vscode.Position(parts.line, 0));
             const messages = [diff];
             if (parts.store !== undefined) {
-                const store = new vscode.TestMessage(parts.store.message);
+                const store = new vscode.TestMessage(momentMessage(parts.store.message, outcome.debugAtMoment));
                 store.location = new vscode.Location(uri, new vscode.Position(parts.store.line, 0));
                 messages.push(store);
             }
@@ -309,4 +310,16 @@ export class KernelTests implements vscode.Disposable {
         this.timers.forEach((timer) => clearTimeout(timer));
         this.disposables.forEach((d) => void d.dispose());
     }
+}
+
+/** A message with a "Debug at this moment" link (the server's launch configuration of the
+ * moment the wrong value was written), or the plain text without one. */
+function momentMessage(text: string, config: { [key: string]: unknown } | undefined): string | vscode.MarkdownString {
+    if (config === undefined) {
+        return text;
+    }
+    const link = `command:${DEBUG_MOMENT_COMMAND}?${encodeURIComponent(JSON.stringify([config]))}`;
+    const markdown = new vscode.MarkdownString(`${text} — [Debug at this moment](${link})`);
+    markdown.isTrusted = { enabledCommands: [DEBUG_MOMENT_COMMAND] };
+    return markdown;
 }

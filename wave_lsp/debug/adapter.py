@@ -22,6 +22,8 @@ from .expressions import Expression, ExpressionError
 from .protocol import Channel, read_messages
 from .session import EXCEPTION_FILTERS, Session
 from .target import TargetError, resolve
+from .reverse_requests import ReverseRequests, RequestError, norm as _norm
+from .timeline import TimelineError
 from ..isa.value_format import lanes_summary as summary, mask_text
 
 CAPABILITIES = {
@@ -41,6 +43,9 @@ CAPABILITIES = {
     "supportsSteppingGranularity": True,
     "supportsValueFormattingOptions": True,
     "supportsDelayedStackTraceLoading": False,
+    "supportsStepBack": True,
+    "supportsGotoTargetsRequest": True,
+    "supportsDataBreakpoints": True,
     "exceptionBreakpointFilters": [
         {"filter": name, "label": label, "default": on}
         for name, (label, _, on) in EXCEPTION_FILTERS.items()],
@@ -48,11 +53,7 @@ CAPABILITIES = {
 _REGISTER = re.compile(r"^\s*r(\d+)\s*$")
 
 
-class RequestError(Exception):
-    """A request that cannot be served; the message goes back to the client."""
-
-
-class Adapter:
+class Adapter(ReverseRequests):
     def __init__(self, channel: Channel):
         self.channel = channel
         self.session = Session(channel)
@@ -83,7 +84,8 @@ class Adapter:
             return
         try:
             body = handler(Arguments(arguments, command))
-        except (RequestError, TargetError, ExpressionError, KeyError, ValueError) as err:
+        except (RequestError, TargetError, ExpressionError, KeyError, ValueError,
+                TimelineError) as err:
             text = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
             self.channel.fail(message, str(text))
             return
@@ -291,9 +293,11 @@ class Adapter:
     def on_setVariable(self, args: Arguments):
         session = self._stopped_session()
         hex_format = args.object("format").boolean("hex")
-        return session.views.set_variable(args.integer("variablesReference"),
+        body = session.views.set_variable(args.integer("variablesReference"),
                                           args.string("name", limit=MAX_TEXT),
                                           args.string("value", limit=MAX_TEXT), hex_format)
+        session.reverse.edited()
+        return body
 
     def on_evaluate(self, args: Arguments):
         session = self._stopped_session()
@@ -332,8 +336,10 @@ class Adapter:
 
     def on_writeMemory(self, args: Arguments):
         session = self._stopped_session()
-        return session.views.write_memory(args.string("memoryReference"),
+        body = session.views.write_memory(args.string("memoryReference"),
                                           args.integer("offset", 0), args.string("data"))
+        session.reverse.edited()
+        return body
 
     def on_disassemble(self, args: Arguments):
         session = self._stopped_session()
@@ -341,14 +347,6 @@ class Adapter:
             args.string("memoryReference"), args.integer("offset", 0),
             args.integer("instructionOffset", 0),
             args.integer("instructionCount", minimum=0, maximum=MAX_INSTRUCTIONS))}
-
-
-def _norm(path: str) -> str:
-    from pathlib import Path
-    try:
-        return str(Path(path).resolve())
-    except (OSError, RuntimeError):
-        return path
 
 
 def _short(value) -> str:

@@ -74,6 +74,11 @@ class BreakpointTable:
     line_requests: dict[str, list[dict]] = field(default_factory=dict)   # path -> raw requests
     instruction_requests: list[dict] = field(default_factory=list)
 
+    def new_id(self) -> int:
+        """An id for another kind of breakpoint (data breakpoints), unique in the session."""
+        self.next_id += 1
+        return self.next_id - 1
+
     def _new(self, reuse: list[int], **fields) -> Breakpoint:
         if reuse:
             return Breakpoint(reuse.pop(0), **fields)

@@ -7,6 +7,8 @@ All waves of the workgroup stop together (`allThreadsStopped`). Stepping a wave 
 workgroup until that wave has executed one instruction and has an active lane again: `next`
 treats a `call` as one instruction, `stepIn` enters it, `stepOut` runs until it returns.
 When a workgroup ends the next one starts; a step then stops at its first instruction.
+Going backward (stepBack, reverseContinue, goto, data breakpoints, a finding's moment) is
+`reverse.Reverse`, also on the worker thread.
 """
 
 from __future__ import annotations
@@ -19,7 +21,11 @@ from ..launch.output import error_line, run_output
 from ..emu import FAULTED, FINISHED, WORKGROUP_DONE, write_plan
 from ..isa.value_format import display_kind, lane_list, lanes_summary as summary
 from .breakpoints import BreakpointTable, log_text
+from .watch import first_hit
 from .expressions import Expression, ExpressionError
+from .moment import run_to_moment
+from .reverse import Reverse
+from .timeline import DEFAULT_BUDGET_MIB, TimelineError
 from .views import Views
 
 # Exception breakpoint filters: id -> (label, error kinds, on by default)
@@ -31,6 +37,7 @@ EXCEPTION_FILTERS = {
               None, True),
 }
 STEP_MODES = ("next", "stepIn", "stepOut")
+REVERSE_MODES = ("stepBack", "reverseContinue", "goto", "moment")
 
 
 class Session:
@@ -44,6 +51,9 @@ class Session:
         self.breakpoints = BreakpointTable()
         self.filters = {name for name, (_, _, on) in EXCEPTION_FILTERS.items() if on}
         self.views = Views(self)
+        self.reverse = Reverse(self)
+        self.written_regs: list[set[int]] = []     # per instruction: the registers it writes
+        self.focus: tuple[int, ...] = ()    # threads of a finding shown in "Finding lanes"
         # register -> display kind of its last writer (isa.value_format), f64lo/f64hi for pairs
         self.kinds: dict[int, str] = {}
         self._origins: dict[int, tuple[object, int]] = {}
@@ -60,31 +70,37 @@ class Session:
         """Prepare a fresh run of `target` (launch and restart)."""
         self.target = target
         self.run = target.start()
+        self.focus = ()
         self.kinds = {}
         self._origins = {}
         self._writes = [[(item[1], _display_kind(ins, item[2])) for item in write_plan(ins)
                          if item[0] == "r"] for ins in self.run.instructions]
+        self.written_regs = [{reg for reg, _ in writes} for writes in self._writes]
         self.ended = False
         self.views.handles.reset()
+        self.reverse.attach(getattr(target, "checkpoint_budget_mib", DEFAULT_BUDGET_MIB))
 
     def begin(self) -> None:
         """Start executing (after configurationDone): stop on entry or run."""
         for wave in range(self.run.waves):
             self.channel.event("thread", {"reason": "started",
                                           "threadId": self.views.thread_id(wave)})
-        if self.target.stop_on_entry:
+        if getattr(self.target, "stop_at", None) is not None:
+            self.resume("moment", 0)
+        elif self.target.stop_on_entry:
             self._stopped("entry", 0)
         else:
             self.resume("continue", 0, check_here=True)
 
-    def resume(self, mode: str, wave: int, check_here: bool = False) -> None:
+    def resume(self, mode: str, wave: int, check_here: bool = False, target=None) -> None:
         self.wait()
         if self.ended:
             return
         self.views.handles.reset()
         self.pause_requested.clear()
         self.running = True
-        self.worker = threading.Thread(target=self._execute, args=(mode, wave, check_here),
+        self.worker = threading.Thread(target=self._execute,
+                                       args=(mode, wave, check_here, target),
                                        daemon=True, name="wave-debug-run")
         self.worker.start()
 
@@ -100,14 +116,36 @@ class Session:
         self.cancelled.clear()
 
     # ---- the execution loop ------------------------------------------------------------------
-    def _execute(self, mode: str, wave: int, check_here: bool) -> None:
+    def _execute(self, mode: str, wave: int, check_here: bool, target=None) -> None:
         try:
-            self._loop(mode, wave, check_here)
+            if mode in REVERSE_MODES:
+                self._travel(mode, wave, target)
+            else:
+                self._loop(mode, wave, check_here)
         except Exception as err:  # noqa: BLE001 - a bug must end the session, not hang it
             self._output(f"internal error in the debugger: {err!r}\n", "stderr")
             self._finish()
         finally:
             self.running = False
+
+    def _travel(self, mode: str, wave: int, target) -> None:
+        """A reverse request or a finding's moment; a problem stops where the run is."""
+        reverse = self.reverse
+        try:
+            with self.lock:
+                if mode == "stepBack":
+                    reverse.step_back(wave)
+                elif mode == "reverseContinue":
+                    reverse.reverse_continue(wave)
+                elif mode == "goto":
+                    reverse.goto(target, wave)
+                else:
+                    run_to_moment(self, self.target.stop_at)
+        except TimelineError as err:
+            if self.cancelled.is_set():
+                return
+            self._output(f"{err}\n", "stderr")
+            self._stopped("pause", min(wave, self.run.waves - 1), description=str(err))
 
     def _loop(self, mode: str, wave: int, check_here: bool) -> None:
         run = self.run
@@ -136,9 +174,20 @@ class Session:
             with self.lock:
                 was_active = mode in STEP_MODES and run.has_active(wave)
                 index = run.index
+                watched = first_hit(self.reverse.watches, run, self.written_regs) \
+                    if self.reverse.watches else None
                 result = run.step()
                 self._after_step(index)
+                self.reverse.recorded()
             executed = executed or was_active
+            written = watched(run) if watched is not None and result != FAULTED else None
+            if written and result != FINISHED:
+                if result == WORKGROUP_DONE:
+                    self._workgroup_changed()
+                self._stopped("data breakpoint", wave, [w.id for w in written],
+                              description=f"{written[0].describe()} written at step "
+                                          f"{run.position - 1}")
+                return
             if result == WORKGROUP_DONE:
                 self._workgroup_changed()
                 if mode in STEP_MODES:
@@ -176,14 +225,7 @@ class Session:
             return False
         hit, stop_wave = [], None
         for bp in bps:
-            waves = [w for w in range(run.waves) if run.has_active(w)]
-            if bp.condition is not None:
-                try:
-                    waves = [w for w in waves
-                             if bp.condition.holds(run, w, run.active(w)).any()]
-                except ExpressionError as err:
-                    self._output(f"breakpoint condition '{bp.condition.text}': {err}\n",
-                                 "stderr")
+            waves = self.condition_waves(bp)
             if not waves or not bp.counts_hit():
                 continue
             if bp.log_message is not None:
@@ -199,6 +241,17 @@ class Session:
         self._stopped(reason, stop_wave, [bp.id for bp in hit])
         return True
 
+    def condition_waves(self, bp) -> list[int]:
+        """The waves with an active lane where `bp`'s condition holds (all, without one)."""
+        run = self.run
+        waves = [w for w in range(run.waves) if run.has_active(w)]
+        if bp.condition is not None:
+            try:
+                waves = [w for w in waves if bp.condition.holds(run, w, run.active(w)).any()]
+            except ExpressionError as err:
+                self._output(f"breakpoint condition '{bp.condition.text}': {err}\n", "stderr")
+        return waves
+
     def _log_value(self, expression: str, wave: int) -> str:
         run = self.run
         values = Expression(expression).evaluate(run, wave)
@@ -206,11 +259,15 @@ class Session:
         return summary([_plain(v) for v, on in zip(values.tolist(), active.tolist()) if on])
 
     def _workgroup_changed(self) -> None:
+        self.announce_workgroup(self.run.workgroup - 1)
+
+    def announce_workgroup(self, old: int) -> None:
+        """The running workgroup is no longer `old`: its waves exit, the current ones start."""
         run = self.run
         waves = run.waves
         for wave in range(waves):
             self.channel.event("thread", {"reason": "exited",
-                                          "threadId": (run.workgroup - 1) * waves + wave + 1})
+                                          "threadId": old * waves + wave + 1})
         for wave in range(waves):
             self.channel.event("thread", {"reason": "started",
                                           "threadId": self.views.thread_id(wave)})

@@ -7,6 +7,8 @@ Arguments (launch.json): `program` (a `.wave` or `.wbin` path, relative to `cwd`
 and `stopOnEntry`. Without `args`, the kernel's first launch line in the source is used,
 `; wave-lsp run: FLAGS` (`wave_lsp.ide.launch_lines`: inside the kernel or in the comments just
 above it, `--arg` relative to the source's folder); without one, the default launch.
+`stopAt` opens the session paused at a finding's moment (moment.py) and `checkpointBudgetMiB`
+bounds the memory of reverse execution's checkpoints (timeline.py).
 Every problem raises `TargetError` with a message for the editor.
 """
 
@@ -22,6 +24,8 @@ from ..launch.flags import DumpRequest, LaunchFlagError, build_launch, build_opt
 from ..emu import Launch, LaunchError, RunOptions, SteppingRun, load_program, prepare
 from ..ide.launch_lines import default_launch, launch_lines
 from ..syntax.document import Document
+from .moment import Moment, moment_of
+from .timeline import DEFAULT_BUDGET_MIB
 
 class TargetError(Exception):
     """A launch that cannot start; the message is shown to the user."""
@@ -40,6 +44,8 @@ class Target:
     labels: dict[int, str] = field(default_factory=dict)   # kernel offset -> label name
     stop_on_entry: bool = False
     options: RunOptions = field(default_factory=RunOptions)   # limits, initcheck
+    stop_at: Moment | None = None         # a finding's moment to open paused at (moment.py)
+    checkpoint_budget_mib: float = DEFAULT_BUDGET_MIB    # reverse execution (timeline.py)
 
     def start(self) -> SteppingRun:
         try:
@@ -113,8 +119,15 @@ def resolve(arguments: dict) -> Target:
         stats = bool(flags.stats)
     if source is not None:
         labels = _labels(code, launch.kernel)
+    try:
+        stop_at = moment_of(arguments.get("stopAt"))
+    except ValueError as err:
+        raise TargetError(str(err)) from None
+    budget = arguments.get("checkpointBudgetMiB", DEFAULT_BUDGET_MIB)
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget <= 65536:
+        raise TargetError("launch: 'checkpointBudgetMiB' must be a number of MiB above 0 and at most 65536")
     return Target(path.resolve(), code, launch, dumps, stats, source, labels,
-                  bool(arguments.get("stopOnEntry")), options)
+                  bool(arguments.get("stopOnEntry")), options, stop_at, float(budget))
 
 
 def _labels(assembly, kernel: str | None) -> dict[int, str]:

@@ -19,6 +19,7 @@ from ..isa import PREDICATE_COUNT, SPECIAL_REGISTERS
 from .expressions import ExpressionError
 from ..isa.value_format import (ACTIVE, INACTIVE, lane_list, lanes_summary as summary,
                                  mask_text, register_lanes)
+from .moment import focus_rows
 from .values import parse_value
 
 _REGISTER_NAME = re.compile(r"r(\d{1,3})")
@@ -143,6 +144,9 @@ class Views:
                   ("Special registers", ("specials", wave), len(SPECIAL_REGISTERS)),
                   ("Lanes and divergence", ("lanes", wave), 4),
                   ("Memory", ("memory", wave), 2)]
+        rows = focus_rows(run, self.session.focus)
+        if rows:               # a finding's threads (launch attribute stopAt), first
+            scopes.insert(0, ("Finding lanes", ("focus", wave), len(rows)))
         return [{"name": name, "variablesReference": self.handles.add(item),
                  "namedVariables": count, "expensive": False,
                  **({"presentationHint": "registers"} if name == "Registers" else {})}
@@ -234,6 +238,21 @@ class Views:
         out.append({"name": "call stack", "value": f"{len(calls)} calls",
                     "variablesReference": self.handles.add(("calls", wave)) if calls else 0})
         return out
+
+    def _focus(self, wave, hex_format):
+        """One entry per thread of the finding: its wave, lane and registers."""
+        run = self.run
+        out = []
+        for thread, w, lane in focus_rows(run, self.session.focus):
+            state = "active" if run.executing(w)[lane] else "inactive"
+            out.append({"name": f"thread {thread}", "value": f"wave {w}, lane {lane} ({state})",
+                        "variablesReference": self.handles.add(("lane_registers", w, lane))})
+        return out
+
+    def _lane_registers(self, wave, hex_format, lane):
+        return [{"name": f"r{reg}", "value": self._lane_values(wave, reg, hex_format)[lane],
+                 "evaluateName": f"r{reg}", "variablesReference": 0}
+                for reg in range(self.run.geo.registers)]
 
     def _control_frames(self, wave):
         run = self.run

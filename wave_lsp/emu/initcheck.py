@@ -208,12 +208,15 @@ def _memory_check(ins) -> MemoryCheck | None:
 
 
 def check_launch(compiled, ctx, launch, options, registers: int, device_size: int,
-                 set_regs: dict[int, int]) -> None:
+                 set_regs: dict[int, int]) -> "InitShadow | None":
     """Instrument `compiled` for one run of `launch` when the options' check is on (`run` and
-    the debugger's stepping run alike)."""
-    if options.initcheck:
-        instrument(compiled, ctx, InitShadow(device_size, launch.memory_init, set_regs,
-                                             registers, len(compiled.ops)), registers)
+    the debugger's stepping run alike); the shadow it checks against (None: off)."""
+    if not options.initcheck:
+        return None
+    shadow = InitShadow(device_size, launch.memory_init, set_regs, registers,
+                        len(compiled.ops))
+    instrument(compiled, ctx, shadow, registers)
+    return shadow
 
 
 def instrument(compiled, ctx, shadow: InitShadow, registers: int) -> None:

@@ -25,6 +25,9 @@ What it relies on from the rest of the emulator (keep these when refactoring):
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass
+
 import numpy as np
 
 from .compiler import CompiledKernel, compile_kernel
@@ -37,6 +40,49 @@ from .prepared import PreparedLaunch, prepare
 from .report import EmuError, RunReport
 from .control import CallFrame, IfFrame, LoopFrame  # noqa: F401 - the frames shown
 from .state import Batch, Fault
+
+# What a checkpoint copies besides the batch, device memory and the context.
+_SCALARS = ("workgroup", "index", "steps", "position", "finished", "_stats_done")
+_SHARED_CONTEXT = frozenset({"batch", "pcs", "lines", "on_skip"})
+
+
+PAGE = 1 << 16           # bytes of device memory per checkpoint page
+
+
+@dataclass
+class Checkpoint:
+    """The state of a `SteppingRun` at `position` (see `SteppingRun.snapshot`)."""
+
+    position: int
+    pages: tuple[np.ndarray, ...]       # device memory, PAGE bytes each (shared when equal)
+    batch: Batch | None
+    context: dict
+    error: EmuError | None
+    scalars: dict
+    shadow: dict | None = None          # the uninitialised-read check's shadows (initcheck)
+
+    @property
+    def all_pages(self) -> tuple[np.ndarray, ...]:
+        """The device pages and the device shadow's pages."""
+        return self.pages + (self.shadow["pages"] if self.shadow is not None else ())
+
+    @property
+    def own_bytes(self) -> int:
+        """About how much memory the checkpoint holds besides its pages."""
+        size = 0
+        if self.shadow is not None:
+            size += sum(row.nbytes for row in self.shadow["rows"].values()) + \
+                (self.shadow["local"].nbytes if self.shadow["local"] is not None else 0)
+        if self.batch is not None:
+            b = self.batch
+            size += b.R.nbytes + b.P.nbytes + b.local.nbytes + 16 * b.n * (len(b.ctrl) + 4)
+        return size + 64 * len(self.context.get("counts", ()))
+
+    @property
+    def nbytes(self) -> int:
+        """About how much memory the checkpoint holds, its device pages all counted."""
+        return self.own_bytes + sum(page.nbytes for page in self.all_pages)
+
 
 # What `step()` returns.
 RAN = "ran"                      # the instruction ran; the workgroup goes on
@@ -63,8 +109,8 @@ class SteppingRun:
         self.compiled: CompiledKernel = compile_kernel(self.kernel, self.geo.registers,
                                                        self.ctx, instructions)
         self.set_regs = {int(k): int(v) for k, v in launch.set_regs.items()}
-        check_launch(self.compiled, self.ctx, launch, self.options, self.geo.registers,
-                     self.device.size, self.set_regs)
+        self.shadow = check_launch(self.compiled, self.ctx, launch, self.options,
+                                   self.geo.registers, self.device.size, self.set_regs)
         self.ctx.counts = [0] * len(self.compiled.ops)
         self.limits = Limits(self.options.max_instructions, None, None)
         self.step_limit = _step_limit(self.limits, self.geo.waves_per_wg)
@@ -74,6 +120,7 @@ class SteppingRun:
         self.batch: Batch | None = None
         self.index = 0                 # the next instruction of the current workgroup
         self.steps = 0                 # steps taken in the current workgroup
+        self.position = 0              # steps taken since the launch began, all workgroups
         self._stats_done = False
         self._load_workgroup(0)
 
@@ -173,6 +220,7 @@ class SteppingRun:
                 nxt = ops[index](b)
             self.ctx.counts[index] += present
             self.steps += 1
+            self.position += 1
             self.ctx.index = index
             _limit_fault(self.ctx, self.limits, self.steps, self.step_limit)
         except Fault as fault:
@@ -195,6 +243,34 @@ class SteppingRun:
         while not self.finished:
             self.step()
         return self.report()
+
+    # ---- checkpoints (reverse execution re-executes from the nearest one) --------------------
+    def snapshot(self, previous: "Checkpoint | None" = None) -> "Checkpoint":
+        """A copy of everything `step` changes: the current workgroup's state, device memory,
+        the run context's statistics and warnings, and the position. Running on from a
+        restored checkpoint repeats the same steps (the emulator is deterministic). Device
+        memory is kept in pages of `PAGE` bytes; a page equal to `previous`'s is shared."""
+        batch = _copy_batch(self.batch, self.device)
+        context = {k: _copy_value(v) for k, v in vars(self.ctx).items()
+                   if k not in _SHARED_CONTEXT}
+        scalars = {k: getattr(self, k) for k in _SCALARS}
+        return Checkpoint(self.position, _pages(self.device, previous and previous.pages),
+                          batch, context, copy.deepcopy(self.error), scalars,
+                          _shadow_state(self.shadow, self.batch, previous))
+
+    def restore(self, checkpoint: "Checkpoint") -> None:
+        """Put the run back to `checkpoint` (which stays usable for later restores)."""
+        for i, page in enumerate(checkpoint.pages):
+            np.copyto(self.device[i * PAGE:i * PAGE + page.size], page)
+        self.batch = _copy_batch(checkpoint.batch, self.device)
+        for key, value in checkpoint.context.items():
+            setattr(self.ctx, key, _copy_value(value))
+        self.ctx.batch = self.batch
+        self.error = copy.deepcopy(checkpoint.error)
+        for key, value in checkpoint.scalars.items():
+            setattr(self, key, value)
+        if self.shadow is not None and checkpoint.shadow is not None:
+            _restore_shadow(self.shadow, checkpoint.shadow, self.batch)
 
     def _load_workgroup(self, linear: int) -> None:
         self.workgroup = linear
@@ -219,3 +295,63 @@ class SteppingRun:
         report.warnings = self.ctx.ordered_warnings()
         report.launch_summary = self.prepared.summary()
         return report
+
+
+def _copy_batch(batch: Batch | None, device: np.ndarray) -> Batch | None:
+    """A copy of `batch` sharing `device` (its views of its own arrays made again)."""
+    if batch is None:
+        return None
+    keep = {id(batch.geo): batch.geo, id(batch.device): device}
+    if batch.device32 is not None:
+        keep[id(batch.device32)] = device.view(np.uint32) if device is not batch.device \
+            else batch.device32
+    copied = copy.deepcopy(batch, keep)
+    copied.F = copied.R.view(np.float32)
+    copied.local32 = copied.local.view(np.uint32)
+    return copied
+
+
+def _pages(device: np.ndarray, old: tuple[np.ndarray, ...] | None) -> tuple[np.ndarray, ...]:
+    """`device` in pages, each page of `old` (the previous checkpoint's) kept where equal."""
+    old = old or ()
+    pages = []
+    for i in range(0, max(device.size, 1), PAGE):
+        chunk = device[i:i + PAGE]
+        k = i // PAGE
+        if k < len(old) and old[k].size == chunk.size and np.array_equal(old[k], chunk):
+            pages.append(old[k])
+        else:
+            pages.append(chunk.copy())
+    return tuple(pages)
+
+
+def _copy_value(value):
+    """A copy of a run-context value: lists, dicts and sets hold immutable items (ints, tuples,
+    frozen warnings) and are copied shallowly; the rest (statistics) deeply."""
+    if isinstance(value, (list, dict, set)):
+        return copy.copy(value)
+    return copy.deepcopy(value)
+
+
+def _shadow_state(shadow, batch, previous: Checkpoint | None) -> dict | None:
+    """A copy of the uninitialised-read shadows (`initcheck.InitShadow`) of `batch`."""
+    if shadow is None:
+        return None
+    fresh = shadow.batch is not batch       # the batch has not run an instruction yet
+    old = previous.shadow["pages"] if previous is not None and previous.shadow else None
+    return {"pages": _pages(shadow.device, old) if shadow.device is not None else (),
+            "fresh": fresh, "full": list(shadow.full), "settled": list(shadow.settled),
+            "rows": {r: row.copy() for r, row in shadow.rows.items()},
+            "local": None if shadow.local is None else shadow.local.copy()}
+
+
+def _restore_shadow(shadow, state: dict, batch) -> None:
+    for i, page in enumerate(state["pages"]):
+        np.copyto(shadow.device[i * PAGE:i * PAGE + page.size], page)
+    if state["fresh"]:
+        shadow.batch = None                  # begins afresh at the batch's first instruction
+        return
+    shadow.batch = batch
+    shadow.full, shadow.settled = list(state["full"]), list(state["settled"])
+    shadow.rows = {r: row.copy() for r, row in state["rows"].items()}
+    shadow.local = None if state["local"] is None else state["local"].copy()

@@ -1,10 +1,9 @@
-"""The server's protocol extensions in one place: every custom command (`wave-lsp.*`) and
-notification (`wave-lsp/*`), their arguments' and results' dataclasses (made JSON by `proto`;
-the time-travel ones in `provenance_types`), and `Engine`, in the initialize result. Arguments
-are a JSON array (`Arguments.parse`: field order, missing ones null); a result's JSON is
-`wire(result)` (camelCase, `ABSENT` fields left out); an `Open` result restates an `ide` value
-(`answer()` checks its named fields). `COMMANDS` and `NOTIFICATIONS` say what each does, how it
-fails and who uses it; `wave_lsp.generate` writes the docs and TypeScript from them."""
+"""The server's protocol extensions: every custom command (`wave-lsp.*`) and notification
+(`wave-lsp/*`), their arguments' and results' dataclasses (JSON by `proto`; time-travel ones in
+`provenance_types`), `Engine` (initialize result). Arguments: a JSON array (`Arguments.parse`);
+a result's JSON is `wire(result)` (camelCase, `ABSENT` fields out); an `Open` result restates an
+`ide` value (`answer()` checks its fields). `COMMANDS`/`NOTIFICATIONS` say what each does, how
+it fails, who uses it; `wave_lsp.generate` writes the docs and TypeScript from them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -177,6 +176,7 @@ class TestOutcome:
     difference: Difference | None
     written_by: WrittenBy | None
     range: WireRange
+    debug_at_moment: dict[str, Any] = ABSENT      # a failure's moment's launch (ide.moments)
 
 
 @dataclass(frozen=True)
@@ -353,7 +353,7 @@ CHECK_PORTABILITY = Extension("wave-lsp.checkPortability", KernelArgs, (Portabil
                             (VSCODE, NVIM, LENS))
 RUN_ON_GPU = Extension("wave-lsp.runOnGpu", KernelArgs, (GpuRun,),
                      "Runs the kernel's launch on a CUDA GPU and in the emulator and compares "
-                     "the device memory (lens only where CuPy finds a device).",
+                     "the device memory (lens only where CuPy finds a device); `debugAtMoment`.",
                      "`ok: false` with `message` when it cannot run", (LENS,))
 KERNEL_RESOURCES = Extension("wave-lsp.kernelResources", KernelArgs, (KernelResources, type(None)),
                            "The kernel's registers, memory and occupancy per target, with the "

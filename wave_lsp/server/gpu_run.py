@@ -23,7 +23,9 @@ from .extensions import GpuRun
 from .handlers import command, command_kernel
 from .job_feature import ClickedJobFeature
 from .run_documents import arg_root
+from .proto import file_path
 from .runs import RunService
+from ..ide.moments import value_moment
 from .server import WaveLanguageServer
 
 RUN_ON_GPU = extensions.RUN_ON_GPU.name
@@ -65,9 +67,25 @@ class GpuLenses(ClickedJobFeature):
                 cancel), cancel)
         finally:
             state.finished(cancel)
+        moment = _difference_moment(doc, kernel, lines, outcome)
+        if moment is not None:          # "Debug at this moment": the last write of the word
+            outcome = dict(outcome, debugAtMoment=moment.configuration)
         if self.fresh(doc, revision, cancel):
             state.store(kernel, revision, outcome)
         return outcome
+
+
+def _difference_moment(doc: DocumentState, kernel: str, lines, outcome: dict):
+    """The moment the emulator wrote the first word that differs on the GPU, or None."""
+    difference = outcome.get("difference") if outcome.get("ok") else None
+    path = file_path(doc.uri)
+    if not difference or difference.get("line") is None or path is None:
+        return None
+    first = lines[0] if lines else None
+    flags = doc.lines[first.line][first.flags_start:first.end] if first is not None else None
+    address = difference["address"]
+    return value_moment(path, kernel, flags, address, difference["line"], None,
+                        f"the value at 0x{address:x} that differs on the GPU")
 
 
 def setup(server: WaveLanguageServer) -> None:

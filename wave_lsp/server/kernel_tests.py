@@ -46,7 +46,8 @@ from .proto import file_path, span
 from . import extensions
 from .run_documents import arg_root
 from .job_feature import JobFeature
-from .runs import CLICKED, RunService
+from .runs import CLICKED, RunService, moment_actions
+from ..ide.moments import value_moment
 from .server import WaveLanguageServer
 
 if TYPE_CHECKING:
@@ -213,6 +214,9 @@ def code_actions(tests: TestService, doc: DocumentState, first: tuple[int, int],
                         range=rng, new_text=stated(problem.replacement))],
                         server.client.versioned_edits)))
             key = (record.test.kernel, record.test.launch_line)
+            moment = wrong_value_moment(doc, record) if key not in whole else None
+            if moment is not None:
+                out.extend(moment_actions([moment]))
             if key not in whole and record.outcome.ran and record.test.block:
                 whole.add(key)
                 if not record.outcome.left_out:
@@ -220,6 +224,18 @@ def code_actions(tests: TestService, doc: DocumentState, first: tuple[int, int],
                 elif server.client.disabled_code_actions:
                     out.append(_cannot_update(record, lsp_diag))
     return out
+
+
+def wrong_value_moment(doc: DocumentState, record: TestRecord):
+    """"Debug at this moment" of a failing test whose wrong value has a known writer: the
+    last write of that word (`ide.moments.value_moment`)."""
+    outcome, test = record.outcome, record.test
+    path = path_of(doc.uri)
+    if outcome.passed or outcome.written_by is None or outcome.address is None or path is None:
+        return None
+    line, thread = outcome.written_by
+    return value_moment(path, test.kernel, list(test.flags), outcome.address, line, thread,
+                        f"the wrong value at 0x{outcome.address:x} ({outcome.message})")
 
 
 def _cannot_update(record: TestRecord, lsp_diag: types.Diagnostic) -> types.CodeAction:

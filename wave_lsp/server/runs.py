@@ -21,6 +21,7 @@ from lsprotocol import types
 
 from ..cancellation import Cancelled
 from ..ide.jobs import untrusted
+from ..ide.moments import DEBUG_COMMAND
 from ..ide.lenses import Lens, run_lenses
 from ..ide.run_diagnostics import run_diagnostics
 from ..ide.run_queue import CLICKED, REFRESH
@@ -29,6 +30,7 @@ from . import run_display
 from . import extensions
 from .extensions import Refusal, wire
 from .job_feature import JobFeature, read_trust
+from .proto import file_path
 from .run_documents import arg_root, launched_kernels, parse_launch_lines
 from .server import WaveLanguageServer
 
@@ -183,6 +185,17 @@ class RunService(JobFeature):
                     col: int) -> list[types.CompletionItem] | None:
         return run_display.flag_completions(doc, self.server.codec, line, col)
 
+    def quick_fixes(self, doc: DocumentState, first: tuple[int, int],
+                    last: tuple[int, int]) -> list[types.CodeAction]:
+        """"Debug at this moment" for each run finding on lines first[0]..last[0]."""
+        path = file_path(doc.uri)
+        if path is None or doc.binary:
+            return []
+        from ..ide.moments import run_moments
+        moments = [m for run in self.current(doc) for m in run_moments(run, path)
+                   if first[0] <= m.line <= last[0]]
+        return moment_actions(moments)
+
     # ---- running -----------------------------------------------------------------------------
     async def run(self, doc: DocumentState, wanted: dict[str, int | None],
                   priority: int = REFRESH) -> list["KernelRun"]:
@@ -299,3 +312,13 @@ async def start_live(server: WaveLanguageServer, service: RunService, verb: str,
 
 
 _NOT_LIVE = object()
+
+
+def moment_actions(moments) -> list[types.CodeAction]:
+    """Code actions that start a debug session at each moment (`ide.moments`): the editor
+    runs `wave.debugAtMoment` with the launch configuration."""
+    return [types.CodeAction(title=f"{m.title}: {m.configuration['name']}",
+                             kind=types.CodeActionKind.QuickFix,
+                             command=types.Command(title=m.title, command=DEBUG_COMMAND,
+                                                   arguments=[m.configuration]))
+            for m in moments]

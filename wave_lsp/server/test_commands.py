@@ -29,8 +29,9 @@ from ..ide.state import DocumentState
 from .extensions import (Difference, DiscoveredTest, Discovery, DocumentArgs, LaunchArgs,
                          Position, TestOutcome, TestRun, WireRange, WrittenBy, wire)
 from .handlers import command
-from .kernel_tests import DISCOVER, MAX_FILE_BYTES, RETRIES, TEST, TestService, path_of
-from .proto import to_client_range
+from .kernel_tests import (DISCOVER, MAX_FILE_BYTES, RETRIES, TEST, TestService, path_of,
+                           wrong_value_moment)
+from .proto import ABSENT, to_client_range
 from .server import WaveLanguageServer
 
 if TYPE_CHECKING:
@@ -99,10 +100,12 @@ def outcome_json(server: WaveLanguageServer, doc: DocumentState,
     written = None
     if outcome.written_by is not None:
         written = WrittenBy(*outcome.written_by)
+    moment = wrong_value_moment(doc, record)
     return TestOutcome(test.kernel, test.launch_line, outcome.passed, status_of(outcome),
                        outcome.message, list(test.expected), list(outcome.actual),
                        outcome.printed, outcome.exit_status, outcome.stderr, difference,
-                       written, _range(server, doc, test.launch_line, _last_line(test)))
+                       written, _range(server, doc, test.launch_line, _last_line(test)),
+                       moment.configuration if moment is not None else ABSENT)
 
 
 def _chosen(tests: list["KernelTest"], kernel: Any, line: Any) -> list["KernelTest"]:

@@ -125,6 +125,7 @@ export interface TestOutcome {
     difference: Difference | null;
     writtenBy: WrittenBy | null;
     range: WireRange;
+    debugAtMoment?: { [key: string]: unknown };
 }
 
 export interface TestRun {

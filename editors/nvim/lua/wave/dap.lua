@@ -9,8 +9,17 @@
 --- `; wave-lsp run:` launch line, else its default launch). Waves are threads named
 --- `wg(X,Y,Z) wave N`; each register's lanes are its children in the scopes view; conditions
 --- such as `r3 > 10` hold when any active lane satisfies them.
+---
+--- Reverse execution (the adapter announces `supportsStepBack`): `require('dap').step_back()`,
+--- `require('dap').reverse_continue()` and `require('dap').goto_()` (earlier executions of the
+--- cursor's line: "line 12, iteration 5"). "Debug at this moment" code actions of run findings
+--- and failing tests run `wave.debugAtMoment`, which this module hands to `dap.run`;
+--- `:WaveDebugMoment` picks that action on the cursor's line. `setup({ checkpoint_budget_mib = N })`
+--- sets the checkpoints' memory budget of every launch (default: the adapter's 256 MiB).
 
 local M = {}
+
+M.MOMENT_COMMAND = 'wave.debugAtMoment'
 
 --- The name of the kernel containing the cursor, as the server says (`wave.kernel_at`). Between
 --- kernels, or where no wave-lsp server is attached (nvim-dap needs only `wave-lsp debug`, not
@@ -77,8 +86,33 @@ function M.setup(opts)
     return false
   end
   dap.adapters.wave = M.adapter(opts.command)
+  local budget = opts.checkpoint_budget_mib
+  local configurations = M.configurations()
+  if budget then
+    for _, config in ipairs(configurations) do
+      config.checkpointBudgetMiB = budget
+    end
+  end
   dap.configurations.wave = vim.list_extend(vim.deepcopy(dap.configurations.wave or {}),
-    M.configurations())
+    configurations)
+  -- "Debug at this moment" (run findings, failing tests): the server's code action carries a
+  -- complete launch configuration (`stopAt`: the moment, and the lanes to show)
+  vim.lsp.commands[M.MOMENT_COMMAND] = function(command)
+    local config = vim.deepcopy(command.arguments[1])
+    if budget and config.checkpointBudgetMiB == nil then
+      config.checkpointBudgetMiB = budget
+    end
+    dap.run(config)
+  end
+  vim.api.nvim_create_user_command('WaveDebugMoment', function()
+    vim.lsp.buf.code_action({
+      apply = true,
+      filter = function(action)
+        return action.command ~= nil and (action.command.command or action.command)
+          == M.MOMENT_COMMAND
+      end,
+    })
+  end, { desc = 'Debug the run finding or failing test on this line at its moment' })
   vim.api.nvim_create_user_command('WaveDebug', function(command)
     local config = {
       type = 'wave',
@@ -87,6 +121,7 @@ function M.setup(opts)
       program = vim.api.nvim_buf_get_name(0),
       kernel = M.kernel_at_cursor(),
       stopOnEntry = command.bang,
+      checkpointBudgetMiB = budget,
     }
     if command.args ~= '' then
       config.args = vim.split(command.args, '%s+', { trimempty = true })

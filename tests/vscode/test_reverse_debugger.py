@@ -1,0 +1,102 @@
+"""Reverse debugging in a real VS Code (code-server): the debug toolbar's Step Back and Reverse
+buttons (the adapter announces `supportsStepBack`) undo a step and return to the breakpoint,
+the Variables view showing the earlier lane values; and "Debug at this moment" on a run's data
+race (a quick fix) opens a session paused at the race with its lanes in the "Finding lanes"
+scope. Screenshots under test-artifacts/vscode/reverse-debugger/."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import workbench
+
+RACE = """; wave-lsp run: --workgroup 8,1,1 --wave-width 4
+.kernel race
+.registers 8
+    mov_sr r0, sr_thread_id_x
+    mov_imm r1, 4
+    imul r2, r0, r1
+    local_store_u32 r2, r0
+    mov_imm r3, 0
+    local_load_u32 r4, r3
+    halt
+.end
+"""
+
+
+def add_race(workspace) -> None:
+    (workspace / "race.wave").write_text(RACE, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def vscode(vsix, tmp_path_factory):
+    with workbench(tmp_path_factory, vsix, "reverse-debugger",
+                   {"debug.toolBarLocation": "docked"}, prepare=add_race) as wb:
+        yield wb
+
+
+def rows(vscode, pane: str) -> list[str]:
+    return vscode.texts(f".pane:has(.pane-header[aria-label*='{pane}' i]) .monaco-list-row")
+
+
+def r2_is(vscode, values: str, what: str) -> None:
+    vscode.wait_until(lambda: [r for r in rows(vscode, "Variables")
+                               if r.startswith("r2") and values in r], what)
+
+
+def test_step_back_and_reverse_buttons(vscode):
+    vscode.openFile("calls.wave")
+    vscode.wait_until(lambda: [t for t in vscode.texts(".codelens-decoration")
+                               if "Debug Kernel" in t], "the Debug Kernel code lens")
+    vscode.clickText("iadd")
+    vscode.press("F9")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-breakpoint") > 0, "the breakpoint dot")
+    vscode.command("WAVE: Debug Kernel")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") > 0,
+                      "the stop at the breakpoint", timeout=60)
+    r2_is(vscode, "[0, 1, 4, 9]", "r2 at the breakpoint")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-step-back") > 0,
+                      "the Step Back button")
+    vscode.press("F10")
+    r2_is(vscode, "[4, 5, 8, 13]", "r2 after the step")
+    vscode.click(".codicon-debug-step-back")
+    r2_is(vscode, "[0, 1, 4, 9]", "r2 after Step Back")
+    vscode.screenshot("01-stepped-back")
+    vscode.press("F10")
+    vscode.press("F10")
+    vscode.wait_until(lambda: [r for r in rows(vscode, "Call Stack") if "square" not in r
+                               and "wave 0" in r], "the return from square")
+    vscode.click(".codicon-debug-reverse-continue")
+    r2_is(vscode, "[0, 1, 4, 9]", "r2 back at the breakpoint")
+    vscode.wait_until(lambda: [r for r in rows(vscode, "Call Stack") if "square" in r],
+                      "the breakpoint's frame in square")
+    vscode.screenshot("02-reverse-continued")
+    vscode.click(".codicon-debug-stop")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") == 0,
+                      "the end of the session", timeout=60)
+
+
+def test_debug_at_this_moment_opens_the_race(vscode):
+    vscode.openFile("race.wave")
+    vscode.clickLens("wave-lsp run:", "▶ Run")
+    vscode.wait_until(lambda: vscode.count(".squiggly-warning") > 0, "the race's warning",
+                      timeout=60)
+    vscode.press("Escape")
+    vscode.clickText("local_store_u32", 0, 3)
+    vscode.wait_until(lambda: vscode.count(".lightBulbWidget") > 0, "the light bulb", timeout=30)
+    vscode.click(".lightBulbWidget")         # the actions of the line, as a user clicks them
+    vscode.waitFor(".action-widget", "Debug at this moment")
+    vscode.screenshot("03-quick-fix")
+    vscode.chooseAction("Debug at this moment")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") > 0,
+                      "the session paused at the race", timeout=60)
+    focus = vscode.wait_until(lambda: [r for r in rows(vscode, "Variables")
+                                       if "Finding lanes" in r], "the Finding lanes scope")
+    assert focus
+    vscode.click(".pane:has(.pane-header[aria-label*='Variables' i]) .monaco-list-row",
+                 "Finding lanes")
+    vscode.press("ArrowRight")               # expand the scope
+    lanes = vscode.wait_until(lambda: [r for r in rows(vscode, "Variables")
+                                       if r.startswith("thread ")], "the race's threads")
+    assert [r.split()[1] for r in lanes] == ["0", "4"]
+    vscode.screenshot("04-debug-at-this-moment")
