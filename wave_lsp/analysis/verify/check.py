@@ -1,0 +1,195 @@
+"""The two-thread checks: thread `a`'s symbolic run renamed into thread `b`, then one solver
+query per barrier (divergence), per summarised loop holding a barrier (its exits uniform), and
+per pair of access sites (race), as docs/dev/verify.md describes; a model of a satisfiable query
+becomes the witness."""
+
+from __future__ import annotations
+
+import time
+
+import z3
+
+from .execute import Instance, ThreadRun, free_symbols
+from .model import DIVERGENCE, RACE, Thread, Witness
+
+QUERY_TIMEOUT_MS = 4000
+
+
+class Undecided(Exception):
+    """The solver gave up on a query; the message is the verdict's reason."""
+
+
+class Pair:
+    """Threads a and b of one kernel: renaming, base constraints, the solver."""
+
+    def __init__(self, a: ThreadRun, deadline: float):
+        self.a = a
+        self.deadline = deadline
+        self.g = a.g
+        self.ren = [(v, z3.Const(str(v)[:-2] + "_b", v.sort())) for v in a.own]
+        self.approx = set(a.approx) | {n[:-2] + "_b" for n in a.approx if n.endswith("_a")}
+        self.tid_b = [self.b(v) for v in a.tid]
+        self.wg_b = [self.b(v) for v in a.wg]
+        self.wave_b = self.b(a.wave)
+        self.solver = z3.Solver()
+        self.solver.set("timeout", QUERY_TIMEOUT_MS)
+        self.solver.add(*a.constraints, *[self.b(c) for c in a.constraints])
+        self.solver.add(z3.Or(*[x != y for x, y in zip(a.tid + a.wg, self.tid_b + self.wg_b)]))
+        self.same_wg = z3.And(*[x == y for x, y in zip(a.wg, self.wg_b)])
+        self.same_wave = z3.And(self.same_wg, a.wave == self.wave_b)
+
+    def b(self, expr):
+        return z3.substitute(expr, *self.ren) if self.ren else expr
+
+    def ties(self, ties) -> z3.BoolRef:
+        return z3.And(*[k == self.b(k) for k in ties]) if ties else z3.BoolVal(True)
+
+    def solve(self, *formulas, preferences=(), what: str = ""):
+        """A model of the base constraints and `formulas` (the `preferences` kept where they
+        can be: a witness with small numbers), or None when there is none."""
+        left = self.deadline - time.perf_counter()
+        if left <= 0:
+            raise Undecided(f"the time limit ran out before {what}")
+        s = self.solver
+        s.set("timeout", max(1, int(min(QUERY_TIMEOUT_MS, left * 1000))))
+        s.push()
+        try:
+            s.add(*formulas)
+            for wanted in preferences:
+                s.push()
+                s.add(*wanted)
+                if s.check() == z3.sat:
+                    return s.model()
+                s.pop()
+            result = s.check()
+            if result == z3.unknown:
+                raise Undecided(f"the solver gave up on {what} ({s.reason_unknown()})")
+            return s.model() if result == z3.sat else None
+        finally:
+            s.pop()
+
+    def preferences(self, *extra) -> list[list]:
+        """Sets of constraints a witness should meet if it can, the most wanted first: one
+        dimension of workgroups, few of them, small kernel arguments."""
+        small = [z3.ULT(w, 4) for w in self.a.wg + self.wg_b]
+        small += [z3.ULT(v, 1 << 16) for v in self.a.args.values() if z3.is_bv(v)]
+        flat = [w == 0 for w in self.a.wg[1:] + self.wg_b[1:]]
+        return [flat + small + list(extra), small + list(extra), small]
+
+    def exact(self, *formulas) -> bool:
+        names = set()
+        for f in formulas:
+            names |= {str(v) for v in free_symbols(f)}
+        return not (names & self.approx)
+
+    # ---- witnesses --------------------------------------------------------------------------
+    def thread(self, m, tid, wg, grid) -> Thread:
+        ev = lambda e: m.eval(e, model_completion=True).as_long()
+        t = tuple(ev(x) for x in tid)
+        w = tuple(ev(x) for x in wg)
+        X, Y, Z = self.g.workgroup
+        linear = t[0] + t[1] * X + t[2] * X * Y
+        group = w[0] + w[1] * grid[0] + w[2] * grid[0] * grid[1]
+        W = self.g.wave_width
+        return Thread(w, t, group * X * Y * Z + linear, linear // W, linear % W)
+
+    def witness(self, m, kind, lines, accesses=(), space=None, address=None, exact=True):
+        ev = lambda e: m.eval(e, model_completion=True).as_long()
+        grid = self.g.grid or tuple(max(ev(x), ev(y)) + 1 for x, y in zip(self.a.wg, self.wg_b))
+        inputs = {k: ev(v) for k, v in self.a.args.items() if isinstance(k, int)}
+        inputs = {k: v for k, v in inputs.items() if v}
+        ta = self.thread(m, self.a.tid, self.a.wg, grid)
+        tb = self.thread(m, self.tid_b, self.wg_b, grid)
+        return Witness(kind, (ta, tb), lines, tuple(accesses), space, address, inputs, exact,
+                       tuple(grid))
+
+
+def divergence(pair: Pair) -> Witness | None:
+    """A barrier one thread of a workgroup reaches and another does not (at the same
+    iterations of the loops around it)."""
+    for line, instances in sorted(pair.a.barriers.items()):
+        options = [z3.And(i.pc, z3.Not(pair.b(i.pc)), pair.ties(i.ties)) for i in instances]
+        if not options:
+            continue
+        either = z3.Or(*options)
+        m = pair.solve(pair.same_wg, either, preferences=pair.preferences(pair.same_wave),
+                       what=f"the barrier at line {line + 1}")
+        if m is not None:
+            return pair.witness(m, DIVERGENCE, (line, line), exact=pair.exact(either))
+    return None
+
+
+def loop_exits(pair: Pair) -> str | None:
+    """Why a summarised loop holding a barrier may be left at different iterations by two
+    threads of a workgroup, or None when each exit is uniform."""
+    for line, exits, ties in pair.a.loop_exits:
+        for pc in exits:
+            differ = z3.Xor(pc, pair.b(pc))
+            if pair.solve(pair.same_wg, pair.ties(ties), differ,
+                          what=f"the loop at line {line + 1}") is not None:
+                return (f"the loop at line {line + 1} holds a barrier and its trip count is not "
+                        f"a launch constant: could not show all threads of a workgroup leave it "
+                        f"at the same iteration")
+    return None
+
+
+def _any_instance(pair: Pair, site, tag: str, rename: bool):
+    """(address, barrier count, formula): the site reached with that address and count."""
+    addr = z3.BitVec(f"addr{site.line}_{tag}", 32)
+    bar = z3.BitVec(f"bar{site.line}_{tag}", 32)
+    f = pair.b if rename else (lambda e: e)
+    options = [z3.And(f(i.pc), addr == f(i.addr), bar == f(i.bar)) for i in site.instances]
+    return addr, bar, z3.Or(*options) if options else z3.BoolVal(False)
+
+
+def races(pair: Pair) -> Witness | None:
+    """Two accesses of different threads to one byte, at least one a write, not both atomic,
+    unordered: device memory across workgroups; any memory between the waves of a workgroup in
+    one barrier interval (lanes of one wave run in lock-step, as the emulator has them)."""
+    sites = sorted(pair.a.sites.values(), key=lambda s: s.line)
+    found = []
+    for i, s1 in enumerate(sites):
+        for s2 in sites[i:]:
+            if s1.space != s2.space or s1.kind == s2.kind and s1.kind in ("read", "atomic"):
+                continue
+            w = _race(pair, s1, s2)
+            if w is not None:
+                if w.exact:
+                    return w
+                found.append(w)
+    return found[0] if found else None
+
+
+def _race(pair: Pair, s1, s2) -> Witness | None:
+    a1, n1, f1 = _any_instance(pair, s1, "a", False)
+    a2, n2, f2 = _any_instance(pair, s2, "b", True)
+    x1, x2 = z3.ZeroExt(8, a1), z3.ZeroExt(8, a2)
+    overlap = z3.And(z3.ULT(x1, x2 + s2.width), z3.ULT(x2, x1 + s1.width))
+    waves = z3.And(pair.same_wg, pair.a.wave != pair.wave_b, n1 == n2)
+    if s1.space == "local":
+        order = waves
+        size = pair.g.local_memory
+        bounds = z3.And(z3.ULE(x1 + s1.width, size), z3.ULE(x2 + s2.width, size))
+    else:
+        order = z3.Or(z3.Not(pair.same_wg), waves)
+        bounds = z3.BoolVal(True)
+    small = [z3.ULT(a1, 1 << 20), z3.ULT(a2, 1 << 20)]
+    m = pair.solve(f1, f2, overlap, order, bounds,
+                   preferences=pair.preferences(*small),
+                   what=f"the accesses at lines {s1.line + 1} and {s2.line + 1}")
+    if m is None:
+        return None
+    v1 = m.eval(a1, model_completion=True).as_long()
+    v2 = m.eval(a2, model_completion=True).as_long()
+    exact = pair.exact(_taken(m, pair, s1, False), _taken(m, pair, s2, True))
+    return pair.witness(m, RACE, (s1.line, s2.line), (s1.kind, s2.kind), s1.space,
+                        max(v1, v2), exact)
+
+
+def _taken(m, pair: Pair, site, rename: bool):
+    """The formulas of the instance the model takes (what the witness depends on)."""
+    f = pair.b if rename else (lambda e: e)
+    for i in site.instances:
+        if z3.is_true(m.eval(f(i.pc), model_completion=True)):
+            return z3.And(f(i.pc), f(i.addr) == f(i.bar))
+    return z3.BoolVal(True)
