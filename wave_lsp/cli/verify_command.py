@@ -46,6 +46,8 @@ def register(subparsers) -> None:
                        ("--local-memory", "local memory bytes (.local_memory wins)"),
                        ("--device-memory", "device memory bytes (bounds witnesses' launches)")):
         p.add_argument(flag, help=what)
+    p.add_argument("--set-reg", action="append", metavar="REG:VALUE",
+                   help="initial register value (repeatable); with any, the others start at 0")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--strict", action="store_true", help="exit 1 when a kernel is unknown")
     p.add_argument("--no-replay", action="store_true",
@@ -56,11 +58,16 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from ..files import read_regular
     from ..launch.flags import LaunchFlagError
-    from ..launch.verify import GEOMETRY_FLAGS, verify_source
+    from ..launch.verify import GEOMETRY_FLAGS, set_reg_values, verify_source
     from ..syntax.document import Document
 
     flags = {f: getattr(args, f[2:].replace("-", "_")) for f in GEOMETRY_FLAGS}
     flags = {f: v for f, v in flags.items() if v is not None}
+    try:
+        set_regs = set_reg_values(args.set_reg) if args.set_reg else None
+    except LaunchFlagError as err:
+        print(f"Error: {err}", file=sys.stderr)
+        return 2
     results = []
     for path in args.files:
         try:
@@ -74,7 +81,8 @@ def run(args) -> int:
             print(f"Error: no kernel '{args.kernel}' in '{path}'", file=sys.stderr)
             return 2
         try:
-            found = verify_source(source, program, flags, args.kernel, not args.no_replay)
+            found = verify_source(source, program, flags, args.kernel, not args.no_replay,
+                                  set_regs)
         except LaunchFlagError as err:
             print(f"Error: {err}", file=sys.stderr)
             return 2

@@ -57,6 +57,25 @@ def launch_line_words(lines: list[str], kernel) -> list[str]:
     return []
 
 
+def _set_regs(words: list[str]) -> dict[int, int]:
+    """`--set-reg REG:VALUE` values among launch words (register index -> 32-bit value)."""
+    out = {}
+    for i, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if name != "--set-reg":
+            continue
+        text = value if eq else (words[i + 1] if i + 1 < len(words) else "")
+        reg, _, val = text.partition(":")
+        reg = reg[1:] if reg[:1] in "rR" else reg
+        out[number(reg, "--set-reg")] = number(val, "--set-reg") & 0xFFFFFFFF
+    return out
+
+
+def set_reg_values(texts: list[str]) -> dict[int, int]:
+    """The command line's `--set-reg` values."""
+    return _set_regs([w for t in texts for w in ("--set-reg", t)])
+
+
 def _local_memory(kernel) -> int | None:
     for _line, d in kernel.settings:
         if d.name.text == "local_memory" and d.args and isinstance(d.args[0].value, int):
@@ -64,9 +83,12 @@ def _local_memory(kernel) -> int | None:
     return None
 
 
-def geometry_for(kernel, lines: list[str], flags: dict[str, str]) -> Geometry:
+def geometry_for(kernel, lines: list[str], flags: dict[str, str],
+                 set_regs: dict[int, int] | None = None) -> Geometry:
     """The geometry of `kernel`: each flag given on the command line, else on its launch line;
     the kernel's `.workgroup_size` and `.local_memory` win over both (as in `wave-lsp run`);
+    a launch (a launch line, or `set_regs` from the command line) fixes the initial registers:
+    its `--set-reg` values, zero for the others; without one they are symbolic kernel arguments;
     a launch line without `--grid` runs one workgroup (as `wave-lsp run` does); no launch line
     and no `--grid` means any number of workgroups. `LaunchFlagError` for a bad value."""
     words = launch_line_words(lines, kernel)
@@ -85,7 +107,11 @@ def geometry_for(kernel, lines: list[str], flags: dict[str, str]) -> Geometry:
     local = _local_memory(kernel) or number(
         given.get("--local-memory", str(DEFAULT_LOCAL_MEMORY)), "--local-memory")
     device = number(given.get("--device-memory", str(DEFAULT_DEVICE_MEMORY)), "--device-memory")
-    return Geometry(tuple(workgroup), width, grid, local, device)
+    # a launch fixes the registers (--set-reg, else zero); without one they are any values
+    inputs = None
+    if set_regs is not None or words:
+        inputs = {**_set_regs(words), **(set_regs or {})}
+    return Geometry(tuple(workgroup), width, grid, local, device, inputs)
 
 
 def replay(source: str, verdict: Verdict) -> Replay:
@@ -112,7 +138,7 @@ def replay(source: str, verdict: Verdict) -> Replay:
 
 
 def verify_source(source: str, program, flags: dict[str, str], kernel: str | None = None,
-                  confirm: bool = True) -> list[tuple[Verdict, Replay | None]]:
+                  confirm: bool = True, set_regs: dict[int, int] | None = None) -> list[tuple[Verdict, Replay | None]]:
     """Each kernel's verdict (only `kernel` when named) with the replay of its witness. A
     witness that rests on an over-approximation and does not show in its replay makes the
     verdict `unknown` (soundness: a race is said only where it is real)."""
@@ -121,7 +147,7 @@ def verify_source(source: str, program, flags: dict[str, str], kernel: str | Non
     for k in program.kernels:
         if kernel is not None and k.name != kernel:
             continue
-        verdict = verify_kernel(k, geometry_for(k, lines, flags))
+        verdict = verify_kernel(k, geometry_for(k, lines, flags, set_regs))
         shown = None
         if verdict.witness is not None and confirm:
             shown = replay(source, verdict)
@@ -136,4 +162,5 @@ def verify_source(source: str, program, flags: dict[str, str], kernel: str | Non
     return out
 
 
-__all__ = ["DIVERGENCE", "GEOMETRY_FLAGS", "Replay", "geometry_for", "replay", "verify_source"]
+__all__ = ["DIVERGENCE", "GEOMETRY_FLAGS", "Replay", "geometry_for", "replay", "set_reg_values",
+           "verify_source"]

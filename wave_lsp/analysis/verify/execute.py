@@ -131,6 +131,8 @@ class ThreadRun:
             return st.regs[key]
         if isinstance(key, int) and key < 0:
             return z3.BoolVal(False)                     # predicates start false
+        if self.g.inputs is not None:                     # set by the launch, else zero
+            return bv(self.g.inputs.get(key, 0))
         if key not in self.args:                          # a kernel argument
             self.args[key] = z3.BitVec(f"arg_r{key}", 32)
         return self.args[key]

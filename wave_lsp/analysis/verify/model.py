@@ -15,13 +15,15 @@ class Geometry:
     """The launch a kernel is verified under: threads per workgroup, lanes per wave, and the grid
     in workgroups (None: unbounded, any number of workgroups in each dimension). Sizes of the
     memories bound the addresses a witness may use (an access outside them is an error of its
-    own, not a race)."""
+    own, not a race). `inputs`: registers a launch sets (the others start at zero); None: every
+    register a kernel reads before writing is a symbolic kernel argument."""
 
     workgroup: tuple[int, int, int]
     wave_width: int
     grid: tuple[int, int, int] | None = None
     local_memory: int = 16384
     device_memory: int = 1 << 20
+    inputs: dict[int, int] | None = None     # initial registers fixed by a launch, else any
 
     @property
     def threads(self) -> int:
@@ -68,7 +70,8 @@ class Witness:
         if self.space == "device" and self.address is not None \
                 and self.address + 16 > geometry.device_memory:
             flags += ["--device-memory", str(self.address + 16)]
-        for reg, value in sorted(self.inputs.items()):
+        fixed = geometry.inputs or {}
+        for reg, value in sorted({**fixed, **self.inputs}.items()):
             flags += ["--set-reg", f"r{reg}:{value}"]
         return flags
 
