@@ -48,7 +48,7 @@ def verify_kernel(kernel, geometry: Geometry, time_limit: float = TIME_LIMIT) ->
 def _verify(kernel, geometry: Geometry, deadline: float) -> Verdict:
     from ..uniformity import KernelUniformity
     from ..uniformity_steps import structure
-    from . import check, execute
+    from . import check, execute, loops
     from .semantics import Unsupported
 
     name = kernel.name
@@ -57,7 +57,7 @@ def _verify(kernel, geometry: Geometry, deadline: float) -> Verdict:
         return Verdict(name, UNKNOWN, "blocks nest too deep to analyse")
     try:
         uniformity = KernelUniformity(kernel, record=True)
-        run = execute.ThreadRun(geometry, uniformity, {}, deadline)
+        run = execute.ThreadRun(geometry, uniformity, {}, deadline, loops.summarise)
         run.run(tree)
         pair = check.Pair(run, deadline)
         reason = check.loop_exits(pair)

@@ -35,6 +35,10 @@ class Pair:
         self.solver.set("timeout", QUERY_TIMEOUT_MS)
         self.solver.add(*a.constraints, *[self.b(c) for c in a.constraints])
         self.solver.add(z3.Or(*[x != y for x, y in zip(a.tid + a.wg, self.tid_b + self.wg_b)]))
+        for d, (wa, wb) in enumerate(zip(a.wg, self.wg_b)):    # an unbounded grid's size
+            size = a.args.get(("special", f"sr_grid_size_{'xyz'[d]}"))
+            if size is not None:
+                self.solver.add(z3.ULT(wa, size), z3.ULT(wb, size))
         self.same_wg = z3.And(*[x == y for x, y in zip(a.wg, self.wg_b)])
         self.same_wave = z3.And(self.same_wg, a.wave == self.wave_b)
 

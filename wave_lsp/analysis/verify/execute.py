@@ -72,8 +72,9 @@ class ThreadRun:
     """The symbolic run of thread `tag` ("a"); `ids` are its thread and workgroup ids."""
 
     def __init__(self, geometry: Geometry, uniformity, args: dict, deadline: float,
-                 tag: str = "a"):
+                 summarise, tag: str = "a"):
         self.g = geometry
+        self.summarise = summarise           # `loops.summarise` (which builds on this module)
         self.deadline = deadline
         self.tag = tag
         self.uniformity = uniformity
@@ -186,8 +187,7 @@ class ThreadRun:
                 return merge(exits, self)
             cur = back
         self._rollback(mark)
-        from .loops import summarise
-        return summarise(self, node, st)
+        return self.summarise(self, node, st)
 
     def _launch_constant(self, expr) -> bool:
         ids = {str(v) for v in self.tid + self.wg}
