@@ -103,7 +103,7 @@ class Verdict:
         return " ".join(flags)
 
     def as_json(self) -> dict:
-        """The `--json` shape of issue 35: kernel, verdict, reason, elapsed_ms, witness."""
+        """The `--json` shape (docs/user/verify.md): kernel, verdict, reason, elapsed_ms, witness."""
         out = {"kernel": self.kernel, "verdict": self.verdict, "reason": self.reason,
                "elapsed_ms": round(self.elapsed * 1000, 1), "witness": None}
         w = self.witness
