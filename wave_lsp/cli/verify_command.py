@@ -76,13 +76,14 @@ def run(args) -> int:
             print(f"Error: cannot read '{path}': {getattr(err, 'strerror', None) or err}",
                   file=sys.stderr)
             return 2
-        program = Document(source).program
+        document = Document(source)
+        program = document.program
         if args.kernel and all(k.name != args.kernel for k in program.kernels):
             print(f"Error: no kernel '{args.kernel}' in '{path}'", file=sys.stderr)
             return 2
         try:
             found = verify_source(source, program, flags, args.kernel, not args.no_replay,
-                                  set_regs)
+                                  set_regs, document.syntax)
         except LaunchFlagError as err:
             print(f"Error: {err}", file=sys.stderr)
             return 2

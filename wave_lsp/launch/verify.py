@@ -137,8 +137,20 @@ def replay(source: str, verdict: Verdict) -> Replay:
     return Replay(False, "the replay ran without a barrier error")
 
 
+def unparsed_line(syntax, kernel) -> str | None:
+    """Why the kernel cannot be verified as written (a line of it that does not parse), or
+    None. `syntax`: the document's line parses."""
+    last = min(kernel.last_line, len(syntax) - 1)
+    for index in range(kernel.line, last + 1):
+        problem = syntax[index].problem
+        if problem is not None:
+            return f"line {index + 1} does not parse: {problem.message}"
+    return None
+
+
 def verify_source(source: str, program, flags: dict[str, str], kernel: str | None = None,
-                  confirm: bool = True, set_regs: dict[int, int] | None = None) -> list[tuple[Verdict, Replay | None]]:
+                  confirm: bool = True, set_regs: dict[int, int] | None = None,
+                  syntax=None) -> list[tuple[Verdict, Replay | None]]:
     """Each kernel's verdict (only `kernel` when named) with the replay of its witness. A
     witness that rests on an over-approximation and does not show in its replay makes the
     verdict `unknown` (soundness: a race is said only where it is real)."""
@@ -147,7 +159,12 @@ def verify_source(source: str, program, flags: dict[str, str], kernel: str | Non
     for k in program.kernels:
         if kernel is not None and k.name != kernel:
             continue
-        verdict = verify_kernel(k, geometry_for(k, lines, flags, set_regs))
+        geometry = geometry_for(k, lines, flags, set_regs)
+        broken = unparsed_line(syntax, k) if syntax is not None else None
+        if broken is not None:
+            out.append((Verdict(k.name, UNKNOWN, broken, geometry=geometry, line=k.line), None))
+            continue
+        verdict = verify_kernel(k, geometry)
         shown = None
         if verdict.witness is not None and confirm:
             shown = replay(source, verdict)

@@ -47,11 +47,15 @@ def verify_kernel(kernel, geometry: Geometry, time_limit: float = TIME_LIMIT) ->
 
 def _verify(kernel, geometry: Geometry, deadline: float) -> Verdict:
     from ..uniformity import KernelUniformity
-    from ..uniformity_steps import structure
+    from ..uniformity_steps import step_of, structure
     from . import check, execute, loops
     from .semantics import Unsupported
 
     name = kernel.name
+    for line, instr in kernel.instructions:
+        if step_of(instr) is None:
+            return Verdict(name, UNKNOWN, f"line {line + 1}: unknown instruction "
+                                          f"'{instr.mnemonic.text}'")
     tree = structure(kernel.instructions)
     if tree is None:
         return Verdict(name, UNKNOWN, "blocks nest too deep to analyse")
@@ -73,6 +77,8 @@ def _verify(kernel, geometry: Geometry, deadline: float) -> Verdict:
         return Verdict(name, UNKNOWN, str(err))
     except (check.Undecided, execute.OutOfTime) as err:
         return Verdict(name, UNKNOWN, str(err))
+    except (IndexError, TypeError, ValueError, AttributeError) as err:   # malformed operands
+        return Verdict(name, UNKNOWN, f"an instruction could not be modelled ({err})")
     return Verdict(name, PROVED, "no race and no divergent barrier under this geometry")
 
 

@@ -185,15 +185,17 @@ def _race(pair: Pair, s1, s2) -> Witness | None:
         return None
     v1 = m.eval(a1, model_completion=True).as_long()
     v2 = m.eval(a2, model_completion=True).as_long()
-    exact = pair.exact(_taken(m, pair, s1, False), _taken(m, pair, s2, True))
+    exact = pair.exact(_taken(m, pair, s1, a1, n1, False), _taken(m, pair, s2, a2, n2, True))
     return pair.witness(m, RACE, (s1.line, s2.line), (s1.kind, s2.kind), s1.space,
                         max(v1, v2), exact)
 
 
-def _taken(m, pair: Pair, site, rename: bool):
-    """The formulas of the instance the model takes (what the witness depends on)."""
+def _taken(m, pair: Pair, site, addr, bar, rename: bool):
+    """The formulas of the instance the model takes (what the witness depends on); all of
+    them when none can be told apart."""
     f = pair.b if rename else (lambda e: e)
-    for i in site.instances:
-        if z3.is_true(m.eval(f(i.pc), model_completion=True)):
-            return z3.And(f(i.pc), f(i.addr) == f(i.bar))
-    return z3.BoolVal(True)
+    formulas = [z3.And(f(i.pc), addr == f(i.addr), bar == f(i.bar)) for i in site.instances]
+    for formula in formulas:
+        if z3.is_true(m.eval(formula, model_completion=True)):
+            return formula
+    return z3.And(*formulas) if formulas else z3.BoolVal(True)

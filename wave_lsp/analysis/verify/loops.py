@@ -77,7 +77,7 @@ def summarise(run: ThreadRun, node: LoopNode, st: State) -> State:
         run.block(node.body, entry, frame)
     finally:
         run.ties = outer
-    if has_barrier:
+    if has_barrier and run.recording:
         run.loop_exits.append((node.line, [s.pc for s in frame.breaks], ties))
     if not frame.breaks:
         return State(z3.BoolVal(False), entry.regs)
@@ -115,7 +115,8 @@ def _havoc(run: ThreadRun, node, key, k, sort):
     per workgroup at the loop's head (so two threads of a workgroup share it)."""
     head = next((item[0] for item in node.body if type(item) is tuple), None)
     if key != BAR and head is not None and run.uniform_in_workgroup(head, key):
-        f = z3.Function(f"u{node.line}_{key}", BV, BV, BV, BV, sort)
+        run.counter += 1
+        f = z3.Function(f"u{node.line}_{key}_{run.counter}", BV, BV, BV, BV, sort)
         run.approx.add(f.name())
         return f(*run.wg, k)
     return run.fresh(f"hv{node.line}_", sort)
