@@ -220,6 +220,24 @@ class Portability(Open):
 
 
 @dataclass(frozen=True)
+class Verification(Open):
+    """`wave-lsp verify --json`'s kernel entry (`ide.verify.Verification.as_dict`), URI added."""
+    uri: str
+    kernel: str
+    verdict: str
+    witness: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Replayed(Open):
+    """A witness's launch run: `shown` when it showed the race (or barrier error), `message`."""
+    uri: str
+    launch: str
+    shown: bool
+    message: str
+
+
+@dataclass(frozen=True)
 class GpuRun(Open):
     """`ide.gpu.run_on_gpu`'s outcome (`same`: the device memory is the emulator's)."""
     ok: bool
@@ -356,6 +374,12 @@ RUN_ON_GPU = Extension("wave-lsp.runOnGpu", KernelArgs, (GpuRun,),
                      "Runs the kernel's launch on a CUDA GPU and in the emulator and compares "
                      "the device memory (lens only where CuPy finds a device).",
                      "`ok: false` with `message` when it cannot run", (LENS,))
+VERIFY = Extension("wave-lsp.verify", KernelArgs, (Verification, Refusal), "`wave-lsp verify` "
+                  "of the kernel; the verdict in its lens, a witness as R031/R032 (the other "
+                  "access related) until the next edit.", REFUSED, (VSCODE, NVIM, LENS))
+REPLAY_WITNESS = Extension("wave-lsp.replayWitness", KernelArgs, (Replayed, Refusal), "Runs the "
+                          "launch of the kernel's witness.", REFUSED + "; also without a witness",
+                          (VSCODE, NVIM, LENS))
 KERNEL_RESOURCES = Extension("wave-lsp.kernelResources", KernelArgs, (KernelResources, type(None)),
                            "The kernel's registers, memory and occupancy per target, with the "
                            "vendor compilers' figures where they are found.",
@@ -380,7 +404,7 @@ KERNEL_AT = Extension("wave-lsp.kernelAt", KernelAtArgs, (KernelPlace, type(None
                     "non-negative integer", (VSCODE, NVIM, EMACS))
 
 COMMANDS = (RUN, CLEAR, DUMP, PROFILE, CLEAR_PROFILE, TEST, DISCOVER_TESTS, CHECK_PORTABILITY,
-            RUN_ON_GPU, KERNEL_RESOURCES, ASSEMBLE, EMIT, ENCODING, KERNEL_AT)
+            RUN_ON_GPU, KERNEL_RESOURCES, ASSEMBLE, EMIT, ENCODING, KERNEL_AT, VERIFY, REPLAY_WITNESS)
 
 RUNS_CHANGED = Extension(
     "wave-lsp/runsChanged", RunsChanged, (),

@@ -44,7 +44,7 @@ FEATURES = (
     "sync", "diagnostics", "hover", "completion", "signature_help", "navigation", "symbols",
     "semantic_tokens", "folding", "selection", "inlay_hints", "code_actions", "formatting",
     "code_lens", "encoding_command", "portability", "run_commands", "emit_command", "gpu_run",
-    "profile", "test_commands", "vendor_diagnostics", "project_config", "kernel_at",
+    "profile", "test_commands", "vendor_diagnostics", "project_config", "kernel_at", "verify",
 )
 
 

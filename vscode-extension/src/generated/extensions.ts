@@ -150,6 +150,24 @@ export interface Portability {
     [field: string]: unknown;
 }
 
+/** `wave-lsp verify --json`'s kernel entry (`ide.verify.Verification.as_dict`), URI added. */
+export interface Verification {
+    uri: string;
+    kernel: string;
+    verdict: string;
+    witness: { [key: string]: unknown } | null;
+    [field: string]: unknown;
+}
+
+/** A witness's launch run: `shown` when it showed the race (or barrier error), `message`. */
+export interface Replayed {
+    uri: string;
+    launch: string;
+    shown: boolean;
+    message: string;
+    [field: string]: unknown;
+}
+
 /** `ide.gpu.run_on_gpu`'s outcome (`same`: the device memory is the emulator's). */
 export interface GpuRun {
     ok: boolean;
@@ -225,6 +243,8 @@ export const TEST = 'wave-lsp.test';
 export const DISCOVER_TESTS = 'wave-lsp.discoverTests';
 export const CHECK_PORTABILITY = 'wave-lsp.checkPortability';
 export const RUN_ON_GPU = 'wave-lsp.runOnGpu';
+export const VERIFY = 'wave-lsp.verify';
+export const REPLAY_WITNESS = 'wave-lsp.replayWitness';
 export const KERNEL_RESOURCES = 'wave-lsp.kernelResources';
 export const ASSEMBLE = 'wave-lsp.assemble';
 export const EMIT = 'wave-lsp.emit';
@@ -247,6 +267,8 @@ export interface Commands {
     'wave-lsp.discoverTests': { arguments: DocumentArgs; result: Discovery };
     'wave-lsp.checkPortability': { arguments: KernelArgs; result: Portability | Refusal };
     'wave-lsp.runOnGpu': { arguments: KernelArgs; result: GpuRun };
+    'wave-lsp.verify': { arguments: KernelArgs; result: Verification | Refusal };
+    'wave-lsp.replayWitness': { arguments: KernelArgs; result: Replayed | Refusal };
     'wave-lsp.kernelResources': { arguments: KernelArgs; result: KernelResources | null };
     'wave-lsp.assemble': { arguments: DocumentArgs; result: Assembled | null };
     'wave-lsp.emit': { arguments: EmitArgs; result: Emitted | null };
