@@ -167,3 +167,27 @@ def test_the_verifier_loads_z3_only_when_it_verifies():
     code = ("import sys, wave_lsp.analysis.verify, wave_lsp.launch.verify, wave_lsp.cli.main\n"
             "assert 'z3' not in sys.modules, 'z3 imported at start-up'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_the_pre_commit_hook_fails_only_on_a_race_or_divergence(capsys):
+    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    block = hooks[hooks.index("- id: wave-lsp-verify"):]
+    assert "entry: wave-lsp verify\n" in block and "files: \\.wave$" in block
+    ok = str(ROOT / "tests/verify/corpus/with_barrier.wave")
+    assert main(["verify", "--no-replay", ok]) == 0
+    racy = str(ROOT / "tests/verify/corpus/waves_only.wave")
+    assert main(["verify", "--no-replay", ok, racy]) == 1
+    out = capsys.readouterr().out
+    assert "with_barrier: proved" in out and "waves_only: race" in out
+
+
+def test_bad_kernels_are_unknown_with_the_line(capsys, tmp_path):
+    path = tmp_path / "bad.wave"
+    path.write_text(".kernel a\n.registers 8\n    iadd r1, r0\n    halt\n.end\n"
+                    ".kernel b\n.registers 8\n    ADD r1, r0, r0\n    halt\n.end\n"
+                    ".kernel c\n.registers 8\n    call f\n    halt\nf:\n    return\n.end\n")
+    status, kernels = verify_json(capsys, path)
+    assert status == 0 and [k["verdict"] for k in kernels] == ["unknown"] * 3
+    assert "could not be modelled" in kernels[0]["reason"]
+    assert "line 8" in kernels[1]["reason"] and "ADD" in kernels[1]["reason"]
+    assert "line 13" in kernels[2]["reason"] and "call" in kernels[2]["reason"]
