@@ -79,7 +79,12 @@ def _verify(kernel, geometry: Geometry, deadline: float) -> Verdict:
         return Verdict(name, UNKNOWN, str(err))
     except (IndexError, TypeError, ValueError, AttributeError) as err:   # malformed operands
         return Verdict(name, UNKNOWN, f"an instruction could not be modelled ({err})")
-    return Verdict(name, PROVED, "no race and no divergent barrier under this geometry")
+    reason = "no race and no divergent barrier under this geometry"
+    if run.assumptions:
+        lines = ", ".join(str(line + 1) for line in sorted(set(run.assumptions)))
+        reason += (f", assuming the counters the loops at line {lines} compare do not wrap "
+                   f"around 2**32")
+    return Verdict(name, PROVED, reason)
 
 
 def _why(w: Witness) -> str:

@@ -86,6 +86,7 @@ class ThreadRun:
         self.sites: dict[int, Site] = {}
         self.barriers: dict[int, list[Instance]] = {}
         self.loop_exits: list[tuple[int, object, tuple]] = []   # summarised loops w/ barriers
+        self.assumptions: list[int] = []    # loops whose compared counters are taken not to wrap
         self.ties: tuple = ()
         self.recording = True
         self.counter = 0

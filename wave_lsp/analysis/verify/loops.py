@@ -2,8 +2,8 @@
 
 A first pass runs the body with every register it writes replaced by a placeholder and reads,
 at the back edge, how each changed: by a constant stride on every path (affine: `init +
-k*stride` at iteration k, with the counter assumed not to wrap around 2**32 — documented in
-docs/dev/verify.md), halved or doubled (`init >> k`, `init << k`: tree reductions), set to the
+k*stride` at iteration k; a counter the loop compares is assumed not to wrap around 2**32 inside
+the loop, and a verdict that needs it says so — docs/dev/verify.md), halved or doubled (`init >> k`, `init << k`: tree reductions), set to the
 same value on every path (that value from the second iteration on), or otherwise (havocked). The
 barrier count is one of these registers, so a body with the same number of barriers on every
 path gives each iteration its own barrier intervals. The second pass runs the body once more
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import z3
 
+from ...isa import INSTRUCTIONS, InstructionClass
 from ..uniformity_steps import BARRIER, HALT_OP, IfNode, LoopNode
 from .execute import BAR, State, ThreadRun, _Frame, free_symbols, merge
 from .semantics import BV, Unsupported
@@ -34,6 +35,21 @@ def _has(items, op) -> bool:
         elif _has(item.body, op):
             return True
     return False
+
+
+def _compared(items, out: set) -> set:
+    """Registers the loop's compare instructions read (the counters that control it)."""
+    for item in items:
+        if type(item) is tuple:
+            spec = INSTRUCTIONS.get(item[1].mnemonic)
+            if spec is not None and spec.iclass is InstructionClass.COMPARE:
+                out.update(item[1].srcs)
+        elif isinstance(item, IfNode):
+            _compared(item.then, out)
+            _compared(item.else_ or [], out)
+        else:
+            _compared(item.body, out)
+    return out
 
 
 def summarise(run: ThreadRun, node: LoopNode, st: State) -> State:
@@ -64,10 +80,14 @@ def summarise(run: ThreadRun, node: LoopNode, st: State) -> State:
     k = run.fresh(f"k{node.line}_")
     entry = st.copy()
     nowrap = []
+    compared = _compared(node.body, set())
     for key, h in placeholders.items():
         init = run.read(st, key)
         after = run.read(back, key)
-        entry.regs[key] = _summary(run, node, key, init, h, after, k, held, nowrap)
+        entry.regs[key] = _summary(run, node, key, init, h, after, k, held,
+                                   nowrap if key in compared else [])
+    if nowrap:
+        run.assumptions.append(node.line)
     ties = run.ties + (k,)
     entry.pc = z3.simplify(z3.And(st.pc, *nowrap))
     # pass 2: any iteration k
