@@ -191,3 +191,15 @@ def test_bad_kernels_are_unknown_with_the_line(capsys, tmp_path):
     assert "could not be modelled" in kernels[0]["reason"]
     assert "line 8" in kernels[1]["reason"] and "ADD" in kernels[1]["reason"]
     assert "line 13" in kernels[2]["reason"] and "call" in kernels[2]["reason"]
+
+
+def test_a_cancelled_verification_stops_unknown():
+    from wave_lsp.analysis.verify import Geometry, verify_kernel
+    from wave_lsp.syntax.document import Document
+    (kernel,) = Document((ROOT / "tests/verify/corpus/tree_reduction.wave").read_text()) \
+        .program.kernels
+    polls = []
+    verdict = verify_kernel(kernel, Geometry((256, 1, 1), 32, (1, 1, 1)),
+                            cancel=lambda: polls.append(1) or len(polls) > 3)
+    assert verdict.verdict == "unknown" and verdict.reason == "cancelled"
+    assert len(polls) == 4

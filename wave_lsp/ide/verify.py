@@ -47,7 +47,8 @@ def verify_text(text: str, kernel: str, cancel: Callable[[], bool]) -> Verificat
     if cancel():
         return None
     document = Document(text)
-    found = verify_source(text, document.program, {}, kernel, True, None, document.syntax)
+    found = verify_source(text, document.program, {}, kernel, True, None, document.syntax,
+                          cancel)
     if not found or cancel():
         return None
     return Verification(*found[0])

@@ -150,7 +150,7 @@ def unparsed_line(syntax, kernel) -> str | None:
 
 def verify_source(source: str, program, flags: dict[str, str], kernel: str | None = None,
                   confirm: bool = True, set_regs: dict[int, int] | None = None,
-                  syntax=None) -> list[tuple[Verdict, Replay | None]]:
+                  syntax=None, cancel=None) -> list[tuple[Verdict, Replay | None]]:
     """Each kernel's verdict (only `kernel` when named) with the replay of its witness. A
     witness that rests on an over-approximation and does not show in its replay makes the
     verdict `unknown` (soundness: a race is said only where it is real)."""
@@ -164,7 +164,7 @@ def verify_source(source: str, program, flags: dict[str, str], kernel: str | Non
         if broken is not None:
             out.append((Verdict(k.name, UNKNOWN, broken, geometry=geometry, line=k.line), None))
             continue
-        verdict = verify_kernel(k, geometry)
+        verdict = verify_kernel(k, geometry, cancel=cancel)
         shown = None
         if verdict.witness is not None and confirm:
             shown = replay(source, verdict)

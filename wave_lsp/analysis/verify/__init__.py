@@ -33,19 +33,21 @@ def workgroup_size(kernel) -> tuple[int, int, int] | None:
     return None
 
 
-def verify_kernel(kernel, geometry: Geometry, time_limit: float = TIME_LIMIT) -> Verdict:
+def verify_kernel(kernel, geometry: Geometry, time_limit: float = TIME_LIMIT,
+                  cancel=None) -> Verdict:
     """The verdict on `kernel` (a `syntax.program.Kernel`) under `geometry`. A `race` or
     `divergence` whose witness is not `exact` still needs a replay to be believed (the caller
-    replays it through the launch pipeline, see `wave_lsp.launch.verify`)."""
+    replays it through the launch pipeline, see `wave_lsp.launch.verify`). `cancel()`, polled
+    between steps and solver queries, stops the work (the verdict is then `unknown`)."""
     started = time.perf_counter()
-    verdict = _verify(kernel, geometry, started + time_limit)
+    verdict = _verify(kernel, geometry, started + time_limit, cancel)
     verdict.elapsed = time.perf_counter() - started
     verdict.geometry = geometry
     verdict.line = kernel.line
     return verdict
 
 
-def _verify(kernel, geometry: Geometry, deadline: float) -> Verdict:
+def _verify(kernel, geometry: Geometry, deadline: float, cancel) -> Verdict:
     from ..uniformity import KernelUniformity
     from ..uniformity_steps import step_of, structure
     from . import check, execute, loops
@@ -62,8 +64,10 @@ def _verify(kernel, geometry: Geometry, deadline: float) -> Verdict:
     try:
         uniformity = KernelUniformity(kernel, record=True)
         run = execute.ThreadRun(geometry, uniformity, {}, deadline, loops.summarise)
+        run.cancel = cancel
         run.run(tree)
         pair = check.Pair(run, deadline)
+        pair.cancel = cancel
         reason = check.loop_exits(pair)
         if reason is not None:
             return Verdict(name, UNKNOWN, reason)

@@ -25,6 +25,7 @@ class Pair:
     def __init__(self, a: ThreadRun, deadline: float):
         self.a = a
         self.deadline = deadline
+        self.cancel = None                   # polled before each query
         self.g = a.g
         self.ren = [(v, z3.Const(str(v)[:-2] + "_b", v.sort())) for v in a.own]
         self.approx = set(a.approx) | {n[:-2] + "_b" for n in a.approx if n.endswith("_a")}
@@ -51,6 +52,8 @@ class Pair:
     def solve(self, *formulas, preferences=(), what: str = ""):
         """A model of the base constraints and `formulas` (the `preferences` kept where they
         can be: a witness with small numbers), or None when there is none."""
+        if self.cancel is not None and self.cancel():
+            raise Undecided("cancelled")
         left = self.deadline - time.perf_counter()
         if left <= 0:
             raise Undecided(f"the time limit ran out before {what}")

@@ -75,6 +75,7 @@ class ThreadRun:
                  summarise, tag: str = "a"):
         self.g = geometry
         self.summarise = summarise           # `loops.summarise` (which builds on this module)
+        self.cancel = None                   # polled: stops the work when it returns True
         self.deadline = deadline
         self.tag = tag
         self.uniformity = uniformity
@@ -147,6 +148,8 @@ class ThreadRun:
     def block(self, items, st: State, frame: _Frame | None) -> State:
         if time.perf_counter() > self.deadline:
             raise OutOfTime("the time limit ran out while executing the kernel symbolically")
+        if self.cancel is not None and self.cancel():
+            raise OutOfTime("cancelled")
         for item in items:
             if z3.is_false(st.pc):
                 return st
