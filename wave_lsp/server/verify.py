@@ -6,8 +6,9 @@ on the one job service's worker — an edit or a close cancels it, an untrusted 
 it (the replay of a witness runs the kernel) — and then shows the verdict in the lens (`✓
 race-free (proved, 0.3 s)`, `✕ race: line 12 ↔ line 15`, `? unknown: …`), a witness as an error
 on its first access (`R031` race, `R032` divergent barrier) with the other access as related
-information, and "▶ Replay witness", until the next edit. The answer is the verdict's JSON (as
-`wave-lsp verify --json`) with the URI.
+information, and "▶ Replay witness". An edit hides them; once the edit settles, the kernels
+verified before are verified again. The answer is the verdict's JSON (as `wave-lsp verify
+--json`) with the URI.
 """
 
 from __future__ import annotations
@@ -34,10 +35,21 @@ REPLAY = extensions.REPLAY_WITNESS.name
 
 
 class VerifyLenses(ClickedJobFeature):
-    """Verification, a clicked-only kind of the one job service."""
+    """Verification, a kind of the one job service: a kernel is verified when clicked, and
+    from then on again whenever an edit settles (its verdict is hidden meanwhile)."""
 
     kind = verify.KIND
     what = "verifications"
+
+    def live_work(self, doc: DocumentState):
+        """The kernels verified before that the document still has (one job verifies all)."""
+        names = {k.name for k in doc.program.kernels}
+        live = self.existing(doc)
+        wanted = tuple(sorted(n for n in (live.live if live is not None else ()) if n in names))
+        return wanted or {}
+
+    def job_key(self, doc: DocumentState, wanted) -> tuple:
+        return (doc.revision, (wanted,) if isinstance(wanted, str) else tuple(wanted))
 
     def code_lenses(self, doc: DocumentState) -> list[Lens]:
         return verify.verify_lenses(doc)
@@ -53,24 +65,32 @@ class VerifyLenses(ClickedJobFeature):
                                   self.server.client.related_information))
         return out
 
-    async def run(self, doc: DocumentState, kernel: str, priority: int = CLICKED):
+    async def run(self, doc: DocumentState, wanted, priority: int = CLICKED):
+        """Verify one kernel (clicked: a name; it becomes live) or the live ones (after an
+        edit: a tuple of names) on the one worker; returns the (first) kernel's result."""
+        kernels = (wanted,) if isinstance(wanted, str) else tuple(wanted)
         revision, text = doc.revision, doc.text
         state = self.state(doc)
-        cancel = state.begin(self.job_key(doc, kernel))
+        state.live.update(dict.fromkeys(kernels))
+        cancel = state.begin(self.job_key(doc, wanted))
 
         def stopped() -> bool:
             return cancel.is_set() or self.closing
 
+        def work() -> list:
+            return [verify.verify_text(text, name, stopped) for name in kernels]
+
         try:
-            result = await self.wait(state, self.jobs.submit(
-                self.queue_key(doc), priority, lambda: verify.verify_text(text, kernel, stopped),
-                cancel=cancel), cancel)
+            results = await self.wait(state, self.jobs.submit(
+                self.queue_key(doc), priority, work, cancel=cancel), cancel)
         finally:
             state.finished(cancel)
-        if result is not None and self.fresh(doc, revision, cancel):
-            verify.keep(doc, revision, kernel, result)
+        if self.fresh(doc, revision, cancel):
+            for name, result in zip(kernels, results):
+                if result is not None:
+                    verify.keep(doc, revision, name, result)
             self.refresh(doc)
-        return result
+        return results[0] if results else None
 
     async def replay(self, doc: DocumentState, found: verify.Verification):
         text, cancel = doc.text, threading.Event()
