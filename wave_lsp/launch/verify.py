@@ -11,16 +11,18 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, replace
 
-from ..analysis.verify import (DIVERGENCE, RACE, UNKNOWN, Geometry, Verdict, verify_kernel,
-                               workgroup_size)
+from ..analysis.verify import RACE, UNKNOWN, Geometry, Verdict, verify_kernel, workgroup_size
 from ..isa.launch_defaults import DEFAULT_LOCAL_MEMORY
 from ..syntax.tool_comments import kernel_comment_lines, launch_comment
 from .flags import LaunchFlagError, number, triple
+from .table import FLAGS
 
 GEOMETRY_FLAGS = ("--grid", "--workgroup", "--wave-width", "--local-memory", "--device-memory")
-DEFAULT_WAVE_WIDTH = 32              # `wave-lsp run`'s (the launch table's) default
-DEFAULT_WORKGROUP = (32, 1, 1)
-DEFAULT_DEVICE_MEMORY = 1 << 20
+
+
+def _default(flag: str) -> str:
+    """`wave-lsp run`'s default of a flag (the launch table's)."""
+    return next(f.argparse["default"] for f in FLAGS if f.name == flag)
 
 
 @dataclass(frozen=True)
@@ -96,17 +98,16 @@ def geometry_for(kernel, lines: list[str], flags: dict[str, str],
     if words and "--grid" not in given:
         given["--grid"] = "1,1,1"          # a launch line runs `wave-lsp run`'s default grid
     grid = triple(given["--grid"], "--grid") if "--grid" in given else None
-    workgroup = workgroup_size(kernel) or (
-        triple(given["--workgroup"], "--workgroup") if "--workgroup" in given
-        else DEFAULT_WORKGROUP)
-    width = number(given.get("--wave-width", str(DEFAULT_WAVE_WIDTH)), "--wave-width")
+    workgroup = workgroup_size(kernel) or triple(
+        given.get("--workgroup", _default("--workgroup")), "--workgroup")
+    width = number(given.get("--wave-width", _default("--wave-width")), "--wave-width")
     if not 1 <= width <= 64:
         raise LaunchFlagError(f"--wave-width must be 1-64, got {width}", "--wave-width")
     if any(v < 1 for v in workgroup + (grid or (1, 1, 1))):
         raise LaunchFlagError("sizes must be at least 1", "--grid")
     local = _local_memory(kernel) or number(
         given.get("--local-memory", str(DEFAULT_LOCAL_MEMORY)), "--local-memory")
-    device = number(given.get("--device-memory", str(DEFAULT_DEVICE_MEMORY)), "--device-memory")
+    device = number(given.get("--device-memory", _default("--device-memory")), "--device-memory")
     # a launch fixes the registers (--set-reg, else zero); without one they are any values
     inputs = None
     if set_regs is not None or words:
@@ -179,5 +180,5 @@ def verify_source(source: str, program, flags: dict[str, str], kernel: str | Non
     return out
 
 
-__all__ = ["DIVERGENCE", "GEOMETRY_FLAGS", "Replay", "geometry_for", "replay", "set_reg_values",
+__all__ = ["GEOMETRY_FLAGS", "Replay", "geometry_for", "replay", "set_reg_values",
            "verify_source"]

@@ -9,7 +9,7 @@ import time
 
 import z3
 
-from .execute import Instance, ThreadRun, free_symbols
+from .execute import ThreadRun, free_symbols
 from .model import DIVERGENCE, RACE, Thread, Witness
 
 QUERY_TIMEOUT_MS = 4000

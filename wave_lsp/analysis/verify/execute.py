@@ -22,7 +22,7 @@ import z3
 
 from ...isa import InstructionClass
 from ..uniformity_model import Uniformity
-from ..uniformity_steps import BARRIER, BREAK, CONTINUE, HALT_OP, IfNode, LoopNode, step_of
+from ..uniformity_steps import BARRIER, BREAK, CONTINUE, HALT_OP, IfNode, LoopNode
 from .model import Geometry
 from .semantics import (BV, EXACT, Unsupported, bv, immediate, is_predicate, is_pure,
                         is_register, operands, register_index)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...isa.launch_defaults import DEFAULT_LOCAL_MEMORY
+
 PROVED, RACE, DIVERGENCE, UNKNOWN = "proved", "race", "divergence", "unknown"
 VERDICTS = (PROVED, RACE, DIVERGENCE, UNKNOWN)
 
@@ -21,8 +23,8 @@ class Geometry:
     workgroup: tuple[int, int, int]
     wave_width: int
     grid: tuple[int, int, int] | None = None
-    local_memory: int = 16384
-    device_memory: int = 1 << 20
+    local_memory: int = DEFAULT_LOCAL_MEMORY
+    device_memory: int = 1 << 20             # `wave-lsp run`'s (launch table) default
     inputs: dict[int, int] | None = None     # initial registers fixed by a launch, else any
 
     @property

@@ -11,7 +11,7 @@ import struct
 
 import z3
 
-from ...isa import INSTRUCTIONS, InstructionClass, OperandKind, SPECIAL_BY_NAME
+from ...isa import INSTRUCTIONS, InstructionClass, OperandKind
 from ...syntax.ast import Instruction, OperandSyntax
 
 BV = z3.BitVecSort(32)
@@ -81,10 +81,6 @@ def immediate(op) -> z3.BitVecRef:
     if isinstance(value, int):
         return bv(value)
     raise Unsupported(f"immediate '{op.text}' is not a number")
-
-
-def special_names() -> tuple[str, ...]:
-    return tuple(SPECIAL_BY_NAME)
 
 
 def is_pure(iclass) -> bool:
