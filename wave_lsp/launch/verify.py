@@ -152,9 +152,10 @@ def unparsed_line(syntax, kernel) -> str | None:
 def verify_source(source: str, program, flags: dict[str, str], kernel: str | None = None,
                   confirm: bool = True, set_regs: dict[int, int] | None = None,
                   syntax=None, cancel=None) -> list[tuple[Verdict, Replay | None]]:
-    """Each kernel's verdict (only `kernel` when named) with the replay of its witness. A
-    witness that rests on an over-approximation and does not show in its replay makes the
-    verdict `unknown` (soundness: a race is said only where it is real)."""
+    """Each kernel's verdict (only `kernel` when named) with the replay of its witness (none
+    when not `confirm`). A witness that rests on an over-approximation and does not show in a
+    replay (or is not replayed) makes the verdict `unknown`: a race or divergence is said only
+    where it is real."""
     lines = source.splitlines()
     out = []
     for k in program.kernels:
@@ -169,13 +170,14 @@ def verify_source(source: str, program, flags: dict[str, str], kernel: str | Non
         shown = None
         if verdict.witness is not None and confirm:
             shown = replay(source, verdict)
-            if not shown.shown and not verdict.witness.exact:
-                w = verdict.witness
-                what = "race" if w.kind == RACE else "divergent barrier"
-                verdict = replace(verdict, verdict=UNKNOWN, witness=None, reason=(
-                    f"a possible {what} at line {w.lines[0] + 1} ↔ line {w.lines[1] + 1} rests on "
-                    f"an over-approximation (a loop summary or a value from memory) and its "
-                    f"witness did not show in a replay"))
+        w = verdict.witness
+        if w is not None and not w.exact and (shown is None or not shown.shown):
+            what = "race" if w.kind == RACE else "divergent barrier"
+            why = "its witness did not show in a replay" if shown is not None else \
+                "its witness was not replayed (--no-replay)"
+            verdict = replace(verdict, verdict=UNKNOWN, witness=None, reason=(
+                f"a possible {what} at line {w.lines[0] + 1} ↔ line {w.lines[1] + 1} rests on an "
+                f"over-approximation (a loop summary or a value from memory) and {why}"))
         out.append((verdict, shown))
     return out
 

@@ -78,10 +78,11 @@ class Pair:
     def preferences(self, *extra) -> list[list]:
         """Sets of constraints a witness should meet if it can, the most wanted first: one
         dimension of workgroups, few of them, small kernel arguments."""
-        small = [z3.ULT(w, 4) for w in self.a.wg + self.wg_b]
-        small += [z3.ULT(v, 1 << 16) for v in self.a.args.values() if z3.is_bv(v)]
+        args = [v for v in self.a.args.values() if z3.is_bv(v)]
+        small = [z3.ULT(w, 4) for w in self.a.wg + self.wg_b] + [z3.ULT(v, 1 << 16) for v in args]
+        tiny = [z3.ULT(w, 2) for w in self.a.wg + self.wg_b] + [z3.ULT(v, 64) for v in args]
         flat = [w == 0 for w in self.a.wg[1:] + self.wg_b[1:]]
-        return [flat + small + list(extra), small + list(extra), small]
+        return [flat + tiny + list(extra), flat + small + list(extra), small + list(extra), small]
 
     def exact(self, *formulas) -> bool:
         names = set()
