@@ -17,7 +17,7 @@ grid) unordered, at least one writing and not both atomics. One line per kernel:
 witness being {"kind", "space", "address", "threads", "lines" (1-based), "accesses",
 "launch"} (plus "exact", "inputs", "thread_ids" and "replayed"). A witness is run in the
 emulator (`--no-replay` skips it); one found through an over-approximation (a loop summary, a
-loaded value) that does not show in its replay makes the verdict `unknown`.
+loaded value) that does not show in its replay, or is not replayed, makes the verdict `unknown`.
 
 Exit status: 1 when a kernel has a race or a divergent barrier (or, with `--strict`, is
 unknown), 2 for a file or flag that cannot be read, else 0 — for pre-commit
