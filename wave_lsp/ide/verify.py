@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from ..analysis.diagnostic import Range, Related
+from ..analysis.codes import diagnostic
+from ..analysis.diagnostic import Diagnostic, Range, Related
 from .lenses import Action, Lens
 from .state import DocumentState
 
@@ -85,17 +86,9 @@ def verify_lenses(doc: DocumentState) -> list[Lens]:
     return out
 
 
-@dataclass(frozen=True)
-class WitnessDiagnostic:
-    """A race or divergence as a diagnostic: on the first access (or the barrier), with the
-    second access as related information."""
-
-    range: Range
-    message: str
-    related: tuple[Related, ...]
-
-
-def witness_diagnostics(doc: DocumentState) -> list[WitnessDiagnostic]:
+def witness_diagnostics(doc: DocumentState) -> list[Diagnostic]:
+    """Each witness of the current revision as an error on its first access (or barrier): R031
+    for a race, with both accesses as related information; R032 for a divergent barrier."""
     out = []
     for found in current(doc).values():
         v, w = found.verdict, found.verdict.witness
@@ -110,12 +103,15 @@ def witness_diagnostics(doc: DocumentState) -> list[WitnessDiagnostic]:
                        f"wave-lsp run {v.launch()}")
             related = (Related(first, f"thread {a.global_id}: {w.accesses[0]}"),
                        Related(second, f"thread {b.global_id}: {w.accesses[1]}"))
+            code = "R031"
         else:
             message = (f"divergent barrier ({v.kernel}): thread {a.global_id} reaches it, "
                        f"thread {b.global_id} of the same workgroup does not; "
                        f"wave-lsp run {v.launch()}")
             related = (Related(first, f"thread {a.global_id} waits here"),)
-        out.append(WitnessDiagnostic(first, message, related))
+            code = "R032"
+        out.append(diagnostic(code, first.start_line, first.start_col, first.end_col, message,
+                              related))
     return out
 
 

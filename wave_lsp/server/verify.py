@@ -17,7 +17,6 @@ import threading
 
 from lsprotocol import types
 
-from ..analysis.codes import diagnostic as analysis_diagnostic
 from ..ide import verify
 from ..ide.jobs import CLICKED, JobDropped
 from ..ide.lenses import Lens
@@ -55,15 +54,8 @@ class VerifyLenses(ClickedJobFeature):
         return verify.verify_lenses(doc)
 
     def diagnostics(self, doc: DocumentState) -> list[types.Diagnostic]:
-        out = []
-        for found in verify.witness_diagnostics(doc):
-            code = "R031" if found.message.startswith("data race") else "R032"
-            r = found.range
-            d = analysis_diagnostic(code, r.start_line, r.start_col, r.end_col, found.message,
-                                    found.related)
-            out.append(diagnostic(doc, d, self.server.codec,
-                                  self.server.client.related_information))
-        return out
+        return [diagnostic(doc, d, self.server.codec, self.server.client.related_information)
+                for d in verify.witness_diagnostics(doc)]
 
     async def run(self, doc: DocumentState, wanted, priority: int = CLICKED):
         """Verify one kernel (clicked: a name; it becomes live) or the live ones (after an
