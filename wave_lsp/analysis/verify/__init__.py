@@ -16,7 +16,7 @@ import time
 from .model import (DIVERGENCE, PROVED, RACE, UNKNOWN, VERDICTS, Geometry, Thread, Verdict,
                     Witness)
 
-TIME_LIMIT = 8.0          # seconds per kernel before the verdict is `unknown`
+TIME_LIMIT = 6.0          # seconds per kernel before the verdict is `unknown`
 
 __all__ = ["DIVERGENCE", "PROVED", "RACE", "UNKNOWN", "VERDICTS", "Geometry", "Thread",
            "Verdict", "Witness", "verify_kernel", "workgroup_size"]

@@ -13,6 +13,7 @@ from .execute import ThreadRun, free_symbols
 from .model import DIVERGENCE, RACE, Thread, Witness
 
 QUERY_TIMEOUT_MS = 4000
+PREFERENCE_TIMEOUT_MS = 300     # per preferred (small) form of a witness, tried first
 
 
 class Undecided(Exception):
@@ -58,16 +59,25 @@ class Pair:
         if left <= 0:
             raise Undecided(f"the time limit ran out before {what}")
         s = self.solver
-        s.set("timeout", max(1, int(min(QUERY_TIMEOUT_MS, left * 1000))))
         s.push()
         try:
             s.add(*formulas)
-            for wanted in preferences:
+            for wanted in preferences:      # a small witness first, each looked for briefly
+                left = self.deadline - time.perf_counter()
+                if left <= 0:
+                    break
+                s.set("timeout", max(1, int(min(PREFERENCE_TIMEOUT_MS, left * 1000))))
                 s.push()
                 s.add(*wanted)
-                if s.check() == z3.sat:
-                    return s.model()
+                found = s.check() == z3.sat
+                model = s.model() if found else None
                 s.pop()
+                if found:
+                    return model
+            left = self.deadline - time.perf_counter()
+            if left <= 0:
+                raise Undecided(f"the time limit ran out before {what}")
+            s.set("timeout", max(1, int(min(QUERY_TIMEOUT_MS, left * 1000))))
             result = s.check()
             if result == z3.unknown:
                 raise Undecided(f"the solver gave up on {what} ({s.reason_unknown()})")
@@ -155,17 +165,25 @@ def races(pair: Pair) -> Witness | None:
     unordered: device memory across workgroups; any memory between the waves of a workgroup in
     one barrier interval (lanes of one wave run in lock-step, as the emulator has them)."""
     sites = sorted(pair.a.sites.values(), key=lambda s: s.line)
-    found = []
+    found, undecided = [], None
     for i, s1 in enumerate(sites):
         for s2 in sites[i:]:
             if s1.space != s2.space or s1.kind == s2.kind and s1.kind in ("read", "atomic"):
                 continue
-            w = _race(pair, s1, s2)
+            try:
+                w = _race(pair, s1, s2)
+            except Undecided as err:      # a witness found elsewhere still counts
+                undecided = undecided or err
+                continue
             if w is not None:
                 if w.exact:
                     return w
                 found.append(w)
-    return found[0] if found else None
+    if found:
+        return found[0]
+    if undecided is not None:
+        raise undecided
+    return None
 
 
 def _race(pair: Pair, s1, s2) -> Witness | None:
