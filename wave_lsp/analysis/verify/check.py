@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 import z3
+from z3.z3 import _to_expr_ref
 
 from .execute import ThreadRun, free_symbols
 from .model import DIVERGENCE, RACE, Thread, Witness
@@ -29,6 +30,10 @@ class Pair:
         self.cancel = None                   # polled before each query
         self.g = a.g
         self.ren = [(v, z3.Const(str(v)[:-2] + "_b", v.sort())) for v in a.own]
+        self._arrays = None
+        self._renamed: dict = {}
+        self._instances: dict = {}
+        self._preferred = None
         self.approx = set(a.approx) | {n[:-2] + "_b" for n in a.approx if n.endswith("_a")}
         self.tid_b = [self.b(v) for v in a.tid]
         self.wg_b = [self.b(v) for v in a.wg]
@@ -45,7 +50,25 @@ class Pair:
         self.same_wave = z3.And(self.same_wg, a.wave == self.wave_b)
 
     def b(self, expr):
-        return z3.substitute(expr, *self.ren) if self.ren else expr
+        """`expr` of thread a as thread b's (z3's substitution with its arrays made once: a
+        kernel has thousands of per-thread unknowns, and `z3.substitute` checks every pair on
+        every call); kept by expression, the expression held so that its id stays its own."""
+        found = self._renamed.get(expr.get_id())
+        if found is not None:
+            return found[1]
+        if not self.ren:
+            return expr
+        if self._arrays is None:
+            n = len(self.ren)
+            sources, targets = (z3.Ast * n)(), (z3.Ast * n)()
+            for i, (x, y) in enumerate(self.ren):
+                sources[i], targets[i] = x.as_ast(), y.as_ast()
+            self._arrays = (n, sources, targets)
+        n, sources, targets = self._arrays
+        ctx = expr.ctx
+        out = _to_expr_ref(z3.Z3_substitute(ctx.ref(), expr.as_ast(), n, sources, targets), ctx)
+        self._renamed[expr.get_id()] = (expr, out)
+        return out
 
     def ties(self, ties) -> z3.BoolRef:
         return z3.And(*[k == self.b(k) for k in ties]) if ties else z3.BoolVal(True)
@@ -88,16 +111,21 @@ class Pair:
     def preferences(self, *extra) -> list[list]:
         """Sets of constraints a witness should meet if it can, the most wanted first: one
         dimension of workgroups, few of them, small kernel arguments."""
-        args = [v for v in self.a.args.values() if z3.is_bv(v)]
-        small = [z3.ULT(w, 4) for w in self.a.wg + self.wg_b] + [z3.ULT(v, 1 << 16) for v in args]
-        tiny = [z3.ULT(w, 2) for w in self.a.wg + self.wg_b] + [z3.ULT(v, 64) for v in args]
-        flat = [w == 0 for w in self.a.wg[1:] + self.wg_b[1:]]
-        return [flat + tiny + list(extra), flat + small + list(extra), small + list(extra), small]
+        if self._preferred is None:
+            args = [v for v in self.a.args.values() if z3.is_bv(v)]
+            wgs = self.a.wg + self.wg_b
+            small = [z3.ULT(w, 4) for w in wgs] + [z3.ULT(v, 1 << 16) for v in args]
+            tiny = [z3.ULT(w, 2) for w in wgs] + [z3.ULT(v, 64) for v in args]
+            flat = [w == 0 for w in self.a.wg[1:] + self.wg_b[1:]]
+            self._preferred = (flat + tiny, flat + small, small)
+        first, second, small = self._preferred
+        extra = list(extra)
+        return [first + extra, second + extra, small + extra, small]
 
     def exact(self, *formulas) -> bool:
         names = set()
         for f in formulas:
-            names |= {str(v) for v in free_symbols(f)}
+            names |= free_symbols(f, self.a.symbols)
         return not (names & self.approx)
 
     # ---- witnesses --------------------------------------------------------------------------
@@ -152,7 +180,15 @@ def loop_exits(pair: Pair) -> str | None:
 
 
 def _any_instance(pair: Pair, site, tag: str, rename: bool):
-    """(address, barrier count, formula): the site reached with that address and count."""
+    """(address, barrier count, formula): the site reached with that address and count (made
+    once per site and thread)."""
+    key = (site.line, tag)
+    if key not in pair._instances:
+        pair._instances[key] = _instance_formula(pair, site, tag, rename)
+    return pair._instances[key]
+
+
+def _instance_formula(pair: Pair, site, tag: str, rename: bool):
     addr = z3.BitVec(f"addr{site.line}_{tag}", 32)
     bar = z3.BitVec(f"bar{site.line}_{tag}", 32)
     f = pair.b if rename else (lambda e: e)
@@ -167,6 +203,8 @@ def races(pair: Pair) -> Witness | None:
     sites = sorted(pair.a.sites.values(), key=lambda s: s.line)
     found, undecided = [], None
     for i, s1 in enumerate(sites):
+        if found and time.perf_counter() > pair.deadline:
+            break                          # a witness to replay is enough
         for s2 in sites[i:]:
             if s1.space != s2.space or s1.kind == s2.kind and s1.kind in ("read", "atomic"):
                 continue

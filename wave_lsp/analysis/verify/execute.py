@@ -91,6 +91,7 @@ class ThreadRun:
         self.ties: tuple = ()
         self.recording = True
         self.counter = 0
+        self.symbols: dict = {}              # `free_symbols`' cache
         X, Y, _ = geometry.workgroup
         self.linear = self.tid[0] + self.tid[1] * X + self.tid[2] * (X * Y)
         self.wave = z3.UDiv(self.linear, bv(geometry.wave_width))
@@ -195,7 +196,7 @@ class ThreadRun:
 
     def _launch_constant(self, expr) -> bool:
         ids = {str(v) for v in self.tid + self.wg}
-        return all(str(v) in ids for v in free_symbols(expr))
+        return free_symbols(expr, self.symbols) <= ids
 
     def _mark(self):
         return ({line: len(s.instances) for line, s in self.sites.items()},
@@ -343,18 +344,28 @@ def merge(states: list[State], run: ThreadRun) -> State:
     return State(pc, regs)
 
 
-def free_symbols(expr) -> set:
-    """The uninterpreted constants and function names in `expr`."""
-    out, seen, todo = set(), set(), [expr]
-    while todo:
-        e = todo.pop()
-        eid = e.get_id()
-        if eid in seen:
+def free_symbols(expr, cache: dict | None = None) -> set:
+    """The names of the uninterpreted constants and functions in `expr`; `cache` (expression
+    id -> (expression, names): the expression kept alive so that its id is not reused) shares
+    the work between calls on expressions that share parts."""
+    cache = {} if cache is None else cache
+    found = cache.get(expr.get_id())
+    if found is not None:
+        return found[1]
+    todo = [(expr, False)]
+    while todo:                                  # post-order: children before their parent
+        e, expanded = todo.pop()
+        if e.get_id() in cache:
             continue
-        seen.add(eid)
-        if z3.is_app(e):
-            d = e.decl()
-            if d.kind() == z3.Z3_OP_UNINTERPRETED:
-                out.add(d.name() if e.num_args() else e)
-            todo.extend(e.children())
-    return out
+        children = e.children() if z3.is_app(e) else []
+        if not expanded:
+            todo.append((e, True))
+            todo.extend((c, False) for c in children if c.get_id() not in cache)
+            continue
+        names: set = set()
+        if z3.is_app(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            names.add(e.decl().name())
+        for child in children:
+            names |= cache[child.get_id()][1]
+        cache[e.get_id()] = (e, frozenset(names))
+    return cache[expr.get_id()][1]

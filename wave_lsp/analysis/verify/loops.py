@@ -110,22 +110,22 @@ def summarise(run: ThreadRun, node: LoopNode, st: State) -> State:
 def _summary(run, node, key, init, h, after, k, held, nowrap):
     """The value of `key` at iteration `k` (see the module's docstring)."""
     if isinstance(key, int) and key < 0:
-        if not _uses(after, held):
+        if not _uses(after, held, run):
             return z3.If(k == 0, init, after)
         return z3.If(k == 0, init, _havoc(run, node, key, k, z3.BoolSort()))
     if after.eq(h):
         return init
     delta = z3.simplify(after - h)
-    if not _uses(delta, held):
+    if not _uses(delta, held, run):
         v = z3.simplify(init + k * delta)
         wide = z3.ZeroExt(32, init) + z3.ZeroExt(32, k) * z3.SignExt(32, delta)
         nowrap.append(z3.And(wide >= 0, wide < (1 << 32)))
         return v
     for form, stepped in ((lambda x: z3.LShR(x, 1), lambda: z3.LShR(init, k)),
                           (lambda x: x << 1, lambda: init << k)):
-        if _proves(after == form(h)):
+        if z3.simplify(form(h)).eq(after):     # simplified alike: no solver call
             return stepped()
-    if not _uses(after, held):
+    if not _uses(after, held, run):
         return z3.If(k == 0, init, after)
     return z3.If(k == 0, init, _havoc(run, node, key, k, BV))
 
@@ -142,12 +142,5 @@ def _havoc(run: ThreadRun, node, key, k, sort):
     return run.fresh(f"hv{node.line}_", sort)
 
 
-def _uses(expr, held: set) -> bool:
-    return any(str(v) in held for v in free_symbols(expr))
-
-
-def _proves(claim) -> bool:
-    s = z3.Solver()
-    s.set("timeout", 500)
-    s.add(z3.Not(claim))
-    return s.check() == z3.unsat
+def _uses(expr, held: set, run: ThreadRun) -> bool:
+    return not held.isdisjoint(free_symbols(expr, run.symbols))
