@@ -182,6 +182,9 @@ def test_the_pre_commit_hook_fails_only_on_a_race_or_divergence(capsys):
     assert main(["verify", "--no-replay", ok, racy]) == 1
     out = capsys.readouterr().out
     assert "with_barrier: proved" in out and "waves_only: race" in out
+    assert main(["verify", "--no-replay", str(ROOT / "examples")]) == 0      # a directory
+    out = capsys.readouterr().out
+    assert out.count(": proved (") == len(EXAMPLES)
 
 
 def test_bad_kernels_are_unknown_with_the_line(capsys, tmp_path):

@@ -1,4 +1,4 @@
-"""`wave-lsp verify FILE [--kernel K] [--grid/--workgroup/--wave-width/...] [--json] [--strict]`:
+"""`wave-lsp verify PATH... [--kernel K] [--grid/--workgroup/--wave-width/...] [--json] [--strict]`:
 prove each kernel free of data races and divergent barriers, or show a witness.
 
 For every kernel (or the one `--kernel` names), under its launch geometry — the flags given
@@ -37,7 +37,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "verify", help="prove kernels free of data races and divergent barriers",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("files", type=Path, nargs="+", metavar="FILE", help=".wave source")
+    p.add_argument("files", type=Path, nargs="+", metavar="PATH",
+                   help=".wave source, or a directory (its .wave files, recursively)")
     p.add_argument("--kernel", help="verify only this kernel")
     for flag, what in (("--grid", "workgroups X,Y,Z (default: any number)"),
                        ("--workgroup", "threads per workgroup X,Y,Z (the kernel's "
@@ -69,7 +70,7 @@ def run(args) -> int:
         print(f"Error: {err}", file=sys.stderr)
         return 2
     results = []
-    for path in args.files:
+    for path in _expand(args.files):
         try:
             source = read_regular(path).decode("utf-8")
         except (OSError, UnicodeDecodeError, ValueError) as err:
@@ -102,6 +103,14 @@ def run(args) -> int:
             print(_text(path, v, r))
     bad = {"race", "divergence"} | ({"unknown"} if args.strict else set())
     return 1 if any(v.verdict in bad for _p, v, _r in results) else 0
+
+
+def _expand(paths: list[Path]) -> list[Path]:
+    """Files as given; a directory's `.wave` files, sorted."""
+    out = []
+    for path in paths:
+        out += sorted(path.rglob("*.wave")) if path.is_dir() else [path]
+    return out
 
 
 def _text(path, v, replay) -> str:
