@@ -230,6 +230,8 @@ ELSEWHERE = {"X900", "X901", "X902", "U513", "D601", "D602", "D603", "D604", "D6
              "R011", "R012",
              # kernel profile: tests/server/test_profile.py and tests/test_profile_view.py
              "R021", "R022", "R023",
+             # static verification in the editor: tests/server/test_verify.py
+             "R031", "R032",
              # portability: tests/test_portability_lints.py (they depend on the targets)
              "P801", "P802", "P803", "P804", "P805", "P806", "P807", "P811", "P812", "P813", "P814",
              "P815", "P816", "P817", "P818", "P819", "P820", "P821", "P822", "P823",

@@ -222,3 +222,24 @@ def test_terminal_highlights_the_mapped_lines(tmp_path, terminal):
     save("nvim-tmux-emit-map-from-source.txt", screen)
     assert _highlighted(screen, "mul.lo.s32 %r2, %r0, %r1;", 1), screen
     assert not _highlighted(screen, "mul.lo.s32 %r4, %r0, %r3;", 1), screen
+
+
+def test_verify_and_replay_the_kernel_at_the_cursor(tmp_path):
+    path = tmp_path / "missing_barrier.wave"
+    path.write_text((ROOT / "tests" / "verify" / "corpus" / "missing_barrier.wave").read_text(),
+                    encoding="utf-8")
+    result = run_nvim(tmp_path, f"""
+        local buf = H.attach({json.dumps(str(path))})
+        vim.api.nvim_win_set_cursor(0, {{ 9, 0 }})
+        vim.cmd('LspWaveVerify')
+        H.wait('the verdict', function() return vim.b[buf].wave_last_verify ~= nil end)
+        local verdict = vim.b[buf].wave_last_verify
+        vim.b[buf].wave_last_verify = nil
+        vim.cmd('LspWaveVerify!')
+        H.wait('the replay', function() return vim.b[buf].wave_last_verify ~= nil end)
+        return {{ verdict = verdict, replay = vim.b[buf].wave_last_verify }}
+    """, timeout=120)
+    assert result["verdict"]["kernel"] == "missing_barrier"
+    assert result["verdict"]["verdict"] == "race"
+    assert sorted(result["verdict"]["witness"]["lines"]) == [11, 13]
+    assert result["replay"]["shown"] is True and "data race" in result["replay"]["message"]

@@ -49,7 +49,8 @@ def test_attach_filetype_and_root(tmp_path):
     assert result["commentstring"] == "; %s"
     assert sorted(result["commands"]) == ["LspWaveAssemble", "LspWaveClear", "LspWaveDump",
                                           "LspWaveEmit", "LspWaveEncoding", "LspWavePortability",
-                                          "LspWaveProfile", "LspWaveRun", "LspWaveTest"]
+                                          "LspWaveProfile", "LspWaveRun", "LspWaveTest",
+                                          "LspWaveVerify"]
     assert result["inlay"] is True
 
 

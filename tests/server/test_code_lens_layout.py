@@ -72,7 +72,7 @@ async def test_short_resource_lens_reads_as_the_issue_asks(client):
     uri = open_document(client, text, "layout_short")
     titles = [c.title for c in (await lines_of_lenses(client, uri))[0]]
     assert titles == ["▶ Run", "◔ Profile", "16 regs · 1 KiB local · 8 waves/wg (W32)",
-                      "Assemble", "Check portability"]
+                      "Assemble", "Check portability", "Verify"]
 
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in PROJECT_EXAMPLES.glob("*.wave")))

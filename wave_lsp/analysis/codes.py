@@ -143,6 +143,9 @@ _CODES = (
     Code("R021", I, "profile: local-memory bank conflict"),
     Code("R022", I, "profile: uncoalesced device-memory access"),
     Code("R023", I, "profile: divergent or partly empty waves on a costly line"),
+    # static verification from the editor (wave_lsp.ide.verify): until the next edit
+    Code("R031", E, "verify: a data race (two threads' accesses, a witness launch)"),
+    Code("R032", E, "verify: a barrier some threads of a workgroup reach and others do not"),
 )
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}

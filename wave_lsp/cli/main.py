@@ -13,7 +13,7 @@ import sys
 
 from .. import __version__
 
-SUBCOMMANDS = ("lint", "asm", "dis", "run", "test", "serve", "emit", "debug", "why")
+SUBCOMMANDS = ("lint", "asm", "dis", "run", "test", "serve", "emit", "debug", "why", "verify")
 
 
 class _Version(argparse.Action):

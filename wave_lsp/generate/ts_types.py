@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..isa import generated
-from ..server import extensions, provenance_types
+from ..server import extensions, provenance_types, test_types, verify_types
 from ..server.extensions import ABSENT, Extension
 from ..server.proto import Arguments, Open, camel, wire_name
 
@@ -28,9 +28,10 @@ TYPESCRIPT_PATH = Path("vscode-extension/src/generated/extensions.ts")
 
 
 def shapes() -> list[type]:
-    """The module's argument and result dataclasses (its own and those of `provenance_types`
-    it imports), in the order they are named."""
-    owners = (extensions.__name__, provenance_types.__name__)
+    """The module's argument and result dataclasses (its own and those of the
+    `*_types` modules it imports), in the order they are named."""
+    owners = (extensions.__name__, provenance_types.__name__, test_types.__name__,
+              verify_types.__name__)
     return [v for v in vars(extensions).values() if isinstance(v, type) and is_dataclass(v)
             and v.__module__ in owners and v is not Extension]
 

@@ -38,6 +38,8 @@ class Action(Enum):
     RUN_ON_GPU = "run on GPU"
     KERNEL_RESOURCES = "kernel resources"
     ASSEMBLE = "assemble"
+    VERIFY = "verify"                    # prove the kernel race-free (ide.verify)
+    REPLAY_WITNESS = "replay witness"    # run the launch of the kernel's witness
 
 
 @dataclass(frozen=True, slots=True)

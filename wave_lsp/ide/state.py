@@ -74,6 +74,7 @@ class DocumentState:
         self.profiles: DocumentRuns | None = None       # kernel profiles (ide.profile_session)
         self.tests: DocumentTests | None = None         # kernel tests (ide.test_view)
         self.portability: CheckRecord | None = None     # portability checks (ide.portability)
+        self.verification: CheckRecord | None = None    # verdicts (ide.verify)
         self.gpu_runs: CheckRecord | None = None        # GPU comparison runs (ide.gpu)
         self.launch_parses: dict = {}   # launch lines of the last revision (ide.launch_lines)
 
@@ -99,7 +100,8 @@ class DocumentState:
         return self.tests
 
     def check_state(self, kind: str) -> "CheckRecord":
-        """The record of a clicked-only kind (`portability`, `gpu_runs`), made on first use."""
+        """The record of a clicked-only kind (`portability`, `gpu_runs`, `verification`), made
+        on first use."""
         if getattr(self, kind) is None:
             from .jobs import CheckRecord
             setattr(self, kind, CheckRecord())
@@ -108,7 +110,7 @@ class DocumentState:
     def job_records(self) -> list["JobRecord"]:
         """Every job record this document holds."""
         return [r for r in (self.runs, self.profiles, self.tests, self.portability,
-                            self.gpu_runs) if r is not None]
+                            self.gpu_runs, self.verification) if r is not None]
 
     def stop_jobs(self) -> None:
         """Stop every kind's job in flight (the document closed, or the server stops)."""

@@ -48,6 +48,8 @@ COMMANDS = {
     Action.RUN_ON_GPU: extensions.RUN_ON_GPU.name,
     Action.KERNEL_RESOURCES: RESOURCES,
     Action.ASSEMBLE: ASSEMBLE,
+    Action.VERIFY: extensions.VERIFY.name,
+    Action.REPLAY_WITNESS: extensions.REPLAY_WITNESS.name,
 }
 
 

@@ -1,9 +1,10 @@
 """The server's protocol extensions: every custom command (`wave-lsp.*`) and notification
-(`wave-lsp/*`), their arguments' and results' dataclasses (JSON by `proto`; time-travel ones in
-`provenance_types`), `Engine` (initialize result). Arguments: a JSON array (`Arguments.parse`);
-a result's JSON is `wire(result)` (camelCase, `ABSENT` fields out); an `Open` result restates an
-`ide` value (`answer()` checks its fields). `COMMANDS`/`NOTIFICATIONS` say what each does, how
-it fails, who uses it; `wave_lsp.generate` writes the docs and TypeScript from them."""
+(`wave-lsp/*`), their arguments' and results' dataclasses (JSON by `proto`; kernel tests' in
+`test_types`, time travel's in `provenance_types`, verification's in `verify_types`), `Engine` (initialize result). Arguments:
+a JSON array (`Arguments.parse`); a result's JSON is `wire(result)` (camelCase, `ABSENT` fields
+out); an `Open` result restates an `ide` value (`answer()` checks its fields). `COMMANDS` and
+`NOTIFICATIONS` say what each does, how it fails, who uses it; `wave_lsp.generate` writes the
+docs and TypeScript from them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -12,6 +13,9 @@ from typing import Any, ClassVar, Literal
 from ..ide.run_limits import DUMP_COMMAND, WHO_WROTE_COMMAND
 from .proto import ABSENT, Arguments, Open, wire
 from .provenance_types import WHO_WROTE_TEXT, WhoWrote, WhoWroteArgs
+from .test_types import (DiscoveredTest, Discovery, Difference, Position, TestOutcome,
+                         TestRun, WireRange, WrittenBy)
+from .verify_types import REPLAY_TEXT, VERIFY_TEXT, Replayed, Verification
 
 # ---- arguments -------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -89,19 +93,6 @@ class Cleared:
 
 
 @dataclass(frozen=True)
-class Position:
-    line: int
-    character: int
-
-
-@dataclass(frozen=True)
-class WireRange:
-    """An LSP range in the client's position encoding."""
-    start: Position
-    end: Position
-
-
-@dataclass(frozen=True)
 class KernelRun(Open):
     """`ide.run_results.KernelRun.to_json` with the document's URI."""
     uri: str
@@ -145,67 +136,6 @@ class KernelProfile(Open):
     status: str
     summary: str
     heat: list[HeatLine]
-
-
-@dataclass(frozen=True)
-class Difference:
-    line: int
-    expected: str
-    got: str
-    what: str
-
-
-@dataclass(frozen=True)
-class WrittenBy:
-    line: int
-    lane: int | None
-
-
-@dataclass(frozen=True)
-class TestOutcome:
-    kernel: str
-    launch_line: int
-    passed: bool
-    status: Literal["passed", "failed", "error", "cancelled"]
-    message: str
-    expected: list[str]
-    actual: list[str]
-    actual_lines: int
-    exit_status: int | None
-    stderr: str
-    difference: Difference | None
-    written_by: WrittenBy | None
-    range: WireRange
-    debug_at_moment: dict[str, Any] = ABSENT      # a failure's moment's launch (ide.moments)
-
-
-@dataclass(frozen=True)
-class TestRun:
-    uri: object                      # as the client sent it
-    version: int | None = ABSENT     # absent when the command could not act (`error`)
-    tests: list[TestOutcome] = field(default_factory=list)
-    passed: int = 0
-    failed: int = 0
-    error: str = ABSENT
-
-
-@dataclass(frozen=True)
-class DiscoveredTest:
-    kernel: str
-    launch_line: int
-    ordinal: int
-    flags: str
-    args: list[str]
-    range: WireRange
-    kernel_range: WireRange | None
-
-
-@dataclass(frozen=True)
-class Discovery:
-    uri: object                      # as the client sent it
-    version: int | None = ABSENT     # absent with `error`
-    tests: list[DiscoveredTest] = field(default_factory=list)
-    error: str = ABSENT
 
 
 @dataclass(frozen=True)
@@ -378,9 +308,14 @@ KERNEL_AT = Extension("wave-lsp.kernelAt", KernelAtArgs, (KernelPlace, type(None
                     "null when `uri` is not an open WAVE document or `line` is not a "
                     "non-negative integer", (VSCODE, NVIM, EMACS))
 WHO_WROTE = Extension(WHO_WROTE_COMMAND, WhoWroteArgs, (WhoWrote, Refusal), *WHO_WROTE_TEXT)
+VERIFY = Extension("wave-lsp.verify", KernelArgs, (Verification, Refusal), VERIFY_TEXT,
+                   REFUSED, (VSCODE, NVIM, LENS))
+REPLAY_WITNESS = Extension("wave-lsp.replayWitness", KernelArgs, (Replayed, Refusal), REPLAY_TEXT,
+                           REFUSED + "; also without a witness", (VSCODE, NVIM, LENS))
 
 COMMANDS = (RUN, CLEAR, DUMP, PROFILE, CLEAR_PROFILE, TEST, DISCOVER_TESTS, CHECK_PORTABILITY,
-            RUN_ON_GPU, KERNEL_RESOURCES, ASSEMBLE, EMIT, ENCODING, KERNEL_AT, WHO_WROTE)
+            RUN_ON_GPU, KERNEL_RESOURCES, ASSEMBLE, EMIT, ENCODING, KERNEL_AT, WHO_WROTE, VERIFY,
+            REPLAY_WITNESS)
 
 RUNS_CHANGED = Extension(
     "wave-lsp/runsChanged", RunsChanged, (),

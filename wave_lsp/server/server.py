@@ -45,6 +45,7 @@ FEATURES = (
     "semantic_tokens", "folding", "selection", "inlay_hints", "code_actions", "formatting",
     "code_lens", "encoding_command", "portability", "run_commands", "emit_command", "gpu_run",
     "profile", "test_commands", "vendor_diagnostics", "project_config", "kernel_at", "who_wrote",
+    "verify",
 )
 
 

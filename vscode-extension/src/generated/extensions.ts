@@ -14,6 +14,90 @@ export interface WhoWrote {
 /** A kernel, its launch line (null: the first, or the default launch) and the value: `{"address": A}` (a device word after the run) or `{"register": "r4", "lane": T, "line": L}` (thread T's r4 at 0-based line L). */
 export type WhoWroteArgs = [uri: string, kernel: string | null, launchLine: number | null, target: { [key: string]: unknown }];
 
+export interface DiscoveredTest {
+    kernel: string;
+    launchLine: number;
+    ordinal: number;
+    flags: string;
+    args: string[];
+    range: WireRange;
+    kernelRange: WireRange | null;
+}
+
+export interface Discovery {
+    uri: unknown;
+    version?: number | null;
+    tests: DiscoveredTest[];
+    error?: string;
+}
+
+export interface Difference {
+    line: number;
+    expected: string;
+    got: string;
+    what: string;
+}
+
+export interface Position {
+    line: number;
+    character: number;
+}
+
+export interface TestOutcome {
+    kernel: string;
+    launchLine: number;
+    passed: boolean;
+    status: 'passed' | 'failed' | 'error' | 'cancelled';
+    message: string;
+    expected: string[];
+    actual: string[];
+    actualLines: number;
+    exitStatus: number | null;
+    stderr: string;
+    difference: Difference | null;
+    writtenBy: WrittenBy | null;
+    range: WireRange;
+    debugAtMoment?: { [key: string]: unknown };
+}
+
+export interface TestRun {
+    uri: unknown;
+    version?: number | null;
+    tests: TestOutcome[];
+    passed: number;
+    failed: number;
+    error?: string;
+}
+
+/** An LSP range in the client's position encoding. */
+export interface WireRange {
+    start: Position;
+    end: Position;
+}
+
+export interface WrittenBy {
+    line: number;
+    lane: number | null;
+}
+
+/** A witness's launch run: `shown` when it showed the race (or barrier error), `message`. */
+export interface Replayed {
+    uri: string;
+    launch: string;
+    shown: boolean;
+    message: string;
+    [field: string]: unknown;
+}
+
+/** `wave-lsp verify --json`'s kernel entry (`ide.verify.Verification.as_dict`), URI added. */
+export interface Verification {
+    uri: string;
+    kernel: string;
+    verdict: string;
+    witness: { [key: string]: unknown } | null;
+    [field: string]: unknown;
+}
+
 export type DocumentArgs = [uri: string];
 
 export type KernelArgs = [uri: string, kernel: string];
@@ -41,17 +125,6 @@ export interface Refusal {
 export interface Cleared {
     uri: string;
     cleared: string[];
-}
-
-export interface Position {
-    line: number;
-    character: number;
-}
-
-/** An LSP range in the client's position encoding. */
-export interface WireRange {
-    start: Position;
-    end: Position;
 }
 
 /** `ide.run_results.KernelRun.to_json` with the document's URI. */
@@ -97,61 +170,6 @@ export interface KernelProfile {
     summary: string;
     heat: HeatLine[];
     [field: string]: unknown;
-}
-
-export interface Difference {
-    line: number;
-    expected: string;
-    got: string;
-    what: string;
-}
-
-export interface WrittenBy {
-    line: number;
-    lane: number | null;
-}
-
-export interface TestOutcome {
-    kernel: string;
-    launchLine: number;
-    passed: boolean;
-    status: 'passed' | 'failed' | 'error' | 'cancelled';
-    message: string;
-    expected: string[];
-    actual: string[];
-    actualLines: number;
-    exitStatus: number | null;
-    stderr: string;
-    difference: Difference | null;
-    writtenBy: WrittenBy | null;
-    range: WireRange;
-    debugAtMoment?: { [key: string]: unknown };
-}
-
-export interface TestRun {
-    uri: unknown;
-    version?: number | null;
-    tests: TestOutcome[];
-    passed: number;
-    failed: number;
-    error?: string;
-}
-
-export interface DiscoveredTest {
-    kernel: string;
-    launchLine: number;
-    ordinal: number;
-    flags: string;
-    args: string[];
-    range: WireRange;
-    kernelRange: WireRange | null;
-}
-
-export interface Discovery {
-    uri: unknown;
-    version?: number | null;
-    tests: DiscoveredTest[];
-    error?: string;
 }
 
 /** `emu.wave_widths` comparison's JSON with the document's URI. */
@@ -245,6 +263,8 @@ export const EMIT = 'wave-lsp.emit';
 export const ENCODING = 'wave-lsp.encoding';
 export const KERNEL_AT = 'wave-lsp.kernelAt';
 export const WHO_WROTE = 'wave-lsp.whoWrote';
+export const VERIFY = 'wave-lsp.verify';
+export const REPLAY_WITNESS = 'wave-lsp.replayWitness';
 export const RUNS_CHANGED = 'wave-lsp/runsChanged';
 export const PROFILE_CHANGED = 'wave-lsp/profileChanged';
 export const WORKSPACE_TRUSTED = 'wave-lsp/workspaceTrusted';
@@ -268,6 +288,8 @@ export interface Commands {
     'wave-lsp.encoding': { arguments: DocumentArgs; result: Encoding | null };
     'wave-lsp.kernelAt': { arguments: KernelAtArgs; result: KernelPlace | null };
     'wave-lsp.whoWrote': { arguments: WhoWroteArgs; result: WhoWrote | Refusal };
+    'wave-lsp.verify': { arguments: KernelArgs; result: Verification | Refusal };
+    'wave-lsp.replayWitness': { arguments: KernelArgs; result: Replayed | Refusal };
 }
 
 /** Each notification's parameters (null: none). */

@@ -16,6 +16,11 @@
 ---   :LspWavePortability [NAME]
 ---                         run the kernel at the cursor (or NAME) at every wave width of the
 ---                         configured targets and report the memory that differs
+---   :LspWaveVerify[!] [NAME]
+---                         prove the kernel at the cursor (or NAME) free of data races and
+---                         divergent barriers (`wave-lsp.verify`): the verdict in its lens, a
+---                         witness as a diagnostic on both accesses; with !, replay the
+---                         kernel's witness in the emulator (`wave-lsp.replayWitness`)
 ---   :LspWaveDump [INDEX [START [COUNT]]]
 ---                         lines START.. (default 0, COUNT default 256, at most 4096) of dump
 ---                         INDEX (0-based in print order, default 0) of the latest run of the
@@ -359,6 +364,20 @@ function M.attach(client, bufnr)
     end)
   end, { nargs = '?',
          desc = 'wave-lsp: who wrote the register at the cursor (in THREAD) or the word at ADDRESS' })
+  create('LspWaveVerify', function(opts)
+    local kernel = opts.args ~= '' and opts.args or kernel_at_cursor(bufnr)
+    if kernel == nil then
+      notify('no .kernel in this buffer to verify', vim.log.levels.WARN)
+      return
+    end
+    -- the server reports the verdict itself (a message, the kernel's lens, diagnostics)
+    local command = opts.bang and 'wave-lsp.replayWitness' or 'wave-lsp.verify'
+    exec(client, bufnr, command, { vim.uri_from_bufnr(bufnr), kernel }, function(result)
+      vim.b[bufnr].wave_last_verify = result
+      refresh(bufnr)
+    end)
+  end, { nargs = '?', bang = true, complete = complete_kernels(bufnr),
+         desc = 'wave-lsp: prove the kernel race-free (with !, replay its witness)' })
 
   local tests = require('wave.tests')
   create('LspWaveTest', function(opts)

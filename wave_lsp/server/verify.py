@@ -1,0 +1,146 @@
+"""Static verification in the editor: `wave-lsp.verify [uri, kernel]` and
+`wave-lsp.replayWitness [uri, kernel]`.
+
+"Verify" above each kernel runs the verifier (`ide.verify`, the work of `wave-lsp verify`)
+on the one job service's worker — an edit or a close cancels it, an untrusted workspace refuses
+it (the replay of a witness runs the kernel) — and then shows the verdict in the lens (`✓
+race-free (proved, 0.3 s)`, `✕ race: line 12 ↔ line 15`, `? unknown: …`), a witness as an error
+on its first access (`R031` race, `R032` divergent barrier) with the other access as related
+information, and "▶ Replay witness". An edit hides them; once the edit settles, the kernels
+verified before are verified again. The answer is the verdict's JSON (as `wave-lsp verify
+--json`) with the URI.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from lsprotocol import types
+
+from ..ide import verify
+from ..ide.jobs import CLICKED, JobDropped
+from ..ide.lenses import Lens
+from ..ide.state import DocumentState
+from . import extensions
+from .extensions import KernelArgs
+from .verify_types import Replayed, Verification
+from .handlers import command, command_kernel
+from .job_feature import ClickedJobFeature
+from .proto import diagnostic
+from .runs import refuse
+from .server import WaveLanguageServer
+
+VERIFY = extensions.VERIFY.name
+REPLAY = extensions.REPLAY_WITNESS.name
+
+
+class VerifyLenses(ClickedJobFeature):
+    """Verification, a kind of the one job service: a kernel is verified when clicked, and
+    from then on again whenever an edit settles (its verdict is hidden meanwhile)."""
+
+    kind = verify.KIND
+    what = "verifications"
+
+    def live_work(self, doc: DocumentState):
+        """The kernels verified before that the document still has (one job verifies all)."""
+        names = {k.name for k in doc.program.kernels}
+        live = self.existing(doc)
+        wanted = tuple(sorted(n for n in (live.live if live is not None else ()) if n in names))
+        return wanted or {}
+
+    def job_key(self, doc: DocumentState, wanted) -> tuple:
+        return (doc.revision, (wanted,) if isinstance(wanted, str) else tuple(wanted))
+
+    def code_lenses(self, doc: DocumentState) -> list[Lens]:
+        return verify.verify_lenses(doc)
+
+    def diagnostics(self, doc: DocumentState) -> list[types.Diagnostic]:
+        return [diagnostic(doc, d, self.server.codec, self.server.client.related_information)
+                for d in verify.witness_diagnostics(doc)]
+
+    async def run(self, doc: DocumentState, wanted, priority: int = CLICKED):
+        """Verify one kernel (clicked: a name; it becomes live) or the live ones (after an
+        edit: a tuple of names) on the one worker; returns the (first) kernel's result."""
+        kernels = (wanted,) if isinstance(wanted, str) else tuple(wanted)
+        revision, text = doc.revision, doc.text
+        state = self.state(doc)
+        state.live.update(dict.fromkeys(kernels))
+        cancel = state.begin(self.job_key(doc, wanted))
+
+        def stopped() -> bool:
+            return cancel.is_set() or self.closing
+
+        def work() -> list:
+            return [verify.verify_text(text, name, stopped) for name in kernels]
+
+        try:
+            results = await self.wait(state, self.jobs.submit(
+                self.queue_key(doc), priority, work, cancel=cancel), cancel)
+        finally:
+            state.finished(cancel)
+        if self.fresh(doc, revision, cancel):
+            for name, result in zip(kernels, results):
+                if result is not None:
+                    verify.keep(doc, revision, name, result)
+            self.refresh(doc)
+        return results[0] if results else None
+
+    async def replay(self, doc: DocumentState, found: verify.Verification):
+        text, cancel = doc.text, threading.Event()
+        return await self.wait(self.state(doc), self.jobs.submit(
+            (doc.uri, "verify-replay"), CLICKED, lambda: verify.replay_text(text, found),
+            cancel=cancel), cancel)
+
+
+def setup(server: WaveLanguageServer) -> None:
+    server.add_feature(VerifyLenses(server))
+
+    @command(server, VERIFY)
+    async def verify_command(*args):
+        doc, kernel, missing = command_kernel(server, args)
+        request = KernelArgs.parse(args)
+        if kernel is None:
+            return refuse(server, request.uri, request.kernel, missing)
+        service = server.get_feature(VerifyLenses)
+        refusal = service.jobs.refusal("verify")
+        if refusal is not None:
+            return refuse(server, request.uri, request.kernel, refusal)
+        try:
+            result = await service.run(doc, kernel.name)
+        except JobDropped as err:
+            return refuse(server, doc.uri, kernel.name,
+                          f"the verification of kernel {kernel.name!r} did not run: {err}")
+        if result is None:
+            return refuse(server, doc.uri, kernel.name,
+                          f"the verification of kernel {kernel.name!r} was cancelled")
+        v = result.verdict
+        server.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Info if v.verdict in ("proved", "unknown")
+            else types.MessageType.Warning, message=f"wave-lsp: {v.kernel}: {v.summary()}"))
+        body = result.as_dict()
+        return Verification.answer(uri=doc.uri, body=body)
+
+    @command(server, REPLAY)
+    async def replay_command(*args):
+        doc, kernel, missing = command_kernel(server, args)
+        request = KernelArgs.parse(args)
+        if kernel is None:
+            return refuse(server, request.uri, request.kernel, missing)
+        service = server.get_feature(VerifyLenses)
+        refusal = service.jobs.refusal("replay")
+        if refusal is not None:
+            return refuse(server, request.uri, request.kernel, refusal)
+        found = verify.current(doc).get(kernel.name)
+        if found is None or found.verdict.witness is None:
+            return refuse(server, doc.uri, kernel.name,
+                          f"kernel {kernel.name!r} has no witness: verify it first")
+        try:
+            shown = await service.replay(doc, found)
+        except JobDropped as err:
+            return refuse(server, doc.uri, kernel.name, f"the replay did not run: {err}")
+        server.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning if shown.shown else types.MessageType.Info,
+            message=f"wave-lsp: replay of {kernel.name}: {shown.line}"))
+        return Replayed.answer(uri=doc.uri, body={"kernel": kernel.name},
+                               launch=found.verdict.launch(), shown=shown.shown,
+                               message=shown.line)

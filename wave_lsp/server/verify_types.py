@@ -1,0 +1,32 @@
+"""The types of the verification extensions (`extensions` declares the commands
+`wave-lsp.verify` and `wave-lsp.replayWitness`): a kernel's verdict and a witness's replay."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .proto import Open
+
+
+@dataclass(frozen=True)
+class Verification(Open):
+    """`wave-lsp verify --json`'s kernel entry (`ide.verify.Verification.as_dict`), URI added."""
+    uri: str
+    kernel: str
+    verdict: str
+    witness: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Replayed(Open):
+    """A witness's launch run: `shown` when it showed the race (or barrier error), `message`."""
+    uri: str
+    launch: str
+    shown: bool
+    message: str
+
+
+VERIFY_TEXT = ("`wave-lsp verify` of the kernel; the verdict in its lens, a witness as R031/R032 (the "
+               "other access related) until the next edit.")
+REPLAY_TEXT = "Runs the launch of the kernel's witness."
