@@ -151,10 +151,13 @@ def check(text: str, width: int, threads: int, groups: int, picks) -> None:
     reference = run(prepared, options=RunOptions(engine="numpy", initcheck=False),
                     observers=[trace])
     brute = Brute(trace, prepared.geometry.threads_per_wg)
+    logs = []
     for engine in ("native", "numpy"):
         report = run(prepared, options=RunOptions(engine=engine, write_log=True,
                                                   initcheck=False))
         assert not report.errors, (report.errors, text)
+        logs.append([bytes(x) for x in (report.write_log.rows, report.write_log.masks,
+                                        report.write_log.values)])
         assert bytes(report.device) == bytes(reference.device)
         provenance = Provenance(report, prepared)
         executed = [(s, local) for s in range(len(brute.steps))
@@ -185,6 +188,7 @@ def check(text: str, width: int, threads: int, groups: int, picks) -> None:
                 assert got == (value, None, []), (address, text)
             else:
                 assert got == (value, brute.key(*found), brute.sources(*found)), (address, text)
+    assert logs[0] == logs[1], text          # the core's masks (a whole one made once) too
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,

@@ -52,10 +52,29 @@ def _plan_row(ins, registers: int) -> tuple[int, ...]:
     return tuple(row + [0] * (PLAN_FIELDS - len(row)))
 
 
+_PLANS: dict = {}           # id(instructions) -> (instructions, registers, plan): the last few
+
+
 def log_plan(kernel, registers: int) -> bytes:
-    """The core's plan (core.h WriteLog): per instruction its address register and captures."""
+    """The core's plan (core.h WriteLog): per instruction its address register and captures.
+    Kept for the last few kernels by the identity of their instruction tuple (held, so the id
+    stays theirs): hashing 500 instructions costs more than a tenth of a plain run."""
+    instructions = kernel.instructions
+    kept = _PLANS.get(id(instructions))
+    if not isinstance(instructions, tuple):      # a list may change under the same id
+        return _plan_bytes(instructions, registers)
+    if kept is not None and kept[0] is instructions and kept[1] == registers:
+        return kept[2]
+    plan = _plan_bytes(instructions, registers)
+    if len(_PLANS) >= 8:
+        del _PLANS[next(iter(_PLANS))]
+    _PLANS[id(instructions)] = (instructions, registers, plan)
+    return plan
+
+
+def _plan_bytes(instructions, registers: int) -> bytes:
     plan = array("i")
-    for ins in kernel.instructions:
+    for ins in instructions:
         plan.extend(_plan_row(ins, registers))
     return plan.tobytes()
 

@@ -136,6 +136,8 @@ typedef struct WriteLog {
     uint32_t *values;
     int64_t n_values, cap_values;
     uint8_t *mask;                       /* executing lanes as bits, before the instruction */
+    uint8_t *full;                       /* every lane as bits */
+    const uint8_t *lanes;                /* the step's lanes: `mask` or `full` */
     int taken, over;
     int64_t over_group, over_step, n;
 } WriteLog;

@@ -5,7 +5,8 @@
  * registers and predicates, all n lanes: a copy, no selection) are appended to the caller's
  * buffers. Past the byte budget (or the buffers' room) the log stops and says where (`over`);
  * the run itself goes on unchanged. The lanes are packed and a memory access's addresses
- * written in place before the instruction runs; a step that faults is never appended. */
+ * written in place before the instruction runs (a step every lane executes takes the whole
+ * mask made once: nothing to pack); a step that faults is never appended. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,13 @@ int wlog_setup(WG *g)
     w->n = g->n;
     w->mask_bytes = (g->n + 7) / 8;
     w->mask = calloc((size_t)w->mask_bytes + 8, 1);
-    return w->mask ? 0 : -1;
+    w->full = malloc((size_t)w->mask_bytes + 8);
+    if (!w->mask || !w->full)
+        return -1;
+    memset(w->full, 0xFF, (size_t)w->mask_bytes);
+    if (g->n & 7)
+        w->full[w->mask_bytes - 1] = (uint8_t)((1u << (g->n & 7)) - 1);
+    return 0;
 }
 
 /* The executing lanes (0/1 bytes) as bits, the first lane in the lowest bit, 8 at a time. */
@@ -48,7 +55,12 @@ void wlog_before(WG *g, const Ins *ins, int64_t index)
     w->taken = 0;
     if (!g->any_active || !recorded(w, g))
         return;
-    pack_bits(w->mask, exec_mask(g, ins), g->n);
+    if (ins->guard < 0 && g->full)          /* every lane: the usual case, nothing to pack */
+        w->lanes = w->full;
+    else {
+        pack_bits(w->mask, exec_mask(g, ins), g->n);
+        w->lanes = w->mask;
+    }
     int32_t reg = w->plan[index * REC_PLAN + 1];
     if (reg >= 0 && w->n_values + g->n <= w->cap_values)    /* in place; `after` keeps it */
         memcpy(w->values + w->n_values, g->R + reg * g->n, (size_t)g->n * 4);
@@ -76,7 +88,7 @@ int wlog_after(WG *g, int64_t index)
     row[1] = g->linear;
     row[2] = g->steps;
     row[3] = w->n_values;
-    memcpy(w->masks + w->n_rows * w->mask_bytes, w->mask, (size_t)w->mask_bytes);
+    memcpy(w->masks + w->n_rows * w->mask_bytes, w->lanes, (size_t)w->mask_bytes);
     uint32_t *out = w->values + w->n_values + (plan[1] >= 0 ? n : 0);   /* after the address */
     for (int32_t c = 0; c < plan[2]; c++, out += n) {
         int32_t what = plan[3 + c];
@@ -99,4 +111,5 @@ void wlog_free(WriteLog *w)
     if (!w)
         return;
     free(w->mask);
+    free(w->full);
 }
