@@ -1,10 +1,12 @@
 """Who wrote a value (`emu.provenance` over the write log, `emu.write_log`) against brute force:
 on random programs, every answer (register lanes at executed lines, memory words after the run)
 equals a backward scan of a full trace of the run (the numpy engine stepping, every register of
-every lane kept after each step). The native core's and the numpy engine's logs are equal."""
+every lane kept after each step). The native core's and the numpy engine's logs are equal, the
+core's values kept during the run or rebuilt by running again on first use."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -152,9 +154,9 @@ def check(text: str, width: int, threads: int, groups: int, picks) -> None:
                     observers=[trace])
     brute = Brute(trace, prepared.geometry.threads_per_wg)
     logs = []
-    for engine in ("native", "numpy"):
+    for engine, values in (("native", False), ("native", True), ("numpy", False)):
         report = run(prepared, options=RunOptions(engine=engine, write_log=True,
-                                                  initcheck=False))
+                                                  record_values=values, initcheck=False))
         assert not report.errors, (report.errors, text)
         logs.append([bytes(x) for x in (report.write_log.rows, report.write_log.masks,
                                         report.write_log.values)])
@@ -188,7 +190,8 @@ def check(text: str, width: int, threads: int, groups: int, picks) -> None:
                 assert got == (value, None, []), (address, text)
             else:
                 assert got == (value, brute.key(*found), brute.sources(*found)), (address, text)
-    assert logs[0] == logs[1], text          # the core's masks (a whole one made once) too
+    # the core's masks (a whole one made once) too, and its values rebuilt by a re-run
+    assert logs[0] == logs[1] == logs[2], text
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -213,6 +216,20 @@ def test_native_and_numpy_logs_are_equal():
 
 
 KERNEL = mem_program(["iadd r2, r0, r8", "device_store_u32 r1, r2"])
+
+
+def test_the_cores_values_are_rebuilt_on_first_use_to_the_last_recorded_workgroup():
+    prepared = prepare(KERNEL, Launch(grid=(4, 1, 1), workgroup=(8, 1, 1), wave_width=8))
+    options = RunOptions(engine="native", write_log=True, record_workgroups=(1, 2))
+    kept = run(prepared, options=dataclasses.replace(options, record_values=True)).write_log
+    lazy = run(prepared, options=options).write_log
+    assert lazy.kept_values is None and lazy.last_group == 2 and len(kept.values) > 0
+    assert bytes(lazy.values) == bytes(kept.values) and lazy.rebuild is None
+    assert (lazy.used, lazy.over) == (kept.used, kept.over)
+    tampered = run(prepared, options=options).write_log
+    tampered.masks = bytes(len(tampered.masks))          # not what a run again writes
+    with pytest.raises(RuntimeError, match="did not repeat itself"):
+        tampered.values
 
 
 @pytest.mark.parametrize("engine", ["native", "numpy"])

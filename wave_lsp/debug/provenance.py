@@ -20,7 +20,8 @@ def _recording(views) -> Provenance | None:
     kept = getattr(views, "recording", None)
     if kept is not None and kept[0] is session_run and kept[1] == session_run.workgroup:
         return kept[2]
-    options = RunOptions(write_log=True, record_workgroups=(session_run.workgroup,),
+    options = RunOptions(write_log=True, record_values=True,      # asked at once: no re-run
+                         record_workgroups=(session_run.workgroup,),
                          initcheck=False, max_instructions=session_run.options.max_instructions)
     try:
         provenance = Provenance(run(session_run.prepared, options=options),

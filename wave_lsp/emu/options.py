@@ -11,7 +11,9 @@ which raises `EngineUnavailable` when the core cannot run it), the store-writer 
 (`writers`: per device byte, the source line and lane of the last store), the write log
 (`write_log`: who wrote every value of the recorded workgroups, `write_log.WriteLogger`; of
 the workgroups `record_workgroups` (linear ids, None: all), in the window of each one's steps
-`record_steps` ((first, end), end None: to the end), within `record_budget` bytes) and
+`record_steps` ((first, end), end None: to the end), within `record_budget` bytes; the native
+core keeps the written values during the run only with `record_values`, otherwise the log
+rebuilds them on first use by running again: `write_log.WriteLog.values`) and
 the per-line profile counters (`profile`; see `pipeline`). The command line's observers: the
 memory access log (`mem_trace`: True writes it to stderr, "record" keeps it in
 `report.mem_trace`, a callable takes each line; see `mem_access`; the native core logs it too),
@@ -58,6 +60,7 @@ class RunOptions:
     record_workgroups: tuple[int, ...] | None = None
     record_steps: tuple[int, int | None] | None = None
     record_budget: int = DEFAULT_RECORD_BUDGET
+    record_values: bool = False
 
     def unobserved(self) -> RunOptions:
         """These options without the command line's observers (trace, memory trace, trace

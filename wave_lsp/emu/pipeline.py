@@ -116,7 +116,7 @@ def observers_of(options: RunOptions) -> list:
     if options.write_log:
         from .write_log import WriteLogger
         out.append(WriteLogger(options.record_workgroups, options.record_steps,
-                               options.record_budget))
+                               options.record_budget, options.record_values))
     return out
 
 

@@ -100,7 +100,7 @@ class Provenance:
         self.index, self.group, self.step, self.offset = (rows[:, i] for i in range(4))
         bits = np.frombuffer(log.masks, dtype=np.uint8).reshape(len(rows), (self.n + 7) // 8)
         self.masks = np.unpackbits(bits, axis=1, bitorder="little")[:, :self.n]
-        self.values = np.frombuffer(log.values, dtype=np.uint32)
+        self._values = None            # `values`: rebuilt on the first answer where not kept
         registers = self.geo.registers
         self.captures = [captures_of(ins, registers) for ins in self.instructions]
         self.addressed = [address_register(ins, registers) >= 0 for ins in self.instructions]
@@ -111,6 +111,12 @@ class Provenance:
         self._stores: dict[str, np.ndarray] = {}
 
     # -- the log ------------------------------------------------------------------------------
+
+    @property
+    def values(self) -> np.ndarray:
+        if self._values is None:
+            self._values = np.frombuffer(self.log.values, dtype=np.uint32)
+        return self._values
 
     def _range(self, workgroup: int) -> tuple[int, int]:
         return (int(np.searchsorted(self.group, workgroup, "left")),

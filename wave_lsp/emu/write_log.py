@@ -6,16 +6,20 @@ value" from it; docs/dev/time-travel.md ("Write log and provenance") is the desi
 
 `WriteLogger` is the observer (`observer`): the native core records the log itself
 (native/writelog.c) and the numpy engine through `before`/`after`, one workgroup a batch, with
-the same steps. What is recorded: `RunOptions.record_workgroups` (linear workgroup ids; None:
+the same steps. The core keeps the values only when asked (`RunOptions.record_values`);
+otherwise it writes the rows and masks and `WriteLog.values` rebuilds the values on first use
+by running the launch again, to the last recorded workgroup, with them (`rebuild`). What is recorded: `RunOptions.record_workgroups` (linear workgroup ids; None:
 all), `record_steps` (a window [first, end) of each workgroup's steps) and `record_budget`
 (bytes; past it the log stops and `WriteLog.over` says where: `budget_message`).
 """
 
 from __future__ import annotations
 
+import threading
 from array import array
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Callable
 
 from .observer import Observer
 
@@ -100,7 +104,7 @@ class WriteLog:
 
     rows: object
     masks: object
-    values: object
+    kept_values: object              # `values`; None: not yet rebuilt
     n: int
     groups: bytes
     window: tuple[int, int]
@@ -108,15 +112,34 @@ class WriteLog:
     used: int
     over: tuple[int, int] | None = None
     arrays: dict = field(default_factory=dict, repr=False)
+    # the values of a log kept without them: a run again with them (native/runner.py)
+    rebuild: Callable[[WriteLog], object] | None = field(default=None, repr=False)
+    lock: object = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @property
+    def values(self):
+        """The values (see the class doc), rebuilt on first use where the run kept none."""
+        with self.lock:
+            if self.kept_values is None:
+                self.kept_values, self.rebuild = self.rebuild(self), None
+            return self.kept_values
 
     @classmethod
-    def of_native(cls, raw, buffers, n: int, groups: bytes, window, budget: int) -> WriteLog:
-        """The log the core wrote into `buffers` (rows, masks, values: `native_spec`'s)."""
+    def of_native(cls, raw, buffers, n: int, groups: bytes, window, budget: int,
+                  rebuild=None) -> WriteLog:
+        """The log the core wrote into `buffers` (rows, masks, values: `native_spec`'s);
+        `rebuild`: where the core kept no values, how to get them."""
         n_rows, n_values, over, over_group, over_step, used = raw
         rows, masks, values = (memoryview(b) for b in buffers)
         return cls(rows[:n_rows * ROW_BYTES], masks[:n_rows * ((n + 7) // 8)],
-                   values[:n_values * 4], n, groups, window, budget, used,
-                   (over_group, over_step) if over else None)
+                   None if rebuild else values[:n_values * 4], n, groups, window, budget,
+                   used, (over_group, over_step) if over else None, rebuild=rebuild)
+
+    @property
+    def last_group(self) -> int:
+        """The last workgroup with a logged step (-1: none)."""
+        return int.from_bytes(bytes(self.rows[-ROW_BYTES + 8:-ROW_BYTES + 16]), "little",
+                              signed=True) if len(self.rows) else -1
 
     def recorded(self, workgroup: int) -> bool:
         return 0 <= workgroup < len(self.groups) and bool(self.groups[workgroup])
@@ -139,19 +162,31 @@ class WriteLogger(Observer):
     single_workgroup = True
     refusal = "the write log"
 
-    def __init__(self, workgroups=None, steps=None, budget: int = DEFAULT_BUDGET) -> None:
+    def __init__(self, workgroups=None, steps=None, budget: int = DEFAULT_BUDGET,
+                 values: bool = True, last_group: int = -1) -> None:
         self.workgroups = workgroups
         self.window = (steps[0], -1 if steps[1] is None else steps[1]) if steps else (0, -1)
         self.budget = budget
+        self.values, self.last_group = values, last_group     # the core's (see the module doc)
+
+    def again(self, last_group: int) -> WriteLogger:
+        """The same recording keeping its values, ending the run after `last_group`."""
+        end = None if self.window[1] < 0 else self.window[1]
+        return WriteLogger(self.workgroups, (self.window[0], end), self.budget, True,
+                           last_group)
 
     def native_spec(self, kernel, geo, core) -> tuple:
         """What `_wavecore.run(write_log=...)` takes: the plan, the recorded workgroups, the
-        window, the budget and three buffers of the budget's size (`core.Memory`: memory
-        reserved, taken as the log fills it), kept in `self.buffers`."""
-        self.buffers = tuple(core.Memory(max(self.budget, ROW_BYTES)) for _ in range(3))
+        window, the budget, three buffers of the budget's size (`core.Memory`: memory
+        reserved, taken as the log fills it; kept in `self.buffers`; no room for values where
+        they are not kept), whether the values are kept and the last workgroup to run."""
+        room = max(self.budget, ROW_BYTES)
+        self.buffers = tuple(core.Memory(size) for size in
+                             (room, room, room if self.values else ROW_BYTES))
         return (log_plan(kernel, geo.registers),
                 recorded_groups(self.workgroups, geo.workgroup_count),
-                self.window[0], self.window[1], self.budget, *self.buffers)
+                self.window[0], self.window[1], self.budget, *self.buffers, self.values,
+                self.last_group)
 
     def start(self, run) -> None:
         geo = run.geometry

@@ -265,8 +265,8 @@ def record_target(snapshot, limits, cancelled: Callable[[], bool], files, target
     try:
         launch, options = launch_for(plan, limits, files, snapshot.root, cancelled)
         prepared = prepare(assemble(snapshot.text), launch)
-        options = recording_options(options, limits,
-                                    needed_workgroups(target, prepared.geometry))
+        options = dataclasses.replace(recording_options(   # asked at once: values kept
+            options, limits, needed_workgroups(target, prepared.geometry)), record_values=True)
         report = run(prepared, options=within(options, begun))
     except (LaunchError, AssemblyError) as err:
         raise TargetError(f"cannot run: {err}") from None

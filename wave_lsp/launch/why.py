@@ -43,7 +43,7 @@ def id_list(text: str, flag: str) -> tuple[int, ...]:
 
 def record_fields(budget: str | None, workgroups: str | None, steps: str | None) -> dict:
     """`RunOptions` fields of the recording flags' texts (None: not given)."""
-    fields: dict = {"write_log": True}
+    fields: dict = {"write_log": True, "record_values": True}   # asked at once: no re-run
     if budget is not None:
         mib = number(budget, "--record-budget")
         if mib < 1:

@@ -125,7 +125,9 @@ typedef struct {
  * capture's n values after it (plan: REC_PLAN int32 per instruction: unused, address register
  * or -1, captures, then that many registers >= 0 or predicates -1 - p). The three buffers are
  * the caller's (Python's `Memory`s: no copy at the end); past `budget` bytes, or their room,
- * it stops (`over`: the workgroup and step it stopped at). */
+ * it stops (`over`: the workgroup and step it stopped at). Without `keep_values` it writes
+ * rows and masks only (offsets and bytes counted as if it kept them: the values are rebuilt by
+ * running again with them); `last_group` >= 0 ends the run after that workgroup. */
 typedef struct WriteLog {
     const int32_t *plan;
     const uint8_t *groups;               /* per workgroup: recorded */
@@ -138,8 +140,8 @@ typedef struct WriteLog {
     uint8_t *mask;                       /* executing lanes as bits, before the instruction */
     uint8_t *full;                       /* every lane as bits */
     const uint8_t *lanes;                /* the step's lanes: `mask` or `full` */
-    int taken, over;
-    int64_t over_group, over_step, n;
+    int taken, over, keep_values;
+    int64_t over_group, over_step, n, last_group;
 } WriteLog;
 #define WLOG_ROW 4
 void wlog_free(WriteLog *w);             /* writelog.c: what the run allocated */

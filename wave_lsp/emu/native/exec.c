@@ -380,6 +380,9 @@ int serial_run(Run *run)
             run->bail_index = 0;
             break;
         }
+        if (run->rec && run->rec->wlog && run->rec->wlog->last_group >= 0
+            && linear > run->rec->wlog->last_group)
+            break;                            /* the write log's values rebuilt: enough */
         int64_t stopped = run_workgroup(&g, linear);
         if (run->n_wanted && (stopped != BAIL_AT || run->found->error.kind >= 0))
             collect_registers(&g);

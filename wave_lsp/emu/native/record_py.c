@@ -108,10 +108,11 @@ static int log_begin(Run *run, Rec *rec, PyObject *spec, WriteLog *w)
 {
     const char *plan, *groups;
     Py_ssize_t plan_len, groups_len;
-    long long from, to, budget;
+    long long from, to, budget, last_group;
+    int keep_values;
     PyObject *rows, *masks, *values;
-    if (!PyArg_ParseTuple(spec, "y#y#LLLOOO", &plan, &plan_len, &groups, &groups_len, &from,
-                          &to, &budget, &rows, &masks, &values))
+    if (!PyArg_ParseTuple(spec, "y#y#LLLOOOpL", &plan, &plan_len, &groups, &groups_len, &from,
+                          &to, &budget, &rows, &masks, &values, &keep_values, &last_group))
         return -1;
     if (plan_len != run->n_code * REC_PLAN * 4 || from < 0 || budget < 0) {
         PyErr_SetString(PyExc_ValueError, "bad write log");
@@ -141,6 +142,8 @@ static int log_begin(Run *run, Rec *rec, PyObject *spec, WriteLog *w)
     w->from = from;
     w->to = to;
     w->budget = budget;
+    w->keep_values = keep_values;
+    w->last_group = last_group;
     rec->wlog = w;
     return 0;
 }

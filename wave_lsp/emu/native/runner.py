@@ -47,7 +47,8 @@ from __future__ import annotations
 
 import time
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ...isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH
@@ -218,9 +219,26 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
         report.writers = read_writers(recorded[1], launch.device_memory)
     if wlog is not None:
         from ..write_log import WriteLog
+        rebuild = None if logger.values else partial(_values_again, prepared, options, logger)
         report.write_log = WriteLog.of_native(recorded[2], logger.buffers, geo.lanes_per_wg,
-                                              wlog[1], logger.window, logger.budget)
+                                              wlog[1], logger.window, logger.budget, rebuild)
     return NativeRun(None, report)
+
+
+def _values_again(prepared: PreparedLaunch, options: RunOptions, logger, log) -> memoryview:
+    """The values of a write log recorded without them (`log`): the launch run again, one
+    workgroup at a time as it was recorded, to the last workgroup the log holds, keeping
+    them. The emulator is deterministic: the rows and masks must come out the same."""
+    if not len(log.rows):
+        return memoryview(b"")
+    again = replace(options, time_limit=None, cancel=None, record_values=True)
+    got = run_native(prepared, again, [logger.again(log.last_group)])
+    twin = got.report.write_log if got.report is not None else None
+    if twin is None or bytes(twin.rows) != bytes(log.rows) \
+            or bytes(twin.masks) != bytes(log.masks) or twin.over != log.over:
+        raise RuntimeError("the recorded run did not repeat itself when its values were "
+                           f"rebuilt ({got.reason or 'a different log'})")
+    return twin.kept_values
 
 
 def _bail_of(result, recorded: bool, logged: bool, profiled: bool):

@@ -6,7 +6,10 @@
  * buffers. Past the byte budget (or the buffers' room) the log stops and says where (`over`);
  * the run itself goes on unchanged. The lanes are packed and a memory access's addresses
  * written in place before the instruction runs (a step every lane executes takes the whole
- * mask made once: nothing to pack); a step that faults is never appended. */
+ * mask made once: nothing to pack); a step that faults is never appended. Without
+ * `keep_values` only the rows and masks are written (the offsets and the bytes counted as if
+ * the values were there): Python rebuilds the values, on the first question, by running again
+ * with them, to the last recorded workgroup (`last_group`: serial_run stops after it). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,7 +65,7 @@ void wlog_before(WG *g, const Ins *ins, int64_t index)
         w->lanes = w->mask;
     }
     int32_t reg = w->plan[index * REC_PLAN + 1];
-    if (reg >= 0 && w->n_values + g->n <= w->cap_values)    /* in place; `after` keeps it */
+    if (reg >= 0 && w->keep_values && w->n_values + g->n <= w->cap_values)   /* in place */
         memcpy(w->values + w->n_values, g->R + reg * g->n, (size_t)g->n * 4);
     w->taken = 1;
 }
@@ -77,7 +80,7 @@ int wlog_after(WG *g, int64_t index)
     int64_t bytes = WLOG_ROW * 8 + w->mask_bytes + words * 4;
     if (w->bytes + bytes > w->budget || w->n_rows >= w->cap_rows
         || (w->n_rows + 1) * w->mask_bytes > w->cap_masks
-        || w->n_values + words > w->cap_values) {
+        || (w->keep_values && w->n_values + words > w->cap_values)) {
         w->over = 1;
         w->over_group = g->linear;
         w->over_step = g->steps;
@@ -89,7 +92,12 @@ int wlog_after(WG *g, int64_t index)
     row[2] = g->steps;
     row[3] = w->n_values;
     memcpy(w->masks + w->n_rows * w->mask_bytes, w->lanes, (size_t)w->mask_bytes);
-    uint32_t *out = w->values + w->n_values + (plan[1] >= 0 ? n : 0);   /* after the address */
+    w->n_values += words;
+    w->n_rows += 1;
+    w->bytes += bytes;
+    if (!w->keep_values)
+        return 0;
+    uint32_t *out = w->values + w->n_values - words + (plan[1] >= 0 ? n : 0);   /* past it */
     for (int32_t c = 0; c < plan[2]; c++, out += n) {
         int32_t what = plan[3 + c];
         if (what >= 0) {
@@ -100,9 +108,6 @@ int wlog_after(WG *g, int64_t index)
                 out[l] = p[l];
         }
     }
-    w->n_values += words;
-    w->n_rows += 1;
-    w->bytes += bytes;
     return 0;
 }
 
