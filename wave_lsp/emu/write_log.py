@@ -18,7 +18,6 @@ from __future__ import annotations
 import threading
 from array import array
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Callable
 
 from .observer import Observer
@@ -47,40 +46,32 @@ def address_register(ins, registers: int) -> int:
     return ins.rs1 if ins.spec.memory is not None and ins.rs1 < registers else -1
 
 
-@lru_cache(maxsize=4096)
-def _plan_row(ins, registers: int) -> tuple[int, ...]:
-    """One instruction's row of the plan (instructions are values: equal ones share it)."""
-    caps = [int(c[1:]) if c[0] == "r" else -1 - int(c[1:]) for c in captures_of(ins, registers)]
-    assert len(caps) <= PLAN_FIELDS - 3, ins.spec.mnemonic
-    row = [0, address_register(ins, registers), len(caps), *caps]
-    return tuple(row + [0] * (PLAN_FIELDS - len(row)))
+# (mnemonic, rd, rs1, registers) -> the plan row: all a row depends on (the instructions
+# themselves are values too, but hashing a few hundred of them costs a tenth of a plain run)
+_ROWS: dict[tuple[str, int, int, int], bytes] = {}
 
 
-_PLANS: dict = {}           # id(instructions) -> (instructions, registers, plan): the last few
+def _plan_row(ins, registers: int) -> bytes:
+    """One instruction's row of the plan (PLAN_FIELDS int32)."""
+    key = (ins.spec.mnemonic, ins.rd, ins.rs1, registers)
+    row = _ROWS.get(key)
+    if row is None:
+        caps = [int(c[1:]) if c[0] == "r" else -1 - int(c[1:])
+                for c in captures_of(ins, registers)]
+        assert len(caps) <= PLAN_FIELDS - 3, ins.spec.mnemonic
+        row = [0, address_register(ins, registers), len(caps), *caps]
+        row = array("i", row + [0] * (PLAN_FIELDS - len(row))).tobytes()
+        if len(_ROWS) >= 1 << 16:
+            _ROWS.clear()
+        _ROWS[key] = row
+    return row
 
 
 def log_plan(kernel, registers: int) -> bytes:
-    """The core's plan (core.h WriteLog): per instruction its address register and captures.
-    Kept for the last few kernels by the identity of their instruction tuple (held, so the id
-    stays theirs): hashing 500 instructions costs more than a tenth of a plain run."""
-    instructions = kernel.instructions
-    kept = _PLANS.get(id(instructions))
-    if not isinstance(instructions, tuple):      # a list may change under the same id
-        return _plan_bytes(instructions, registers)
-    if kept is not None and kept[0] is instructions and kept[1] == registers:
-        return kept[2]
-    plan = _plan_bytes(instructions, registers)
-    if len(_PLANS) >= 8:
-        del _PLANS[next(iter(_PLANS))]
-    _PLANS[id(instructions)] = (instructions, registers, plan)
-    return plan
-
-
-def _plan_bytes(instructions, registers: int) -> bytes:
-    plan = array("i")
-    for ins in instructions:
-        plan.extend(_plan_row(ins, registers))
-    return plan.tobytes()
+    """The core's plan (core.h WriteLog): per instruction its address register and captures."""
+    rows, row_of = _ROWS, _plan_row
+    return b"".join([rows.get((ins.spec.mnemonic, ins.rd, ins.rs1, registers))
+                     or row_of(ins, registers) for ins in kernel.instructions])
 
 
 def recorded_groups(workgroups, count: int) -> bytes:
