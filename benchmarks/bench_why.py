@@ -4,11 +4,13 @@ the same engine; whoWrote p95 at most 50 ms on a recorded gemm_blocked N=128).
 - recording, per engine: `run(asm, launch, RunOptions(engine=E))` against the same with
   `write_log=True`, paired and alternating, in process; the native core's plain run is shown
   both on one thread (as it records: the log follows one order) and on the threads it picks
-  (`WAVE_LSP_THREADS`); the numpy engine records through its observed loop;
+  (`WAVE_LSP_THREADS`), and against a recording that keeps the values during the run
+  (`record_values=True`; by default the core logs rows and masks and the first answer rebuilds
+  the values by running again); the numpy engine records through its observed loop;
 - whoWrote: on the native recording, `Provenance` built once, then `--queries` answers drawn
   at random (seeded): half register lanes at executed lines (register, thread, line), half
-  device words of C; p50 and p95 of each answer's wall time (the index the first answers build
-  is counted in them).
+  device words of C; p50 and p95 of each answer's wall time (the index the first answers build,
+  and the values the first one rebuilds, are counted in them; the first is also shown alone).
 Wall time and the process's CPU time (steadier on a shared machine) are both shown.
 - through the server (`--server`): `wave-lsp.whoWrote` on the editor's document of
   bench_editor_gemm.py (A and B filled in place) after its ▶ Run, whose inline run holds the
@@ -89,6 +91,9 @@ def main() -> None:
             os.environ["WAVE_LSP_THREADS"] = "1"
             both("native, plain on 1 thread", lambda: run(prepared, options=plain),
                  lambda: run(prepared, options=recorded), repeat)
+            kept = RunOptions(engine=engine, write_log=True, record_values=True)
+            both("native, values kept (record_values)", lambda: run(prepared, options=plain),
+                 lambda: run(prepared, options=kept), repeat)
             if threads is None:
                 del os.environ["WAVE_LSP_THREADS"]
             else:
@@ -99,7 +104,9 @@ def main() -> None:
 
     report = run(prepared, options=RunOptions(engine="native", write_log=True))
     log = report.write_log
-    print(f"log: {len(log.rows) // 32:,} steps, {log.used / (1 << 20):.1f} MiB")
+    held = len(log.rows) + len(log.masks)
+    print(f"log: {len(log.rows) // 32:,} steps, {log.used / (1 << 20):.1f} MiB with its values "
+          f"({held / (1 << 20):.1f} MiB of rows and masks before the first answer)")
     provenance = Provenance(report, prepared)
     pick = random.Random(7)
     rows = np.frombuffer(log.rows, dtype=np.int64).reshape(-1, 4)
@@ -116,10 +123,12 @@ def main() -> None:
         else:
             provenance.address(c + 4 * pick.randrange(n * n))
         times.append(time.perf_counter() - start)
+    first = times[0]
     times.sort()
     p50, p95 = times[len(times) // 2], times[int(len(times) * 0.95)]
     print(f"whoWrote over {args.queries} answers: p50 {p50 * 1e3:.1f} ms, p95 "
-          f"{p95 * 1e3:.1f} ms, max {times[-1] * 1e3:.1f} ms")
+          f"{p95 * 1e3:.1f} ms, max {times[-1] * 1e3:.1f} ms; the first (values rebuilt) "
+          f"{first * 1e3:.1f} ms")
     if args.server:
         import asyncio
         asyncio.run(through_server(max(20, args.queries // 4), lines))
