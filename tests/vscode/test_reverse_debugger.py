@@ -2,9 +2,14 @@
 buttons (the adapter announces `supportsStepBack`) undo a step and return to the breakpoint,
 the Variables view showing the earlier lane values; and "Debug at this moment" on a run's data
 race (a quick fix) opens a session paused at the race with its lanes in the "Finding lanes"
-scope. Screenshots under test-artifacts/vscode/reverse-debugger/."""
+scope, in a session of the window's warm adapter (`wave-lsp debug --server`, no adapter process
+of its own). Screenshots under test-artifacts/vscode/reverse-debugger/."""
 
 from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +38,21 @@ def vscode(vsix, tmp_path_factory):
     with workbench(tmp_path_factory, vsix, "reverse-debugger",
                    {"debug.toolBarLocation": "docked"}, prepare=add_race) as wb:
         yield wb
+
+
+def adapters(vscode) -> list[str]:
+    """The command lines of the debug adapters code-server started (its session's processes)."""
+    session = os.getsid(vscode.server.process.pid)
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            line = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == session and re.search(r"wave[-_]lsp\S*\s+debug\b", line):
+            found.append(line.strip())
+    return found
 
 
 def rows(vscode, pane: str) -> list[str]:
@@ -100,3 +120,6 @@ def test_debug_at_this_moment_opens_the_race(vscode):
                                        if r.startswith("thread ")], "the race's threads")
     assert [r.split()[1] for r in lanes] == ["0", "4"]
     vscode.screenshot("04-debug-at-this-moment")
+    running = adapters(vscode)                # the warm adapter serves it: no process of its own
+    assert [a for a in running if a.endswith("debug --server")] and \
+        not [a for a in running if a.endswith(" debug")], running
