@@ -78,7 +78,7 @@ export class WarmAdapter implements vscode.Disposable {
             });
             child.stderr?.on('data', (chunk: Buffer) => { errors = (errors + chunk.toString('utf8')).slice(-2000); });
             child.on('error', (error) => settle(undefined, String(error)));
-            child.on('exit', (code) => {
+            child.on('close', (code) => {       // after its output ended: stderr is complete
                 settle(undefined, `it exited with ${code}`);
                 if (serving && this.process === child) {   // it ran: the next session starts another
                     this.process = undefined;
