@@ -84,12 +84,15 @@ def test_step_back_and_reverse_buttons(vscode):
     vscode.screenshot("01-stepped-back")
     vscode.press("F10")
     vscode.press("F10")
-    vscode.wait_until(lambda: [r for r in rows(vscode, "Call Stack") if "square" not in r
-                               and "wave 0" in r], "the return from square")
+    # back in the caller: no frame of square is left (the thread rows name no function)
+    vscode.wait_until(lambda: (stack := rows(vscode, "Call Stack")) and not [
+        r for r in stack if "square" in r] and [r for r in stack if r.startswith("calls")],
+        "the return from square")
+    r2_is(vscode, "[4, 5, 8, 13]", "r2 after the return")
     vscode.click(".codicon-debug-reverse-continue")
-    r2_is(vscode, "[0, 1, 4, 9]", "r2 back at the breakpoint")
     vscode.wait_until(lambda: [r for r in rows(vscode, "Call Stack") if "square" in r],
                       "the breakpoint's frame in square")
+    r2_is(vscode, "[0, 1, 4, 9]", "r2 back at the breakpoint")
     vscode.screenshot("02-reverse-continued")
     vscode.click(".codicon-debug-stop")
     vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") == 0,
