@@ -7,18 +7,25 @@ Measures (request to `stopped` event, median and p95 of --repeat):
 - `reverseContinue` to the previous hit of a conditional per-lane breakpoint one loop iteration
   back, and `goto` the first iteration (re-execution from the start of the history);
 - finding → paused session: the server's "Debug at this moment" code action on a data race
-  (the request), then the debug adapter started with its configuration to the `stopped` event,
-  target ≤ 1 s;
+  (the request), then the debug adapter with its configuration to the `stopped` event, target
+  ≤ 1 s, side by side (alternating, on the same load): a `wave-lsp debug` process per session
+  (before; Neovim's way) and a session of the warm `wave-lsp debug --server` that the VS Code
+  extension starts once per window (after); plus VS Code's former assembles check (`wave-lsp
+  asm`), which it skips now for a finding's moment;
 - the cost of recording: `continue` over the whole loop with checkpoints against the
   checkpoint budget set below one checkpoint (recording off).
-Usage: python benchmarks/bench_reverse.py [--repeat N] [--loop N]. One line per measurement.
+Usage: python benchmarks/bench_reverse.py [--repeat N] [--loop N] [--only-finding].
+One line per measurement.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -142,37 +149,75 @@ async def finding_to_pause(folder: Path, repeat: int) -> None:
         uri=uri, language_id="wave", version=1, text=RACE)))
     await client.workspace_execute_command_async(t.ExecuteCommandParams(
         command="wave-lsp.run", arguments=[uri, "race", 0]))
-    times, actions_ms, starts, moments, adapter_cpu = [], [], [], [], []
+    warm = WarmServer()                     # the editor starts it when the server runs
+    paths = {"process": [], "warm": []}
+    actions_ms, starts, moments, adapter_cpu, checks = [], [], [], [], []
     for _ in range(repeat):
-        began = time.perf_counter()
-        actions = await client.text_document_code_action_async(t.CodeActionParams(
-            text_document=t.TextDocumentIdentifier(uri=uri),
-            range=t.Range(start=t.Position(line=6, character=0),
-                          end=t.Position(line=6, character=0)),
-            context=t.CodeActionContext(diagnostics=[])))
-        actions_ms.append(time.perf_counter() - began)
-        config = _configuration(actions)
-        cpu = _children_cpu()
-        dap = DapClient(cwd=ROOT)
-        dap.start(config.pop("program"), args=config.pop("args", None),
-                  kernel=config.pop("kernel"), stopAt=config["stopAt"])
-        configured = time.perf_counter()
-        stop = dap.stopped()
-        done = time.perf_counter()
-        times.append(done - began)
-        starts.append(configured - began - actions_ms[-1])
-        moments.append(done - configured)
-        assert stop["reason"] == "goto", stop
-        dap.close()
-        adapter_cpu.append(_children_cpu() - cpu)
+        for kind in ("process", "warm"):     # side by side, alternating, on the same load
+            began = time.perf_counter()
+            actions = await client.text_document_code_action_async(t.CodeActionParams(
+                text_document=t.TextDocumentIdentifier(uri=uri),
+                range=t.Range(start=t.Position(line=6, character=0),
+                              end=t.Position(line=6, character=0)),
+                context=t.CodeActionContext(diagnostics=[])))
+            acted = time.perf_counter()
+            actions_ms.append(acted - began)
+            config = _configuration(actions)
+            cpu = _children_cpu()
+            dap = DapClient(cwd=ROOT) if kind == "process" else warm.connect()
+            dap.start(config.pop("program"), args=config.pop("args", None),
+                      kernel=config.pop("kernel"), stopAt=config["stopAt"])
+            configured = time.perf_counter()
+            stop = dap.stopped()
+            done = time.perf_counter()
+            paths[kind].append(done - began)
+            assert stop["reason"] == "goto", stop
+            dap.close()
+            if kind == "process":
+                starts.append(configured - acted)
+                moments.append(done - configured)
+                adapter_cpu.append(_children_cpu() - cpu)
+                checked = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "wave_lsp", "asm", str(path), "--dump-hex"],
+                               cwd=ROOT, capture_output=True, check=True)
+                checks.append(time.perf_counter() - checked)
+    warm.stop()
     await client.shutdown_session()
     line("code action request (server)", actions_ms)
     line("adapter process start, initialize, launch, configurationDone", starts)
     line("configurationDone → stopped at the moment (run there, recording)", moments)
-    line("finding → paused session (action + adapter start + run to the moment)", times,
-         " (target ≤ 1 s)")
     line("CPU of the whole adapter process (start to disconnect; wall on an idle machine)",
          adapter_cpu)
+    line("VS Code's assembles check before a launch (wave-lsp asm; skipped for stopAt now)",
+         checks)
+    line("finding → paused session, process adapter (before: action + adapter start + run "
+         "to the moment)", paths["process"], " (target ≤ 1 s)")
+    line("finding → paused session, warm adapter (after: action + connect + run to the "
+         "moment)", paths["warm"], " (target ≤ 1 s)")
+
+
+class WarmServer:
+    """`wave-lsp debug --server`, as the VS Code extension keeps one per window."""
+
+    def __init__(self):
+        began = time.perf_counter()
+        self.proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "debug", "--server"],
+                                     cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.where = json.loads(self.proc.stdout.readline())
+        print(f"warm adapter started once: {1000 * (time.perf_counter() - began):.0f} ms "
+              f"(when the language server runs, before any finding)")
+
+    def connect(self) -> DapClient:
+        if "socket" in self.where:
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            connection.connect(self.where["socket"])
+        else:
+            connection = socket.create_connection(("127.0.0.1", self.where["port"]))
+        return DapClient(connection=connection)
+
+    def stop(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=20)
 
 
 def _children_cpu() -> float:
@@ -196,11 +241,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--loop", type=int, default=2000)
+    parser.add_argument("--only-finding", action="store_true",
+                        help="measure finding → paused session alone (--repeat times)")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         program = Path(folder) / "spin.wave"
         program.write_text(LOOP.format(n=options.loop), encoding="utf-8")
         print(f"loop of {options.loop} iterations ({5 * options.loop + 6} steps), 8 threads")
+        if options.only_finding:
+            asyncio.run(finding_to_pause(Path(folder), options.repeat))
+            return
         reverse_steps(program, options.loop, options.repeat)
         recording_cost(program, options.loop)
         asyncio.run(finding_to_pause(Path(folder), max(3, options.repeat // 4)))

@@ -1,4 +1,5 @@
-"""A small Debug Adapter Protocol client that drives the real `wave-lsp debug` subprocess."""
+"""A small Debug Adapter Protocol client that drives the real `wave-lsp debug` subprocess, or
+one session of a warm `wave-lsp debug --server` over a socket (`connection`)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,18 @@ from server.rawclient import frame, read_messages   # the same framing as LSP
 
 
 class DapClient:
-    def __init__(self, cwd=None, command: list[str] | None = None):
-        env = dict(os.environ, PYTHONIOENCODING="utf-8")
-        command = command or [sys.executable, "-m", "wave_lsp", "debug"]
-        self.proc = subprocess.Popen(command, cwd=cwd,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env)
+    def __init__(self, cwd=None, command: list[str] | None = None, connection=None):
+        self.connection = connection
+        if connection is not None:
+            self.proc = None
+            self.writer, self.reading = connection.makefile("wb"), connection.makefile("rb")
+        else:
+            env = dict(os.environ, PYTHONIOENCODING="utf-8")
+            command = command or [sys.executable, "-m", "wave_lsp", "debug"]
+            self.proc = subprocess.Popen(command, cwd=cwd,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, env=env)
+            self.writer, self.reading = self.proc.stdin, self.proc.stdout
         self.seq = 0
         self.responses: dict[int, dict] = {}
         self.events: list[dict] = []
@@ -27,7 +34,7 @@ class DapClient:
         self.event_cursor = 0
 
     def _read(self):
-        for message in read_messages(self.proc.stdout):
+        for message in read_messages(self.reading):
             with self.cond:
                 if message["type"] == "response":
                     self.responses[message["request_seq"]] = message
@@ -40,14 +47,14 @@ class DapClient:
         message = {"seq": self.seq, "type": "request", "command": command}
         if arguments is not None:
             message["arguments"] = arguments
-        self.proc.stdin.write(frame(message))
-        self.proc.stdin.flush()
+        self.writer.write(frame(message))
+        self.writer.flush()
         return self.seq
 
     def send_raw(self, data: bytes) -> None:
         """Write exactly these bytes (malformed frames included)."""
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+        self.writer.write(data)
+        self.writer.flush()
 
     def send_message(self, message: dict) -> int:
         """Send a request written by the caller (its fields of any type); its `seq` is the
@@ -144,6 +151,14 @@ class DapClient:
         return self.output()
 
     def close(self):
+        if self.proc is None:
+            try:
+                self.request("disconnect", {}, timeout=10, ok=False)
+            except (TimeoutError, BrokenPipeError, OSError):
+                pass
+            self.reader.join(timeout=10)       # the adapter closes the connection after it
+            self.connection.close()
+            return
         try:
             if self.proc.poll() is None:
                 self.request("disconnect", {}, timeout=10, ok=False)

@@ -1,18 +1,35 @@
 """The kernel debugger in a real VS Code (code-server): a breakpoint set with F9, "WAVE: Debug
 Kernel", the stop at the line, the waves in the Call Stack and the lanes of a register in the
-Variables view; then a step and continue to the end. Screenshots under
+Variables view; then a step and continue to the end. The server here is a `wave-lsp` that
+refuses `debug --server` (as one older than the warm adapter would): every session falls back to
+a `wave-lsp debug` process, and the WAVE log says why. Screenshots under
 test-artifacts/vscode/debugger/."""
 
 from __future__ import annotations
 
 import pytest
 
-from .conftest import workbench
+from .conftest import ROOT, workbench
+
+NO_SERVER_MODE = """#!/bin/sh
+for word in "$@"; do
+    if [ "$word" = "--server" ]; then
+        echo "wave-lsp: error: unrecognized arguments: --server" >&2
+        exit 2
+    fi
+done
+exec "{wave_lsp}" "$@"
+"""
 
 
 @pytest.fixture(scope="module")
 def vscode(vsix, tmp_path_factory):
-    with workbench(tmp_path_factory, vsix, "debugger", {"debug.toolBarLocation": "docked"}) as wb:
+    older = tmp_path_factory.mktemp("older-wave-lsp") / "wave-lsp"
+    older.write_text(NO_SERVER_MODE.format(wave_lsp=ROOT / ".venv" / "bin" / "wave-lsp"))
+    older.chmod(0o755)
+    with workbench(tmp_path_factory, vsix, "debugger",
+                   {"debug.toolBarLocation": "docked",
+                    "wave.server.command": [str(older), "serve"]}) as wb:
         yield wb
 
 
@@ -58,3 +75,10 @@ def test_step_and_continue_to_the_end(vscode):
     vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") == 0,
                       "the end of the session", timeout=60)
     vscode.screenshot("04-ended")
+
+
+def test_the_log_says_why_sessions_start_their_own_adapter(vscode):
+    log = vscode.wait_until(lambda: "warm debug adapter is not used" in vscode.server
+                            .output_channel() and vscode.server.output_channel(),
+                            "the WAVE log's note on the warm adapter", timeout=30)
+    assert "exited with 2" in log and "unrecognized arguments: --server" in log

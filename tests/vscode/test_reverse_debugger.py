@@ -2,9 +2,14 @@
 buttons (the adapter announces `supportsStepBack`) undo a step and return to the breakpoint,
 the Variables view showing the earlier lane values; and "Debug at this moment" on a run's data
 race (a quick fix) opens a session paused at the race with its lanes in the "Finding lanes"
-scope. Screenshots under test-artifacts/vscode/reverse-debugger/."""
+scope, in a session of the window's warm adapter (`wave-lsp debug --server`, no adapter process
+of its own). Screenshots under test-artifacts/vscode/reverse-debugger/."""
 
 from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +38,21 @@ def vscode(vsix, tmp_path_factory):
     with workbench(tmp_path_factory, vsix, "reverse-debugger",
                    {"debug.toolBarLocation": "docked"}, prepare=add_race) as wb:
         yield wb
+
+
+def adapters(vscode) -> list[str]:
+    """The command lines of the debug adapters code-server started (its session's processes)."""
+    session = os.getsid(vscode.server.process.pid)
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            line = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == session and re.search(r"wave[-_]lsp\S*\s+debug\b", line):
+            found.append(line.strip())
+    return found
 
 
 def rows(vscode, pane: str) -> list[str]:
@@ -64,12 +84,15 @@ def test_step_back_and_reverse_buttons(vscode):
     vscode.screenshot("01-stepped-back")
     vscode.press("F10")
     vscode.press("F10")
-    vscode.wait_until(lambda: [r for r in rows(vscode, "Call Stack") if "square" not in r
-                               and "wave 0" in r], "the return from square")
+    # back in the caller: no frame of square is left (the thread rows name no function)
+    vscode.wait_until(lambda: (stack := rows(vscode, "Call Stack")) and not [
+        r for r in stack if "square" in r] and [r for r in stack if r.startswith("calls")],
+        "the return from square")
+    r2_is(vscode, "[4, 5, 8, 13]", "r2 after the return")
     vscode.click(".codicon-debug-reverse-continue")
-    r2_is(vscode, "[0, 1, 4, 9]", "r2 back at the breakpoint")
     vscode.wait_until(lambda: [r for r in rows(vscode, "Call Stack") if "square" in r],
                       "the breakpoint's frame in square")
+    r2_is(vscode, "[0, 1, 4, 9]", "r2 back at the breakpoint")
     vscode.screenshot("02-reverse-continued")
     vscode.click(".codicon-debug-stop")
     vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") == 0,
@@ -100,3 +123,6 @@ def test_debug_at_this_moment_opens_the_race(vscode):
                                        if r.startswith("thread ")], "the race's threads")
     assert [r.split()[1] for r in lanes] == ["0", "4"]
     vscode.screenshot("04-debug-at-this-moment")
+    running = adapters(vscode)                # the warm adapter serves it: no process of its own
+    assert [a for a in running if a.endswith("debug --server")] and \
+        not [a for a in running if a.endswith(" debug")], running

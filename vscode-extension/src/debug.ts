@@ -10,6 +10,11 @@
  * view) saves the program's editor and starts the configuration it is given; every launch gets
  * `wave.debug.checkpointBudgetMiB` (reverse execution's memory) unless it sets its own.
  *
+ * The adapter: the window's warm `wave-lsp debug --server` (`WarmAdapter`, setting
+ * `wave.debug.warmAdapter`), or, where it is off or cannot start, a `wave-lsp debug` process per
+ * session. A configuration with `stopAt` (a finding's moment, from a run of the program) skips
+ * the assembles check: the adapter reports a program that no longer assembles itself.
+ *
  * "create a launch.json file" writes the package.json's `initialConfigurations` (once: no
  * provider adds them again).
  */
@@ -17,6 +22,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { runCli } from './cli';
+import { WarmAdapter } from './warmAdapter';
 import { assemblyError, CommandLine, completeConfiguration, DEBUG_MOMENT_COMMAND, DEBUG_TYPE, debugAdapterCommand, kernelNames } from './debugConfig';
 
 export const DEBUG_KERNEL_COMMAND = 'wave.debugKernel';
@@ -64,10 +70,15 @@ async function assembles(server: CommandLine, program: string): Promise<boolean>
     return false;
 }
 
-/** `locate` gives the language server's command line (the extension's server locator);
+/** Whether sessions use the warm adapter (`wave.debug.warmAdapter`, default on). */
+export function warmAdapterOn(): boolean {
+    return vscode.workspace.getConfiguration('wave.debug').get<boolean>('warmAdapter', true);
+}
+
+/** `warm` is the window's warm adapter; `locate` gives the language server's command line (the extension's server locator);
  * `kernelAt` asks a running language server for the kernel at a line (undefined: no answer). */
 export function registerDebugger(
-    context: vscode.ExtensionContext, locate: () => Promise<CommandLine | undefined>,
+    context: vscode.ExtensionContext, warm: WarmAdapter, locate: () => Promise<CommandLine | undefined>,
     waveEditor: () => Promise<vscode.TextEditor | undefined>,
     kernelAt: (uri: vscode.Uri, line: number) => Promise<string | null | undefined>,
 ): void {
@@ -78,8 +89,9 @@ export function registerDebugger(
                 if (server === undefined) {
                     throw new Error('wave-lsp was not found: set wave.server.command or install the server.');
                 }
+                const served = warmAdapterOn() ? await warm.descriptor(server) : undefined;
                 const adapter = debugAdapterCommand(server);
-                return new vscode.DebugAdapterExecutable(adapter.command, adapter.args);
+                return served ?? new vscode.DebugAdapterExecutable(adapter.command, adapter.args);
             },
         }),
         vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, {
@@ -103,7 +115,7 @@ export function registerDebugger(
             },
             async resolveDebugConfigurationWithSubstitutedVariables(folder, config) {
                 const server = await locate();
-                if (server === undefined || typeof config.program !== 'string') {
+                if (server === undefined || typeof config.program !== 'string' || config.stopAt !== undefined) {
                     return config;
                 }
                 const base = typeof config.cwd === 'string' ? config.cwd : folder?.uri.fsPath ?? '';

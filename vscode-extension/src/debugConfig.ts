@@ -54,6 +54,22 @@ export function debugAdapterCommand(server: CommandLine): CommandLine {
     return subcommand(server, 'debug');
 }
 
+/** Where the warm adapter's first line (`wave-lsp debug --server`) says it listens, or undefined for anything else. */
+export function listening(line: string): { socket: string } | { port: number } | undefined {
+    try {
+        const where = JSON.parse(line) as { socket?: unknown; port?: unknown };
+        if (typeof where.socket === 'string' && where.socket !== '') {
+            return { socket: where.socket };
+        }
+        if (typeof where.port === 'number' && Number.isInteger(where.port) && where.port > 0) {
+            return { port: where.port };
+        }
+    } catch {
+        // not JSON: not a server line
+    }
+    return undefined;
+}
+
 /** The first error of `wave-lsp asm`'s output (`FILE:LINE:COL: CODE error MESSAGE`) as the
  * 0-based line and the message, or undefined when there is none. */
 export function assemblyError(output: string): { line: number; message: string } | undefined {

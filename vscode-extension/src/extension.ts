@@ -21,7 +21,8 @@ import {
 import { HeatView } from './heatView';
 import { kernelAt } from './kernels';
 import { SERVER_LENS_COMMAND } from './middleware';
-import { registerDebugger } from './debug';
+import { registerDebugger, warmAdapterOn } from './debug';
+import { WarmAdapter } from './warmAdapter';
 import { SECTION } from './settings';
 import { ServerStatus } from './statusBar';
 import { KernelTests } from './testing';
@@ -151,7 +152,15 @@ export function activate(context: vscode.ExtensionContext): void {
     const register = (name: string, handler: (...args: unknown[]) => unknown) =>
         context.subscriptions.push(vscode.commands.registerCommand(name, handler));
 
-    registerDebugger(context, () => Promise.resolve(client.serverCommand()),
+    const warm = new WarmAdapter((text) => log.appendLine(text));
+    context.subscriptions.push(warm);
+    // a finding's "Debug at this moment" comes from a run: have the debugger loaded by then
+    client.onRunning(() => {
+        if (vscode.workspace.isTrusted && warmAdapterOn()) {
+            warm.warm(client.serverCommand());
+        }
+    });
+    registerDebugger(context, warm, () => Promise.resolve(client.serverCommand()),
         () => waveEditor('open a .wave file to debug its kernel'),
         async (uri, line) => {
             try {     // never starts the server: debugging does not need it

@@ -5,7 +5,8 @@ steps and run-time errors.
 
 Modules: `protocol` (framing), `target` (launch arguments), `session` (run control),
 `breakpoints`, `expressions` (per-lane conditions), `values` (formatting), `views` (what a
-stopped session shows), `adapter` (request dispatch).
+stopped session shows), `adapter` (request dispatch), `listener` (`wave-lsp debug --server`: a
+warm adapter serving one session per socket connection).
 """
 
 from .adapter import serve

@@ -1,9 +1,8 @@
 """What a stopped session shows, as DAP bodies: threads (waves), stack frames (the kernel and
 `call` frames), scopes and variables (registers with their lanes, predicates as lane masks,
 special registers, the active mask and the divergence/loop/call stack, memory), `setVariable`,
-`readMemory`/`writeMemory` and `disassemble`.
-
-Variable references and frame ids are handles valid until the session runs again.
+`readMemory`/`writeMemory` and `disassemble`. Variable references and frame ids are handles
+valid until the session runs again.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ import re
 
 import numpy as np
 
-from ..asm.disassembler import format_instruction
 from ..emu import CallFrame, IfFrame, LoopFrame
 from ..isa import PREDICATE_COUNT, SPECIAL_REGISTERS
 from .expressions import ExpressionError
@@ -364,6 +362,7 @@ class Views:
     # ---- disassemble -------------------------------------------------------------------------
     def disassemble(self, reference: str, offset: int, instruction_offset: int,
                     count: int) -> list[dict]:
+        from ..asm.disassembler import format_instruction   # not loaded for a session's start
         run = self.run
         instructions = run.instructions
         try:
@@ -398,3 +397,4 @@ class Views:
 
 def _end(instructions) -> int:
     return instructions[-1].offset + instructions[-1].size if instructions else 0
+

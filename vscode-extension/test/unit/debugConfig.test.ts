@@ -4,10 +4,24 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-    assemblyError, completeConfiguration, debugAdapterCommand, kernelAtLine, kernelNames, subcommand,
+    assemblyError, completeConfiguration, debugAdapterCommand, kernelAtLine, kernelNames, listening, subcommand,
 } from '../../src/debugConfig';
 
 const SOURCE = '; header\n.kernel first\n    halt\n.end\n\n.kernel second ; two\n    halt\n.end\n';
+
+describe('warm adapter', () => {
+    it('reads where the server listens from its first line', () => {
+        assert.deepEqual(listening('{"socket": "/tmp/wave-dap-x/adapter.sock"}'), { socket: '/tmp/wave-dap-x/adapter.sock' });
+        assert.deepEqual(listening('{"port": 40123}'), { port: 40123 });
+        for (const line of ['usage: wave-lsp debug [-h]', '{"port": 0}', '{"port": 1.5}', '{"socket": ""}', '{}', '[]', 'null']) {
+            assert.equal(listening(line), undefined, line);
+        }
+    });
+    it('is started with --server after the command line before serve', () => {
+        assert.deepEqual(subcommand({ command: 'python3', args: ['-m', 'wave_lsp', 'serve'] }, 'debug', ['--server']),
+            { command: 'python3', args: ['-m', 'wave_lsp', 'debug', '--server'] });
+    });
+});
 
 describe('debug adapter command', () => {
     it('replaces serve and its options with debug', () => {
