@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .proto import Open
+from .proto import ABSENT, Open
 
 
 @dataclass(frozen=True)
@@ -16,6 +16,7 @@ class Verification(Open):
     kernel: str
     verdict: str
     witness: dict[str, Any] | None
+    debug_at_moment: dict[str, Any] = ABSENT    # a witness's debug launch (ide.moments)
 
 
 @dataclass(frozen=True)
