@@ -171,7 +171,7 @@ def run_to_moment(session, moment: Moment) -> None:
                         "ended first\n", "stderr")
         session._finish()
         return
-    wave = _focus_wave(run, session.focus)
+    wave = _focus_wave(run, at.get(run.index, []) + list(session.focus))   # whose access it is
     x, y, z = geo.workgroup_id(run.workgroup)
     plural = "s" if len(session.focus) > 1 else ""
     shown = f", thread{plural} {', '.join(map(str, session.focus))}" if session.focus else ""

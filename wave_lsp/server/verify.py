@@ -16,6 +16,7 @@ verified before are verified again. The answer is the verdict's JSON (as `wave-l
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 from lsprotocol import types
 
@@ -29,7 +30,7 @@ from .verify_types import Replayed, Verification
 from .handlers import command, command_kernel
 from .job_feature import ClickedJobFeature
 from ..ide.moments import witness_moment
-from .proto import ABSENT, diagnostic, file_path
+from .proto import diagnostic, file_path
 from .runs import moment_actions, refuse
 from .server import WaveLanguageServer
 
@@ -56,14 +57,14 @@ class VerifyLenses(ClickedJobFeature):
 
     def code_lenses(self, doc: DocumentState) -> list[Lens]:
         state = self.existing(doc)
-        return verify.verify_lenses(doc, None if doc.binary else file_path(doc.uri),
+        return verify.verify_lenses(doc, on_disk(doc),
                                     state.running if state is not None else ())
 
     def quick_fixes(self, doc: DocumentState, first: tuple[int, int],
                     last: tuple[int, int]) -> list[types.CodeAction]:
         """"Debug witness" on the first access (or barrier) of each witness in the range."""
-        path = file_path(doc.uri)
-        if path is None or doc.binary:
+        path = on_disk(doc)
+        if path is None:
             return []
         return moment_actions([m for m in verify.witness_moments(doc, path)
                                if first[0] <= m.line <= last[0]])
@@ -110,6 +111,12 @@ class VerifyLenses(ClickedJobFeature):
             cancel=cancel), cancel)
 
 
+def on_disk(doc: DocumentState) -> Path | None:
+    """The document's file, where the debugger can read it (a "Debug witness" needs one)."""
+    path = None if doc.binary else file_path(doc.uri)
+    return path if path is not None and path.is_file() else None
+
+
 def setup(server: WaveLanguageServer) -> None:
     server.add_feature(VerifyLenses(server))
 
@@ -135,10 +142,10 @@ def setup(server: WaveLanguageServer) -> None:
         server.window_show_message(types.ShowMessageParams(
             type=types.MessageType.Info if v.verdict in ("proved", "unknown")
             else types.MessageType.Warning, message=f"wave-lsp: {v.kernel}: {v.summary()}"))
-        path = file_path(doc.uri)
-        moment = witness_moment(path, v) if path is not None and not doc.binary else None
-        return Verification.answer(uri=doc.uri, body=result.as_dict(), debug_at_moment=(
-            moment.configuration if moment is not None else ABSENT))
+        path = on_disk(doc)
+        moment = witness_moment(path, v) if path is not None else None
+        extra = {"debug_at_moment": moment.configuration} if moment is not None else {}
+        return Verification.answer(uri=doc.uri, body=result.as_dict(), **extra)
 
     @command(server, REPLAY)
     async def replay_command(*args):

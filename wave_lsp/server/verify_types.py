@@ -29,5 +29,7 @@ class Replayed(Open):
 
 
 VERIFY_TEXT = ("`wave-lsp verify` of the kernel; the verdict in its lens, a witness as R031/R032 (the "
-               "other access related) until the next edit.")
+               "other access related) until the next edit. With a witness of a file on disk, "
+               "`debugAtMoment`: the launch configuration of \"Debug witness\" (the witness's "
+               "launch paused at its first access, `stopAt`).")
 REPLAY_TEXT = "Runs the launch of the kernel's witness."
