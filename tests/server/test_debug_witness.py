@@ -156,3 +156,25 @@ async def shown_verdict(client, uri: str) -> bool:
     titles = [lens.command.title for lens in await lenses(client, uri)]
     return VERIFYING not in titles and "Verify" not in titles \
         and any(title[:1] in "✓✕?" for title in titles)
+
+
+async def test_the_witness_memory_is_the_session_memory(client, tmp_path):
+    """A race that depends on loaded device words: the session starts with those words."""
+    import base64
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verify"))
+    from test_witness_memory import SCATTER
+    uri = on_disk(client, tmp_path, "scatter", SCATTER)
+    result = await verify(client, uri, "scatter")
+    memory = {int(a): v for a, v in result["witness"]["memory"].items()}
+    config = result["debugAtMoment"]
+    assert len(memory) == 2 and "--fill-iota" in config["args"]
+    dap, stop = paused(config)
+    try:
+        assert stop["reason"] == "goto"
+        for address, value in memory.items():
+            data = dap.request("readMemory", {"memoryReference": "device", "offset": address,
+                                              "count": 4})["body"]["data"]
+            assert int.from_bytes(base64.b64decode(data), "little") == value
+    finally:
+        dap.close()

@@ -2,13 +2,14 @@
 buttons (the adapter announces `supportsStepBack`) undo a step and return to the breakpoint,
 the Variables view showing the earlier lane values; and "Debug at this moment" on a run's data
 race (a quick fix) opens a session paused at the race with its lanes in the "Finding lanes"
-scope. Screenshots under test-artifacts/vscode/reverse-debugger/."""
+scope; "Debug witness" of a `wave-lsp verify` race does the same for its two threads. Screenshots under test-artifacts/vscode/reverse-debugger/."""
 
 from __future__ import annotations
 
 import pytest
 
 from .conftest import workbench
+from .workbench import ROOT
 
 RACE = """; wave-lsp run: --workgroup 8,1,1 --wave-width 4
 .kernel race
@@ -26,6 +27,8 @@ RACE = """; wave-lsp run: --workgroup 8,1,1 --wave-width 4
 
 def add_race(workspace) -> None:
     (workspace / "race.wave").write_text(RACE, encoding="utf-8")
+    corpus = ROOT / "tests" / "verify" / "corpus" / "missing_barrier.wave"
+    (workspace / "missing_barrier.wave").write_text(corpus.read_text(), encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +103,23 @@ def test_debug_at_this_moment_opens_the_race(vscode):
                                        if r.startswith("thread ")], "the race's threads")
     assert [r.split()[1] for r in lanes] == ["0", "4"]
     vscode.screenshot("04-debug-at-this-moment")
+
+
+def test_debug_witness_opens_the_verified_race(vscode):
+    vscode.openFile("missing_barrier.wave")
+    vscode.clickLens(".kernel missing_barrier", "Verify")
+    vscode.wait_until(lambda: [t for t in vscode.texts(".codelens-decoration")
+                               if "Debug witness" in t], "the Debug witness lens", timeout=60)
+    vscode.screenshot("05-verified")
+    vscode.clickLens(".kernel missing_barrier", "Debug witness")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") > 0,
+                      "the session paused at the witness", timeout=60)
+    vscode.wait_until(lambda: [r for r in rows(vscode, "Variables") if "Finding lanes" in r],
+                      "the Finding lanes scope")
+    vscode.click(".pane:has(.pane-header[aria-label*='Variables' i]) .monaco-list-row",
+                 "Finding lanes")
+    vscode.press("ArrowRight")
+    lanes = vscode.wait_until(lambda: [r for r in rows(vscode, "Variables")
+                                       if r.startswith("thread ")], "the witness's threads")
+    assert sorted(r.split()[1] for r in lanes) == ["31", "32"]
+    vscode.screenshot("06-debug-witness")
