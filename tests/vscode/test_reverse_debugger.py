@@ -106,7 +106,13 @@ def test_debug_at_this_moment_opens_the_race(vscode):
 
 
 def test_debug_witness_opens_the_verified_race(vscode):
+    if vscode.count(".codicon-debug-stackframe") > 0:      # the previous test's session
+        vscode.click(".codicon-debug-stop")
+        vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") == 0,
+                          "the end of the previous session", timeout=60)
     vscode.openFile("missing_barrier.wave")
+    vscode.wait_until(lambda: [t for t in vscode.texts(".codelens-decoration")
+                               if "Verify" in t], "the Verify lens", timeout=60)
     vscode.clickLens(".kernel missing_barrier", "Verify")
     vscode.wait_until(lambda: [t for t in vscode.texts(".codelens-decoration")
                                if "Debug witness" in t], "the Debug witness lens", timeout=60)
