@@ -281,3 +281,22 @@ def test_stop_at_a_barrier_error_then_step_back_before_it(client):
     assert error["reason"] == "exception" and "barrier" in error["text"].lower()
     back = go(client, "stepBack", error)
     assert back["reason"] == "step" and client.top_frame(back["threadId"])["line"] < 10
+
+
+def test_stop_at_the_first_of_two_accesses_each_by_its_own_thread(client):
+    """A `wave-lsp verify` witness: thread 31 (wave 0) loads at line 13, thread 32 (wave 1)
+    stores at line 11. The workgroup runs its waves together: the store comes first, and the
+    wave shown is thread 32's, whose access it is (not thread 31's, first in `threads`)."""
+    client.start(ROOT / "tests" / "verify" / "corpus" / "missing_barrier.wave",
+                 stopAt={"threads": [31, 32], "lines": [12, 10], "reason": "the race"})
+    stop = client.stopped()
+    frame = client.top_frame(stop["threadId"])
+    assert (stop["threadId"], frame["line"]) == (2, 11), (stop, frame)
+    focus = client.scope(frame["id"], "Finding lanes")
+    assert [v["name"] for v in focus] == ["thread 31", "thread 32"]
+    other = DapClient(cwd=ROOT)
+    try:
+        response = other.start(DIVERGENT, stopAt={"threads": [1, 2], "lines": [3]})
+        assert not response["success"] and "stopAt.lines" in response["message"]
+    finally:
+        other.close()

@@ -243,3 +243,42 @@ def test_verify_and_replay_the_kernel_at_the_cursor(tmp_path):
     assert result["verdict"]["verdict"] == "race"
     assert sorted(result["verdict"]["witness"]["lines"]) == [11, 13]
     assert result["replay"]["shown"] is True and "data race" in result["replay"]["message"]
+
+
+def test_debug_witness_hands_the_witness_launch_to_nvim_dap(tmp_path):
+    """`:WaveDebugWitness` verifies the kernel at the cursor and gives nvim-dap (a stand-in
+    that records `dap.run`) the witness's launch paused at its first access; the real adapter
+    then stops there with both threads in "Finding lanes"."""
+    import sys
+    sys.path[:0] = [str(ROOT / "tests" / "debug"), str(ROOT / "tests")]
+    from dap_client import DapClient
+    path = tmp_path / "missing_barrier.wave"
+    path.write_text((ROOT / "tests" / "verify" / "corpus" / "missing_barrier.wave").read_text(),
+                    encoding="utf-8")
+    result = run_nvim(tmp_path, f"""
+        local recorded
+        package.loaded.dap = {{ adapters = {{}}, configurations = {{}},
+                               run = function(c) recorded = c end }}
+        assert(require('wave.dap').setup({{ checkpoint_budget_mib = 64 }}))
+        local buf = H.attach({json.dumps(str(path))})
+        vim.api.nvim_win_set_cursor(0, {{ 9, 0 }})
+        vim.cmd('WaveDebugWitness')
+        H.wait('the debug configuration', function() return recorded ~= nil end)
+        return {{ run = recorded, verdict = vim.b[buf].wave_last_verify }}
+    """, timeout=120)
+    run, verdict = result["run"], result["verdict"]
+    assert verdict["verdict"] == "race" and run["checkpointBudgetMiB"] == 64
+    assert run["program"] == str(path) and run["kernel"] == "missing_barrier"
+    assert run["stopAt"]["threads"] == verdict["witness"]["threads"]
+    assert " ".join(run["args"]) in verdict["witness"]["launch"]
+    dap = DapClient(cwd=ROOT)
+    try:
+        launch = {k: v for k, v in run.items() if k not in ("type", "request", "name")}
+        dap.start(launch.pop("program"), **launch)
+        stop = dap.stopped()
+        frame = dap.top_frame(stop["threadId"])
+        assert stop["reason"] == "goto" and frame["line"] in verdict["witness"]["lines"]
+        assert [v["name"] for v in dap.scope(frame["id"], "Finding lanes")] == \
+            [f"thread {n}" for n in verdict["witness"]["threads"]]
+    finally:
+        dap.close()

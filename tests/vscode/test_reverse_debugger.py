@@ -3,7 +3,8 @@ buttons (the adapter announces `supportsStepBack`) undo a step and return to the
 the Variables view showing the earlier lane values; and "Debug at this moment" on a run's data
 race (a quick fix) opens a session paused at the race with its lanes in the "Finding lanes"
 scope, in a session of the window's warm adapter (`wave-lsp debug --server`, no adapter process
-of its own). Screenshots under test-artifacts/vscode/reverse-debugger/."""
+of its own); "Debug witness" of a `wave-lsp verify` race does the same for its two threads.
+Screenshots under test-artifacts/vscode/reverse-debugger/."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import workbench
+from .workbench import ROOT
 
 RACE = """; wave-lsp run: --workgroup 8,1,1 --wave-width 4
 .kernel race
@@ -31,6 +33,8 @@ RACE = """; wave-lsp run: --workgroup 8,1,1 --wave-width 4
 
 def add_race(workspace) -> None:
     (workspace / "race.wave").write_text(RACE, encoding="utf-8")
+    corpus = ROOT / "tests" / "verify" / "corpus" / "missing_barrier.wave"
+    (workspace / "missing_barrier.wave").write_text(corpus.read_text(), encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -126,3 +130,29 @@ def test_debug_at_this_moment_opens_the_race(vscode):
     running = adapters(vscode)                # the warm adapter serves it: no process of its own
     assert [a for a in running if a.endswith("debug --server")] and \
         not [a for a in running if a.endswith(" debug")], running
+
+
+def test_debug_witness_opens_the_verified_race(vscode):
+    if vscode.count(".codicon-debug-stackframe") > 0:      # the previous test's session
+        vscode.click(".codicon-debug-stop")
+        vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") == 0,
+                          "the end of the previous session", timeout=60)
+    vscode.openFile("missing_barrier.wave")
+    vscode.wait_until(lambda: [t for t in vscode.texts(".codelens-decoration")
+                               if "Verify" in t], "the Verify lens", timeout=60)
+    vscode.clickLens(".kernel missing_barrier", "Verify")
+    vscode.wait_until(lambda: [t for t in vscode.texts(".codelens-decoration")
+                               if "Debug witness" in t], "the Debug witness lens", timeout=60)
+    vscode.screenshot("05-verified")
+    vscode.clickLens(".kernel missing_barrier", "Debug witness")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") > 0,
+                      "the session paused at the witness", timeout=60)
+    vscode.wait_until(lambda: [r for r in rows(vscode, "Variables") if "Finding lanes" in r],
+                      "the Finding lanes scope")
+    vscode.click(".pane:has(.pane-header[aria-label*='Variables' i]) .monaco-list-row",
+                 "Finding lanes")
+    vscode.press("ArrowRight")
+    lanes = vscode.wait_until(lambda: [r for r in rows(vscode, "Variables")
+                                       if r.startswith("thread ")], "the witness's threads")
+    assert sorted(r.split()[1] for r in lanes) == ["31", "32"]
+    vscode.screenshot("06-debug-witness")

@@ -126,7 +126,14 @@ def _text(path, v, replay) -> str:
     else:
         what = (f"  witness: thread {a.global_id} reaches the barrier at line {w.lines[0] + 1}, "
                 f"thread {b.global_id} does not")
-    out = [head, what, f"  replay:  wave-lsp run {path} {v.launch()}"]
+    out = [head, what]
+    if w.memory:
+        from ..analysis.verify.model import unwritable
+        left = unwritable(w.memory)
+        out.append("  memory:  " + ", ".join(
+            f"{address}={value}" + (" (not set by the replay)" if address in left else "")
+            for address, value in w.memory.items()) + " (device words it loads)")
+    out.append(f"  replay:  wave-lsp run {path} {v.launch()}")
     if replay is not None:
         out.append(f"  replayed: {replay.line}")
     return "\n".join(out)

@@ -7,6 +7,8 @@ error), with the lanes involved in view.
 - `step`: the instruction count within that workgroup (0 = its first instruction) — exact;
 - or `line` (0-based source line) with `occurrence` "first" (default) or "last": the first or
   last execution of that line in the workgroup by one of the threads (any lane without them);
+- or `lines` (0-based source lines) with as many `threads`: the first execution of line i by
+  thread i (a witness's two accesses: whichever the schedule runs first);
 - or `error: true`: run to the run-time error (barrier deadlocks included) and stop on it;
 - or `address` (a device byte address) with `occurrence` "last" (default for it) or "first":
   just after the last (first) write of that word in the run (a wrong value's moment);
@@ -41,6 +43,7 @@ class Moment:
     reason: str = "the finding"
     lanes: tuple[tuple[int, int], ...] = ()
     address: int | None = None
+    lines: tuple[int, ...] = ()       # with `threads`: thread i's line
 
 
 def moment_of(raw) -> Moment | None:
@@ -66,18 +69,23 @@ def moment_of(raw) -> Moment | None:
             isinstance(p, list) and len(p) == 2 and all(map(_count, p)) for p in lanes):
         raise ValueError(f"stopAt.lanes must be a list of at most {MAX_THREADS} [wave, lane] "
                          "pairs")
+    paired = raw.get("lines", [])
+    if not isinstance(paired, list) or not all(map(_count, paired)) or (
+            paired and len(paired) != len(threads)):
+        raise ValueError("stopAt.lines must be a list of source lines, one per thread")
     occurrence = raw.get("occurrence", "last" if raw.get("address") is not None else "first")
     if occurrence not in ("first", "last"):
         raise ValueError("stopAt.occurrence must be 'first' or 'last'")
-    if all(raw.get(k) is None for k in ("step", "line", "address")) and not raw.get("error"):
-        raise ValueError("stopAt needs a step, a line, an address or error: true")
+    if all(raw.get(k) is None for k in ("step", "line", "address")) and not paired \
+            and not raw.get("error"):
+        raise ValueError("stopAt needs a step, a line, lines, an address or error: true")
     reason = raw.get("reason", "the finding")
     if not isinstance(reason, str):
         raise ValueError("stopAt.reason must be a text")
     return Moment(tuple(workgroup) if isinstance(workgroup, list) else workgroup,
                   raw.get("step"), raw.get("line"), occurrence, bool(raw.get("error")),
                   tuple(threads), reason[:200], tuple(tuple(p) for p in lanes),
-                  raw.get("address"))
+                  raw.get("address"), tuple(paired))
 
 
 def _count(value) -> bool:
@@ -104,6 +112,11 @@ def run_to_moment(session, moment: Moment) -> None:
                     < geo.threads_per_wg]
     session.focus = tuple(dict.fromkeys(threads))
     lines = {i for i, ins in enumerate(run.instructions) if ins.line == moment.line}
+    at = {}                                   # `lines`: instruction -> the threads it counts for
+    for thread, line in zip(moment.threads, moment.lines):
+        for i, ins in enumerate(run.instructions):
+            if ins.line == line:
+                at.setdefault(i, []).append(thread)
     found: list[int] = []
     watch = None
     if moment.address is not None:
@@ -115,6 +128,8 @@ def run_to_moment(session, moment: Moment) -> None:
             return False
         if moment.step is not None:
             return run.steps == moment.step
+        if moment.lines:
+            return run.index in at and bool(_involved(run, at[run.index]).any())
         if moment.line is None or run.index not in lines:
             return False
         return bool(_involved(run, session.focus).any()) if session.focus else \
@@ -156,7 +171,7 @@ def run_to_moment(session, moment: Moment) -> None:
                         "ended first\n", "stderr")
         session._finish()
         return
-    wave = _focus_wave(run, session.focus)
+    wave = _focus_wave(run, at.get(run.index, []) + list(session.focus))   # whose access it is
     x, y, z = geo.workgroup_id(run.workgroup)
     plural = "s" if len(session.focus) > 1 else ""
     shown = f", thread{plural} {', '.join(map(str, session.focus))}" if session.focus else ""

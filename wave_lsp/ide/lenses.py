@@ -40,6 +40,7 @@ class Action(Enum):
     ASSEMBLE = "assemble"
     VERIFY = "verify"                    # prove the kernel race-free (ide.verify)
     REPLAY_WITNESS = "replay witness"    # run the launch of the kernel's witness
+    DEBUG_WITNESS = "debug witness"      # the client's own: debug the witness (ide.moments)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,8 @@ A finding names its workgroup, wave, lanes and line; the adapter re-executes the
 (deterministically) to the first execution of that line by those lanes in that workgroup —
 where the emulator reported it — or, for an error, to the error itself. A wrong value (a
 failing test, a `--compare` difference) names its device address: the adapter runs the launch
-and goes back to the last write of that word. Plain data; the server makes the code actions
+and goes back to the last write of that word. A `wave-lsp verify` witness ("Debug witness")
+launches its own flags and stops at the first of its two accesses. Plain data; the server makes the code actions
 and the editors start the session (`DEBUG_COMMAND`).
 """
 
@@ -99,3 +100,31 @@ def value_moment(path: str | Path, kernel: str, flags: str | list[str] | None, a
         stop["threads"] = [int(thread)]
     name = f"{kernel}: {why} (line {writer_line + 1})"
     return FindingMoment(writer_line, TITLE, configuration(path, kernel, flags, stop, name))
+
+
+WITNESS_TITLE = "Debug witness"
+
+
+def witness_moment(path: str | Path, verdict) -> FindingMoment | None:
+    """"Debug witness": the launch of a `wave-lsp verify` witness (its flags, `--set-reg` values
+    included) paused at the first of its two accesses the schedule runs (a race: thread i at
+    line i), or at the barrier one thread reaches (a divergence), in the lower of the two
+    threads' workgroups, both threads in view. None without a witness."""
+    w = verdict.witness
+    if w is None or verdict.geometry is None:
+        return None
+    a, b = w.threads
+    per_wg = verdict.geometry.threads
+    workgroup = min(a.global_id, b.global_id) // per_wg
+    threads = [a.global_id, b.global_id]
+    if w.kind == "race":
+        stop = {"workgroup": workgroup, "threads": threads, "lines": list(w.lines),
+                "reason": f"the data race on {w.space} byte {w.address}"}
+        what = f"race on {w.space} byte {w.address} (lines {w.lines[0] + 1} ↔ {w.lines[1] + 1})"
+    else:
+        stop = {"workgroup": workgroup, "threads": threads, "line": w.lines[0],
+                "reason": f"the divergent barrier at line {w.lines[0] + 1}"}
+        what = f"divergent barrier (line {w.lines[0] + 1})"
+    name = f"{verdict.kernel}: {WITNESS_TITLE.lower()}, {what}"
+    return FindingMoment(w.lines[0], WITNESS_TITLE, configuration(
+        path, verdict.kernel, w.launch_flags(verdict.geometry), stop, name))

@@ -5,12 +5,14 @@ show it, the diagnostics that point at a witness's two accesses, and the replay 
 
 Per kernel: "Verify" until a verdict is kept, then the verdict's title (`✓ race-free
 (proved, 0.3 s)`, `✕ race: line 12 ↔ line 15`, `✕ divergent barrier: line 9`, `? unknown: …`;
-a click verifies again) and, with a witness, "▶ Replay witness"."""
+a click verifies again) and, with a witness, "▶ Replay witness" and "Debug witness" (a debug
+session of the witness's launch paused at its first access, `ide.moments.witness_moment`);
+"⟳ verifying…" while it runs."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..analysis.codes import diagnostic
 from ..analysis.diagnostic import Diagnostic, Range, Related
@@ -18,6 +20,8 @@ from .lenses import Action, Lens
 from .state import DocumentState
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..analysis.verify import Verdict
     from ..launch.verify import Replay
 
@@ -65,12 +69,24 @@ def current(doc: DocumentState) -> dict[str, Verification]:
     return record.current(doc.revision) if record is not None else {}
 
 
-def verify_lenses(doc: DocumentState) -> list[Lens]:
+VERIFYING = "⟳ verifying…"
+
+
+def verify_lenses(doc: DocumentState, path: "Path | None" = None,
+                  running: Iterable[str] = ()) -> list[Lens]:
+    """Each kernel's verification lens: "⟳ verifying…" while a kernel in `running` has no
+    verdict of this revision, else "Verify" or the verdict; with a witness, "▶ Replay witness"
+    and, for a document on disk (`path`), "Debug witness"."""
+    from .moments import witness_moment
     results = current(doc)
     out = []
     for k in doc.program.kernels:
         where = (k.line, k.directive.start, k.directive.end)
         found = results.get(k.name)
+        if found is None and k.name in running:
+            out.append(Lens(*where, VERIFYING, Action.VERIFY, (doc.uri, k.name),
+                            tooltip="wave-lsp verify runs (an edit cancels it)"))
+            continue
         if found is None:
             out.append(Lens(*where, "Verify", Action.VERIFY, (doc.uri, k.name),
                             tooltip="prove the kernel free of data races and divergent "
@@ -83,7 +99,20 @@ def verify_lenses(doc: DocumentState) -> list[Lens]:
         if v.witness is not None:
             out.append(Lens(*where, "▶ Replay witness", Action.REPLAY_WITNESS,
                             (doc.uri, k.name), tooltip="wave-lsp run " + v.launch()))
+            moment = witness_moment(path, v) if path is not None else None
+            if moment is not None:
+                out.append(Lens(*where, "Debug witness", Action.DEBUG_WITNESS,
+                                (moment.configuration,), tooltip="a debug session paused at "
+                                f"{moment.configuration['stopAt']['reason']}"))
     return out
+
+
+def witness_moments(doc: DocumentState, path: "Path") -> list:
+    """"Debug witness" of each witness of the current revision (`ide.moments`), shown on its
+    first access's line."""
+    from .moments import witness_moment
+    found = (witness_moment(path, v.verdict) for v in current(doc).values())
+    return [m for m in found if m is not None]
 
 
 def witness_diagnostics(doc: DocumentState) -> list[Diagnostic]:

@@ -24,6 +24,7 @@ from pygls.workspace.position_codec import PositionCodec
 from ..cancellation import Cancelled
 from ..ide.assemble import assemble_to_file
 from ..ide.lenses import Action, Lens, document_lenses
+from ..ide.moments import DEBUG_COMMAND
 from ..ide.resources import resources_of
 from ..ide.state import DocumentState
 from ..ide.vendor_usage import figures_text
@@ -50,6 +51,7 @@ COMMANDS = {
     Action.ASSEMBLE: ASSEMBLE,
     Action.VERIFY: extensions.VERIFY.name,
     Action.REPLAY_WITNESS: extensions.REPLAY_WITNESS.name,
+    Action.DEBUG_WITNESS: DEBUG_COMMAND,
 }
 
 

@@ -6,7 +6,9 @@ on the one job service's worker — an edit or a close cancels it, an untrusted 
 it (the replay of a witness runs the kernel) — and then shows the verdict in the lens (`✓
 race-free (proved, 0.3 s)`, `✕ race: line 12 ↔ line 15`, `? unknown: …`), a witness as an error
 on its first access (`R031` race, `R032` divergent barrier) with the other access as related
-information, and "▶ Replay witness". An edit hides them; once the edit settles, the kernels
+information, "▶ Replay witness" and "Debug witness" (the client's `wave.debugAtMoment` with
+the witness's launch paused at its first access, also a code action on R031/R032 and the
+answer's `debugAtMoment`); "⟳ verifying…" while it runs. An edit hides them; once the edit settles, the kernels
 verified before are verified again. The answer is the verdict's JSON (as `wave-lsp verify
 --json`) with the URI.
 """
@@ -14,6 +16,7 @@ verified before are verified again. The answer is the verdict's JSON (as `wave-l
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 from lsprotocol import types
 
@@ -26,8 +29,9 @@ from .extensions import KernelArgs
 from .verify_types import Replayed, Verification
 from .handlers import command, command_kernel
 from .job_feature import ClickedJobFeature
-from .proto import diagnostic
-from .runs import refuse
+from ..ide.moments import witness_moment
+from .proto import diagnostic, file_path
+from .runs import moment_actions, refuse
 from .server import WaveLanguageServer
 
 VERIFY = extensions.VERIFY.name
@@ -52,7 +56,18 @@ class VerifyLenses(ClickedJobFeature):
         return (doc.revision, (wanted,) if isinstance(wanted, str) else tuple(wanted))
 
     def code_lenses(self, doc: DocumentState) -> list[Lens]:
-        return verify.verify_lenses(doc)
+        state = self.existing(doc)
+        return verify.verify_lenses(doc, on_disk(doc),
+                                    state.running if state is not None else ())
+
+    def quick_fixes(self, doc: DocumentState, first: tuple[int, int],
+                    last: tuple[int, int]) -> list[types.CodeAction]:
+        """"Debug witness" on the first access (or barrier) of each witness in the range."""
+        path = on_disk(doc)
+        if path is None:
+            return []
+        return moment_actions([m for m in verify.witness_moments(doc, path)
+                               if first[0] <= m.line <= last[0]])
 
     def diagnostics(self, doc: DocumentState) -> list[types.Diagnostic]:
         return [diagnostic(doc, d, self.server.codec, self.server.client.related_information)
@@ -66,6 +81,8 @@ class VerifyLenses(ClickedJobFeature):
         state = self.state(doc)
         state.live.update(dict.fromkeys(kernels))
         cancel = state.begin(self.job_key(doc, wanted))
+        state.running = set(kernels)          # "⟳ verifying…" in their lenses meanwhile
+        self.refresh(doc)
 
         def stopped() -> bool:
             return cancel.is_set() or self.closing
@@ -78,6 +95,8 @@ class VerifyLenses(ClickedJobFeature):
                 self.queue_key(doc), priority, work, cancel=cancel), cancel)
         finally:
             state.finished(cancel)
+            if not self.fresh(doc, revision, cancel) and self.server.document(doc.uri) is doc:
+                self.refresh(doc)             # no "⟳ verifying…" left behind
         if self.fresh(doc, revision, cancel):
             for name, result in zip(kernels, results):
                 if result is not None:
@@ -90,6 +109,12 @@ class VerifyLenses(ClickedJobFeature):
         return await self.wait(self.state(doc), self.jobs.submit(
             (doc.uri, "verify-replay"), CLICKED, lambda: verify.replay_text(text, found),
             cancel=cancel), cancel)
+
+
+def on_disk(doc: DocumentState) -> Path | None:
+    """The document's file, where the debugger can read it (a "Debug witness" needs one)."""
+    path = None if doc.binary else file_path(doc.uri)
+    return path if path is not None and path.is_file() else None
 
 
 def setup(server: WaveLanguageServer) -> None:
@@ -117,8 +142,10 @@ def setup(server: WaveLanguageServer) -> None:
         server.window_show_message(types.ShowMessageParams(
             type=types.MessageType.Info if v.verdict in ("proved", "unknown")
             else types.MessageType.Warning, message=f"wave-lsp: {v.kernel}: {v.summary()}"))
-        body = result.as_dict()
-        return Verification.answer(uri=doc.uri, body=body)
+        path = on_disk(doc)
+        moment = witness_moment(path, v) if path is not None else None
+        extra = {"debug_at_moment": moment.configuration} if moment is not None else {}
+        return Verification.answer(uri=doc.uri, body=result.as_dict(), **extra)
 
     @command(server, REPLAY)
     async def replay_command(*args):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .proto import Open
+from .proto import ABSENT, Open
 
 
 @dataclass(frozen=True)
@@ -16,6 +16,7 @@ class Verification(Open):
     kernel: str
     verdict: str
     witness: dict[str, Any] | None
+    debug_at_moment: dict[str, Any] = ABSENT    # a witness's debug launch (ide.moments)
 
 
 @dataclass(frozen=True)
@@ -28,5 +29,7 @@ class Replayed(Open):
 
 
 VERIFY_TEXT = ("`wave-lsp verify` of the kernel; the verdict in its lens, a witness as R031/R032 (the "
-               "other access related) until the next edit.")
+               "other access related) until the next edit. With a witness of a file on disk, "
+               "`debugAtMoment`: the launch configuration of \"Debug witness\" (the witness's "
+               "launch paused at its first access, `stopAt`).")
 REPLAY_TEXT = "Runs the launch of the kernel's witness."

@@ -95,6 +95,7 @@ export interface Verification {
     kernel: string;
     verdict: string;
     witness: { [key: string]: unknown } | null;
+    debugAtMoment?: { [key: string]: unknown };
     [field: string]: unknown;
 }
 

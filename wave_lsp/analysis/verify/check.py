@@ -110,13 +110,16 @@ class Pair:
 
     def preferences(self, *extra) -> list[list]:
         """Sets of constraints a witness should meet if it can, the most wanted first: one
-        dimension of workgroups, few of them, small kernel arguments."""
+        dimension of workgroups, few of them, small kernel arguments, no device load from the
+        first word (a replay cannot set it, `model.memory_flags`)."""
         if self._preferred is None:
             args = [v for v in self.a.args.values() if z3.is_bv(v)]
             wgs = self.a.wg + self.wg_b
             small = [z3.ULT(w, 4) for w in wgs] + [z3.ULT(v, 1 << 16) for v in args]
             tiny = [z3.ULT(w, 2) for w in wgs] + [z3.ULT(v, 64) for v in args]
             flat = [w == 0 for w in self.a.wg[1:] + self.wg_b[1:]]
+            loads = [at for _line, space, at in self.a.loaded.values() if space == "device"]
+            flat += [z3.UGE(at, 4) for at in loads] + [z3.UGE(self.b(at), 4) for at in loads]
             self._preferred = (flat + tiny, flat + small, small)
         first, second, small = self._preferred
         extra = list(extra)
@@ -139,7 +142,27 @@ class Pair:
         W = self.g.wave_width
         return Thread(w, t, group * X * Y * Z + linear, linear // W, linear % W)
 
-    def witness(self, m, kind, lines, accesses=(), space=None, address=None, exact=True):
+    def memory(self, m, formulas) -> dict[int, int]:
+        """The device words whose loaded values (fresh unknowns, one per load and thread) the
+        witness's `formulas` depend on: address -> the value the model gives (the first thread's
+        where two disagree), as `ThreadRun.loaded` records them."""
+        ev = lambda e: m.eval(e, model_completion=True).as_long()
+        names = set()
+        for f in formulas:
+            names |= free_symbols(f, self.a.symbols)
+        out: dict[int, int] = {}
+        for name in sorted(names):
+            own = name[:-2] + "_a" if name.endswith("_b") else name
+            found = self.a.loaded.get(own)
+            if found is None or found[1] != "device":
+                continue
+            address = found[2] if own == name else self.b(found[2])
+            value = z3.Const(name, found[2].sort())
+            out.setdefault(ev(address) & ~3, ev(value))
+        return dict(sorted(out.items()))
+
+    def witness(self, m, kind, lines, accesses=(), space=None, address=None, exact=True,
+                depends=()):
         ev = lambda e: m.eval(e, model_completion=True).as_long()
         grid = self.g.grid or tuple(max(ev(x), ev(y)) + 1 for x, y in zip(self.a.wg, self.wg_b))
         inputs = {k: ev(v) for k, v in self.a.args.items() if isinstance(k, int)}
@@ -147,7 +170,7 @@ class Pair:
         ta = self.thread(m, self.a.tid, self.a.wg, grid)
         tb = self.thread(m, self.tid_b, self.wg_b, grid)
         return Witness(kind, (ta, tb), lines, tuple(accesses), space, address, inputs, exact,
-                       tuple(grid))
+                       tuple(grid), self.memory(m, depends))
 
 
 def divergence(pair: Pair) -> Witness | None:
@@ -161,7 +184,8 @@ def divergence(pair: Pair) -> Witness | None:
         m = pair.solve(pair.same_wg, either, preferences=pair.preferences(pair.same_wave),
                        what=f"the barrier at line {line + 1}")
         if m is not None:
-            return pair.witness(m, DIVERGENCE, (line, line), exact=pair.exact(either))
+            return pair.witness(m, DIVERGENCE, (line, line), exact=pair.exact(either),
+                                depends=(either,))
     return None
 
 
@@ -245,9 +269,9 @@ def _race(pair: Pair, s1, s2) -> Witness | None:
         return None
     v1 = m.eval(a1, model_completion=True).as_long()
     v2 = m.eval(a2, model_completion=True).as_long()
-    exact = pair.exact(_taken(m, pair, s1, a1, n1, False), _taken(m, pair, s2, a2, n2, True))
+    taken = (_taken(m, pair, s1, a1, n1, False), _taken(m, pair, s2, a2, n2, True))
     return pair.witness(m, RACE, (s1.line, s2.line), (s1.kind, s2.kind), s1.space,
-                        max(v1, v2), exact)
+                        max(v1, v2), pair.exact(*taken), depends=taken)
 
 
 def _taken(m, pair: Pair, site, addr, bar, rename: bool):

@@ -85,6 +85,7 @@ class ThreadRun:
         self.own = list(self.tid) + list(self.wg)     # per-thread symbols (renamed for thread b)
         self.approx: set[str] = set()                 # names of over-approximating symbols
         self.sites: dict[int, Site] = {}
+        self.loaded: dict[str, tuple] = {}   # a loaded value's name -> (line, space, address)
         self.barriers: dict[int, list[Instance]] = {}
         self.loop_exits: list[tuple[int, object, tuple]] = []   # summarised loops w/ barriers
         self.assumptions: list[int] = []    # loops whose compared counters are taken not to wrap
@@ -288,6 +289,8 @@ class ThreadRun:
                 site.instances.append(Instance(z3.simplify(active), addr, st.regs[BAR],
                                                self.ties))
             results = [self.fresh("ld") for _ in step.dests]
+            for i, value in enumerate(results):       # what a witness's memory inputs are
+                self.loaded[str(value)] = (line, memory.space, addr + 4 * i)
         elif name in EXACT and None not in values and len(step.dests) == 1:
             results = [z3.simplify(EXACT[name](*values))]
         elif is_pure(iclass) and None not in values and len(step.dests) == 1 and values:

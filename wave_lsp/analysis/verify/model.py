@@ -4,6 +4,7 @@ editor and the JSON output read it without loading z3."""
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 
 from ...isa.launch_defaults import DEFAULT_LOCAL_MEMORY
@@ -49,7 +50,9 @@ class Witness:
     """How a kernel fails. A race: `space`, the first shared byte `address`, two threads, the
     1-based source lines of their accesses and what they are ("read", "write", "atomic"). A
     divergence: the barrier's line for both threads (one reaches it, the other does not).
-    `inputs`: the initial registers (kernel arguments) the witness needs; `exact`: found without
+    `inputs`: the initial registers (kernel arguments) the witness needs; `memory`: the device
+    words (4-aligned address -> 32-bit value) whose loaded values it needs — not set by its
+    launch (docs/dev/verify.md says why); `exact`: found without
     any over-approximation (loop summaries, values loaded from memory), so it is a real
     execution; otherwise it holds only once a replay shows it."""
 
@@ -62,6 +65,7 @@ class Witness:
     inputs: dict[int, int] = field(default_factory=dict)
     exact: bool = True
     grid: tuple[int, int, int] = (1, 1, 1)
+    memory: dict[int, int] = field(default_factory=dict)   # device word -> the value loaded
 
     def launch_flags(self, geometry: Geometry) -> list[str]:
         """`wave-lsp run` flags that launch the two threads (the smallest grid holding both
@@ -69,13 +73,37 @@ class Witness:
         x, y, z = geometry.workgroup
         flags = ["--grid", ",".join(map(str, self.grid)), "--workgroup", f"{x},{y},{z}",
                  "--wave-width", str(geometry.wave_width)]
-        if self.space == "device" and self.address is not None \
-                and self.address + 16 > geometry.device_memory:
-            flags += ["--device-memory", str(self.address + 16)]
+        top = max([self.address if self.space == "device" and self.address is not None
+                   else -1] + list(self.memory))
+        if top + 16 > geometry.device_memory:
+            flags += ["--device-memory", str(top + 16)]
         fixed = geometry.inputs or {}
         for reg, value in sorted({**fixed, **self.inputs}.items()):
             flags += ["--set-reg", f"r{reg}:{value}"]
-        return flags
+        return flags + memory_flags(self.memory)
+
+
+def memory_flags(memory: dict[int, int]) -> list[str]:
+    """`wave-lsp run` flags that write each device word of `memory` (address -> 32-bit value).
+    No flag writes a word as such: `--fill-iota A-4:f32:2:S` writes 0·S (±0.0) at A-4 and the
+    f32 S at A, so S is the word's bits read as an f32 (exact: every non-NaN f32 prints and
+    parses back to itself), given from the highest address down so that each ±0.0 lands before
+    the word below it is written (a word the witness depends on is never left so). A word at
+    address 0 (no A-4) or whose bits are an infinity or a NaN (0·S would be a NaN; a NaN's
+    payload is not kept) cannot be written so: it is left out (`unwritable`)."""
+    out, left = [], unwritable(memory)
+    for address, value in sorted(memory.items(), reverse=True):
+        if address in left:
+            continue
+        scale = struct.unpack("<f", (value & 0xFFFFFFFF).to_bytes(4, "little"))[0]
+        out += ["--fill-iota", f"{address - 4}:f32:2:{scale!r}"]
+    return out
+
+
+def unwritable(memory: dict[int, int]) -> set[int]:
+    """The words of `memory` that `memory_flags` cannot write: at address 0, an infinity or a
+    NaN."""
+    return {a for a, v in memory.items() if a < 4 or (v >> 23) & 0xFF == 0xFF}
 
 
 @dataclass
@@ -117,6 +145,7 @@ class Verdict:
                 "accesses": list(w.accesses), "launch": self.launch(),
                 "exact": w.exact,
                 "inputs": {f"r{reg}": value for reg, value in sorted(w.inputs.items())},
+                "memory": {str(address): value for address, value in w.memory.items()},
                 "thread_ids": [{"workgroup": list(t.workgroup), "thread": list(t.thread),
                                 "wave": t.wave, "lane": t.lane} for t in w.threads]}
         return out

@@ -14,7 +14,9 @@
 --- `require('dap').reverse_continue()` and `require('dap').goto_()` (earlier executions of the
 --- cursor's line: "line 12, iteration 5"). "Debug at this moment" code actions of run findings
 --- and failing tests run `wave.debugAtMoment`, which this module hands to `dap.run`;
---- `:WaveDebugMoment` picks that action on the cursor's line. `setup({ checkpoint_budget_mib = N })`
+--- `:WaveDebugMoment` picks that action on the cursor's line; `:WaveDebugWitness [KERNEL]` verifies
+--- the kernel at the cursor and debugs its race or divergence witness ("Debug witness": the
+--- witness's launch paused at its first access, both threads in "Finding lanes"). `setup({ checkpoint_budget_mib = N })`
 --- sets the checkpoints' memory budget of every launch (default: the adapter's 256 MiB).
 
 local M = {}
@@ -66,6 +68,46 @@ function M.configurations()
   }
 end
 
+--- "Debug witness": verify the kernel at the cursor (or `kernel`) with the attached wave-lsp
+--- (`wave-lsp.verify`) and hand its witness's debug configuration (`debugAtMoment`: the witness's
+--- launch paused at its first access) to `wave.debugAtMoment`; without a witness, say the verdict.
+function M.debug_witness(bufnr, kernel)
+  bufnr = bufnr == 0 and vim.api.nvim_get_current_buf() or bufnr
+  local function say(message, level)
+    require('wave.messages').notify('wave-lsp: ' .. message, level)
+  end
+  local client = vim.lsp.get_clients({ bufnr = bufnr, name = 'wave' })[1]
+  kernel = kernel or M.kernel_at_cursor(bufnr)
+  if client == nil or kernel == nil then
+    say(client == nil and 'no wave-lsp server on this buffer' or 'no .kernel in this buffer',
+      vim.log.levels.WARN)
+    return
+  end
+  local command = 'wave-lsp.verify'
+  client:exec_cmd({ title = command, command = command,
+                    arguments = { vim.uri_from_bufnr(bufnr), kernel } }, { bufnr = bufnr },
+    function(err, result)
+      if err or result == nil or result.ok == false then
+        say(command .. ' failed: ' .. ((err and err.message) or (result and result.message)
+          or 'no answer'), vim.log.levels.ERROR)
+        return
+      end
+      vim.b[bufnr].wave_last_verify = result
+      if result.debugAtMoment == nil then
+        say(kernel .. ': ' .. result.verdict .. (result.witness and
+          ' (the file is not on disk: save it to debug the witness)' or ': no witness to debug'))
+        return
+      end
+      local handler = vim.lsp.commands[M.MOMENT_COMMAND]
+      if handler == nil then
+        say("nvim-dap: call require('wave.dap').setup() first", vim.log.levels.WARN)
+        return
+      end
+      handler({ title = 'Debug witness', command = M.MOMENT_COMMAND,
+                arguments = { result.debugAtMoment } })
+    end)
+end
+
 --- The adapter definition for `command` (default `{ 'wave-lsp', 'debug' }`).
 function M.adapter(command)
   command = command or { 'wave-lsp', 'debug' }
@@ -113,6 +155,9 @@ function M.setup(opts)
       end,
     })
   end, { desc = 'Debug the run finding or failing test on this line at its moment' })
+  vim.api.nvim_create_user_command('WaveDebugWitness', function(command)
+    M.debug_witness(0, command.args ~= '' and command.args or nil)
+  end, { nargs = '?', desc = 'Verify the kernel at the cursor and debug its race or divergence witness' })
   vim.api.nvim_create_user_command('WaveDebug', function(command)
     local config = {
       type = 'wave',
