@@ -50,7 +50,7 @@ def test_attach_filetype_and_root(tmp_path):
     assert sorted(result["commands"]) == ["LspWaveAssemble", "LspWaveClear", "LspWaveDump",
                                           "LspWaveEmit", "LspWaveEncoding", "LspWavePortability",
                                           "LspWaveProfile", "LspWaveRun", "LspWaveTest",
-                                          "LspWaveVerify"]
+                                          "LspWaveVerify", "LspWaveWhoWrote"]
     assert result["inlay"] is True
 
 

@@ -84,7 +84,7 @@ async def current_diagnostics(client, uri: str) -> list[t.Diagnostic]:
     return list(client.diagnostics.get(uri, []))
 
 
-async def eventually(probe, timeout: float = 10.0, every: float = 0.02):
+async def eventually(probe, timeout: float = 30.0, every: float = 0.02):
     """Call `probe()` until it returns something truthy; return that."""
     deadline = time.monotonic() + timeout
     while True:

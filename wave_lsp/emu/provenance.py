@@ -97,7 +97,7 @@ class Provenance:
         self.instructions = prepared.kernel.instructions
         self.n, self.tpw, self.W = log.n, self.geo.threads_per_wg, self.geo.wave_width
         rows = np.frombuffer(log.rows, dtype=np.int64).reshape(-1, 4)
-        self.index, self.group, self.step, self.offset = (rows[:, i] for i in range(4))
+        self.index, self.workgroup_ids, self.step, self.offset = (rows[:, i] for i in range(4))
         bits = np.frombuffer(log.masks, dtype=np.uint8).reshape(len(rows), (self.n + 7) // 8)
         self.masks = np.unpackbits(bits, axis=1, bitorder="little")[:, :self.n]
         self._values = None            # `values`: rebuilt on the first answer where not kept
@@ -119,8 +119,8 @@ class Provenance:
         return self._values
 
     def _range(self, workgroup: int) -> tuple[int, int]:
-        return (int(np.searchsorted(self.group, workgroup, "left")),
-                int(np.searchsorted(self.group, workgroup, "right")))
+        return (int(np.searchsorted(self.workgroup_ids, workgroup, "left")),
+                int(np.searchsorted(self.workgroup_ids, workgroup, "right")))
 
     def _writing_rows(self, name: str) -> np.ndarray:
         rows = self._writing.get(name)
@@ -180,7 +180,7 @@ class Provenance:
     def write(self, row: int, local: int, target: str, value: int) -> Write:
         """The `Write` of row `row` by lane `local` of its workgroup."""
         ins = self.instructions[self.index[row]]
-        workgroup = int(self.group[row])
+        workgroup = int(self.workgroup_ids[row])
         first = self._range(workgroup)[0]
         same = (self.line_of_row[first:row + 1] == self.line_of_row[row]) \
             & (self.masks[first:row + 1, local] != 0)
@@ -228,11 +228,11 @@ class Provenance:
 
     def _memory_source(self, row: int, local: int, space: str, value: int | None) -> Source:
         address = self._address(row, local)
-        workgroup = int(self.group[row])
+        workgroup = int(self.workgroup_ids[row])
         target = f"{space}[0x{address:x}]"
         found = self.last_store(space, address, row, workgroup if space == "local" else None)
         if space == "device" and self._unrecorded_between(
-                -1 if found is None else int(self.group[found[0]]), workgroup):
+                -1 if found is None else int(self.workgroup_ids[found[0]]), workgroup):
             return Source(target, value, Input("unrecorded", "the launch's memory or a "
                                                              "workgroup not recorded "
                                                              "(--record-workgroups)"))
@@ -247,7 +247,7 @@ class Provenance:
         """The source operands of row `row`'s instruction in lane `local`, each with its
         writer."""
         ins = self.instructions[self.index[row]]
-        workgroup = int(self.group[row])
+        workgroup = int(self.workgroup_ids[row])
         out = []
         for op in ins.spec.operands:
             field = op.field.value
