@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "debug"))
 
 from dap_client import DapClient  # noqa: E402
+from time_travel_kernels import RACE_BODY, kernel  # noqa: E402
 
 LOOP = """\
 .kernel spin
@@ -55,18 +56,7 @@ LOOP = """\
 .end
 """
 ARGS = ["--workgroup", "8,1,1", "--wave-width", "4"]
-RACE = """; wave-lsp run: --workgroup 64,1,1 --wave-width 32
-.kernel race
-.registers 8
-    mov_sr r0, sr_thread_id_x
-    mov_imm r1, 4
-    imul r2, r0, r1
-    local_store_u32 r2, r0
-    mov_imm r3, 0
-    local_load_u32 r4, r3
-    halt
-.end
-"""
+RACE = kernel("race", RACE_BODY, "--workgroup 64,1,1 --wave-width 32")
 
 
 def line(name: str, times: list[float], extra: str = "") -> None:

@@ -9,18 +9,9 @@ from wave_lsp.asm import assemble
 from wave_lsp.emu import Launch, run
 from wave_lsp.ide.moments import DEBUG_COMMAND, configuration, run_moments, value_moment
 from wave_lsp.ide.run_results import RunPlace, build_run
+from tests.time_travel_kernels import RACE_BODY, kernel
 
-RACE = """.kernel race
-.registers 8
-    mov_sr r0, sr_thread_id_x
-    mov_imm r1, 4
-    imul r2, r0, r1
-    local_store_u32 r2, r0
-    mov_imm r3, 0
-    local_load_u32 r4, r3
-    halt
-.end
-"""
+RACE = kernel("race", RACE_BODY)
 DEADLOCK = """.kernel stuck
 .registers 4
     mov_sr  r0, sr_lane_id

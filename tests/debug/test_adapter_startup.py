@@ -16,6 +16,8 @@ import sys
 
 from conftest import ROOT
 
+from tests.time_travel_kernels import RACE_BODY, kernel
+
 PROBE = r"""
 import json, os, sys, threading
 sys.path.insert(0, os.path.join(sys.argv[1], "tests"))
@@ -51,18 +53,7 @@ if extra:
 print(json.dumps(sorted(sys.modules)), file=sys.__stdout__, flush=True)
 os._exit(0)
 """
-RACE = """; wave-lsp run: --workgroup 64,1,1 --wave-width 32
-.kernel race
-.registers 8
-    mov_sr r0, sr_thread_id_x
-    mov_imm r1, 4
-    imul r2, r0, r1
-    local_store_u32 r2, r0
-    mov_imm r3, 0
-    local_load_u32 r4, r3
-    halt
-.end
-"""
+RACE = kernel("race", RACE_BODY, "--workgroup 64,1,1 --wave-width 32")
 # what a session's start never needs: the language server and its protocol packages, other
 # commands, the disassembler and the checks only it loads, package metadata, the generators
 NOT_FOR_A_SESSION = ("pygls", "lsprotocol", "cattrs", "importlib.metadata", "wave_lsp.server",

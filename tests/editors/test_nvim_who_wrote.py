@@ -7,22 +7,9 @@ from __future__ import annotations
 import json
 
 from .nvim import run_nvim
+from tests.time_travel_kernels import WRITERS_BODY, WRITERS_FLAGS, kernel
 
-KERNEL = """; wave-lsp run: --grid 3,1,1 --workgroup 8,1,1 --wave-width 4 --set-reg 6:1000
-.kernel k
-.registers 8
-    mov_sr r1, sr_workgroup_id_x
-    mov_imm r2, 8
-    imul r3, r1, r2
-    mov_sr r0, sr_thread_id_x
-    iadd r4, r3, r0
-    iadd r5, r4, r6
-    mov_imm r2, 2
-    shl r7, r4, r2
-    device_store_u32 r7, r5
-    halt
-.end
-"""
+KERNEL = kernel("k", WRITERS_BODY, WRITERS_FLAGS)
 ASK = """
     local buf = H.attach({path})
     vim.api.nvim_win_set_cursor(0, {{ {row}, {col} }})

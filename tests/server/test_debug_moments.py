@@ -24,6 +24,7 @@ from .test_run_results import _watch_refreshes, eventually, run
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "debug"))
 from dap_client import DapClient  # noqa: E402
+from tests.time_travel_kernels import RACE_BODY, kernel
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
@@ -31,18 +32,7 @@ pytestmark = [pytest.mark.asyncio(loop_scope="module"),
 ROOT = Path(__file__).resolve().parents[2]
 INIT = {"diagnostics": {"debounceMs": 5}, "run": {"timeLimitMs": 3000}}
 DEBUG = "wave.debugAtMoment"
-RACE = """.kernel race
-.registers 8
-; wave-lsp run: --workgroup 8,1,1 --wave-width 4
-    mov_sr r0, sr_thread_id_x
-    mov_imm r1, 4
-    imul r2, r0, r1
-    local_store_u32 r2, r0
-    mov_imm r3, 0
-    local_load_u32 r4, r3
-    halt
-.end
-"""
+RACE = kernel("race", RACE_BODY, "--workgroup 8,1,1 --wave-width 4", "after_registers")
 UNINITIALISED = """.kernel uninit
 .registers 8
 ; wave-lsp run: --workgroup 4,1,1 --wave-width 4

@@ -16,26 +16,13 @@ from pytest_lsp import LanguageClient
 from .conftest import PRESETS, SERVER
 from .test_hostile_launches import open_file
 from .test_run_results import _watch_refreshes
+from tests.time_travel_kernels import WRITERS_BODY, WRITERS_FLAGS, kernel
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
-FLAGS = "--grid 3,1,1 --workgroup 8,1,1 --wave-width 4 --set-reg 6:1000"
-KERNEL = f""".kernel k
-; wave-lsp run: {FLAGS}
-.registers 8
-    mov_sr r1, sr_workgroup_id_x
-    mov_imm r2, 8
-    imul r3, r1, r2
-    mov_sr r0, sr_thread_id_x
-    iadd r4, r3, r0
-    iadd r5, r4, r6
-    mov_imm r2, 2
-    shl r7, r4, r2
-    device_store_u32 r7, r5
-    halt
-.end
-"""
+FLAGS = WRITERS_FLAGS
+KERNEL = kernel("k", WRITERS_BODY, FLAGS, "after_kernel")
 
 
 @pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")

@@ -16,19 +16,9 @@ import pytest
 
 from .conftest import workbench
 from .workbench import ROOT
+from tests.time_travel_kernels import RACE_BODY, kernel
 
-RACE = """; wave-lsp run: --workgroup 8,1,1 --wave-width 4
-.kernel race
-.registers 8
-    mov_sr r0, sr_thread_id_x
-    mov_imm r1, 4
-    imul r2, r0, r1
-    local_store_u32 r2, r0
-    mov_imm r3, 0
-    local_load_u32 r4, r3
-    halt
-.end
-"""
+RACE = kernel("race", RACE_BODY, "--workgroup 8,1,1 --wave-width 4")
 
 
 def add_race(workspace) -> None:
