@@ -120,16 +120,24 @@ def on_disk(doc: DocumentState) -> Path | None:
 def setup(server: WaveLanguageServer) -> None:
     server.add_feature(VerifyLenses(server))
 
-    @command(server, VERIFY)
-    async def verify_command(*args):
+    def checked(args: tuple, verb: str):
+        """(document, kernel, service) of a command's `[uri, kernel]`, or its refusal."""
         doc, kernel, missing = command_kernel(server, args)
         request = KernelArgs.parse(args)
         if kernel is None:
             return refuse(server, request.uri, request.kernel, missing)
         service = server.get_feature(VerifyLenses)
-        refusal = service.jobs.refusal("verify")
+        refusal = service.jobs.refusal(verb)
         if refusal is not None:
             return refuse(server, request.uri, request.kernel, refusal)
+        return doc, kernel, service
+
+    @command(server, VERIFY)
+    async def verify_command(*args):
+        found = checked(args, "verify")
+        if isinstance(found, dict):
+            return found
+        doc, kernel, service = found
         try:
             result = await service.run(doc, kernel.name)
         except JobDropped as err:
@@ -149,14 +157,10 @@ def setup(server: WaveLanguageServer) -> None:
 
     @command(server, REPLAY)
     async def replay_command(*args):
-        doc, kernel, missing = command_kernel(server, args)
-        request = KernelArgs.parse(args)
-        if kernel is None:
-            return refuse(server, request.uri, request.kernel, missing)
-        service = server.get_feature(VerifyLenses)
-        refusal = service.jobs.refusal("replay")
-        if refusal is not None:
-            return refuse(server, request.uri, request.kernel, refusal)
+        checked_args = checked(args, "replay")
+        if isinstance(checked_args, dict):
+            return checked_args
+        doc, kernel, service = checked_args
         found = verify.current(doc).get(kernel.name)
         if found is None or found.verdict.witness is None:
             return refuse(server, doc.uri, kernel.name,
