@@ -167,3 +167,30 @@ async def test_a_failing_kernel_test_opens_at_the_write_of_the_wrong_value(clien
     finally:
         dap.close()
     await asyncio.sleep(0)
+
+
+async def test_a_gpu_difference_opens_at_the_emulators_write_of_that_word(tmp_path):
+    """`wave-lsp.runOnGpu`'s `debugAtMoment`: the difference's word, last written in the
+    emulator (the GPU run itself needs a device; the moment is the server's, from its answer)."""
+    from wave_lsp.ide.run_session import kernel_launch_lines
+    from wave_lsp.ide.state import DocumentState
+    from wave_lsp.server.gpu_run import _difference_moment
+    text = store("0", "10", "25", "30")
+    path = tmp_path / "gpu.wave"
+    path.write_text(text)
+    doc = DocumentState(path.as_uri(), text, 1)
+    lines = kernel_launch_lines(doc, tmp_path).get("store", [])
+    store_line = next(i for i, line in enumerate(text.split("\n")) if "device_store_u32" in line)
+    outcome = {"ok": True, "difference": {"address": 8, "line": store_line}}
+    moment = _difference_moment(doc, "store", lines, outcome)
+    assert moment is not None and moment.line == store_line
+    assert _difference_moment(doc, "store", lines, {"ok": True, "difference": None}) is None
+    dap, stop = paused(moment.configuration)
+    try:
+        assert stop["reason"] == "goto"
+        assert dap.top_frame(stop["threadId"])["line"] == store_line + 2   # just after it
+        word = dap.request("readMemory", {"memoryReference": "device", "offset": 8,
+                                          "count": 4})["body"]["data"]
+        assert word == "FAAAAA=="                        # 20, what the emulator wrote there
+    finally:
+        dap.close()
