@@ -82,12 +82,16 @@ def test_corpus_verdict(capsys, path):
         assert w is None
 
 
-@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [p for p in CORPUS if _annotation(p, "verify") != "proved"],
+                         ids=lambda p: p.stem)
 def test_corpus_witness_replays(capsys, path):
+    """Every racy or divergent kernel of the corpus: its witness shows it when run (a kernel
+    the verifier cannot decide has none, and says why)."""
     _status, (kernel,) = verify_json(capsys, path, replay=True)
     w = kernel["witness"]
     if w is None:
-        pytest.skip("no witness")
+        assert kernel["verdict"] == "unknown" and kernel["reason"], kernel
+        return
     shown = replay(path, w["launch"])
     if path.stem in DYNAMIC_MISSES:
         assert w["exact"], "a witness the replay cannot confirm must be exact"
