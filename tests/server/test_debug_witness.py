@@ -148,7 +148,7 @@ async def test_the_lens_says_verifying_while_it_runs(client, tmp_path):
         text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=2),
         content_changes=[t.TextDocumentContentChangeWholeDocument(text=text + "\n")]))
     await eventually(verifying, 20.0, every=0.01)
-    await eventually(lambda: shown_verdict(client, uri), 30.0)
+    await eventually(lambda: shown_verdict(client, uri), 90.0)    # solver, then a replay: loaded CI
 
 
 async def shown_verdict(client, uri: str) -> bool:

@@ -96,8 +96,9 @@ def test_the_profile_lens_paints_the_heat(vscode):
     ruler = set(vscode.rulerColours(0))         # the overview ruler: each level shown there
     assert {"#%02x%02x%02x" % heat_colours()[level - 1] for level in shown.values()} <= ruler, \
         ruler
-    text = vscode.editorText()
-    assert "2-way bank conflict" in text and "32 sectors (ideal 4)" in text
+    # the hints are inlay hints, asked for after the decorations: they may come a moment later
+    vscode.wait_until(lambda: "2-way bank conflict" in (text := vscode.editorText())
+                      and "32 sectors (ideal 4)" in text, "the profile's hints")
     vscode.wait_until(lambda: "◔ Profile: " in (lens := lens_text(vscode))
                       and "Clear profile" in lens, "the lens with the kernel's figures")
     hover = vscode.hover("local_store_u32", "Profile of")
