@@ -202,16 +202,17 @@ const steps = {
     async hover(needle, expect, nth = 0, group = 0) {
         const view = page.locator('.editor-instance .monaco-editor .view-lines').nth(group);
         const span = view.locator('.view-line span > span', { hasText: needle }).nth(nth);
-        await span.waitFor();
-        const box = await span.boundingBox();
-        const full = await span.textContent();
-        const charWidth = box.width / Math.max(1, full.length);
-        const x = box.x + (full.indexOf(needle) + 1) * charWidth;
         const hover = page.locator('.monaco-hover:not(.hidden) .monaco-hover-content', { hasText: expect }).first();
         // A hover of an earlier request can show late, over `needle`: each try dismisses it first.
+        // Each try measures `needle` again: a code lens drawn meanwhile moves the lines down.
         const deadline = Date.now() + 60000;
         while (Date.now() < deadline) {
             await dismissHover();
+            await span.waitFor();
+            const box = await span.boundingBox();
+            const full = await span.textContent();
+            const charWidth = box.width / Math.max(1, full.length);
+            const x = box.x + (full.indexOf(needle) + 1) * charWidth;
             await page.mouse.move(x, box.y + box.height / 2, { steps: 3 });
             try {
                 await hover.waitFor({ timeout: 4000 });

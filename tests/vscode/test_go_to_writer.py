@@ -33,8 +33,11 @@ def cursor_line(vscode) -> int:
 
 def test_go_to_writer_moves_to_the_writing_line(vscode):
     vscode.openFile("writer.wave")
+    # the lenses first: drawn after the click, they would move the line clicked
+    vscode.wait_until(lambda: [t for t in vscode.texts(".codelens-decoration") if "Run" in t],
+                      "the kernel's lenses")
     vscode.clickText("r5", 1)                # the store's r5 (the first is line 9's)
-    assert cursor_line(vscode) == 12
+    vscode.wait_until(lambda: cursor_line(vscode) == 12, "the cursor on the store's line")
     vscode.command("WAVE: Go to Writer")
     vscode.waitFor(".quick-input-widget", "in which thread")
     vscode.press("Control+A")
