@@ -185,6 +185,7 @@ def test_a_run_clicked_right_after_a_restart_is_not_lost(vscode):
     """▶ Run clicked while the server restarts waits for the new server and runs;
     a normal restart (the old server exits with 0) logs no error."""
     vscode.openFile("scale.wave")
+    vscode.press("Control+Home")      # the launch line in view (an earlier test may scroll away)
     vscode.command("WAVE: Clear Results")
     vscode.wait_until(lambda: "▶ Run" in (l := (vscode.lensLine("wave-lsp run:") or {})
                                           .get("text", "")) and "Run again" not in l,
