@@ -188,8 +188,15 @@ const steps = {
     async clickText(needle, nth = 0, offset = 1) {
         await dismissHover();
         const span = lines().locator('.view-line span > span', { hasText: needle }).nth(nth);
-        await span.waitFor();
-        const box = await span.boundingBox();
+        // the editor re-renders its lines (a lens drawn, tokens coloured): the span measured may
+        // be gone a moment later; measure again until it holds still
+        let box = null;
+        for (let attempt = 0; attempt < 50 && box === null; attempt++) {
+            await span.waitFor();
+            box = await span.boundingBox();
+            if (box === null) await page.waitForTimeout(100);
+        }
+        if (box === null) throw new Error(`'${needle}' is not on screen`);
         const full = await span.textContent();
         const start = full.indexOf(needle);
         const charWidth = box.width / Math.max(1, full.length);
