@@ -214,13 +214,24 @@ def test_terminal_every_lens_result_fits_at_120_columns(tmp_path, terminal):
     term.keys(":cclose", "Enter")
     time.sleep(2)
     titles_file = tmp_path / "lenses.txt"
-    # every lens's whole title: the server shortens titles into their tooltips
-    term.keys(":lua vim.fn.writefile(vim.tbl_map(require('wave.codelens').title, "
-              f"vim.lsp.codelens.get(0)), '{titles_file}')", "Enter")
-    deadline = time.monotonic() + 10
-    while not titles_file.exists() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    titles = [t for t in titles_file.read_text(encoding="utf-8").splitlines() if t]
+    # every lens's whole title: the server shortens titles into their tooltips. The lenses
+    # are asked for again after each result (a refresh): between the answers the list is
+    # empty, so the titles are read until the run's and the test's are both there.
+    deadline = time.monotonic() + 60
+    titles: list[str] = []
+    while time.monotonic() < deadline:
+        titles_file.unlink(missing_ok=True)
+        term.keys(":lua vim.fn.writefile(vim.tbl_map(require('wave.codelens').title, "
+                  f"vim.lsp.codelens.get(0)), '{titles_file}')", "Enter")
+        written = time.monotonic() + 10
+        while not titles_file.exists() and time.monotonic() < written:
+            time.sleep(0.2)
+        if titles_file.exists():
+            titles = [t for t in titles_file.read_text(encoding="utf-8").splitlines() if t]
+        if any(t.startswith("✓") for t in titles) and any("failed" in t for t in titles):
+            break
+        time.sleep(1)
+    time.sleep(1)                   # the virtual lines drawn for the list just read
     screen = term.screen()
     save("nvim-tmux-lenses-120.txt", screen)
     assert any(t.startswith("✓") for t in titles) and any("failed" in t for t in titles), titles

@@ -197,11 +197,16 @@ def test_a_run_clicked_right_after_a_restart_is_not_lost(vscode):
     # the lens as soon as the new server has drawn it
     vscode.wait_until(lambda: "▶ Run" in (vscode.lensLine("wave-lsp run:") or {})
                       .get("text", ""), "the lens back", interval=0.05)
-    for attempt in range(20):     # the new server's lenses are drawn twice (then resolved)
+    # the new server's lenses are drawn twice (then resolved): a lens may go between finding
+    # it and clicking it, so the click is tried until one lands (and it must land)
+    deadline = time.monotonic() + 45
+    while True:
         try:
             vscode.clickLens("wave-lsp run:", "▶ Run")
             break
         except StepFailed:
+            if time.monotonic() > deadline:
+                raise
             time.sleep(0.05)
     vscode.wait_until(lambda: log().count("Starting the server") == starts + 1, "a restart")
     vscode.wait_until(lambda: "Run again" in (vscode.lensLine("wave-lsp run:") or {})

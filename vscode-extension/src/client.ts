@@ -74,13 +74,32 @@ export class WaveClient implements vscode.Disposable {
 
     /** Starts the server (once at a time); resolves when it runs or has failed visibly. */
     start(): Promise<void> {
-        this.starting ??= this.doStart().finally(() => { this.starting = undefined; });
+        if (this.starting === undefined) {
+            const starting: Promise<void> = this.doStart().finally(() => {
+                if (this.starting === starting) {
+                    this.starting = undefined;
+                }
+            });
+            this.starting = starting;
+        }
         return this.starting;
     }
 
-    async restart(): Promise<void> {
-        await this.stop();
-        await this.start();
+    /** Stops the server and starts it again. The restart counts as a start in progress, so a
+     *  command sent meanwhile waits for the new server instead of starting one of its own
+     *  (which the restart would then replace, and the command's answer be lost with it). */
+    restart(): Promise<void> {
+        const before = this.starting ?? Promise.resolve();
+        const restarting: Promise<void> = before
+            .then(() => this.stop())
+            .then(() => this.doStart())
+            .finally(() => {
+                if (this.starting === restarting) {
+                    this.starting = undefined;
+                }
+            });
+        this.starting = restarting;
+        return restarting;
     }
 
     async stop(): Promise<void> {
