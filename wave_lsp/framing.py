@@ -19,7 +19,10 @@ block up to 64 KiB.
 from __future__ import annotations
 
 import json
+import logging
+import os
 import re
+import select
 from typing import Any, Callable
 
 CHUNK = 1 << 16                # bytes read from a stream at a time
@@ -174,3 +177,56 @@ def show(data: bytes, limit: int = 60) -> str:
     """A short printable excerpt of bytes for a report."""
     text = data[:limit].decode("utf-8", "replace")
     return repr(text) + ("…" if len(data) > limit else "")
+
+
+class WholeWriter:
+    """A byte stream's writer that writes every message whole, or fails loudly.
+
+    A buffered stream loses the rest of a message when its file descriptor is non-blocking and
+    the reader is slower than the writer (the pipe fills, `write` raises `BlockingIOError`
+    after part of the message): the client then waits forever for bytes that never come. The
+    descriptor's non-blocking flag belongs to the open pipe, shared by every process that holds
+    it, so no process can be sure it stays off. This writer writes to the descriptor itself and
+    waits (with `select`) for room whenever the pipe is full; a partial write is continued.
+    `nonblocking_seen` counts the writes that found the pipe full and non-blocking."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._fd = stream.fileno()
+        self.nonblocking_seen = 0
+        stream.flush()                  # what the stream already holds goes first
+
+    def write(self, data: bytes) -> int:
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self._fd, view)
+            except BlockingIOError:
+                if not self.nonblocking_seen:
+                    logging.getLogger("wave_lsp").warning(
+                        "the output pipe is non-blocking (set by a process sharing it) and "
+                        "full: waiting for the client to read")
+                self.nonblocking_seen += 1
+                select.select([], [self._fd], [])
+                continue
+            view = view[written:]
+        return len(data)
+
+    def flush(self) -> None:
+        """Nothing is held: every `write` reached the descriptor."""
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def close(self) -> None:
+        self._stream.close()
+
+
+def whole_writer(stream: Any) -> Any:
+    """`WholeWriter(stream)` where the stream has a descriptor, else the stream itself (a test's
+    in-memory stream)."""
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return stream
+    return WholeWriter(stream)

@@ -43,4 +43,5 @@ def debug(args) -> int:
         print("wave-lsp debug: --port needs --server", file=sys.stderr)
         return 2
     from ..debug import serve
-    return serve(sys.stdin.buffer, sys.stdout.buffer)
+    from ..framing import whole_writer
+    return serve(sys.stdin.buffer, whole_writer(sys.stdout.buffer))

@@ -70,9 +70,10 @@ def run(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     prefix, stdout = b"", sys.stdout.buffer
     if not args.tcp and not args.ws:
+        from ..framing import whole_writer
         from ..server.handshake import early_initialize
 
-        prefix, stdout = early_initialize(sys.stdin.buffer, sys.stdout.buffer)
+        prefix, stdout = early_initialize(sys.stdin.buffer, whole_writer(sys.stdout.buffer))
     from ..server.server import create_server
 
     if args.ws:
