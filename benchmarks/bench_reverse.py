@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "debug"))
 
-from dap_client import DapClient  # noqa: E402
+from dap_client import DapClient, WarmAdapter  # noqa: E402
 from time_travel_kernels import RACE_BODY, kernel  # noqa: E402
 
 LOOP = """\
@@ -139,7 +137,7 @@ async def finding_to_pause(folder: Path, repeat: int) -> None:
         uri=uri, language_id="wave", version=1, text=RACE)))
     await client.workspace_execute_command_async(t.ExecuteCommandParams(
         command="wave-lsp.run", arguments=[uri, "race", 0]))
-    warm = WarmServer()                     # the editor starts it when the server runs
+    warm = warm_server()                     # the editor starts it when the server runs
     paths = {"process": [], "warm": []}
     actions_ms, starts, moments, adapter_cpu, checks = [], [], [], [], []
     for _ in range(repeat):
@@ -186,28 +184,13 @@ async def finding_to_pause(folder: Path, repeat: int) -> None:
          "moment)", paths["warm"], " (target ≤ 1 s)")
 
 
-class WarmServer:
+def warm_server() -> WarmAdapter:
     """`wave-lsp debug --server`, as the VS Code extension keeps one per window."""
-
-    def __init__(self):
-        began = time.perf_counter()
-        self.proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "debug", "--server"],
-                                     cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.where = json.loads(self.proc.stdout.readline())
-        print(f"warm adapter started once: {1000 * (time.perf_counter() - began):.0f} ms "
-              f"(when the language server runs, before any finding)")
-
-    def connect(self) -> DapClient:
-        if "socket" in self.where:
-            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            connection.connect(self.where["socket"])
-        else:
-            connection = socket.create_connection(("127.0.0.1", self.where["port"]))
-        return DapClient(connection=connection)
-
-    def stop(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait(timeout=20)
+    began = time.perf_counter()
+    adapter = WarmAdapter(cwd=ROOT)
+    print(f"warm adapter started once: {1000 * (time.perf_counter() - began):.0f} ms "
+          f"(when the language server runs, before any finding)")
+    return adapter
 
 
 def _children_cpu() -> float:

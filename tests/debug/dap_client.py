@@ -3,7 +3,9 @@ one session of a warm `wave-lsp debug --server` over a socket (`connection`)."""
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -169,3 +171,29 @@ class DapClient:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+class WarmAdapter:
+    """A real `wave-lsp debug --server` (the warm adapter the VS Code extension keeps per
+    window): started with `flags`, it announces where it listens on its first stdout line."""
+
+    def __init__(self, *flags: str, cwd=None):
+        self.proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "debug", "--server",
+                                      *flags], cwd=cwd, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.where = json.loads(self.proc.stdout.readline())
+
+    def connect(self) -> DapClient:
+        """A client of one new session."""
+        if "socket" in self.where:
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            connection.connect(self.where["socket"])
+        else:
+            connection = socket.create_connection(("127.0.0.1", self.where["port"]))
+        return DapClient(connection=connection)
+
+    def stop(self) -> int:
+        """Ends the adapter as an editor going away does (its stdin closes)."""
+        self.proc.stdin.close()
+        return self.proc.wait(timeout=20)
+

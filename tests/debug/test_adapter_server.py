@@ -5,9 +5,7 @@ that vanishes mid-session, and exits (removing its socket) when its stdin ends."
 
 from __future__ import annotations
 
-import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -15,7 +13,7 @@ import threading
 import pytest
 
 from conftest import ROOT
-from dap_client import DapClient
+from dap_client import DapClient, WarmAdapter
 
 DIVERGENT = ROOT / "examples" / "divergent_break.wave"
 TWO_GROUPS = ["--workgroup", "8,1,1", "--grid", "2,1,1", "--wave-width", "4",
@@ -23,24 +21,8 @@ TWO_GROUPS = ["--workgroup", "8,1,1", "--grid", "2,1,1", "--wave-width", "4",
 OOB = ROOT / "tests" / "debug" / "kernels" / "out_of_bounds.wave"
 
 
-class Server:
-    def __init__(self, *flags: str):
-        self.proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "debug", "--server",
-                                      *flags], cwd=ROOT, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.where = json.loads(self.proc.stdout.readline())
-
-    def connect(self) -> DapClient:
-        if "socket" in self.where:
-            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            connection.connect(self.where["socket"])
-        else:
-            connection = socket.create_connection(("127.0.0.1", self.where["port"]))
-        return DapClient(connection=connection)
-
-    def stop(self) -> int:
-        self.proc.stdin.close()                # the editor went away
-        return self.proc.wait(timeout=20)
+def Server(*flags: str) -> WarmAdapter:
+    return WarmAdapter(*flags, cwd=ROOT)
 
 
 @pytest.fixture

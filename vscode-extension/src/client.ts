@@ -74,15 +74,7 @@ export class WaveClient implements vscode.Disposable {
 
     /** Starts the server (once at a time); resolves when it runs or has failed visibly. */
     start(): Promise<void> {
-        if (this.starting === undefined) {
-            const starting: Promise<void> = this.doStart().finally(() => {
-                if (this.starting === starting) {
-                    this.starting = undefined;
-                }
-            });
-            this.starting = starting;
-        }
-        return this.starting;
+        return this.starting ?? this.startingWith(this.doStart());
     }
 
     /** Stops the server and starts it again. The restart counts as a start in progress, so a
@@ -90,28 +82,23 @@ export class WaveClient implements vscode.Disposable {
      *  (which the restart would then replace, and the command's answer be lost with it). */
     restart(): Promise<void> {
         const before = this.starting ?? Promise.resolve();
-        const restarting: Promise<void> = before
-            .then(() => this.stop())
-            .then(() => this.doStart())
-            .finally(() => {
-                if (this.starting === restarting) {
-                    this.starting = undefined;
-                }
-            });
-        this.starting = restarting;
-        return restarting;
+        return this.startingWith(before.then(() => this.stop()).then(() => this.doStart()));
+    }
+
+    private startingWith(work: Promise<void>): Promise<void> {
+        const starting: Promise<void> = work.finally(() => {
+            if (this.starting === starting) { this.starting = undefined; }
+        });
+        this.starting = starting;
+        return starting;
     }
 
     async stop(): Promise<void> {
         const client = this.client;
         this.client = undefined;
-        if (client !== undefined) {
-            try {
-                await client.dispose(2000);
-            } catch (error) {
-                this.log.appendLine(`stopping the server: ${String(error)}`);
-            }
-        }
+        await client?.dispose(2000).catch((error: unknown) => {
+            this.log.appendLine(`stopping the server: ${String(error)}`);
+        });
         this.status.set('stopped');
     }
 

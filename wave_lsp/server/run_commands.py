@@ -34,7 +34,7 @@ from .handlers import command, notification
 from .protocol import Serialised
 from .run_display import CLEAR, DUMP, RUN
 from .run_documents import arg_root
-from .runs import TRUST_GRANTED, RunService, refuse as _refuse, start_live
+from .runs import TRUST_GRANTED, RunService, open_for_runs, refuse as _refuse, start_live
 from .server import WaveLanguageServer
 
 
@@ -62,14 +62,10 @@ async def dump_command(server: WaveLanguageServer, uri: Any = None, kernel: Any 
                        count: Any = None, version: Any = None, *_: Any) -> dict:
     from ..ide.run_dump import DumpWindowError, WindowNotRead, check_window
     from ..ide.run_session import plan_runs
-    doc = server.text_document(uri)
-    if doc is None:
-        return _refuse(server, uri, kernel, f"cannot read a dump of {uri!r}: not an open WAVE "
-                                            "document")
-    runs = server.get_feature(RunService)
-    refusal = runs.jobs.refusal("run")
-    if refusal is not None:
-        return _refuse(server, uri, kernel, refusal)
+    opened = open_for_runs(server, uri, kernel, "cannot read a dump of")
+    if isinstance(opened, dict):
+        return opened
+    doc, runs = opened
     if version is not None and version != doc.version:
         return _refuse(server, uri, kernel, f"the document changed since this dump was shown "
                                             f"(version {version}, now {doc.version}): hover again")

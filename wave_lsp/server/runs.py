@@ -266,6 +266,40 @@ def refuse(server: WaveLanguageServer, uri: Any, kernel: Any, message: str,
     return wire(Refusal(uri, kernel, message=message))
 
 
+def open_for_runs(server: WaveLanguageServer, uri: Any, kernel: Any,
+                  what: str) -> tuple[DocumentState, RunService] | dict:
+    """The open document `uri` and the run service, for a command that runs the emulator on
+    it; or the command's refusal: not an open WAVE document (`what` says what could not be
+    done), or the workspace's trust refuses runs."""
+    doc = server.text_document(uri)
+    if doc is None:
+        return refuse(server, uri, kernel, f"{what} {uri!r}: not an open WAVE document")
+    runs = server.get_feature(RunService)
+    refusal = runs.jobs.refusal("run")
+    if refusal is not None:
+        return refuse(server, uri, kernel, refusal)
+    return doc, runs
+
+
+def launched_kernel(server: WaveLanguageServer, runs: RunService, doc: DocumentState, uri: Any,
+                    kernel: Any, launch_line: Any) -> tuple[str, int | None] | dict:
+    """The kernel a command names (the document's first when None) and the ordinal of its
+    launch line `launch_line` (None: no launch line named); or the command's refusal."""
+    names = [k.name for k in doc.program.kernels]
+    if kernel is None and names:
+        kernel = names[0]
+    if not isinstance(kernel, str) or kernel not in names:
+        return refuse(server, uri, kernel, f"no kernel {kernel!r} in {uri} "
+                                           f"(kernels: {', '.join(names) or 'none'})")
+    if launch_line is None:
+        return kernel, None
+    match = [ll for ll in runs.launch_lines(doc).get(kernel, []) if ll.line == launch_line]
+    if not match:
+        return refuse(server, uri, kernel, f"line {launch_line!r} is not a launch line "
+                                           f"of kernel '{kernel}'")
+    return kernel, match[0].ordinal
+
+
 async def start_live(server: WaveLanguageServer, service: RunService, verb: str, uri: Any,
                      kernel: Any, launch_line: Any) -> tuple[DocumentState, Any] | dict:
     """What `wave-lsp.run` and `wave-lsp.profile` share: check `[uri, kernel, launchLine|null]`
@@ -280,19 +314,10 @@ async def start_live(server: WaveLanguageServer, service: RunService, verb: str,
         runs.refuse_untrusted(doc, kernel if kernel is not None else
                               next((k.name for k in doc.program.kernels), None))
         return refuse(server, uri, kernel, untrusted(verb))
-    names = [k.name for k in doc.program.kernels]
-    if kernel is None and names:
-        kernel = names[0]
-    if not isinstance(kernel, str) or kernel not in names:
-        return refuse(server, uri, kernel, f"no kernel {kernel!r} in {uri} "
-                                           f"(kernels: {', '.join(names) or 'none'})")
-    ordinal = None
-    if launch_line is not None:
-        match = [ll for ll in runs.launch_lines(doc).get(kernel, []) if ll.line == launch_line]
-        if not match:
-            return refuse(server, uri, kernel, f"line {launch_line!r} is not a launch line "
-                                               f"of kernel '{kernel}'")
-        ordinal = match[0].ordinal
+    chosen = launched_kernel(server, runs, doc, uri, kernel, launch_line)
+    if isinstance(chosen, dict):
+        return chosen
+    kernel, ordinal = chosen
     live = service.state(doc).live
     before = live.get(kernel, _NOT_LIVE)
     live[kernel] = ordinal

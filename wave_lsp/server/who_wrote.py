@@ -13,7 +13,7 @@ from typing import Any
 from .provenance_types import WhoWrote, WhoWroteArgs
 from .handlers import command
 from .run_documents import arg_root
-from .runs import RunService, refuse
+from .runs import launched_kernel, open_for_runs, refuse
 from .server import WaveLanguageServer
 from ..ide.run_limits import WHO_WROTE_COMMAND
 
@@ -23,27 +23,14 @@ async def who_wrote_command(server: WaveLanguageServer, uri: Any = None, kernel:
     from ..ide.who_wrote import TargetError
     from ..ide.run_session import plan_runs
     from ..ide.who_wrote import answer, answer_json, covers, parse_target
-    doc = server.text_document(uri)
-    if doc is None:
-        return refuse(server, uri, kernel, f"cannot answer for {uri!r}: not an open WAVE "
-                                           "document")
-    runs = server.get_feature(RunService)
-    refusal = runs.jobs.refusal("run")
-    if refusal is not None:
-        return refuse(server, uri, kernel, refusal)
-    names = [k.name for k in doc.program.kernels]
-    kernel = names[0] if kernel is None and names else kernel
-    if not isinstance(kernel, str) or kernel not in names:
-        return refuse(server, uri, kernel, f"no kernel {kernel!r} in {uri} "
-                                           f"(kernels: {', '.join(names) or 'none'})")
-    lines = runs.launch_lines(doc).get(kernel, [])
-    ordinal = None
-    if launch_line is not None:
-        match = [ll for ll in lines if ll.line == launch_line]
-        if not match:
-            return refuse(server, uri, kernel, f"line {launch_line!r} is not a launch line of "
-                                               f"kernel '{kernel}'")
-        ordinal = match[0].ordinal
+    opened = open_for_runs(server, uri, kernel, "cannot answer for")
+    if isinstance(opened, dict):
+        return opened
+    doc, runs = opened
+    chosen = launched_kernel(server, runs, doc, uri, kernel, launch_line)
+    if isinstance(chosen, dict):
+        return chosen
+    kernel, ordinal = chosen
     try:
         wanted = parse_target(target)
     except TargetError as err:

@@ -218,6 +218,23 @@ function M.attach(client, bufnr)
     vim.api.nvim_buf_create_user_command(bufnr, name, fn, opts)
   end
 
+  -- A command on one kernel (NAME, or the one at the cursor) sent as `[uri, kernel]` to
+  -- `command` (or to what `command(opts)` names); the buffer keeps its answer in `keep`.
+  local function kernel_command(name, verb, command, keep, opts)
+    create(name, function(o)
+      local kernel = o.args ~= '' and o.args or kernel_at_cursor(bufnr)
+      if kernel == nil then
+        notify('no .kernel in this buffer to ' .. verb, vim.log.levels.WARN)
+        return
+      end
+      local name_of = type(command) == 'function' and command(o) or command
+      exec(client, bufnr, name_of, { vim.uri_from_bufnr(bufnr), kernel }, function(result)
+        vim.b[bufnr][keep] = result
+        refresh(bufnr)
+      end)
+    end, vim.tbl_extend('force', { nargs = '?', complete = complete_kernels(bufnr) }, opts))
+  end
+
   create('LspWaveRun', function(opts)
     local arguments, kernel = run_arguments(bufnr, opts.args ~= '' and opts.args or nil)
     if kernel == nil then
@@ -335,20 +352,10 @@ function M.attach(client, bufnr)
   end, { nargs = '?', bang = true, complete = complete_kernels(bufnr),
          desc = 'wave-lsp: profile the kernel at the cursor (or NAME); with !, clear profiles' })
 
-  create('LspWavePortability', function(opts)
-    local kernel = opts.args ~= '' and opts.args or kernel_at_cursor(bufnr)
-    if kernel == nil then
-      notify('no .kernel in this buffer to check', vim.log.levels.WARN)
-      return
-    end
-    -- the server reports the outcome itself (a message and code lenses at the store lines)
-    exec(client, bufnr, 'wave-lsp.checkPortability', { vim.uri_from_bufnr(bufnr), kernel },
-      function(result)
-        vim.b[bufnr].wave_last_portability = result
-        refresh(bufnr)
-      end)
-  end, { nargs = '?', complete = complete_kernels(bufnr),
-         desc = 'wave-lsp: run the kernel at every wave width of the targets and compare memory' })
+  -- the server reports the outcome itself (a message and code lenses at the store lines)
+  kernel_command('LspWavePortability', 'check', 'wave-lsp.checkPortability',
+                 'wave_last_portability',
+                 { desc = 'wave-lsp: run the kernel at every wave width of the targets and compare memory' })
 
   create('LspWaveWhoWrote', function(opts)
     local who = require('wave.who_wrote')
@@ -364,20 +371,11 @@ function M.attach(client, bufnr)
     end)
   end, { nargs = '?',
          desc = 'wave-lsp: who wrote the register at the cursor (in THREAD) or the word at ADDRESS' })
-  create('LspWaveVerify', function(opts)
-    local kernel = opts.args ~= '' and opts.args or kernel_at_cursor(bufnr)
-    if kernel == nil then
-      notify('no .kernel in this buffer to verify', vim.log.levels.WARN)
-      return
-    end
-    -- the server reports the verdict itself (a message, the kernel's lens, diagnostics)
-    local command = opts.bang and 'wave-lsp.replayWitness' or 'wave-lsp.verify'
-    exec(client, bufnr, command, { vim.uri_from_bufnr(bufnr), kernel }, function(result)
-      vim.b[bufnr].wave_last_verify = result
-      refresh(bufnr)
-    end)
-  end, { nargs = '?', bang = true, complete = complete_kernels(bufnr),
-         desc = 'wave-lsp: prove the kernel race-free (with !, replay its witness)' })
+  -- the server reports the verdict itself (a message, the kernel's lens, diagnostics)
+  kernel_command('LspWaveVerify', 'verify', function(opts)
+    return opts.bang and 'wave-lsp.replayWitness' or 'wave-lsp.verify'
+  end, 'wave_last_verify',
+  { bang = true, desc = 'wave-lsp: prove the kernel race-free (with !, replay its witness)' })
 
   local tests = require('wave.tests')
   create('LspWaveTest', function(opts)
