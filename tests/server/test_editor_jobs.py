@@ -112,6 +112,9 @@ def test_a_clicked_run_goes_before_waiting_dump_windows(tmp_path, monkeypatch):
         open_doc(client, "file:///tmp/small.wave", SMALL)
         run(client, 1, uri, "slow")
         assert answer(client, 1, timeout=60)["result"]["status"] == "ok"
+        run(client, 3, "file:///tmp/small.wave", "s")     # its launch lines parsed (and kept)
+        assert answer(client, 3, timeout=60)["result"]["status"] == "ok"
+        client.seen.clear()
         windows = list(range(10, 20))
         # the windows and the Run in one write: the Run is queued while the windows wait
         client.send(b"".join([frame({"jsonrpc": "2.0", "id": i, "method": "workspace/executeCommand",

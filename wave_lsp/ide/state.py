@@ -211,6 +211,11 @@ class DocumentState:
                 self._derived[key] = (revision, value)
         return value
 
+    def has_derived(self, key: Any) -> bool:
+        """Whether `derived(key, ...)` of the current revision is kept (returns at once)."""
+        hit = self._derived.get(key)
+        return hit is not None and hit[0] == self.revision
+
     def diagnostics(self, config: Config | None = None) -> list[Diagnostic]:
         """The analysis layer's diagnostics for the current revision."""
         if self.binary:

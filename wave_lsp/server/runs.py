@@ -75,6 +75,10 @@ class RunService(JobFeature):
         return doc.derived(("run.launch_lines", root),
                            lambda state: parse_launch_lines(state, root))
 
+    def launch_lines_parsed(self, doc: DocumentState) -> bool:
+        """Whether `launch_lines(doc)` of this revision is kept (no parse left to do)."""
+        return doc.has_derived(("run.launch_lines", arg_root(self.server, doc.uri)))
+
     def current(self, doc: DocumentState) -> list["KernelRun"]:
         """Results of the document's current revision (never a stale run's)."""
         state = self.existing(doc)
@@ -205,11 +209,15 @@ class RunService(JobFeature):
         clicked again and again) joins it instead of starting another: one run, one answer
         for all. `priority`: `CLICKED` for the Run the user asked for, before the re-runs of
         edits (`REFRESH`) and dump windows."""
-        try:       # its launch lines parsed off the event loop (10,000 flags take 0.2 s)
-            await self.server.documents.run(doc, self.launch_lines, name="launch lines",
-                                            reader=True)
-        except Cancelled:
-            pass   # edited meanwhile: `begin` parses the new revision's
+        if not self.launch_lines_parsed(doc):
+            # its launch lines parsed off the event loop (10,000 flags take 0.2 s); when they
+            # are already, the job is queued at once (a Run clicked goes before the dump
+            # windows and re-runs queued behind it, not after the ones the thread hop let in)
+            try:
+                await self.server.documents.run(doc, self.launch_lines, name="launch lines",
+                                                reader=True)
+            except Cancelled:
+                pass   # edited meanwhile: `begin` parses the new revision's
         state = self.state(doc)
         revision = doc.revision
         began = False
