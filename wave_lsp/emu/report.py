@@ -68,7 +68,7 @@ class EmuWarning:
     other_workgroup: tuple[int, int, int] | None = None
     other_wave: int | None = None
     other_lanes: tuple[int, ...] = ()
-    other_access: str | None = None     # "read" or "write"
+    other_access: str | None = None     # "read", "write" or "atomic" (racecheck strict)
 
 
 @dataclass

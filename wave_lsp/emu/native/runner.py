@@ -174,6 +174,7 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
                           registers_out=registers_out, registers_have=registers_have,
                           lines=None if lines is None else lines.spec, writers=writers,
                           threads=threads, write_log=wlog,
+                          strict_races=options.racecheck == "strict",
                           **({} if meeting is None else {"meeting": meeting}))
         stopped = _bail_of(result, recording,
                            mem_trace is not None, profile is not None)
