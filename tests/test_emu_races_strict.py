@@ -108,6 +108,19 @@ def test_strict_names_a_pair_of_different_values_where_there_is_one():
         assert 2 in (race.wave, race.other_wave)
 
 
+def test_benign_messages_name_no_kind():
+    """The default check reports a read of a word two waves stored one same value to (the
+    reading wave stored nothing) as before, naming no kind."""
+    source = kernel("    mov_imm r5, 4\n    icmp_lt p2, r0, r5\n    mov_imm r6, 8\n"
+                    "    icmp_lt p3, r0, r6\n    if p2\n        local_store_u32 r1, r2\n"
+                    "    else\n        if p3\n            local_store_u32 r1, r2\n"
+                    "        else\n            local_load_u32 r7, r1\n        endif\n"
+                    "    endif\n")
+    for report in engines(source, Launch(workgroup=(12, 1, 1), wave_width=4), "benign"):
+        (race,) = races(report)
+        assert race.message.endswith("with no barrier between them"), race.message
+
+
 def test_strict_in_several_workgroups_on_threads():
     """Each workgroup's waves race; the native core, running workgroups on threads, bails and the
     numpy engine names the race of each workgroup (one warning: once per pair of lines)."""

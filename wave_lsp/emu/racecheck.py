@@ -200,7 +200,8 @@ class EpochLog:
                 other = apart[0]
             else:                      # every read by the first atomic's wave: another's
                 other, first = reads[0], atomics[wave[atomics] != wave[reads[0]]][0]
-        same = bool(kd[other] == WRITE and val[first] >= 0 and val[first] == val[other])
+        same = self.strict and bool(kd[other] == WRITE and val[first] >= 0
+                                    and val[first] == val[other])
         return Race(self.space, int(w[first]), (int(o[first]), int(l[first])),
                     (int(o[other]), int(l[other])),
                     (KIND_NAMES[kd[first]], KIND_NAMES[kd[other]]), same)
