@@ -6,12 +6,12 @@ at least one a write and neither an atomic, are a race — unless benign: every 
 word stores one same value to it. In `strict` mode (`RunOptions.racecheck`, the
 specification's races, spec v0.1 §9.3) nothing is benign and atomics are logged too: a plain
 store or read meeting another wave's atomic races, two atomics do not. `EpochLog` records every
-access it checks of an epoch (instruction, words, lanes, kind); `races` finds, per workgroup,
-one such pair when the epoch ends (at a barrier and at the end of the batch): the one on the lowest word,
-whatever the batch, so that the report is that of running the workgroups one at a time. An epoch
-of one workgroup that logs more than `MAX_LOGGED` words is checked then and logged afresh (a race
-spanning that point goes unreported); in a batch of several it runs the launch again one
-workgroup at a time (`overlap.LogFull`), where it is that. Lanes of one wave run in lock-step
+access it checks of an epoch (instruction, words, lanes, kind); `races` finds, per workgroup, one
+such pair when the epoch ends (at a barrier and at the end of the batch): the one on the lowest
+word, whatever the batch, so that the report is that of running the workgroups one at a time.
+An epoch of one workgroup that logs more than `MAX_LOGGED` words is checked then and logged
+afresh (a race spanning that point goes unreported); in a batch of several it runs the launch
+again one workgroup at a time (`overlap.LogFull`), where it is that. Lanes of one wave run in lock-step
 and are never in a race with each other. Races between workgroups: `workgroup_races`.
 """
 
@@ -58,7 +58,8 @@ def split_words(byte_addresses: np.ndarray, width: int, lanes: np.ndarray | None
 
 
 class EpochLog:
-    """The non-atomic accesses of the current epoch to one memory space of a batch."""
+    """The non-atomic accesses (in strict mode all) of the current epoch to one memory space of
+    a batch."""
 
     def __init__(self, space: str, wave_width: int, lanes_per_wg: int, wg_count: int,
                  words: int | None = None, strict: bool = False):
