@@ -33,6 +33,7 @@ VALUES = {
     "--trace-pc": "--mem-trace --trace-pc 0:0x10", "--break": "--break line:6",
     "--dump-regs": "--dump-regs", "--kernel": f"--kernel {KERNEL}",
     "--time-limit": "--time-limit 30", "--no-initcheck": "--no-initcheck",
+    "--racecheck": "--racecheck strict",
     "--tolerance": "--tolerance 1e-6", "--json": "--json", "--wave-widths": "--wave-widths 4,8",
     "--compat": "--compat wave-asm", "--device": "--device emulator",
     "--compare": "--device cuda --compare", "--profile": "--profile",

@@ -2,12 +2,15 @@
 annotated `; verify: VERDICT`, and `; verify-flags: ...` for flags it needs): never `proved`
 where the truth is a race or a divergence, a decided verdict always the true one, at least 80 %
 decided, and every witness's launch shown by `wave-lsp run` (a data-race warning or the barrier
-error) — except the kinds of race the emulator's dynamic check does not report, listed below.
-Then the project's examples and the 16 shared kernels: each decided or unknown with a reason."""
+error; a race's launch checks races as the verifier defines them, `--racecheck strict`, so a
+store racing an atomic and two stores of one same value show too), on the native core and on
+the numpy engine. Then the project's examples and the 16 shared kernels: each decided or unknown
+with a reason."""
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -22,12 +25,11 @@ ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted((ROOT / "tests" / "verify" / "corpus").glob("*.wave"))
 EXAMPLES = sorted((ROOT / "examples").glob("*.wave"))
 
-# Races the emulator's dynamic check does not report (it logs no atomics, and no pair of equal
-# values written by two waves of one workgroup): the verifier's witness is exact there, and the
-# replay shows nothing.
-DYNAMIC_MISSES = {
-    "store_vs_atomic": "a plain store racing an atomic",
-    "write_write_equal": "two waves of a workgroup writing the same value",
+# Races only the strict race check reports (`--racecheck strict`): what each witness's replay
+# says of its kind, and the word of the message that says which kind it is.
+STRICT_ONLY = {
+    "store_vs_atomic": "(store vs atomic)",
+    "write_write_equal": "(both wrote the same value)",
 }
 
 
@@ -48,10 +50,10 @@ def verify_json(capsys, path: Path, *extra: str, replay: bool = False) -> tuple[
     return status, json.loads(capsys.readouterr().out)["kernels"]
 
 
-def replay(path: Path, launch: str) -> subprocess.CompletedProcess:
+def replay(path: Path, launch: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "wave_lsp", "run", str(path),
                            *shlex.split(launch)], capture_output=True, text=True, timeout=120,
-                          cwd=ROOT)
+                          cwd=ROOT, env={**os.environ, **env})
 
 
 def test_the_corpus_has_every_kind():
@@ -93,16 +95,49 @@ def test_corpus_witness_replays(capsys, path):
         assert kernel["verdict"] == "unknown" and kernel["reason"], kernel
         return
     shown = replay(path, w["launch"])
-    if path.stem in DYNAMIC_MISSES:
-        assert w["exact"], "a witness the replay cannot confirm must be exact"
-        assert "data race" not in shown.stderr, "the dynamic check now sees this: update"
-        return
     if w["kind"] == "race":
         assert "Warning: data race" in shown.stderr, shown.stderr
     else:
         assert shown.returncode == 1
         assert "barrier in divergent control flow" in shown.stderr or \
             "deadlock" in shown.stderr, shown.stderr
+
+
+@pytest.mark.parametrize("engine", ["native", "numpy"])
+@pytest.mark.parametrize("stem", sorted(STRICT_ONLY))
+def test_strict_only_witnesses_replay_on_both_engines(capsys, stem, engine):
+    """A store racing an atomic and two waves storing one same value: the witness's launch says
+    `--racecheck strict`, and its run shows the race on either engine, naming the kind (the
+    native core's shadows see the possible race and leave the report to the numpy engine, as
+    for every race between waves); without the flag the run reports none (compute-sanitizer's
+    racecheck calls both benign), on either engine."""
+    if engine == "native" and not native_core_built():
+        pytest.skip("the native core is not built")
+    path = ROOT / "tests" / "verify" / "corpus" / f"{stem}.wave"
+    _status, (kernel,) = verify_json(capsys, path, replay=True)
+    w = kernel["witness"]
+    assert kernel["verdict"] == "race" and w["exact"] and w["replayed"] is True
+    assert "--racecheck strict" in w["launch"]
+    env = {"WAVE_LSP_SHOW_ENGINE": "1", "WAVE_LSP_NATIVE": "1" if engine == "native" else "0"}
+    shown = replay(path, w["launch"], **env)
+    assert shown.returncode == 0, shown.stderr
+    races = [line for line in shown.stderr.splitlines() if line.startswith("Warning: data race")]
+    assert len(races) == 1 and races[0].endswith(STRICT_ONLY[stem]), shown.stderr
+    space = w["space"]
+    assert f"data race on {space} address 0x{w['address']:x} in workgroup (0, 0, 0)" in races[0]
+    lines = sorted(f"line {line}," for line in w["lines"])
+    assert all(line in races[0] for line in lines), races[0]
+    if engine == "native":
+        assert "engine: numpy (possible data race" in shown.stderr, shown.stderr
+    benign = replay(path, w["launch"].replace("--racecheck strict", ""), **env)
+    assert benign.returncode == 0 and "data race" not in benign.stderr, benign.stderr
+    if engine == "native":
+        assert "engine: native" in benign.stderr.splitlines(), benign.stderr
+
+
+def native_core_built() -> bool:
+    from wave_lsp.emu import native_core
+    return native_core() is not None
 
 
 def test_corpus_figures(capsys):

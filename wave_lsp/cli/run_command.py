@@ -36,7 +36,11 @@ ends), else on the numpy engine (line by line); `--trace` and `--break` on the n
 Warnings (unaligned accesses, shuffles from inactive lanes, data races between workgroups or
 between waves with no barrier between, reads of registers or memory nothing initialised — see
 `wave_lsp.emu.initcheck`, `--no-initcheck` turns that check off; upstream has none) are printed
-to stderr as `Warning: MESSAGE`; stdout is upstream's. `--device cuda [--compare]` runs the
+to stderr as `Warning: MESSAGE`; stdout is upstream's. Races between the waves of a workgroup
+are compute-sanitizer's by default (atomics unchecked, waves storing one same value no race);
+`--racecheck strict` reports the specification's, as `wave-lsp verify` does: a store or read
+meeting another wave's atomic ("(store vs atomic)", "(read vs atomic)") and equal values stored
+("(both wrote the same value)") race too. `--device cuda [--compare]` runs the
 launch on a GPU instead (see `device_option`).
 
 Bounds (upstream has none): every value is checked before the run with a one-line error naming

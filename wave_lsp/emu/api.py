@@ -76,7 +76,7 @@ def run_prepared(prepared: PreparedLaunch, options: RunOptions, observers: list,
                 with np.errstate(all="ignore"):
                     error = execute(compiled, geo, device, set_regs, ctx, limits,
                                     options.max_batch_lanes, observers, collect, sequential,
-                                    alone_from)
+                                    alone_from, options.racecheck == "strict")
                 break
             except SequentialNeeded as need:     # batched workgroups met: redo one at a time
                 if need.alone_from is not None and alone_from is None and not sequential:

@@ -304,6 +304,8 @@ def build_memory(ins: DecodedInstruction, count: int, ctx: RunContext, index: in
         a = addresses(space, b.R[ra], lanes, 4, warn)
         if b.log is not None and not is_local:
             b.log.record(index, a, 4, lanes, True, atomic=True)
+        if b.epochs and b.epochs[access.space].strict:      # racecheck: strict mode only
+            b.epochs[access.space].record(index, a, 4, lanes, True, atomic=True)
         old = atomic(space, a, operation, b.R[rv][lanes], b.R[r3][lanes] if cas else None)
         stats.atomic += lanes.size        # upstream also counts one atomic op per lane
         if rd:

@@ -14,6 +14,16 @@ from .report import EmuWarning, Stats
 from .state import Batch
 
 MAX_WARNINGS = 200
+RACE_VERBS = {"read": "reads", "write": "writes", "atomic": "atomically updates"}
+
+
+def race_kind(race) -> str:
+    """What a race only the strict check reports is, said after its message (else "")."""
+    if race.same_value:
+        return " (both wrote the same value)"
+    if "atomic" in race.kinds:
+        return " (store vs atomic)" if "write" in race.kinds else " (read vs atomic)"
+    return ""
 
 
 class RunContext:
@@ -62,15 +72,15 @@ class RunContext:
             line = self.lines[k]
             return f"line {line + 1}" if line is not None else f"pc 0x{self.pcs[k]:04x}"
 
-        what = "writes" if race.other_writes else "reads"
+        first, second = (RACE_VERBS[kind] for kind in race.kinds)
         message = (f"data race on {race.space} address 0x{address:x} in workgroup {wg}: wave "
-                   f"{wave} writes it ({where(i)}, lane {in_wave}) and wave {wave2} {what} it "
-                   f"({where(j)}, lane {in_wave2}) with no barrier between them")
+                   f"{wave} {first} it ({where(i)}, lane {in_wave}) and wave {wave2} {second} "
+                   f"it ({where(j)}, lane {in_wave2}) with no barrier between them"
+                   + race_kind(race))
         return EmuWarning("data_race", message, self.pcs[i], self.lines[i], wg, wave,
                           (in_wave,), 1, address=address, other_pc=self.pcs[j],
                           other_line=self.lines[j], other_workgroup=wg, other_wave=wave2,
-                          other_lanes=(in_wave2,),
-                          other_access="write" if race.other_writes else "read")
+                          other_lanes=(in_wave2,), other_access=race.kinds[1])
 
     def skip(self, b: Batch, start: int, stop: int) -> None:
         """Account for instructions [start, stop) stepped over with no active lane."""

@@ -73,12 +73,12 @@ BATCH_ERRORS = ("instruction_limit", "time_limit", "cancelled")
 def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             set_regs: dict[int, int], ctx: RunContext, limits: Limits, max_lanes: int,
             observers=(), on_batch_end=None, sequential: bool = False,
-            alone_from: int | None = None) -> EmuError | None:
+            alone_from: int | None = None, strict_races: bool = False) -> EmuError | None:
     """Run every workgroup with `observers` (started: see `observer`); returns the first error
     (the run stops there) or None. Raises `SequentialNeeded` when batched workgroups touched
     the same device words (the caller restores memory and runs again with `sequential`) or a
     batch of several stopped at an error (again, with the workgroups from `alone_from` one at a
-    time)."""
+    time). `strict_races`: the race check between waves in strict mode (`racecheck`)."""
     observer = stepper(observers)
     single = sequential or bool(observer and observer.single_workgroup)
     per_batch = geo.batch_size(max_lanes, single)
@@ -99,8 +99,9 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
                               on_full=lambda log, b=b: shadow.fold(log, b))
         if geo.waves_per_wg > 1:
             b.epochs = {"local": EpochLog("local", b.W, b.lanes_per_wg, count,
-                                          b.local32.size),
-                        "device": EpochLog("device", b.W, b.lanes_per_wg, count)}
+                                          b.local32.size, strict=strict_races),
+                        "device": EpochLog("device", b.W, b.lanes_per_wg, count,
+                                           strict=strict_races)}
         ctx.batch = b
         for each in observers:
             each.attach(b)

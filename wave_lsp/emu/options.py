@@ -21,7 +21,11 @@ the filter of both traces (`trace_filter`, a `trace_filter.TraceFilter`), the br
 (`breakpoints`: `Breakpoint`s) and how a breakpoint asks what to do (`break_prompt`: a callable
 taking the prompt and returning the answer, None at end of input; without one a breakpoint only
 writes the state; see `breakpoints`). `unobserved()` is the same run without them, as an editor
-runs it. No numpy.
+runs it. The data-race check between the waves of a workgroup (`racecheck`, `--racecheck`,
+`isa.launch_defaults.RACECHECKS`): "benign" as compute-sanitizer's racecheck (atomics are not
+checked, and waves that all store one same value to a word do not race), "strict" as the
+specification and `wave-lsp verify` (any two unordered accesses to a byte, at least one a write,
+not both atomic: a plain access meeting an atomic, and equal values stored, race too). No numpy.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .kernel_launch import LaunchError, launch_error
+from ..isa.launch_defaults import RACECHECKS
 
 ENGINES = ("auto", "native", "numpy")
 DEFAULT_MAX_INSTRUCTIONS = 10_000_000
@@ -61,6 +66,7 @@ class RunOptions:
     record_steps: tuple[int, int | None] | None = None
     record_budget: int = DEFAULT_RECORD_BUDGET
     record_values: bool = False
+    racecheck: str = RACECHECKS[0]
 
     def unobserved(self) -> RunOptions:
         """These options without the command line's observers (trace, memory trace, trace
@@ -84,6 +90,9 @@ class RunOptions:
                                       and limit > 0):
             raise launch_error(f"--time-limit: must be a positive number of seconds, got "
                                f"{limit}", "--time-limit")
+        if self.racecheck not in RACECHECKS:
+            raise launch_error(f"--racecheck: must be one of {', '.join(RACECHECKS)}, got "
+                               f"{self.racecheck!r}", "--racecheck")
         if self.engine not in ENGINES:
             raise LaunchError(f"engine: must be one of {', '.join(ENGINES)}, got "
                               f"{self.engine!r}")

@@ -3,11 +3,12 @@ per-line records the editor shows inline. Plain data, no behaviour beyond small 
 
 Warnings (`EmuWarning`) name one place: `pc`, `line` (0-based, None for `.wbin` input),
 `workgroup`, `wave` and `lanes` (lanes within that wave), `count` lane-events folded in. A
-`data_race` warning (two workgroups touched one device word, at least one writing, with no
-atomic) is about two places: the fields above are the writing side, and `address` (byte address
-of the word), `other_pc`, `other_line`, `other_workgroup`, `other_wave`, `other_lanes` and
-`other_access` ("read" or "write") are the other side. A client that shows warnings per line can
-show it at `line` and, with the same message, at `other_line`. The `uninitialised_*` warnings
+`data_race` warning (two workgroups or two waves touched one word, at least one writing, with
+no atomic or barrier between) is about two places: the fields above are the writing side, and
+`address` (byte address of the word), `other_pc`, `other_line`, `other_workgroup`,
+`other_wave`, `other_lanes` and `other_access` ("read" or "write"; "atomic" under `--racecheck
+strict`) are the other side. A client that shows warnings per line can show it at `line` and,
+with the same message, at `other_line`. The `uninitialised_*` warnings
 (a read of a register, local or device memory nothing wrote) are described in `initcheck`.
 """
 
@@ -68,7 +69,7 @@ class EmuWarning:
     other_workgroup: tuple[int, int, int] | None = None
     other_wave: int | None = None
     other_lanes: tuple[int, ...] = ()
-    other_access: str | None = None     # "read" or "write"
+    other_access: str | None = None     # "read", "write" or "atomic" (racecheck strict)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from ..files import read_regular
 from .flag_words import parse_flag_words
 from .table import DUMP_KINDS, add_flags
 from ..isa import MAX_REGISTER_COUNT
+from ..isa.launch_defaults import RACECHECKS
 from ..emu import (MAX_DEVICE_MEMORY, MAX_GRID_WORKGROUPS, MAX_LOCAL_MEMORY, MAX_WAVE_WIDTH,
                    MAX_WORKGROUP_THREADS)
 
@@ -259,6 +260,7 @@ def build_options(args: argparse.Namespace, **overrides) -> RunOptions:
         max_instructions=max_instructions, time_limit=time_limit,
         trace=True if getattr(args, "trace_lines", False) else "upstream" if args.trace else False,
         initcheck=not getattr(args, "no_initcheck", False),
+        racecheck=getattr(args, "racecheck", None) or RACECHECKS[0],
         mem_trace=bool(getattr(args, "mem_trace", False)),
         trace_filter=trace_filter(getattr(args, "trace_wave", None),
                                   getattr(args, "trace_lane", None),

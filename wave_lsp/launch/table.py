@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 from collections import namedtuple
 
+from ..isa.launch_defaults import RACECHECKS
 from ..isa.profile_presets import PROFILE_TARGETS
 from ..syntax.tool_comments import SET_REG
 
@@ -96,6 +97,11 @@ FLAGS: tuple[Flag, ...] = (
           metavar="SECONDS"),
     _flag("--no-initcheck", "do not report reads of registers and memory nothing initialised",
           action="store_true"),
+    _flag("--racecheck", "data races between the waves of a workgroup: 'benign' (default, as "
+          "compute-sanitizer's racecheck: atomics are not checked, and waves that all store one "
+          "same value to a word do not race) or 'strict' (as the specification and `wave-lsp "
+          "verify`: a plain store or read meeting an atomic, and equal values stored, race too)",
+          choices=RACECHECKS, default=RACECHECKS[0]),
     _flag("--tolerance", "for `wave-lsp test`: numbers in the output may differ from the "
           "expected ones by ATOL + RTOL*|expected| (the run ignores it)", test_only=True,
           metavar="ATOL[:RTOL]"),

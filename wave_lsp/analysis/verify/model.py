@@ -69,10 +69,14 @@ class Witness:
 
     def launch_flags(self, geometry: Geometry) -> list[str]:
         """`wave-lsp run` flags that launch the two threads (the smallest grid holding both
-        workgroups) with the witness's kernel arguments."""
+        workgroups) with the witness's kernel arguments; a race's run checks races as the
+        verifier defines them (`--racecheck strict`: a store racing an atomic, or two stores of
+        one same value, are races too)."""
         x, y, z = geometry.workgroup
         flags = ["--grid", ",".join(map(str, self.grid)), "--workgroup", f"{x},{y},{z}",
                  "--wave-width", str(geometry.wave_width)]
+        if self.kind == RACE:
+            flags += ["--racecheck", "strict"]
         top = max([self.address if self.space == "device" and self.address is not None
                    else -1] + list(self.memory))
         if top + 16 > geometry.device_memory:

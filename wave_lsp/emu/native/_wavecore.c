@@ -1,13 +1,13 @@
 /* `wave_lsp.emu.native._wavecore`: the CPython face of the native emulator core.
  *
  *   OPS                                  the mnemonics the core implements (op index = position)
- *   run(code, geometry, device, set_regs[, uses, device_init, profile, memlog, deadline,
- *       cancel, wanted, registers_out, registers_have, lines, writers, threads, meeting,
- *       write_log]) -> (bail reason or None, instruction index, stats, (warnings, error),
+ *   run(code, geometry, device, set_regs[, uses, device_init, profile, memlog, deadline, cancel,
+ *       wanted, registers_out, registers_have, lines, writers, threads, meeting, write_log,
+ *       strict_races]) -> (bail reason or None, instruction index, stats, (warnings, error),
  *       threads used), paired with (lines, writers, write log) when one is asked for;
  *       uses/device_init: initcheck.c; warnings and error: findings.c (see finding());
  *       deadline: time.monotonic() seconds (0: none); cancel: a callable or None (limits.c);
- *       wanted (int64 thread ids) and the buffers registers.c fills;
+ *       wanted (int64 thread ids) and the buffers registers.c fills; strict_races: shadow.c;
  *       threads: workgroups on this many threads (parallel.c; 1: one at a time), and the
  *       result gains a fifth item, the threads whose results it holds (1 after a serial re-run)
  *   fill_iota(device, offset, count, scale)   f32 values i * scale, as launch.apply_memory_init
@@ -15,8 +15,7 @@
  *   hex_rows(device, start, end) -> bytes     the rows of upstream's --dump-memory
  *   format_f32(bits) -> str                   one f32 as Rust's `{:?}`
  *   Memory(size)                              zeroed device memory (memory_py.c)
- * Device memory is any writable buffer (a bytearray, a Memory); no numpy.
- */
+ * Device memory is any writable buffer (a bytearray, a Memory); no numpy. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
@@ -55,19 +54,19 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     static char *keywords[] = {"code", "geometry", "device", "set_regs", "uses", "device_init",
                                "profile", "memlog", "deadline", "cancel", "wanted",
                                "registers_out", "registers_have", "lines", "writers", "threads",
-                               "meeting", "write_log", NULL};
+                               "meeting", "write_log", "strict_races", NULL};
     Py_buffer code, device, uses = {0}, device_init = {0}, wanted = {0}, regs_out = {0},
               regs_have = {0}, meeting = {0};
     PyObject *geometry, *set_regs, *profile_spec = Py_None, *cancel = Py_None;
     PyObject *lines_spec = Py_None, *writers_spec = Py_None, *wlog_spec = Py_None;
-    int memlog = 0;
+    int memlog = 0, strict_races = 0;
     double deadline = 0;
     Py_ssize_t threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*OOnw*O", keywords, &code,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*OOnw*Op", keywords, &code,
                                      &geometry, &device, &set_regs, &uses, &device_init,
                                      &profile_spec, &memlog, &deadline, &cancel, &wanted,
                                      &regs_out, &regs_have, &lines_spec, &writers_spec,
-                                     &threads, &meeting, &wlog_spec))
+                                     &threads, &meeting, &wlog_spec, &strict_races))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
     Findings *found = PyMem_Calloc(1, sizeof(Findings));
@@ -133,6 +132,7 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     run->poll = pending_signal;
     run->deadline = deadline;
     run->threads = threads;
+    run->strict_races = strict_races;
     run->meeting = meeting.obj && meeting.len >= 7 * 8 ? meeting.buf : NULL;
     if (run->meeting && meeting_begin(run) < 0) {   /* races between workgroups, exactly */
         PyErr_NoMemory();

@@ -227,6 +227,8 @@ typedef struct {
      * access of each kind per device word, and the race found (7 words, see runner.py) */
     int64_t *first[3];
     int64_t *meeting;
+    /* RunOptions.racecheck "strict": atomics and stores of one same value race too (shadow.c) */
+    int strict_races;
 } Run;
 
 /* The bail reason of a run on several threads whose workgroups met (parallel.c): device memory

@@ -155,10 +155,9 @@ int64_t half_op(WG *g, const Ins *ins, const uint8_t *m, int all);
 int64_t f64_op(WG *g, const Ins *ins, const uint8_t *m, int all);
 /* shadow.c: each returns 1 where the access may be a race (the core then bails) */
 void next_epoch(WG *g);
-int track(WG *g, int local, uint64_t first, uint64_t last, int kind, uint32_t wave, int known,
-          uint32_t value);
+/* kind: 0 read, 1 write, 2 atomic; device: 2 where workgroups met */
 int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width, int kind);
-int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width, int write,
+int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width, int kind,
                       const uint32_t *data);
 
 #endif

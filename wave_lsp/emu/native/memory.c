@@ -190,12 +190,13 @@ int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m)
     /* unaligned too: lane after lane, as memory.atomic, tracked over both words */
     if (!local && run->meeting)
         meet_device(g, ins - run->code, addr, m, 4, MEET_ATOMIC);
-    if (!local && g->dev_shadow)
-        for (int64_t l = 0; l < n; l++) {
-            int met = m[l] ? track(g, 0, addr[l] >> 2, ((uint64_t)addr[l] + 3) >> 2, 2, 0, 0, 0) : 0;
-            if (met)
-                return bail(run, met == 2 ? WORKGROUPS_MEET : "possible data race");
-        }
+    if (!local && g->dev_shadow) {
+        int met = track_device_lanes(g, addr, m, 4, 2);
+        if (met)
+            return bail(run, met == 2 ? WORKGROUPS_MEET : "possible data race");
+    } else if (local && g->loc_epoch && track_local_lanes(g, addr, m, 4, 2, NULL)) {
+        return bail(run, "possible data race");       /* strict mode only: racecheck.py */
+    }
     int64_t wave = -1, before = 0, index = ins - run->code;
     for (int64_t l = 0; l < n; l++) {
         if (!m[l])

@@ -22,7 +22,8 @@ What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`
 - an instruction it does not implement (`_wavecore.OPS`: transcendentals, `mma_*`, ...), or one
   naming a predicate that does not exist;
 - "possible data race": the core's race shadows (shadow.c) only see that two waves of a
-  workgroup between barriers may have met on a word; the numpy engine finds and reports the race
+  workgroup between barriers may have met on a word (with `RunOptions.racecheck` "strict",
+  through an atomic or with equal values too); the numpy engine finds and reports the race
   (`data_race`, racecheck.py). Races between workgroups are the core's own: a run whose owner
   shadows saw workgroups meet (`WORKGROUPS_MEET`) runs again one workgroup at a time with
   meeting.c's tables, which name the race as `workgroup_races` does;
@@ -174,6 +175,7 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
                           registers_out=registers_out, registers_have=registers_have,
                           lines=None if lines is None else lines.spec, writers=writers,
                           threads=threads, write_log=wlog,
+                          strict_races=options.racecheck == "strict",
                           **({} if meeting is None else {"meeting": meeting}))
         stopped = _bail_of(result, recording,
                            mem_trace is not None, profile is not None)

@@ -13,7 +13,11 @@
  * written; two waves in one epoch with a write bails, unless (local memory only) the race is
  * one racecheck calls benign: every access so far a 32-bit store of one same value, or a read
  * by a wave that has already stored it (the waves that wrote are a bit set, up to 64 waves).
- * Atomics are not checked, as there. Shadow word: epoch (19 bits), benign, written, wave+1. */
+ * Atomics are not checked, as there. Shadow word: epoch (19 bits), benign, written, wave+1.
+ * With `run->strict_races` (RunOptions.racecheck "strict"), no race is benign and atomics are
+ * checked too: the BENIGN bit then says an atomic touched the word (ATOMIC), a word one wave
+ * both accessed plainly and atomically is marked written (any other wave's access races with
+ * one of them), and two waves race on a written word or where plain accesses meet atomics. */
 #define OWNER_MASK 0x1FFFFFFFu
 #define OWNER_MULTI 0x1FFFFFFFu
 #define F_W 0x20000000u
@@ -22,6 +26,7 @@
 #define EPOCH_MAX 0x7FFFFu
 #define WAVE_MULTI 0x7FFu
 #define BENIGN (1u << 12)
+#define ATOMIC BENIGN                         /* strict mode, where nothing is benign */
 #define WRITTEN (1u << 11)
 
 void next_epoch(WG *g)
@@ -39,38 +44,24 @@ void next_epoch(WG *g)
     }
 }
 
-/* One access to a word in the current epoch; returns whether it may be a race. `value`: what a
- * 32-bit store writes (`known`); `bits`/`values` are NULL where benign races are not allowed. */
-static inline int epoch_conflict(WG *g, int64_t word, uint32_t *shadow, uint32_t *values,
-                                 uint64_t *writers, uint32_t wave, int write, int known,
-                                 uint32_t value)
+/* Strict mode: the shadow word `e` of a word after an access of `kind` (0 read, 1 write,
+ * 2 atomic) by wave `mine` (wave + 1) in `epoch`; `*race` set where two waves may race on it. */
+static inline uint32_t strict_step(uint32_t e, uint32_t epoch, uint32_t mine, int kind,
+                                   int *race)
 {
-    uint32_t epoch = g->epoch, e = shadow[word];
-    uint64_t bit = g->nw <= 64 ? 1ull << wave : 0;
-    if ((e >> 13) != epoch) {
-        uint32_t benign = values && write && known;
-        shadow[word] = (epoch << 13) | (benign ? BENIGN : 0) | (write ? WRITTEN : 0)
-                       | (wave + 1);
-        if (values) {
-            values[word] = value;
-            writers[word] = write ? bit : 0;
-        }
-        return 0;
-    }
-    uint32_t w = e & WAVE_MULTI, benign = e & BENIGN, written = (e & WRITTEN) | (write ? WRITTEN : 0);
-    if (w != wave + 1)
+    if ((e >> 13) != epoch)
+        return (epoch << 13) | (kind == 1 ? WRITTEN : 0) | (kind == 2 ? ATOMIC : 0) | mine;
+    uint32_t w = e & WAVE_MULTI, flags = e & (WRITTEN | ATOMIC);
+    int mixed = kind == 2 ? !(flags & ATOMIC) || (flags & WRITTEN) : (flags & ATOMIC) != 0;
+    if (kind == 1 || mixed)
+        flags |= WRITTEN;
+    if (kind == 2)
+        flags |= ATOMIC;
+    if (w != mine)
         w = WAVE_MULTI;
-    if (benign) {
-        if (write) {
-            if (!known || values[word] != value)
-                benign = 0;
-            writers[word] |= bit;
-        } else if (!(writers[word] & bit)) {
-            benign = 0;
-        }
-    }
-    shadow[word] = (epoch << 13) | benign | written | w;
-    return w == WAVE_MULTI && written && !benign;
+    if (w == WAVE_MULTI && (flags & WRITTEN))
+        *race = 1;
+    return (epoch << 13) | flags | w;
 }
 
 /* The owner word of a device block after an access with `flag` by workgroup `me`; returns
@@ -103,24 +94,10 @@ static inline int owner_access(uint32_t *word, uint32_t me, uint32_t flag, int s
     return (f & F_W) || ((f & F_A) && (shared || (f & F_R))) ? OWNER_MET : OWNER_SHARED;
 }
 
-/* One access of `kind` (0 read, 1 write, 2 atomic) to device block `block` by this workgroup. */
-static inline int track_device(WG *g, uint64_t block, int kind, uint32_t wave)
-{
-    uint32_t *shadow = g->dev_shadow + 2 * block;    /* owner word, epoch word */
-    int owner = g->dev_owned ? owner_access(shadow, (uint32_t)(g->linear + 1),
-                                            kind == 0 ? F_R : kind == 1 ? F_W : F_A,
-                                            g->shared_shadow) : 0;
-    if (owner == OWNER_MET)
-        return 2;
-    /* threads sharing the shadow leave the epoch word of a block only read by several
-     * workgroups alone (no wave can race on it unnoticed: a write to it would be a meeting) */
-    if (kind != 2 && g->nw > 1 && !(owner == OWNER_SHARED && g->shared_shadow))
-        return epoch_conflict(g, 0, shadow + 1, NULL, NULL, wave, kind == 1, 0, 0);
-    return 0;
-}
-
-/* `track_device` for every executing lane of one access of `width` bytes, with the
- * loop invariants hoisted (the hot path of device loads and stores). */
+/* One access of `kind` (0 read, 1 write, 2 atomic) of `width` bytes to device memory by every
+ * executing lane: the owner shadows (workgroups; 2 where they met) and the epoch shadows (waves;
+ * 1 where two may race), per block of 2^dev_shift bytes, with the loop invariants hoisted (the
+ * hot path of device loads and stores). Atomics meet waves only in strict mode. */
 int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width,
                               int kind)
 {
@@ -128,7 +105,9 @@ int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wi
     const uint32_t me = (uint32_t)(g->linear + 1), epoch = g->epoch;
     const uint32_t flag = kind == 0 ? F_R : kind == 1 ? F_W : F_A;
     const uint32_t written = kind == 1 ? WRITTEN : 0;
-    const int owned = g->dev_owned, waves = g->nw > 1 && kind != 2, shared = g->shared_shadow;
+    const int strict = g->run->strict_races;
+    const int owned = g->dev_owned, waves = g->nw > 1 && (kind != 2 || strict);
+    const int shared = g->shared_shadow;
     const int64_t n = g->n, W = g->W;
     const int shift = g->dev_shift;
     for (int64_t l = 0, wave = 0, in_wave = 0; l < n; l++) {
@@ -141,7 +120,12 @@ int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wi
                     return 2;
                 if (waves && !(owner == OWNER_SHARED && shared)) {
                     uint32_t e = s[1];
-                    if ((e >> 13) != epoch) {
+                    if (strict) {
+                        int race = 0;
+                        s[1] = strict_step(e, epoch, (uint32_t)(wave + 1), kind, &race);
+                        if (race)
+                            return 1;
+                    } else if ((e >> 13) != epoch) {
                         s[1] = (epoch << 13) | written | (uint32_t)(wave + 1);
                     } else {
                         uint32_t w = e & WAVE_MULTI, wr = (e & WRITTEN) | written;
@@ -162,18 +146,22 @@ int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wi
     return 0;
 }
 
-/* `epoch_conflict` on local memory for every executing lane of one access (loads and stores,
- * over the words each lane's bytes touch; `data`: the values a 32-bit store writes, NULL where
- * they are not known, as racecheck treats an unaligned store), with the loop invariants hoisted. */
-int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width,
-                             int write, const uint32_t *data)
+/* The epoch shadows of local memory for every executing lane of one access of `kind` (0 read,
+ * 1 write, 2 atomic; over the words each lane's bytes touch; `data`: the values a 32-bit store
+ * writes, NULL where they are not known, as racecheck treats an unaligned store), with the loop
+ * invariants hoisted; 1 where two waves may race. Atomics only in strict mode. */
+int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width, int kind,
+                      const uint32_t *data)
 {
     uint32_t *sh = g->loc_epoch, *values = g->loc_value;
     uint64_t *writers = g->loc_writers;
+    const int write = kind == 1, strict = g->run->strict_races;
     const uint32_t epoch = g->epoch, written = write ? WRITTEN : 0;
     const uint32_t shared_read = (epoch << 13) | WAVE_MULTI;  /* read by several, unwritten */
-    const int known = write && width == 4 && data, small = g->nw <= 64;
+    const int known = write && width == 4 && data && !strict, small = g->nw <= 64;
     const int64_t W = g->W;
+    if (kind == 2 && !strict)
+        return 0;
     for (int64_t wave = 0; wave < g->nw; wave++) {
         const uint64_t bit = small ? 1ull << wave : 0;
         const uint32_t mine = (uint32_t)(wave + 1);
@@ -183,8 +171,15 @@ int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wid
             uint64_t word = addr[l] >> 2, last = ((uint64_t)addr[l] + width - 1) >> 2;
             for (; word <= last; word++) {
                 uint32_t e = sh[word];
-                if (!write && e == shared_read)
+                if (!kind && e == shared_read)
                     continue;                 /* the common case of a tile read by all */
+                if (strict) {
+                    int race = 0;
+                    sh[word] = strict_step(e, epoch, mine, kind, &race);
+                    if (race)
+                        return 1;
+                    continue;
+                }
                 if ((e >> 13) != epoch) {
                     sh[word] = (epoch << 13) | (known ? BENIGN : 0) | written | mine;
                     if (write) {
@@ -211,26 +206,5 @@ int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wid
             }
         }
     }
-    return 0;
-}
-
-/* kind: 0 read, 1 write, 2 atomic; `known`: a 32-bit store of `value` */
-int track(WG *g, int local, uint64_t first, uint64_t last, int kind, uint32_t wave,
-                 int known, uint32_t value)
-{
-    if (!local) {                             /* device: blocks of 2^dev_shift bytes */
-        int s2 = g->dev_shift - 2;
-        for (uint64_t block = first >> s2; g->dev_shadow && block <= last >> s2; block++) {
-            int met = track_device(g, block, kind, wave);
-            if (met)
-                return met;
-        }
-        return 0;
-    }
-    for (uint64_t word = first; word <= last; word++)
-        if (kind != 2 && g->loc_epoch
-            && epoch_conflict(g, (int64_t)word, g->loc_epoch, g->loc_value, g->loc_writers,
-                              wave, kind == 1, known, value))
-            return 1;
     return 0;
 }
