@@ -103,6 +103,8 @@ int64_t execute_op(WG *g, const Ins *ins)
         return atomic_op(g, ins, m);
     if (ins->op >= OP_WAVE_SHUFFLE && ins->op <= OP_WAVE_REDUCE_MAX)
         return wave_op(g, ins, m);
+    if (ins->op >= OP_MMA_LOAD_A && ins->op <= OP_MMA_COMPUTE)
+        return mma_op(g, ins, m);
     if (ins->op >= OP_HADD && ins->op <= OP_BMA2)
         return half_op(g, ins, m, all);
     if (ins->op >= OP_DADD && ins->op <= OP_CVT_F64_F32)

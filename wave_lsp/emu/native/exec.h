@@ -62,6 +62,7 @@ typedef struct {
     int64_t steps, check;                /* steps of this workgroup, the next limit poll */
     struct Init *init;                   /* uninitialised-read shadows (initcheck.c) or NULL */
     int shared_shadow;                   /* the device shadow is shared by threads (parallel.c) */
+    struct Mma *mma;                     /* the mma fragments (mma.c), NULL until one is used */
 } WG;
 
 static inline float f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
@@ -105,6 +106,7 @@ void init_workgroup(WG *g);
 int init_registers(WG *g, const Ins *ins, int64_t index);
 void init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_t width,
                  int read, int write, int64_t index, uint32_t top);   /* top: largest address */
+void init_tile(WG *g, const int64_t *tile, const uint8_t *m, int read, int64_t index);
 /* profile.c (only called when run->prof is set) */
 int prof_setup(WG *g);
 void prof_workgroup(WG *g);
@@ -150,6 +152,13 @@ int64_t execute_op(WG *g, const Ins *ins);
 int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m);
 int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m);
 int64_t wave_op(WG *g, const Ins *ins, const uint8_t *m);
+/* mma.c: the fragments, zeroed in every workgroup (mma_workgroup when one begins) */
+typedef struct Mma Mma;
+int64_t mma_op(WG *g, const Ins *ins, const uint8_t *m);
+void mma_workgroup(WG *g);
+void mma_free(WG *g);
+/* memory.c: present waves before wave `w` (a memory log record's step within its instruction) */
+int64_t waves_before(const WG *g, int64_t w);
 /* floatwide.c: `all` = every lane executes */
 int64_t half_op(WG *g, const Ins *ins, const uint8_t *m, int all);
 int64_t f64_op(WG *g, const Ins *ins, const uint8_t *m, int all);
