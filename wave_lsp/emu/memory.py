@@ -194,6 +194,7 @@ def mma_tile_addresses(space: Space, addr, stride, lanes, warn) -> np.ndarray:
             bad = np.nonzero((rel + 4 > space.size) | (rel < 0))[0]
             raise Fault("out_of_bounds", messages.mma_tile_out_of_bounds(int(rel[bad[0]]),
                                                                         space.size),
-                        per_lane[bad], address=int(rel[bad[0]]), space="local", width=4)
+                        np.unique(per_lane[bad]), address=int(rel[bad[0]]), space="local",
+                        width=4)
         absolute = rel + space.base[per_lane]
     return absolute.reshape(len(lanes), 16)
