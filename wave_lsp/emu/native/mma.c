@@ -6,9 +6,10 @@
  * numpy engine), and C[i][j] += A[i][k] * B[k][j] for k in order, each product and each sum
  * rounded to f32 (no fused multiply-add).
  *
- * NaN results are the numpy engine's on x86-64 (SSE/AVX, which numpy's loops use with their
- * operands in order): the first operand that is a NaN, made quiet, else the processor's default
- * NaN (inf * 0, inf - inf). Elsewhere (Arm's rules differ) a NaN result bails. */
+ * NaN results as exec.h's nan_result: the NaN operand made quiet, the default NaN of an invalid
+ * product or sum (as computed); where two different NaNs meet (numpy's result then depends on how its loops
+ * pass them: it is the first on x86-64 at the lengths tried, but that is not a promise) it
+ * bails. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,6 @@
 
 enum { FRAG_A, FRAG_B, FRAG_C, FRAG_KINDS };
 #define FRAGMENTS 256                    /* numbers: an 8-bit register field */
-#define QUIET 0x00400000u
 
 struct Mma {
     float *frag[FRAG_KINDS][FRAGMENTS];  /* n lanes x 16 (row-major), allocated at first use */
@@ -59,17 +59,6 @@ static float *fragment(WG *g, int kind, int64_t number)
     return *f;
 }
 
-/* The processor's NaN for an invalid operation (0xFFC00000 on x86-64). */
-static uint32_t default_nan(void)
-{
-    volatile float zero = 0.0f, inf = __builtin_inff();
-    return u32(zero * inf);
-}
-
-#if defined(__x86_64__)
-#define NAN_OF(x, y, invalid) (is_nan(x) ? (x) | QUIET : is_nan(y) ? (y) | QUIET : (invalid))
-#endif
-
 /* C += A x B for the executing lanes; BAIL_AT where a NaN result is not reproduced. */
 static int64_t compute(WG *g, const Ins *ins, const uint8_t *m)
 {
@@ -79,34 +68,29 @@ static int64_t compute(WG *g, const Ins *ins, const uint8_t *m)
     float *B = fragment(g, FRAG_B, ins->rs1);
     if (!A || !B || !C)
         return bail(g->run, "out of memory");
-    uint32_t invalid = default_nan();
     for (int64_t l = 0; l < n; l++) {
         if (!m[l])
             continue;
         const float *a = A + l * 16, *b = B + l * 16;
         float *c = C + l * 16, acc[16];
         memcpy(acc, c, sizeof acc);
-        int nan = 0;
         for (int k = 0; k < 4; k++)
             for (int i = 0; i < 4; i++)
                 for (int j = 0; j < 4; j++) {
                     float p = a[i * 4 + k] * b[k * 4 + j];
                     float s = acc[i * 4 + j] + p;
                     if (s != s) {                 /* a NaN: its bits as numpy's */
-#if defined(__x86_64__)
                         uint32_t x = u32(a[i * 4 + k]), y = u32(b[k * 4 + j]);
-                        uint32_t pb = u32(p), sb = u32(acc[i * 4 + j]);
-                        if (p != p)
-                            pb = NAN_OF(x, y, invalid);
-                        s = f32(NAN_OF(sb, pb, invalid));
-#else
-                        nan = 1;
-#endif
+                        uint32_t pb = u32(p), sb = u32(acc[i * 4 + j]), r = u32(s);
+                        /* (0 * inf and inf - inf: the default NaN, as computed) */
+                        if ((is_nan(x) || is_nan(y)) && !nan_result(x, y, &pb))
+                            return bail(g->run, "NaN operands meet");
+                        if ((is_nan(sb) || is_nan(pb)) && !nan_result(sb, pb, &r))
+                            return bail(g->run, "NaN operands meet");
+                        s = f32(r);
                     }
                     acc[i * 4 + j] = s;
                 }
-        if (nan)
-            return bail(g->run, "NaN operand");
         memcpy(c, acc, sizeof acc);
     }
     return -1;
