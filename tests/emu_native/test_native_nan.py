@@ -1,4 +1,4 @@
-"""NaN operands of the f32 instructions on the native core: random programs over quiet and
+"""NaN operands of the f32 and bf16 instructions on the native core: random programs over quiet and
 signalling NaNs with payloads of both signs, infinities, zeros and numbers, on lane counts that
 take numpy's loops through their vector bodies and tails, give the numpy engine's exact report;
 the core runs every operation on one NaN (its result: the NaN made quiet; fmin/fmax/fclamp: the
@@ -22,13 +22,15 @@ from wave_lsp.emu.kernel_launch import DataFill
 
 PAYLOADS = platform.machine().lower() in ("x86_64", "amd64", "aarch64", "arm64")
 QUIET = 0x00400000
-NANS = [0x7FC00000, 0xFFC00000, 0x7FC12345, 0xFFD00001, 0x7F800001, 0xFF800ABC, 0x7FBFFFFF]
+NANS = [0x7FC00000, 0xFFC00000, 0x7FC12345, 0xFFD00001, 0x7F800001, 0xFF800ABC, 0x7FBFFFFF,
+        0x7F817FC1, 0x3F80FFA0]          # bf16 NaNs in the low half (and the high half)
 OTHERS = [0x3F800000, 0xBF800000, 0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x40490FDB,
           0x00000001, 0x3F000000, 0xC0200000]
-TWO = ["fadd", "fsub", "fmul", "fdiv", "fmin", "fmax"]
+TWO = ["fadd", "fsub", "fmul", "fdiv", "fmin", "fmax", "badd", "bsub", "bmul", "badd2",
+       "bmul2"]
 ONE = ["fsqrt", "frsqrt", "frcp", "ffloor", "fceil", "fround", "ftrunc", "ffract", "fsat",
        "fneg", "fabs"]
-THREE = ["fma", "fclamp"]
+THREE = ["fma", "fclamp", "bma", "bma2"]
 VALUES = 8                       # words per thread: r2..r9 loaded, then stored
 
 PROLOGUE = f""".kernel nan_ops
@@ -104,7 +106,9 @@ def test_one_nan_runs_on_the_core_with_its_payload_made_quiet():
              ("fma r2, r2, r3, r4", snan, 0x00000000, snan | QUIET),     # NaN * 0
              ("fmin r2, r2, r3", qnan, 0xC0200000, 0xC0200000),
              ("fmax r2, r3, r2", qnan, 0xC0200000, 0xC0200000),
-             ("fsat r2, r2", qnan, 0, qnan)]
+             ("fsat r2, r2", qnan, 0, qnan),
+             ("badd r2, r2, r3", 0x7F81, 0x3F80, 0x7FC1),                 # bf16 sNaN + 1
+             ("bmul2 r2, r3, r2", 0xFFA07F81, 0x3F803F80, 0xFFE07FC1)]
     for text, a, b, want in cases:
         got, reason = run_one(text, a, b)
         assert got == want, (text, hex(got))

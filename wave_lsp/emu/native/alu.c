@@ -207,7 +207,7 @@ int64_t execute_op(WG *g, const Ins *ins)
         LANES({
             uint32_t v;
             if (!fminmax(A[l], B[l], ins->op == OP_FMAX, &v))
-                return bail(run, "fmin/fmax of NaN or signed zeros");
+                return bail(run, "fmin/fmax of a signalling NaN, two NaNs or signed zeros");
             D[l] = v;
         });
         break;
@@ -215,7 +215,7 @@ int64_t execute_op(WG *g, const Ins *ins)
         LANES({
             uint32_t v, w;
             if (!fminmax(A[l], B[l], 1, &v) || !fminmax(v, C[l], 0, &w))
-                return bail(run, "fclamp of NaN or signed zeros");
+                return bail(run, "fclamp of a signalling NaN, two NaNs or signed zeros");
             D[l] = w;
         });
         break;

@@ -7,46 +7,53 @@
 
 /* ---- f16 and bf16 (alu._scalar16 / _packed16): each 16-bit value widened to f32 exactly, the
  * operation in f32 (hma: a multiply and an add, two roundings), the result rounded to f16 (nearest
- * even) or truncated to bf16. A NaN anywhere bails (numpy's NaN payloads are its own). */
-static int widen16(uint32_t h, int bf, float *out)
+ * even) or truncated to bf16. bf16 widens and narrows by shifting bits, so a NaN operand gives
+ * the f32 instructions' result (exec.h nan_result; two different NaNs bail); an f16 NaN bails
+ * (numpy converts f16 NaNs in software or with F16C by length and processor: payloads differ). */
+static int widen16(uint32_t h, float *out)
 {
     h &= 0xFFFFu;
-    if (bf) {
-        if (is_nan(h << 16))
-            return 0;
-        *out = f32(h << 16);
-        return 1;
-    }
     if ((h & 0x7C00u) == 0x7C00u && (h & 0x3FFu))
         return 0;
     *out = half_to_float((uint16_t)h);
     return 1;
 }
 
-static int narrow16(float x, int bf, uint32_t *out)
+static int narrow16(float x, uint32_t *out)
 {
     uint32_t bits = u32(x);
-    if (is_nan(bits))
-        return 0;
-    if (bf) {
-        *out = bits >> 16;
-        return 1;
-    }
     uint16_t h;
-    if (!float_to_half(bits, &h))
+    if (is_nan(bits) || !float_to_half(bits, &h))
         return 0;
     *out = h;
     return 1;
 }
 
-/* One 16-bit result of `op` (0 add, 1 sub, 2 mul, 3 multiply-add) from the 16-bit operands. */
-static int half_value(int op, int bf, uint32_t a, uint32_t b, uint32_t c, uint32_t *out)
+/* One f16 result of `op` (0 add, 1 sub, 2 mul, 3 multiply-add) from the 16-bit operands. */
+static int half_value(int op, uint32_t a, uint32_t b, uint32_t c, uint32_t *out)
 {
     float x, y, z = 0.0f;
-    if (!widen16(a, bf, &x) || !widen16(b, bf, &y) || (op == 3 && !widen16(c, bf, &z)))
+    if (!widen16(a, &x) || !widen16(b, &y) || (op == 3 && !widen16(c, &z)))
         return 0;
     float r = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x * y + z;
-    return narrow16(r, bf, out);
+    return narrow16(r, out);
+}
+
+/* One bf16 result of `op` with NaN operands as the f32 instructions'; 0 where two NaNs meet. */
+static int bf16_value(int op, uint32_t a, uint32_t b, uint32_t c, uint32_t *out)
+{
+    uint32_t x = (a & 0xFFFFu) << 16, y = (b & 0xFFFFu) << 16, z = (c & 0xFFFFu) << 16;
+    uint32_t r = u32(op == 0 ? f32(x) + f32(y) : op == 1 ? f32(x) - f32(y) : f32(x) * f32(y));
+    if ((is_nan(x) || is_nan(y)) && !nan_result(x, y, &r))
+        return 0;
+    if (op == 3) {                           /* the product, then the sum: numpy's a * b + c */
+        uint32_t t = u32(f32(r) + f32(z));
+        if ((is_nan(r) || is_nan(z)) && !nan_result(r, z, &t))
+            return 0;
+        r = t;
+    }
+    *out = r >> 16;
+    return 1;
 }
 
 int64_t half_op(WG *g, const Ins *ins, const uint8_t *m, int all)
@@ -58,11 +65,21 @@ int64_t half_op(WG *g, const Ins *ins, const uint8_t *m, int all)
     int op = kinds[index], packed = index >= 4;
     const uint32_t *A = g->R + ins->rs1 * n, *B = g->R + ins->rs2 * n, *C = g->R + ins->rs3 * n;
     uint32_t *D = g->R + ins->rd * n;
+    if (bf) {
+        LANES({
+            uint32_t lo, hi = 0;
+            if (!bf16_value(op, A[l], B[l], C[l], &lo)
+                || (packed && !bf16_value(op, A[l] >> 16, B[l] >> 16, C[l] >> 16, &hi)))
+                return bail(run, "NaN operands meet");
+            D[l] = lo | (hi << 16);
+        });
+        return -1;
+    }
     LANES({
         uint32_t lo, hi = 0;
-        if (!half_value(op, bf, A[l], B[l], C[l], &lo)
-            || (packed && !half_value(op, bf, A[l] >> 16, B[l] >> 16, C[l] >> 16, &hi)))
-            return bail(run, "f16/bf16 NaN");
+        if (!half_value(op, A[l], B[l], C[l], &lo)
+            || (packed && !half_value(op, A[l] >> 16, B[l] >> 16, C[l] >> 16, &hi)))
+            return bail(run, "f16 NaN");
         D[l] = lo | (hi << 16);
     });
     return -1;
