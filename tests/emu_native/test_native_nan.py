@@ -1,10 +1,10 @@
-"""NaN operands of the f32 and bf16 instructions on the native core: random programs over quiet and
+"""NaN operands of the f32, bf16 and f64 instructions on the native core: random programs over quiet and
 signalling NaNs with payloads of both signs, infinities, zeros and numbers, on lane counts that
 take numpy's loops through their vector bodies and tails, give the numpy engine's exact report;
 the core runs every operation on one NaN (its result: the NaN made quiet; fmin/fmax/fclamp: the
 number beside a quiet NaN; fsat: a quiet NaN as it is) and leaves to the numpy engine only what
 numpy's own loops answer differently by length and position (two different NaNs meeting, a
-signalling NaN in fmin/fmax/fsat, min/max of signed zeros)."""
+signalling NaN in fmin/fmax/fsat, min/max of signed zeros, f16 NaNs)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ from wave_lsp.emu.kernel_launch import DataFill
 PAYLOADS = platform.machine().lower() in ("x86_64", "amd64", "aarch64", "arm64")
 QUIET = 0x00400000
 NANS = [0x7FC00000, 0xFFC00000, 0x7FC12345, 0xFFD00001, 0x7F800001, 0xFF800ABC, 0x7FBFFFFF,
-        0x7F817FC1, 0x3F80FFA0]          # bf16 NaNs in the low half (and the high half)
+        0x7F817FC1, 0x3F80FFA0,          # bf16 NaNs in the low half (and the high half)
+        0x7FF80000, 0xFFF00001, 0x7FF40000]   # high words of f64 NaNs (f32 NaNs too)
 OTHERS = [0x3F800000, 0xBF800000, 0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x40490FDB,
           0x00000001, 0x3F000000, 0xC0200000]
 TWO = ["fadd", "fsub", "fmul", "fdiv", "fmin", "fmax", "badd", "bsub", "bmul", "badd2",
@@ -51,8 +52,20 @@ EPILOGUE = f"""    mov_sr r10, sr_workgroup_size_x
 reg = st.sampled_from([f"r{2 + i}" for i in range(VALUES)])
 
 
+pair = st.sampled_from(["r2", "r4", "r6", "r8"])        # f64: r2:r3, ...
+F64 = {"dadd": 2, "dsub": 2, "dmul": 2, "ddiv": 2, "dma": 3, "dsqrt": 1}
+
+
 @st.composite
 def statement(draw) -> str:
+    if draw(st.integers(0, 3)) == 0:                       # f64 and its conversions
+        name = draw(st.sampled_from(sorted(F64) + ["cvt_f32_f64", "cvt_f64_f32"]))
+        if name == "cvt_f32_f64":
+            return f"    cvt_f32_f64 {draw(reg)}, {draw(pair)}\n"
+        if name == "cvt_f64_f32":
+            return f"    cvt_f64_f32 {draw(pair)}, {draw(reg)}\n"
+        return f"    {name} {draw(pair)}, " + ", ".join(draw(pair) for _ in range(F64[name])) \
+            + "\n"
     arity = draw(st.sampled_from([1, 2, 2, 3]))
     name = draw(st.sampled_from({1: ONE, 2: TWO, 3: THREE}[arity]))
     return f"    {name} {draw(reg)}, " + ", ".join(draw(reg) for _ in range(arity)) + "\n"
@@ -108,7 +121,12 @@ def test_one_nan_runs_on_the_core_with_its_payload_made_quiet():
              ("fmax r2, r3, r2", qnan, 0xC0200000, 0xC0200000),
              ("fsat r2, r2", qnan, 0, qnan),
              ("badd r2, r2, r3", 0x7F81, 0x3F80, 0x7FC1),                 # bf16 sNaN + 1
-             ("bmul2 r2, r3, r2", 0xFFA07F81, 0x3F803F80, 0xFFE07FC1)]
+             ("bmul2 r2, r3, r2", 0xFFA07F81, 0x3F803F80, 0xFFE07FC1),
+             # the f64 sNaN 0xFFF00001_00000001: quiet, its payload's high bits
+             ("cvt_f32_f64 r2, r2", 0x00000001, 0xFFF00001, 0xFFC00008),
+             # f32 sNaN -> f64 0xFFF80157_80000000 (quiet, payload widened): its low word
+             ("cvt_f64_f32 r2, r2", snan, 0, 0x80000000),
+             ("dadd r2, r2, r4", 0x00000001, 0xFFF00001, 0x00000001)]     # (lo word kept)
     for text, a, b, want in cases:
         got, reason = run_one(text, a, b)
         assert got == want, (text, hex(got))

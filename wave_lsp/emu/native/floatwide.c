@@ -85,13 +85,34 @@ int64_t half_op(WG *g, const Ins *ins, const uint8_t *m, int all)
     return -1;
 }
 
-/* ---- f64 on register pairs (alu.pair_to_f64 / f64_to_pair); a NaN operand or result bails. */
-static inline double pair(const uint32_t *lo, const uint32_t *hi, int64_t l)
+/* ---- f64 on register pairs (alu.pair_to_f64 / f64_to_pair). A NaN operand gives the f32
+ * instructions' rule in f64 (the NaN made quiet; two different NaNs bail); an invalid operation's
+ * default NaN is computed; the conversions are the processor's, as numpy's casts (f32 -> f64
+ * quiets and widens the payload, f64 -> f32 quiets and keeps its high bits). */
+#define QUIET64 (1ull << 51)
+
+static inline int is_nan64(uint64_t u) { return (u & ~(1ull << 63)) > 0x7FF0000000000000ull; }
+static inline uint64_t bits64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+static inline double f64(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
+
+/* nan_result (exec.h) in f64: `*out` for an operation on a and b, one at least a NaN; 0 where
+ * the result depends on the order of the operands. */
+static inline int nan64_result(uint64_t a, uint64_t b, uint64_t *out)
 {
-    uint64_t bits = ((uint64_t)hi[l] << 32) | lo[l];
-    double d;
-    memcpy(&d, &bits, 8);
-    return d;
+    int na = is_nan64(a), nb = is_nan64(b);
+    if (!NAN_PAYLOADS || (na && nb && (a | QUIET64) != (b | QUIET64)))
+        return 0;
+    *out = (na ? a : b) | QUIET64;
+    return 1;
+}
+
+/* One binary result of `op` with NaN operands as numpy's loops give them where they do not
+ * depend on the order; 0 otherwise. */
+static inline int f64_binary(int64_t op, uint64_t x, uint64_t y, uint64_t *out)
+{
+    double a = f64(x), b = f64(y);
+    *out = bits64(op == OP_DADD ? a + b : op == OP_DSUB ? a - b : op == OP_DMUL ? a * b : a / b);
+    return !(is_nan64(x) || is_nan64(y)) || nan64_result(x, y, out);
 }
 
 int64_t f64_op(WG *g, const Ins *ins, const uint8_t *m, int all)
@@ -103,35 +124,35 @@ int64_t f64_op(WG *g, const Ins *ins, const uint8_t *m, int all)
                    *C = R + ins->rs3 * n, *C1 = C + n;
     uint32_t *D = g->R + ins->rd * n, *D1 = D + n;
     LANES({
+        uint64_t r;
         if (op == OP_CVT_F64_F32) {
-            if (is_nan(A[l]))
+            if (is_nan(A[l]) && !NAN_PAYLOADS)
                 return bail(run, "NaN operand");
-            double r = (double)f32(A[l]);
-            uint64_t bits;
-            memcpy(&bits, &r, 8);
-            D[l] = (uint32_t)bits;
-            D1[l] = (uint32_t)(bits >> 32);
-            continue;
+            r = bits64((double)f32(A[l]));
+        } else {
+            uint64_t x = ((uint64_t)A1[l] << 32) | A[l], y = 0, z = 0;
+            if (op != OP_DSQRT && op != OP_CVT_F32_F64)      /* only the operands it has */
+                y = ((uint64_t)B1[l] << 32) | B[l];
+            if (op == OP_DMA)
+                z = ((uint64_t)C1[l] << 32) | C[l];
+            if (op == OP_CVT_F32_F64 || op == OP_DSQRT) {
+                if (is_nan64(x) && !NAN_PAYLOADS)
+                    return bail(run, "NaN operand");
+                if (op == OP_CVT_F32_F64) {
+                    D[l] = u32((float)f64(x));
+                    continue;
+                }
+                r = is_nan64(x) ? x | QUIET64 : bits64(sqrt(f64(x)));
+            } else if (op == OP_DMA) {             /* numpy's a * b + c: two roundings */
+                uint64_t p;
+                if (!f64_binary(OP_DMUL, x, y, &p) || !f64_binary(OP_DADD, p, z, &r))
+                    return bail(run, "NaN operands meet");
+            } else if (!f64_binary(op, x, y, &r)) {
+                return bail(run, "NaN operands meet");
+            }
         }
-        double x = pair(A, A1, l), y = 0.0, z = 0.0;
-        if (op != OP_DSQRT && op != OP_CVT_F32_F64)
-            y = pair(B, B1, l);
-        if (op == OP_DMA)
-            z = pair(C, C1, l);
-        if (x != x || y != y || z != z)
-            return bail(run, "NaN operand");
-        if (op == OP_CVT_F32_F64) {
-            D[l] = u32((float)x);
-            continue;
-        }
-        double r = op == OP_DADD ? x + y : op == OP_DSUB ? x - y : op == OP_DMUL ? x * y
-                 : op == OP_DMA ? x * y + z : op == OP_DDIV ? x / y : sqrt(x);
-        if (r != r)
-            return bail(run, "NaN result");
-        uint64_t bits;
-        memcpy(&bits, &r, 8);
-        D[l] = (uint32_t)bits;
-        D1[l] = (uint32_t)(bits >> 32);
+        D[l] = (uint32_t)r;
+        D1[l] = (uint32_t)(r >> 32);
     });
     return -1;
 }

@@ -30,9 +30,9 @@ What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`
 - the NaN results numpy's loops give by the length of the array and the position in it, which
   the core cannot know: two different NaNs meeting in one operation ("NaN operands meet"; one
   NaN gives itself made quiet, an invalid operation the default NaN, as numpy: exec.h's
-  nan_result, f32, bf16 and `mma_compute` alike), a signalling NaN or two NaNs in
-  fmin/fmax/fclamp and fsat, min/max of signed zeros, and f16 and f64 NaNs ("f16 NaN", "NaN
-  operand", "NaN result": numpy converts them in software or in hardware by length and
+  nan_result, f32, bf16, f64 and `mma_compute` alike), a signalling NaN or two NaNs in
+  fmin/fmax/fclamp and fsat, min/max of signed zeros, and f16 NaNs ("f16 NaN", "NaN operand"
+  of the f16 conversions: numpy converts f16 in software or with F16C by length and
   processor); on a processor other than x86-64 and AArch64, every NaN operand;
 - "the instruction limit in a batch of several workgroups": the numpy engine checks the limit
   every so many steps of a batch (workgroups in lock-step), so where a batch holds several, when
