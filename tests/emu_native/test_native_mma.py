@@ -329,3 +329,20 @@ def test_the_command_runs_mma_on_the_native_core(tmp_path):
     assert fast.stderr.splitlines()[0] == "engine: native", fast.stderr
     assert slow.stderr.startswith("engine: numpy"), slow.stderr
     assert fast.stdout == slow.stdout and "128" in fast.stdout
+
+
+def test_the_write_log_of_tile_work_is_the_numpy_engines():
+    """Who wrote what (`write_log`): a kernel of tile work logs the same rows, masks and values
+    on both engines (the tiles move no register, as on the numpy engine)."""
+    need_core()
+    data = struct.pack("<32I", *range(0x3F800000, 0x3F800000 + 32 * 4096, 4096))
+    launch = Launch(grid=(2, 1, 1), workgroup=(16, 1, 1), wave_width=8, device_memory=256,
+                    memory_init=(DataFill(0, data),))
+    logs = []
+    for engine in ("native", "numpy"):
+        report = run(NAN_KERNEL, launch, RunOptions(engine=engine, write_log=True,
+                                                    initcheck=False))
+        assert report.engine == engine
+        logs.append([bytes(x) for x in (report.write_log.rows, report.write_log.masks,
+                                        report.write_log.values)])
+    assert logs[0][0] and logs[0] == logs[1]
