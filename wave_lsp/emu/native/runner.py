@@ -21,7 +21,7 @@ What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`
 `engine: numpy (REASON)`), all of it instructions or semantics the core lacks:
 - an instruction it does not implement (`_wavecore.OPS`: the transcendentals `fsin`, `fcos`,
   `fexp2`, `flog2`), or one naming a predicate that does not exist (the matrix instructions are
-  its own, mma.c; a NaN result of `mma_compute` bails where the core does not run on x86-64);
+  its own: mma.c);
 - "possible data race": the core's race shadows (shadow.c) only see that two waves of a
   workgroup between barriers may have met on a word; the numpy engine finds and reports the race
   (`data_race`, racecheck.py). Races between workgroups are the core's own: a run whose owner
