@@ -185,6 +185,16 @@ def test_an_atomic_on_uninitialised_device_memory_is_a_read():
     assert uninitialised(run(source, Launch(memory_init=(ZeroFill(8, 1),)))) == []
 
 
+@pytest.mark.parametrize("access", ["device_load_u32 r1, r20", "local_store_u32 r20, r1",
+                                    "mma_load_a r0, r20, r1", "mma_store_c r1, r20, r0"])
+def test_an_access_through_a_register_beyond_the_file_is_its_fault_not_a_crash(access):
+    """The check leaves an access naming a register past `.registers` to the access, which
+    reports register_out_of_range (it indexed the missing register: a traceback)."""
+    report = run(kernel(f"    mov_imm r1, 0\n    {access}\n", registers=8), Launch())
+    assert [e.kind for e in report.errors] == ["register_out_of_range"]
+    assert "r20" in report.errors[0].message
+
+
 def test_the_check_can_be_turned_off():
     assert uninitialised(run(DEVICE, Launch(), initcheck=False)) == []
 

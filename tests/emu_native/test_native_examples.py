@@ -1,7 +1,7 @@
 """The 16 shared kernels with their documented launches (tests/test_emu_differential.py's
-flags): the native core runs every one it can with the numpy engine's exact report (warnings,
-errors, memory, statistics), and the whole command, with the native core or with the numpy engine alone, prints
-exactly what upstream wave-emu prints."""
+flags): the native core runs every one (mma_simple's matrix instructions too) with the numpy
+engine's exact report (warnings, errors, memory, statistics), and the whole command, with the
+native core or with the numpy engine alone, prints exactly what upstream wave-emu prints."""
 
 from __future__ import annotations
 
@@ -16,8 +16,6 @@ from .native_support import assert_native_equal, launch_of, need_core
 
 from wave_lsp.emu import RunOptions
 
-# The kernels the core cannot run (instructions it does not implement): the numpy engine does.
-NUMPY_ONLY = {"mma_simple": "mma_load_a"}
 # The kernels that read memory nothing initialised (tests/test_initcheck.py shows where): the
 # core reports it as the numpy engine does.
 READS_UNINITIALISED = {"histogram", "barrier_in_loop", "sample"}
@@ -33,14 +31,11 @@ def flags_of(name: str, work) -> list[str]:
 def test_native_equals_numpy_engine(name, work):
     source = (diff.EXAMPLES / f"{name}.wave").read_text()
     launch = launch_of(flags_of(name, work), work)
-    native = assert_native_equal(source, launch, must_run=name not in NUMPY_ONLY)
+    native = assert_native_equal(source, launch)
     if name in READS_UNINITIALISED:
         assert {w.kind for w in native.warnings} & {"uninitialised_local",
                                                      "uninitialised_device"}
-    native = assert_native_equal(source, launch, RunOptions(initcheck=False),
-                                 must_run=name not in NUMPY_ONLY)
-    if name in NUMPY_ONLY:
-        assert native.reason == "an instruction the native core does not implement"
+    assert_native_equal(source, launch, RunOptions(initcheck=False))
 
 
 def ours(wbin, flags, cwd, native: bool):
@@ -60,8 +55,7 @@ def test_command_prints_what_upstream_prints(name, work):
     fast, slow = ours(wbin, flags, work, True), ours(wbin, flags, work, False)
     assert fast.returncode == slow.returncode == 0
     assert fast.stdout == slow.stdout == up.stdout
-    engine = "engine: numpy" if name in NUMPY_ONLY else "engine: native"
-    assert fast.stderr.startswith(engine), fast.stderr
+    assert fast.stderr.startswith("engine: native"), fast.stderr
     assert slow.stderr.startswith("engine: numpy"), slow.stderr
 
 

@@ -65,6 +65,7 @@ def test_dispatch_ranges_hold_what_the_c_code_means():
     assert span("local_atomic_add", "local_atomic_cas") == \
         [m for m in ops if m.startswith("local_atomic_")]
     assert set(span("wave_shuffle", "wave_reduce_max")) == of(IC.WAVE)
+    assert set(span("mma_load_a", "mma_compute")) == of(IC.MMA)
     assert span("wave_shuffle", "wave_broadcast") == \
         [m for m in ops if m.startswith("wave_shuffle")] + ["wave_broadcast"]
     halves, bfloats = span("hadd", "hma2"), span("badd", "bma2")     # floatwide.c indexes both
@@ -81,5 +82,6 @@ def test_the_c_code_tests_only_those_ranges():
     assert ranges == {("OP_LOCAL_LOAD_U8", "OP_DEVICE_STORE_U128"),
                       ("OP_LOCAL_ATOMIC_ADD", "OP_ATOMIC_CAS"),
                       ("OP_WAVE_SHUFFLE", "OP_WAVE_REDUCE_MAX"), ("OP_HADD", "OP_BMA2"),
+                      ("OP_MMA_LOAD_A", "OP_MMA_COMPUTE"),
                       ("OP_DADD", "OP_CVT_F64_F32"), ("OP_LOCAL_LOAD_U8", "OP_LOCAL_LOAD_U64"),
                       ("OP_DEVICE_LOAD_U8", "OP_DEVICE_LOAD_U128")}

@@ -224,11 +224,12 @@ def instrument(compiled, ctx, shadow: InitShadow, registers: int) -> None:
     checks = []
     for index, ins in enumerate(compiled.instructions):
         reads, writes = register_uses(ins)
-        if any(r >= registers for r in (*reads, *writes)):     # the op faults: leave it be
+        faults = any(r >= registers for r in (*reads, *writes))
+        if faults:                        # the op faults (register_out_of_range): leave it be
             reads, writes = (), ()
         guard = (ins.pred_reg, ins.pred_neg) if ins.guarded else None
         checks.append((tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes)),
-                       exec_mask(guard), guard is None, _memory_check(ins)))
+                       exec_mask(guard), guard is None, None if faults else _memory_check(ins)))
     compiled.ops = [_checked(op, index, checks[index], ctx, shadow)
                     if checks[index][0] or checks[index][1] or checks[index][4] else op
                     for index, op in enumerate(compiled.ops)]

@@ -23,7 +23,13 @@ import struct
 import sys
 from dataclasses import dataclass
 
+from ..isa import MemoryAccess
 from .trace_filter import TraceFilter
+
+# the mma instructions' tile accesses, logged as 4-byte local loads and stores
+MMA_TILES = {"mma_load_a": MemoryAccess("local", "load", 4),
+             "mma_load_b": MemoryAccess("local", "load", 4),
+             "mma_store_c": MemoryAccess("local", "store", 4)}
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,7 @@ def from_native(raw: bytes, instructions, geo, where: TraceFilter | None = None
         if not where.keeps_pc(ins.offset) or not where.keeps_wave(wave) or (
                 where.lane is not None and in_wave != where.lane):
             continue
-        access = ins.spec.memory
+        access = MMA_TILES.get(ins.spec.mnemonic, ins.spec.memory)
         value = (low & 0xFFFFFFFFFFFFFFFF) | (high & 0xFFFFFFFFFFFFFFFF) << 64
         operand = swap = None
         kind = access.kind

@@ -17,8 +17,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from ..isa import MemoryAccess
-from .mem_access import MemAccess, atomic_result
+from .mem_access import MMA_TILES, MemAccess, atomic_result
 from .observer import Observer
 from .trace_filter import TraceFilter
 
@@ -157,9 +156,3 @@ class MemTracer(Observer):
             else:
                 self.sink(record.text())
         self.step += count
-
-
-# the mma instructions' tile accesses, logged as 4-byte local loads and stores
-MMA_TILES = {"mma_load_a": MemoryAccess("local", "load", 4),
-             "mma_load_b": MemoryAccess("local", "load", 4),
-             "mma_store_c": MemoryAccess("local", "store", 4)}

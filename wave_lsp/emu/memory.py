@@ -192,9 +192,9 @@ def mma_tile_addresses(space: Space, addr, stride, lanes, warn) -> np.ndarray:
         rel = flat.reshape(-1)
         if rel.size and (rel.max() + 4 > space.size or rel.min() < 0):
             bad = np.nonzero((rel + 4 > space.size) | (rel < 0))[0]
-            raise Fault("out_of_bounds",
-                        f"memory access out of bounds: address 0x{int(rel[bad[0]]) & 0xFFFFFFFFFFFFFFFF:016x} "
-                        f"(mma tile in local memory of {space.size} bytes)",
-                        per_lane[bad], address=int(rel[bad[0]]), space="local", width=4)
+            raise Fault("out_of_bounds", messages.mma_tile_out_of_bounds(int(rel[bad[0]]),
+                                                                        space.size),
+                        np.unique(per_lane[bad]), address=int(rel[bad[0]]), space="local",
+                        width=4)
         absolute = rel + space.base[per_lane]
     return absolute.reshape(len(lanes), 16)

@@ -45,6 +45,11 @@ def out_of_bounds(address: int, width: int, space: str, size: int) -> str:
             f"access, {space} memory is {size} bytes)")
 
 
+def mma_tile_out_of_bounds(address: int, size: int) -> str:
+    return (f"memory access out of bounds: address 0x{address & 0xFFFFFFFFFFFFFFFF:016x} "
+            f"(mma tile in local memory of {size} bytes)")
+
+
 def control_stack_overflow(depth: int) -> str:
     return f"stack overflow: control flow (more than {depth} nested if/loop levels)"
 

@@ -27,6 +27,26 @@ static inline float fma_single(float a, float b, float c)
     return (float)s;
 }
 
+/* alu.fma_f32 of one lane, NaN operands included: numpy computes f64(a) * f64(b) + f64(c), so a
+ * NaN operand of the product, else its default NaN (0 * inf), else a NaN `c` is the result,
+ * made quiet (exec.h's nan_result; f64 keeps an f32 payload). Returns -1 where two different
+ * NaNs meet (or the processor keeps no payloads): the caller bails. */
+static inline int fma_lane(uint32_t a, uint32_t b, uint32_t c, uint32_t *out)
+{
+    if (!(is_nan(a) || is_nan(b) || is_nan(c))) {
+        *out = u32(fma_single(f32(a), f32(b), f32(c)));
+        return 0;
+    }
+    uint32_t p = u32(f32(a) * f32(b));         /* a NaN exactly when the f64 product is one */
+    if ((is_nan(a) || is_nan(b)) && !nan_result(a, b, &p))
+        return -1;
+    if (!is_nan(p)) {                          /* c is the NaN */
+        *out = c | QUIET_BIT;
+        return NAN_PAYLOADS ? 0 : -1;
+    }
+    return nan_result(p, c, out) ? 0 : -1;
+}
+
 /* AVX2 and plain clones of a hot loop, the loader picking one (x86-64 ELF); elsewhere (macOS,
  * Arm) one plain build. */
 #if defined(__x86_64__) && defined(__ELF__)
@@ -57,12 +77,19 @@ static uint32_t fma_lanes(const float *restrict a, const float *restrict b,
     return nan ? 2 : tie;
 }
 
-/* np.fmin / np.fmax where their result does not depend on the library: no NaN, and not two
- * zeros of different signs. Returns 0 (bail) otherwise. */
+/* np.fmin / np.fmax where their result does not depend on the library: a quiet NaN and a number
+ * give the number; otherwise no NaN (numpy's loops treat a signalling one, and two NaNs,
+ * differently by length and position), and not two zeros of different signs. Returns 0 (bail)
+ * otherwise. */
 static inline int fminmax(uint32_t a, uint32_t b, int max, uint32_t *out)
 {
-    if (is_nan(a) || is_nan(b))
-        return 0;
+    if (is_nan(a) || is_nan(b)) {
+        uint32_t nan = is_nan(a) ? a : b, other = is_nan(a) ? b : a;
+        if (is_nan(other) || !(nan & QUIET_BIT))
+            return 0;
+        *out = other;
+        return 1;
+    }
     float x = f32(a), y = f32(b);
     if (x == y && a != b)
         return 0;
@@ -84,10 +111,15 @@ static inline uint64_t low_mask(uint32_t width) { return (1ull << (width & 31)) 
 #define BINARY(expr) LANES(uint32_t a = A[l]; uint32_t b = B[l]; D[l] = (expr);)
 #define UNARY(expr) LANES(uint32_t a = A[l]; D[l] = (expr);)
 #define COMPARE(expr) LANES(uint32_t a = A[l]; uint32_t b = B[l]; PD[l] = (expr) ? 1 : 0;)
-#define FLOAT2(expr) LANES(uint32_t a = A[l]; uint32_t b = B[l];                      \
-    if (is_nan(a) || is_nan(b)) return bail(run, "NaN operand"); D[l] = (expr);)
+/* f32 operations: a NaN operand gives exec.h's nan_result (the NaN made quiet; two different
+ * NaNs bail), as numpy's loops give it (an invalid operation's default NaN is computed). */
+#define FLOAT2(expr) LANES(uint32_t a = A[l]; uint32_t b = B[l]; uint32_t r;              \
+    if (!(is_nan(a) || is_nan(b))) r = (expr);                                         \
+    else if (!nan_result(a, b, &r)) return bail(run, "NaN operands meet");             \
+    D[l] = r;)
 #define FLOAT1(expr) LANES(uint32_t a = A[l];                                          \
-    if (is_nan(a)) return bail(run, "NaN operand"); D[l] = (expr);)
+    if (is_nan(a) && !NAN_PAYLOADS) return bail(run, "NaN operand");                   \
+    D[l] = is_nan(a) ? a | QUIET_BIT : (expr);)
 
 int64_t execute_op(WG *g, const Ins *ins)
 {
@@ -103,6 +135,8 @@ int64_t execute_op(WG *g, const Ins *ins)
         return atomic_op(g, ins, m);
     if (ins->op >= OP_WAVE_SHUFFLE && ins->op <= OP_WAVE_REDUCE_MAX)
         return wave_op(g, ins, m);
+    if (ins->op >= OP_MMA_LOAD_A && ins->op <= OP_MMA_COMPUTE)
+        return mma_op(g, ins, m);
     if (ins->op >= OP_HADD && ins->op <= OP_BMA2)
         return half_op(g, ins, m, all);
     if (ins->op >= OP_DADD && ins->op <= OP_CVT_F64_F32)
@@ -154,21 +188,16 @@ int64_t execute_op(WG *g, const Ins *ins)
             uint32_t *out = g->tmp32;
             uint32_t tie = fma_lanes((const float *)A, (const float *)B, (const float *)C,
                                      (float *)out, n, g->sums, g->words);
-            if (tie == 2)
+            if (tie)                          /* the ties and NaNs one by one */
                 for (int64_t l = 0; l < n; l++)
-                    if (is_nan(A[l]) || is_nan(B[l]) || is_nan(C[l]))
-                        return bail(run, "NaN operand");
-            if (tie)
-                for (int64_t l = 0; l < n; l++)
-                    out[l] = u32(fma_single(f32(A[l]), f32(B[l]), f32(C[l])));
+                    if (fma_lane(A[l], B[l], C[l], &out[l]) != 0)
+                        return bail(run, "NaN operands meet");
             memcpy(D, out, n * 4);
             break;
         }
         LANES({
-            uint32_t a = A[l], b = B[l], c = C[l];
-            if (is_nan(a) || is_nan(b) || is_nan(c))
-                return bail(run, "NaN operand");
-            D[l] = u32(fma_single(f32(a), f32(b), f32(c)));
+            if (fma_lane(A[l], B[l], C[l], &D[l]) != 0)
+                return bail(run, "NaN operands meet");
         });
         break;
     case OP_FNEG: UNARY(a ^ 0x80000000u); break;
@@ -178,7 +207,7 @@ int64_t execute_op(WG *g, const Ins *ins)
         LANES({
             uint32_t v;
             if (!fminmax(A[l], B[l], ins->op == OP_FMAX, &v))
-                return bail(run, "fmin/fmax of NaN or signed zeros");
+                return bail(run, "fmin/fmax of a signalling NaN, two NaNs or signed zeros");
             D[l] = v;
         });
         break;
@@ -186,7 +215,7 @@ int64_t execute_op(WG *g, const Ins *ins)
         LANES({
             uint32_t v, w;
             if (!fminmax(A[l], B[l], 1, &v) || !fminmax(v, C[l], 0, &w))
-                return bail(run, "fclamp of NaN or signed zeros");
+                return bail(run, "fclamp of a signalling NaN, two NaNs or signed zeros");
             D[l] = w;
         });
         break;
@@ -205,8 +234,12 @@ int64_t execute_op(WG *g, const Ins *ins)
     case OP_FSAT:
         LANES({
             uint32_t a = A[l];
-            if (is_nan(a) || a == 0x80000000u)
-                return bail(run, "fsat of NaN or -0");
+            if ((is_nan(a) && !(a & QUIET_BIT)) || a == 0x80000000u)
+                return bail(run, "fsat of a signalling NaN or -0");
+            if (is_nan(a)) {                  /* np.clip keeps a quiet NaN as it is */
+                D[l] = a;
+                continue;
+            }
             float x = f32(a);
             D[l] = x < 0.0f ? u32(0.0f) : x > 1.0f ? u32(1.0f) : a;
         });

@@ -313,6 +313,7 @@ int64_t run_workgroup(WG *g, int64_t linear)
     g->n_calls = 0;
     init_workgroup(g);
     prof_workgroup(g);
+    mma_workgroup(g);
     g->steps = 0;
     if (linear > 0 && limits_between(g))
         return BAIL_AT;

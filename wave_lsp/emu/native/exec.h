@@ -62,12 +62,37 @@ typedef struct {
     int64_t steps, check;                /* steps of this workgroup, the next limit poll */
     struct Init *init;                   /* uninitialised-read shadows (initcheck.c) or NULL */
     int shared_shadow;                   /* the device shadow is shared by threads (parallel.c) */
+    struct Mma *mma;                     /* the mma fragments (mma.c), NULL until one is used */
 } WG;
 
 static inline float f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline uint32_t u32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline int is_nan(uint32_t u) { return (u & 0x7FFFFFFFu) > 0x7F800000u; }
 static inline uint32_t load32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
+/* NaN results as the processor gives them to numpy's loops, where they do not depend on the order
+ * in which a loop passes the operands (numpy's loops differ in that by length and position):
+ * an operation on one NaN returns it made quiet; on two, the same when both are the same quiet
+ * NaN, else it depends (the caller bails); an invalid operation (inf - inf, 0 * inf, ...)
+ * returns the processor's default NaN (as the core computes it too). x86-64 and AArch64 keep payloads so; other
+ * processors (RISC-V returns one canonical NaN) bail on every NaN operand. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define NAN_PAYLOADS 1
+#else
+#define NAN_PAYLOADS 0
+#endif
+#define QUIET_BIT 0x00400000u
+
+/* The result of an operation on `a` and `b` of which one at least is a NaN (1, in *out), or 0
+ * where it depends on the order of the operands or the processor (see above). */
+static inline int nan_result(uint32_t a, uint32_t b, uint32_t *out)
+{
+    int na = is_nan(a), nb = is_nan(b);
+    if (!NAN_PAYLOADS || (na && nb && (a | QUIET_BIT) != (b | QUIET_BIT)))
+        return 0;
+    *out = (na ? a : b) | QUIET_BIT;
+    return 1;
+}
 
 /* Loop over the executing lanes `l` of an operation (with `n`, `m` and `all` in scope): every
  * lane when the instruction is unguarded and every lane is active (no mask test), else the
@@ -105,6 +130,7 @@ void init_workgroup(WG *g);
 int init_registers(WG *g, const Ins *ins, int64_t index);
 void init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64_t width,
                  int read, int write, int64_t index, uint32_t top);   /* top: largest address */
+void init_tile(WG *g, const int64_t *tile, const uint8_t *m, int read, int64_t index);
 /* profile.c (only called when run->prof is set) */
 int prof_setup(WG *g);
 void prof_workgroup(WG *g);
@@ -150,6 +176,13 @@ int64_t execute_op(WG *g, const Ins *ins);
 int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m);
 int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m);
 int64_t wave_op(WG *g, const Ins *ins, const uint8_t *m);
+/* mma.c: the fragments, zeroed in every workgroup (mma_workgroup when one begins) */
+typedef struct Mma Mma;
+int64_t mma_op(WG *g, const Ins *ins, const uint8_t *m);
+void mma_workgroup(WG *g);
+void mma_free(WG *g);
+/* memory.c: present waves before wave `w` (a memory log record's step within its instruction) */
+int64_t waves_before(const WG *g, int64_t w);
 /* floatwide.c: `all` = every lane executes */
 int64_t half_op(WG *g, const Ins *ins, const uint8_t *m, int all);
 int64_t f64_op(WG *g, const Ins *ins, const uint8_t *m, int all);

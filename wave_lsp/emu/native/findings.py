@@ -68,7 +68,10 @@ class Findings:
         ins = instructions[index] if index < len(instructions) else None
         name = ERRORS[kind]
         details: dict = {}
-        if name == "out_of_bounds":
+        if name == "out_of_bounds" and ins.spec.memory is None:     # an mma tile
+            message = messages.mma_tile_out_of_bounds(detail, self.geo.local_memory)
+            details = {"address": detail, "space": "local", "width": detail2}
+        elif name == "out_of_bounds":
             space = ins.spec.memory.space
             size = self.geo.local_memory if space == "local" else self.device_size
             message = messages.out_of_bounds(detail, detail2, space, size)

@@ -169,3 +169,39 @@ void init_memory(WG *g, int local, const uint32_t *addr, const uint8_t *m, int64
         }
     }
 }
+
+/* The memory side of an mma tile load or store (MemoryCheck with `tile`): the executing lanes
+ * whose 16 words (`tile`: n x 16 offsets in local memory) all lie in bounds; a load warns about
+ * those reading a byte nothing initialised, naming the first one's tile address (its first
+ * word), a store initialises them. Lanes go in `g->bad2` (the access's fault uses `g->bad`). */
+void init_tile(WG *g, const int64_t *tile, const uint8_t *m, int read, int64_t index)
+{
+    Init *s = g->init;
+    uint64_t size = (uint64_t)g->run->local_size;
+    int64_t detail = -1;
+    uint8_t *bad = g->bad2;
+    static const uint32_t set = 0x01010101u;
+    if (!read)
+        s->loc_dirty = 1;
+    for (int64_t l = 0; l < g->n; l++) {
+        bad[l] = 0;
+        if (!m[l])
+            continue;
+        const int64_t *at = tile + l * 16;
+        int inside = 1;
+        for (int w = 0; w < 16; w++)
+            inside &= (uint64_t)at[w] + 4 <= size;
+        if (!inside)
+            continue;
+        for (int w = 0; w < 16; w++) {
+            if (!read)
+                memcpy(s->loc + at[w], &set, 4);
+            else if (load32(s->loc + at[w]) != set)
+                bad[l] = 1;
+        }
+        if (bad[l] && detail < 0)
+            detail = at[0];
+    }
+    if (detail >= 0)
+        warn_lanes(g, WARN_UNINIT_LOCAL, index, bad, detail);
+}

@@ -6,7 +6,7 @@
 #include "exec.h"
 
 /* Present waves before wave `w` (the step offset of its accesses within the instruction). */
-static int64_t waves_before(const WG *g, int64_t w)
+int64_t waves_before(const WG *g, int64_t w)
 {
     int64_t count = 0;
     for (int64_t i = 0; i < w; i++)

@@ -23,6 +23,7 @@ const char *const OP_NAMES[OP_COUNT] = {
     "atomic_max", "atomic_and", "atomic_or", "atomic_xor", "atomic_exchange", "atomic_cas",
     "wave_shuffle", "wave_shuffle_up", "wave_shuffle_down", "wave_shuffle_xor", "wave_broadcast",
     "wave_ballot", "wave_any", "wave_all", "wave_prefix_sum", "wave_reduce_add", "wave_reduce_min",
-    "wave_reduce_max", "if", "else", "endif", "loop", "break", "continue", "endloop", "call",
-    "return", "halt", "barrier", "fence_acquire", "fence_release", "fence_acq_rel", "wait", "nop",
+    "wave_reduce_max", "mma_load_a", "mma_load_b", "mma_store_c", "mma_compute", "if", "else",
+    "endif", "loop", "break", "continue", "endloop", "call", "return", "halt", "barrier",
+    "fence_acquire", "fence_release", "fence_acq_rel", "wait", "nop",
 };

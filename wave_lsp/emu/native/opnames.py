@@ -7,8 +7,8 @@ wave_lsp.emu.native.opnames` rewrites `ops.h` (the enumeration) and `names.c` (t
 `--check` fails when one is stale (a test runs the check).
 
 The order groups the operations the way the core dispatches them, by ranges: the memory
-accesses, atomics, wave operations, f16/bf16 arithmetic and f64 arithmetic (with its
-conversions) each form one contiguous run, and everything from `OP_IF` on (control,
+accesses, atomics, wave operations, matrix operations, f16/bf16 arithmetic and f64 arithmetic
+(with its conversions) each form one contiguous run, and everything from `OP_IF` on (control,
 synchronisation, `nop`) goes to the control path. Within a group the table's order is kept.
 """
 
@@ -27,14 +27,14 @@ HEADER_PATH = Path("wave_lsp/emu/native/ops.h")
 NAMES_PATH = Path("wave_lsp/emu/native/names.c")
 
 # What the core leaves to the numpy engine (a kernel using one runs there): the transcendental
-# functions (whose results must match numpy's bit for bit) and the matrix operations.
+# functions (whose results must match numpy's bit for bit).
 NOT_NATIVE = frozenset({"fsin", "fcos", "fexp2", "flog2"})
-NOT_NATIVE_CLASSES = frozenset({IC.MMA})
+NOT_NATIVE_CLASSES: frozenset = frozenset()
 
 # The dispatch groups, in the core's order. "f64" takes the conversions to and from f64;
 # "control" takes the control, synchronisation and operand-less instructions (`nop`).
 GROUPS = (IC.INTEGER, IC.FLOAT, IC.BITWISE, IC.COMPARE, IC.CONVERT, IC.F16, IC.BF16, IC.F64,
-          IC.MISC, IC.LOCAL_MEMORY, IC.DEVICE_MEMORY, IC.ATOMIC, IC.WAVE, "control")
+          IC.MISC, IC.LOCAL_MEMORY, IC.DEVICE_MEMORY, IC.ATOMIC, IC.WAVE, IC.MMA, "control")
 
 
 def group_of(spec: InstructionSpec) -> object:

@@ -35,6 +35,8 @@ def _registers_used(ins: DecodedInstruction) -> tuple[list[int], bool]:
         cas = access.compare_and_swap
         return [ins.rs1, ins.rs2] + ([ins.rs3] if cas else []) + ([ins.rd] if ins.rd else []), \
             False
+    if spec.iclass is IC.MMA:           # the tile's address and stride; fragments are numbered
+        return list(register_uses(ins)[0]), False
     if spec.iclass is IC.WAVE:
         fields = [(o.kind, getattr(ins, o.field.value)) for o in spec.operands]
         return ([v for kind, v in fields if kind is OperandKind.REGISTER],

@@ -19,16 +19,22 @@ launch again one at a time: workgroups met on memory, an error, ...).
 
 What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`'s
 `engine: numpy (REASON)`), all of it instructions or semantics the core lacks:
-- an instruction it does not implement (`_wavecore.OPS`: transcendentals, `mma_*`, ...), or one
-  naming a predicate that does not exist;
+- an instruction it does not implement (`_wavecore.OPS`: the transcendentals `fsin`, `fcos`,
+  `fexp2`, `flog2`), or one naming a predicate that does not exist (the matrix instructions are
+  its own: mma.c);
 - "possible data race": the core's race shadows (shadow.c) only see that two waves of a
   workgroup between barriers may have met on a word (with `RunOptions.racecheck` "strict",
   through an atomic or with equal values too); the numpy engine finds and reports the race
   (`data_race`, racecheck.py). Races between workgroups are the core's own: a run whose owner
   shadows saw workgroups meet (`WORKGROUPS_MEET`) runs again one workgroup at a time with
   meeting.c's tables, which name the race as `workgroup_races` does;
-- NaN operands of the float instructions whose NaN results the core does not reproduce
-  ("NaN operand", "f16/bf16 NaN", "fmin/fmax of NaN or signed zeros", ...);
+- the NaN results numpy's loops give by the length of the array and the position in it, which
+  the core cannot know: two different NaNs meeting in one operation ("NaN operands meet"; one
+  NaN gives itself made quiet, an invalid operation the default NaN, as numpy: exec.h's
+  nan_result, f32, bf16, f64 and `mma_compute` alike), a signalling NaN or two NaNs in
+  fmin/fmax/fclamp and fsat, min/max of signed zeros, and f16 NaNs ("f16 NaN", "NaN operand"
+  of the f16 conversions: numpy converts f16 in software or with F16C by length and
+  processor); on a processor other than x86-64 and AArch64, every NaN operand;
 - "the instruction limit in a batch of several workgroups": the numpy engine checks the limit
   every so many steps of a batch (workgroups in lock-step), so where a batch holds several, when
   it stops, and its memory and statistics then, are the batch's (the core reports the limit

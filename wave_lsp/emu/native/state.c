@@ -118,6 +118,7 @@ void wg_free(WG *g)
     free(g->block); free(g->R); free(g->P); free(g->tmp32); free(g->tmp32b); free(g->sums); free(g->words); free(g->frames);
     free(g->calls); free(g->local); shadow_free(g->dev_shadow, g->dev_words * 8); free(g->sr_lane); free(g->loc_epoch);
     free(g->loc_value); free(g->loc_writers); free(g->bad);
+    mma_free(g);
 }
 
 uint32_t special(WG *g, int64_t index, int64_t lane)

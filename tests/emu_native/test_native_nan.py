@@ -1,0 +1,147 @@
+"""NaN operands of the f32, bf16 and f64 instructions on the native core: random programs over quiet and
+signalling NaNs with payloads of both signs, infinities, zeros and numbers, on lane counts that
+take numpy's loops through their vector bodies and tails, give the numpy engine's exact report;
+the core runs every operation on one NaN (its result: the NaN made quiet; fmin/fmax/fclamp: the
+number beside a quiet NaN; fsat: a quiet NaN as it is) and leaves to the numpy engine only what
+numpy's own loops answer differently by length and position (two different NaNs meeting, a
+signalling NaN in fmin/fmax/fsat, min/max of signed zeros, f16 NaNs)."""
+
+from __future__ import annotations
+
+import platform
+import random
+import struct
+
+from hypothesis import event, given, strategies as st
+
+from .native_support import assert_native_equal, both_engines, need_core
+from .test_native_mma import SETTINGS
+
+from wave_lsp.emu import Launch, RunOptions
+from wave_lsp.emu.kernel_launch import DataFill
+
+PAYLOADS = platform.machine().lower() in ("x86_64", "amd64", "aarch64", "arm64")
+QUIET = 0x00400000
+NANS = [0x7FC00000, 0xFFC00000, 0x7FC12345, 0xFFD00001, 0x7F800001, 0xFF800ABC, 0x7FBFFFFF,
+        0x7F817FC1, 0x3F80FFA0,          # bf16 NaNs in the low half (and the high half)
+        0x7FF80000, 0xFFF00001, 0x7FF40000]   # high words of f64 NaNs (f32 NaNs too)
+OTHERS = [0x3F800000, 0xBF800000, 0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x40490FDB,
+          0x00000001, 0x3F000000, 0xC0200000]
+TWO = ["fadd", "fsub", "fmul", "fdiv", "fmin", "fmax", "badd", "bsub", "bmul", "badd2",
+       "bmul2"]
+ONE = ["fsqrt", "frsqrt", "frcp", "ffloor", "fceil", "fround", "ftrunc", "ffract", "fsat",
+       "fneg", "fabs"]
+THREE = ["fma", "fclamp", "bma", "bma2"]
+VALUES = 8                       # words per thread: r2..r9 loaded, then stored
+
+PROLOGUE = f""".kernel nan_ops
+.registers 16
+    mov_sr r0, sr_thread_id_x
+    mov_imm r1, {4 * VALUES}
+    imul r1, r0, r1
+""" + "".join(f"    device_load_u32 r{2 + i}, r1\n    mov_imm r15, 4\n    iadd r1, r1, r15\n"
+              for i in range(VALUES))
+# thread t's results go after every thread's inputs: (threads + t) * 4 * VALUES
+EPILOGUE = f"""    mov_sr r10, sr_workgroup_size_x
+    iadd r10, r10, r0
+    mov_imm r11, {4 * VALUES}
+    imul r1, r10, r11
+""" + "".join(f"    device_store_u32 r1, r{2 + i}\n    iadd r1, r1, r15\n"
+                   for i in range(VALUES)) + "    halt\n.end\n"
+
+reg = st.sampled_from([f"r{2 + i}" for i in range(VALUES)])
+
+
+pair = st.sampled_from(["r2", "r4", "r6", "r8"])        # f64: r2:r3, ...
+F64 = {"dadd": 2, "dsub": 2, "dmul": 2, "ddiv": 2, "dma": 3, "dsqrt": 1}
+
+
+@st.composite
+def statement(draw) -> str:
+    if draw(st.integers(0, 3)) == 0:                       # f64 and its conversions
+        name = draw(st.sampled_from(sorted(F64) + ["cvt_f32_f64", "cvt_f64_f32"]))
+        if name == "cvt_f32_f64":
+            return f"    cvt_f32_f64 {draw(reg)}, {draw(pair)}\n"
+        if name == "cvt_f64_f32":
+            return f"    cvt_f64_f32 {draw(pair)}, {draw(reg)}\n"
+        return f"    {name} {draw(pair)}, " + ", ".join(draw(pair) for _ in range(F64[name])) \
+            + "\n"
+    arity = draw(st.sampled_from([1, 2, 2, 3]))
+    name = draw(st.sampled_from({1: ONE, 2: TWO, 3: THREE}[arity]))
+    return f"    {name} {draw(reg)}, " + ", ".join(draw(reg) for _ in range(arity)) + "\n"
+
+
+def launch(values: list[int], threads: int, width: int) -> Launch:
+    data = struct.pack(f"<{len(values)}I", *values)
+    return Launch(workgroup=(threads, 1, 1), wave_width=width,
+                  device_memory=2 * 4 * VALUES * threads, memory_init=(DataFill(0, data),))
+
+
+@SETTINGS
+@given(st.data(), st.lists(statement(), min_size=1, max_size=8),
+       st.sampled_from([1, 3, 16, 17, 33, 64, 70]), st.sampled_from([4, 16, 32]),
+       st.sampled_from([1, 2, 4]))
+def test_nan_operands(data, lines, threads, width, numbers):
+    """Random f32 operations over NaN-rich values (`numbers` times as many numbers as NaNs in
+    the mix): the numpy engine's report, exactly."""
+    need_core()
+    mix = random.Random(data.draw(st.integers(0, 1 << 32), label="seed"))
+    values = mix.choices(OTHERS * numbers + NANS, k=VALUES * threads)
+    native = assert_native_equal(PROLOGUE + "".join(lines) + EPILOGUE,
+                                 launch(values, threads, width), RunOptions(initcheck=False),
+                                 must_run=False)
+    event("native" if native.reason is None else f"left: {native.reason.split(' (')[0]}")
+
+
+def run_one(text: str, a: int, b: int = 0x3F800000, c: int = 0x3F800000):
+    """(the numpy engine's r2 after `text` on r2=a, r3=b, r4=c, and the core's attempt)."""
+    values = [a, b, c] + [0x3F800000] * (VALUES - 3)
+    report, native = both_engines(PROLOGUE + f"    {text}\n" + EPILOGUE,
+                                  launch(values, 1, 4), RunOptions(initcheck=False))
+    out = struct.unpack("<I", report.device_memory.tobytes()[4 * VALUES:4 * VALUES + 4])[0]
+    if native.reason is None:
+        assert bytes(native.device) == report.device_memory.tobytes()
+    return out, native.reason
+
+
+def test_one_nan_runs_on_the_core_with_its_payload_made_quiet():
+    need_core()
+    snan, qnan = 0xFF800ABC, 0x7FC12345
+    cases = [("fadd r2, r2, r3", snan, 0x3F800000, snan | QUIET),
+             ("fsub r2, r3, r2", snan, 0x7F800000, snan | QUIET),
+             ("fmul r2, r3, r2", qnan, 0x00000000, qnan),
+             ("fdiv r2, r3, r2", snan, 0x3F800000, snan | QUIET),
+             ("fsqrt r2, r2", snan, 0, snan | QUIET),
+             ("frcp r2, r2", snan, 0, snan | QUIET),
+             ("fround r2, r2", snan, 0, snan | QUIET),
+             ("ffract r2, r2", qnan, 0, qnan),
+             ("fma r2, r3, r4, r2", snan, 0x3F800000, snan | QUIET),     # c the NaN
+             ("fma r2, r2, r3, r4", snan, 0x00000000, snan | QUIET),     # NaN * 0
+             ("fmin r2, r2, r3", qnan, 0xC0200000, 0xC0200000),
+             ("fmax r2, r3, r2", qnan, 0xC0200000, 0xC0200000),
+             ("fsat r2, r2", qnan, 0, qnan),
+             ("badd r2, r2, r3", 0x7F81, 0x3F80, 0x7FC1),                 # bf16 sNaN + 1
+             ("bmul2 r2, r3, r2", 0xFFA07F81, 0x3F803F80, 0xFFE07FC1),
+             # the f64 sNaN 0xFFF00001_00000001: quiet, its payload's high bits
+             ("cvt_f32_f64 r2, r2", 0x00000001, 0xFFF00001, 0xFFC00008),
+             # f32 sNaN -> f64 0xFFF80157_80000000 (quiet, payload widened): its low word
+             ("cvt_f64_f32 r2, r2", snan, 0, 0x80000000),
+             ("dadd r2, r2, r4", 0x00000001, 0xFFF00001, 0x00000001)]     # (lo word kept)
+    for text, a, b, want in cases:
+        got, reason = run_one(text, a, b)
+        assert got == want, (text, hex(got))
+        if PAYLOADS:
+            assert reason is None, (text, reason)
+
+
+def test_what_numpy_answers_by_position_is_left_to_it():
+    """Two different NaNs, a signalling NaN in fmin, -0 in fsat: the numpy engine runs them."""
+    need_core()
+    for text, a, b in [("fadd r2, r2, r3", 0x7FC00001, 0xFFC00002),
+                       ("fmin r2, r2, r3", 0x7F800001, 0x3F800000),
+                       ("fsat r2, r2", 0x80000000, 0)]:
+        _, reason = run_one(text, a, b)
+        assert reason is not None, text
+    # the same NaN twice does not depend on the order
+    got, reason = run_one("fadd r2, r2, r3", 0x7FC00001, 0x7F800001)
+    assert got == 0x7FC00001 and (reason is None or not PAYLOADS)
