@@ -64,10 +64,11 @@ class SequentialNeeded(Exception):
         self.alone_from = alone_from
 
 
-# errors met where they are met whatever the batches: a limit is checked every so many steps
-# of a batch (the native core leaves a launch that passes the instruction limit in a batch of
-# several workgroups to this engine), the time and a cancel at no defined point
-BATCH_ERRORS = ("instruction_limit", "time_limit", "cancelled")
+# errors met where they are met whatever the batches: the time and a cancel, at no defined
+# point. The instruction limit is not one of them: a batch runs its workgroups in lock-step, so
+# one that would stop at an error may wait behind another's loop until the batch passes the
+# limit; met in a batch of several, it is run again one workgroup at a time, as every error.
+BATCH_ERRORS = ("time_limit", "cancelled")
 
 
 def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,

@@ -35,13 +35,6 @@ What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`
   fmin/fmax/fclamp and fsat, min/max of signed zeros, and f16 NaNs ("f16 NaN", "NaN operand"
   of the f16 conversions: numpy converts f16 in software or with F16C by length and
   processor); on a processor other than x86-64 and AArch64, every NaN operand;
-- "the instruction limit in a batch of several workgroups": the numpy engine checks the limit
-  every so many steps of a batch (workgroups in lock-step), so where a batch holds several, when
-  it stops, and its memory and statistics then, are the batch's (the core reports the limit
-  where a batch holds one workgroup; every other error always: the numpy engine runs a batch
-  that met one again one workgroup at a time; the time limit and a cancel always); likewise
-  "an error in a batch of several workgroups that may pass the instruction limit": in the
-  batch's lock-step the error may wait behind another workgroup's loop until the limit;
 - "an error with the profile" (the record of a profile cut short is not compared), "the
   editor's profile past its pattern bounds" (a profile with a time limit or cancel, as the
   editor's, whose record dropped access patterns: past the bounds the core's record differs
@@ -204,7 +197,7 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     if bail is not None:
         return NativeRun(f"{bail} (instruction {index})")
     stats = _stats(counts)
-    reason = _unlike_numpy(kernel, geo, options, observers, kinds, error, stats)
+    reason = _unlike_numpy(kinds, error)
     if reason is None and record is not None and (options.time_limit is not None
                                                   or options.cancel is not None) \
             and any(array("q", record[5])):
@@ -314,43 +307,15 @@ def _limit_before(deadline: float, cancel) -> EmuError | None:
     return None
 
 
-def _unlike_numpy(kernel, geo, options: RunOptions, observers, kinds, error,
-                  stats: Stats) -> str | None:
+def _unlike_numpy(kinds, error) -> str | None:
     """Why the numpy engine's report of this run would differ from the core's, or None. The
-    core runs workgroups one at a time, as the numpy engine reports an error (it runs a batch
-    that met one again, one workgroup at a time: `engine.SequentialNeeded`); but it checks the
-    instruction limit every so many steps of a batch, so a run that passes the limit where a
-    batch holds several workgroups is left to it. The time limit and a cancel stop at no
-    defined point, and are reported as they are met."""
+    core runs workgroups one at a time, as the numpy engine reports an error, the instruction
+    limit included (it runs a batch that met one again, one workgroup at a time:
+    `engine.SequentialNeeded`). The time limit and a cancel stop at no defined point, and are
+    reported as they are met. The record of a profile cut short by an error is not compared."""
     if error is not None and "profile" in kinds:
         return "an error with the profile"
-    limit = options.max_instructions
-    if limit <= 0 or (error is not None and ERRORS[error[0]] in TIMING):
-        return None
-    stepping = [o for o in observers if o.steps]
-    batch = geo.batch_size(options.max_batch_lanes, any(o.single_workgroup for o in stepping))
-    if batch == 1:
-        return None
-    if stats.total > limit:
-        return "the instruction limit in a batch of several workgroups"
-    if error is not None and _batch_may_pass(kernel, geo, batch, stats.total, limit):
-        return "an error in a batch of several workgroups that may pass the instruction limit"
     return None
-
-
-# the instructions that may run again in one wave (a loop's body, a function called twice)
-_REPEATING = frozenset({"loop", "call"})
-
-
-def _batch_may_pass(kernel, geo, batch: int, executed: int, limit: int) -> bool:
-    """Whether the numpy engine's batch of `batch` workgroups may pass the instruction limit
-    before the error the core met. It runs them in lock-step: a workgroup that would have
-    stopped at the error waits at a loop's end for another's iterations, and a batch that
-    passes the limit stops there (a limit is not run again one workgroup at a time). Without
-    loops or calls every wave runs each instruction once at most, which bounds the batch."""
-    if any(ins.spec.mnemonic in _REPEATING for ins in kernel.instructions):
-        return True
-    return executed + batch * geo.waves_per_wg * len(kernel.instructions) > limit
 
 
 def _mem_trace(report: RunReport, tracer, kernel, geo, log: bytes) -> None:
