@@ -14,9 +14,11 @@ Reports per workload the median wall time of the whole process, the median time 
 `initialize` answer (servers), and the median CPU time (user + system of the child and what it
 ran, from the children's rusage) of --repeat starts. With `--before REV` the package of git
 revision REV runs too, the two alternating so that load on the machine hits them alike; each
-package is a copy with its bytecode compiled, as installed (`bench_startup.checkout`, `copy_of`).
+package is a copy with its bytecode compiled, as installed (`bench_startup.checkout`, `copy_of`),
+and with `--cold` also one without any (every module compiled at each start: what a checkout
+costs where `PYTHONDONTWRITEBYTECODE=1` is set and no `__pycache__` exists).
 
-Usage: python benchmarks/bench_server_start.py [--before main] [--repeat 15]
+Usage: python benchmarks/bench_server_start.py [--before main] [--repeat 15] [--cold]
 """
 
 from __future__ import annotations
@@ -98,13 +100,18 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--before", metavar="REV", help="also time this git revision")
+    parser.add_argument("--cold", action="store_true", help="also time them without bytecode")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         trees = {"after": ROOT}
         if args.before:
             trees = {"before": checkout(args.before, tmp / "rev"), "after": ROOT}
-        packages = {who: copy_of(tree, tmp / who, compiled=True) for who, tree in trees.items()}
+        packages = {}
+        for who, tree in trees.items():
+            packages[who] = copy_of(tree, tmp / who, compiled=True)
+            if args.cold:
+                packages[f"{who} cold"] = copy_of(tree, tmp / f"{who}-cold", compiled=False)
         (tmp / "tiny.wave").write_text(SMALL)
         base = {key: value for key, value in os.environ.items()
                 if key not in ("PYTHONPATH", "PYTHONMALLOC", "XDG_CACHE_HOME")}
