@@ -137,16 +137,30 @@ async def test_show_hip_names_the_register_limit(client):
     assert result["error"] == "kernel 'k': the register count must be 1-256, got 2584243001"
 
 
+async def _untrusted_session(lsp_client: LanguageClient, trust) -> None:
+    _watch_refreshes(lsp_client)
+    result = await lsp_client.initialize_session(t.InitializeParams(
+        capabilities=client_capabilities(PRESETS[0]),
+        initialization_options={"workspaceTrusted": trust, "run": {"live": True}}))
+    lsp_client.preset = PRESETS[0]
+    lsp_client.server_capabilities = result.capabilities
+
+
 # Trust is JSON `true` alone: every other value a client (or a hostile wrapper) sends is untrusted
 @pytest_lsp.fixture(params=[False, "false", 0, None, "no", [], "true", 1], config=SERVER,
                     scope="module", ids=repr)
 async def untrusted(request, lsp_client: LanguageClient):
-    _watch_refreshes(lsp_client)
-    result = await lsp_client.initialize_session(t.InitializeParams(
-        capabilities=client_capabilities(PRESETS[0]),
-        initialization_options={"workspaceTrusted": request.param, "run": {"live": True}}))
-    lsp_client.preset = PRESETS[0]
-    lsp_client.server_capabilities = result.capabilities
+    await _untrusted_session(lsp_client, request.param)
+    yield
+    await lsp_client.shutdown_session()
+
+
+# The one untrusted server of the other kinds' modules (kernel tests, profiles): the option is
+# read in one place (`job_feature`) into the one gate every kind asks (`ide.jobs`), and every
+# value above goes through it here, so they need not start a server for each value again.
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def untrusted_once(lsp_client: LanguageClient):
+    await _untrusted_session(lsp_client, False)
     yield
     await lsp_client.shutdown_session()
 

@@ -16,7 +16,7 @@ from wave_lsp.ide.lens_layout import LINE_BUDGET, SEPARATOR
 
 from .lspclient import edits_of
 from .conftest import client_position, configure, open_document
-from .test_hostile_launches import untrusted  # noqa: F401  (a server told not to run)
+from .test_hostile_launches import untrusted_once  # noqa: F401  (a server told not to run)
 from .test_run_results import eventually
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
@@ -359,7 +359,8 @@ async def test_a_new_expect_line_completes_with_the_output_of_a_first_run(client
     assert apply(text, [items[1].text_edit]) == store(*RIGHT)
 
 
-async def test_an_untrusted_workspace_never_runs_a_test(untrusted):  # noqa: F811
+async def test_an_untrusted_workspace_never_runs_a_test(untrusted_once):  # noqa: F811
+    untrusted = untrusted_once
     uri = open_document(untrusted, store(*WRONG), "untrusted")
     answer = await command(untrusted, TEST, uri, None, None)
     assert answer["tests"] == [] and "untrusted" in answer["error"]

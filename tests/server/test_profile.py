@@ -18,7 +18,7 @@ from profile_kernels import (BANKS, BRANCH, BRANCH_END, KERNEL, LAUNCH, SECTORS,
 
 from .lspclient import edits_of
 from .conftest import client_position, configure, open_document
-from .test_hostile_launches import untrusted  # noqa: F401 (a fixture)
+from .test_hostile_launches import untrusted_once  # noqa: F401 (a fixture)
 from .test_run_results import (INIT, client, current_diagnostics, eventually, hints,  # noqa: F401
                                ident)
 
@@ -245,7 +245,8 @@ async def test_other_requests_are_answered_while_a_long_kernel_is_profiled(clien
     assert result["status"] == "cancelled", result
 
 
-async def test_an_untrusted_workspace_never_profiles(untrusted):
+async def test_an_untrusted_workspace_never_profiles(untrusted_once):
+    untrusted = untrusted_once
     uri = open_document(untrusted, STRIDED, "profile_untrusted")
     result = await profile(untrusted, uri, "strided", None)
     assert result["status"] == "invalid-request" and "untrusted workspace" in result["message"]

@@ -21,6 +21,8 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import LanguageClient, client_capabilities
 
+from wave_lsp.server.vendor_diagnostics import QUIET_S
+
 from .conftest import PRESETS, SERVER, configure, open_document
 from .test_portability import execute
 from .test_run_results import _watch_refreshes
@@ -230,6 +232,22 @@ async def test_a_compiler_past_its_time_limit_is_stopped_and_the_views_say_so(se
     finally:
         planted.sleep(0)
         await configure(server, planted.settings())
+
+
+async def test_a_disabled_p824_runs_no_compiler_for_it(server, planted):
+    """With P824 disabled, a settled document's rejection check runs no compiler (everything
+    it found would be dropped); enabled again, the same document's check compiles it (so the
+    first half can fail)."""
+    planted.sleep(0)
+    await configure(server, {**planted.settings(), "disable": ["P824"]})
+    try:
+        name, text = kernel()
+        open_document(server, text, "disabled")
+        await asyncio.sleep(QUIET_S + 1.5)
+        assert planted.started(name) == [], planted.events()
+    finally:
+        await configure(server, planted.settings())
+    await planted.wait_started(1, name)       # new settings settle every open document
 
 
 @pytest_lsp.fixture(config=SERVER, loop_scope="module")

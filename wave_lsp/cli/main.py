@@ -65,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
+    if argv[:1] == ["serve"]:
+        from .serve_command import on_c_allocator
+
+        on_c_allocator()          # the process re-runs itself before it loads anything more
     parser = build_parser(_needed(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -6,10 +6,14 @@ vendor compiler's verdict on it where that compiler is here (`vendor_usage`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..asm.backends import TARGETS, EmitError, Emitted, emit
+from ..isa.backends import TARGET_NAMES as TARGETS
 from .state import DocumentState
 from .vendor_usage import VendorTools, compiler_messages, messages_block
+
+if TYPE_CHECKING:
+    from ..asm.backends import Emitted
 
 __all__ = ["TARGETS", "Translation", "translate", "vendor_report"]
 
@@ -27,6 +31,8 @@ def translate(doc: DocumentState, target: str, compat: bool) -> Translation:
     """The translation of an open document: `result` has `text` and `map` ([generated line,
     source line] pairs), or `error` (and `line` when a source line is at fault)."""
     from ..asm import AssemblyError
+    from ..asm.backends import EmitError, emit   # the translators load with the first one
+
     base = {"uri": doc.uri, "target": target, "compat": "upstream" if compat else "none"}
     try:
         emitted = emit(doc.document, target, compat=compat)

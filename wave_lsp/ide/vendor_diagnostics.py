@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..analysis import Config, Diagnostic
 from ..analysis.codes import diagnostic
 from ..analysis.suppression import is_suppressed, suppressions
 from ..asm import AssemblyError
-from ..asm.backends import EmitError, Emitted, emit
-from ..asm.backends.names import code_name
 from ..syntax.program import Kernel
 from .state import DocumentState
 from .vendor_usage import VENDOR_TARGETS, CompilerMessage, VendorTools, compiler_messages
+
+if TYPE_CHECKING:
+    from ..asm.backends import Emitted
 
 CODE = "P824"
 _QUOTED = re.compile(r"'([\w$.]+)'")
@@ -48,6 +50,8 @@ def rejections(state: DocumentState, tools: VendorTools, targets: tuple[str, ...
     """Every error of the vendors' compilers on the document's translation to each target of
     `targets` whose compiler is here (none when the document does not translate: the analysis
     says why), as P824 diagnostics under `config` (disabled codes, severities, suppressions)."""
+    from ..asm.backends import EmitError, emit   # the translators load with the first check
+
     revision = state.revision
     texts, found = [], []
     for target in checked_targets(tools, targets):
@@ -91,6 +95,8 @@ def _kernel_line(kernels: list[Kernel], emitted: Emitted, m: CompilerMessage) ->
     first kernel."""
     if not kernels:
         return None
+    from ..asm.backends.names import code_name
+
     names = {code_name(k.name, i): k for i, k in enumerate(kernels)}
     for name in _QUOTED.findall(m.text):
         if name in names:

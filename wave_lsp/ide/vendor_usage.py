@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..asm import AssemblyError
 from ..cancellation import current, running
 from ..asm import vendors
 from ..asm.vendors import program_setting_ok  # noqa: F401  (the server's settings check)
-from ..asm.backends import EmitError, Emitted, emit
+
+if TYPE_CHECKING:
+    from ..asm.backends import Emitted
 
 VENDOR_TARGETS = ("ptx", "hip")
 EDITOR_TIMEOUT_S = 30        # a compiler run in the editor is stopped after this long
@@ -71,6 +74,8 @@ def _checks(text: str, target: str, tools: VendorTools) -> list[vendors.VendorCh
 
 
 def _emitted(document, target: str) -> tuple[Emitted | None, str | None]:
+    from ..asm.backends import EmitError, emit   # the translators load with the first kernel
+
     try:
         return emit(document, target), None
     except AssemblyError as err:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from ..ide.emit import Translation, vendor_report
 from ..ide.state import DocumentState
-from ..ide.vendor_diagnostics import checked_targets, rejections as find_rejections
+from ..ide.vendor_diagnostics import CODE as REJECTION_CODE, checked_targets
+from ..ide.vendor_diagnostics import rejections as find_rejections
 from ..ide.vendor_help import NOT_A_PROGRAM, NOT_FOUND, OFF, UNTRUSTED, Absent
 from ..ide.vendor_usage import VENDOR_TARGETS, KernelFigures, VendorTools, kernel_figures
 from .server import WaveLanguageServer
@@ -69,12 +70,16 @@ async def emit_report(server: WaveLanguageServer, doc: DocumentState,
 def rejection_check(server: WaveLanguageServer):
     """The job that finds the compilers' errors on a document's translations
     (`ide.vendor_diagnostics.rejections`, P824) under the current settings, to run off the
-    event loop on the document's state; None when no configured target has its compiler."""
+    event loop on the document's state; None when no configured target has its compiler, or
+    when the settings disable P824 (its findings would all be dropped: no compiler runs for
+    them, each hipcc run costs about half a second of CPU)."""
+    config = server.settings.analysis
+    if REJECTION_CODE in config.disabled:
+        return None
     found = tools(server)
     targets = server.settings.targets
     if not checked_targets(found, targets):
         return None
-    config = server.settings.analysis
     return lambda state: find_rejections(state, found, targets, config)
 
 
