@@ -267,12 +267,17 @@ def test_the_memory_trace_of_a_run_that_stops_at_an_error_is_the_numpy_engines()
     assert (native.errors, native.mem_trace) == (numpy.errors, numpy.mem_trace)
 
 
-def test_the_instruction_limit_in_a_batch_of_several_is_left_to_the_numpy_engine():
+def test_the_instruction_limit_in_a_batch_of_several_is_the_cores_and_the_numpy_engines():
+    """The numpy engine runs a batch of several that passes the limit again one workgroup at a
+    time (as for every error): it stops where the core stops, which keeps the launch."""
     need_core()
     source, launch, _ = CASES["instruction limit between workgroups"]
-    report = run(source, launch, RunOptions(max_instructions=700))
-    assert report.engine == "numpy" and report.errors[0].kind == "instruction_limit"
-    assert report.fallback == "the instruction limit in a batch of several workgroups"
+    options = RunOptions(max_instructions=700)
+    report, native = both_engines(source, launch, options)
+    assert native.reason is None, native.reason
+    assert [e.kind for e in report.errors] == ["instruction_limit"]
+    assert_same_report(report, native)
+    assert run(source, launch, options).engine == "native"
 
 
 @pytest.mark.parametrize("name", [name for name in CASES if name.startswith("race:")])

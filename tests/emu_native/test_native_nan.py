@@ -1,10 +1,10 @@
 """NaN operands of the f32, bf16 and f64 instructions on the native core: random programs over quiet and
 signalling NaNs with payloads of both signs, infinities, zeros and numbers, on lane counts that
 take numpy's loops through their vector bodies and tails, give the numpy engine's exact report;
-the core runs every operation on one NaN (its result: the NaN made quiet; fmin/fmax/fclamp: the
-number beside a quiet NaN; fsat: a quiet NaN as it is) and leaves to the numpy engine only what
-numpy's own loops answer differently by length and position (two different NaNs meeting, a
-signalling NaN in fmin/fmax/fsat, min/max of signed zeros, f16 NaNs)."""
+the core runs every operation on one NaN (its result: the NaN made quiet; fmin/fmax: the other
+operand, as upstream's Rust min/max; fclamp/fsat: a NaN x as it is) and leaves to the numpy
+engine only what numpy's own loops answer differently by length and position (two different
+NaNs meeting in arithmetic, f16 NaNs)."""
 
 from __future__ import annotations
 
@@ -104,6 +104,16 @@ def run_one(text: str, a: int, b: int = 0x3F800000, c: int = 0x3F800000):
     return out, native.reason
 
 
+def numpy_one(text: str, a: int, b: int, lanes: int) -> list[int]:
+    """The numpy engine's function of `text`'s instruction on `lanes` lanes of r2=a, r3=b."""
+    import numpy as np
+    from wave_lsp.emu.alu import FUNCTIONS
+    mnemonic, operands = text.split(None, 1)
+    values = {"r2": a, "r3": b, "r4": 0x3F800000}
+    args = [np.full(lanes, values[r.strip()], dtype=np.uint32) for r in operands.split(",")[1:]]
+    return [int(v) for v in FUNCTIONS[mnemonic](*args)]
+
+
 def test_one_nan_runs_on_the_core_with_its_payload_made_quiet():
     need_core()
     snan, qnan = 0xFF800ABC, 0x7FC12345
@@ -135,13 +145,35 @@ def test_one_nan_runs_on_the_core_with_its_payload_made_quiet():
 
 
 def test_what_numpy_answers_by_position_is_left_to_it():
-    """Two different NaNs, a signalling NaN in fmin, -0 in fsat: the numpy engine runs them."""
+    """Two different NaNs meeting in arithmetic: the numpy engine runs them."""
     need_core()
-    for text, a, b in [("fadd r2, r2, r3", 0x7FC00001, 0xFFC00002),
-                       ("fmin r2, r2, r3", 0x7F800001, 0x3F800000),
-                       ("fsat r2, r2", 0x80000000, 0)]:
-        _, reason = run_one(text, a, b)
-        assert reason is not None, text
+    _, reason = run_one("fadd r2, r2, r3", 0x7FC00001, 0xFFC00002)
+    assert reason is not None
+
+
+def test_min_max_clamp_and_sat_are_upstreams_on_both_engines():
+    """fmin/fmax/fclamp/fsat as upstream's Rust min, max and clamp answer them (measured with
+    upstream's wave-emu): a NaN operand of min/max gives the other (two NaNs: the second, its
+    bits kept), of +0 and -0 the first; clamp and sat keep x unless it is below or above (a
+    NaN x as it is). The core runs them all; the numpy engine answers alike at every place
+    of its arrays (np.fmin's vector loop and scalar tail differ on these)."""
+    need_core()
+    snan, q1, q2 = 0x7F800001, 0x7FC00001, 0x7FC00002
+    cases = [("fmin r2, r2, r3", q1, q2, q2), ("fmax r2, r2, r3", q1, q2, q2),
+             ("fmin r2, r2, r3", snan, 0x3F800000, 0x3F800000),
+             ("fmin r2, r2, r3", 0x3F800000, snan, 0x3F800000),
+             ("fmin r2, r2, r3", snan, q2, q2),
+             ("fmin r2, r2, r3", 0x80000000, 0, 0x80000000),
+             ("fmin r2, r2, r3", 0, 0x80000000, 0),
+             ("fmax r2, r2, r3", 0x80000000, 0, 0x80000000),
+             ("fmax r2, r2, r3", 0, 0x80000000, 0),
+             ("fsat r2, r2", 0x80000000, 0, 0x80000000), ("fsat r2, r2", snan, 0, snan),
+             ("fsat r2, r2", q1, 0, q1)]
+    for text, a, b, want in cases:
+        got, reason = run_one(text, a, b)
+        assert (hex(got), reason) == (hex(want), None), text
+        for lanes in (1, 5, 16, 37):        # the numpy engine, through vector body and tail
+            assert numpy_one(text, a, b, lanes) == [want] * lanes, (text, lanes)
     # the same NaN twice does not depend on the order
     got, reason = run_one("fadd r2, r2, r3", 0x7FC00001, 0x7F800001)
     assert got == 0x7FC00001 and (reason is None or not PAYLOADS)

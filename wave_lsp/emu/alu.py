@@ -165,6 +165,20 @@ def _f32_binary(fn):
     return lambda a, b: bits(fn(f(a), f(b)))
 
 
+# fmin, fmax, fclamp and fsat as upstream computes them (Rust's f32 min, max and clamp): a NaN
+# operand of min/max gives the other (both NaN: the second), equal operands (+0 and -0) the
+# first; clamp keeps x unless it compares below lo or above hi (a NaN x stays, bits and all).
+# Chosen bit patterns, never arithmetic: np.fmin/np.fmax/np.clip answer these cases by the
+# array's length and the element's place (their vector loops differ from the scalar tail).
+def _pick(take_second, second, first):
+    return np.where(take_second, second, first).astype(U32, copy=False)
+
+
+def _clamp(a, lo, hi):
+    low = _pick(f(a) < f(lo), lo, a)
+    return _pick(f(low) > f(hi), hi, low)
+
+
 # ---- f16 / bf16 ----------------------------------------------------------------------------------
 def half_to_f32(h):
     return (h & U32(0xFFFF)).astype(np.uint16).view(np.float16).astype(F32)
@@ -233,9 +247,9 @@ FUNCTIONS: dict[str, object] = {
     "fdiv": _f32_binary(np.divide),
     "fneg": lambda a: a ^ U32(0x80000000),
     "fabs": lambda a: a & U32(0x7FFFFFFF),
-    "fmin": _f32_binary(np.fmin),
-    "fmax": _f32_binary(np.fmax),
-    "fclamp": lambda a, lo, hi: bits(np.fmin(np.fmax(f(a), f(lo)), f(hi))),
+    "fmin": lambda a, b: _pick(np.isnan(f(a)) | (f(b) < f(a)), b, a),
+    "fmax": lambda a, b: _pick(np.isnan(f(a)) | (f(b) > f(a)), b, a),
+    "fclamp": lambda a, lo, hi: _clamp(a, lo, hi),
     "fsqrt": _f32_unit(np.sqrt),
     "frsqrt": _f32_unit(lambda x: F32(1) / np.sqrt(x)),
     "frcp": _f32_unit(lambda x: F32(1) / x),
@@ -244,7 +258,7 @@ FUNCTIONS: dict[str, object] = {
     "fround": _fround,
     "ftrunc": _f32_unit(np.trunc),
     "ffract": _f32_unit(lambda x: x - np.trunc(x)),
-    "fsat": _f32_unit(lambda x: np.clip(x, F32(0), F32(1))),
+    "fsat": lambda a: _clamp(a, U32(0), U32(0x3F800000)),
     "fsin": _f32_unit(np.sin),
     "fcos": _f32_unit(np.cos),
     "fexp2": _f32_unit(np.exp2),

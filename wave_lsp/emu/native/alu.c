@@ -77,24 +77,22 @@ static uint32_t fma_lanes(const float *restrict a, const float *restrict b,
     return nan ? 2 : tie;
 }
 
-/* np.fmin / np.fmax where their result does not depend on the library: a quiet NaN and a number
- * give the number; otherwise no NaN (numpy's loops treat a signalling one, and two NaNs,
- * differently by length and position), and not two zeros of different signs. Returns 0 (bail)
- * otherwise. */
-static inline int fminmax(uint32_t a, uint32_t b, int max, uint32_t *out)
+/* fmin / fmax as upstream computes them (Rust's f32 min and max; alu.py's `_pick`): a NaN
+ * operand gives the other (both NaN: the second, its bits kept), of equal operands (+0 and -0)
+ * the first. */
+static inline uint32_t fminmax(uint32_t a, uint32_t b, int max)
 {
-    if (is_nan(a) || is_nan(b)) {
-        uint32_t nan = is_nan(a) ? a : b, other = is_nan(a) ? b : a;
-        if (is_nan(other) || !(nan & QUIET_BIT))
-            return 0;
-        *out = other;
-        return 1;
-    }
+    if (is_nan(a))
+        return b;
     float x = f32(a), y = f32(b);
-    if (x == y && a != b)
-        return 0;
-    *out = (max ? x >= y : x <= y) ? a : b;
-    return 1;
+    return (max ? y > x : y < x) ? b : a;
+}
+
+/* clamp(x, lo, hi) as Rust's: x unless it compares below lo or above hi (a NaN x stays). */
+static inline uint32_t fclamp(uint32_t x, uint32_t lo, uint32_t hi)
+{
+    uint32_t low = f32(x) < f32(lo) ? lo : x;
+    return f32(low) > f32(hi) ? hi : low;
 }
 
 static inline uint32_t bitrev32(uint32_t v)
@@ -204,20 +202,10 @@ int64_t execute_op(WG *g, const Ins *ins)
     case OP_FABS: UNARY(a & 0x7FFFFFFFu); break;
     case OP_FMIN:
     case OP_FMAX:
-        LANES({
-            uint32_t v;
-            if (!fminmax(A[l], B[l], ins->op == OP_FMAX, &v))
-                return bail(run, "fmin/fmax of a signalling NaN, two NaNs or signed zeros");
-            D[l] = v;
-        });
+        LANES(D[l] = fminmax(A[l], B[l], ins->op == OP_FMAX););
         break;
     case OP_FCLAMP:
-        LANES({
-            uint32_t v, w;
-            if (!fminmax(A[l], B[l], 1, &v) || !fminmax(v, C[l], 0, &w))
-                return bail(run, "fclamp of a signalling NaN, two NaNs or signed zeros");
-            D[l] = w;
-        });
+        LANES(D[l] = fclamp(A[l], B[l], C[l]););
         break;
     case OP_FSQRT: FLOAT1(u32(sqrtf(f32(a)))); break;
     case OP_FRSQRT: FLOAT1(u32(1.0f / sqrtf(f32(a)))); break;
@@ -231,19 +219,7 @@ int64_t execute_op(WG *g, const Ins *ins)
         break;
     }
     case OP_FFRACT: FLOAT1(u32(f32(a) - truncf(f32(a)))); break;
-    case OP_FSAT:
-        LANES({
-            uint32_t a = A[l];
-            if ((is_nan(a) && !(a & QUIET_BIT)) || a == 0x80000000u)
-                return bail(run, "fsat of a signalling NaN or -0");
-            if (is_nan(a)) {                  /* np.clip keeps a quiet NaN as it is */
-                D[l] = a;
-                continue;
-            }
-            float x = f32(a);
-            D[l] = x < 0.0f ? u32(0.0f) : x > 1.0f ? u32(1.0f) : a;
-        });
-        break;
+    case OP_FSAT: LANES(D[l] = fclamp(A[l], 0u, 0x3F800000u);); break;
     case OP_AND: BINARY(a & b); break;
     case OP_OR: BINARY(a | b); break;
     case OP_XOR: BINARY(a ^ b); break;

@@ -31,8 +31,8 @@ What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`
 - the NaN results numpy's loops give by the length of the array and the position in it, which
   the core cannot know: two different NaNs meeting in one operation ("NaN operands meet"; one
   NaN gives itself made quiet, an invalid operation the default NaN, as numpy: exec.h's
-  nan_result, f32, bf16, f64 and `mma_compute` alike), a signalling NaN or two NaNs in
-  fmin/fmax/fclamp and fsat, min/max of signed zeros, and f16 NaNs ("f16 NaN", "NaN operand"
+  nan_result, f32, bf16, f64 and `mma_compute` alike; fmin/fmax/fclamp/fsat choose an operand
+  as upstream's Rust min/max/clamp do, on both engines), and f16 NaNs ("f16 NaN", "NaN operand"
   of the f16 conversions: numpy converts f16 in software or with F16C by length and
   processor); on a processor other than x86-64 and AArch64, every NaN operand;
 - "an error with the profile" (the record of a profile cut short is not compared), "the
@@ -138,7 +138,8 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     if code is None:
         return NativeRun("an instruction the native core does not implement")
     numbers = (*geo.grid, *geo.workgroup, geo.wave_width, geo.registers, geo.local_memory,
-               MIN_DIVERGENCE_DEPTH, MAX_CALL_DEPTH, options.max_instructions)
+               MIN_DIVERGENCE_DEPTH, MAX_CALL_DEPTH,
+               min(options.max_instructions, LIMIT_NEVER_MET))
     regs = {int(k): int(v) for k, v in launch.set_regs.items()}
     kinds = {observer.kind: observer for observer in observers}
     uses = encode_uses(kernel, geo.registers) if "initcheck" in kinds else b""
@@ -296,6 +297,10 @@ def _initialised(launch: Launch, uses: bytes) -> bytearray:
             end = min(start + len(ones), offset + length)
             shadow[start:end] = ones[:end - start]
     return shadow
+
+
+# the core counts in int64: a larger limit (the command takes any) is never met either
+LIMIT_NEVER_MET = (1 << 63) - 1
 
 
 def _limit_before(deadline: float, cancel) -> EmuError | None:
