@@ -27,6 +27,17 @@ from shared import EXAMPLES as SHARED_EXAMPLES  # noqa: E402  (the one definitio
 from shared import example_names, examples_dir as shared_examples_dir  # noqa: E402
 
 
+def pytest_configure(config) -> None:
+    """Once per session (not in each xdist worker): the package's bytecode. The tests start
+    well over a thousand subprocesses (servers, commands, adapters); where bytecode is not
+    written (PYTHONDONTWRITEBYTECODE, as on this project's machines) each one compiled every
+    module it imports again: 0.04 s of CPU per command, 0.15 s per server start."""
+    if hasattr(config, "workerinput"):
+        return
+    import compileall
+    compileall.compile_dir(ROOT / "wave_lsp", quiet=2)
+
+
 def shared_example_names() -> list[str]:
     """File names listed in INDEX.md (a placeholder when the corpus is absent: tests then skip,
     or fail under CI)."""
