@@ -15,16 +15,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 UPSTREAM = ROOT.parent / "shared" / "upstream" / "bin"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_races import timed  # noqa: E402  (wall, CPU, stdout, stderr of one command)
 WORKGROUPS, THREADS = 256, 64
 
 KERNEL = """.kernel mma_heavy
@@ -77,19 +77,6 @@ WAVE_WIDTH = 32                 # the default: every wave full, all its lanes ac
                                 # the guarded copy
 
 
-def timed(argv: list[str], env: dict, cwd: Path) -> tuple[float, float, str]:
-    """(wall, CPU of the child, stdout) of one command."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=cwd)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode:
-        raise SystemExit(f"{argv[0]} failed: {done.stderr}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), \
-        done.stdout
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
@@ -127,7 +114,7 @@ def main() -> None:
             outputs = {}
             for _ in range(args.repeat):
                 for who, (argv, environment) in commands.items():
-                    wall, cpu, out = timed(argv, environment, tmp)
+                    wall, cpu, out, _ = timed(argv, environment, tmp)
                     walls[who].append(wall)
                     cpus[who].append(cpu)
                     outputs[who] = out

@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_emu import SMALL  # noqa: E402
-from bench_startup import ROOT, TINY_FLAGS, checkout, copy_of  # noqa: E402
+from bench_startup import ROOT, TINY_FLAGS, packages_to_time  # noqa: E402
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"processId": None, "rootUri": None, "capabilities": {}}}
@@ -104,14 +104,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        trees = {"after": ROOT}
-        if args.before:
-            trees = {"before": checkout(args.before, tmp / "rev"), "after": ROOT}
-        packages = {}
-        for who, tree in trees.items():
-            packages[who] = copy_of(tree, tmp / who, compiled=True)
-            if args.cold:
-                packages[f"{who} cold"] = copy_of(tree, tmp / f"{who}-cold", compiled=False)
+        packages = packages_to_time(args.before, args.cold, tmp)
         (tmp / "tiny.wave").write_text(SMALL)
         base = {key: value for key, value in os.environ.items()
                 if key not in ("PYTHONPATH", "PYTHONMALLOC", "XDG_CACHE_HOME")}

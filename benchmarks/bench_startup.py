@@ -69,6 +69,21 @@ def copy_of(tree: Path, into: Path, compiled: bool) -> Path:
     return into
 
 
+def packages_to_time(before: str | None, cold: bool, tmp: Path) -> dict[str, Path]:
+    """The packages a start-up benchmark times, by name: this checkout's ("after"), git
+    revision `before`'s ("before") when given, each also without bytecode ("… cold") when
+    `cold`."""
+    trees = {"after": ROOT}
+    if before:
+        trees = {"before": checkout(before, tmp / "rev"), "after": ROOT}
+    packages = {}
+    for who, tree in trees.items():
+        packages[who] = copy_of(tree, tmp / who, compiled=True)
+        if cold:
+            packages[f"{who} cold"] = copy_of(tree, tmp / f"{who}-cold", compiled=False)
+    return packages
+
+
 def timed(argvs: list[list[str]], env: dict[str, str], cwd: Path) -> tuple[float, float, str]:
     """Wall and CPU seconds of commands run one after another, and the last one's stdout (an
     error ends the benchmark)."""
@@ -95,14 +110,7 @@ def main() -> None:
         raise SystemExit(f"upstream wave-emu not found in {UPSTREAM}")
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        trees = {"after": ROOT}
-        if args.before:
-            trees = {"before": checkout(args.before, tmp / "rev"), "after": ROOT}
-        ours = {}
-        for name, tree in trees.items():
-            ours[name] = copy_of(tree, tmp / name, compiled=True)
-            if args.cold:
-                ours[f"{name} cold"] = copy_of(tree, tmp / f"{name}-cold", compiled=False)
+        ours = packages_to_time(args.before, args.cold, tmp)
         (tmp / "tiny.wave").write_text(SMALL)
         subprocess.run([str(UPSTREAM / "wave-asm"), str(tmp / "tiny.wave"), "-o",
                         str(tmp / "tiny.wbin")], check=True, capture_output=True)
