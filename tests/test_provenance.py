@@ -263,3 +263,57 @@ def test_recorded_workgroups_and_step_window(engine):
         provenance.register("r2", 3, 10)
     with pytest.raises(TargetError, match="did not run in thread 17 in the recorded steps"):
         provenance.register("r2", 17, 2)
+
+
+FMA_RUNS = """.kernel fused
+.registers 16
+    mov_sr r0, sr_thread_id_x
+    cvt_f32_u32 r1, r0
+    mov_imm r2, 1069547520
+    mov_imm r3, 1075838976
+    mov_imm r12, 4
+    mov_imm r13, 0
+    loop
+    fma r4, r1, r2, r3
+    fma r5, r2, r3, r1
+    fma r6, r3, r1, r2
+    fma r7, r1, r1, r3
+    iadd r13, r13, r12
+    icmp_gt p0, r13, r12
+    @p0 fma r8, r4, r5, r6
+    fma r9, r5, r6, r7
+    fma r10, r6, r7, r4
+    mov r1, r9
+    mov r2, r10
+    mov_imm r14, 12
+    icmp_gt p1, r13, r14
+    break p1
+    endloop
+    mov_sr r11, sr_workgroup_id_x
+    mov_imm r14, 8
+    imul r11, r11, r14
+    iadd r11, r11, r0
+    imul r14, r11, r12
+    device_store_u32 r14, r8
+    halt
+.end
+"""
+
+
+@pytest.mark.parametrize("width", [4, 8])
+def test_the_numpy_engines_log_of_fused_runs_is_the_cores(width):
+    """The numpy engine runs straight runs of fma fused (one numpy evaluation for the run,
+    every lane active) while it records: each of their steps is logged as run one by one, the
+    same bytes as the core's log; its values are rebuilt on first use, as the core's."""
+    prepared = prepare(FMA_RUNS, Launch(grid=(2, 1, 1), workgroup=(8, 1, 1), wave_width=width,
+                                        device_memory=64))
+    numpy_log = run(prepared, options=RunOptions(engine="numpy", write_log=True)).write_log
+    assert numpy_log.kept_values is None                   # not kept during the run
+    native = run(prepared, options=RunOptions(engine="native", write_log=True,
+                                              record_values=True)).write_log
+    assert len(native.rows) and bytes(numpy_log.rows) == bytes(native.rows)
+    assert bytes(numpy_log.masks) == bytes(native.masks)
+    assert bytes(numpy_log.values) == bytes(native.values)
+    kept = run(prepared, options=RunOptions(engine="numpy", write_log=True,
+                                            record_values=True)).write_log
+    assert bytes(kept.kept_values) == bytes(native.values)

@@ -234,6 +234,8 @@ def _observed_loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: 
                    waves_per_wg: int, observer) -> None:
     ops = compiled.ops
     n = len(ops)
+    # fused runs where the observers see them whole (as `_loop` runs them)
+    fused = compiled.fused if compiled.fused and observer.sees_fused else [None] * n
     counts = ctx.counts
     step_limit = _step_limit(limits, waves_per_wg)
     ctx.extra_steps = 0
@@ -243,6 +245,17 @@ def _observed_loop(compiled: CompiledKernel, b: Batch, ctx: RunContext, limits: 
     try:
         while index < n:
             present = b.present_count
+            run = fused[index]
+            if run is not None and b.full and steps + run[1] < check:
+                run[0](b)
+                span = run[1]
+                observer.after_fused(index, span, b)
+                for j in range(index, index + span):
+                    counts[j] += present
+                steps += span
+                index += span
+                ctx.index = index - 1
+                continue
             before = observer.before(index, b)
             nxt = ops[index](b)
             observer.after(index, b, before)

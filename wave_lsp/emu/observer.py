@@ -51,6 +51,14 @@ class Observer:
     def after(self, index: int, b, seen) -> None:
         """Instruction `index` ran."""
 
+    # whether `after_fused` stands for `before`/`after` of each instruction of a fused run
+    # (fusion.py: unguarded fma, every lane active, no register rewritten within the run)
+    sees_fused = False
+
+    def after_fused(self, index: int, span: int, b) -> None:
+        """The `span` instructions from `index` ran at once, every lane of the batch active;
+        what each wrote is in its destination register still."""
+
     def finish(self) -> None:
         """The run is over."""
 
@@ -98,6 +106,11 @@ class Observers:
     def __init__(self, parts: list) -> None:
         self.parts = parts
         self.single_workgroup = any(p.single_workgroup for p in parts)
+        self.sees_fused = all(p.sees_fused for p in parts)
+
+    def after_fused(self, index: int, span: int, b) -> None:
+        for part in self.parts:
+            part.after_fused(index, span, b)
 
     def attach(self, b) -> None:
         for part in self.parts:

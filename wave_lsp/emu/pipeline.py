@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from .kernel_launch import Launch, LaunchError
@@ -84,7 +86,22 @@ def run(program, launch: Launch | None = None, options: RunOptions | None = None
     from .api import run_prepared
     report = run_prepared(prepared, options, watching, started)
     report.fallback = fallback
+    log = report.write_log
+    if log is not None and log.kept_values is None:       # recorded without its values
+        log.rebuild = partial(_numpy_values_again, prepared, options, watching)
     return report
+
+
+def _numpy_values_again(prepared: PreparedLaunch, options: RunOptions, watching, log):
+    """The values of the numpy engine's write log recorded without them: the launch run again
+    on it, keeping them."""
+    from .api import run_prepared
+    from .write_log import values_again
+    if not len(log.rows):
+        return memoryview(b"")
+    logger = next(o for o in watching if o.kind == "write_log").again(log.last_group)
+    again = replace(options, engine="numpy", time_limit=None, cancel=None, record_values=True)
+    return values_again(log, run_prepared(prepared, again, [logger], time.monotonic()).write_log)
 
 
 def observers_of(options: RunOptions) -> list:

@@ -145,6 +145,12 @@ def budget_message(log: WriteLog) -> str:
             f"window of steps (--record-steps FIRST:END), or raise --record-budget")
 
 
+def _packed(mask) -> bytes:
+    """A lane mask as the log keeps it: a bit per lane, the first lane in the lowest bit."""
+    import numpy as np
+    return np.packbits(mask, bitorder="little").tobytes()
+
+
 class WriteLogger(Observer):
     """The write log's observer on the numpy engine (the native core records it itself)."""
 
@@ -187,8 +193,12 @@ class WriteLogger(Observer):
                       for ins in run.compiled.instructions]
         self.instructions = run.compiled.instructions
         self.groups = recorded_groups(self.workgroups, geo.workgroup_count)
-        self.rows, self.masks, self.values = array("q"), bytearray(), array("I")
+        # the values only when asked to keep them (`values`), as the core: else rebuilt on
+        # first use by a run again (`pipeline.run` gives the log its `rebuild`)
+        self.rows, self.masks = array("q"), bytearray()
+        self.kept, self.count = (array("I") if self.values else None), 0
         self.used, self.over, self.n = 0, None, geo.lanes_per_wg
+        self.full_mask = _packed([True] * self.n)
         self.taking = False
 
     def attach(self, b) -> None:
@@ -204,31 +214,68 @@ class WriteLogger(Observer):
                 or (end >= 0 and step >= end):
             return None
         ins = self.instructions[index]
-        mask = b.guard_mask(ins.pred_reg, ins.pred_neg) if ins.guarded else b.active
+        if ins.guarded:
+            mask = _packed(b.guard_mask(ins.pred_reg, ins.pred_neg))
+        else:
+            mask = self.full_mask if b.full else _packed(b.active)
         reg = self.plans[index][0]
-        import numpy as np
-        return (step, np.packbits(mask, bitorder="little").tobytes(),
-                b.R[reg].tobytes() if reg >= 0 else b"")
+        return (step, mask, b.R[reg].tobytes() if reg >= 0 and self.kept is not None else b"")
+
+    sees_fused = True
+
+    def after_fused(self, index: int, span: int, b) -> None:
+        """Each instruction of a fused run as `before` and `after` log it: all lanes active,
+        no address, its destination's row as the run left it (no instruction of a run
+        rewrites a register written earlier in it)."""
+        first, end = self.window
+        for j in range(index, index + span):
+            step = self.steps
+            self.steps += 1
+            if not self.taking or self.over or step < first or (end >= 0 and step >= end):
+                continue
+            self.after(j, b, (step, self.full_mask, b""))
 
     def after(self, index: int, b, seen) -> None:
         if seen is None:
             return
         step, mask, address = seen
-        caps = self.plans[index][1]
+        reg, caps = self.plans[index]
         n = self.n
-        size = ROW_BYTES + (n + 7) // 8 + (len(address) + 4 * n * len(caps))
+        words = (n if reg >= 0 else 0) + n * len(caps)
+        size = ROW_BYTES + (n + 7) // 8 + 4 * words
         if self.used + size > self.budget:
             self.over = (self.workgroup, step)
             return
-        self.rows.extend((index, self.workgroup, step, len(self.values)))
+        self.rows.extend((index, self.workgroup, step, self.count))
         self.masks += mask
-        self.values.frombytes(address)
-        for kind, number in caps:
-            row = b.R[number] if kind == "r" else b.P[number].astype("uint32")
-            self.values.frombytes(row.tobytes())
+        self.count += words
         self.used += size
+        kept = self.kept
+        if kept is not None:
+            kept.frombytes(address)
+            for kind, number in caps:
+                row = b.R[number] if kind == "r" else b.P[number].astype("uint32")
+                kept.frombytes(row.tobytes())
 
     def fill(self, report) -> None:
         report.write_log = WriteLog(self.rows.tobytes(), bytes(self.masks),
-                                    self.values.tobytes(), self.n, self.groups, self.window,
-                                    self.budget, self.used, self.over)
+                                    None if self.kept is None else self.kept.tobytes(), self.n,
+                                    self.groups, self.window, self.budget, self.used, self.over)
+
+
+def values_again(log: WriteLog, twin: WriteLog | None, reason: str | None = None):
+    """The values of `log` (recorded without them) from `twin`, the log of the same launch
+    run again keeping them. The emulator is deterministic: the rows and masks must come out
+    the same (the start of the new ones, where the first run stopped early: its time limit or
+    a cancel)."""
+    rows, masks = bytes(log.rows), bytes(log.masks)
+    if twin is None or bytes(twin.rows[:len(rows)]) != rows \
+            or bytes(twin.masks[:len(masks)]) != masks \
+            or (log.over is not None and twin.over != log.over):
+        raise RuntimeError("the recorded run did not repeat itself when its values were "
+                           f"rebuilt ({reason or 'a different log'})")
+    if len(twin.rows) == len(rows):
+        return twin.kept_values
+    end = int.from_bytes(twin.rows[len(rows) + 24:len(rows) + 32], "little")   # next offset
+    return twin.kept_values[:end * 4]
+

@@ -232,23 +232,14 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
 def _values_again(prepared: PreparedLaunch, options: RunOptions, logger, log) -> memoryview:
     """The values of a write log recorded without them (`log`): the launch run again, one
     workgroup at a time as it was recorded, to the last workgroup the log holds, keeping
-    them. The emulator is deterministic: the log's rows and masks must come out the same (the
-    start of the new ones, where the first run stopped early: its time limit or a cancel)."""
+    them (`write_log.values_again` checks it repeated itself)."""
+    from ..write_log import values_again
     if not len(log.rows):
         return memoryview(b"")
     again = replace(options, time_limit=None, cancel=None, record_values=True)
     got = run_native(prepared, again, [logger.again(log.last_group)])
-    twin = got.report.write_log if got.report is not None else None
-    rows, masks = bytes(log.rows), bytes(log.masks)
-    if twin is None or bytes(twin.rows[:len(rows)]) != rows \
-            or bytes(twin.masks[:len(masks)]) != masks \
-            or (log.over is not None and twin.over != log.over):
-        raise RuntimeError("the recorded run did not repeat itself when its values were "
-                           f"rebuilt ({got.reason or 'a different log'})")
-    if len(twin.rows) == len(rows):
-        return twin.kept_values
-    end = int.from_bytes(twin.rows[len(rows) + 24:len(rows) + 32], "little")   # next offset
-    return twin.kept_values[:end * 4]
+    return values_again(log, got.report.write_log if got.report is not None else None,
+                        got.reason)
 
 
 def _bail_of(result, recorded: bool, logged: bool, profiled: bool):
