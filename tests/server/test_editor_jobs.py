@@ -181,10 +181,8 @@ CYCLES, DOCUMENTS, LINES = 2, 100, 600
 
 def test_memory_returns_near_the_baseline_after_documents_close(tmp_path):
     """Twice: 100 documents opened, run and closed. What they used (their lines' memos,
-    the allocator's free memory) goes back when they close (it grew by hundreds of MB). P824 is
-    off: its check compiled whichever of the 200 documents stayed open a second, with hipcc on
-    two architectures each (33 runs, a third of the test's CPU), in processes of their own."""
-    client = start(tmp_path, {"disable": ["P824"]})
+    the allocator's free memory) goes back when they close (it grew by hundreds of MB)."""
+    client = start(tmp_path)
     try:
         open_doc(client, "file:///tmp/small.wave", SMALL)
         run(client, 1, "file:///tmp/small.wave", "s")       # the emulator is loaded
