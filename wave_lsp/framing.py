@@ -23,6 +23,7 @@ import logging
 import os
 import re
 import select
+import threading
 from typing import Any, Callable
 
 CHUNK = 1 << 16                # bytes read from a stream at a time
@@ -194,9 +195,15 @@ class WholeWriter:
         self._stream = stream
         self._fd = stream.fileno()
         self.nonblocking_seen = 0
+        self._lock = threading.Lock()   # one message at a time, whole, whichever thread writes
         stream.flush()                  # what the stream already holds goes first
 
     def write(self, data: bytes) -> int:
+        with self._lock:
+            self._write(data)
+        return len(data)
+
+    def _write(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
             try:
@@ -210,7 +217,6 @@ class WholeWriter:
                 select.select([], [self._fd], [])
                 continue
             view = view[written:]
-        return len(data)
 
     def flush(self) -> None:
         """Nothing is held: every `write` reached the descriptor."""
