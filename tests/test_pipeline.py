@@ -111,7 +111,8 @@ def test_the_core_turned_off_falls_back(tmp_path, monkeypatch):
     program, request = shared_request("vector_add", tmp_path)
     monkeypatch.setenv("WAVE_LSP_NATIVE", "0")
     report = run(program, request.launch, request.options)
-    assert (report.engine, report.fallback) == ("numpy", "the native core is not built")
+    assert (report.engine, report.fallback) == ("numpy",
+                                                "WAVE_LSP_NATIVE=0 turns the native core off")
 
 
 def test_a_prepared_launch_runs_as_prepared(tmp_path):

@@ -47,6 +47,7 @@ What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`
 
 from __future__ import annotations
 
+import os
 import time
 from array import array
 from dataclasses import dataclass, replace
@@ -120,7 +121,9 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
     started = time.monotonic() if started is None else started
     core = native_core()
     if core is None:
-        return NativeRun("the native core is not built")
+        return NativeRun("WAVE_LSP_NATIVE=0 turns the native core off"
+                         if os.environ.get("WAVE_LSP_NATIVE", "1") == "0"
+                         else "the native core is not built")
     launch, kernel, geo = prepared.launch, prepared.kernel, prepared.geometry
     reason = _ineligible(launch, options, observers)
     if reason is not None:
