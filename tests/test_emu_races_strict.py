@@ -141,13 +141,19 @@ def test_races_between_workgroups_of_both_kinds_in_either_mode(racecheck):
                              "    if p2\n        device_store_u32 r3, r2\n    else\n"
                              "        atomic_add r4, r3, r2, .device\n    endif\n")
     equal = kernel("    device_store_u32 r3, r2\n")
-    for source, lines in ((store_vs_atomic, (11, 13)), (equal, (8, 8))):
+    for source, lines, words in (
+            (store_vs_atomic, (11, 13), ("workgroup (0, 0, 0) writes it (line 12,",
+                                         "workgroup (1, 0, 0) updates it atomically (line 14,",
+                                         "), a plain access racing an atomic;")),
+            (equal, (8, 8), ("workgroup (1, 0, 0) writes it (line 9,",
+                             ") with no atomic between them;"))):
         reports = engines(source, launch, racecheck)
         assert reports[1].engine == "native"
         for report in reports:
             (race,) = races(report)
             assert race.workgroup == (0, 0, 0) and race.other_workgroup == (1, 0, 0)
             assert (race.line, race.other_line) == lines and race.address == 8
+            assert all(part in race.message for part in words), race.message
 
 
 def test_the_flag_on_the_command_line(tmp_path, capsys):

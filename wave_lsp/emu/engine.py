@@ -119,7 +119,7 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
             raise SequentialNeeded() from None
         except Fault as fault:
             _check_overlap(b, shadow, last=True)
-            _report_meeting(ctx, shadow, geo)
+            _report_meeting(ctx, shadow, geo, compiled.instructions)
             if count > 1 and fault.kind not in BATCH_ERRORS:
                 raise SequentialNeeded(alone_from=first) from None
             index = ctx.index
@@ -133,16 +133,17 @@ def execute(compiled: CompiledKernel, geo: Geometry, device: np.ndarray,
         if on_batch_end is not None:
             on_batch_end(b)
         first += count
-    _report_meeting(ctx, shadow, geo)
+    _report_meeting(ctx, shadow, geo, compiled.instructions)
     _finish_stats(compiled, ctx)
     _finish(observers)
     return None
 
 
-def _report_meeting(ctx: RunContext, shadow: LaunchShadow | None, geo: Geometry) -> None:
+def _report_meeting(ctx: RunContext, shadow: LaunchShadow | None, geo: Geometry,
+                    instructions) -> None:
     """The race between workgroups the run met, as the report's first warning."""
     if shadow is not None and shadow.meeting is not None:
-        ctx.workgroup_race = race_warning(shadow.meeting, geo, ctx.pcs, ctx.lines)
+        ctx.workgroup_race = race_warning(shadow.meeting, geo, ctx.pcs, ctx.lines, instructions)
 
 
 def _finish(observers) -> None:

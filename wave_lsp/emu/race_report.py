@@ -18,9 +18,15 @@ class Meeting:
     other_writes: bool
 
 
-def race_warning(meeting: Meeting, geo, pcs: list[int], lines: list[int | None]) -> EmuWarning:
-    """The `data_race` warning for two workgroups' accesses to one device word."""
+def race_warning(meeting: Meeting, geo, pcs: list[int], lines: list[int | None],
+                 instructions) -> EmuWarning:
+    """The `data_race` warning for two workgroups' accesses to one device word (`instructions`:
+    the kernel's, which say which access is an atomic)."""
     (i, thread), (j, other) = meeting.write, meeting.other
+
+    def atomic(k: int) -> bool:
+        access = instructions[k].spec.memory
+        return access is not None and access.kind == "atomic"
 
     def place(t: int):
         wg, local = divmod(t, geo.threads_per_wg)
@@ -30,10 +36,15 @@ def race_warning(meeting: Meeting, geo, pcs: list[int], lines: list[int | None])
         return f"line {lines[k] + 1}" if lines[k] is not None else f"pc 0x{pcs[k]:04x}"
 
     (wg, wave, in_wave), (wg2, wave2, in_wave2) = place(thread), place(other)
-    what = "writes" if meeting.other_writes else "reads"
-    message = (f"data race on device address 0x{meeting.address:x}: workgroup {wg} writes it "
-               f"({where(i)}, thread {thread}) and workgroup {wg2} {what} it "
-               f"({where(j)}, thread {other}) with no atomic between them; "
+    first = "updates it atomically" if atomic(i) else "writes it"
+    second = "updates it atomically" if atomic(j) else \
+        "writes it" if meeting.other_writes else "reads it"
+    # an atomic orders nothing against a plain access of another workgroup
+    unordered = ", a plain access racing an atomic" if atomic(i) or atomic(j) else \
+        " with no atomic between them"
+    message = (f"data race on device address 0x{meeting.address:x}: workgroup {wg} {first} "
+               f"({where(i)}, thread {thread}) and workgroup {wg2} {second} "
+               f"({where(j)}, thread {other}){unordered}; "
                "results are those of running workgroups one at a time, in order")
     return EmuWarning("data_race", message, pcs[i], lines[i], wg, wave, (in_wave,), 1,
                       address=meeting.address, other_pc=pcs[j], other_line=lines[j],

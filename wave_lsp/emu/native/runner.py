@@ -263,7 +263,7 @@ def _meeting(meeting: bytearray | None, geo, kernel) -> list:
     from ..race_report import Meeting, race_warning
     return [race_warning(Meeting(address, (i, thread), (j, other), bool(other_writes)), geo,
                          [ins.offset for ins in kernel.instructions],
-                         [ins.line for ins in kernel.instructions])]
+                         [ins.line for ins in kernel.instructions], kernel.instructions)]
 
 
 def _registers(wanted, out: bytearray, have: bytearray, per: int) -> dict:
