@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +30,7 @@ vim.opt.rtp:prepend(%(rtp)s)
 local recorded = {}
 package.loaded.dap = { adapters = {}, configurations = {}, run = function(c) recorded = c end }
 local wave = require('wave.dap')
-assert(wave.setup({ command = %(command)s }))
+assert(wave.setup({ command = %(command)s, warm = false }))
 vim.cmd('edit ' .. %(file)s)
 vim.api.nvim_win_set_cursor(0, { 13, 0 })
 vim.cmd('WaveDebug! --workgroup 4,1,1 --wave-width 4 --dump-u32 0:4')
@@ -142,3 +144,95 @@ def test_nvim_debug_at_moment_runs_the_actions_configuration(tmp_path):
         assert client.stopped()["reason"] == "step"
     finally:
         client.close()
+
+
+WARM_SCRIPT = """
+vim.opt.rtp:prepend(%(rtp)s)
+package.loaded.dap = { adapters = {}, configurations = {}, run = function() end }
+assert(require('wave.dap').setup({ command = %(command)s }))
+local adapter, got = package.loaded.dap.adapters.wave, {}
+local function record(a) got[#got + 1] = a end
+adapter(record, { type = 'wave' })
+adapter(record, { type = 'wave' })           -- while the first waits for the announcement
+vim.wait(30000, function() return #got == 2 end, 20)
+adapter(record, { type = 'wave' })           -- once it listens: at once
+vim.fn.writefile({ vim.json.encode(got) }, %(result)s)
+vim.wait(60000, function() return vim.fn.filereadable(%(done)s) == 1 end, 50)
+vim.cmd('qa!')
+"""
+
+
+def _warm_nvim(tmp_path, command):
+    result, done = tmp_path / "adapters.json", tmp_path / "done"
+    lua = lambda value: json.dumps(value).replace("[", "{").replace("]", "}")  # noqa: E731
+    script = tmp_path / "warm.lua"
+    script.write_text(WARM_SCRIPT % {"rtp": json.dumps(str(ROOT / "editors" / "nvim")),
+                                     "command": lua(command), "result": json.dumps(str(result)),
+                                     "done": json.dumps(str(done))})
+    proc = subprocess.Popen([nvim(), "--headless", "--clean", "-l", str(script)], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not result.is_file() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert result.is_file(), proc.stderr.read().decode() if proc.poll() is not None else "late"
+    return proc, json.loads(result.read_text()), done
+
+
+def _children(pid: int) -> list[str]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append((stat.parent / "cmdline").read_bytes().replace(b"\0", b" ")
+                             .decode().strip())
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+def test_nvim_sessions_connect_to_one_warm_adapter(tmp_path):
+    """`setup()`'s adapter starts one `wave-lsp debug --server` for the Neovim, on the first
+    session; sessions asked for meanwhile and later all get its Unix socket (nvim-dap's `pipe`
+    adapter); two whole sessions run over it; it exits with Neovim, its socket removed."""
+    command = [sys.executable, "-m", "wave_lsp", "debug"]
+    proc, adapters, done = _warm_nvim(tmp_path, command)
+    try:
+        assert len(adapters) == 3 and all(a == adapters[0] for a in adapters), adapters
+        assert adapters[0]["type"] == "pipe", adapters
+        path = adapters[0]["pipe"]
+        assert os.path.exists(path)
+        servers = [c for c in _children(proc.pid) if c.endswith("debug --server")]
+        assert len(servers) == 1, _children(proc.pid)
+        for _ in range(2):                       # nvim-dap's part: a session per connection
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            connection.connect(path)
+            client = DapClient(connection=connection)
+            try:
+                client.start(CALLS, stop_on_entry=True,
+                             args=["--workgroup", "4,1,1", "--wave-width", "4",
+                                   "--dump-u32", "0:4"])
+                stop = client.stopped()
+                assert stop["reason"] == "entry"
+                assert client.finish(stop["threadId"]).startswith("4\n5\n8\n13\n")
+            finally:
+                client.close()
+    finally:
+        done.write_text("done")
+        proc.wait(timeout=60)
+    deadline = time.monotonic() + 20
+    while os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not os.path.exists(path)              # the adapter ended with Neovim
+
+
+def test_nvim_sessions_start_their_own_adapter_where_the_warm_one_cannot_start(tmp_path):
+    """A `wave-lsp` without `--server` (it exits 2 and says nothing on stdout): every waiting
+    session gets the process adapter of `command`, as without the warm one."""
+    command = [sys.executable, "-c", "import sys; sys.exit(2)"]
+    proc, adapters, done = _warm_nvim(tmp_path, command)
+    done.write_text("done")
+    proc.wait(timeout=60)
+    assert len(adapters) == 3, adapters
+    assert all(a["type"] == "executable" and [a["command"], *a["args"]] == command
+               for a in adapters), adapters
+

@@ -18,6 +18,12 @@
 --- the kernel at the cursor and debugs its race or divergence witness ("Debug witness": the
 --- witness's launch paused at its first access, both threads in "Finding lanes"). `setup({ checkpoint_budget_mib = N })`
 --- sets the checkpoints' memory budget of every launch (default: the adapter's 256 MiB).
+---
+--- The adapter is warm (`M.warm_adapter`): the first session starts one `wave-lsp debug
+--- --server` for this Neovim, and every session connects to it (nvim-dap's `pipe` adapter, on
+--- a private Unix socket; nvim-dap 0.8 or later), so a session starts in milliseconds.
+--- `setup({ warm = false })` starts a process per session instead (`M.adapter`), as happens
+--- by itself where the warm one cannot start.
 
 local M = {}
 
@@ -119,6 +125,89 @@ function M.adapter(command)
   }
 end
 
+-- The warm adapter of this Neovim: `where` it listens once it said so, the sessions `waiting`
+-- for that, the job.
+local warm = nil
+
+local function connect(where, callback)
+  if where.socket then
+    callback({ type = 'pipe', pipe = where.socket })
+  else
+    callback({ type = 'server', host = '127.0.0.1', port = where.port })
+  end
+end
+
+--- The warm adapter (an nvim-dap adapter function): one `wave-lsp debug --server` per Neovim,
+--- started by the first session and kept (it exits with Neovim: its stdin ends), loads the
+--- debugger once; each session is a connection to it (nvim-dap's `pipe` adapter on the Unix
+--- socket it announces, `server` on its TCP port), so a session starts without a process
+--- start or the debugger's imports. Where it cannot start or says nothing (a wave-lsp
+--- without `--server`), each session starts its own `wave-lsp debug` (`M.adapter`).
+function M.warm_adapter(command)
+  command = command or { 'wave-lsp', 'debug' }
+  return function(callback)
+    if warm and warm.failed then           -- said once: every later session starts its own
+      return callback(M.adapter(command))
+    end
+    if warm and warm.where then
+      return connect(warm.where, callback)
+    end
+    if warm then
+      table.insert(warm.waiting, callback)
+      return
+    end
+    local this = { waiting = { callback } }
+    warm = this
+    local heard = ''
+    local function give_up(why)
+      if warm == this then
+        -- it could not start or said nothing: not tried again; once it served, a later
+        -- session starts a new one
+        warm = (not this.where) and { failed = true } or nil
+      end
+      if #this.waiting > 0 and why then
+        vim.notify('wave.dap: the warm debug adapter is not used (' .. why
+          .. '): each session starts its own', vim.log.levels.INFO)
+      end
+      local waiting = this.waiting
+      this.waiting = {}
+      for _, each in ipairs(waiting) do
+        each(M.adapter(command))
+      end
+    end
+    local ok, job = pcall(vim.fn.jobstart, vim.list_extend(vim.deepcopy(command), { '--server' }), {
+      on_stdout = function(_, data)
+        if this.where then
+          return
+        end
+        heard = heard .. table.concat(data, '\n')
+        local line = heard:match('^([^\n]*)\n')
+        if not line then
+          return
+        end
+        local decoded, where = pcall(vim.json.decode, line)
+        if not decoded or type(where) ~= 'table' or not (where.socket or where.port) then
+          pcall(vim.fn.jobstop, this.job)
+          return give_up('it said ' .. line:sub(1, 80))
+        end
+        this.where = where
+        local waiting = this.waiting
+        this.waiting = {}
+        for _, each in ipairs(waiting) do
+          connect(where, each)
+        end
+      end,
+      on_exit = function(_, code)
+        give_up(not this.where and ('it exited with ' .. code) or nil)
+      end,
+    })
+    if not ok or job <= 0 then
+      return give_up('it could not start: ' .. tostring(ok and job or command[1]))
+    end
+    this.job = job
+  end
+end
+
 --- Register the adapter, the configurations and the :WaveDebug command with nvim-dap.
 function M.setup(opts)
   opts = opts or {}
@@ -127,7 +216,11 @@ function M.setup(opts)
     vim.notify('wave.dap: nvim-dap is not installed', vim.log.levels.WARN)
     return false
   end
-  dap.adapters.wave = M.adapter(opts.command)
+  if opts.warm == false then
+    dap.adapters.wave = M.adapter(opts.command)
+  else
+    dap.adapters.wave = M.warm_adapter(opts.command)
+  end
   local budget = opts.checkpoint_budget_mib
   local configurations = M.configurations()
   if budget then
