@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -269,3 +270,38 @@ async def test_shutting_down_stops_the_compilers(ending, planted):
     assert not planted.ended() & set(pids), planted.events()
     asking.cancel()
     planted.sleep(0)
+
+
+async def test_a_server_without_settings_checks_with_the_compilers_on_path(tmp_path):
+    """No settings at all (no initializationOptions, no configuration: the analysis layer's
+    defaults): the P824 check of a settled document runs the compilers it finds on PATH, and
+    says nothing of a failure of its own (the check once read the disabled codes of settings
+    that were never given)."""
+    await asyncio.to_thread(_check_without_settings, tmp_path)
+
+
+def _check_without_settings(tmp_path: Path) -> None:
+    from .rawclient import RawClient
+    from .test_runaway_runs import open_doc
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    fake = Planted(folder)
+    fake.sleep(0)
+    for name in ("ptxas", "hipcc"):
+        (folder / name).symlink_to(fake.program)
+    client = RawClient(tmp_path, env={"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"})
+    try:
+        client.initialize()
+        name, text = kernel()
+        open_doc(client, "file:///tmp/no_settings.wave", text)
+        deadline = time.monotonic() + QUIET_S + 30
+        while not fake.started(name) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert fake.started(name), (fake.events(), client.stderr[-2000:])
+        client.request(99, "shutdown")
+        client.response(99, timeout=30)
+        messages = [m["params"]["message"] for m in client.seen
+                    if m.get("method") == "window/showMessage"]
+        assert not [m for m in messages if "failed" in m], messages
+    finally:
+        client.close()

@@ -74,7 +74,7 @@ def rejection_check(server: WaveLanguageServer):
     when the settings disable P824 (its findings would all be dropped: no compiler runs for
     them, each hipcc run costs about half a second of CPU)."""
     config = server.settings.analysis
-    if REJECTION_CODE in config.disabled:
+    if config is not None and REJECTION_CODE in config.disabled:
         return None
     found = tools(server)
     targets = server.settings.targets
