@@ -64,6 +64,7 @@ def _on_glibc() -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    on_c_allocator()      # done already where `serve` came first (`cli.main`); else here
     import logging
 
     handler: logging.Handler = (logging.FileHandler(args.log_file) if args.log_file
