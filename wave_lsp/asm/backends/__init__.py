@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ...isa.backends import LOCAL_MEMORY_MNEMONICS
+from ...isa.backends import LOCAL_MEMORY_MNEMONICS, TARGET_NAMES
 from ...isa.launch_defaults import DEFAULT_LOCAL_MEMORY
 
 from ...isa import register_count_problem
@@ -23,7 +23,7 @@ from .c_family import EmitError, emit_c
 from .names import with_code_names
 from .ptx import emit_ptx
 
-TARGETS = ("ptx", "hip", "metal", "sycl")
+TARGETS = TARGET_NAMES          # the backends, as isa.backends names them
 _C_STYLES = {"hip": hip.STYLE, "metal": metal.STYLE, "sycl": sycl.STYLE}
 
 __all__ = ["TARGETS", "Emitted", "EmitError", "emit", "emit_kernels"]
