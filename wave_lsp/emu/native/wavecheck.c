@@ -6,6 +6,7 @@
  * in strict mode nothing is benign) is the epoch's race, its pair chosen as `_race` chooses it.
  * Only where the race shadows saw waves meet (`flagged`); otherwise the log is just emptied. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "waverace.h"
 
@@ -30,6 +31,49 @@ static int by_word_wave_entry(const void *a, const void *b)
     if (x->seq != y->seq)
         return x->seq < y->seq ? -1 : 1;
     return (x->lane > y->lane) - (x->lane < y->lane);
+}
+
+/* Scatter `from` into `to` stably by key (the row's word or wave, less `base`; `count`: zeroed,
+ * `keys` + 1 entries). */
+static void scatter(const Row *from, Row *to, int64_t n, int64_t *count, int64_t keys,
+                    int by_word, int64_t base)
+{
+    for (int64_t i = 0; i < n; i++)
+        count[(by_word ? from[i].word : from[i].wave) - base + 1]++;
+    for (int64_t k = 0; k < keys; k++)
+        count[k + 1] += count[k];
+    for (int64_t i = 0; i < n; i++)
+        to[count[(by_word ? from[i].word : from[i].wave) - base]++] = from[i];
+}
+
+/* Sort the rows (made in log order: entry, lane) by word, then wave, then log order: two
+ * stable counting passes (by wave, then by word) where the words lie close together, as a
+ * workgroup's local memory does; else qsort. -1 out of memory. */
+static int sort_rows(Row *rows, int64_t n)
+{
+    uint32_t low = UINT32_MAX, high = 0, last_wave = 0;
+    for (int64_t i = 0; i < n; i++) {
+        low = rows[i].word < low ? rows[i].word : low;
+        high = rows[i].word > high ? rows[i].word : high;
+        last_wave = rows[i].wave > last_wave ? rows[i].wave : last_wave;
+    }
+    int64_t range = n ? (int64_t)high - low + 1 : 0;
+    if (range > 4 * n + 4096) {
+        qsort(rows, (size_t)n, sizeof *rows, by_word_wave_entry);
+        return 0;
+    }
+    int64_t waves = (int64_t)last_wave + 1, keys = range > waves ? range : waves;
+    int64_t *count = calloc((size_t)keys + 1, sizeof *count);
+    Row *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
+    int ok = count && tmp;
+    if (ok) {
+        scatter(rows, tmp, n, count, waves, 0, 0);
+        memset(count, 0, ((size_t)keys + 1) * sizeof *count);
+        scatter(tmp, rows, n, count, range, 1, low);
+    }
+    free(tmp);
+    free(count);
+    return ok ? 0 : -1;
 }
 
 static int kind_of(const RaceLog *r, const Row *row)
@@ -123,8 +167,8 @@ static Row *rows_of(const RaceLog *r, int64_t W, int64_t *count)
                 uint64_t word = (address >> 2) + (uint64_t)sub;
                 if (word > ((uint64_t)address + (uint64_t)x->width - 1) >> 2)
                     continue;
-                rows[k++] = (Row){(uint32_t)word, r->lane[x->at + i] / (uint32_t)W,
-                                  r->lane[x->at + i], seq,
+                uint32_t lane = x->all ? (uint32_t)i : r->lane[x->at + i];
+                rows[k++] = (Row){(uint32_t)word, lane / (uint32_t)W, lane, seq,
                                   x->known ? (int64_t)r->value[x->at + i] : -1 - seq, a};
             }
         }
@@ -148,7 +192,11 @@ int races_check(RaceLog *r, int64_t W, int strict, Race *race)
         races_forget(r);
         return -1;
     }
-    qsort(rows, (size_t)n, sizeof *rows, by_word_wave_entry);
+    if (sort_rows(rows, n) < 0) {
+        free(rows);
+        races_forget(r);
+        return -1;
+    }
     int64_t examined = 0;
     for (int64_t i = 0, j; i < n && examined < r->max_groups; i = j) {
         int writes = 0, atomics = 0, plain = 0;

@@ -110,26 +110,29 @@ int races_log(WG *g, int device, int64_t index, int kind, const uint32_t *addr,
     if (r->found)
         return 0;                                  /* the epoch's race is known */
     const int64_t n = g->n;
-    if (grow(r, count) < 0)
+    if (grow(r, count + 1) < 0)                    /* + 1: the branchless copy below */
         return bail(g->run, "out of memory") == BAIL_AT;
-    Access x = {index, kind, data != NULL, width, 0, 0, 0, r->n_lanes, count};
+    Access x = {index, kind, data != NULL, count == n, width, 0, 0, 0, r->n_lanes, count};
     uint32_t *lanes = r->lane + r->n_lanes, *addrs = r->addr + r->n_lanes;
     uint32_t *values = r->value + r->n_lanes;
     if (count == n) {
         memcpy(addrs, addr, (size_t)n * 4);
         if (data)
             memcpy(values, data, (size_t)n * 4);
-        for (int64_t l = 0; l < n; l++)
-            lanes[l] = (uint32_t)l;
     } else {
-        int64_t k = 0;
-        for (int64_t l = 0; l < n; l++)
-            if (m[l]) {
+        int64_t k = 0;                             /* each lane written, kept if active */
+        if (data)
+            for (int64_t l = 0; l < n; l++) {
                 lanes[k] = (uint32_t)l;
                 addrs[k] = addr[l];
-                if (data)
-                    values[k] = data[l];
-                k++;
+                values[k] = data[l];
+                k += m[l] != 0;
+            }
+        else
+            for (int64_t l = 0; l < n; l++) {
+                lanes[k] = (uint32_t)l;
+                addrs[k] = addr[l];
+                k += m[l] != 0;
             }
     }
     r->n_lanes += count;
@@ -164,7 +167,8 @@ int races_log(WG *g, int device, int64_t index, int kind, const uint32_t *addr,
             return 0;
         }
         if (from <= span) {                        /* the rest of its entries: its lanes again */
-            memmove(r->lane, r->lane + old, (size_t)count * 4);   /* check() emptied the log */
+            if (!x.all)                            /* races_check emptied the log */
+                memmove(r->lane, r->lane + old, (size_t)count * 4);
             memmove(r->addr, r->addr + old, (size_t)count * 4);
             memmove(r->value, r->value + old, (size_t)count * 4);
             x.at = 0;

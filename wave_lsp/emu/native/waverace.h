@@ -11,7 +11,8 @@
 
 typedef struct {
     int64_t index;                        /* instruction */
-    int kind, known;                      /* READ/WRITE/ATOMIC; the values are logged */
+    int kind, known, all;                 /* READ/WRITE/ATOMIC; the values are logged; every
+                                             lane (lane i is lane i, the lanes not logged) */
     int64_t width, sub_from, sub_to;      /* bytes a lane accesses; its entries in this log */
     int64_t seq;                          /* the log entry of sub_from (entries count on) */
     int64_t at, count;                    /* its lanes in the lane arrays */
