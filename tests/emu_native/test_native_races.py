@@ -45,14 +45,17 @@ PROLOGUE = """.kernel races
     ucmp_lt p3, r3, r9
 """
 # where an access goes (r6): one word for all, each thread's own, the same word in every wave,
-# a word shared by threads of different waves, the next thread's, the workgroup's own
+# a word shared by threads of different waves, the next thread's, the workgroup's own, words
+# 256 KiB apart (the check's rows then lie far apart: it sorts them another way)
 ADDRESS = {"one": "mov_imm r6, {c}",
            "own": "imul r6, r0, r4\n    mov_imm r11, {c}\n    iadd r6, r6, r11",
            "lane": "imul r6, r2, r4\n    mov_imm r11, {c}\n    iadd r6, r6, r11",
            "mask": "mov_imm r11, 5\n    and r6, r0, r11\n    imul r6, r6, r4\n"
                    "    mov_imm r11, {c}\n    iadd r6, r6, r11",
            "next": "iadd r6, r0, r9\n    imul r6, r6, r4\n    mov_imm r11, {c}\n    iadd r6, r6, r11",
-           "workgroup": "imul r6, r3, r4\n    mov_imm r11, {c}\n    iadd r6, r6, r11"}
+           "workgroup": "imul r6, r3, r4\n    mov_imm r11, {c}\n    iadd r6, r6, r11",
+           "far": "mov_imm r11, 3\n    and r6, r0, r11\n    mov_imm r11, 0x40000\n"
+                  "    imul r6, r6, r11\n    mov_imm r11, {c}\n    iadd r6, r6, r11"}
 OFFSETS = [0, 0, 0, 0, 1, 2, 4, 8, 64]
 WIDTHS = {"local": ["u8", "u16", "u32", "u32", "u64"],
           "device": ["u8", "u16", "u32", "u32", "u64", "u128"]}
@@ -63,7 +66,8 @@ GUARDS = ["", "", "", "@p1 ", "@!p2 ", "@p3 "]
 @st.composite
 def access(draw) -> str:
     space = draw(st.sampled_from(["local", "device"]))
-    where = ADDRESS[draw(st.sampled_from(sorted(ADDRESS)))].format(c=draw(st.sampled_from(OFFSETS)))
+    places = sorted(ADDRESS) if space == "device" else sorted(set(ADDRESS) - {"far"})
+    where = ADDRESS[draw(st.sampled_from(places))].format(c=draw(st.sampled_from(OFFSETS)))
     guard = draw(st.sampled_from(GUARDS))
     kind = draw(st.sampled_from(["load", "store", "store", "atomic"]))
     if kind == "atomic":
@@ -129,7 +133,7 @@ def thread_count(count: int):
 def check(lines, width, waves, extra, grid, mode, threads, batch, initcheck):
     need_core()
     launch = Launch(grid=(grid, 1, 1), workgroup=(width * (waves - 1) + extra, 1, 1),
-                    wave_width=width, device_memory=4096)
+                    wave_width=width, device_memory=1 << 20)
     options = RunOptions(racecheck=mode, max_batch_lanes=batch, initcheck=initcheck,
                          max_instructions=200_000)
     with thread_count(threads):
