@@ -201,7 +201,7 @@ def work(tmp_path_factory):
 @pytest.mark.parametrize("grid", [None, "6,1,1"])
 def test_corpus_kernels_report_as_one_at_a_time(name, threads, grid, work):
     """The documented launches (mostly one workgroup), and six workgroups of each (most then
-    write the same words: a possible data race on both, or an error past the inputs)."""
+    write the same words: a race between workgroups on both, or an error past the inputs)."""
     source = (diff.EXAMPLES / f"{name}.wave").read_text()
     flags = diff.example_flags(name, work) + (["--grid", grid] if grid else [])
     launch = launch_of(flags, work)

@@ -10,15 +10,14 @@
 
 #include "waverace.h"
 
-typedef struct {
+typedef struct {                          /* 24 bytes: an epoch may log millions */
     uint32_t word, wave, lane;
-    int64_t seq, value;                   /* entry; the value stored, or -1 - entry */
-    int64_t access;
+    uint32_t seq, value, access;          /* entry; the value stored (known stores); access */
 } Row;
 
 void races_forget(RaceLog *r)
 {
-    r->n_acc = r->n_lanes = r->size = 0;
+    r->n_acc = r->n_lanes = r->size = r->entries = 0;
 }
 
 static int by_word_wave_entry(const void *a, const void *b)
@@ -81,15 +80,22 @@ static int kind_of(const RaceLog *r, const Row *row)
     return r->acc[row->access].kind;
 }
 
+/* racecheck's value of a row: the value a known store wrote, else -1 - its entry */
+static int64_t value_of(const RaceLog *r, const Row *row)
+{
+    return r->acc[row->access].known ? (int64_t)row->value : -1 - (int64_t)row->seq;
+}
+
 /* racecheck._benign: every wave touching the word stores it, all with one known value. */
 static int benign(const RaceLog *r, const Row *g, int64_t n)
 {
     int64_t value = -1;
     for (int64_t i = 0; i < n; i++)
         if (kind_of(r, &g[i]) == WRITE) {
-            if (g[i].value < 0 || (value >= 0 && g[i].value != value))
+            int64_t v = value_of(r, &g[i]);
+            if (v < 0 || (value >= 0 && v != value))
                 return 0;
-            value = g[i].value;
+            value = v;
         }
     for (int64_t i = 0; i < n;) {                  /* each wave's run stores */
         int64_t j = i, stored = 0;
@@ -119,7 +125,7 @@ static Race pick(const RaceLog *r, const Row *g, int64_t n, int strict)
             if (kind_of(r, &g[i]) == WRITE) {
                 if (!store)
                     store = &g[i];
-                if (!differs && g[i].value != first->value)
+                if (!differs && value_of(r, &g[i]) != value_of(r, first))
                     differs = &g[i];
             }
         }
@@ -146,8 +152,8 @@ static Race pick(const RaceLog *r, const Row *g, int64_t n, int strict)
     Race race = {r->space, kind_of(r, first), kind_of(r, other), 0, first->word,
                  r->acc[first->access].index, first->lane, r->acc[other->access].index,
                  other->lane};
-    race.same = strict && race.kind_other == WRITE && first->value >= 0
-                && first->value == other->value;
+    race.same = strict && race.kind_other == WRITE && value_of(r, first) >= 0
+                && value_of(r, first) == value_of(r, other);
     return race;
 }
 
@@ -161,7 +167,7 @@ static Row *rows_of(const RaceLog *r, int64_t W, int64_t *count)
     for (int64_t a = 0; a < r->n_acc; a++) {
         const Access *x = &r->acc[a];
         for (int64_t sub = x->sub_from; sub <= x->sub_to; sub++) {
-            int64_t seq = x->seq + sub - x->sub_from;
+            uint32_t seq = (uint32_t)(x->seq + sub - x->sub_from);
             for (int64_t i = 0; i < x->count; i++) {
                 uint32_t address = r->addr[x->at + i];
                 uint64_t word = (address >> 2) + (uint64_t)sub;
@@ -169,7 +175,7 @@ static Row *rows_of(const RaceLog *r, int64_t W, int64_t *count)
                     continue;
                 uint32_t lane = x->all ? (uint32_t)i : r->lane[x->at + i];
                 rows[k++] = (Row){(uint32_t)word, lane / (uint32_t)W, lane, seq,
-                                  x->known ? (int64_t)r->value[x->at + i] : -1 - seq, a};
+                                  x->known ? r->value[x->at + i] : 0, (uint32_t)a};
             }
         }
     }

@@ -215,7 +215,6 @@ int races_end_epoch(WG *g)
         else if ((found = races_check(r, g->W, g->run->strict_races, &race)) < 0)
             return bail(g->run, "out of memory") == BAIL_AT;
         races_forget(r);
-        r->entries = 0;
         r->flagged = r->found = 0;
         if (found)
             report(g, &race);

@@ -29,7 +29,8 @@ struct RaceLog {
     int64_t n_acc, cap_acc;
     uint32_t *lane, *addr, *value;        /* per logged lane */
     int64_t n_lanes, cap_lanes;
-    int64_t size, entries;                /* words logged (as racecheck counts), entries */
+    int64_t size, entries;                /* words logged (as racecheck counts), entries (since
+                                             the log was last emptied) */
     int64_t max_groups, max_logged;       /* Run.race_groups, race_logged */
     int flagged;                          /* the shadows saw waves meet in this epoch */
     int found;                            /* a race was found early: `pending` */
