@@ -32,9 +32,10 @@ NATIVE_CORE = Extension(
                                         "limits.c", "barrier.c", "findings_py.c",
                                         "memory_py.c", "registers.c", "record.c",
                                         "record_py.c", "parallel.c", "meeting.c",
-                                        "writelog.c", "mma.c")],
+                                        "writelog.c", "mma.c", "waverace.c", "wavecheck.c")],
     depends=[NATIVE + "core.h", NATIVE + "exec.h", NATIVE + "ops.h", NATIVE + "profile_py.h",
-             NATIVE + "findings_py.h", NATIVE + "memory_py.h", NATIVE + "record_py.h"],
+             NATIVE + "findings_py.h", NATIVE + "memory_py.h", NATIVE + "record_py.h",
+             NATIVE + "waverace.h"],
     extra_link_args=["-pthread"],       # workgroups on threads (parallel.c)
 )
 

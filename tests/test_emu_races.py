@@ -98,11 +98,11 @@ def test_access_logs_are_bounded(monkeypatch):
     """A batch that logs more device words than the bound runs one workgroup at a time (same
     result); an epoch that logs too much is checked early and still finds its race."""
     import wave_lsp.emu.overlap as overlap
-    import wave_lsp.emu.racecheck as racecheck
+    import wave_lsp.emu.race_report as race_report
     launch = Launch(grid=(5, 1, 1), memory_init=[IotaFill(0, 256 * 7, 1.0)])
     expected = run(VECTOR_ADD, launch)
     monkeypatch.setattr(overlap, "MAX_LOGGED", 1000)
-    monkeypatch.setattr(racecheck, "MAX_LOGGED", 10)
+    monkeypatch.setattr(race_report, "MAX_LOGGED", 10)
     bounded = run(VECTOR_ADD, launch)
     assert np.array_equal(bounded.device_memory, expected.device_memory)
     assert bounded.stats == expected.stats

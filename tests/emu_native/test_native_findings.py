@@ -3,8 +3,8 @@ uninitialised register, local or device read, an unaligned access, a shuffle fro
 out-of-range lane) and each run-time error (out of bounds, divergent barrier, deadlock, stack
 overflows, a register beyond the kernel's, an unmatched control instruction, the instruction
 limit) with the numpy engine's text, place, lanes, counts, order, caps, memory and statistics;
-the time limit and a cancel stop the core where they are met; and where it cannot report alike
-(a possible data race, an error in a numpy batch of several workgroups) it says why.
+the time limit and a cancel stop the core where they are met; races between the waves of a
+workgroup are its own too (test_native_races.py has their property tests).
 Unaligned atomics run lane after lane on both engines, as aligned ones do."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from .native_support import assert_same_report, both_engines, need_core
 
 from wave_lsp.asm import assemble
 from wave_lsp.asm.wbin import write_wbin
-from wave_lsp.emu import EngineUnavailable, Launch, RunOptions, run
+from wave_lsp.emu import Launch, RunOptions, run
 from wave_lsp.emu.kernel_launch import IotaFill
 from wave_lsp.emu.native.findings import ERRORS, WARNINGS
 from wave_lsp.emu.report import ERROR_KINDS, WARNING_KINDS
@@ -295,12 +295,13 @@ def test_races_between_workgroups_alike_on_threads(name, threads, monkeypatch):
     assert alone.warnings == report.warnings
 
 
-def test_a_possible_race_is_left_to_the_numpy_engine():
-    need_core()
+def test_a_race_between_waves_is_reported_by_the_core():
     source = kernel("mov_sr r0, sr_thread_id_x\nmov_imm r1, 0\nlocal_store_u32 r1, r0\n"
                     "local_load_u32 r2, r1", local=16)
-    with pytest.raises(EngineUnavailable, match="possible data race"):
-        run(source, Launch(workgroup=(8, 1, 1), wave_width=4), RunOptions(engine="native"))
+    report, native = both_engines(source, Launch(workgroup=(8, 1, 1), wave_width=4))
+    assert native.reason is None, native.reason
+    assert [w.kind for w in native.warnings] == ["data_race"]
+    assert_same_report(report, native)
 
 
 # ---- the time limit and cancelling ---------------------------------------------------------

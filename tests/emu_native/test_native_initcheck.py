@@ -2,8 +2,7 @@
 generators of the native differential tests, with the check on), the native core reports
 exactly the numpy engine's warnings (the `uninitialised_*` ones among them: kind, text, place,
 lanes, count, order), errors, memory and statistics; it leaves a launch to the numpy engine
-only for what it lacks (a possible data race, ...),
-never for an uninitialised read."""
+only for what it lacks (an instruction, NaN semantics, ...), never for an uninitialised read."""
 
 from __future__ import annotations
 

@@ -10,22 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .race_report import WaveAccess, wave_race_warning
 from .report import EmuWarning, Stats
 from .state import Batch
 
 MAX_WARNINGS = 200
-RACE_VERBS = {"read": "reads", "write": "writes", "atomic": "atomically updates"}
-
-
-def race_kind(race) -> str:
-    """What a race only the strict check reports is, said after its message (else "")."""
-    if race.same_value:
-        return " (both wrote the same value)"
-    if "atomic" in race.kinds:
-        return " (store vs atomic)" if "write" in race.kinds else " (read vs atomic)"
-    return ""
-
-
 class RunContext:
     """Collects statistics and warnings for one run; knows the batch being executed."""
 
@@ -42,7 +31,7 @@ class RunContext:
         self.counts: list[int] = []  # present waves summed per instruction (statistics)
         self.executed = 0           # wave-instructions already moved from counts into stats
         self.extra_steps = 0        # instructions skipped over empty regions, this batch
-        self._races: set[tuple[str, int, int]] = set()
+        self._races: dict[tuple[str, int, int], int] = {}   # race -> its warning
         self.workgroup_race: EmuWarning | None = None   # workgroup_races: first a launch
         self.on_skip = None         # the profiler's `skipped(start, stop)`, when profiling
 
@@ -54,11 +43,18 @@ class RunContext:
                 self._report_race(b, race)
 
     def _report_race(self, b: Batch, race) -> None:
-        """A race between waves of a workgroup, once per pair of instructions."""
+        """A race between waves of a workgroup, once per pair of instructions: placed at the
+        lowest workgroup that had it, as running the workgroups one at a time does (a batch
+        may reach a higher workgroup's epoch first)."""
         key = (race.space, race.write[0], race.other[0])
-        if key not in self._races:
-            self._races.add(key)
-            self._add(self._race_warning(b, race), b.first_wg + race.write[1] // b.lanes_per_wg)
+        workgroup = b.first_wg + race.write[1] // b.lanes_per_wg
+        i = self._races.get(key)
+        if i is None:
+            self._races[key] = self._add(self._race_warning(b, race), workgroup)
+        elif workgroup < self._places[i][0]:
+            self._events += 1
+            self.warnings[i] = self._race_warning(b, race)
+            self._places[i] = (workgroup, self._events)
 
     def _race_warning(self, b: Batch, race) -> EmuWarning:
         (i, lane), (j, other) = race.write, race.other
@@ -67,20 +63,10 @@ class RunContext:
         address = race.word * 4
         if race.space == "local":
             address -= (lane // b.lanes_per_wg) * b.local_stride
-
-        def where(k: int) -> str:
-            line = self.lines[k]
-            return f"line {line + 1}" if line is not None else f"pc 0x{self.pcs[k]:04x}"
-
-        first, second = (RACE_VERBS[kind] for kind in race.kinds)
-        message = (f"data race on {race.space} address 0x{address:x} in workgroup {wg}: wave "
-                   f"{wave} {first} it ({where(i)}, lane {in_wave}) and wave {wave2} {second} "
-                   f"it ({where(j)}, lane {in_wave2}) with no barrier between them"
-                   + race_kind(race))
-        return EmuWarning("data_race", message, self.pcs[i], self.lines[i], wg, wave,
-                          (in_wave,), 1, address=address, other_pc=self.pcs[j],
-                          other_line=self.lines[j], other_workgroup=wg, other_wave=wave2,
-                          other_lanes=(in_wave2,), other_access=race.kinds[1])
+        return wave_race_warning(race.space, address, wg, WaveAccess(i, wave, in_wave,
+                                                                     race.kinds[0]),
+                                 WaveAccess(j, wave2, in_wave2, race.kinds[1]),
+                                 race.same_value, self.pcs, self.lines)
 
     def skip(self, b: Batch, start: int, stop: int) -> None:
         """Account for instructions [start, stop) stepped over with no active lane."""

@@ -10,9 +10,10 @@
   With `engine="auto"` a launch the native core can run (no trace or breakpoint, shown
   threads in one workgroup; only instructions it implements; see
   `native.runner`) runs there, without loading numpy: it reports warnings, errors, the
-  instruction limit, the time limit and a cancel itself; where it cannot report alike (a
-  possible data race, ...: the list is in `native.runner`) the numpy engine runs the launch
-  again from the same prepared launch, and the report says so (`engine`, `fallback`).
+  instruction limit, the time limit, a cancel and races itself; where it cannot report alike
+  (an instruction or NaN semantics it lacks, ...: the list is in `native.runner`) the numpy
+  engine runs the launch again from the same prepared launch, and the report says so
+  (`engine`, `fallback`).
   `WAVE_LSP_NATIVE=0` turns the core off.
 
 A run's observers (`observer`: the options' flags made observers by `observers_of`, and any

@@ -9,10 +9,11 @@ store or read meeting another wave's atomic races, two atomics do not. `EpochLog
 access it checks of an epoch (instruction, words, lanes, kind); `races` finds, per workgroup, one
 such pair when the epoch ends (at a barrier and at the end of the batch): the one on the lowest
 word, whatever the batch, so that the report is that of running the workgroups one at a time.
-An epoch of one workgroup that logs more than `MAX_LOGGED` words is checked then and logged
-afresh (a race spanning that point goes unreported); in a batch of several it runs the launch
-again one workgroup at a time (`overlap.LogFull`), where it is that. Lanes of one wave run in lock-step
-and are never in a race with each other. Races between workgroups: `workgroup_races`.
+An epoch of one workgroup that logs more than `race_report.MAX_LOGGED` words is checked then and
+logged afresh (a race spanning that point goes unreported); in a batch of several it runs the
+launch again one workgroup at a time (`overlap.LogFull`), where it is that. Lanes of one wave run
+in lock-step and are never in a race with each other. The native core decides alike
+(native/waverace.c), with the same limits. Races between workgroups: `workgroup_races`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import race_report
 from .overlap import LogFull
 
 
@@ -117,7 +119,7 @@ class EpochLog:
         self.entries.append((index, words, lanes, kind,
                              None if values is None else values.copy()))
         self.size += words.size
-        if self.size > MAX_LOGGED:       # bound memory: check what we have, start afresh
+        if self.size > race_report.MAX_LOGGED:       # bound memory: check what we have, start afresh
             if self.wg_count > 1:
                 raise LogFull()
             self.pending = self.pending or self._check()
@@ -172,7 +174,7 @@ class EpochLog:
         found, examined = {}, {}
         for g in bad.tolist():
             group_wg = int(gs[starts[g]])
-            if group_wg in found or examined.get(group_wg, 0) >= MAX_GROUPS:
+            if group_wg in found or examined.get(group_wg, 0) >= race_report.MAX_GROUPS:
                 continue
             examined[group_wg] = examined.get(group_wg, 0) + 1
             group = order[int(starts[g]):int(ends[g]) + 1]
@@ -208,8 +210,6 @@ class EpochLog:
                     (KIND_NAMES[kd[first]], KIND_NAMES[kd[other]]), same)
 
 
-MAX_GROUPS = 256          # words examined for a non-benign race per epoch and workgroup
-MAX_LOGGED = 4 << 20      # words logged per epoch before they are checked early (memory bound)
 SCREEN_SLOTS = 1 << 22    # slots of the screen's table (16 MiB of int32)
 
 

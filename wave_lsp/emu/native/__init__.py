@@ -5,7 +5,7 @@ and prints dumps in upstream's formats.
 The numpy engine stays the reference: the core implements the mnemonics in `_wavecore.OPS` with
 exactly its semantics and reports what it reports (warnings, errors, limits: findings.c,
 `findings`, with the text of `emu.messages`); it stops ("bails") only where it cannot report
-alike — a possible data race, ... (`runner` lists them) — so that the launch is then run again
+alike — an instruction it lacks, ... (`runner` lists them) — so that the launch is then run again
 by the numpy engine (`runner.run_native` returns the reason instead of a result). Nothing here
 imports numpy.
 

@@ -3,11 +3,12 @@
  *   OPS                                  the mnemonics the core implements (op index = position)
  *   run(code, geometry, device, set_regs[, uses, device_init, profile, memlog, deadline, cancel,
  *       wanted, registers_out, registers_have, lines, writers, threads, meeting, write_log,
- *       strict_races]) -> (bail reason or None, instruction index, stats, (warnings, error),
+ *       strict_races, race_groups, race_logged]) -> (bail reason or None, instruction index, stats, (warnings, error),
  *       threads used), paired with (lines, writers, write log) when one is asked for;
  *       uses/device_init: initcheck.c; warnings and error: findings.c (see finding());
  *       deadline: time.monotonic() seconds (0: none); cancel: a callable or None (limits.c);
  *       wanted (int64 thread ids) and the buffers registers.c fills; strict_races: shadow.c;
+ *       race_groups, race_logged: racecheck's MAX_GROUPS and MAX_LOGGED (waverace.c);
  *       threads: workgroups on this many threads (parallel.c; 1: one at a time), and the
  *       result gains a fifth item, the threads whose results it holds (1 after a serial re-run)
  *   fill_iota(device, offset, count, scale)   f32 values i * scale, as launch.apply_memory_init
@@ -54,19 +55,22 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     static char *keywords[] = {"code", "geometry", "device", "set_regs", "uses", "device_init",
                                "profile", "memlog", "deadline", "cancel", "wanted",
                                "registers_out", "registers_have", "lines", "writers", "threads",
-                               "meeting", "write_log", "strict_races", NULL};
+                               "meeting", "write_log", "strict_races", "race_groups",
+                               "race_logged", NULL};
     Py_buffer code, device, uses = {0}, device_init = {0}, wanted = {0}, regs_out = {0},
               regs_have = {0}, meeting = {0};
     PyObject *geometry, *set_regs, *profile_spec = Py_None, *cancel = Py_None;
     PyObject *lines_spec = Py_None, *writers_spec = Py_None, *wlog_spec = Py_None;
     int memlog = 0, strict_races = 0;
     double deadline = 0;
-    Py_ssize_t threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*OOnw*Op", keywords, &code,
+    Py_ssize_t threads = 1, race_groups = 256, race_logged = 4 << 20;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*Ow*O|y*w*OpdOy*w*w*OOnw*Opnn", keywords,
+                                     &code,
                                      &geometry, &device, &set_regs, &uses, &device_init,
                                      &profile_spec, &memlog, &deadline, &cancel, &wanted,
                                      &regs_out, &regs_have, &lines_spec, &writers_spec,
-                                     &threads, &meeting, &wlog_spec, &strict_races))
+                                     &threads, &meeting, &wlog_spec, &strict_races,
+                                     &race_groups, &race_logged))
         return NULL;
     Run *run = PyMem_Calloc(1, sizeof(Run));
     Findings *found = PyMem_Calloc(1, sizeof(Findings));
@@ -133,6 +137,8 @@ static PyObject *py_run(PyObject *self, PyObject *args, PyObject *kwargs)
     run->deadline = deadline;
     run->threads = threads;
     run->strict_races = strict_races;
+    run->race_groups = race_groups;
+    run->race_logged = race_logged;
     run->meeting = meeting.obj && meeting.len >= 7 * 8 ? meeting.buf : NULL;
     if (run->meeting && meeting_begin(run) < 0) {   /* races between workgroups, exactly */
         PyErr_NoMemory();
@@ -207,18 +213,10 @@ done:
     PyMem_Free(run);
     PyBuffer_Release(&code);
     PyBuffer_Release(&device);
-    if (uses.obj)
-        PyBuffer_Release(&uses);
-    if (device_init.obj)
-        PyBuffer_Release(&device_init);
-    if (wanted.obj)
-        PyBuffer_Release(&wanted);
-    if (regs_out.obj)
-        PyBuffer_Release(&regs_out);
-    if (regs_have.obj)
-        PyBuffer_Release(&regs_have);
-    if (meeting.obj)
-        PyBuffer_Release(&meeting);
+    Py_buffer *optional[] = {&uses, &device_init, &wanted, &regs_out, &regs_have, &meeting};
+    for (size_t i = 0; i < sizeof optional / sizeof *optional; i++)
+        if (optional[i]->obj)
+            PyBuffer_Release(optional[i]);
     return result;
 }
 

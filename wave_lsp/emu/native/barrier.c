@@ -2,7 +2,7 @@
  * (every wave still stepping through, a guarded one only where a lane passes the guard), and
  * the faults of a workgroup whose executing waves are not all here with all their live lanes:
  * a wave that halted (deadlock) first, then one that diverged. A barrier ends an epoch of the
- * race shadows (shadow.c). */
+ * race shadows (shadow.c), reporting its race between waves (waverace.c). */
 #include <string.h>
 
 #include "exec.h"
@@ -49,7 +49,10 @@ int64_t barrier_op(WG *g, const Ins *ins)
             }
         }
     }
-    if (g->nw > 1)
+    if (g->nw > 1) {
+        if (races_end_epoch(g))                /* its race between waves (waverace.c) */
+            return BAIL_AT;
         next_epoch(g);
+    }
     return -1;
 }

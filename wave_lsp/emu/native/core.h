@@ -4,7 +4,8 @@
  * one workgroup at a time, in order (or on several threads with the same results: parallel.c), with every wave of the workgroup in lock-step — the same
  * schedule as the numpy engine (wave_lsp/emu/engine.py, control.py), which is the reference for
  * every rule here. It records the warnings and the error the numpy engine reports (findings.c,
- * limits.c); where it cannot report alike (a possible data race, NaN semantics it lacks, ...)
+ * limits.c), races between waves included (waverace.c); where it cannot report alike (NaN
+ * semantics it lacks, ...)
  * it stops with a bail reason and Python runs the launch again with the numpy engine.
  */
 #ifndef WAVECORE_H
@@ -84,7 +85,7 @@ typedef struct {
  * (native/findings.py) gives them the numpy engine's text. The kinds, in this order, are
  * FINDING_WARNINGS and FINDING_ERRORS of native/findings.py. */
 enum { WARN_UNALIGNED, WARN_INACTIVE_SHUFFLE, WARN_OUT_OF_RANGE_SHUFFLE, WARN_UNINIT_REGISTER,
-       WARN_UNINIT_LOCAL, WARN_UNINIT_DEVICE, WARN_KINDS };
+       WARN_UNINIT_LOCAL, WARN_UNINIT_DEVICE, WARN_DATA_RACE, WARN_KINDS };
 enum { ERR_OUT_OF_BOUNDS, ERR_DIVERGENT_BARRIER, ERR_DEADLOCK, ERR_CONTROL_STACK,
        ERR_CALL_STACK, ERR_REGISTER, ERR_INSTRUCTION_LIMIT, ERR_TIME_LIMIT, ERR_CANCELLED,
        ERR_INVALID, ERR_KINDS };
@@ -97,6 +98,10 @@ typedef struct {
     int64_t workgroup, lane;             /* linear workgroup, its first lane (in the workgroup) */
     uint64_t lanes;                      /* the lanes of that lane's wave (bits) */
     int64_t count, detail;               /* lane-events folded in; register or address */
+    /* WARN_DATA_RACE (waverace.c): the other access's instruction and lane in the workgroup,
+     * and space (bit 0: device), kinds of the two (2 bits each: read, write, atomic), same
+     * value (bit 5) */
+    int64_t other_index, other_lane, race;
 } Finding;
 
 typedef struct {
@@ -229,6 +234,9 @@ typedef struct {
     int64_t *meeting;
     /* RunOptions.racecheck "strict": atomics and stores of one same value race too (shadow.c) */
     int strict_races;
+    /* races between waves (waverace.c): the words examined per epoch, those logged before an
+     * early check (emu/race_report.py MAX_GROUPS, MAX_LOGGED) */
+    int64_t race_groups, race_logged;
 } Run;
 
 /* The bail reason of a run on several threads whose workgroups met (parallel.c): device memory

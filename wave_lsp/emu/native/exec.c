@@ -361,7 +361,7 @@ int64_t run_workgroup(WG *g, int64_t linear)
             return BAIL_AT;
         index = next < 0 ? index + 1 : next;
     }
-    return 0;
+    return races_end_epoch(g) ? BAIL_AT : 0;  /* the workgroup's last epoch (waverace.c) */
 }
 
 int serial_run(Run *run)

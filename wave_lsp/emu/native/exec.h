@@ -63,6 +63,7 @@ typedef struct {
     struct Init *init;                   /* uninitialised-read shadows (initcheck.c) or NULL */
     int shared_shadow;                   /* the device shadow is shared by threads (parallel.c) */
     struct Mma *mma;                     /* the mma fragments (mma.c), NULL until one is used */
+    struct RaceLog *races[2];            /* the epoch's accesses, local and device (waverace.c) */
 } WG;
 
 static inline float f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
@@ -186,11 +187,24 @@ int64_t waves_before(const WG *g, int64_t w);
 /* floatwide.c: `all` = every lane executes */
 int64_t half_op(WG *g, const Ins *ins, const uint8_t *m, int all);
 int64_t f64_op(WG *g, const Ins *ins, const uint8_t *m, int all);
-/* shadow.c: each returns 1 where the access may be a race (the core then bails) */
+/* shadow.c: each returns 1 where the access may be a race (waverace.c then checks the epoch) */
 void next_epoch(WG *g);
 /* kind: 0 read, 1 write, 2 atomic; device: 2 where workgroups met */
 int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width, int kind);
 int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width, int kind,
                       const uint32_t *data);
+/* waverace.c: races between the waves of a workgroup, exactly (space: RACE_LOCAL, RACE_DEVICE;
+ * kind: 0 read, 1 write, 2 atomic; count: lanes of `m`; bits: OR of their addresses; data: the
+ * values of a 32-bit aligned store or NULL); races_log and races_end_epoch return 1 when the
+ * run stops (out of memory) */
+#define RACE_LOCAL 0
+#define RACE_DEVICE 1
+typedef struct RaceLog RaceLog;
+int races_setup(WG *g);
+void races_free(WG *g);
+void races_flag(WG *g, int space);
+int races_log(WG *g, int space, int64_t index, int kind, const uint32_t *addr, const uint8_t *m,
+              int64_t width, int64_t count, uint32_t bits, const uint32_t *data);
+int races_end_epoch(WG *g);
 
 #endif

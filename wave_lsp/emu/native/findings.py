@@ -2,8 +2,10 @@
 numpy engine's `EmuWarning` and `EmuError`, with its text (`emu.messages`), fields and lanes.
 
 The core gives each finding as (kind, instruction, linear workgroup, first lane in the
-workgroup, the lanes of that lane's wave as bits, count, detail, detail2); the kinds are in the
-order of core.h's WARN_* and ERR_* (checked by the tests). No numpy."""
+workgroup, the lanes of that lane's wave as bits, count, detail, detail2, and for a race between
+waves, waverace.c, the other access's instruction and lane and the race's flags: core.h's
+Finding); the kinds are in the order of core.h's WARN_* and ERR_* (checked by the tests). No
+numpy."""
 
 from __future__ import annotations
 
@@ -11,10 +13,13 @@ from ...asm.ir import KernelCode
 from ...isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH
 from .. import messages
 from ..geometry import Geometry
+from ..race_report import WaveAccess, wave_race_warning
 from ..report import EmuError, EmuWarning
 
 WARNINGS = ("unaligned_access", "inactive_shuffle_source", "out_of_range_shuffle_source",
-            "uninitialised_register", "uninitialised_local", "uninitialised_device")
+            "uninitialised_register", "uninitialised_local", "uninitialised_device",
+            "data_race")
+ACCESS_KINDS = ("read", "write", "atomic")       # a race's flags: waverace.c's kinds
 ERRORS = ("out_of_bounds", "divergent_barrier", "deadlock", "control_stack_overflow",
           "call_stack_overflow", "register_out_of_range", "instruction_limit", "time_limit",
           "cancelled", "invalid_instruction")
@@ -43,9 +48,11 @@ class Findings:
                 workgroup * self.geo.threads_per_wg + lane)
 
     def warning(self, found: tuple) -> EmuWarning:
-        kind, index, workgroup, lane, bits, count, detail, _ = found
-        ins = self.kernel.instructions[index]
+        kind, index, workgroup, lane, bits, count, detail, _, other, other_lane, race = found
         name = WARNINGS[kind]
+        if name == "data_race":
+            return self._wave_race(index, workgroup, lane, detail, other, other_lane, race)
+        ins = self.kernel.instructions[index]
         wg, wave, in_wave, thread = self._place(workgroup, lane)
         where = messages.who(thread, wg, wave, in_wave)
         if name == "unaligned_access":
@@ -62,8 +69,20 @@ class Findings:
                                                     where)
         return EmuWarning(name, message, ins.offset, ins.line, wg, wave, _lanes(bits), count)
 
+    def _wave_race(self, index: int, workgroup: int, lane: int, address: int, other: int,
+                   other_lane: int, flags: int) -> EmuWarning:
+        """The `data_race` warning of a race between two waves of a workgroup (waverace.c)."""
+        W = self.geo.wave_width
+        pcs = [ins.offset for ins in self.kernel.instructions]
+        lines = [ins.line for ins in self.kernel.instructions]
+        return wave_race_warning(
+            "device" if flags & 1 else "local", address, self.geo.workgroup_id(workgroup),
+            WaveAccess(index, lane // W, lane % W, ACCESS_KINDS[flags >> 1 & 3]),
+            WaveAccess(other, other_lane // W, other_lane % W, ACCESS_KINDS[flags >> 3 & 3]),
+            bool(flags >> 5 & 1), pcs, lines)
+
     def error(self, found: tuple) -> EmuError:
-        kind, index, workgroup, lane, bits, _, detail, detail2 = found
+        kind, index, workgroup, lane, bits, _, detail, detail2 = found[:8]
         instructions = self.kernel.instructions
         ins = instructions[index] if index < len(instructions) else None
         name = ERRORS[kind]

@@ -17,13 +17,16 @@ int call_cancel(void *callback)
     return result;
 }
 
-/* A finding as (kind, instruction, workgroup, first lane, lanes of its wave, count, detail). */
+/* A finding as (kind, instruction, workgroup, first lane, lanes of its wave, count, detail,
+ * detail2, and a race's other instruction, other lane and flags: core.h's Finding). */
 static PyObject *finding(const Finding *f, int64_t detail2)
 {
-    return Py_BuildValue("(LLLLKLLL)", (long long)f->kind, (long long)f->index,
+    return Py_BuildValue("(LLLLKLLLLLL)", (long long)f->kind, (long long)f->index,
                          (long long)f->workgroup, (long long)f->lane,
                          (unsigned long long)f->lanes, (long long)f->count,
-                         (long long)f->detail, (long long)detail2);
+                         (long long)f->detail, (long long)detail2,
+                         (long long)f->other_index, (long long)f->other_lane,
+                         (long long)f->race);
 }
 
 PyObject *findings(const Findings *found, int64_t index)

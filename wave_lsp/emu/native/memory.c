@@ -101,15 +101,19 @@ int64_t memory_op(WG *g, const Ins *ins, const uint8_t *m)
     int tracked = local ? g->loc_epoch != NULL : g->dev_shadow != NULL;
     if (!local && run->meeting)
         meet_device(g, ins - run->code, addr, m, width, load ? MEET_READ : MEET_PLAIN);
+    const uint32_t *stored = !load && width == 4 && !(bits & 3) ? g->R + ins->rs2 * n : NULL;
     if (tracked && !local) {
         int met = track_device_lanes(g, addr, m, width, load ? 0 : 1);
+        if (met == 2)
+            return bail(run, WORKGROUPS_MEET);
         if (met)
-            return bail(run, met == 2 ? WORKGROUPS_MEET : "possible data race");
-    } else if (tracked) {
-        if (track_local_lanes(g, addr, m, width, !load,
-                              bits & 3 ? NULL : g->R + ins->rs2 * n))
-            return bail(run, "possible data race");
+            races_flag(g, RACE_DEVICE);
+    } else if (tracked && track_local_lanes(g, addr, m, width, !load, stored)) {
+        races_flag(g, RACE_LOCAL);
     }
+    if (g->nw > 1 && races_log(g, local ? RACE_LOCAL : RACE_DEVICE, ins - run->code, !load,
+                               addr, m, width, count, bits, stored))
+        return BAIL_AT;
     if (run->mem && log_access(g, ins, m, mem, load))
         return bail(run, "memory trace too long");
     uint32_t *data = g->R + (load ? ins->rd : ins->rs2) * n;
@@ -192,11 +196,17 @@ int64_t atomic_op(WG *g, const Ins *ins, const uint8_t *m)
         meet_device(g, ins - run->code, addr, m, 4, MEET_ATOMIC);
     if (!local && g->dev_shadow) {
         int met = track_device_lanes(g, addr, m, 4, 2);
+        if (met == 2)
+            return bail(run, WORKGROUPS_MEET);
         if (met)
-            return bail(run, met == 2 ? WORKGROUPS_MEET : "possible data race");
+            races_flag(g, RACE_DEVICE);
     } else if (local && g->loc_epoch && track_local_lanes(g, addr, m, 4, 2, NULL)) {
-        return bail(run, "possible data race");       /* strict mode only: racecheck.py */
+        races_flag(g, RACE_LOCAL);                     /* strict mode only: racecheck.py */
     }
+    if (g->nw > 1 && run->strict_races    /* racecheck logs atomics in strict mode only */
+        && races_log(g, local ? RACE_LOCAL : RACE_DEVICE, ins - run->code, 2, addr, m, 4,
+                     count, bits, NULL))
+        return BAIL_AT;
     int64_t wave = -1, before = 0, index = ins - run->code;
     for (int64_t l = 0; l < n; l++) {
         if (!m[l])

@@ -5,9 +5,9 @@
  * increasing order) into its own workgroup state, statistics and findings; device memory and
  * the device race shadow (shadow.c) are shared, the shadow's owner words updated by
  * compare-and-swap. A workgroup's run depends on nothing but device memory it reads; where no
- * two workgroups meet on a device block with a write or an atomic (the shadow's "possible data
- * race", which the serial run reports too, or an atomic whose returned values depend on the
- * order), every workgroup read what it would have read one at a time, so memory, statistics and
+ * two workgroups meet on a device block with a write or an atomic (a possible race between
+ * workgroups, which the serial run reports too, or an atomic whose returned values depend on
+ * the order), every workgroup read what it would have read one at a time, so memory, statistics and
  * each workgroup's warnings are the serial ones. Otherwise the threads stop (Run.stop, polled with
  * the limits) and the run stops with the bail reason RUN_AGAIN (core.h): device memory and its
  * initialised bytes are then no longer those it started from, and the caller (native/runner.py)
@@ -18,7 +18,8 @@
  *
  * The registers asked for (registers.c) are copied by the thread that ran their workgroup.
  * Warnings (findings.c) are merged as the serial run records them: per instruction and kind the
- * entry of the lowest workgroup, counts summed, in order of that workgroup then of finding.
+ * entry of the lowest workgroup, counts summed, in order of that workgroup then of finding (a
+ * race between waves, waverace.c: per space and pair of instructions the lowest workgroup's).
  *
  * The calling thread is one of the workers and, once out of workgroups, polls Ctrl-C and the
  * cancel callback (which take the GIL) while the others finish; only it calls them.
@@ -141,6 +142,18 @@ static int by_serial_order(const void *a, const void *b)
     return (x->order > y->order) - (x->order < y->order);
 }
 
+/* Whether `to` holds the race `f` names (waverace.c reports each once). */
+static int same_race(const Findings *to, const Finding *f)
+{
+    for (int64_t i = 0; i < to->n_warnings; i++) {
+        const Finding *w = &to->warnings[i];
+        if (w->kind == WARN_DATA_RACE && w->index == f->index
+            && w->other_index == f->other_index && (w->race & 1) == (f->race & 1))
+            return 1;
+    }
+    return 0;
+}
+
 /* The threads' warnings as the serial run records them (see the module doc); -1 when they
  * cannot be (a thread's table is full: the serial table may hold other entries). */
 static int merge_warnings(Findings *to, Worker *w, int64_t threads)
@@ -163,6 +176,11 @@ static int merge_warnings(Findings *to, Worker *w, int64_t threads)
     qsort(all, (size_t)total, sizeof *all, by_serial_order);
     for (k = 0; k < total; k++) {
         const Finding *f = all[k].f;
+        if (f->kind == WARN_DATA_RACE) {          /* one per space and pair of instructions */
+            if (!same_race(to, f) && to->n_warnings < MAX_WARNINGS)
+                to->warnings[to->n_warnings++] = *f;
+            continue;
+        }
         int32_t *slot = &to->slot[f->index * WARN_KINDS + f->kind];
         if (*slot >= 0)
             to->warnings[*slot].count += f->count;

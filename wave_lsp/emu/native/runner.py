@@ -17,17 +17,19 @@ The core runs the workgroups on `native.threads()` threads (`WAVE_LSP_THREADS`; 
 the results of one at a time; `RunReport.threads` says how many gave them (1 where it ran the
 launch again one at a time: workgroups met on memory, an error, ...).
 
+Races are the core's own, reported as the numpy engine reports them: between the waves of a
+workgroup (`data_race`, in `RunOptions.racecheck`'s "benign" and "strict" modes alike), its race
+shadows (shadow.c) screen each epoch's accesses and waverace.c checks the log of an epoch where
+they saw waves meet exactly as racecheck.py does (its limits `race_report.MAX_GROUPS` and
+`MAX_LOGGED` passed to it); between workgroups, a run whose owner shadows saw workgroups meet
+(`WORKGROUPS_MEET`) runs again one workgroup at a time with meeting.c's tables, which name the
+race as `workgroup_races` does.
+
 What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`'s
 `engine: numpy (REASON)`), all of it instructions or semantics the core lacks:
 - an instruction it does not implement (`_wavecore.OPS`: the transcendentals `fsin`, `fcos`,
   `fexp2`, `flog2`), or one naming a predicate that does not exist (the matrix instructions are
   its own: mma.c);
-- "possible data race": the core's race shadows (shadow.c) only see that two waves of a
-  workgroup between barriers may have met on a word (with `RunOptions.racecheck` "strict",
-  through an atomic or with equal values too); the numpy engine finds and reports the race
-  (`data_race`, racecheck.py). Races between workgroups are the core's own: a run whose owner
-  shadows saw workgroups meet (`WORKGROUPS_MEET`) runs again one workgroup at a time with
-  meeting.c's tables, which name the race as `workgroup_races` does;
 - the NaN results numpy's loops give by the length of the array and the position in it, which
   the core cannot know: two different NaNs meeting in one operation ("NaN operands meet"; one
   NaN gives itself made quiet, an invalid operation the default NaN, as numpy: exec.h's
@@ -57,7 +59,7 @@ from typing import TYPE_CHECKING
 from ...isa import MAX_CALL_DEPTH, MIN_DIVERGENCE_DEPTH
 from ..kernel_launch import Launch, LaunchError, initialised_ranges, write_memory_init
 from ..options import RunOptions
-from .. import messages
+from .. import messages, race_report
 from ..report import EmuError
 from ..run_report import RunReport
 from ..stats import Stats
@@ -181,6 +183,8 @@ def run_native(prepared: PreparedLaunch, options: RunOptions, observers,
                           lines=None if lines is None else lines.spec, writers=writers,
                           threads=threads, write_log=wlog,
                           strict_races=options.racecheck == "strict",
+                          race_groups=race_report.MAX_GROUPS,
+                          race_logged=race_report.MAX_LOGGED,
                           **({} if meeting is None else {"meeting": meeting}))
         stopped = _bail_of(result, recording,
                            mem_trace is not None, profile is not None)

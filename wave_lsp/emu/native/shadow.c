@@ -13,6 +13,8 @@
  * written; two waves in one epoch with a write bails, unless (local memory only) the race is
  * one racecheck calls benign: every access so far a 32-bit store of one same value, or a read
  * by a wave that has already stored it (the waves that wrote are a bit set, up to 64 waves).
+ * They are a screen, a superset of racecheck's races: where waves met, waverace.c checks the
+ * epoch's log exactly when it ends (the core used to leave the launch to the numpy engine).
  * Atomics are not checked, as there. Shadow word: epoch (19 bits), benign, written, wave+1.
  * With `run->strict_races` (RunOptions.racecheck "strict"), no race is benign and atomics are
  * checked too: the BENIGN bit then says an atomic touched the word (ATOMIC), a word one wave
@@ -95,8 +97,8 @@ static inline int owner_access(uint32_t *word, uint32_t me, uint32_t flag, int s
 }
 
 /* One access of `kind` (0 read, 1 write, 2 atomic) of `width` bytes to device memory by every
- * executing lane: the owner shadows (workgroups; 2 where they met) and the epoch shadows (waves;
- * 1 where two may race), per block of 2^dev_shift bytes, with the loop invariants hoisted (the
+ * executing lane: the owner shadows (workgroups; 2 where they met, at once) and the epoch
+ * shadows (waves; 1 where two may race, every lane tracked), per block of 2^dev_shift bytes, with the loop invariants hoisted (the
  * hot path of device loads and stores). Atomics meet waves only in strict mode. */
 int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t width,
                               int kind)
@@ -110,6 +112,7 @@ int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wi
     const int shared = g->shared_shadow;
     const int64_t n = g->n, W = g->W;
     const int shift = g->dev_shift;
+    int met = 0;
     for (int64_t l = 0, wave = 0, in_wave = 0; l < n; l++) {
         if (m[l]) {
             uint64_t first = addr[l] >> shift, blocks = ((addr[l] + width - 1) >> shift) - first;
@@ -121,10 +124,7 @@ int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wi
                 if (waves && !(owner == OWNER_SHARED && shared)) {
                     uint32_t e = s[1];
                     if (strict) {
-                        int race = 0;
-                        s[1] = strict_step(e, epoch, (uint32_t)(wave + 1), kind, &race);
-                        if (race)
-                            return 1;
+                        s[1] = strict_step(e, epoch, (uint32_t)(wave + 1), kind, &met);
                     } else if ((e >> 13) != epoch) {
                         s[1] = (epoch << 13) | written | (uint32_t)(wave + 1);
                     } else {
@@ -132,8 +132,7 @@ int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wi
                         if (w != (uint32_t)(wave + 1))
                             w = WAVE_MULTI;
                         s[1] = (epoch << 13) | wr | w;
-                        if (w == WAVE_MULTI && wr)
-                            return 1;
+                        met |= w == WAVE_MULTI && wr;
                     }
                 }
             }
@@ -143,7 +142,7 @@ int track_device_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wi
             wave++;
         }
     }
-    return 0;
+    return met;
 }
 
 /* The epoch shadows of local memory for every executing lane of one access of `kind` (0 read,
@@ -160,6 +159,7 @@ int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wid
     const uint32_t shared_read = (epoch << 13) | WAVE_MULTI;  /* read by several, unwritten */
     const int known = write && width == 4 && data && !strict, small = g->nw <= 64;
     const int64_t W = g->W;
+    int met = 0;
     if (kind == 2 && !strict)
         return 0;
     for (int64_t wave = 0; wave < g->nw; wave++) {
@@ -174,10 +174,7 @@ int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wid
                 if (!kind && e == shared_read)
                     continue;                 /* the common case of a tile read by all */
                 if (strict) {
-                    int race = 0;
-                    sh[word] = strict_step(e, epoch, mine, kind, &race);
-                    if (race)
-                        return 1;
+                    sh[word] = strict_step(e, epoch, mine, kind, &met);
                     continue;
                 }
                 if ((e >> 13) != epoch) {
@@ -201,10 +198,9 @@ int track_local_lanes(WG *g, const uint32_t *addr, const uint8_t *m, int64_t wid
                     }
                 }
                 sh[word] = (epoch << 13) | benign | wr | w;
-                if (w == WAVE_MULTI && wr && !benign)
-                    return 1;
+                met |= w == WAVE_MULTI && wr && !benign;
             }
         }
     }
-    return 0;
+    return met;
 }

@@ -105,6 +105,8 @@ int wg_setup(WG *g, Run *run)
     if ((total > 1 || g->nw > 1) && g->dev_words && !(g->dev_shadow = shadow_alloc(g->dev_words * 8)))
         return -1;
     if (g->nw > 1) {
+        if (races_setup(g) != 0)
+            return -1;
         if (g->loc_words && (!(g->loc_epoch = calloc(g->loc_words, 4))
                              || !(g->loc_value = calloc(g->loc_words, 4))
                              || !(g->loc_writers = calloc(g->loc_words, 8))))
@@ -118,6 +120,7 @@ void wg_free(WG *g)
     free(g->block); free(g->R); free(g->P); free(g->tmp32); free(g->tmp32b); free(g->sums); free(g->words); free(g->frames);
     free(g->calls); free(g->local); shadow_free(g->dev_shadow, g->dev_words * 8); free(g->sr_lane); free(g->loc_epoch);
     free(g->loc_value); free(g->loc_writers); free(g->bad);
+    races_free(g);
     mma_free(g);
 }
 
