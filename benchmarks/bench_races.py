@@ -48,8 +48,13 @@ def timed(words: list[str], env, cwd) -> tuple[float, float, str, str]:
     return wall, cpu, done.stdout, done.stderr
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def compare_with_upstream(title, name: str, source: str, flags_of, doc: str = __doc__) -> None:
+    """`wave-lsp run` of `source` against upstream's `wave-emu`, at each `--sizes` thread count
+    (`flags_of(n)`: the launch), interleaved `--repeat` times: medians of wall and CPU, the
+    engine each of ours ran on, whether it reported the race, and whether stdout equals
+    upstream's; `--before` another checkout beside this one. `title(n)` heads each size; `doc`:
+    the calling script's docstring, for `--help`."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--before", type=Path, help="another checkout to compare with")
     parser.add_argument("--sizes", default="65536,1048576", help="threads per launch")
@@ -62,11 +67,11 @@ def main() -> None:
           "medians of wall and CPU")
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        wbin = upstream_wbin(tmp, "vec", VECTOR_ADD)
+        wbin = upstream_wbin(tmp, name, source)
         for n in (int(s) for s in args.sizes.split(",")):
-            argv = {who: [sys.executable, "-m", "wave_lsp.cli.main", "run", str(wbin), *flags(n)]
-                    for who in trees}
-            argv["upstream"] = [str(UPSTREAM / "wave-emu"), str(wbin), *flags(n)]
+            argv = {who: [sys.executable, "-m", "wave_lsp.cli.main", "run", str(wbin),
+                          *flags_of(n)] for who in trees}
+            argv["upstream"] = [str(UPSTREAM / "wave-emu"), str(wbin), *flags_of(n)]
             env = {who: dict(os.environ, PYTHONPATH=str(tree), WAVE_LSP_SHOW_ENGINE="1")
                    for who, tree in trees.items()}
             walls = {who: [] for who in argv}
@@ -83,12 +88,16 @@ def main() -> None:
                     race = "race reported" if "data race" in err else "no race reported"
                     notes[who] = f"[{engine}; {race}]"
             up = statistics.median(walls["upstream"])
-            print(f"racy vector add, {n:,} threads:")
+            print(f"{title(n)}:")
             for who in argv:
                 wall, cpu = statistics.median(walls[who]), statistics.median(cpus[who])
                 same = "" if outputs[who] == outputs["upstream"] else " OUTPUT DIFFERS"
                 print(f"  {who:8} wall {wall:7.3f}s ({wall / up:5.2f}x upstream)  cpu {cpu:7.3f}s"
                       f"  {notes.get(who, '')}{same}", flush=True)
+
+
+def main() -> None:
+    compare_with_upstream(lambda n: f"racy vector add, {n:,} threads", "vec", VECTOR_ADD, flags)
 
 
 if __name__ == "__main__":

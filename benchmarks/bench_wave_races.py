@@ -11,17 +11,12 @@ Needs ../shared/upstream/bin (wave-asm, wave-emu).
 
 from __future__ import annotations
 
-import argparse
-import os
-import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_emu_upstream import UPSTREAM, upstream_wbin  # noqa: E402
-from bench_races import timed  # noqa: E402
+from bench_races import compare_with_upstream  # noqa: E402
 
 # in[gid] into local memory, then s = 128, 64, ..., 1: local[t] += local[t + s] for t < s, with
 # no barrier between the steps (the waves race); thread 0 writes local[0] to out[workgroup] (r15)
@@ -77,46 +72,8 @@ def flags(n: int) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--before", type=Path, help="another checkout to compare with")
-    parser.add_argument("--sizes", default="65536,1048576", help="threads per launch")
-    args = parser.parse_args()
-    if not (UPSTREAM / "wave-emu").is_file():
-        raise SystemExit(f"upstream wave-emu not found in {UPSTREAM}")
-    trees = {"ours": ROOT} | ({"before": args.before.resolve()} if args.before else {})
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, WAVE_LSP_THREADS="
-          f"{os.environ.get('WAVE_LSP_THREADS', 'all')}; {args.repeat} interleaved runs each; "
-          "medians of wall and CPU")
-    with tempfile.TemporaryDirectory() as tmpdir:
-        tmp = Path(tmpdir)
-        wbin = upstream_wbin(tmp, "reduce_racy", REDUCE_RACY)
-        for n in (int(s) for s in args.sizes.split(",")):
-            argv = {who: [sys.executable, "-m", "wave_lsp.cli.main", "run", str(wbin), *flags(n)]
-                    for who in trees}
-            argv["upstream"] = [str(UPSTREAM / "wave-emu"), str(wbin), *flags(n)]
-            env = {who: dict(os.environ, PYTHONPATH=str(tree), WAVE_LSP_SHOW_ENGINE="1")
-                   for who, tree in trees.items()}
-            walls = {who: [] for who in argv}
-            cpus = {who: [] for who in argv}
-            outputs, notes = {}, {}
-            for _ in range(args.repeat):
-                for who, words in argv.items():
-                    wall, cpu, out, err = timed(words, env.get(who), tmp)
-                    walls[who].append(wall)
-                    cpus[who].append(cpu)
-                    outputs[who] = out
-                    engine = next((line[8:] for line in err.splitlines()
-                                   if line.startswith("engine: ")), "-")
-                    race = "race reported" if "data race" in err else "no race reported"
-                    notes[who] = f"[{engine}; {race}]"
-            up = statistics.median(walls["upstream"])
-            print(f"racy tree reduction, {n:,} threads ({n // 256:,} workgroups of 8 waves):")
-            for who in argv:
-                wall, cpu = statistics.median(walls[who]), statistics.median(cpus[who])
-                same = "" if outputs[who] == outputs["upstream"] else " OUTPUT DIFFERS"
-                print(f"  {who:8} wall {wall:7.3f}s ({wall / up:5.2f}x upstream)  cpu {cpu:7.3f}s"
-                      f"  {notes.get(who, '')}{same}", flush=True)
+    compare_with_upstream(lambda n: f"racy tree reduction, {n:,} threads ({n // 256:,} "
+                          "workgroups of 8 waves)", "reduce_racy", REDUCE_RACY, flags, __doc__)
 
 
 if __name__ == "__main__":
