@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from .conftest import ROOT, workbench
+from .workbench import pane_rows as rows, stop_at_breakpoint
 
 NO_SERVER_MODE = """#!/bin/sh
 for word in "$@"; do
@@ -33,22 +34,8 @@ def vscode(vsix, tmp_path_factory):
         yield wb
 
 
-def rows(vscode, pane: str) -> list[str]:
-    return vscode.texts(f".pane:has(.pane-header[aria-label*='{pane}' i]) .monaco-list-row")
-
-
 def test_breakpoint_stop_shows_lanes_in_the_variables_view(vscode):
-    vscode.openFile("calls.wave")
-    lenses = vscode.wait_until(
-        lambda: [t for t in vscode.texts(".codelens-decoration") if "Debug Kernel" in t],
-        "the Debug Kernel code lens")
-    assert len(lenses) == 1
-    vscode.clickText("iadd")
-    vscode.press("F9")
-    vscode.wait_until(lambda: vscode.count(".codicon-debug-breakpoint") > 0, "the breakpoint dot")
-    vscode.command("WAVE: Debug Kernel")
-    vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") > 0,
-                      "the stop at the breakpoint", timeout=60)
+    assert len(stop_at_breakpoint(vscode, "calls.wave", "iadd")) == 1
     vscode.wait_until(lambda: [r for r in rows(vscode, "Call Stack") if "wg(0,0,0) wave 1" in r],
                       "the waves in the Call Stack")
     vscode.wait_until(lambda: [r for r in rows(vscode, "Variables") if "Registers" in r],

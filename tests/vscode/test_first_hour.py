@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 from .conftest import workbench
-from .workbench import EXTENSION, ROOT
+from .workbench import EXTENSION, ROOT, pane_rows as rows
 
 SIZES = [(1280, 800), (1920, 1080)]
 README_SHOTS = EXTENSION / "media" / "screenshots"
@@ -47,10 +47,6 @@ def open_from_explorer(vscode, name: str) -> None:
         vscode.click(".activitybar .action-item a[aria-label^='Explorer']")
     vscode.click(".explorer-folders-view .monaco-list-row", name)
     vscode.waitFor(".tab.active", name)
-
-
-def rows(vscode, pane: str) -> list[str]:
-    return vscode.texts(f".pane:has(.pane-header[aria-label*='{pane}' i]) .monaco-list-row")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import workbench
-from .workbench import ROOT
+from .workbench import ROOT, pane_rows as rows, stop_at_breakpoint
 from tests.time_travel_kernels import RACE_BODY, kernel
 
 RACE = kernel("race", RACE_BODY, "--workgroup 8,1,1 --wave-width 4")
@@ -49,10 +49,6 @@ def adapters(vscode) -> list[str]:
     return found
 
 
-def rows(vscode, pane: str) -> list[str]:
-    return vscode.texts(f".pane:has(.pane-header[aria-label*='{pane}' i]) .monaco-list-row")
-
-
 def step_over(vscode) -> None:
     """F10, then the stop at the next line: VS Code drops a step pressed while the last one
     still runs (on a loaded machine the second of two quick presses was lost)."""
@@ -69,15 +65,7 @@ def r2_is(vscode, values: str, what: str) -> None:
 
 
 def test_step_back_and_reverse_buttons(vscode):
-    vscode.openFile("calls.wave")
-    vscode.wait_until(lambda: [t for t in vscode.texts(".codelens-decoration")
-                               if "Debug Kernel" in t], "the Debug Kernel code lens")
-    vscode.clickText("iadd")
-    vscode.press("F9")
-    vscode.wait_until(lambda: vscode.count(".codicon-debug-breakpoint") > 0, "the breakpoint dot")
-    vscode.command("WAVE: Debug Kernel")
-    vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") > 0,
-                      "the stop at the breakpoint", timeout=60)
+    stop_at_breakpoint(vscode, "calls.wave", "iadd")
     r2_is(vscode, "[0, 1, 4, 9]", "r2 at the breakpoint")
     vscode.wait_until(lambda: vscode.count(".codicon-debug-step-back") > 0,
                       "the Step Back button")

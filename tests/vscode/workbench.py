@@ -194,3 +194,25 @@ class Workbench:
             self.driver.wait(10)
         except subprocess.TimeoutExpired:
             self.driver.kill()
+
+
+def pane_rows(vscode, pane: str) -> list[str]:
+    """The rows of a side-bar pane ("Variables", "Call Stack", ...), as shown."""
+    return vscode.texts(f".pane:has(.pane-header[aria-label*='{pane}' i]) .monaco-list-row")
+
+
+def stop_at_breakpoint(vscode, file: str, word: str) -> list[str]:
+    """Opens `file`, sets a breakpoint on the line of `word` (F9) and starts WAVE: Debug
+    Kernel; returns once the session stopped there, with the Debug Kernel lenses the file
+    showed before it."""
+    vscode.openFile(file)
+    lenses = vscode.wait_until(lambda: [t for t in vscode.texts(".codelens-decoration")
+                                        if "Debug Kernel" in t], "the Debug Kernel code lens")
+    vscode.clickText(word)
+    vscode.press("F9")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-breakpoint") > 0, "the breakpoint dot")
+    vscode.command("WAVE: Debug Kernel")
+    vscode.wait_until(lambda: vscode.count(".codicon-debug-stackframe") > 0,
+                      "the stop at the breakpoint", timeout=60)
+    return lenses
+
