@@ -32,11 +32,15 @@ NATIVE_CORE = Extension(
                                         "limits.c", "barrier.c", "findings_py.c",
                                         "memory_py.c", "registers.c", "record.c",
                                         "record_py.c", "parallel.c", "meeting.c",
-                                        "writelog.c", "mma.c", "waverace.c", "wavecheck.c")],
+                                        "writelog.c", "mma.c", "waverace.c", "wavecheck.c",
+                                        "values_py.c")],
     depends=[NATIVE + "core.h", NATIVE + "exec.h", NATIVE + "ops.h", NATIVE + "profile_py.h",
              NATIVE + "findings_py.h", NATIVE + "memory_py.h", NATIVE + "record_py.h",
-             NATIVE + "waverace.h"],
+             NATIVE + "waverace.h", NATIVE + "values_py.h"],
     extra_link_args=["-pthread"],       # workgroups on threads (parallel.c)
+    # linked, not left to the interpreter's libm: an unversioned sinf/log2f binds to glibc's
+    # oldest version, whose answers differ (log2f(-1) a positive NaN) from what upstream calls
+    libraries=["m"],
 )
 
 # Without these the core's float results would differ from the numpy engine's: never dropped.
@@ -59,7 +63,7 @@ def _accepts(compiler, flag: str, scratch: str) -> bool:
     with open(source, "w") as out:
         out.write("int wave_lsp_probe;\n")
     try:
-        compiler.compile([source], extra_postargs=[flag, "-Werror"])
+        compiler.compile([source], output_dir=scratch, extra_postargs=[flag, "-Werror"])
     except Exception:
         return False
     return True

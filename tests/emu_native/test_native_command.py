@@ -170,12 +170,16 @@ def test_a_native_run_that_warns_and_stops_at_an_error_loads_no_numpy(tmp_path):
 def test_an_ineligible_run_uses_the_numpy_engine(tmp_path):
     need_core()
     wbin = write(tmp_path, "fsin", FSIN)
-    fast = command([wbin, "--workgroup", "4,1,1", "--dump-f32", "0:4"], tmp_path, probe=True)
-    assert fast.returncode == 0, fast.stderr
-    assert "engine: numpy (an instruction the native core does not implement)" in fast.stderr
-    assert json.loads(fast.stderr.splitlines()[-1])["numpy"]          # numpy was loaded
-    slow = command([wbin, "--workgroup", "4,1,1", "--dump-f32", "0:4"], tmp_path, native=False)
-    assert fast.stdout == slow.stdout and len(fast.stdout.split()) == 4
+    argv = [wbin, "--workgroup", "4,1,1", "--dump-f32", "0:4"]
+    traced = command([*argv, "--trace"], tmp_path, probe=True)     # a trace: the numpy engine's
+    assert traced.returncode == 0, traced.stderr
+    assert "engine: numpy (--trace)" in traced.stderr
+    assert json.loads(traced.stderr.splitlines()[-1])["numpy"]          # numpy was loaded
+    fast = command(argv, tmp_path, probe=True)                # fsin: the core's own (libm.py)
+    assert fast.stderr.startswith("engine: native"), fast.stderr
+    assert json.loads(fast.stderr.splitlines()[-1]) == {"status": 0, "numpy": []}
+    slow = command(argv, tmp_path, native=False)
+    assert fast.stdout == slow.stdout == traced.stdout and len(fast.stdout.split()) == 4
 
 
 CASES = {

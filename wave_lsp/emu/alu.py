@@ -10,8 +10,11 @@ array. Nothing here knows about masks or lanes.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
+from . import libm
 from .plan import signature  # noqa: F401 - part of the ALU's interface
 
 U32, I32, F32 = np.uint32, np.int32, np.float32
@@ -259,10 +262,11 @@ FUNCTIONS: dict[str, object] = {
     "ftrunc": _f32_unit(np.trunc),
     "ffract": _f32_unit(lambda x: x - np.trunc(x)),
     "fsat": lambda a: _clamp(a, U32(0), U32(0x3F800000)),
-    "fsin": _f32_unit(np.sin),
-    "fcos": _f32_unit(np.cos),
-    "fexp2": _f32_unit(np.exp2),
-    "flog2": _f32_unit(np.log2),
+    # the C library's functions, as upstream's (libm.py)
+    "fsin": _f32_unit(partial(libm.apply, "fsin")),
+    "fcos": _f32_unit(partial(libm.apply, "fcos")),
+    "fexp2": _f32_unit(partial(libm.apply, "fexp2")),
+    "flog2": _f32_unit(partial(libm.apply, "flog2")),
     # f16 / bf16 (computed in f32, rounded to f16 / truncated to bf16)
     "hadd": _scalar16(half_to_f32, f32_to_half, _ADD),
     "hsub": _scalar16(half_to_f32, f32_to_half, _SUB),

@@ -104,6 +104,16 @@ static inline uint32_t bitrev32(uint32_t v)
     return (v >> 16) | (v << 16);
 }
 
+float transcendental(int op, float x)
+{
+    switch (op) {
+    case OP_FSIN: return sinf(x);
+    case OP_FCOS: return cosf(x);
+    case OP_FEXP2: return exp2f(x);
+    default: return log2f(x);
+    }
+}
+
 static inline uint64_t low_mask(uint32_t width) { return (1ull << (width & 31)) - 1; }
 
 #define BINARY(expr) LANES(uint32_t a = A[l]; uint32_t b = B[l]; D[l] = (expr);)
@@ -220,6 +230,14 @@ int64_t execute_op(WG *g, const Ins *ins)
     }
     case OP_FFRACT: FLOAT1(u32(f32(a) - truncf(f32(a)))); break;
     case OP_FSAT: LANES(D[l] = fclamp(A[l], 0u, 0x3F800000u);); break;
+    case OP_FSIN:
+    case OP_FCOS:
+    case OP_FEXP2:
+    case OP_FLOG2: {
+        int op = ins->op;               /* NaNs included: the C library's own answer */
+        UNARY(u32(transcendental(op, f32(a))));
+        break;
+    }
     case OP_AND: BINARY(a & b); break;
     case OP_OR: BINARY(a | b); break;
     case OP_XOR: BINARY(a ^ b); break;

@@ -256,6 +256,10 @@ void meeting_end(Run *run);
 void prof_free(Prof *p);                 /* profile.c: the tables of a finished profile */
 extern const char *const OP_NAMES[OP_COUNT];
 
+/* fsin, fcos, fexp2 or flog2 (`op`) of one value: the C library's sinf, cosf, exp2f, log2f, as
+ * upstream's Rust f32::sin, cos, exp2 and log2 call them (alu.c; wave_lsp/emu/libm.py) */
+float transcendental(int op, float x);
+
 /* floatfmt.c */
 size_t format_f32(float x, char *out);   /* Rust `{:?}`; out needs 48 bytes */
 float half_to_float(uint16_t h);

@@ -26,9 +26,8 @@ _GENERATED = (" * GENERATED from wave_lsp/isa by `python -m wave_lsp.emu.native.
 HEADER_PATH = Path("wave_lsp/emu/native/ops.h")
 NAMES_PATH = Path("wave_lsp/emu/native/names.c")
 
-# What the core leaves to the numpy engine (a kernel using one runs there): the transcendental
-# functions (whose results must match numpy's bit for bit).
-NOT_NATIVE = frozenset({"fsin", "fcos", "fexp2", "flog2"})
+# What the core leaves to the numpy engine (a kernel using one runs there): nothing now.
+NOT_NATIVE: frozenset = frozenset()
 NOT_NATIVE_CLASSES: frozenset = frozenset()
 
 # The dispatch groups, in the core's order. "f64" takes the conversions to and from f64;

@@ -27,9 +27,9 @@ race as `workgroup_races` does.
 
 What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`'s
 `engine: numpy (REASON)`), all of it instructions or semantics the core lacks:
-- an instruction it does not implement (`_wavecore.OPS`: the transcendentals `fsin`, `fcos`,
-  `fexp2`, `flog2`), or one naming a predicate that does not exist (the matrix instructions are
-  its own: mma.c);
+- an instruction it does not implement (`_wavecore.OPS` lists those it does: every instruction
+  at present, the matrix instructions in mma.c, the transcendentals through the C library as
+  upstream's: emu/libm.py), or one naming a predicate that does not exist;
 - the NaN results numpy's loops give by the length of the array and the position in it, which
   the core cannot know: two different NaNs meeting in one operation ("NaN operands meet"; one
   NaN gives itself made quiet, an invalid operation the default NaN, as numpy: exec.h's
