@@ -12,6 +12,7 @@ import numpy as np
 from ..asm.ir import DecodedInstruction
 from ..isa import PREDICATE_COUNT, OperandKind
 from .alu import FUNCTIONS, f64_to_pair, fma_f32, pair_to_f64, signature
+from .nan_results import has_nan, mma_step
 from . import messages
 from .context import RunContext
 from .memory import addresses, atomic, atomic_operation, device_space, gather, local_space, \
@@ -83,7 +84,11 @@ def build_unit(ins: DecodedInstruction, count: int):
             def op(b: Batch):
                 if b.full:
                     M = b.F if is_float else b.R
-                    ufunc(M[a], M[c], out=M[rd])
+                    alias = is_float and rd in (a, c)      # NaN lanes read the operands
+                    if not alias:
+                        ufunc(M[a], M[c], out=M[rd])
+                    if is_float and (alias or has_nan(M[rd])):   # upstream's NaN bits (alu)
+                        b.R[rd] = fn(b.R[a], b.R[c])
                 elif b.any_active:
                     R = b.R
                     np.copyto(R[rd], fn(R[a], R[c]), where=b.active)
@@ -390,6 +395,6 @@ def build_mma(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
             a, bb = fragment(b, "A", rd)[lanes], fragment(b, "B", r1)[lanes]
             acc = c[lanes]
             for k in range(4):            # C[i][j] += A[i][k] * B[k][j], k in order, in f32
-                acc += a[:, :, k, None] * bb[:, None, k, :]
+                acc = mma_step(acc, a[:, :, k, None], bb[:, None, k, :])
             c[lanes] = acc
     return op
