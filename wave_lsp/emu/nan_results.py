@@ -2,8 +2,9 @@
 
 Measured with upstream's `wave-emu` (its f32 arithmetic is x86-64 SSE, its f16 the `half` crate):
 - an operation with NaN operands returns the first of them in the instruction's order of
-  precedence, made quiet (`ORDER`: the order of its operands, but b, a, c for the multiply-adds
-  and b, a for `hadd`/`hmul`/`hadd2`/`hmul2`); signalling or quiet does not matter;
+  precedence, made quiet (the order of its operands, but b, a, c for the multiply-adds and b, a
+  for `hadd`/`hmul`/`hadd2`/`hmul2`: alu.FUNCTIONS passes it); signalling or quiet does not
+  matter;
 - an invalid operation (inf - inf, 0 * inf, 0 / 0, sqrt(-1)) returns the negative default NaN;
 - `ffloor`, `fceil` and `ftrunc` return a NaN operand as it is (a signalling one stays so);
 - f16 -> f32 and f32 -> f16 make a NaN quiet, its payload shifted (`half_nan_to_f32`,
@@ -41,16 +42,6 @@ F32 = NanFormat(0x7FFFFFFF, 0x7F800000, 0x00400000, 0xFFC00000)
 F16 = NanFormat(0x7FFF, 0x7C00, 0x0200, 0xFE00)
 BF16 = NanFormat(0x7FFF, 0x7F80, 0x0040, 0xFFC0)
 F64 = NanFormat(0x7FFFFFFFFFFFFFFF, 0x7FF0000000000000, 1 << 51, 0xFFF8000000000000, np.uint64)
-
-# operand indices in order of precedence (the instruction's operand order where not listed)
-ORDER = {"fma": (1, 0, 2), "hma": (1, 0, 2), "hma2": (1, 0, 2), "bma": (1, 0, 2),
-         "bma2": (1, 0, 2), "dma": (1, 0, 2), "hadd": (1, 0), "hmul": (1, 0), "hadd2": (1, 0),
-         "hmul2": (1, 0)}
-
-
-def order(mnemonic: str, operands: int) -> tuple[int, ...]:
-    return ORDER.get(mnemonic, tuple(range(operands)))
-
 
 def has_nan(x: np.ndarray) -> bool:
     """Whether the float array holds a NaN (a sum first: one pass, no temporary array)."""
