@@ -18,6 +18,7 @@ from hypothesis import event, given, strategies as st
 
 import nan_kernels as nk
 from .native_support import assert_native_equal, both_engines, need_core
+from .test_native_command import command
 from .test_native_mma import SETTINGS
 
 from wave_lsp.emu import Launch, RunOptions
@@ -182,12 +183,32 @@ def test_every_nan_pair_follows_the_rule_on_both_engines(family, group):
     triples = nk.rows(family)
     words = nk.lane_words(family, triples)
     total = -(-len(triples) // group) * group
-    report, native = both_engines(nk.kernel(family, total), nk.make_launch(family, words, group, 32),
+    report, native = both_engines(nk.kernel(family, total),
+                                  nk.make_launch(family, words, group, 32),
                                   RunOptions(initcheck=False))
     assert native.reason is None
     assert bytes(native.device) == report.device_memory.tobytes()
     out = nk.outputs(family, report.device_memory.tobytes(), total)[:len(triples)]
     assert nk.rule_mismatches(family, triples, out) == []
+
+
+@pytest.mark.parametrize("family", sorted(nk.FAMILIES))
+def test_the_command_runs_nans_on_the_core(family, tmp_path):
+    """`wave-lsp run` of a family's NaN pairs: `WAVE_LSP_SHOW_ENGINE=1` says the core gave the
+    results, and they are the numpy engine's."""
+    need_core()
+    from wave_lsp.asm import assemble
+    triples = nk.rows(family)[:100]
+    words = nk.lane_words(family, triples)
+    (tmp_path / "nan.wbin").write_bytes(assemble(nk.kernel(family, 100)).wbin())
+    (tmp_path / "nan.bin").write_bytes(struct.pack(f"<{len(words)}I", *words))
+    argv = ["nan.wbin", "--workgroup", "100,1,1", "--no-initcheck", "--arg", "0:nan.bin",
+            "--dump-u32", f"{4 * nk.WORDS_IN * 100}:{nk.words_out(family) * 100}"]
+    fast, slow = command(argv, tmp_path), command(argv, tmp_path, native=False)
+    assert fast.returncode == slow.returncode == 0, (fast.stderr, slow.stderr)
+    assert fast.stderr.startswith("engine: native"), fast.stderr
+    assert slow.stderr.startswith("engine: numpy"), slow.stderr
+    assert fast.stdout == slow.stdout
 
 
 def test_mma_nans_follow_upstreams_order_on_both_engines():

@@ -165,7 +165,21 @@ def _f32_unit(fn):
 
 
 def _f32_binary(fn):
-    return lambda a, b: nans.settle(nans.F32, bits(fn(f(a), f(b))), (a, b))
+    def run(a, b):
+        r = fn(f(a), f(b))
+        return bits(r) if not nans.has_nan(r) else nans.settle(nans.F32, bits(r), (a, b))
+    return run
+
+
+def f32_binary_into(ufunc, R, F, a: int, c: int, rd: int) -> None:
+    """Row rd = `ufunc`(row a, row c) of a whole batch (R its words, F the same as f32), in
+    place unless rd is an operand, NaN lanes settled from the operands (still intact)."""
+    alias = rd in (a, c)
+    r = ufunc(F[a], F[c]) if alias else ufunc(F[a], F[c], out=F[rd])
+    if nans.has_nan(r):
+        R[rd] = nans.settle(nans.F32, r.view(U32), (R[a], R[c]))
+    elif alias:
+        F[rd] = r
 
 
 def _f32_unary(fn):
@@ -212,7 +226,10 @@ def f32_to_bf16(x):
 def _value16(to32, from32, op, nan, order, halves):
     """`op` on the 16-bit values `halves` (low halves of words), NaN lanes as upstream's."""
     halves = [h & U32(0xFFFF) for h in halves]
-    return nans.settle(nan, from32(op(*(to32(h) for h in halves))), [halves[i] for i in order])
+    r = op(*(to32(h) for h in halves))
+    if not nans.has_nan(r):
+        return from32(r)
+    return nans.settle(nan, from32(r), [halves[i] for i in order])
 
 
 def _scalar16(to32, from32, op, nan, order):

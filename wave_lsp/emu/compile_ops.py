@@ -11,8 +11,8 @@ import numpy as np
 
 from ..asm.ir import DecodedInstruction
 from ..isa import PREDICATE_COUNT, OperandKind
-from .alu import FUNCTIONS, f64_to_pair, fma_f32, pair_to_f64, signature
-from .nan_results import has_nan, mma_step
+from .alu import FUNCTIONS, f32_binary_into, f64_to_pair, fma_f32, pair_to_f64, signature
+from .nan_results import mma_step
 from . import messages
 from .context import RunContext
 from .memory import addresses, atomic, atomic_operation, device_space, gather, local_space, \
@@ -82,13 +82,10 @@ def build_unit(ins: DecodedInstruction, count: int):
             ufunc, is_float = _OUT_UFUNCS[mnemonic]
 
             def op(b: Batch):
-                if b.full:
-                    M = b.F if is_float else b.R
-                    alias = is_float and rd in (a, c)      # NaN lanes read the operands
-                    if not alias:
-                        ufunc(M[a], M[c], out=M[rd])
-                    if is_float and (alias or has_nan(M[rd])):   # upstream's NaN bits (alu)
-                        b.R[rd] = fn(b.R[a], b.R[c])
+                if b.full and is_float:                    # with upstream's NaN bits
+                    f32_binary_into(ufunc, b.R, b.F, a, c, rd)
+                elif b.full:
+                    ufunc(b.R[a], b.R[c], out=b.R[rd])
                 elif b.any_active:
                     R = b.R
                     np.copyto(R[rd], fn(R[a], R[c]), where=b.active)

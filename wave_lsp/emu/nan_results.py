@@ -18,6 +18,7 @@ core applies the same rules (native/exec.h `nan_settle`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,7 +46,8 @@ F64 = NanFormat(0x7FFFFFFFFFFFFFFF, 0x7FF0000000000000, 1 << 51, 0xFFF8000000000
 
 def has_nan(x: np.ndarray) -> bool:
     """Whether the float array holds a NaN (a sum first: one pass, no temporary array)."""
-    return not np.isfinite(np.add.reduce(x, axis=None)) and bool(np.isnan(x).any())
+    total = np.add.reduce(x if x.ndim == 1 else x.reshape(-1))
+    return not math.isfinite(total) and bool(np.isnan(x).any())
 
 
 def settle(fmt: NanFormat, result: np.ndarray, operands) -> np.ndarray:
