@@ -296,3 +296,30 @@ def test_min_max_clamp_and_sat_are_upstreams_on_both_engines():
     # the same NaN twice does not depend on the order
     got, reason = run_one("fadd r2, r2, r3", 0x7FC00001, 0x7F800001)
     assert (got, reason) == (0x7FC00001, None)
+
+
+def test_fused_fma_runs_give_the_rule_too():
+    """A run of independent fma (the numpy engine evaluates it at once, fusion.py) over NaN
+    pairs: each result as nan_kernels.expected, on both engines."""
+    need_core()
+    from wave_lsp.emu.fusion import fuse
+    from wave_lsp.asm import assemble
+    orders = [(2, 3, 4), (3, 2, 4), (4, 2, 3), (2, 4, 3)]
+    body = "".join(f"    fma r{10 + i}, r{a}, r{b}, r{c}\n" for i, (a, b, c) in enumerate(orders))
+    source = PROLOGUE + body + "".join(f"    mov r{2 + i}, r{10 + i}\n" for i in range(4)) \
+        + EPILOGUE
+    kernel = assemble(source).kernels[0]
+    assert any(f is not None and f[1] == 4 for f in fuse(kernel.instructions, 16))
+    triples = nk.rows("f32")[:200]
+    values = [w for t in triples for w in list(t) + [0x3F800000] * (VALUES - 3)]
+    report, native = both_engines(source, launch(values, len(triples), 32),
+                                  RunOptions(initcheck=False))
+    assert native.reason is None
+    assert bytes(native.device) == report.device_memory.tobytes()
+    out = np.frombuffer(report.device_memory.tobytes(), dtype="<u4")[VALUES * len(triples):]
+    for lane, t in enumerate(triples):
+        regs = {2: t[0], 3: t[1], 4: t[2]}
+        for i, (a, b, c) in enumerate(orders):
+            want = nk.expected("f32", "fma", (1, 0, 2), (regs[a], regs[b], regs[c]))
+            got = int(out[lane * VALUES + i])
+            assert want is None or got == want, (t, (a, b, c), hex(got), hex(want))
