@@ -2,14 +2,13 @@
 and stores over random floats (negative, huge, subnormal, infinite, NaN with payloads, signalling
 NaN, signed zeros), guarded, out of bounds, unaligned, over several workgroups and wave widths,
 give the numpy engine's exact report (memory, statistics, warnings with the check on and off,
-errors, registers); NaN results carry the NaN operand made quiet, else the default NaN, and
-where two different NaNs meet the numpy engine runs the launch; the memory trace and
-`WAVE_LSP_SHOW_ENGINE=1` of the command."""
+errors, registers); NaN results are upstream's (the product's first NaN factor, then the sum's
+first NaN of the product and C, made quiet, else the default NaN) and the core runs them all;
+the memory trace and `WAVE_LSP_SHOW_ENGINE=1` of the command."""
 
 from __future__ import annotations
 
 import os
-import platform
 import struct
 import subprocess
 import sys
@@ -25,10 +24,6 @@ from wave_lsp.emu.kernel_launch import DataFill
 EXAMPLES = int(os.environ.get("WAVE_NATIVE_EXAMPLES", "30"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
                     suppress_health_check=list(HealthCheck))
-# where the core reproduces NaN payloads (elsewhere a NaN operand bails, see exec.h) and where
-# numpy's loops pass the first operand first at the lengths tried
-PAYLOADS = platform.machine().lower() in ("x86_64", "amd64", "aarch64", "arm64")
-X86 = platform.machine().lower() in ("x86_64", "amd64")
 
 LOCAL = 512                     # bytes of local memory; device: the input, then each
 OUT = LOCAL                     # workgroup's local memory copied out at OUT + wg * LOCAL
@@ -146,22 +141,17 @@ def program(statements: list[str], words: int) -> str:
        st.sampled_from([1, 1 << 20]), st.sampled_from(["every", "none", "one"]))
 def test_mma_programs(statements, values, width, threads, grid, copied, initcheck, batch,
                       nan_words):
-    """Random tile work: the numpy engine's report; the core runs every one without NaNs (and
-    with them, but where two different NaNs meet)."""
+    """Random tile work: the numpy engine's report; the core runs every one, NaNs included."""
     need_core()
     source = program(statements, copied)
     nan_at = [i for i, v in enumerate(values) if (v & 0x7FFFFFFF) > 0x7F800000]
     keep = {"every": nan_at, "none": [], "one": nan_at[:1]}[nan_words]
     values = [v if i in keep or i not in nan_at else 0x3F800000 for i, v in enumerate(values)]
     data = struct.pack(f"<{len(values)}I", *values)
-    nans = any((v & 0x7FFFFFFF) > 0x7F800000 for v in values)
     launch = Launch(grid=(grid, 1, 1), workgroup=(threads, 1, 1), wave_width=width,
                     device_memory=OUT + 3 * LOCAL, memory_init=(DataFill(0, data),),
                     register_threads=(0, threads + 1))
-    native = assert_native_equal(source, launch, RunOptions(initcheck=initcheck,
-                                                            max_batch_lanes=batch),
-                                 must_run=not nans)
-    assert native.reason is None or native.reason.startswith("NaN operands meet")
+    assert_native_equal(source, launch, RunOptions(initcheck=initcheck, max_batch_lanes=batch))
 
 
 # ---- NaN results, bit for bit ------------------------------------------------------------
@@ -169,8 +159,9 @@ QUIET = 0x00400000
 
 
 def reference(a: list[int], b: list[int]) -> list[int]:
-    """C = A x B from zero, by x86-64's rules, with numpy scalars: each product and sum rounded
-    to f32, a NaN result the first NaN operand made quiet, else the default NaN 0xFFC00000."""
+    """C = A x B from zero, by upstream's rules, with numpy scalars: each product and sum rounded
+    to f32, a NaN result the first NaN operand (of a * b, then of the product + C) made quiet,
+    else the default NaN 0xFFC00000."""
     import numpy as np
 
     def nan(u: int) -> bool:
@@ -187,8 +178,8 @@ def reference(a: list[int], b: list[int]) -> list[int]:
     for k in range(4):
         for i in range(4):
             for j in range(4):
-                c[i * 4 + j] = op(c[i * 4 + j], op(a[i * 4 + k], b[k * 4 + j],
-                                                   lambda x, y: x * y), lambda x, y: x + y)
+                c[i * 4 + j] = op(op(a[i * 4 + k], b[k * 4 + j], lambda x, y: x * y),
+                                  c[i * 4 + j], lambda x, y: x + y)
     return c
 
 
@@ -233,8 +224,8 @@ ONE, TWO, INF, NINF = 0x3F800000, 0x40000000, 0x7F800000, 0xFF800000
 
 def test_nan_results_are_the_nan_made_quiet_or_the_default_nan():
     """A signalling NaN times numbers, 0 * inf, inf - inf, and a NaN meeting its own quiet
-    form: the core runs them (x86-64, AArch64) and gives the numpy engine's C, which is the
-    reference's (the NaN operand made quiet, else the default NaN)."""
+    form: the core runs them and gives the numpy engine's C, which is the reference's (the
+    NaN operand made quiet, else the default NaN)."""
     need_core()
     a = [0x7F800001, 0, 0, ONE,       # row 0: a signalling NaN, later its quiet form
          INF, 0, ONE, ONE,            # row 1: inf * 0 in column 0
@@ -245,27 +236,23 @@ def test_nan_results_are_the_nan_made_quiet_or_the_default_nan():
          ONE, ONE, ONE, ONE,
          ONE, ONE, ONE, ONE]
     launch = nan_launch(a, b)
-    native = assert_native_equal(NAN_KERNEL, launch, RunOptions(initcheck=False),
-                                 must_run=PAYLOADS)
+    assert_native_equal(NAN_KERNEL, launch, RunOptions(initcheck=False))
     report = run(NAN_KERNEL, launch, RunOptions(engine="numpy", initcheck=False))
     c = c_of(report)
     assert c == reference(a, b), [hex(x) for x in c]
-    assert {x for x in c if (x & 0x7FFFFFFF) > 0x7F800000} == {0x7FC00001, 0xFFC00000} \
-        or not X86
-    assert native.reason is None or not PAYLOADS
+    assert {x for x in c if (x & 0x7FFFFFFF) > 0x7F800000} == {0x7FC00001, 0xFFC00000}
 
 
-def test_two_different_nans_meeting_are_left_to_the_numpy_engine():
-    """Which of two NaNs numpy's loops return depends on how they pass them: the core leaves
-    that to the numpy engine (whose result here is x86-64's first operand)."""
+def test_two_different_nans_meeting_run_on_the_core_as_upstream():
+    """C's NaN meeting a NaN product: the product's, as upstream's wave-emu gives it (the
+    numpy engine chooses it too, whatever order its loops pass the operands in)."""
     need_core()
     a = [0x7FC00001, ONE, 0, 0] + [ONE] * 12
     b = [ONE] * 4 + [0xFFC00002] + [ONE] * 11
-    launch = nan_launch(a, b)
-    report, native = both_engines(NAN_KERNEL, launch, RunOptions(initcheck=False))
-    assert native.reason is not None and native.reason.startswith("NaN operands meet")
-    if X86:
-        assert c_of(report)[0] == 0x7FC00001 == reference(a, b)[0]
+    report = assert_native_equal(NAN_KERNEL, nan_launch(a, b), RunOptions(initcheck=False))
+    assert report.reason is None
+    numpy_report = run(NAN_KERNEL, nan_launch(a, b), RunOptions(engine="numpy", initcheck=False))
+    assert c_of(numpy_report)[0] == 0xFFC00002 == reference(a, b)[0]
 
 
 def test_tile_faults_and_uninitialised_reads_are_the_numpy_engines():

@@ -117,6 +117,7 @@ def test_platform_vsix_installs_the_native_core(workbench_with, native_vsix):
     installed = (env / "wave-lsp-wheel.txt").read_text().strip()
     assert installed.startswith(f"wave_lsp-0.1.0-{tag}-{tag}-linux_"), installed
     assert list((env / "lib").glob("python3*/site-packages/wave_lsp/emu/native/_wavecore.*"))
-    log = wb.server.output_channel()
-    assert "without the native core" not in log
-    assert "wave-lsp 0.1.0: kernels run on the native core" in log
+    # the workbench persists the channel a moment after the status bar changes
+    wb.wait_until(lambda: "wave-lsp 0.1.0: kernels run on the native core"
+                  in wb.server.output_channel(), "the server's engine line in the output")
+    assert "without the native core" not in wb.server.output_channel()

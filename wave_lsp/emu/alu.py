@@ -15,6 +15,7 @@ from functools import partial
 import numpy as np
 
 from . import libm
+from . import nan_results as nans
 from .plan import signature  # noqa: F401 - part of the ALU's interface
 
 U32, I32, F32 = np.uint32, np.int32, np.float32
@@ -149,6 +150,8 @@ def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray,
         fix = (err != 0) & even & np.isfinite(t)
         t[fix] = np.nextafter(t[fix], np.where(err[fix] > 0, np.inf, -np.inf))
         s[i] = t
+    if nans.has_nan(s):                 # upstream's NaN: b's, a's or c's, else the default
+        np.copyto(s, nans.settle_f32(s.astype(F32), (b, a, c)).astype(np.float64))
     if out is not None:
         if out is not s:
             np.copyto(out, s, casting="same_kind")
@@ -165,7 +168,31 @@ def _f32_unit(fn):
 
 
 def _f32_binary(fn):
-    return lambda a, b: bits(fn(f(a), f(b)))
+    def run(a, b):
+        r = fn(f(a), f(b))
+        return bits(r) if not nans.has_nan(r) else nans.settle(nans.F32, bits(r), (a, b))
+    return run
+
+
+def f32_binary_into(ufunc, R, F, a: int, c: int, rd: int) -> None:
+    """Row rd = `ufunc`(row a, row c) of a whole batch (R its words, F the same as f32), in
+    place unless rd is an operand, NaN lanes settled from the operands (still intact)."""
+    alias = rd in (a, c)
+    r = ufunc(F[a], F[c]) if alias else ufunc(F[a], F[c], out=F[rd])
+    if nans.has_nan(r):
+        R[rd] = nans.settle(nans.F32, r.view(U32), (R[a], R[c]))
+    elif alias:
+        F[rd] = r
+
+
+def _f32_unary(fn):
+    """A one-operand f32 instruction: a NaN operand made quiet, an invalid one the default NaN."""
+    return lambda a: nans.settle(nans.F32, bits(fn(f(a))), (a,))
+
+
+def _f32_rounding(fn):
+    """ffloor / fceil / ftrunc: a NaN operand as it is (upstream rounds in software)."""
+    return lambda a: nans.keep_nan(bits(fn(f(a))), a)
 
 
 # fmin, fmax, fclamp and fsat as upstream computes them (Rust's f32 min, max and clamp): a NaN
@@ -199,18 +226,32 @@ def f32_to_bf16(x):
     return bits(x) >> U32(16)
 
 
-def _scalar16(to32, from32, op):
-    return lambda *regs: from32(op(*(to32(r) for r in regs)))
+def _value16(to32, from32, op, nan, order, halves):
+    """`op` on the 16-bit values `halves` (low halves of words), NaN lanes as upstream's."""
+    halves = [h & U32(0xFFFF) for h in halves]
+    r = op(*(to32(h) for h in halves))
+    if not nans.has_nan(r):
+        return from32(r)
+    return nans.settle(nan, from32(r), [halves[i] for i in order])
 
 
-def _packed16(to32, from32, op):
+def _scalar16(to32, from32, op, nan, order):
+    return lambda *regs: _value16(to32, from32, op, nan, order, regs)
+
+
+def _packed16(to32, from32, op, nan, order):
     def run(*regs):
-        lo = from32(op(*(to32(r) for r in regs)))
-        hi = from32(op(*(to32(r >> U32(16)) for r in regs)))
+        lo = _value16(to32, from32, op, nan, order, regs)
+        hi = _value16(to32, from32, op, nan, order, [r >> U32(16) for r in regs])
         return lo | (hi << U32(16))
     return run
 
 
+def _f64(fn, order):
+    return lambda *xs: nans.settle_f64(fn(*xs), [xs[i] for i in order])
+
+
+_H, _B, _AB, _BA, _BAC = nans.F16, nans.BF16, (0, 1), (1, 0), (1, 0, 2)
 _ADD = lambda a, b: a + b          # noqa: E731
 _SUB = lambda a, b: a - b          # noqa: E731
 _MUL = lambda a, b: a * b          # noqa: E731
@@ -253,14 +294,14 @@ FUNCTIONS: dict[str, object] = {
     "fmin": lambda a, b: _pick(np.isnan(f(a)) | (f(b) < f(a)), b, a),
     "fmax": lambda a, b: _pick(np.isnan(f(a)) | (f(b) > f(a)), b, a),
     "fclamp": lambda a, lo, hi: _clamp(a, lo, hi),
-    "fsqrt": _f32_unit(np.sqrt),
-    "frsqrt": _f32_unit(lambda x: F32(1) / np.sqrt(x)),
-    "frcp": _f32_unit(lambda x: F32(1) / x),
-    "ffloor": _f32_unit(np.floor),
-    "fceil": _f32_unit(np.ceil),
+    "fsqrt": _f32_unary(np.sqrt),
+    "frsqrt": _f32_unary(lambda x: F32(1) / np.sqrt(x)),
+    "frcp": _f32_unary(lambda x: F32(1) / x),
+    "ffloor": _f32_rounding(np.floor),
+    "fceil": _f32_rounding(np.ceil),
     "fround": _fround,
-    "ftrunc": _f32_unit(np.trunc),
-    "ffract": _f32_unit(lambda x: x - np.trunc(x)),
+    "ftrunc": _f32_rounding(np.trunc),
+    "ffract": _f32_unary(lambda x: x - np.trunc(x)),
     "fsat": lambda a: _clamp(a, U32(0), U32(0x3F800000)),
     # the C library's functions, as upstream's (libm.py)
     "fsin": _f32_unit(partial(libm.apply, "fsin")),
@@ -268,27 +309,27 @@ FUNCTIONS: dict[str, object] = {
     "fexp2": _f32_unit(partial(libm.apply, "fexp2")),
     "flog2": _f32_unit(partial(libm.apply, "flog2")),
     # f16 / bf16 (computed in f32, rounded to f16 / truncated to bf16)
-    "hadd": _scalar16(half_to_f32, f32_to_half, _ADD),
-    "hsub": _scalar16(half_to_f32, f32_to_half, _SUB),
-    "hmul": _scalar16(half_to_f32, f32_to_half, _MUL),
-    "hma": _scalar16(half_to_f32, f32_to_half, _MA),
-    "hadd2": _packed16(half_to_f32, f32_to_half, _ADD),
-    "hmul2": _packed16(half_to_f32, f32_to_half, _MUL),
-    "hma2": _packed16(half_to_f32, f32_to_half, _MA),
-    "badd": _scalar16(bf16_to_f32, f32_to_bf16, _ADD),
-    "bsub": _scalar16(bf16_to_f32, f32_to_bf16, _SUB),
-    "bmul": _scalar16(bf16_to_f32, f32_to_bf16, _MUL),
-    "bma": _scalar16(bf16_to_f32, f32_to_bf16, _MA),
-    "badd2": _packed16(bf16_to_f32, f32_to_bf16, _ADD),
-    "bmul2": _packed16(bf16_to_f32, f32_to_bf16, _MUL),
-    "bma2": _packed16(bf16_to_f32, f32_to_bf16, _MA),
+    "hadd": _scalar16(half_to_f32, f32_to_half, _ADD, _H, _BA),
+    "hsub": _scalar16(half_to_f32, f32_to_half, _SUB, _H, _AB),
+    "hmul": _scalar16(half_to_f32, f32_to_half, _MUL, _H, _BA),
+    "hma": _scalar16(half_to_f32, f32_to_half, _MA, _H, _BAC),
+    "hadd2": _packed16(half_to_f32, f32_to_half, _ADD, _H, _BA),
+    "hmul2": _packed16(half_to_f32, f32_to_half, _MUL, _H, _BA),
+    "hma2": _packed16(half_to_f32, f32_to_half, _MA, _H, _BAC),
+    "badd": _scalar16(bf16_to_f32, f32_to_bf16, _ADD, _B, _AB),
+    "bsub": _scalar16(bf16_to_f32, f32_to_bf16, _SUB, _B, _AB),
+    "bmul": _scalar16(bf16_to_f32, f32_to_bf16, _MUL, _B, _AB),
+    "bma": _scalar16(bf16_to_f32, f32_to_bf16, _MA, _B, _BAC),
+    "badd2": _packed16(bf16_to_f32, f32_to_bf16, _ADD, _B, _AB),
+    "bmul2": _packed16(bf16_to_f32, f32_to_bf16, _MUL, _B, _AB),
+    "bma2": _packed16(bf16_to_f32, f32_to_bf16, _MA, _B, _BAC),
     # f64 on register pairs
-    "dadd": np.add,
-    "dsub": np.subtract,
-    "dmul": np.multiply,
-    "dma": lambda a, b, c: a * b + c,
-    "ddiv": np.divide,
-    "dsqrt": np.sqrt,
+    "dadd": _f64(np.add, _AB),
+    "dsub": _f64(np.subtract, _AB),
+    "dmul": _f64(np.multiply, _AB),
+    "dma": _f64(lambda a, b, c: a * b + c, _BAC),
+    "ddiv": _f64(np.divide, _AB),
+    "dsqrt": _f64(np.sqrt, (0,)),
     # bitwise
     "and": np.bitwise_and,
     "or": np.bitwise_or,
@@ -324,8 +365,8 @@ FUNCTIONS: dict[str, object] = {
     "cvt_f32_u32": lambda a: bits(a.astype(F32)),
     "cvt_i32_f32": _cvt_i32_f32,
     "cvt_u32_f32": _cvt_u32_f32,
-    "cvt_f32_f16": lambda a: bits(half_to_f32(a)),
-    "cvt_f16_f32": lambda a: f32_to_half(f(a)),
+    "cvt_f32_f16": lambda a: nans.half_nan_to_f32(a, bits(half_to_f32(a))),
+    "cvt_f16_f32": lambda a: nans.f32_nan_to_half(a, f32_to_half(f(a))),
     "cvt_f32_f64": lambda d: bits(d.astype(F32)),
     "cvt_f64_f32": lambda a: f(a).astype(np.float64),
     "cvt_f32_bf16": lambda a: bits(bf16_to_f32(a)),

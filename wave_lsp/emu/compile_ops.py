@@ -11,7 +11,8 @@ import numpy as np
 
 from ..asm.ir import DecodedInstruction
 from ..isa import PREDICATE_COUNT, OperandKind
-from .alu import FUNCTIONS, f64_to_pair, fma_f32, pair_to_f64, signature
+from .alu import FUNCTIONS, f32_binary_into, f64_to_pair, fma_f32, pair_to_f64, signature
+from .nan_results import mma_step
 from . import messages
 from .context import RunContext
 from .memory import addresses, atomic, atomic_operation, device_space, gather, local_space, \
@@ -81,9 +82,10 @@ def build_unit(ins: DecodedInstruction, count: int):
             ufunc, is_float = _OUT_UFUNCS[mnemonic]
 
             def op(b: Batch):
-                if b.full:
-                    M = b.F if is_float else b.R
-                    ufunc(M[a], M[c], out=M[rd])
+                if b.full and is_float:                    # with upstream's NaN bits
+                    f32_binary_into(ufunc, b.R, b.F, a, c, rd)
+                elif b.full:
+                    ufunc(b.R[a], b.R[c], out=b.R[rd])
                 elif b.any_active:
                     R = b.R
                     np.copyto(R[rd], fn(R[a], R[c]), where=b.active)
@@ -390,6 +392,6 @@ def build_mma(ins: DecodedInstruction, count: int, ctx: RunContext, index: int):
             a, bb = fragment(b, "A", rd)[lanes], fragment(b, "B", r1)[lanes]
             acc = c[lanes]
             for k in range(4):            # C[i][j] += A[i][k] * B[k][j], k in order, in f32
-                acc += a[:, :, k, None] * bb[:, None, k, :]
+                acc = mma_step(acc, a[:, :, k, None], bb[:, None, k, :])
             c[lanes] = acc
     return op

@@ -1,7 +1,7 @@
 /* The native core's ALU, compare, convert and move operations, each exactly as the numpy engine
  * computes it (emu/alu.py, compile_ops.py); memory and wave operations are dispatched to
- * memory.c and waveops.c. Where the numpy engine's result depends on its library (NaN
- * payloads, the sign of a zero chosen by fmin) the core bails (see core.h).
+ * memory.c and waveops.c. NaN results follow exec.h's rules (upstream's), as the numpy engine's
+ * emu/nan_results.py chooses them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -27,24 +27,14 @@ static inline float fma_single(float a, float b, float c)
     return (float)s;
 }
 
-/* alu.fma_f32 of one lane, NaN operands included: numpy computes f64(a) * f64(b) + f64(c), so a
- * NaN operand of the product, else its default NaN (0 * inf), else a NaN `c` is the result,
- * made quiet (exec.h's nan_result; f64 keeps an f32 payload). Returns -1 where two different
- * NaNs meet (or the processor keeps no payloads): the caller bails. */
-static inline int fma_lane(uint32_t a, uint32_t b, uint32_t c, uint32_t *out)
+/* alu.fma_f32 of one lane, NaN operands included: the first NaN of b, a and c (upstream's
+ * order) made quiet, else (0 * inf, inf - inf) the default NaN. */
+static inline uint32_t fma_lane(uint32_t a, uint32_t b, uint32_t c)
 {
-    if (!(is_nan(a) || is_nan(b) || is_nan(c))) {
-        *out = u32(fma_single(f32(a), f32(b), f32(c)));
-        return 0;
-    }
-    uint32_t p = u32(f32(a) * f32(b));         /* a NaN exactly when the f64 product is one */
-    if ((is_nan(a) || is_nan(b)) && !nan_result(a, b, &p))
-        return -1;
-    if (!is_nan(p)) {                          /* c is the NaN */
-        *out = c | QUIET_BIT;
-        return NAN_PAYLOADS ? 0 : -1;
-    }
-    return nan_result(p, c, out) ? 0 : -1;
+    if (is_nan(a) || is_nan(b))
+        return (is_nan(b) ? b : a) | QUIET_BIT;
+    uint32_t r = u32(fma_single(f32(a), f32(b), f32(c)));
+    return nan_settle(r, c, c);
 }
 
 /* AVX2 and plain clones of a hot loop, the loader picking one (x86-64 ELF); elsewhere (macOS,
@@ -119,15 +109,12 @@ static inline uint64_t low_mask(uint32_t width) { return (1ull << (width & 31)) 
 #define BINARY(expr) LANES(uint32_t a = A[l]; uint32_t b = B[l]; D[l] = (expr);)
 #define UNARY(expr) LANES(uint32_t a = A[l]; D[l] = (expr);)
 #define COMPARE(expr) LANES(uint32_t a = A[l]; uint32_t b = B[l]; PD[l] = (expr) ? 1 : 0;)
-/* f32 operations: a NaN operand gives exec.h's nan_result (the NaN made quiet; two different
- * NaNs bail), as numpy's loops give it (an invalid operation's default NaN is computed). */
-#define FLOAT2(expr) LANES(uint32_t a = A[l]; uint32_t b = B[l]; uint32_t r;              \
-    if (!(is_nan(a) || is_nan(b))) r = (expr);                                         \
-    else if (!nan_result(a, b, &r)) return bail(run, "NaN operands meet");             \
-    D[l] = r;)
-#define FLOAT1(expr) LANES(uint32_t a = A[l];                                          \
-    if (is_nan(a) && !NAN_PAYLOADS) return bail(run, "NaN operand");                   \
-    D[l] = is_nan(a) ? a | QUIET_BIT : (expr);)
+/* f32 operations: NaN results as exec.h's nan_settle (a NaN operand made quiet, two: the
+ * first, an invalid operation: the default NaN); floor, ceil and trunc (upstream's software
+ * rounding) return a NaN operand as it is, signalling or not. */
+#define FLOAT2(expr) LANES(uint32_t a = A[l]; uint32_t b = B[l]; D[l] = nan_settle((expr), a, b);)
+#define FLOAT1(expr) LANES(uint32_t a = A[l]; D[l] = nan_settle((expr), a, a);)
+#define ROUND1(expr) LANES(uint32_t a = A[l]; D[l] = is_nan(a) ? a : (expr);)
 
 int64_t execute_op(WG *g, const Ins *ins)
 {
@@ -198,15 +185,11 @@ int64_t execute_op(WG *g, const Ins *ins)
                                      (float *)out, n, g->sums, g->words);
             if (tie)                          /* the ties and NaNs one by one */
                 for (int64_t l = 0; l < n; l++)
-                    if (fma_lane(A[l], B[l], C[l], &out[l]) != 0)
-                        return bail(run, "NaN operands meet");
+                    out[l] = fma_lane(A[l], B[l], C[l]);
             memcpy(D, out, n * 4);
             break;
         }
-        LANES({
-            if (fma_lane(A[l], B[l], C[l], &D[l]) != 0)
-                return bail(run, "NaN operands meet");
-        });
+        LANES(D[l] = fma_lane(A[l], B[l], C[l]););
         break;
     case OP_FNEG: UNARY(a ^ 0x80000000u); break;
     case OP_FABS: UNARY(a & 0x7FFFFFFFu); break;
@@ -220,9 +203,9 @@ int64_t execute_op(WG *g, const Ins *ins)
     case OP_FSQRT: FLOAT1(u32(sqrtf(f32(a)))); break;
     case OP_FRSQRT: FLOAT1(u32(1.0f / sqrtf(f32(a)))); break;
     case OP_FRCP: FLOAT1(u32(1.0f / f32(a))); break;
-    case OP_FFLOOR: FLOAT1(u32(floorf(f32(a)))); break;
-    case OP_FCEIL: FLOAT1(u32(ceilf(f32(a)))); break;
-    case OP_FTRUNC: FLOAT1(u32(truncf(f32(a)))); break;
+    case OP_FFLOOR: ROUND1(u32(floorf(f32(a)))); break;
+    case OP_FCEIL: ROUND1(u32(ceilf(f32(a)))); break;
+    case OP_FTRUNC: ROUND1(u32(truncf(f32(a)))); break;
     case OP_FROUND: {
         /* alu._fround: trunc(x + copysign(0.5, x)) in f64 */
         FLOAT1(u32((float)trunc((double)f32(a) + copysign(0.5, (double)f32(a)))));
@@ -299,22 +282,8 @@ int64_t execute_op(WG *g, const Ins *ins)
         break;
     case OP_CVT_F32_BF16: UNARY((a & 0xFFFFu) << 16); break;
     case OP_CVT_BF16_F32: UNARY(a >> 16); break;
-    case OP_CVT_F16_F32:
-        LANES({
-            uint16_t h;
-            if (!float_to_half(A[l], &h))
-                return bail(run, "NaN operand");
-            D[l] = h;
-        });
-        break;
-    case OP_CVT_F32_F16:
-        LANES({
-            uint32_t h = A[l] & 0xFFFFu;
-            if ((h & 0x7C00u) == 0x7C00u && (h & 0x3FFu))
-                return bail(run, "NaN operand");
-            D[l] = u32(half_to_float((uint16_t)h));
-        });
-        break;
+    case OP_CVT_F16_F32: UNARY(float_to_half(a)); break;
+    case OP_CVT_F32_F16: UNARY(u32(half_to_float((uint16_t)a))); break;
     case OP_MOV: UNARY(a); break;
     case OP_MOV_IMM: {
         uint32_t v = (uint32_t)ins->imm;

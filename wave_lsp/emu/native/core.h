@@ -4,9 +4,8 @@
  * one workgroup at a time, in order (or on several threads with the same results: parallel.c), with every wave of the workgroup in lock-step — the same
  * schedule as the numpy engine (wave_lsp/emu/engine.py, control.py), which is the reference for
  * every rule here. It records the warnings and the error the numpy engine reports (findings.c,
- * limits.c), races between waves included (waverace.c); where it cannot report alike (NaN
- * semantics it lacks, ...)
- * it stops with a bail reason and Python runs the launch again with the numpy engine.
+ * limits.c), races between waves included (waverace.c); where it cannot run an instruction (one
+ * it lacks) it stops with a bail reason and Python runs the launch again with the numpy engine.
  */
 #ifndef WAVECORE_H
 #define WAVECORE_H
@@ -263,6 +262,6 @@ float transcendental(int op, float x);
 /* floatfmt.c */
 size_t format_f32(float x, char *out);   /* Rust `{:?}`; out needs 48 bytes */
 float half_to_float(uint16_t h);
-int float_to_half(uint32_t bits, uint16_t *out);   /* 0 for NaN (not reproduced) */
+uint16_t float_to_half(uint32_t bits);
 
 #endif

@@ -71,28 +71,23 @@ static inline uint32_t u32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline int is_nan(uint32_t u) { return (u & 0x7FFFFFFFu) > 0x7F800000u; }
 static inline uint32_t load32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 
-/* NaN results as the processor gives them to numpy's loops, where they do not depend on the order
- * in which a loop passes the operands (numpy's loops differ in that by length and position):
- * an operation on one NaN returns it made quiet; on two, the same when both are the same quiet
- * NaN, else it depends (the caller bails); an invalid operation (inf - inf, 0 * inf, ...)
- * returns the processor's default NaN (as the core computes it too). x86-64 and AArch64 keep payloads so; other
- * processors (RISC-V returns one canonical NaN) bail on every NaN operand. */
-#if defined(__x86_64__) || defined(__aarch64__)
-#define NAN_PAYLOADS 1
-#else
-#define NAN_PAYLOADS 0
-#endif
+/* NaN results as upstream's emulator gives them (its f32 arithmetic is x86-64's SSE; measured
+ * with its wave-emu), chosen here bit by bit so that neither the processor nor the order of the
+ * operands in a loop decides (emu/nan_results.py is the numpy engine's copy of these rules): an
+ * operation with NaN operands returns the first of them in the instruction's order of precedence
+ * (the order of its operands, but b, a, c for the multiply-adds and b, a for hadd and hmul) made
+ * quiet; an invalid operation (inf - inf, 0 * inf, 0 / 0, sqrt(-1)) returns the negative default
+ * NaN. */
 #define QUIET_BIT 0x00400000u
+#define DEFAULT_NAN 0xFFC00000u
 
-/* The result of an operation on `a` and `b` of which one at least is a NaN (1, in *out), or 0
- * where it depends on the order of the operands or the processor (see above). */
-static inline int nan_result(uint32_t a, uint32_t b, uint32_t *out)
+/* The result of an operation on x and y (in order of precedence) computed as `r`: r unless it
+ * is a NaN, else the first NaN operand made quiet, else the default NaN. */
+static inline uint32_t nan_settle(uint32_t r, uint32_t x, uint32_t y)
 {
-    int na = is_nan(a), nb = is_nan(b);
-    if (!NAN_PAYLOADS || (na && nb && (a | QUIET_BIT) != (b | QUIET_BIT)))
-        return 0;
-    *out = (na ? a : b) | QUIET_BIT;
-    return 1;
+    if (!is_nan(r))
+        return r;
+    return is_nan(x) ? x | QUIET_BIT : is_nan(y) ? y | QUIET_BIT : DEFAULT_NAN;
 }
 
 /* Loop over the executing lanes `l` of an operation (with `n`, `m` and `all` in scope): every

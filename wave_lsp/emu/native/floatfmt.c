@@ -305,44 +305,38 @@ size_t format_f32(float x, char *out)
 }
 
 /* binary32 to binary16, rounding to nearest even (overflow to infinity, underflow through the
- * subnormals to zero), as numpy's astype(float16). NaN returns 0: numpy's NaN payloads depend
- * on its build, so the core bails. */
-int float_to_half(uint32_t x, uint16_t *out)
+ * subnormals to zero), as numpy's astype(float16); a NaN as upstream converts it (the `half`
+ * crate): made quiet, the high 10 bits of its payload kept. */
+uint16_t float_to_half(uint32_t x)
 {
     uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
     uint32_t ax = x & 0x7FFFFFFFu;
     if (ax > 0x7F800000u)
-        return 0;
-    if (ax >= 0x477FF000u) {                  /* >= 65520 (and infinity): infinity */
-        *out = sign | 0x7C00u;
-        return 1;
-    }
+        return sign | 0x7E00u | (uint16_t)((ax >> 13) & 0x3FFu);
+    if (ax >= 0x477FF000u)                    /* >= 65520 (and infinity): infinity */
+        return sign | 0x7C00u;
     uint32_t e = ax >> 23, m = ax & 0x7FFFFFu;
     if (e < 113) {                            /* below 2^-14: a subnormal half or zero */
-        if (e < 102) {                        /* below 2^-25: rounds to zero */
-            *out = sign;
-            return 1;
-        }
+        if (e < 102)                          /* below 2^-25: rounds to zero */
+            return sign;
         uint32_t shift = 126 - e, full = m | 0x800000u;   /* value = full * 2^-24 >> ... */
         uint32_t k = full >> shift, rest = full & ((1u << shift) - 1), half = 1u << (shift - 1);
         if (rest > half || (rest == half && (k & 1)))
             k++;
-        *out = sign | (uint16_t)k;
-        return 1;
+        return sign | (uint16_t)k;
     }
     uint32_t h = ((e - 112) << 10) | (m >> 13), rest = m & 0x1FFFu;
     if (rest > 0x1000u || (rest == 0x1000u && (h & 1)))
         h++;                                  /* a carry may reach the exponent: correct */
-    *out = sign | (uint16_t)h;
-    return 1;
+    return sign | (uint16_t)h;
 }
 
-/* IEEE binary16 to binary32 (exact). */
+/* IEEE binary16 to binary32 (exact; a NaN made quiet, as upstream's `half` crate converts it). */
 float half_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1F, m = h & 0x3FF, bits;
     if (e == 0x1F) {
-        bits = sign | 0x7F800000u | (m << 13);
+        bits = sign | 0x7F800000u | (m << 13) | (m ? 0x00400000u : 0u);
     } else if (e == 0) {
         if (m == 0) {
             bits = sign;

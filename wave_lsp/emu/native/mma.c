@@ -6,10 +6,9 @@
  * numpy engine), and C[i][j] += A[i][k] * B[k][j] for k in order, each product and each sum
  * rounded to f32 (no fused multiply-add).
  *
- * NaN results as exec.h's nan_result: the NaN operand made quiet, the default NaN of an invalid
- * product or sum (as computed); where two different NaNs meet (numpy's result then depends on how its loops
- * pass them: it is the first on x86-64 at the lengths tried, but that is not a promise) it
- * bails. */
+ * NaN results as exec.h's nan_settle and upstream's: the product's first NaN factor (A's, then B's)
+ * made quiet, then the sum's first NaN of the product and C; an invalid product or sum gives
+ * the default NaN. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +58,7 @@ static float *fragment(WG *g, int kind, int64_t number)
     return *f;
 }
 
-/* C += A x B for the executing lanes; BAIL_AT where a NaN result is not reproduced. */
+/* C += A x B for the executing lanes. */
 static int64_t compute(WG *g, const Ins *ins, const uint8_t *m)
 {
     int64_t n = g->n;
@@ -79,15 +78,9 @@ static int64_t compute(WG *g, const Ins *ins, const uint8_t *m)
                 for (int j = 0; j < 4; j++) {
                     float p = a[i * 4 + k] * b[k * 4 + j];
                     float s = acc[i * 4 + j] + p;
-                    if (s != s) {                 /* a NaN: its bits as numpy's */
-                        uint32_t x = u32(a[i * 4 + k]), y = u32(b[k * 4 + j]);
-                        uint32_t pb = u32(p), sb = u32(acc[i * 4 + j]), r = u32(s);
-                        /* (0 * inf and inf - inf: the default NaN, as computed) */
-                        if ((is_nan(x) || is_nan(y)) && !nan_result(x, y, &pb))
-                            return bail(g->run, "NaN operands meet");
-                        if ((is_nan(sb) || is_nan(pb)) && !nan_result(sb, pb, &r))
-                            return bail(g->run, "NaN operands meet");
-                        s = f32(r);
+                    if (s != s) {                 /* a NaN: its bits as upstream's */
+                        uint32_t pb = nan_settle(u32(p), u32(a[i * 4 + k]), u32(b[k * 4 + j]));
+                        s = f32(nan_settle(u32(s), pb, u32(acc[i * 4 + j])));
                     }
                     acc[i * 4 + j] = s;
                 }

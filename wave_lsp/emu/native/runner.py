@@ -25,18 +25,16 @@ they saw waves meet exactly as racecheck.py does (its limits `race_report.MAX_GR
 (`WORKGROUPS_MEET`) runs again one workgroup at a time with meeting.c's tables, which name the
 race as `workgroup_races` does.
 
+NaN operands never leave the core: both engines give upstream's bits (exec.h `nan_settle`,
+emu/nan_results.py: the first NaN operand in the instruction's order made quiet, the default NaN
+of an invalid operation, f16 NaNs converted as upstream's `half` crate; fmin/fmax/fclamp/fsat
+choose an operand as upstream's Rust min/max/clamp do).
+
 What the core leaves to the numpy engine (the `reason`, `WAVE_LSP_SHOW_ENGINE=1`'s
 `engine: numpy (REASON)`), all of it instructions or semantics the core lacks:
 - an instruction it does not implement (`_wavecore.OPS` lists those it does: every instruction
   at present, the matrix instructions in mma.c, the transcendentals through the C library as
   upstream's: emu/libm.py), or one naming a predicate that does not exist;
-- the NaN results numpy's loops give by the length of the array and the position in it, which
-  the core cannot know: two different NaNs meeting in one operation ("NaN operands meet"; one
-  NaN gives itself made quiet, an invalid operation the default NaN, as numpy: exec.h's
-  nan_result, f32, bf16, f64 and `mma_compute` alike; fmin/fmax/fclamp/fsat choose an operand
-  as upstream's Rust min/max/clamp do, on both engines), and f16 NaNs ("f16 NaN", "NaN operand"
-  of the f16 conversions: numpy converts f16 in software or with F16C by length and
-  processor); on a processor other than x86-64 and AArch64, every NaN operand;
 - "an error with the profile" (the record of a profile cut short is not compared), "the
   editor's profile past its pattern bounds" (a profile with a time limit or cancel, as the
   editor's, whose record dropped access patterns: past the bounds the core's record differs
