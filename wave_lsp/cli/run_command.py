@@ -52,13 +52,13 @@ per workgroup), so a spinning kernel stops however many workgroups it has. Dumps
 chunk at a time.
 
 Engines (`wave_lsp.emu.pipeline.run`, the one entry the editor and the debugger use too): a
-launch the native core can run (no --trace or --break, only instructions it
-implements) runs there, without loading numpy; the core reports warnings, errors, the
-instruction and time limits itself, with the numpy engine's text, and leaves a launch to the
-numpy engine only for what it lacks (`wave_lsp.emu.native.runner` lists it: a possible data
-race between waves of a workgroup, the instruction limit passed in a numpy batch of several
-workgroups); NaN results are upstream's bits on both engines. The core runs workgroups on every core this
-process may use (`WAVE_LSP_THREADS=N`: N threads; 1: one at a time) with results identical to
+launch the native core can run (every instruction; no --trace or --break) runs there,
+without loading numpy; the core reports warnings, errors, data races, the instruction and time
+limits itself, with the numpy engine's text, and leaves a launch to the numpy engine only for
+what it lacks (`wave_lsp.emu.native.runner` lists it: a trace, breakpoints, the debugger's
+recording, launches above its memory bounds); NaN results and the transcendentals (the C
+library's `sinf`, `cosf`, `exp2f`, `log2f`) are upstream's bits on both engines. The core runs
+workgroups on every core this process may use (`WAVE_LSP_THREADS=N`: N threads; 1: one at a time) with results identical to
 one at a time: where workgroups meet on memory (a write, an atomic), or at an error, it runs the
 launch again one workgroup at a time. `WAVE_LSP_NATIVE=0` uses the numpy engine only;
 `WAVE_LSP_SHOW_ENGINE=1` says on stderr which engine gave the results (`engine: native (N
