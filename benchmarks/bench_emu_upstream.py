@@ -33,6 +33,30 @@ from bench_emu import VECTOR_ADD  # noqa: E402
 
 N_VEC = 1 << 20
 
+# each thread: x = its f32; sin x, cos x, exp2(sin x) and log2 x (the C library's, on both
+# sides), their bits xor-ed together so that a last bit differing in any shows in the dump
+TRANSCENDENTALS = """.kernel transcendentals
+.registers 8
+    mov_sr r0, sr_thread_id_x
+    mov_sr r4, sr_workgroup_id_x
+    mov_sr r5, sr_workgroup_size_x
+    imul r4, r4, r5
+    iadd r0, r0, r4
+    mov_imm r1, 4
+    imul r3, r0, r1
+    device_load_u32 r1, r3
+    fsin r2, r1
+    fcos r5, r1
+    fexp2 r6, r2
+    flog2 r7, r1
+    xor r2, r2, r5
+    xor r2, r2, r6
+    xor r2, r2, r7
+    device_store_u32 r3, r2
+    halt
+.end
+"""
+
 
 def upstream_wbin(folder: Path, name: str, text: str) -> Path:
     """`text` assembled by upstream's `wave-asm` into FOLDER/NAME.wbin (the same bytes for both
@@ -68,6 +92,7 @@ def workloads(tmp: Path) -> dict[str, tuple[Path | None, list[str]]]:
                  "--fill-iota", f"0:f32:{N_VEC}:1", "--fill-iota", f"{size}:f32:{N_VEC}:2",
                  "--set-reg", "0:0", "--set-reg", f"1:{size}", "--set-reg", f"2:{2 * size}",
                  "--dump-f32", f"{2 * size + 4 * (N_VEC - 4)}:4"]
+    sines = wbin("transcendentals", TRANSCENDENTALS)
     return {
         "start-up (--help)": (None, ["--help"]),
         "tiny kernel (reduction.wave)": (wbin("reduction", (EXAMPLES / "reduction.wave")
@@ -78,6 +103,10 @@ def workloads(tmp: Path) -> dict[str, tuple[Path | None, list[str]]]:
         "gemm_blocked N=512": (gemm, gemm_flags(tmp, 512)),
         "print 1M f32 values": (vec, ["--device-memory", str(size), "--fill-iota",
                                       f"0:f32:{N_VEC}:0.37", "--dump-f32", f"0:{N_VEC}"]),
+        "sin/cos/exp2/log2 1M threads": (sines, [
+            "--grid", f"{N_VEC // 256},1,1", "--workgroup", "256,1,1", "--device-memory",
+            str(size), "--fill-iota", f"0:f32:{N_VEC}:0.37", "--dump-u32",
+            f"{size - (1 << 16)}:{1 << 14}"]),
     }
 
 

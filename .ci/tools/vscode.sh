@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the VS Code extension's build and tests need: Debian's Chromium (driven by
 # playwright-core, never `playwright install`), ripgrep and the headers code-server builds against,
-# code-server 4.100.3 (VS Code 1.100.3) into .tools/code-server, and the extension's npm
+# code-server 4.100.3 (VS Code 1.100.3) linked at .tools/code-server, and the extension's npm
 # dependencies (TypeScript, esbuild, vsce, vscode-tmgrammar-test, playwright-core) from its
 # package-lock.json. Idempotent: a second run only checks and returns.
 set -euo pipefail
@@ -33,21 +33,33 @@ fi
 
 # code-server from its npm tarball, installed as a project (not `npm install -g`): its
 # postinstall runs a nested `npm install` in lib/vscode, which a global install's inherited
-# prefix settings break.
+# prefix settings break. It is installed once per user and version (the install takes half a
+# minute), under a lock, and each clone's .tools/code-server links to it.
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/wave-lsp-ci"
+cs_home="$cache/code-server-$CODE_SERVER_VERSION"
 cs="$TOOLS/code-server"
-cs_version() { node "$cs/out/node/entry.js" --version 2>/dev/null | head -1 | cut -d' ' -f1; }
-if [[ ! -f $cs/out/node/entry.js || ! -e $cs/lib/vscode/node_modules.asar ]] || [[ $(cs_version) != "$CODE_SERVER_VERSION" ]]; then
-    rm -rf "$cs" "$TOOLS/code-server.tgz"
-    mkdir -p "$cs"
-    (cd "$TOOLS" && npm pack --silent "code-server@$CODE_SERVER_VERSION" >/dev/null && mv "code-server-$CODE_SERVER_VERSION.tgz" code-server.tgz)
-    tar -xzf "$TOOLS/code-server.tgz" --strip-components=1 -C "$cs"
-    rm -f "$TOOLS/code-server.tgz"
-    (cd "$cs" && npm_config_unsafe_perm=true npm_config_yes=true \
-        npm install --omit=dev --no-audit --no-fund --loglevel=error)
+cs_version() { node "$1/out/node/entry.js" --version 2>/dev/null | head -1 | cut -d' ' -f1; }
+cs_ready() { [[ -f $1/out/node/entry.js && -e $1/lib/vscode/node_modules.asar && $(cs_version "$1") == "$CODE_SERVER_VERSION" ]]; }
+mkdir -p "$cache" "$TOOLS"
+if ! cs_ready "$cs_home"; then
+    exec 9>"$cache/.code-server.lock"
+    flock 9
+    if ! cs_ready "$cs_home"; then
+        rm -rf "$cs_home" "$cache/code-server.tgz"
+        mkdir -p "$cs_home"
+        (cd "$cache" && npm pack --silent "code-server@$CODE_SERVER_VERSION" >/dev/null && mv "code-server-$CODE_SERVER_VERSION.tgz" code-server.tgz)
+        tar -xzf "$cache/code-server.tgz" --strip-components=1 -C "$cs_home"
+        rm -f "$cache/code-server.tgz"
+        (cd "$cs_home" && npm_config_unsafe_perm=true npm_config_yes=true \
+            npm install --omit=dev --no-audit --no-fund --loglevel=error)
+    fi
+    flock -u 9
 fi
+[[ -L $cs || ! -e $cs ]] || rm -rf "$cs"        # an older clone's own copy
+ln -sfn "$cs_home" "$cs"
 
 ext="$ROOT/vscode-extension"
 if [[ ! -f $ext/node_modules/.package-lock.json ]] || ! cmp -s "$ext/package-lock.json" "$ext/node_modules/.ci-installed-lock.json"; then
-    (cd "$ext" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.ci-installed-lock.json)
+    (cd "$ext" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.ci-installed-lock.json)
 fi
-echo "vscode tools ready: code-server $(cs_version), $(chromium --version 2>/dev/null | cut -d' ' -f1,2)"
+echo "vscode tools ready: code-server $(cs_version "$cs"), $(chromium --version 2>/dev/null | cut -d' ' -f1,2)"
