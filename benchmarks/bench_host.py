@@ -8,7 +8,8 @@ the mixed corpus), one figure per generator:
   file, timed from the `didOpen`, a second after the server started (target <= 1 s: any
   request on a 100,000-line file);
 - `edit`: a one-line `didChange` (an instruction's operand changed) to its
-  `publishDiagnostics` on an --edit-lines file, the 30 ms debounce included (target <= 50 ms);
+  `publishDiagnostics` parsed by the client (`json.loads`) on an --edit-lines file, the 30 ms
+  debounce included (target <= 50 ms); and to its last byte received, before that parse;
 - `first`: process start to the answer of the first hover, on a --first-lines file (the
   initialize handshake and didOpen included; the mixed corpus only).
 
@@ -110,10 +111,11 @@ def edit_rows(lines: list[str], count: int) -> list[int]:
     return rows[::step][:count]
 
 
-async def edits_once(text: str, edits: int) -> tuple[list[float], float | None]:
+async def edits_once(text: str, edits: int) -> tuple[list[float], float | None, list[float]]:
     """Open `text`, wait for its diagnostics, then time `edits` one-line edits (the last
-    register operand of an instruction changed) to their publishDiagnostics; and the server's
-    CPU seconds per edit."""
+    register operand of an instruction changed) to their publishDiagnostics parsed by the
+    client; the server's CPU seconds per edit; and the times to the publication's last byte
+    received (before the client parses it)."""
     session = RawSession()
     await session.start({"diagnostics": {"mode": "push"}})
     uri = "file:///bench/edit.wave"
@@ -122,7 +124,7 @@ async def edits_once(text: str, edits: int) -> tuple[list[float], float | None]:
     await opened
     await asyncio.sleep(1)      # what follows the first analysis is not an edit's work
     lines = text.splitlines()
-    times = []
+    times, received = [], []
     cpu = process_cpu(session.proc.pid)
     for version, row in enumerate(edit_rows(lines, edits), start=2):
         line = lines[row]
@@ -140,9 +142,11 @@ async def edits_once(text: str, edits: int) -> tuple[list[float], float | None]:
                                 "text": new}]})
         await done
         times.append(time.perf_counter() - t0)
+        received.append(session.received(done) - t0)
     used = process_cpu(session.proc.pid)
     await session.stop()
-    return times, ((used - cpu) / len(times) if used is not None and cpu is not None else None)
+    return (times, (used - cpu) / len(times) if used is not None and cpu is not None else None,
+            received)
 
 
 async def first_once(text: str) -> float:
@@ -190,8 +194,10 @@ def main() -> int:
             text = make(args.edit_lines, 34)
             sessions = [asyncio.run(edits_once(text, 8)) for _ in range(args.runs)]
             report(f"[{name}] one-line edit -> diagnostics, {args.edit_lines}-line file "
-                   f"(debounce included)", [t for times, _ in sessions for t in times],
-                   [c for _, c in sessions if c is not None])
+                   f"(debounce included)", [t for times, _, _ in sessions for t in times],
+                   [c for _, c, _ in sessions if c is not None])
+            report(f"[{name}]   of which to the last byte received (before the client's "
+                   f"json.loads)", [t for _, _, got in sessions for t in got])
     if "first" in only:
         text = distinct_source(args.first_lines, seed=33, clean=True)
         report(f"server start -> first hover answer, {args.first_lines}-line file",

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from operator import is_, itemgetter
 
 from lsprotocol import types
 from pygls.protocol import JsonRPCProtocol
 
 from ..analysis.diagnostic import Diagnostic
 from ..cancellation import Cancelled
+from ..ide.host import small
 from ..ide.state import DocumentState
 from .handlers import request
 from .proto import SOURCE, diagnostic
@@ -53,18 +55,34 @@ class Converted:
     a large file). An entry is found by the diagnostic object (the analysis keeps the objects
     of unchanged lines and kernels, so a lookup by identity needs no hashing of the value); it
     is reused only while the lines its columns depend on keep their text, under the same
-    position encoding and capabilities."""
+    position encoding and capabilities. `joined` keeps the JSON of the whole list, for the
+    next publication of the same revision with the same diagnostics (the one made while the
+    edit's debounce waited, then sent: `Publisher.document_edited`)."""
 
     def __init__(self, setting: tuple) -> None:
         self.setting = setting
-        # id(diagnostic) -> (diagnostic, touched lines, their texts, lsp diagnostic, JSON or None)
+        # id(diagnostic) -> (diagnostic, touched lines, their texts, lsp diagnostic,
+        #                    JSON bytes or None, reader of the touched lines or None)
         self.by_id: dict[int, tuple] = {}
+        # (revision, the diagnostics, their JSON joined by ", ") or None
+        self.joined: tuple[int, list[Diagnostic], bytes] | None = None
+
+
+def _same_lines(hit: tuple, lines: list[str], count: int) -> bool:
+    """Whether the lines a kept conversion depends on still have the texts it was made for."""
+    if len(hit[1]) == 1:            # most diagnostics: one line (an unchanged line: one object)
+        n = hit[1][0]
+        return (lines[n] if n < count else "") == hit[2][0]
+    try:
+        return hit[5](lines) == hit[2]
+    except IndexError:              # a line past the end (its text counts as "")
+        return all((lines[n] if n < count else "") == text for n, text in zip(hit[1], hit[2]))
 
 
 def _convert(server: WaveLanguageServer, doc: DocumentState, diagnostics: list[Diagnostic],
-             encode: bool) -> list[tuple]:
-    """(diagnostic, lines, texts, lsp diagnostic, JSON or None) for each diagnostic, reusing the
-    document's previous conversions (see `Converted`)."""
+             encode: bool) -> tuple[Converted, list[tuple]]:
+    """The document's new `Converted` record, and (diagnostic, lines, texts, lsp diagnostic,
+    JSON or None, reader) for each diagnostic, reusing the document's previous conversions."""
     setting = (server.codec.encoding, server.client.related_information)
     converted = server.get_feature(Publisher).converted
     previous = converted.get(doc.uri)
@@ -79,51 +97,65 @@ def _convert(server: WaveLanguageServer, doc: DocumentState, diagnostics: list[D
     by_id = fresh.by_id
     for d in diagnostics:
         hit = kept.get(id(d))
-        if hit is not None:         # reused while the lines its columns depend on are the same
-            if hit[0] is not d:
-                hit = None
-            elif len(hit[1]) == 1:  # most diagnostics: one line (an unchanged line: one object)
-                n = hit[1][0]
-                if (lines[n] if n < count else "") != hit[2][0]:
-                    hit = None
-            elif any((lines[n] if n < count else "") != text for n, text in zip(hit[1], hit[2])):
-                hit = None
+        if hit is not None and (hit[0] is not d or not _same_lines(hit, lines, count)):
+            hit = None
         if hit is None:
             touched = _touched(d)
             hit = (d, touched, tuple(lines[n] if n < count else "" for n in touched),
-                   to_lsp(server, doc, d), None)
+                   to_lsp(server, doc, d), None,
+                   itemgetter(*touched) if len(touched) > 1 else None)
         if encode and hit[4] is None:
-            hit = hit[:4] + (json.dumps(converter.unstructure(hit[3])),)
+            hit = hit[:4] + (json.dumps(converter.unstructure(hit[3])).encode(),) + hit[5:]
         by_id[id(d)] = hit
         out.append(hit)
     if server.document(doc.uri) is doc:     # not for a document closed meanwhile
         converted[doc.uri] = fresh
-    return out
+    return fresh, out
 
 
 def convert_all(server: WaveLanguageServer, doc: DocumentState,
                 diagnostics: list[Diagnostic]) -> list[types.Diagnostic]:
     """`to_lsp` of every diagnostic, reusing the conversions of the document's previous
     publication (see `Converted`)."""
-    return [hit[3] for hit in _convert(server, doc, diagnostics, encode=False)]
+    return [hit[3] for hit in _convert(server, doc, diagnostics, encode=False)[1]]
+
+
+def analysis_json(server: WaveLanguageServer, doc: DocumentState,
+                  diagnostics: list[Diagnostic]) -> bytes:
+    """The JSON of the analysis' diagnostics as the items of a list (joined by ", ", without
+    the brackets), each diagnostic encoded once and kept while it stays the same; the whole
+    text is kept for the next call with the same diagnostics at the same revision."""
+    last = server.get_feature(Publisher).converted.get(doc.uri)
+    joined = last.joined if last is not None else None
+    if joined is not None and joined[0] == doc.revision and len(joined[1]) == len(diagnostics) \
+            and last.setting == (server.codec.encoding, server.client.related_information) \
+            and all(map(is_, joined[1], diagnostics)):
+        return joined[2]
+    fresh, hits = _convert(server, doc, diagnostics, encode=True)
+    text = b", ".join([hit[4] for hit in hits])
+    fresh.joined = (doc.revision, diagnostics, text)
+    return text
+
+
+_ITEMS = b'"diagnostics": []'
 
 
 def publication(server: WaveLanguageServer, doc: DocumentState, version: int | None,
-                diagnostics: list[Diagnostic], extra: list[types.Diagnostic]) -> str:
+                diagnostics: list[Diagnostic], extra: list[types.Diagnostic]) -> bytes:
     """The JSON body of the `publishDiagnostics` notification of `diagnostics` (and of the
-    lsprotocol diagnostics `extra`), as pygls would write it; each diagnostic's JSON is kept
-    and reused by the next publication while it stays the same."""
+    lsprotocol diagnostics `extra`), as pygls would write it, as bytes (UTF-8, all ASCII);
+    each diagnostic's JSON is kept and reused by the next publication while it stays the
+    same, and written into the body as it is (never decoded and encoded again)."""
     converter = converter_of(server)
-    parts = [hit[4] for hit in _convert(server, doc, diagnostics, encode=True)]
-    parts += [json.dumps(converter.unstructure(item)) for item in extra]
-    params = json.dumps(converter.unstructure(types.PublishDiagnosticsParams(
-        uri=doc.uri, version=version, diagnostics=[])))
-    marker = '"diagnostics": []'
-    assert params.count(marker) == 1
-    params = params.replace(marker, '"diagnostics": [' + ", ".join(parts) + "]")
-    return json.dumps({"method": types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": None,
-                       "jsonrpc": JsonRPCProtocol.VERSION}).replace(
-        '"params": null', '"params": ' + params, 1)
+    items = [analysis_json(server, doc, diagnostics)] if diagnostics else []
+    items += [json.dumps(converter.unstructure(item)).encode() for item in extra]
+    params = converter.unstructure(types.PublishDiagnosticsParams(
+        uri=doc.uri, version=version, diagnostics=[]))
+    head, marker, tail = json.dumps({"method": types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                                     "params": params, "jsonrpc": JsonRPCProtocol.VERSION}
+                                    ).encode().partition(_ITEMS)
+    assert marker and _ITEMS not in tail
+    return b"".join([head, b'"diagnostics": [', b", ".join(items), b"]", tail])
 
 
 class Publisher(Feature):
@@ -163,6 +195,14 @@ class Publisher(Feature):
                             "pulled diagnostics and their refresh; pushing them instead")
         return self.offered and mode != "push"
 
+    def document_edited(self, doc: DocumentState) -> None:
+        """Start the analysis of a large document's new text at once, in the worker, while
+        the edit's debounce waits (the server's one debounce delays what is sent, not what is
+        computed): when it fires, the publication finds the analysis and its JSON made and
+        only sends them. The next edit cancels it, as any job of the document."""
+        if self.push and not small(doc.lines):
+            self.publish(doc, send=False)
+
     def document_settled(self, doc: DocumentState) -> None:
         if self.push:
             self.publish(doc)
@@ -173,30 +213,35 @@ class Publisher(Feature):
         elif self.server.client.diagnostic_refresh:
             self.server.workspace_diagnostic_refresh(None)
 
-    def publish(self, doc: DocumentState) -> asyncio.Future:
-        """Publish the document's diagnostics soon (see `publish_now`)."""
+    def publish(self, doc: DocumentState, send: bool = True) -> asyncio.Future:
+        """Publish the document's diagnostics soon (see `publish_now`); with `send` False,
+        only compute them (their JSON is kept for the publication that follows)."""
         async def guarded() -> None:
             try:
-                await self.publish_now(doc)
+                await self.publish_now(doc, send)
             except Cancelled:
                 pass
             except Exception as exc:
                 report_failure(self.server, "publishing diagnostics", exc)
         return asyncio.ensure_future(guarded())
 
-    async def publish_now(self, doc: DocumentState) -> None:
+    async def publish_now(self, doc: DocumentState, send: bool = True) -> None:
         """Analyse the current text (off the event loop for a large document) and publish it
-        with its version."""
+        with its version (with `send` False, stop before sending)."""
         doc = await self.server.documents.ready(doc.uri) or doc
         version = doc.version
         protocol = self.server.protocol
 
-        def serialised(d: DocumentState) -> str:
-            return publication(self.server, d, version, self.server.analysis(d),
-                               contributed(self.server, d))
+        def serialised(d: DocumentState) -> bytes:
+            diagnostics = self.server.analysis(d)
+            if not send:
+                return analysis_json(self.server, d, diagnostics)
+            return publication(self.server, d, version, diagnostics, contributed(self.server, d))
 
-        body = await self.server.documents.run(doc, serialised, name="diagnostics")
-        if doc.version != version or self.server.document(doc.uri) is not doc or self.pull:
+        body = await self.server.documents.run(
+            doc, serialised, name="diagnostics" if send else "diagnostics ahead of the debounce")
+        if not send or doc.version != version or self.server.document(doc.uri) is not doc \
+                or self.pull:
             return  # never publish for a stale version, nor once the client pulls instead
         protocol.send_serialized(body)
         self.server.documents.settle(doc)

@@ -59,11 +59,12 @@ class WaveProtocol(LanguageServerProtocol):
         return json.dumps({"method": method, "params": self._converter.unstructure(params),
                            "jsonrpc": JsonRPCProtocol.VERSION})
 
-    def send_serialized(self, body: str) -> None:
-        """Write a body made by `serialize_notification` (on the event loop)."""
+    def send_serialized(self, body: str | bytes) -> None:
+        """Write a body made by `serialize_notification`, or already encoded (on the event
+        loop)."""
         if self.writer is None:
             return
-        data = body.encode(self.CHARSET)
+        data = body if isinstance(body, bytes) else body.encode(self.CHARSET)
         if self._include_headers:    # not on a WebSocket, where each message is one frame
             data = (f"Content-Length: {len(data)}\r\n"
                     f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
