@@ -112,3 +112,43 @@ def test_publication_after_edits_is_the_json_of_a_fresh_open(tmp_path, generator
         assert len(again["diagnostics"]) > 1_000
     finally:
         client.close()
+
+
+PULL = {"textDocument": {"diagnostic": {"dynamicRegistration": False},
+                         "publishDiagnostics": {"relatedInformation": True}},
+        "workspace": {"diagnostics": {"refreshSupport": True}}}
+
+
+def pulled(client: RawClient, msg_id: int, uri: str) -> dict:
+    client.request(msg_id, "textDocument/diagnostic", {"textDocument": {"uri": uri}})
+    answer = client.response(msg_id, timeout=60)
+    assert "result" in answer, answer
+    return answer["result"]
+
+
+def test_pulled_diagnostics_after_edits_are_the_json_of_a_fresh_open(tmp_path):
+    """The pull model's answer (JSON written from the same kept JSON) after edits is the one
+    a fresh open of the same text gets."""
+    client = RawClient(tmp_path)
+    try:
+        client.seen = []
+        client.request(0, "initialize", {"processId": None, "rootUri": None,
+                                         "capabilities": PULL})
+        client.response(0)
+        client.notify("initialized", {})
+        doc = Editor(client, "file:///pulled.wave", GENERATORS["mixed-many"](4_000, 35))
+        first = pulled(client, 1, doc.uri)
+        assert first["kind"] == "full" and len(first["items"]) > 500
+        rows = doc.rows()
+        doc.retype(rows[len(rows) // 2])
+        doc.change((5, 0), (5, 0), "    iadd r1, r2, r3\n")
+        edited = pulled(client, 2, doc.uri)
+        fresh = Editor(client, "file:///fresh.wave", "\n".join(doc.lines))
+        again = pulled(client, 3, fresh.uri)
+        assert edited["items"] != first["items"]
+        assert blanked({"diagnostics": edited["items"]}, doc.uri) == \
+            blanked({"diagnostics": again["items"]}, fresh.uri)
+        assert not [m for m in client.seen if m.get("method") == PUBLISH and
+                    m["params"]["diagnostics"]]         # pulled, not pushed
+    finally:
+        client.close()
