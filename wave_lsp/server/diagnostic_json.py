@@ -19,10 +19,13 @@ from operator import is_, itemgetter
 from pygls.protocol import JsonRPCProtocol
 
 from ..analysis.diagnostic import Diagnostic
+from ..cancellation import checkpoint
 from ..ide.state import DocumentState
 from .proto import diagnostic_json
 from .protocol import converter as converter_of
 from .server import WaveLanguageServer
+
+CHECKPOINT_EVERY = 512      # diagnostics written between cancellation checkpoints
 
 
 def _touched(d: Diagnostic) -> tuple[int, ...]:
@@ -96,9 +99,13 @@ class Conversions:
         lines = doc.lines
         count = len(lines)
         out = []
+        made = 0
         for d in diagnostics:
             hit = kept.get(id(d))
             if hit is None or hit.diagnostic is not d or not hit.still(lines, count):
+                made += 1
+                if made % CHECKPOINT_EVERY == 0:    # an edit waits for this job to stop
+                    checkpoint()
                 hit = Conversion(d, lines, count, diagnostic_json(doc, d, codec, related))
             by_id[id(d)] = hit
             out.append(hit.json)
