@@ -8,12 +8,14 @@ the mixed corpus), one figure per generator:
   file, timed from the `didOpen`, a second after the server started (target <= 1 s: any
   request on a 100,000-line file);
 - `edit`: a one-line `didChange` (an instruction's operand changed) to its
-  `publishDiagnostics` on an --edit-lines file, the 30 ms debounce included (target <= 50 ms);
+  `publishDiagnostics` parsed by the client (`json.loads`) on an --edit-lines file, the 30 ms
+  debounce included (target <= 50 ms); and to its last byte received, before that parse
+  (`--insert`: each edit inserts a line instead, which moves every line below it);
 - `first`: process start to the answer of the first hover, on a --first-lines file (the
   initialize handshake and didOpen included; the mixed corpus only).
 
     python benchmarks/bench_host.py [--runs 5] [--only lint|tokens|edit|first]
-                                    [--generators structured,math]
+                                    [--generators structured,math] [--insert]
 
 Each figure is run --runs times (edits: --runs x 8 edits); the median and the minimum are
 printed, and the CPU time the command or the server spent (user + system, all threads; for
@@ -110,10 +112,32 @@ def edit_rows(lines: list[str], count: int) -> list[int]:
     return rows[::step][:count]
 
 
-async def edits_once(text: str, edits: int) -> tuple[list[float], float | None]:
+def edit_change(lines: list[str], row: int, insert: bool) -> tuple[dict, list[str]]:
+    """The change of one edit at `row` (the last register operand of its instruction changed,
+    or with `insert` a line inserted above it), and the lines after it."""
+    if insert:
+        added = "    iadd r1, r2, r3"
+        return ({"range": {"start": {"line": row, "character": 0},
+                           "end": {"line": row, "character": 0}}, "text": added + "\n"},
+                lines[:row] + [added] + lines[row:])
+    line = lines[row]
+    col = line.rindex(", r") + 3
+    end = col
+    while end < len(line) and line[end].isdigit():
+        end += 1
+    new = str((int(line[col:end]) + 1) % 40 + 8)
+    return ({"range": {"start": {"line": row, "character": col},
+                       "end": {"line": row, "character": end}}, "text": new},
+            lines[:row] + [line[:col] + new + line[end:]] + lines[row + 1:])
+
+
+async def edits_once(text: str, edits: int, insert: bool = False
+                     ) -> tuple[list[float], float | None, list[float]]:
     """Open `text`, wait for its diagnostics, then time `edits` one-line edits (the last
-    register operand of an instruction changed) to their publishDiagnostics; and the server's
-    CPU seconds per edit."""
+    register operand of an instruction changed; with `insert`, a line inserted, which moves
+    every line below) to their publishDiagnostics parsed by the client; the server's CPU
+    seconds per edit; and the times to the publication's last byte received (before the
+    client parses it)."""
     session = RawSession()
     await session.start({"diagnostics": {"mode": "push"}})
     uri = "file:///bench/edit.wave"
@@ -122,27 +146,21 @@ async def edits_once(text: str, edits: int) -> tuple[list[float], float | None]:
     await opened
     await asyncio.sleep(1)      # what follows the first analysis is not an edit's work
     lines = text.splitlines()
-    times = []
+    times, received = [], []
     cpu = process_cpu(session.proc.pid)
     for version, row in enumerate(edit_rows(lines, edits), start=2):
-        line = lines[row]
-        col = line.rindex(", r") + 3
-        end = col
-        while end < len(line) and line[end].isdigit():
-            end += 1
-        new = str((int(line[col:end]) + 1) % 40 + 8)
+        change, lines = edit_change(lines, row, insert)
         done = _published(session, uri, version)
         t0 = time.perf_counter()
         session.notify("textDocument/didChange", {
-            "textDocument": {"uri": uri, "version": version},
-            "contentChanges": [{"range": {"start": {"line": row, "character": col},
-                                          "end": {"line": row, "character": end}},
-                                "text": new}]})
+            "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]})
         await done
         times.append(time.perf_counter() - t0)
+        received.append(session.received(done) - t0)
     used = process_cpu(session.proc.pid)
     await session.stop()
-    return times, ((used - cpu) / len(times) if used is not None and cpu is not None else None)
+    return (times, (used - cpu) / len(times) if used is not None and cpu is not None else None,
+            received)
 
 
 async def first_once(text: str) -> float:
@@ -170,6 +188,9 @@ def main() -> int:
     parser.add_argument("--lint-lines", type=int, default=10_000)
     parser.add_argument("--tokens-lines", type=int, default=100_000)
     parser.add_argument("--edit-lines", type=int, default=20_000)
+    parser.add_argument("--insert", action="store_true",
+                        help="edits insert a line (every line below moves) instead of changing "
+                             "a register")
     parser.add_argument("--first-lines", type=int, default=600)
     args = parser.parse_args()
     only = set(args.only or ("lint", "tokens", "edit", "first"))
@@ -188,10 +209,13 @@ def main() -> int:
                    [t for t, _ in found], [c for _, c in found if c is not None])
         if "edit" in only:
             text = make(args.edit_lines, 34)
-            sessions = [asyncio.run(edits_once(text, 8)) for _ in range(args.runs)]
-            report(f"[{name}] one-line edit -> diagnostics, {args.edit_lines}-line file "
-                   f"(debounce included)", [t for times, _ in sessions for t in times],
-                   [c for _, c in sessions if c is not None])
+            sessions = [asyncio.run(edits_once(text, 8, args.insert)) for _ in range(args.runs)]
+            what = "line inserted" if args.insert else "one-line edit"
+            report(f"[{name}] {what} -> diagnostics, {args.edit_lines}-line file "
+                   f"(debounce included)", [t for times, _, _ in sessions for t in times],
+                   [c for _, c, _ in sessions if c is not None])
+            report(f"[{name}]   of which to the last byte received (before the client's "
+                   f"json.loads)", [t for _, _, got in sessions for t in got])
     if "first" in only:
         text = distinct_source(args.first_lines, seed=33, clean=True)
         report(f"server start -> first hover answer, {args.first_lines}-line file",

@@ -11,6 +11,7 @@ import asyncio
 import json
 import re
 import sys
+import time
 from typing import Any
 
 SERVER = (sys.executable, "-m", "wave_lsp", "serve")
@@ -27,6 +28,9 @@ class RawSession:
         self._notes: list[dict] = []
         self._waiters: list[tuple[str, Any, asyncio.Future]] = []
         self._reader: asyncio.Task | None = None
+        # a notification's future -> when the last byte of its message was read (before it
+        # was parsed: `received`)
+        self._received: dict[asyncio.Future, float] = {}
 
     async def start(self, initialization_options: dict | None = None,
                     capabilities: dict | None = None) -> None:
@@ -51,7 +55,9 @@ class RawSession:
             except asyncio.IncompleteReadError:
                 return
             length = int(_LENGTH.search(header).group(1))
-            message = json.loads(await stream.readexactly(length))
+            body = await stream.readexactly(length)
+            received = time.perf_counter()
+            message = json.loads(body)
             if "id" in message and "method" not in message:
                 future = self._pending.pop(message["id"], None)
                 if future is not None and not future.done():
@@ -63,6 +69,7 @@ class RawSession:
                     method, test, future = waiter
                     if message["method"] == method and test(message["params"]) \
                             and not future.done():
+                        self._received[future] = received
                         future.set_result(message["params"])
                         self._waiters.remove(waiter)
 
@@ -82,6 +89,11 @@ class RawSession:
         future = asyncio.get_running_loop().create_future()
         self._waiters.append((method, test, future))
         return future
+
+    def received(self, future: asyncio.Future) -> float:
+        """When the last byte of the notification `future` waited for was read, before the
+        client parsed its JSON (a `time.perf_counter()` reading)."""
+        return self._received.pop(future)
 
     async def stop(self) -> None:
         await self.request("shutdown", None)

@@ -1,9 +1,11 @@
 """Diagnostics, pushed and pulled.
 
 Push model: the server sends `textDocument/publishDiagnostics` on its own. When an edit settles
-(the server's one debounce per edit, `sync.Debounce`), the current text is analysed and
-published with the version it belongs to, so a stale version is never published. Closing a document
-publishes an empty list. Pull model (LSP 3.17): the client asks with `textDocument/diagnostic`
+(the server's one debounce per edit, `sync.Debounce`), the current text's diagnostics are
+published with the version they belong to, so a stale version is never published; a large
+document's analysis starts at the edit, in the worker, while the debounce waits (the debounce
+delays what is sent, not what is computed). Both models send JSON written from each
+diagnostic's kept JSON (`diagnostic_json`). Closing a document publishes an empty list. Pull model (LSP 3.17): the client asks with `textDocument/diagnostic`
 and may send the previous `resultId` to get "unchanged". Pull is offered only to a client that
 supports both the pull and its refresh (see `Publisher`); with `diagnostics.mode` "auto" or
 "pull" such a client gets pull only (no duplicates), every other client gets push. Other
@@ -17,14 +19,15 @@ import asyncio
 import json
 
 from lsprotocol import types
-from pygls.protocol import JsonRPCProtocol
 
 from ..analysis.diagnostic import Diagnostic
 from ..cancellation import Cancelled
+from ..ide.host import small
 from ..ide.state import DocumentState
+from .diagnostic_json import Conversions, notification, with_items
 from .handlers import request
 from .proto import SOURCE, diagnostic
-from .protocol import converter as converter_of
+from .protocol import Serialised, converter as converter_of
 from .server import Feature, WaveLanguageServer, report_failure
 
 
@@ -38,92 +41,18 @@ def contributed(server: WaveLanguageServer, doc: DocumentState) -> list[types.Di
     return [item for items in server.contributions("diagnostics", doc) for item in items]
 
 
-def _touched(d: Diagnostic) -> tuple[int, ...]:
-    """The lines whose text a diagnostic's client positions depend on."""
-    r = d.range
-    if not d.related:
-        return (r.start_line,) if r.start_line == r.end_line else (r.start_line, r.end_line)
-    return tuple(sorted({r.start_line, r.end_line, *(x.range.start_line for x in d.related),
-                         *(x.range.end_line for x in d.related)}))
-
-
-class Converted:
-    """The conversions of one document's last publication, to reuse for the diagnostics that
-    survive an edit (building and encoding lsprotocol objects is the slowest part of publishing
-    a large file). An entry is found by the diagnostic object (the analysis keeps the objects
-    of unchanged lines and kernels, so a lookup by identity needs no hashing of the value); it
-    is reused only while the lines its columns depend on keep their text, under the same
-    position encoding and capabilities."""
-
-    def __init__(self, setting: tuple) -> None:
-        self.setting = setting
-        # id(diagnostic) -> (diagnostic, touched lines, their texts, lsp diagnostic, JSON or None)
-        self.by_id: dict[int, tuple] = {}
-
-
-def _convert(server: WaveLanguageServer, doc: DocumentState, diagnostics: list[Diagnostic],
-             encode: bool) -> list[tuple]:
-    """(diagnostic, lines, texts, lsp diagnostic, JSON or None) for each diagnostic, reusing the
-    document's previous conversions (see `Converted`)."""
-    setting = (server.codec.encoding, server.client.related_information)
-    converted = server.get_feature(Publisher).converted
-    previous = converted.get(doc.uri)
-    if previous is not None and previous.setting != setting:
-        previous = None
-    fresh = Converted(setting)
-    converter = converter_of(server)
-    out = []
-    lines = doc.lines
-    count = len(lines)
-    kept = previous.by_id if previous is not None else {}
-    by_id = fresh.by_id
-    for d in diagnostics:
-        hit = kept.get(id(d))
-        if hit is not None:         # reused while the lines its columns depend on are the same
-            if hit[0] is not d:
-                hit = None
-            elif len(hit[1]) == 1:  # most diagnostics: one line (an unchanged line: one object)
-                n = hit[1][0]
-                if (lines[n] if n < count else "") != hit[2][0]:
-                    hit = None
-            elif any((lines[n] if n < count else "") != text for n, text in zip(hit[1], hit[2])):
-                hit = None
-        if hit is None:
-            touched = _touched(d)
-            hit = (d, touched, tuple(lines[n] if n < count else "" for n in touched),
-                   to_lsp(server, doc, d), None)
-        if encode and hit[4] is None:
-            hit = hit[:4] + (json.dumps(converter.unstructure(hit[3])),)
-        by_id[id(d)] = hit
-        out.append(hit)
-    if server.document(doc.uri) is doc:     # not for a document closed meanwhile
-        converted[doc.uri] = fresh
-    return out
-
-
-def convert_all(server: WaveLanguageServer, doc: DocumentState,
-                diagnostics: list[Diagnostic]) -> list[types.Diagnostic]:
-    """`to_lsp` of every diagnostic, reusing the conversions of the document's previous
-    publication (see `Converted`)."""
-    return [hit[3] for hit in _convert(server, doc, diagnostics, encode=False)]
-
-
 def publication(server: WaveLanguageServer, doc: DocumentState, version: int | None,
-                diagnostics: list[Diagnostic], extra: list[types.Diagnostic]) -> str:
-    """The JSON body of the `publishDiagnostics` notification of `diagnostics` (and of the
-    lsprotocol diagnostics `extra`), as pygls would write it; each diagnostic's JSON is kept
-    and reused by the next publication while it stays the same."""
+                diagnostics: list[Diagnostic], extra: list[types.Diagnostic]) -> bytes:
+    """The JSON body (UTF-8 bytes) of the `publishDiagnostics` notification of `diagnostics`
+    and of the lsprotocol diagnostics `extra`, as pygls would write it; each analysis
+    diagnostic's JSON is the kept one (`diagnostic_json`), written into the body as it is."""
     converter = converter_of(server)
-    parts = [hit[4] for hit in _convert(server, doc, diagnostics, encode=True)]
-    parts += [json.dumps(converter.unstructure(item)) for item in extra]
-    params = json.dumps(converter.unstructure(types.PublishDiagnosticsParams(
-        uri=doc.uri, version=version, diagnostics=[])))
-    marker = '"diagnostics": []'
-    assert params.count(marker) == 1
-    params = params.replace(marker, '"diagnostics": [' + ", ".join(parts) + "]")
-    return json.dumps({"method": types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": None,
-                       "jsonrpc": JsonRPCProtocol.VERSION}).replace(
-        '"params": null', '"params": ' + params, 1)
+    items = [server.get_feature(Publisher).conversions.items(server, doc, diagnostics)] \
+        if diagnostics else []
+    items += [json.dumps(converter.unstructure(item)).encode() for item in extra]
+    return notification(server, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                        types.PublishDiagnosticsParams(uri=doc.uri, version=version,
+                                                       diagnostics=[]), "diagnostics", items)
 
 
 class Publisher(Feature):
@@ -141,7 +70,7 @@ class Publisher(Feature):
         self.pull = False
         self.offered = False        # pull registered at initialize (the client can use it)
         # per document: the conversions of its last publication
-        self.converted: dict[str, Converted] = {}
+        self.conversions = Conversions()
 
     @property
     def push(self) -> bool:
@@ -163,6 +92,14 @@ class Publisher(Feature):
                             "pulled diagnostics and their refresh; pushing them instead")
         return self.offered and mode != "push"
 
+    def document_edited(self, doc: DocumentState) -> None:
+        """Start the analysis of a large document's new text at once, in the worker, while
+        the edit's debounce waits (the server's one debounce delays what is sent, not what is
+        computed): when it fires, the publication finds the analysis and its JSON made and
+        only sends them. The next edit cancels it, as any job of the document."""
+        if self.push and not small(doc.lines):
+            self.publish(doc, send=False)
+
     def document_settled(self, doc: DocumentState) -> None:
         if self.push:
             self.publish(doc)
@@ -173,36 +110,41 @@ class Publisher(Feature):
         elif self.server.client.diagnostic_refresh:
             self.server.workspace_diagnostic_refresh(None)
 
-    def publish(self, doc: DocumentState) -> asyncio.Future:
-        """Publish the document's diagnostics soon (see `publish_now`)."""
+    def publish(self, doc: DocumentState, send: bool = True) -> asyncio.Future:
+        """Publish the document's diagnostics soon (see `publish_now`); with `send` False,
+        only compute them (their JSON is kept for the publication that follows)."""
         async def guarded() -> None:
             try:
-                await self.publish_now(doc)
+                await self.publish_now(doc, send)
             except Cancelled:
                 pass
             except Exception as exc:
                 report_failure(self.server, "publishing diagnostics", exc)
         return asyncio.ensure_future(guarded())
 
-    async def publish_now(self, doc: DocumentState) -> None:
+    async def publish_now(self, doc: DocumentState, send: bool = True) -> None:
         """Analyse the current text (off the event loop for a large document) and publish it
-        with its version."""
+        with its version (with `send` False, stop before sending)."""
         doc = await self.server.documents.ready(doc.uri) or doc
         version = doc.version
         protocol = self.server.protocol
 
-        def serialised(d: DocumentState) -> str:
-            return publication(self.server, d, version, self.server.analysis(d),
-                               contributed(self.server, d))
+        def serialised(d: DocumentState) -> bytes:
+            diagnostics = self.server.analysis(d)
+            if not send:
+                return self.conversions.items(self.server, d, diagnostics)
+            return publication(self.server, d, version, diagnostics, contributed(self.server, d))
 
-        body = await self.server.documents.run(doc, serialised, name="diagnostics")
-        if doc.version != version or self.server.document(doc.uri) is not doc or self.pull:
+        body = await self.server.documents.run(
+            doc, serialised, name="diagnostics" if send else "diagnostics ahead of the debounce")
+        if not send or doc.version != version or self.server.document(doc.uri) is not doc \
+                or self.pull:
             return  # never publish for a stale version, nor once the client pulls instead
         protocol.send_serialized(body)
         self.server.documents.settle(doc)
 
     def document_closed(self, uri: str) -> None:
-        self.converted.pop(uri, None)
+        self.conversions.forget(uri)
         if self.push:
             self.server.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -242,9 +184,15 @@ def register_pull(server: WaveLanguageServer, publisher: Publisher) -> None:
         result_id = f"{doc.revision}.{server.settings_generation}.{id(doc)}.{runs}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-        items = convert_all(server, doc, server.analysis(doc))
-        items += contributed(server, doc)
-        return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+        # written as JSON here, in the worker, from each diagnostic's kept JSON (as pushed)
+        converter = converter_of(server)
+        diagnostics = server.analysis(doc)
+        items = [publisher.conversions.items(server, doc, diagnostics)] if diagnostics else []
+        items += [json.dumps(converter.unstructure(item)).encode()
+                  for item in contributed(server, doc)]
+        report = converter.unstructure(types.RelatedFullDocumentDiagnosticReport(
+            items=[], result_id=result_id))
+        return Serialised(with_items(report, "items", items).decode())
 
 
 def setup(server: WaveLanguageServer) -> None:

@@ -51,19 +51,15 @@ class Serialised(str):
 
 class WaveProtocol(LanguageServerProtocol):
     """pygls' protocol, minus its own copies of open documents (ours are the only ones), plus
-    notifications serialised off the event loop (`serialize_notification` in a worker,
-    `send_serialized` on the loop): publishing thousands of diagnostics is slow to encode."""
+    messages serialised off the event loop and sent as they are (`send_serialized`, on the
+    loop): publishing thousands of diagnostics is slow to encode."""
 
-    def serialize_notification(self, method: str, params: Any) -> str:
-        """The JSON body of a notification, as pygls would write it (thread-safe)."""
-        return json.dumps({"method": method, "params": self._converter.unstructure(params),
-                           "jsonrpc": JsonRPCProtocol.VERSION})
-
-    def send_serialized(self, body: str) -> None:
-        """Write a body made by `serialize_notification` (on the event loop)."""
+    def send_serialized(self, body: str | bytes) -> None:
+        """Write a message body already serialised (JSON text, or its UTF-8 bytes), on the
+        event loop."""
         if self.writer is None:
             return
-        data = body.encode(self.CHARSET)
+        data = body if isinstance(body, bytes) else body.encode(self.CHARSET)
         if self._include_headers:    # not on a WebSocket, where each message is one frame
             data = (f"Content-Length: {len(data)}\r\n"
                     f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
