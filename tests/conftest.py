@@ -38,36 +38,6 @@ def pytest_configure(config) -> None:
     compileall.compile_dir(ROOT / "wave_lsp", quiet=2)
 
 
-# The test files that take longest (wall time, seconds on the 2-core machine: 40-160), started
-# first: xdist (`--dist loadfile`) hands files to workers in collection order, and a long file
-# handed out last kept the other workers idle for minutes at the end of the suite. Then the
-# files that drive real editors (mostly waiting on them), then the rest in their usual order.
-# Only the order changes, never what runs.
-LONGEST_FIRST = ("server/test_editor_jobs.py", "vscode/test_server_setup.py",
-                 "server/test_analysis_host.py", "test_ide_host.py", "test_fuzz_surfaces.py",
-                 "test_incremental_diagnostics.py", "vscode/test_extension_build.py",
-                 "vscode/test_workbench.py", "test_deep_nesting.py", "vscode/test_first_hour.py",
-                 "test_precommit.py", "server/test_job_lifecycle.py", "test_packaging.py",
-                 "test_emit_vendors.py")
-EDITORS_NEXT = ("vscode/", "editors/")
-
-
-def _start_rank(item) -> tuple[int, int]:
-    path = Path(str(item.path)).resolve()
-    try:
-        name = path.relative_to(ROOT / "tests").as_posix()
-    except ValueError:
-        return (3, 0)
-    if name in LONGEST_FIRST:
-        return (0, LONGEST_FIRST.index(name))
-    return (1, 0) if name.startswith(EDITORS_NEXT) else (2, 0)
-
-
-def pytest_collection_modifyitems(session, config, items) -> None:
-    """The longest files first (see LONGEST_FIRST); a stable sort keeps each file's order."""
-    items.sort(key=_start_rank)
-
-
 def shared_example_names() -> list[str]:
     """File names listed in INDEX.md (a placeholder when the corpus is absent: tests then skip,
     or fail under CI)."""
