@@ -10,8 +10,6 @@ array. Nothing here knows about masks or lanes.
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 
 from . import libm
@@ -163,8 +161,9 @@ def _fma(a, b, c):
     return bits(fma_f32(f(a), f(b), f(c)))
 
 
-def _f32_unit(fn):
-    return lambda a: bits(fn(f(a)))
+def _libm(mnemonic):
+    """fsin, fcos, fexp2 or flog2: the C library's function, NaNs as it answers (libm.py)."""
+    return lambda a: bits(libm.apply(mnemonic, f(a)))
 
 
 def _f32_binary(fn):
@@ -303,11 +302,7 @@ FUNCTIONS: dict[str, object] = {
     "ftrunc": _f32_rounding(np.trunc),
     "ffract": _f32_unary(lambda x: x - np.trunc(x)),
     "fsat": lambda a: _clamp(a, U32(0), U32(0x3F800000)),
-    # the C library's functions, as upstream's (libm.py)
-    "fsin": _f32_unit(partial(libm.apply, "fsin")),
-    "fcos": _f32_unit(partial(libm.apply, "fcos")),
-    "fexp2": _f32_unit(partial(libm.apply, "fexp2")),
-    "flog2": _f32_unit(partial(libm.apply, "flog2")),
+    **{mnemonic: _libm(mnemonic) for mnemonic in libm.FUNCTIONS},
     # f16 / bf16 (computed in f32, rounded to f16 / truncated to bf16)
     "hadd": _scalar16(half_to_f32, f32_to_half, _ADD, _H, _BA),
     "hsub": _scalar16(half_to_f32, f32_to_half, _SUB, _H, _AB),

@@ -41,15 +41,22 @@ def contributed(server: WaveLanguageServer, doc: DocumentState) -> list[types.Di
     return [item for items in server.contributions("diagnostics", doc) for item in items]
 
 
+def json_items(server: WaveLanguageServer, doc: DocumentState, diagnostics: list[Diagnostic],
+               extra: list[types.Diagnostic]) -> list[bytes]:
+    """The JSON of the analysis `diagnostics` (their kept JSON, as one joined item) and of the
+    lsprotocol diagnostics `extra`: the items of a publication or of a pulled report."""
+    items = [server.get_feature(Publisher).conversions.items(server, doc, diagnostics)] \
+        if diagnostics else []
+    converter = converter_of(server)
+    return items + [json.dumps(converter.unstructure(item)).encode() for item in extra]
+
+
 def publication(server: WaveLanguageServer, doc: DocumentState, version: int | None,
                 diagnostics: list[Diagnostic], extra: list[types.Diagnostic]) -> bytes:
     """The JSON body (UTF-8 bytes) of the `publishDiagnostics` notification of `diagnostics`
     and of the lsprotocol diagnostics `extra`, as pygls would write it; each analysis
     diagnostic's JSON is the kept one (`diagnostic_json`), written into the body as it is."""
-    converter = converter_of(server)
-    items = [server.get_feature(Publisher).conversions.items(server, doc, diagnostics)] \
-        if diagnostics else []
-    items += [json.dumps(converter.unstructure(item)).encode() for item in extra]
+    items = json_items(server, doc, diagnostics, extra)
     return notification(server, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
                         types.PublishDiagnosticsParams(uri=doc.uri, version=version,
                                                        diagnostics=[]), "diagnostics", items)
@@ -185,12 +192,8 @@ def register_pull(server: WaveLanguageServer, publisher: Publisher) -> None:
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         # written as JSON here, in the worker, from each diagnostic's kept JSON (as pushed)
-        converter = converter_of(server)
-        diagnostics = server.analysis(doc)
-        items = [publisher.conversions.items(server, doc, diagnostics)] if diagnostics else []
-        items += [json.dumps(converter.unstructure(item)).encode()
-                  for item in contributed(server, doc)]
-        report = converter.unstructure(types.RelatedFullDocumentDiagnosticReport(
+        items = json_items(server, doc, server.analysis(doc), contributed(server, doc))
+        report = converter_of(server).unstructure(types.RelatedFullDocumentDiagnosticReport(
             items=[], result_id=result_id))
         return Serialised(with_items(report, "items", items).decode())
 

@@ -100,7 +100,8 @@ float transcendental(int op, float x)
     case OP_FSIN: return sinf(x);
     case OP_FCOS: return cosf(x);
     case OP_FEXP2: return exp2f(x);
-    default: return log2f(x);
+    case OP_FLOG2: return log2f(x);
+    default: return x;                  /* never: the callers pass only these four */
     }
 }
 

@@ -155,10 +155,11 @@ PyObject *py_transcendental(PyObject *self, PyObject *args)
     Py_buffer values;
     if (!PyArg_ParseTuple(args, "sw*", &name, &values))
         return NULL;
+    static const int ops[] = {OP_FSIN, OP_FCOS, OP_FEXP2, OP_FLOG2};
     int op = -1;
-    for (int i = OP_FSIN; i <= OP_FLOG2; i++)
-        if (strcmp(OP_NAMES[i], name) == 0)
-            op = i;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(OP_NAMES[ops[i]], name) == 0)
+            op = ops[i];
     if (op < 0 || values.len % 4) {
         PyBuffer_Release(&values);
         PyErr_SetString(PyExc_ValueError, "not fsin/fcos/fexp2/flog2 of f32 values");
