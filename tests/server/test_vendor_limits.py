@@ -89,7 +89,11 @@ def alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    return not Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0] == "Z"
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:       # reaped between the two looks
+        return False
+    return not stat.split(")")[1].split()[0] == "Z"
 
 
 async def wait_gone(pids: list[int]) -> None:
