@@ -1,8 +1,13 @@
 """Fixtures for end-to-end tests of the language server through pytest-lsp.
 
 `client` is a real `wave-lsp serve` subprocess, initialised with the capabilities of Neovim or of
-VS Code (every test runs with both). One server per preset per test module; each test opens its
-own documents under fresh URIs. `-W error::pytest_lsp.LspSpecificationWarning` is applied to this
+VS Code. The two presets differ in how answers reach the client: positions in utf-8 or utf-16
+units, and capabilities (snippets, `documentChanges`, refreshes, watched files, pulled
+diagnostics). Modules whose answers depend on that run with both; modules about what the server
+computes (debug moments and witnesses, vendor figures, verification, work on large documents,
+hostile launches) run with VS Code's alone (`ONE_PRESET`): the other would repeat the same
+computation on the same text. One server per preset per test module; each test opens its own
+documents under fresh URIs. `-W error::pytest_lsp.LspSpecificationWarning` is applied to this
 package (see `pytestmark` in the test modules). The client is `lspclient.WaveTestClient`: every
 request has a deadline and every publication is recorded, so a lost message fails the test with
 a message that says what was missing instead of hanging the run.
@@ -20,6 +25,9 @@ from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 PRESETS = ("neovim", "visual-studio-code")
+VS_CODE = PRESETS[1:]
+# a module's `pytestmark` entry: its tests run with VS Code's preset only (see above)
+ONE_PRESET = pytest.mark.parametrize("client", VS_CODE, indirect=True)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from shared import EXAMPLES, example_names as _names, example_text  # noqa: E402
 from .lspclient import make_client  # noqa: E402

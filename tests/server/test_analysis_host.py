@@ -13,12 +13,12 @@ from lsprotocol import types as t
 
 from wave_lsp.analysis import analyze
 
-from .conftest import diagnostics, open_document, pulls
+from .conftest import ONE_PRESET, diagnostics, open_document, pulls
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from corpus import distinct_source  # noqa: E402
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), ONE_PRESET,
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 SMALL = ".kernel k\n    iadd r1, r2, r3\n    halt\n.end\n"

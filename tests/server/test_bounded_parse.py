@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types as t
 
-from .conftest import diagnostics, open_document
+from .conftest import ONE_PRESET, diagnostics, open_document
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), ONE_PRESET,
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 SMALL = ".kernel s\n.registers 4\n    mov_sr r0, sr_lane_id\n    halt\n.end\n"

@@ -1,4 +1,4 @@
-""""Debug at this moment" end to end: the real server (as Neovim and as VS Code) offers the
+""""Debug at this moment" end to end: the real server (as VS Code) offers the
 code action on a run's data race, uninitialised read and run-time error and on a failing kernel
 test; the configuration it carries, given to the real debug adapter, opens a session paused at
 that moment with the involved lanes in view."""
@@ -19,7 +19,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 from kernel_test_cases import store
 from run_kernels import OUT_OF_BOUNDS
 
-from .conftest import PRESETS, SERVER
+from .conftest import SERVER, VS_CODE
 from .test_run_results import _watch_refreshes, eventually, run
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "debug"))
@@ -43,7 +43,7 @@ UNINITIALISED = """.kernel uninit
 """
 
 
-@pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
+@pytest_lsp.fixture(params=VS_CODE, config=SERVER, scope="module")
 async def client(request, lsp_client: LanguageClient):
     _watch_refreshes(lsp_client)
     await lsp_client.initialize_session(t.InitializeParams(

@@ -1,4 +1,4 @@
-""""Debug witness" and "⟳ verifying…" through the real server (as Neovim and as VS Code): after
+""""Debug witness" and "⟳ verifying…" through the real server (as VS Code): after
 `wave-lsp.verify` finds a race or a divergent barrier, the kernel's lens "Debug witness", the
 code action on its R031/R032 and the answer's `debugAtMoment` carry one debug configuration: the
 witness's own launch (`--set-reg` values included) with `stopAt` at its first access. Given to
@@ -15,10 +15,12 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as t
 
+from .conftest import ONE_PRESET
+
 from .test_debug_moments import _code_action, client, on_disk, paused  # noqa: F401 (fixture)
 from .test_run_results import eventually
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), ONE_PRESET,
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 CORPUS = Path(__file__).resolve().parents[1] / "verify" / "corpus"

@@ -18,7 +18,7 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import LanguageClient
 
-from .conftest import PRESETS, SERVER
+from .conftest import SERVER, VS_CODE
 from .rawclient import RawClient
 from .test_hostile_launches import open_file
 from .test_memory import rss_mb
@@ -47,7 +47,7 @@ KERNEL = """.kernel k
 LAUNCH = 1
 
 
-@pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
+@pytest_lsp.fixture(params=VS_CODE, config=SERVER, scope="module")
 async def client(request, lsp_client: LanguageClient):
     _watch_refreshes(lsp_client)
     result = await lsp_client.initialize_session(t.InitializeParams(

@@ -13,10 +13,10 @@ from lsprotocol import types as t
 import test_device_run as device_run
 from wave_lsp.ide.gpu import gpu_status
 
-from .conftest import open_document
+from .conftest import ONE_PRESET, open_document
 from .test_portability import execute, lenses
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), ONE_PRESET,
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 KERNEL = "; wave-lsp run: --fill-iota 0:f32:64:1 --device-memory 1024\n" + device_run.KERNEL

@@ -12,7 +12,7 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import LanguageClient, client_capabilities
 
-from .conftest import PRESETS, SERVER, diagnostics, open_document
+from .conftest import PRESETS, SERVER, VS_CODE, diagnostics, open_document
 from .test_run_results import _watch_refreshes, current_diagnostics, eventually, run
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
@@ -23,7 +23,7 @@ KERNEL = (".kernel k\n; wave-lsp run: --workgroup 4,1,1 --device-memory 64 {flag
           ".registers 8\n    mov_sr r0, sr_lane_id\n    halt\n.end\n")
 
 
-@pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
+@pytest_lsp.fixture(params=VS_CODE, config=SERVER, scope="module")
 async def client(request, lsp_client: LanguageClient):
     _watch_refreshes(lsp_client)
     result = await lsp_client.initialize_session(t.InitializeParams(

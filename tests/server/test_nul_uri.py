@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types as t
 
-from .conftest import diagnostics
+from .conftest import ONE_PRESET, diagnostics
 from .test_portability import execute
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), ONE_PRESET,
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 TEXT = (".kernel k\n; wave-lsp run: --grid 1,1,1 --arg 0:in.bin --dump-u32 0:1\n"

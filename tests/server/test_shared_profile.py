@@ -15,7 +15,7 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from .conftest import PRESETS, open_document
+from .conftest import VS_CODE, open_document
 from .lspclient import make_client
 from .test_profile import _async, changes_for, lens_titles, profile
 from .test_run_results import INIT, _watch_refreshes, change, eventually, hints, run
@@ -28,7 +28,7 @@ SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "wave_lsp", "s
                             server_env={**os.environ, "WAVE_LSP_SHOW_ENGINE": "1"})
 
 
-@pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
+@pytest_lsp.fixture(params=VS_CODE, config=SERVER, scope="module")
 async def client(request, lsp_client: LanguageClient):
     _watch_refreshes(lsp_client)
     await lsp_client.initialize_session(t.InitializeParams(

@@ -9,7 +9,7 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import LanguageClient, client_capabilities
 
-from .conftest import PRESETS, SERVER
+from .conftest import SERVER, VS_CODE
 from .test_run_results import _watch_refreshes, eventually, hints, ident, run
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
@@ -19,7 +19,7 @@ KERNEL = (".kernel k\n; wave-lsp run: --workgroup 4,1,1\n"
           ".registers 8\n    mov_sr r0, sr_lane_id\n    iadd r1, r0, r0\n    halt\n.end\n")
 
 
-@pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
+@pytest_lsp.fixture(params=VS_CODE, config=SERVER, scope="module")
 async def untrusted(request, lsp_client: LanguageClient):
     _watch_refreshes(lsp_client)
     await lsp_client.initialize_session(t.InitializeParams(

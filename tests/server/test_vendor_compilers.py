@@ -15,10 +15,10 @@ from wave_lsp.asm.backends import emit
 from wave_lsp.isa.backends import VENDOR_ARCHES
 
 from vendor_batch import compiler
-from .conftest import example, open_document
+from .conftest import ONE_PRESET, example, open_document
 from .test_portability import configure, execute
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), ONE_PRESET,
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 HALF = ".kernel halves\n.registers 8\n    mov_imm r1, 0x3C00\n    hadd r2, r1, r1\n" \

@@ -22,7 +22,7 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from .conftest import PRESETS, SERVER, configure, open_document
+from .conftest import PRESETS, SERVER, VS_CODE, configure, open_document
 from .lspclient import make_client
 from .test_portability import execute
 from .test_run_results import _watch_refreshes
@@ -75,7 +75,7 @@ def fake_ptxas(tmp_path_factory) -> Path:
     return program
 
 
-@pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
+@pytest_lsp.fixture(params=VS_CODE, config=SERVER, scope="module")
 async def planted(request, lsp_client: LanguageClient, fake_ptxas):
     _watch_refreshes(lsp_client)
     await lsp_client.initialize_session(t.InitializeParams(

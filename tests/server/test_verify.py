@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as t
 
-from .conftest import diagnostics, open_document, pulls
+from .conftest import ONE_PRESET, diagnostics, open_document, pulls
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), ONE_PRESET,
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 CORPUS = Path(__file__).resolve().parents[1] / "verify" / "corpus"

@@ -13,7 +13,7 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import LanguageClient
 
-from .conftest import PRESETS, SERVER
+from .conftest import SERVER, VS_CODE
 from .test_hostile_launches import open_file
 from .test_run_results import _watch_refreshes
 from tests.time_travel_kernels import WRITERS_BODY, WRITERS_FLAGS, kernel
@@ -25,7 +25,7 @@ FLAGS = WRITERS_FLAGS
 KERNEL = kernel("k", WRITERS_BODY, FLAGS, "after_kernel")
 
 
-@pytest_lsp.fixture(params=PRESETS, config=SERVER, scope="module")
+@pytest_lsp.fixture(params=VS_CODE, config=SERVER, scope="module")
 async def client(request, lsp_client: LanguageClient):
     _watch_refreshes(lsp_client)
     await lsp_client.initialize_session(t.InitializeParams(
