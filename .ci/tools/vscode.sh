@@ -3,7 +3,8 @@
 # playwright-core, never `playwright install`), ripgrep and the headers code-server builds against,
 # code-server 4.100.3 (VS Code 1.100.3) linked at .tools/code-server, and the extension's npm
 # dependencies (TypeScript, esbuild, vsce, vscode-tmgrammar-test, playwright-core) from its
-# package-lock.json. Idempotent: a second run only checks and returns.
+# package-lock.json. Idempotent: a second run only checks and returns. What takes long to install
+# is kept once per user in ~/.cache/wave-lsp-ci (XDG_CACHE_HOME), keyed by version.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -58,8 +59,29 @@ fi
 [[ -L $cs || ! -e $cs ]] || rm -rf "$cs"        # an older clone's own copy
 ln -sfn "$cs_home" "$cs"
 
+# The extension's npm dependencies: installed once per user and package-lock.json (npm ci, in a
+# staging folder, under a lock), and hard-linked into each clone's node_modules (a second or so,
+# where npm ci took 15-25 s). Nothing writes into the linked files: the builds write to out/,
+# dist/ and server/.
 ext="$ROOT/vscode-extension"
-if [[ ! -f $ext/node_modules/.package-lock.json ]] || ! cmp -s "$ext/package-lock.json" "$ext/node_modules/.ci-installed-lock.json"; then
-    (cd "$ext" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.ci-installed-lock.json)
+installed() { [[ -f $1/.package-lock.json ]] && cmp -s "$ext/package-lock.json" "$1/.ci-installed-lock.json"; }
+if ! installed "$ext/node_modules"; then
+    modules="$cache/extension-modules-$(sha256sum "$ext/package-lock.json" | cut -c1-16)"
+    if ! installed "$modules"; then
+        exec 8>"$cache/.extension-modules.lock"
+        flock 8
+        if ! installed "$modules"; then
+            staging=$(mktemp -d "$cache/extension-staging.XXXXXX")
+            cp "$ext/package.json" "$ext/package-lock.json" "$staging/"
+            (cd "$staging" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error)
+            cp "$ext/package-lock.json" "$staging/node_modules/.ci-installed-lock.json"
+            rm -rf "$modules"
+            mv "$staging/node_modules" "$modules"
+            rm -rf "$staging"
+        fi
+        flock -u 8
+    fi
+    rm -rf "$ext/node_modules"
+    cp -al "$modules" "$ext/node_modules" 2>/dev/null || { rm -rf "$ext/node_modules"; cp -a "$modules" "$ext/node_modules"; }
 fi
 echo "vscode tools ready: code-server $(cs_version "$cs"), $(chromium --version 2>/dev/null | cut -d' ' -f1,2)"
