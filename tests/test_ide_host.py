@@ -160,11 +160,11 @@ async def test_a_failing_queued_change_does_not_lose_the_ones_after_it():
 
 async def test_an_edit_cancels_the_running_analysis_and_other_documents_are_answered():
     host = AnalysisHost()
-    big = host.open("file:///big.wave", distinct_source(50_000, seed=3), 1)
+    big = host.open("file:///big.wave", distinct_source(20_000, seed=3), 1)
     await host.ready("file:///big.wave")
     small = host.open("file:///small.wave", SMALL, 1)
     job = await analysis_started(host, big)
-    # the worker is analysing 50,000 lines; a request about another document is answered now
+    # the worker is analysing 20,000 lines; a request about another document is answered now
     answer = await host.run(small, lambda s: [d.code for d in s.diagnostics()])
     assert answer == [] and not job.done()
     # an edit of the big document cancels its running analysis (cooperative checkpoints)
@@ -203,7 +203,7 @@ async def test_a_reader_of_the_document_being_analysed_is_answered_meanwhile():
     from wave_lsp.ide.locate import target_at
 
     host = AnalysisHost()
-    big = host.open("file:///big.wave", distinct_source(50_000, seed=5), 1)
+    big = host.open("file:///big.wave", distinct_source(20_000, seed=5), 1)
     await host.ready("file:///big.wave")
     job = await analysis_started(host, big)
     line = next(i for i, text in enumerate(big.lines) if text.startswith("    mov_imm"))
