@@ -31,6 +31,7 @@ from typing import Iterable
 from ..isa import DELIMITERS, OperandKind
 from ..isa import InstructionClass as IC
 from ..isa.values import register_uses
+from .reaching import close_block, innermost_block
 
 
 def live_ins(instructions: Iterable) -> tuple[int, ...]:
@@ -50,25 +51,25 @@ def live_ins(instructions: Iterable) -> tuple[int, ...]:
         if m == "if":
             blocks.append({"kind": "if", "before": set(written), "then": None})
         elif m == "else":
-            block = _innermost(blocks, "if")
+            block = innermost_block(blocks, "if")
             if block is not None:
                 block["then"], written = written, set(block["before"])
         elif m == "endif":
-            block = _innermost(blocks, "if")
+            block = innermost_block(blocks, "if")
             if block is not None:
-                _close(blocks, block)
+                close_block(blocks, block)
                 other = block["then"] if block["then"] is not None else block["before"]
                 written = written & other
         elif m == "loop":
             blocks.append({"kind": "loop", "before": set(written), "exits": []})
         elif m == "break":
-            block = _innermost(blocks, "loop")
+            block = innermost_block(blocks, "loop")
             if block is not None:
                 block["exits"].append(set(written))
         elif m == "endloop":
-            block = _innermost(blocks, "loop")
+            block = innermost_block(blocks, "loop")
             if block is not None:
-                _close(blocks, block)
+                close_block(blocks, block)
                 exits = block["exits"]
                 written = set.intersection(*exits) if exits else set(block["before"])
         elif m in ("halt", "return") and not ins.guarded and not blocks:
@@ -85,16 +86,6 @@ def live_ins(instructions: Iterable) -> tuple[int, ...]:
             guarded.pop((p, False), None)
             guarded.pop((p, True), None)
     return tuple(sorted(found))
-
-
-def _innermost(blocks: list[dict], kind: str) -> dict | None:
-    return next((b for b in reversed(blocks) if b["kind"] == kind), None)
-
-
-def _close(blocks: list[dict], block: dict) -> None:
-    """Remove `block`, looked for from the innermost end (where it nearly always is: a search
-    from the outermost end made 10,000 nested blocks quadratic)."""
-    del blocks[next(i for i in range(len(blocks) - 1, -1, -1) if blocks[i] is block)]
 
 
 def _predicates_written(ins) -> list[int]:

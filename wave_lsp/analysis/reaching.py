@@ -294,11 +294,12 @@ def _walk(steps: list[_Step], walk: _Pass) -> dict:
     return reaching
 
 
-def _innermost(blocks: list[dict], kind: str) -> dict | None:
+def innermost_block(blocks: list[dict], kind: str) -> dict | None:
+    """The innermost open block of `kind` (`blocks` from the outermost in), or None."""
     return next((b for b in reversed(blocks) if b["kind"] == kind), None)
 
 
-def _close(blocks: list[dict], block: dict) -> None:
+def close_block(blocks: list[dict], block: dict) -> None:
     """Remove `block`, looked for from the innermost end (where it nearly always is: a search
     from the outermost end made 10,000 nested blocks quadratic)."""
     del blocks[next(i for i in range(len(blocks) - 1, -1, -1) if blocks[i] is block)]
@@ -311,15 +312,15 @@ def _control(m: str, index: int, applies: bool, state: State | None, blocks: lis
     if m == "if":
         blocks.append({"kind": "if", "before": copy, "then": None, "closed": False})
     elif m == "else":
-        block = _innermost(blocks, "if")
+        block = innermost_block(blocks, "if")
         if block is not None:
             block["then"], state = copy, (None if block["before"] is None
                                           else dict(block["before"]))
             block["closed"] = True
     elif m == "endif":
-        block = _innermost(blocks, "if")
+        block = innermost_block(blocks, "if")
         if block is not None:
-            _close(blocks, block)
+            close_block(blocks, block)
             other = block["then"] if block["closed"] else block["before"]
             state = _join(state, other)
     elif m == "loop":
@@ -327,14 +328,14 @@ def _control(m: str, index: int, applies: bool, state: State | None, blocks: lis
         state = _join(copy, back)
         blocks.append({"kind": "loop", "at": index, "exits": None, "back": None})
     elif m in ("break", "continue"):
-        block = _innermost(blocks, "loop")
+        block = innermost_block(blocks, "loop")
         if block is not None and state is not None:
             key = "exits" if m == "break" else "back"
             block[key] = _join(block[key], state)
     elif m == "endloop":
-        block = _innermost(blocks, "loop")
+        block = innermost_block(blocks, "loop")
         if block is not None:
-            _close(blocks, block)
+            close_block(blocks, block)
             walk.back[block["at"]] = _join(block["back"], state)
             state = None if block["exits"] is None else dict(block["exits"])
     elif m in ("halt", "return") and not applies:
