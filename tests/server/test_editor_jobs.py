@@ -175,13 +175,16 @@ def rss_mb(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
-# on Python's own allocator RSS grew most in these: 66 MB to 195 after one cycle, 251 after five
-# (one cycle shows it: a second cost the suite about 20 s of CPU)
-CYCLES, DOCUMENTS, LINES = 1, 100, 600
+# on Python's own allocator RSS grew most in these: 66 MB to 195 after one cycle of 100
+# documents, 251 after five (one cycle shows it: a second cost the suite about 20 s of CPU).
+# 60 documents still fail the bound by 20 MB or more with any one part of the release undone
+# (growth after the closes: on Python's allocator 104 MB, without malloc_trim 176, the memos
+# never cleared 88, the frozen cycles never collected 51; with all of it: 9 MB).
+CYCLES, DOCUMENTS, LINES = 1, 60, 600
 
 
 def test_memory_returns_near_the_baseline_after_documents_close(tmp_path):
-    """100 documents opened, run and closed. What they used (their lines' memos,
+    """60 documents opened, run and closed. What they used (their lines' memos,
     the allocator's free memory) goes back when they close (it grew by hundreds of MB)."""
     client = start(tmp_path)
     try:
@@ -202,10 +205,11 @@ def test_memory_returns_near_the_baseline_after_documents_close(tmp_path):
             for uri in uris:
                 client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
             hover(client, f"after-{cycle}", "file:///tmp/small.wave", 2)
-            # the server gives memory back a second after the closes (later on a busy machine)
+            # the server gives memory back a second after the closes (later on a busy machine):
+            # looked at every 0.2 s until it has, for up to 20 s
             deadline = time.monotonic() + 20
             while True:
-                time.sleep(1.0)
+                time.sleep(0.2)
                 hover(client, f"settled-{cycle}-{time.monotonic()}", "file:///tmp/small.wave", 2)
                 resident = rss_mb(client.proc.pid)
                 if resident - baseline < 30 or time.monotonic() > deadline:
