@@ -10,7 +10,8 @@ import time
 
 
 from .rawclient import RawClient, frame
-from .test_runaway_runs import HUGE, SMALL, UNLIMITED, answer, open_doc, run, start
+from .test_runaway_runs import SMALL, answer, open_doc, run, start, unlimited_session
+from .test_runaway_runs import servers  # noqa: F401 (the fixture)
 
 REQUEST_CANCELLED = -32800
 
@@ -33,38 +34,29 @@ def command(client: RawClient, msg_id, name: str, *arguments) -> None:
                    {"command": name, "arguments": list(arguments)})
 
 
-def test_cancelling_a_run_stops_it_and_the_next_run_starts_at_once(tmp_path):
-    client = start(tmp_path, UNLIMITED)       # the run would go on for 10 minutes
-    try:
-        open_doc(client, "file:///tmp/huge.wave", HUGE)
-        open_doc(client, "file:///tmp/small.wave", SMALL)
-        run(client, 1, "file:///tmp/huge.wave", "k")
+def test_cancelling_a_run_stops_it_and_the_next_run_starts_at_once(servers):
+    # the shared server under the most the settings allow: the run would go on for 10 minutes
+    with unlimited_session(servers) as (client, names, huge, small):
+        run(client, names.id(1), huge, "k")
         time.sleep(1.0)
-        cancel(client, 1)
-        assert answer(client, 1)["error"]["code"] == REQUEST_CANCELLED
-        run(client, 2, "file:///tmp/small.wave", "s")      # the worker is free again
-        assert answer(client, 2)["result"]["status"] == "ok"
+        cancel(client, names.id(1))
+        assert answer(client, names.id(1))["error"]["code"] == REQUEST_CANCELLED
+        run(client, names.id(2), small, "s")      # the worker is free again
+        assert answer(client, names.id(2))["result"]["status"] == "ok"
         # the cancelled kernel is not live: the lens offers a Run, not "running…"
-        client.request(3, "textDocument/codeLens", {"textDocument": {"uri": "file:///tmp/huge.wave"}})
-        titles = [lens["command"]["title"] for lens in answer(client, 3)["result"]]
+        client.request(names.id(3), "textDocument/codeLens", {"textDocument": {"uri": huge}})
+        titles = [lens["command"]["title"] for lens in answer(client, names.id(3))["result"]]
         assert "▶ Run" in titles and not any("running" in t for t in titles), titles
-    finally:
-        client.close()
 
 
-def test_cancelling_a_profile_stops_it(tmp_path):
-    client = start(tmp_path, UNLIMITED)
-    try:
-        open_doc(client, "file:///tmp/huge.wave", HUGE)
-        open_doc(client, "file:///tmp/small.wave", SMALL)
-        command(client, 1, "wave-lsp.profile", "file:///tmp/huge.wave", "k", None)
+def test_cancelling_a_profile_stops_it(servers):
+    with unlimited_session(servers) as (client, names, huge, small):
+        command(client, names.id(1), "wave-lsp.profile", huge, "k", None)
         time.sleep(1.0)
-        cancel(client, 1)
-        assert answer(client, 1)["error"]["code"] == REQUEST_CANCELLED
-        command(client, 2, "wave-lsp.profile", "file:///tmp/small.wave", "s", None)
-        assert answer(client, 2, timeout=60)["result"]["status"] == "ok"
-    finally:
-        client.close()
+        cancel(client, names.id(1))
+        assert answer(client, names.id(1))["error"]["code"] == REQUEST_CANCELLED
+        command(client, names.id(2), "wave-lsp.profile", small, "s", None)
+        assert answer(client, names.id(2), timeout=60)["result"]["status"] == "ok"
 
 
 # A kernel of four lines whose launch writes 1 GiB of zeros (four fills of 256 MiB) before it

@@ -15,8 +15,8 @@ Runs, profiles, kernel tests and the portability check are kinds of the one job 
 And one trust gate: in an untrusted workspace every kind refuses with the one message.
 
 The tests of one set of initialization options share one server (`servers`), each on its own
-document and request ids; a test that fails takes its server with it, so the next test of those
-options starts a fresh one.
+document and request ids; a test that fails stops its server, so the next test of those options
+starts a fresh one.
 
 GPU runs are a kind of the service too, but with no CUDA device the command answers before any
 job runs, so their row is skipped here with that reason.
@@ -24,7 +24,6 @@ job runs, so their row is skipped here with that reason.
 
 from __future__ import annotations
 
-import itertools
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,11 +31,10 @@ from typing import Callable, Iterator
 
 import pytest
 
-from .rawclient import INIT_PARAMS, RawClient, frame
+from .rawclient import INIT_PARAMS, Fresh, RawClient, SharedServers, frame
 from .test_editor_jobs import SLOW_SETUP
 from .test_runaway_runs import HUGE, UNLIMITED, answer
 
-_documents = itertools.count()
 TEN_MINUTES = 600          # what each long job would take unless stopped
 PROMPT = 30                # seconds within which a stopped job answers (a loaded machine)
 
@@ -118,64 +116,33 @@ def start(tmp_path, options: dict | None = None, pull: bool = False) -> RawClien
     return client
 
 
-class Servers:
-    """One server per set of initialization options, started when a test first asks for it."""
-
-    def __init__(self, tmp_path_factory) -> None:
-        self.factory = tmp_path_factory
-        self.started: dict[str, RawClient] = {}
+class Servers(SharedServers):
+    """The module's servers; each session gets a document of its own, closed at its end."""
 
     @contextmanager
     def session(self, name: str, options: dict | None = None,
-                pull: bool = False) -> Iterator[tuple[RawClient, "Doc"]]:
-        """The server of `name` (started with `options` and `pull`) and a document of its own;
-        closed at the end. A failure stops the server: what the test left running (a job of
-        ten minutes) is no later test's business."""
-        client = self.started.get(name)
-        if client is None or client.proc.poll() is not None:
-            client = self.started[name] = start(self.factory.mktemp(name), options, pull)
-        client.seen.clear()
-        doc = Doc(next(_documents))
-        try:
+                pull: bool = False) -> Iterator[tuple[RawClient, Fresh]]:
+        with super().session(name, options, pull) as client:
+            doc = Fresh()
             yield client, doc
-        except BaseException:
-            self.started.pop(name).close()
-            raise
-        client.notify("textDocument/didClose", {"textDocument": {"uri": doc.uri}})
-
-    def close(self) -> None:
-        for client in self.started.values():
-            client.close()
+            client.notify("textDocument/didClose", {"textDocument": {"uri": doc.uri()}})
 
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory) -> Iterator[Servers]:
-    started = Servers(tmp_path_factory)
+    started = Servers(tmp_path_factory.mktemp, start)
     yield started
     started.close()
 
 
-@dataclass(frozen=True)
-class Doc:
-    """A test's document on a shared server, and the ids of its requests."""
-    number: int
-
-    @property
-    def uri(self) -> str:
-        return f"file:///tmp/lifecycle-{self.number}.wave"
-
-    def id(self, n: int) -> str:
-        return f"{self.number}.{n}"
-
-
-def open_doc(client: RawClient, doc: Doc, text: str) -> None:
+def open_doc(client: RawClient, doc: Fresh, text: str) -> None:
     client.notify("textDocument/didOpen", {"textDocument": {
-        "uri": doc.uri, "languageId": "wave", "version": 1, "text": text}})
+        "uri": doc.uri(), "languageId": "wave", "version": 1, "text": text}})
 
 
-def click(kind: Kind, doc: Doc, n: int) -> dict:
+def click(kind: Kind, doc: Fresh, n: int) -> dict:
     return {"jsonrpc": "2.0", "id": doc.id(n), "method": "workspace/executeCommand",
-            "params": {"command": kind.command, "arguments": [doc.uri, "k", *kind.extra]}}
+            "params": {"command": kind.command, "arguments": [doc.uri(), "k", *kind.extra]}}
 
 
 def result_of(client: RawClient, msg_id: str, timeout: float) -> dict:
@@ -204,10 +171,10 @@ def test_an_edit_or_a_close_cancels_the_job(servers, kind, change):
         time.sleep(1.0)
         if change == "edit":
             client.notify("textDocument/didChange", {
-                "textDocument": {"uri": doc.uri, "version": 2},
+                "textDocument": {"uri": doc.uri(), "version": 2},
                 "contentChanges": [{"text": kind.quick}]})
         else:
-            client.notify("textDocument/didClose", {"textDocument": {"uri": doc.uri}})
+            client.notify("textDocument/didClose", {"textDocument": {"uri": doc.uri()}})
         result = result_of(client, doc.id(1), PROMPT)
         took = time.monotonic() - began
         assert kind.stopped(result), result
@@ -218,7 +185,7 @@ def test_a_settling_of_the_same_revision_does_not_cancel_a_clicked_job(servers, 
     with servers.session("default") as (client, doc):
         open_doc(client, doc, kind.medium)
         client.request(doc.id(1), "textDocument/documentSymbol",
-                       {"textDocument": {"uri": doc.uri}})
+                       {"textDocument": {"uri": doc.uri()}})
         client.response(doc.id(1))              # the open settled
         client.send(frame(click(kind, doc, 2)) + frame({
             "jsonrpc": "2.0", "method": "workspace/didChangeConfiguration",
@@ -239,8 +206,8 @@ def test_the_configured_limits_hold(servers, kind):
         assert time.monotonic() - began < PROMPT
 
 
-def pulled_id(client: RawClient, doc: Doc, n: int) -> str:
-    client.request(doc.id(n), "textDocument/diagnostic", {"textDocument": {"uri": doc.uri}})
+def pulled_id(client: RawClient, doc: Fresh, n: int) -> str:
+    client.request(doc.id(n), "textDocument/diagnostic", {"textDocument": {"uri": doc.uri()}})
     return result_of(client, doc.id(n), 30)["resultId"]
 
 
@@ -264,7 +231,7 @@ def test_one_trust_gate_refuses_every_kind_with_one_message(servers, command, ex
     with servers.session("untrusted", {"workspaceTrusted": False}) as (client, doc):
         open_doc(client, doc, QUICK_TEST)
         client.send({"jsonrpc": "2.0", "id": doc.id(1), "method": "workspace/executeCommand",
-                     "params": {"command": command, "arguments": [doc.uri, "k", *extra]}})
+                     "params": {"command": command, "arguments": [doc.uri(), "k", *extra]}})
         said = result_of(client, doc.id(1), 30)[field]
         assert said.startswith("kernels do not run in an untrusted workspace (trust the "
                                "workspace to "), said
