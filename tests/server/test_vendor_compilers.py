@@ -7,8 +7,6 @@ that is not a program is reported.
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 from lsprotocol import types as t
 
@@ -27,10 +25,8 @@ HALF = ".kernel halves\n.registers 8\n    mov_imm r1, 0x3C00\n    hadd r2, r1, r
        "    iclamp r3, r1, r2, r2\n    halt\n.end\n"
 
 
-@cache
 def _expected(source: str, name: str) -> dict[tuple[str, str], dict[str, int]]:
-    """What ptxas and hipcc say about the kernel when run here on `wave-lsp emit`'s output
-    (computed once: the tests of both presets compare with the same figures, read only)."""
+    """What ptxas and hipcc say about the kernel when run here on `wave-lsp emit`'s output."""
     out = {}
     for target in ("ptx", "hip"):
         for check in vendors.check_all(target, emit(source, target).text,
