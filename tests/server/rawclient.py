@@ -1,8 +1,10 @@
 """A raw JSON-RPC client over a real `wave-lsp serve` subprocess: it writes exactly the bytes a
-test gives it (malformed ones included) and reads the server's framed messages."""
+test gives it (malformed ones included) and reads the server's framed messages; and the servers
+the tests of a module share (`SharedServers`), each test under names of its own (`Fresh`)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import queue
@@ -10,8 +12,9 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Callable, Iterator
 
 INIT_PARAMS = {"processId": None, "rootUri": None, "capabilities": {}}
 
@@ -123,3 +126,49 @@ class RawClient:
                 stream.close()
             except OSError:
                 pass
+
+
+class SharedServers:
+    """Servers the tests of one module share, one per name (a set of initialization options),
+    each started by `start(folder, *args)` when a test first asks for it. A test on a shared
+    server uses documents and request ids of its own (`Fresh`). A test that fails stops its
+    server, so that what it left behind (a job of ten minutes, a half-read message) is no later
+    test's business: the next test of that name starts a fresh one."""
+
+    def __init__(self, folder: Callable[[str], Path], start: Callable[..., RawClient]) -> None:
+        self.folder = folder
+        self.start = start
+        self.started: dict[str, RawClient] = {}
+
+    @contextmanager
+    def session(self, name: str, *args, **kwargs) -> Iterator[RawClient]:
+        client = self.started.get(name)
+        if client is None or client.proc.poll() is not None:
+            client = self.started[name] = self.start(self.folder(name), *args, **kwargs)
+        client.seen = []
+        try:
+            yield client
+        except BaseException:
+            self.started.pop(name).close()
+            raise
+
+    def close(self) -> None:
+        for client in self.started.values():
+            client.close()
+
+
+_fresh = itertools.count()
+
+
+class Fresh:
+    """A test's own names on a shared server: document URIs and request ids no other test
+    uses."""
+
+    def __init__(self) -> None:
+        self.number = next(_fresh)
+
+    def uri(self, name: str = "doc") -> str:
+        return f"file:///tmp/wave-lsp-shared/{name}-{self.number}.wave"
+
+    def id(self, n: int) -> str:
+        return f"{self.number}.{n}"

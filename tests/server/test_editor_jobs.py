@@ -10,7 +10,8 @@ import time
 
 
 from .rawclient import RawClient, frame
-from .test_runaway_runs import HUGE, SMALL, UNLIMITED, answer, open_doc, run, start
+from .test_runaway_runs import SMALL, answer, open_doc, run, start, unlimited_session
+from .test_runaway_runs import servers  # noqa: F401 (the fixture)
 
 REQUEST_CANCELLED = -32800
 
@@ -33,38 +34,29 @@ def command(client: RawClient, msg_id, name: str, *arguments) -> None:
                    {"command": name, "arguments": list(arguments)})
 
 
-def test_cancelling_a_run_stops_it_and_the_next_run_starts_at_once(tmp_path):
-    client = start(tmp_path, UNLIMITED)       # the run would go on for 10 minutes
-    try:
-        open_doc(client, "file:///tmp/huge.wave", HUGE)
-        open_doc(client, "file:///tmp/small.wave", SMALL)
-        run(client, 1, "file:///tmp/huge.wave", "k")
+def test_cancelling_a_run_stops_it_and_the_next_run_starts_at_once(servers):
+    # the shared server under the most the settings allow: the run would go on for 10 minutes
+    with unlimited_session(servers) as (client, names, huge, small):
+        run(client, names.id(1), huge, "k")
         time.sleep(1.0)
-        cancel(client, 1)
-        assert answer(client, 1)["error"]["code"] == REQUEST_CANCELLED
-        run(client, 2, "file:///tmp/small.wave", "s")      # the worker is free again
-        assert answer(client, 2)["result"]["status"] == "ok"
+        cancel(client, names.id(1))
+        assert answer(client, names.id(1))["error"]["code"] == REQUEST_CANCELLED
+        run(client, names.id(2), small, "s")      # the worker is free again
+        assert answer(client, names.id(2))["result"]["status"] == "ok"
         # the cancelled kernel is not live: the lens offers a Run, not "running…"
-        client.request(3, "textDocument/codeLens", {"textDocument": {"uri": "file:///tmp/huge.wave"}})
-        titles = [lens["command"]["title"] for lens in answer(client, 3)["result"]]
+        client.request(names.id(3), "textDocument/codeLens", {"textDocument": {"uri": huge}})
+        titles = [lens["command"]["title"] for lens in answer(client, names.id(3))["result"]]
         assert "▶ Run" in titles and not any("running" in t for t in titles), titles
-    finally:
-        client.close()
 
 
-def test_cancelling_a_profile_stops_it(tmp_path):
-    client = start(tmp_path, UNLIMITED)
-    try:
-        open_doc(client, "file:///tmp/huge.wave", HUGE)
-        open_doc(client, "file:///tmp/small.wave", SMALL)
-        command(client, 1, "wave-lsp.profile", "file:///tmp/huge.wave", "k", None)
+def test_cancelling_a_profile_stops_it(servers):
+    with unlimited_session(servers) as (client, names, huge, small):
+        command(client, names.id(1), "wave-lsp.profile", huge, "k", None)
         time.sleep(1.0)
-        cancel(client, 1)
-        assert answer(client, 1)["error"]["code"] == REQUEST_CANCELLED
-        command(client, 2, "wave-lsp.profile", "file:///tmp/small.wave", "s", None)
-        assert answer(client, 2, timeout=60)["result"]["status"] == "ok"
-    finally:
-        client.close()
+        cancel(client, names.id(1))
+        assert answer(client, names.id(1))["error"]["code"] == REQUEST_CANCELLED
+        command(client, names.id(2), "wave-lsp.profile", small, "s", None)
+        assert answer(client, names.id(2), timeout=60)["result"]["status"] == "ok"
 
 
 # A kernel of four lines whose launch writes 1 GiB of zeros (four fills of 256 MiB) before it
@@ -175,13 +167,16 @@ def rss_mb(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
-# on Python's own allocator RSS grew most in these: 66 MB to 195 after one cycle, 251 after five
-# (one cycle shows it: a second cost the suite about 20 s of CPU)
-CYCLES, DOCUMENTS, LINES = 1, 100, 600
+# on Python's own allocator RSS grew most in these: 66 MB to 195 after one cycle of 100
+# documents, 251 after five (one cycle shows it: a second cost the suite about 20 s of CPU).
+# 60 documents still fail the bound by 20 MB or more with any one part of the release undone
+# (growth after the closes: on Python's allocator 104 MB, without malloc_trim 176, the memos
+# never cleared 88, the frozen cycles never collected 51; with all of it: 9 MB).
+CYCLES, DOCUMENTS, LINES = 1, 60, 600
 
 
 def test_memory_returns_near_the_baseline_after_documents_close(tmp_path):
-    """100 documents opened, run and closed. What they used (their lines' memos,
+    """60 documents opened, run and closed. What they used (their lines' memos,
     the allocator's free memory) goes back when they close (it grew by hundreds of MB)."""
     client = start(tmp_path)
     try:
@@ -202,10 +197,11 @@ def test_memory_returns_near_the_baseline_after_documents_close(tmp_path):
             for uri in uris:
                 client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
             hover(client, f"after-{cycle}", "file:///tmp/small.wave", 2)
-            # the server gives memory back a second after the closes (later on a busy machine)
+            # the server gives memory back a second after the closes (later on a busy machine):
+            # looked at every 0.2 s until it has, for up to 20 s
             deadline = time.monotonic() + 20
             while True:
-                time.sleep(1.0)
+                time.sleep(0.2)
                 hover(client, f"settled-{cycle}-{time.monotonic()}", "file:///tmp/small.wave", 2)
                 resident = rss_mb(client.proc.pid)
                 if resident - baseline < 30 or time.monotonic() > deadline:

@@ -14,6 +14,10 @@ Runs, profiles, kernel tests and the portability check are kinds of the one job 
 
 And one trust gate: in an untrusted workspace every kind refuses with the one message.
 
+The tests of one set of initialization options share one server (`servers`), each on its own
+document and request ids; a test that fails stops its server, so the next test of those options
+starts a fresh one.
+
 GPU runs are a kind of the service too, but with no CUDA device the command answers before any
 job runs, so their row is skipped here with that reason.
 """
@@ -21,16 +25,16 @@ job runs, so their row is skipped here with that reason.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 import pytest
 
-from .rawclient import INIT_PARAMS, RawClient, frame
+from .rawclient import INIT_PARAMS, Fresh, RawClient, SharedServers, frame
 from .test_editor_jobs import SLOW_SETUP
 from .test_runaway_runs import HUGE, UNLIMITED, answer
 
-URI = "file:///tmp/lifecycle.wave"
 TEN_MINUTES = 600          # what each long job would take unless stopped
 PROMPT = 30                # seconds within which a stopped job answers (a loaded machine)
 
@@ -112,17 +116,36 @@ def start(tmp_path, options: dict | None = None, pull: bool = False) -> RawClien
     return client
 
 
-def open_doc(client: RawClient, text: str) -> None:
+class Servers(SharedServers):
+    """The module's servers; each session gets a document of its own, closed at its end."""
+
+    @contextmanager
+    def session(self, name: str, options: dict | None = None,
+                pull: bool = False) -> Iterator[tuple[RawClient, Fresh]]:
+        with super().session(name, options, pull) as client:
+            doc = Fresh()
+            yield client, doc
+            client.notify("textDocument/didClose", {"textDocument": {"uri": doc.uri()}})
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory) -> Iterator[Servers]:
+    started = Servers(tmp_path_factory.mktemp, start)
+    yield started
+    started.close()
+
+
+def open_doc(client: RawClient, doc: Fresh, text: str) -> None:
     client.notify("textDocument/didOpen", {"textDocument": {
-        "uri": URI, "languageId": "wave", "version": 1, "text": text}})
+        "uri": doc.uri(), "languageId": "wave", "version": 1, "text": text}})
 
 
-def click(kind: Kind, msg_id: int) -> dict:
-    return {"jsonrpc": "2.0", "id": msg_id, "method": "workspace/executeCommand",
-            "params": {"command": kind.command, "arguments": [URI, "k", *kind.extra]}}
+def click(kind: Kind, doc: Fresh, n: int) -> dict:
+    return {"jsonrpc": "2.0", "id": doc.id(n), "method": "workspace/executeCommand",
+            "params": {"command": kind.command, "arguments": [doc.uri(), "k", *kind.extra]}}
 
 
-def result_of(client: RawClient, msg_id: int, timeout: float) -> dict:
+def result_of(client: RawClient, msg_id: str, timeout: float) -> dict:
     message = answer(client, msg_id, timeout)
     assert "result" in message, message
     return message["result"]
@@ -140,72 +163,63 @@ def kind(request) -> Kind:
 
 
 @pytest.mark.parametrize("change", ["edit", "close"])
-def test_an_edit_or_a_close_cancels_the_job(tmp_path, kind, change):
-    client = start(tmp_path, UNLIMITED)
-    try:
-        open_doc(client, kind.long)
+def test_an_edit_or_a_close_cancels_the_job(servers, kind, change):
+    with servers.session("unlimited", UNLIMITED) as (client, doc):
+        open_doc(client, doc, kind.long)
         began = time.monotonic()
-        client.send(click(kind, 1))
+        client.send(click(kind, doc, 1))
         time.sleep(1.0)
         if change == "edit":
             client.notify("textDocument/didChange", {
-                "textDocument": {"uri": URI, "version": 2},
+                "textDocument": {"uri": doc.uri(), "version": 2},
                 "contentChanges": [{"text": kind.quick}]})
         else:
-            client.notify("textDocument/didClose", {"textDocument": {"uri": URI}})
-        result = result_of(client, 1, PROMPT)
+            client.notify("textDocument/didClose", {"textDocument": {"uri": doc.uri()}})
+        result = result_of(client, doc.id(1), PROMPT)
         took = time.monotonic() - began
         assert kind.stopped(result), result
         assert took < PROMPT, took
-    finally:
-        client.close()
 
 
-def test_a_settling_of_the_same_revision_does_not_cancel_a_clicked_job(tmp_path, kind):
-    client = start(tmp_path)
-    try:
-        open_doc(client, kind.medium)
-        client.request(1, "textDocument/documentSymbol", {"textDocument": {"uri": URI}})
-        client.response(1)                      # the open settled
-        client.send(frame(click(kind, 2)) + frame({
+def test_a_settling_of_the_same_revision_does_not_cancel_a_clicked_job(servers, kind):
+    with servers.session("default") as (client, doc):
+        open_doc(client, doc, kind.medium)
+        client.request(doc.id(1), "textDocument/documentSymbol",
+                       {"textDocument": {"uri": doc.uri()}})
+        client.response(doc.id(1))              # the open settled
+        client.send(frame(click(kind, doc, 2)) + frame({
             "jsonrpc": "2.0", "method": "workspace/didChangeConfiguration",
             "params": {"settings": {}}}))
-        result = result_of(client, 2, 120)
+        result = result_of(client, doc.id(2), 120)
         assert kind.finished(result), result
-    finally:
-        client.close()
 
 
-def test_the_configured_limits_hold(tmp_path, kind):
-    client = start(tmp_path, {"run": {"maxInstructions": 0, "timeLimitMs": 1000}})
-    try:
-        open_doc(client, kind.long if kind.command != "wave-lsp.checkPortability" else HUGE)
+def test_the_configured_limits_hold(servers, kind):
+    with servers.session("limited", {"run": {"maxInstructions": 0, "timeLimitMs": 1000}}) \
+            as (client, doc):
+        open_doc(client, doc,
+                 kind.long if kind.command != "wave-lsp.checkPortability" else HUGE)
         began = time.monotonic()
-        client.send(click(kind, 1))
-        result = result_of(client, 1, PROMPT)
+        client.send(click(kind, doc, 1))
+        result = result_of(client, doc.id(1), PROMPT)
         assert kind.limited(result), result
         assert time.monotonic() - began < PROMPT
-    finally:
-        client.close()
 
 
-def pulled_id(client: RawClient, msg_id: int) -> str:
-    client.request(msg_id, "textDocument/diagnostic", {"textDocument": {"uri": URI}})
-    return result_of(client, msg_id, 30)["resultId"]
+def pulled_id(client: RawClient, doc: Fresh, n: int) -> str:
+    client.request(doc.id(n), "textDocument/diagnostic", {"textDocument": {"uri": doc.uri()}})
+    return result_of(client, doc.id(n), 30)["resultId"]
 
 
-def test_the_pulled_result_id_changes_with_the_results(tmp_path, kind):
-    client = start(tmp_path, pull=True)
-    try:
-        open_doc(client, kind.quick)
-        before = pulled_id(client, 1)
-        assert pulled_id(client, 2) == before        # nothing changed: the same id
-        client.send(click(kind, 3))
-        result_of(client, 3, 60)
-        after = pulled_id(client, 4)
+def test_the_pulled_result_id_changes_with_the_results(servers, kind):
+    with servers.session("pull", pull=True) as (client, doc):
+        open_doc(client, doc, kind.quick)
+        before = pulled_id(client, doc, 1)
+        assert pulled_id(client, doc, 2) == before        # nothing changed: the same id
+        client.send(click(kind, doc, 3))
+        result_of(client, doc.id(3), 60)
+        after = pulled_id(client, doc, 4)
         assert after != before, (before, after)
-    finally:
-        client.close()
 
 
 @pytest.mark.parametrize("command, extra, field", [
@@ -213,14 +227,11 @@ def test_the_pulled_result_id_changes_with_the_results(tmp_path, kind):
     ("wave-lsp.test", (None,), "error"), ("wave-lsp.checkPortability", (), "message"),
     ("wave-lsp.runOnGpu", (), "message"),
     ("wave-lsp.dump", (1, 0, 0, 4), "message")])
-def test_one_trust_gate_refuses_every_kind_with_one_message(tmp_path, command, extra, field):
-    client = start(tmp_path, {"workspaceTrusted": False})
-    try:
-        open_doc(client, QUICK_TEST)
-        client.send({"jsonrpc": "2.0", "id": 1, "method": "workspace/executeCommand",
-                     "params": {"command": command, "arguments": [URI, "k", *extra]}})
-        said = result_of(client, 1, 30)[field]
+def test_one_trust_gate_refuses_every_kind_with_one_message(servers, command, extra, field):
+    with servers.session("untrusted", {"workspaceTrusted": False}) as (client, doc):
+        open_doc(client, doc, QUICK_TEST)
+        client.send({"jsonrpc": "2.0", "id": doc.id(1), "method": "workspace/executeCommand",
+                     "params": {"command": command, "arguments": [doc.uri(), "k", *extra]}})
+        said = result_of(client, doc.id(1), 30)[field]
         assert said.startswith("kernels do not run in an untrusted workspace (trust the "
                                "workspace to "), said
-    finally:
-        client.close()

@@ -1,13 +1,18 @@
 """A launch line that would run for days: the editor caps its limits, an edit,
 `wave-lsp.clear` or `didClose` stops the run, another document's run is answered meanwhile,
 `shutdown` answers while the command is pending and `exit` ends the process; a settling that
-changes nothing a run computes does not cancel it."""
+changes nothing a run computes does not cancel it. The tests under the most the settings allow
+share one server (`unlimited`), each with documents and request ids of its own."""
 
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
+from typing import Iterator
 
-from .rawclient import INIT_PARAMS, RawClient, frame
+import pytest
+
+from .rawclient import INIT_PARAMS, Fresh, RawClient, SharedServers, frame
 
 HUGE = (".kernel k\n; wave-lsp run: --grid 4294967295,1,1 --max-instructions 0 "
         "--time-limit 604800\n.registers 4\n    mov_sr r0, sr_lane_id\n    halt\n.end\n")
@@ -24,7 +29,7 @@ def start(tmp_path, options: dict | None = None) -> RawClient:
     return client
 
 
-def answer(client: RawClient, msg_id: int, timeout: float = 20) -> dict:
+def answer(client: RawClient, msg_id: int | str, timeout: float = 20) -> dict:
     """The response to `msg_id`, also when it came while waiting for another."""
     for message in client.seen:
         if message.get("id") == msg_id and "method" not in message:
@@ -37,38 +42,54 @@ def open_doc(client: RawClient, uri: str, text: str) -> None:
         "uri": uri, "languageId": "wave", "version": 1, "text": text}})
 
 
-def run(client: RawClient, msg_id: int, uri: str, kernel: str) -> None:
+def run(client: RawClient, msg_id: int | str, uri: str, kernel: str) -> None:
     client.request(msg_id, "workspace/executeCommand",
                    {"command": "wave-lsp.run", "arguments": [uri, kernel, None]})
 
 
-def test_closing_the_document_stops_its_run_and_others_are_answered(tmp_path):
-    client = start(tmp_path, UNLIMITED)
-    try:
-        open_doc(client, "file:///tmp/huge.wave", HUGE)
-        open_doc(client, "file:///tmp/small.wave", SMALL)
-        run(client, 1, "file:///tmp/huge.wave", "k")
-        time.sleep(1.0)
-        client.notify("textDocument/didClose", {"textDocument": {"uri": "file:///tmp/huge.wave"}})
-        run(client, 2, "file:///tmp/small.wave", "s")
-        assert answer(client, 2)["result"]["status"] == "ok"
-        assert answer(client, 1)["result"]["status"] == "cancelled"
-    finally:
-        client.close()
+def close_doc(client: RawClient, uri: str) -> None:
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
 
-def test_clear_stops_the_run(tmp_path):
-    client = start(tmp_path, UNLIMITED)
-    try:
-        open_doc(client, "file:///tmp/huge.wave", HUGE)
-        run(client, 1, "file:///tmp/huge.wave", "k")
+@contextmanager
+def unlimited_session(servers: SharedServers) -> Iterator[tuple[RawClient, Fresh, str, str]]:
+    """The shared server under `UNLIMITED`, this test's names, and its HUGE and SMALL documents
+    (open; closed at the end)."""
+    names = Fresh()
+    huge, small = names.uri("huge"), names.uri("small")
+    with servers.session("unlimited", UNLIMITED) as client:
+        open_doc(client, huge, HUGE)
+        open_doc(client, small, SMALL)
+        yield client, names, huge, small
+        close_doc(client, huge)
+        close_doc(client, small)
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory) -> Iterator[SharedServers]:
+    started = SharedServers(tmp_path_factory.mktemp, start)
+    yield started
+    started.close()
+
+
+def test_closing_the_document_stops_its_run_and_others_are_answered(servers):
+    with unlimited_session(servers) as (client, names, huge, small):
+        run(client, names.id(1), huge, "k")
         time.sleep(1.0)
-        client.request(2, "workspace/executeCommand",
-                       {"command": "wave-lsp.clear", "arguments": ["file:///tmp/huge.wave"]})
-        assert answer(client, 2)["result"]["cleared"] == ["k"]
-        assert answer(client, 1)["result"]["status"] == "cancelled"
-    finally:
-        client.close()
+        close_doc(client, huge)
+        run(client, names.id(2), small, "s")
+        assert answer(client, names.id(2))["result"]["status"] == "ok"
+        assert answer(client, names.id(1))["result"]["status"] == "cancelled"
+
+
+def test_clear_stops_the_run(servers):
+    with unlimited_session(servers) as (client, names, huge, _small):
+        run(client, names.id(1), huge, "k")
+        time.sleep(1.0)
+        client.request(names.id(2), "workspace/executeCommand",
+                       {"command": "wave-lsp.clear", "arguments": [huge]})
+        assert answer(client, names.id(2))["result"]["cleared"] == ["k"]
+        assert answer(client, names.id(1))["result"]["status"] == "cancelled"
 
 
 def test_a_launch_line_cannot_raise_the_editors_limits(tmp_path):
@@ -96,20 +117,16 @@ def test_shutdown_answers_and_exit_ends_while_a_run_is_pending(tmp_path):
         client.close()
 
 
-def test_an_edit_stops_the_run(tmp_path):
-    client = start(tmp_path, UNLIMITED)
-    try:
-        open_doc(client, "file:///tmp/huge.wave", HUGE)
-        run(client, 1, "file:///tmp/huge.wave", "k")
+def test_an_edit_stops_the_run(servers):
+    with unlimited_session(servers) as (client, names, huge, _small):
+        run(client, names.id(1), huge, "k")
         time.sleep(1.0)
         client.notify("textDocument/didChange", {
-            "textDocument": {"uri": "file:///tmp/huge.wave", "version": 2},
+            "textDocument": {"uri": huge, "version": 2},
             "contentChanges": [{"range": {"start": {"line": 5, "character": 0},
                                           "end": {"line": 5, "character": 0}},
                                 "text": "; edited\n"}]})
-        assert answer(client, 1)["result"]["status"] == "cancelled"
-    finally:
-        client.close()
+        assert answer(client, names.id(1))["result"]["status"] == "cancelled"
 
 
 # ---- a settling at the revision a Run is running does not cancel it -----------------------------

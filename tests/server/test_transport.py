@@ -1,7 +1,8 @@
 """Framing and lifecycle through a raw JSON-RPC client: malformed headers and
 bodies get a parse error and never deafen the session; invalid params, requests before
 `initialize` and after `shutdown` are answered per the LSP specification; `exit` without
-`shutdown` ends the server with status 1."""
+`shutdown` ends the server with status 1. The tests that end no session and send nothing
+malformed share one initialized server (`shared`), each with request ids of its own."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 
 import pytest
 
-from .rawclient import INIT_PARAMS, RawClient, frame
+from .rawclient import INIT_PARAMS, Fresh, RawClient, SharedServers, frame
 
 HOVER = {"textDocument": {"uri": "file:///tmp/t.wave"}, "position": {"line": 0, "character": 0}}
 SHUTDOWN_REQUEST = {"jsonrpc": "2.0", "id": "bye", "method": "shutdown"}
@@ -20,6 +21,21 @@ def raw(tmp_path):
     client = RawClient(tmp_path / "cache")
     yield client
     client.close()
+
+
+def _initialized(folder) -> RawClient:
+    client = RawClient(folder / "cache")
+    client.initialize()
+    return client
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    """The module's initialized server (`servers.session("initialized")`), for the tests that
+    leave its session as they found it."""
+    started = SharedServers(tmp_path_factory.mktemp, _initialized)
+    yield started
+    started.close()
 
 
 def still_answers(raw: RawClient, msg_id) -> None:
@@ -39,12 +55,13 @@ def ping(msg_id):
     b"CONTENT-LENGTH :  %d\r\n\r\n",                                      # spaces around
     b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %d\r\n\r\n",
 ])
-def test_header_spellings_are_read(raw, header):
-    raw.initialize()
-    body = json.dumps(ping(1)).encode()
-    raw.send(frame(body, header % len(body)))
-    assert "result" in raw.response(1)
-    still_answers(raw, 2)
+def test_header_spellings_are_read(servers, header):
+    names = Fresh()
+    with servers.session("initialized") as shared:
+        body = json.dumps(ping(names.id(1))).encode()
+        shared.send(frame(body, header % len(body)))
+        assert "result" in shared.response(names.id(1))
+        still_answers(shared, names.id(2))
 
 
 @pytest.mark.parametrize("case", ["negative", "missing", "garbage", "too-short", "too-long",
@@ -78,35 +95,37 @@ def test_a_malformed_message_is_answered_and_the_session_goes_on(raw, case):
     raw.response("bye")
 
 
-def test_invalid_params_get_an_error_response(raw):
-    raw.initialize()
-    raw.request(1, "textDocument/hover", {"textDocument": {"uri": 5}, "position": "x"})
-    assert raw.response(1)["error"]["code"] == -32602
-    raw.request(2, "textDocument/rename", {"textDocument": {"uri": "file:///tmp/t.wave"},
-                                           "position": {"line": 0, "character": 0},
-                                           "newName": None})
-    assert raw.response(2)["error"]["code"] == -32602
-    raw.request(3, "textDocument/hover", "a string")
-    assert raw.response(3)["error"]["code"] == -32602
-    still_answers(raw, 4)
+def test_invalid_params_get_an_error_response(servers):
+    ids = Fresh().id
+    rename = {"textDocument": {"uri": "file:///tmp/t.wave"},
+              "position": {"line": 0, "character": 0}, "newName": None}
+    with servers.session("initialized") as shared:
+        shared.request(ids(1), "textDocument/hover",
+                       {"textDocument": {"uri": 5}, "position": "x"})
+        assert shared.response(ids(1))["error"]["code"] == -32602
+        shared.request(ids(2), "textDocument/rename", rename)
+        assert shared.response(ids(2))["error"]["code"] == -32602
+        shared.request(ids(3), "textDocument/hover", "a string")
+        assert shared.response(ids(3))["error"]["code"] == -32602
+        still_answers(shared, ids(4))
 
 
-def test_rename_with_null_name_never_renames_to_none(raw):
-    raw.initialize()
+def test_rename_with_null_name_never_renames_to_none(servers):
+    names = Fresh()
+    uri = names.uri("r")
     text = ".kernel k\nloop_top:\n    halt\n.end\n"
-    raw.notify("textDocument/didOpen", {"textDocument": {
-        "uri": "file:///tmp/r.wave", "languageId": "wave", "version": 1, "text": text}})
-    raw.request(1, "textDocument/rename", {"textDocument": {"uri": "file:///tmp/r.wave"},
-                                           "position": {"line": 1, "character": 2},
-                                           "newName": None})
-    answer = raw.response(1)
-    assert "None" not in json.dumps(answer.get("result"))
-    assert answer["error"]["code"] == -32602
-    raw.request(2, "textDocument/rename", {"textDocument": {"uri": "file:///tmp/r.wave"},
-                                           "position": {"line": 1, "character": 2},
-                                           "newName": "again"})
-    edits = raw.response(2)["result"]["changes"]["file:///tmp/r.wave"]
-    assert {e["newText"] for e in edits} == {"again"}
+    at = {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 2}}
+    with servers.session("initialized") as shared:
+        shared.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "wave", "version": 1, "text": text}})
+        shared.request(names.id(1), "textDocument/rename", {**at, "newName": None})
+        answer = shared.response(names.id(1))
+        assert "None" not in json.dumps(answer.get("result"))
+        assert answer["error"]["code"] == -32602
+        shared.request(names.id(2), "textDocument/rename", {**at, "newName": "again"})
+        edits = shared.response(names.id(2))["result"]["changes"][uri]
+        assert {e["newText"] for e in edits} == {"again"}
+        shared.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
 
 def test_requests_before_initialize_get_server_not_initialized(raw):
