@@ -1,6 +1,7 @@
 // Drives the VS Code workbench (code-server) in Debian's Chromium with playwright-core.
 //
-// Started by tests/vscode/workbench.py with the workbench URL; reads one JSON request per line on
+// Started by tests/vscode/workbench.py (it launches the browser at once, while code-server starts;
+// the `load` step opens the workbench URL); reads one JSON request per line on
 // stdin, {"id": 1, "call": "openFile", "args": ["broken.wave"]}, runs the step of the same name
 // below and answers {"id": 1, "result": ...} or {"id": 1, "error": "..."} on stdout. The steps
 // only act and observe (what the user sees: the DOM); the Python tests assert.
@@ -10,7 +11,7 @@ import * as readline from 'readline';
 const require = createRequire(process.env.WAVE_EXTENSION_DIR + '/package.json');
 const { chromium } = require('playwright-core');
 
-const [url, artifacts] = process.argv.slice(2);
+const [artifacts] = process.argv.slice(2);
 const browser = await chromium.launch({
     executablePath: process.env.WAVE_CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
@@ -28,15 +29,20 @@ async function text(locator) {
 }
 
 const steps = {
-    async load() {
+    async load(url) {
         await page.goto(url);
         await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
         await page.locator('.explorer-folders-view, .monaco-workbench .part.sidebar').first().waitFor({ timeout: 60000 });
         return true;
     },
 
-    /** Resizes the browser window's page (the workbench re-lays itself out). */
+    /** Resizes the browser window's page (the workbench re-lays itself out); a page of that
+     * size already is left as it is. */
     async viewport(width, height) {
+        const now = page.viewportSize();
+        if (now.width === width && now.height === height) {
+            return true;
+        }
         await page.setViewportSize({ width, height });
         await page.waitForTimeout(500);
         return true;
@@ -131,7 +137,10 @@ const steps = {
         await page.keyboard.press('Enter');
         await page.locator('.tab.active', { hasText: name }).first().waitFor({ timeout: 30000 });
         await lines().waitFor();
-        await page.waitForTimeout(300);
+        // the editor takes the keyboard once it is focused (give up waiting after a while: a
+        // widget may keep the focus, as before)
+        await page.locator('.editor-group-container.active .monaco-editor.focused').first()
+            .waitFor({ timeout: 3000 }).catch(() => {});
         return true;
     },
 
@@ -144,6 +153,15 @@ const steps = {
             }
         }
         return '';
+    },
+
+    /** The text of each frame (webviews' included), in page.frames() order. */
+    async frameTexts() {
+        const out = [];
+        for (const frame of page.frames()) {
+            out.push(await frame.locator('body').innerText().catch(() => ''));
+        }
+        return out;
     },
 
     /** The images of every webview (the extension page's README among them): each one's
