@@ -112,15 +112,17 @@ const steps = {
                 continue;
             }
             await page.keyboard.press('Enter');
-            // done once the palette closed or shows something else (a command's own picker)
-            const deadline = Date.now() + 10000;
-            while (Date.now() < deadline) {
-                const shown = await widget.isVisible().catch(() => false);
-                const value = shown ? await input.inputValue().catch(() => '') : '';
-                if (!shown || value !== `>${title}`) {
-                    return true;
-                }
-                await page.waitForTimeout(200);
+            // done once the palette closed or shows something else (a command's own picker),
+            // looked at every 50 ms
+            const done = await page.waitForFunction((typed) => {
+                const shown = [...document.querySelectorAll('.quick-input-widget')].find((w) => {
+                    const box = w.getBoundingClientRect();
+                    return box.width > 0 && box.height > 0 && getComputedStyle(w).visibility !== 'hidden';
+                });
+                return shown === undefined || shown.querySelector('input')?.value !== typed;
+            }, `>${title}`, { polling: 50, timeout: 10000 }).then(() => true, () => false);
+            if (done) {
+                return true;
             }
         }
         throw new Error(`the palette did not run ${title}`);
