@@ -74,8 +74,14 @@ const steps = {
         }, needle);
     },
 
-    /** Clicks the code lens `label` of the lens line above the editor line containing `needle`. */
+    /** Clicks the code lens `label` of the lens line above the editor line containing `needle`,
+     * once it is drawn (a file just opened shows its lenses when the server has sent them). */
     async clickLens(needle, label) {
+        const drawn = Date.now() + 30000;
+        while (!((await steps.lensLine(needle))?.lenses ?? []).some((l) => l.text.includes(label))) {
+            if (Date.now() > drawn) break;   // clickLensOnce says what is missing
+            await page.waitForTimeout(100);
+        }
         // The lenses are drawn again when the server refreshes them: retry a detached click.
         for (let attempt = 0; ; attempt++) {
             try {
