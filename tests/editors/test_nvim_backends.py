@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 
@@ -210,15 +209,15 @@ def test_terminal_highlights_the_mapped_lines(tmp_path, terminal):
     source, and moving it in the source highlights the PTX of the instruction."""
     term, _ = _ptx_split(tmp_path, terminal)
     term.keys("/mul.lo.s32 %r4", "Enter")           # the cursor in the PTX split
-    time.sleep(1.5)
-    screen = term.screen(escapes=True)
+    screen = term.screen_when(lambda s: _highlighted(s, "imul    r4, r0, r3", 0) and
+                              not _highlighted(s, "imul    r2, r0, r1", 0), escapes=True)
     save("nvim-tmux-emit-map-from-ptx.txt", screen)
     assert _highlighted(screen, "imul    r4, r0, r3", 0), screen
     assert not _highlighted(screen, "imul    r2, r0, r1", 0), screen
     term.keys("C-w", "h")                            # the cursor in the source
     term.keys("/imul    r2", "Enter")
-    time.sleep(1.5)
-    screen = term.screen(escapes=True)
+    screen = term.screen_when(lambda s: _highlighted(s, "mul.lo.s32 %r2, %r0, %r1;", 1) and
+                              not _highlighted(s, "mul.lo.s32 %r4, %r0, %r3;", 1), escapes=True)
     save("nvim-tmux-emit-map-from-source.txt", screen)
     assert _highlighted(screen, "mul.lo.s32 %r2, %r0, %r1;", 1), screen
     assert not _highlighted(screen, "mul.lo.s32 %r4, %r0, %r3;", 1), screen

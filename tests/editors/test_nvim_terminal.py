@@ -51,6 +51,21 @@ class Terminal:
                 raise AssertionError(f"not on the screen after {timeout:g} s: {missing}\n{screen}")
             time.sleep(0.2)
 
+    def screen_when(self, ready, escapes: bool = False, timeout: float = 30) -> str:
+        """The screen once `ready(screen)` is true (an AssertionError in it counts as false),
+        or the last screen after `timeout`: the caller's assertions then say what is wrong."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen(escapes)
+            try:
+                if ready(screen):
+                    return screen
+            except AssertionError:
+                pass
+            if time.monotonic() > deadline:
+                return screen
+            time.sleep(0.2)
+
     def close(self) -> None:
         subprocess.run(self.tmux + ["kill-server"], capture_output=True, timeout=30)
 
@@ -115,8 +130,7 @@ def test_terminal_shows_the_run_values(tmp_path, terminal):
     path = tmp_path / "divergent_break.wave"
     path.write_text(source, encoding="utf-8")
     term = terminal(path)
-    term.wait_for("mov_sr")
-    time.sleep(1)
+    term.wait_for("mov_sr", "▶ Run")                        # attached: the lenses are drawn
     term.keys(":/mov_sr", "Enter", ":LspWaveRun", "Enter")
     screen = term.wait_for("r0 = 0, 1, 2", "✓")
     save("nvim-tmux-run.txt", screen)
@@ -208,11 +222,10 @@ def test_terminal_every_lens_result_fits_at_120_columns(tmp_path, terminal):
     term.keys(":/wave-lsp run:", "Enter", ":LspWaveRun", "Enter")
     term.wait_for("lanes active")
     term.keys(":LspWaveProfile", "Enter")
-    time.sleep(2)
+    term.wait_for("◔ Profile:")                          # the profile has run
     term.keys(":LspWaveTest", "Enter")
     term.wait_for("failed")
     term.keys(":cclose", "Enter")
-    time.sleep(2)
     titles_file = tmp_path / "lenses.txt"
     # every lens's whole title: the server shortens titles into their tooltips. The lenses
     # are asked for again after each result (a refresh): between the answers the list is
@@ -231,8 +244,11 @@ def test_terminal_every_lens_result_fits_at_120_columns(tmp_path, terminal):
         if any(t.startswith("✓") for t in titles) and any("failed" in t for t in titles):
             break
         time.sleep(1)
-    time.sleep(1)                   # the virtual lines drawn for the list just read
-    screen = term.screen()
+
+    def drawn(screen: str) -> bool:   # the virtual lines drawn for the list just read
+        flat = screen.replace("\n", " ")
+        return all(" ".join(t.split()) in flat for t in titles)
+    screen = term.screen_when(drawn, timeout=15)
     save("nvim-tmux-lenses-120.txt", screen)
     assert any(t.startswith("✓") for t in titles) and any("failed" in t for t in titles), titles
     assert not any(t.endswith("…") for t in titles), titles

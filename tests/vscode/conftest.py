@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .workbench import ARTIFACTS, EXTENSION, ROOT, CodeServer, Workbench, missing_tools
+from .workbench import ARTIFACTS, EXTENSION, ROOT, Workbench, missing_tools
 
 KERNELS = Path(__file__).with_name("kernels")
 
@@ -82,24 +82,32 @@ def vsix(vscode_tools) -> Path:
 @pytest.fixture(scope="session")
 def native_vsix(vscode_tools, tmp_path_factory) -> Path:
     """The .vsix of this platform (`npm run package:native`: `vsce package --target`, with the
-    wheel with the native core for this Python beside the pure one), copied out of the way;
-    server/ is left as it was (the universal .vsix's tests read it)."""
+    wheel with the native core for this Python beside the pure one), moved out of the way;
+    server/ is left as it was (the universal .vsix's tests read it). Under pytest-xdist it is
+    built once per test run, by the first worker that needs it, into the run's temporary
+    folder (the workers' folders are inside it)."""
     if sys.platform != "linux" or platform.machine() not in ("x86_64", "aarch64"):
         pytest.skip("the platform .vsix test is written for Linux")
     target = "linux-x64" if platform.machine() == "x86_64" else "linux-arm64"
+    name = f"wave-lsp-{target}-0.1.0.vsix"
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    folder = (tmp_path_factory.getbasetemp().parent / "native-vsix" if run
+              else tmp_path_factory.mktemp("native-vsix"))
+    copy = folder / name
     server = EXTENSION / "server"
     with extension_lock():
+        if copy.is_file():
+            return copy
         kept = {p.name: p.read_bytes() for p in server.glob("*")} if server.is_dir() else {}
         try:
             _npm("run", "package:native", timeout=600)
         finally:
             shutil.rmtree(server, ignore_errors=True)
             server.mkdir()
-            for name, data in kept.items():
-                (server / name).write_bytes(data)
-        built = EXTENSION / f"wave-lsp-{target}-0.1.0.vsix"
-        copy = tmp_path_factory.mktemp("native-vsix") / built.name
-        shutil.move(built, copy)
+            for wheel, data in kept.items():
+                (server / wheel).write_bytes(data)
+        folder.mkdir(exist_ok=True)
+        shutil.move(EXTENSION / name, copy)
     return copy
 
 
@@ -131,14 +139,12 @@ def workbench(tmp_path_factory, vsix: Path, name: str, settings: dict,
     workspace = kernel_workspace(home / "kernels")
     if prepare is not None:
         prepare(workspace)
-    server = CodeServer(home, vsix, settings=settings)
-    wb = Workbench(server, workspace, artifacts(name))
+    wb = Workbench.start(home, vsix, settings, workspace, artifacts(name))
     wb.workspace = workspace
     try:
         yield wb
     finally:
-        wb.close()
-        server.stop()
+        wb.stop()
 
 
 @pytest.fixture(scope="module")

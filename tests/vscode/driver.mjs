@@ -1,6 +1,7 @@
 // Drives the VS Code workbench (code-server) in Debian's Chromium with playwright-core.
 //
-// Started by tests/vscode/workbench.py with the workbench URL; reads one JSON request per line on
+// Started by tests/vscode/workbench.py (it launches the browser at once, while code-server starts;
+// the `load` step opens the workbench URL); reads one JSON request per line on
 // stdin, {"id": 1, "call": "openFile", "args": ["broken.wave"]}, runs the step of the same name
 // below and answers {"id": 1, "result": ...} or {"id": 1, "error": "..."} on stdout. The steps
 // only act and observe (what the user sees: the DOM); the Python tests assert.
@@ -10,7 +11,7 @@ import * as readline from 'readline';
 const require = createRequire(process.env.WAVE_EXTENSION_DIR + '/package.json');
 const { chromium } = require('playwright-core');
 
-const [url, artifacts] = process.argv.slice(2);
+const [artifacts] = process.argv.slice(2);
 const browser = await chromium.launch({
     executablePath: process.env.WAVE_CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
@@ -28,15 +29,20 @@ async function text(locator) {
 }
 
 const steps = {
-    async load() {
+    async load(url) {
         await page.goto(url);
         await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
         await page.locator('.explorer-folders-view, .monaco-workbench .part.sidebar').first().waitFor({ timeout: 60000 });
         return true;
     },
 
-    /** Resizes the browser window's page (the workbench re-lays itself out). */
+    /** Resizes the browser window's page (the workbench re-lays itself out); a page of that
+     * size already is left as it is. */
     async viewport(width, height) {
+        const now = page.viewportSize();
+        if (now.width === width && now.height === height) {
+            return true;
+        }
         await page.setViewportSize({ width, height });
         await page.waitForTimeout(500);
         return true;
@@ -68,8 +74,14 @@ const steps = {
         }, needle);
     },
 
-    /** Clicks the code lens `label` of the lens line above the editor line containing `needle`. */
+    /** Clicks the code lens `label` of the lens line above the editor line containing `needle`,
+     * once it is drawn (a file just opened shows its lenses when the server has sent them). */
     async clickLens(needle, label) {
+        const drawn = Date.now() + 30000;
+        while (!((await steps.lensLine(needle))?.lenses ?? []).some((l) => l.text.includes(label))) {
+            if (Date.now() > drawn) break;   // clickLensOnce says what is missing
+            await page.waitForTimeout(100);
+        }
         // The lenses are drawn again when the server refreshes them: retry a detached click.
         for (let attempt = 0; ; attempt++) {
             try {
@@ -106,15 +118,17 @@ const steps = {
                 continue;
             }
             await page.keyboard.press('Enter');
-            // done once the palette closed or shows something else (a command's own picker)
-            const deadline = Date.now() + 10000;
-            while (Date.now() < deadline) {
-                const shown = await widget.isVisible().catch(() => false);
-                const value = shown ? await input.inputValue().catch(() => '') : '';
-                if (!shown || value !== `>${title}`) {
-                    return true;
-                }
-                await page.waitForTimeout(200);
+            // done once the palette closed or shows something else (a command's own picker),
+            // looked at every 50 ms
+            const done = await page.waitForFunction((typed) => {
+                const shown = [...document.querySelectorAll('.quick-input-widget')].find((w) => {
+                    const box = w.getBoundingClientRect();
+                    return box.width > 0 && box.height > 0 && getComputedStyle(w).visibility !== 'hidden';
+                });
+                return shown === undefined || shown.querySelector('input')?.value !== typed;
+            }, `>${title}`, { polling: 50, timeout: 10000 }).then(() => true, () => false);
+            if (done) {
+                return true;
             }
         }
         throw new Error(`the palette did not run ${title}`);
@@ -131,7 +145,10 @@ const steps = {
         await page.keyboard.press('Enter');
         await page.locator('.tab.active', { hasText: name }).first().waitFor({ timeout: 30000 });
         await lines().waitFor();
-        await page.waitForTimeout(300);
+        // the editor takes the keyboard once it is focused (give up waiting after a while: a
+        // widget may keep the focus, as before)
+        await page.locator('.editor-group-container.active .monaco-editor.focused').first()
+            .waitFor({ timeout: 3000 }).catch(() => {});
         return true;
     },
 
@@ -144,6 +161,15 @@ const steps = {
             }
         }
         return '';
+    },
+
+    /** The text of each frame (webviews' included), in page.frames() order. */
+    async frameTexts() {
+        const out = [];
+        for (const frame of page.frames()) {
+            out.push(await frame.locator('body').innerText().catch(() => ''));
+        }
+        return out;
     },
 
     /** The images of every webview (the extension page's README among them): each one's

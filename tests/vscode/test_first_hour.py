@@ -192,8 +192,13 @@ def test_create_launch_json_writes_one_configuration(vscode):
     launch.unlink(missing_ok=True)
     vscode.press("Control+Shift+D")
     vscode.click(".debug-view-content a, .welcome-view-content a", "create a launch.json file")
-    vscode.wait(1500)
-    if any("WAVE Kernel" in row for row in vscode.texts(".quick-input-widget .monaco-list-row")):
+
+    def picker_or_file():   # VS Code asks which debugger, or writes the file at once
+        if any("WAVE Kernel" in row
+               for row in vscode.texts(".quick-input-widget .monaco-list-row")):
+            return "picker"
+        return vscode.count(".tab.active:has-text('launch.json')") and "file"
+    if vscode.wait_until(picker_or_file, "the debugger pick or launch.json") == "picker":
         vscode.click(".quick-input-widget .monaco-list-row", "WAVE Kernel")   # the debugger pick
     vscode.waitFor(".tab", "launch.json")
     vscode.wait(500)
@@ -255,6 +260,9 @@ def test_getting_started_walkthrough(fresh):
     page = vscode.waitFor(".gettingStartedContainer", "Open an example kernel")
     for step in ("Install the language server", "Run the kernel", "Debug the kernel"):
         assert step in page
+    # the open step's page (a webview of media/walkthrough/server.md) drawn beside it
+    vscode.wait_until(lambda: any("The wave-lsp language server" in text
+                                  for text in vscode.frameTexts()), "the step's page")
     vscode.screenshot("walkthrough-01")
     readme_shot(vscode, "walkthrough")
     vscode.click(".gettingStartedContainer .getting-started-step", "Open an example kernel")

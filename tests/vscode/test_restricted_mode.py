@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import artifacts, kernel_workspace
-from .workbench import ROOT, CodeServer, Workbench
+from .workbench import ROOT, Workbench
 
 
 def _plant(path: Path, marker: Path) -> str:
@@ -36,12 +36,11 @@ def restricted(vsix, tmp_path):
         "wave.backends.ptxas": planted_ptxas}))
     user = {"wave.server.command": [str(ROOT / ".venv" / "bin" / "wave-lsp"), "serve"],
             "wave.trace.server": "verbose"}
-    server = CodeServer(tmp_path, vsix, user, workspace_trust=True)
-    wb = Workbench(server, workspace, artifacts("restricted-mode"))
+    wb = Workbench.start(tmp_path, vsix, user, workspace, artifacts("restricted-mode"),
+                         workspace_trust=True)
     wb.marker, wb.planted = marker, planted_ptxas
     yield wb
-    wb.close()
-    server.stop()
+    wb.stop()
 
 
 def test_restricted_mode_starts_no_program_the_workspace_names(restricted):
@@ -67,11 +66,10 @@ def test_restricted_mode_starts_no_program_the_workspace_names(restricted):
 def untrusted(vsix, tmp_path):
     workspace = kernel_workspace(tmp_path / "kernels", with_venv=False)
     user = {"wave.server.command": [str(ROOT / ".venv" / "bin" / "wave-lsp"), "serve"]}
-    server = CodeServer(tmp_path, vsix, user, workspace_trust=True)
-    wb = Workbench(server, workspace, artifacts("trust-granted"))
+    wb = Workbench.start(tmp_path, vsix, user, workspace, artifacts("trust-granted"),
+                         workspace_trust=True)
     yield wb
-    wb.close()
-    server.stop()
+    wb.stop()
 
 
 def lens_text(wb, needle: str) -> str:

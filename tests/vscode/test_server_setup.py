@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import artifacts, kernel_workspace
-from .workbench import ROOT, CodeServer, Workbench
+from .workbench import ROOT, Workbench
 
 
 def _path_without_wave_lsp() -> str:
@@ -29,16 +29,15 @@ def workbench_with(vsix, tmp_path):
 
     def start(name: str, settings: dict, package: Path = vsix) -> Workbench:
         workspace = kernel_workspace(tmp_path / "kernels", with_venv=False)
-        server = CodeServer(tmp_path, package, settings, env={"PATH": _path_without_wave_lsp()})
-        wb = Workbench(server, workspace, artifacts(name))
+        wb = Workbench.start(tmp_path, package, settings, workspace, artifacts(name),
+                             env={"PATH": _path_without_wave_lsp()})
         wb.workspace = workspace
-        opened.append((wb, server))
+        opened.append(wb)
         return wb
 
     yield start
-    for wb, server in opened:
-        wb.close()
-        server.stop()
+    for wb in opened:
+        wb.stop()
 
 
 def test_broken_server_is_a_clear_notification_and_textmate_still_colours(workbench_with):

@@ -2,7 +2,8 @@
 installed, and its workbench driven in Chromium by `driver.mjs` (playwright-core).
 
 `CodeServer` owns one code-server process with its own user-data and extensions folders;
-`Workbench` owns one browser page on it and forwards steps to the driver over JSON lines.
+`Workbench` owns one browser page on it and forwards steps to the driver over JSON lines;
+`Workbench.start` starts both, the browser while code-server starts.
 """
 
 from __future__ import annotations
@@ -92,14 +93,26 @@ class CodeServer:
                         **settings}, indent=2))
         self.env = {**os.environ, **(env or {})}
         self.env.pop("VSCODE_IPC_HOOK_CLI", None)
-        subprocess.run(self._command("--install-extension", str(vsix)), check=True,
-                       capture_output=True, env=self.env, timeout=120)
+        # the extension is installed while the server starts (a window reads the extensions
+        # folder when it opens, after both)
+        install = subprocess.Popen(self._command("--install-extension", str(vsix)),
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   env=self.env, text=True)
         self.process = subprocess.Popen(
             self._command("--auth", "none", "--bind-addr", f"127.0.0.1:{self.port}",
                           "--disable-telemetry", "--disable-update-check",
                           *(() if workspace_trust else ("--disable-workspace-trust",)),
                           "--disable-getting-started-override", "--ignore-last-opened"),
             stdout=self.log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
+        try:
+            installed, _ = install.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            install.kill()
+            self.stop()
+            raise
+        if install.returncode != 0:
+            self.stop()
+            raise RuntimeError(f"code-server --install-extension {vsix} failed:\n{installed}")
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -107,8 +120,9 @@ class CodeServer:
                 break
             except OSError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
                     raise RuntimeError(f"code-server did not start; see {home}/code-server.log")
-                time.sleep(0.3)
+                time.sleep(0.1)
 
     def _command(self, *args: str) -> list[str]:
         return ["node", str(CODE_SERVER), "--user-data-dir", str(self.user_data),
@@ -144,17 +158,40 @@ class StepFailed(AssertionError):
 class Workbench:
     """A Chromium page on a code-server workbench; `wb.openFile("k.wave")` runs a driver step."""
 
-    def __init__(self, server: CodeServer, folder: Path, artifacts: Path) -> None:
+    def __init__(self, artifacts: Path) -> None:
+        """Starts the driver, which launches the browser at once; `open` loads a workbench."""
         artifacts.mkdir(parents=True, exist_ok=True)
-        self.server = server
         self.artifacts = artifacts
+        self.server: CodeServer | None = None
         self.driver = subprocess.Popen(
-            ["node", str(Path(__file__).with_name("driver.mjs")), server.url(folder),
-             str(artifacts)],
+            ["node", str(Path(__file__).with_name("driver.mjs")), str(artifacts)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             env={**os.environ, "WAVE_EXTENSION_DIR": str(EXTENSION), "WAVE_CHROMIUM": CHROMIUM})
         self._next = 0
-        self.call("load")
+
+    def open(self, server: CodeServer, folder: Path) -> Workbench:
+        """Loads the workbench of `server` on `folder` (stopped with this workbench)."""
+        self.server = server
+        self.call("load", server.url(folder))
+        return self
+
+    @classmethod
+    def start(cls, home: Path, vsix: Path, settings: dict[str, Any], folder: Path,
+              artifacts: Path, **server: Any) -> Workbench:
+        """A code-server on `home` (CodeServer's keywords in `server`) and a workbench on
+        `folder`; the browser starts while the server does."""
+        wb = cls(artifacts)
+        try:
+            return wb.open(CodeServer(home, vsix, settings, **server), folder)
+        except BaseException:
+            wb.stop()
+            raise
+
+    def stop(self) -> None:
+        """Closes the browser, then stops its code-server."""
+        self.close()
+        if self.server is not None:
+            self.server.stop()
 
     def call(self, step: str, *args: Any) -> Any:
         assert self.driver.stdin is not None and self.driver.stdout is not None
