@@ -150,7 +150,7 @@ def test_wheels_for_each_target_are_chosen_by_their_platform_tags(vscode_tools):
 
 
 def test_typescript_lints_clean(vscode_tools):
-    npm("run", "lint")
+    npm("run", "lint", writes=False)
 
 
 def test_typescript_type_checks_and_server_finding_unit_tests(vscode_tools):
@@ -167,6 +167,6 @@ def test_typescript_type_checks_and_server_finding_unit_tests(vscode_tools):
 
 
 def test_textmate_grammar_tests(vscode_tools):
-    out = npm("run", "test:grammar").stdout
+    out = npm("run", "test:grammar", writes=False).stdout
     assert "kernel.wave run successfuly" in out
     assert "legacy.wave run successfuly" in out
