@@ -55,11 +55,3 @@ def run_wave_lsp(*args: str, cwd: Path | None = None, input: bytes | None = None
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     return subprocess.run([sys.executable, "-m", "wave_lsp", *args], cwd=cwd, input=input,
                           capture_output=True, timeout=timeout, env=env)
-
-
-def pytest_collection_modifyitems(items) -> None:
-    """The longest modules first, editor modules spread among the rest (tests/schedule.py);
-    pyproject.toml turns off xdist's own reordering, which would undo it."""
-    from schedule import schedule
-
-    schedule(items)
