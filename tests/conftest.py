@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,35 @@ if os.environ.get("CI"):
 # and commands started by the tests inherit it.
 os.environ["WAVE_LSP_STRICT"] = "1"
 
+# hipcc (Debian's ROCm, installed for the tests) takes a third of a second of CPU per
+# architecture, and every server that keeps a document open a second checks it with the
+# vendors' compilers (P824): the servers of tests about anything else ran it some 200 times.
+# Servers and commands started by the tests find no hipcc, except in the modules marked
+# `pytest.mark.hipcc` (the fixture below); ptxas (a hundredth of a second) stays.
+HIPCC_VARIABLE = "WAVE_LSP_HIPCC"
+os.environ[HIPCC_VARIABLE] = "off"
+
+
+@contextmanager
+def with_hipcc():
+    """hipcc found as on a machine with ROCm (PATH's), for this process and what it starts."""
+    before = os.environ.pop(HIPCC_VARIABLE, None)
+    try:
+        yield
+    finally:
+        if before is not None:
+            os.environ[HIPCC_VARIABLE] = before
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _hipcc_where_marked(request):
+    """A module marked `hipcc` runs with hipcc found, set before its servers start."""
+    if request.node.get_closest_marker("hipcc") is None:
+        yield
+        return
+    with with_hipcc():
+        yield
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from corpus import distinct_source, repeated_source  # noqa: E402,F401  (inputs of distinct lines)
@@ -28,10 +58,12 @@ from shared import example_names, examples_dir as shared_examples_dir  # noqa: E
 
 
 def pytest_configure(config) -> None:
-    """Once per session (not in each xdist worker): the package's bytecode. The tests start
+    """The `hipcc` marker; once per session (not in each xdist worker), the package's bytecode. The tests start
     well over a thousand subprocesses (servers, commands, adapters); where bytecode is not
     written (PYTHONDONTWRITEBYTECODE, as on this project's machines) each one compiled every
     module it imports again: 0.04 s of CPU per command, 0.15 s per server start."""
+    config.addinivalue_line("markers", "hipcc: the module's servers and commands find hipcc "
+                            "(elsewhere WAVE_LSP_HIPCC=off hides it)")
     if hasattr(config, "workerinput"):
         return
     import compileall

@@ -19,6 +19,8 @@ from wave_lsp.isa.kernel_abi import METAL_BUFFER_ARGUMENTS
 from conftest import run_wave_lsp, shared_examples_dir
 from vendor_batch import SYCL_INCLUDE, compiler
 
+pytestmark = pytest.mark.hipcc      # the vendors' compilers, hipcc among them
+
 ARGUMENTS = """.kernel args
 .registers 12
 .workgroup_size 32, 1, 1

@@ -28,6 +28,8 @@ from test_emit import CORRECTIONS, WAVE_GUARDS, _mma_kernel, program
 from test_emit_waves import DIVERGENT, HALTED, STRAIGHT, _program
 from vendor_batch import describe, rejections
 
+pytestmark = pytest.mark.hipcc      # hipcc is one of the compilers
+
 VENDOR_TARGETS = ("ptx", "hip", "sycl")
 CONTROL = {"if", "else", "endif", "loop", "endloop", "break", "continue", "call", "return", "halt"}
 

@@ -4,11 +4,15 @@ hover and `wave-lsp.kernelResources`), against rows computed by hand from the ve
 
 from __future__ import annotations
 
+import pytest
+
 from wave_lsp.ide.resources import kernel_resources
 from wave_lsp.ide.vendor_usage import KernelFigures
 from wave_lsp.isa.occupancy import (ARCH_LIMITS, TARGET_ARCHES, compute,
                                     vendor_register_count)
 from wave_lsp.syntax.document import Document
+
+pytestmark = pytest.mark.hipcc      # against hipcc's own figures
 
 SOURCE = ".kernel k\n.registers 16\n.workgroup_size 128, 1, 1\n    iadd r1, r2, r3\n    halt\n.end\n"
 

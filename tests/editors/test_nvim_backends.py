@@ -15,6 +15,8 @@ from wave_lsp.syntax.document import Document
 from .nvim import ROOT, run_nvim
 from .test_nvim_terminal import save, terminal  # noqa: F401 (the tmux fixture)
 
+pytestmark = pytest.mark.hipcc      # Show HIP adds hipcc's figures
+
 EXAMPLE = ROOT / "examples" / "divergent_break.wave"
 
 EMIT = """

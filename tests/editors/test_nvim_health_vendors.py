@@ -14,6 +14,8 @@ from wave_lsp.asm import vendors
 
 from .nvim import VENV_BIN, run_nvim
 
+pytestmark = pytest.mark.hipcc      # :checkhealth finds ptxas and hipcc
+
 
 def health(tmp_path, setup: str = "", **env: str) -> str:
     return "\n".join(run_nvim(tmp_path, f"""

@@ -18,7 +18,7 @@ from vendor_batch import compiler
 from .conftest import ONE_PRESET, example, open_document
 from .test_portability import configure, execute
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), ONE_PRESET,
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), ONE_PRESET, pytest.mark.hipcc,
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 HALF = ".kernel halves\n.registers 8\n    mov_imm r1, 0x3C00\n    hadd r2, r1, r1\n" \

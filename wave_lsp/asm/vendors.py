@@ -6,6 +6,7 @@ SYCL has no device compiler on the registries: its text is compiled for the host
 compiler against Intel's SYCL headers (`include`, from the intel-sycl-rt wheel).
 
 Found in this order: an explicit path (the editor's `backends.ptxas` / `backends.hipcc`), the
+environment's (`WAVE_LSP_PTXAS` / `WAVE_LSP_HIPCC`: a path, a name on PATH, or `off`), the
 program on PATH, and for ptxas the `nvidia-cuda-nvcc-cu12` wheel's `nvidia/cuda_nvcc/bin`.
 Each run is bounded (`compiler_runs`: a few at once, stopped when its job is cancelled or after
 `timeout` seconds); results are cached by (compiler, architecture, text); nothing here imports a
@@ -27,6 +28,9 @@ from ..syntax.memo import register_memo
 from . import compiler_runs
 
 COMPILERS = {"ptx": "ptxas", "hip": "hipcc", "sycl": "g++"}
+# the environment's choice, below a setting and above PATH: a path, a name on PATH, or "off"
+COMPILER_VARIABLES = {"ptx": "WAVE_LSP_PTXAS", "hip": "WAVE_LSP_HIPCC"}
+_OFF = ("off", "false", "0", "none")
 TIMEOUT_S = 120         # the command line's and the tests' limit per run (the editor's is shorter)
 
 
@@ -90,11 +94,15 @@ def program_setting_ok(configured: str) -> bool:
 
 def find_compiler(target: str, configured: str | None = None) -> str | None:
     """The compiler for `target` ("ptx" or "hip"): `configured` (an absolute path or a name on
-    PATH) when given, else the one on PATH, else (ptxas) the nvidia wheel's; None when there
-    is none."""
+    PATH) when given, else the environment's (`COMPILER_VARIABLES`; `off` for none), else the
+    one on PATH, else (ptxas) the nvidia wheel's; None when there is none."""
     name = COMPILERS.get(target)
     if name is None:
         return None
+    if not configured:
+        configured = os.environ.get(COMPILER_VARIABLES.get(target, ""), "").strip() or None
+        if configured is not None and configured.lower() in _OFF:
+            return None
     if configured:
         if not program_setting_ok(configured):
             return None
