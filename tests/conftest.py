@@ -58,10 +58,11 @@ from shared import example_names, examples_dir as shared_examples_dir  # noqa: E
 
 
 def pytest_configure(config) -> None:
-    """The `hipcc` marker; once per session (not in each xdist worker), the package's bytecode. The tests start
-    well over a thousand subprocesses (servers, commands, adapters); where bytecode is not
-    written (PYTHONDONTWRITEBYTECODE, as on this project's machines) each one compiled every
-    module it imports again: 0.04 s of CPU per command, 0.15 s per server start."""
+    """The `hipcc` marker; once per session (not in each xdist worker), the package's
+    bytecode. The tests start well over a thousand subprocesses (servers, commands, adapters);
+    where bytecode is not written (PYTHONDONTWRITEBYTECODE, as on this project's machines) each
+    one compiled every module it imports again: 0.04 s of CPU per command, 0.15 s per server
+    start."""
     config.addinivalue_line("markers", "hipcc: the module's servers and commands find hipcc "
                             "(elsewhere WAVE_LSP_HIPCC=off hides it)")
     if hasattr(config, "workerinput"):

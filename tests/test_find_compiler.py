@@ -70,3 +70,14 @@ def test_a_marked_test_does_not_find_it_unless_its_module_is_marked():
     # the marker is read per module (its servers start before its tests): a single test's
     # mark changes nothing
     assert os.environ.get("WAVE_LSP_HIPCC") == "off"
+
+
+def test_the_editor_says_which_variable_chose():
+    from wave_lsp.ide.vendor_help import NOT_A_PROGRAM, OFF, Absent
+
+    assert Absent("hip", OFF, "off", "WAVE_LSP_HIPCC").why() == "turned off (`WAVE_LSP_HIPCC=off`)"
+    assert Absent("hip", OFF).why() == "turned off (`backends.hipcc: false`)"
+    assert Absent("ptx", NOT_A_PROGRAM, "nope", "WAVE_LSP_PTXAS").why() == \
+        "`WAVE_LSP_PTXAS` names 'nope', which is not a program here"
+    assert "point the setting backends.ptxas" in \
+        Absent("ptx", NOT_A_PROGRAM, "nope", "WAVE_LSP_PTXAS").text()

@@ -22,6 +22,8 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from wave_lsp.asm.vendors import COMPILER_VARIABLES
+
 from .conftest import PRESETS, SERVER, VS_CODE, configure, open_document
 from .lspclient import make_client
 from .test_portability import execute
@@ -47,7 +49,25 @@ def _path_without_compilers() -> str:
 
 NO_COMPILERS = ClientServerConfig(server_command=[sys.executable, "-m", "wave_lsp", "serve"],
                                   client_factory=make_client,
-                                  server_env={**os.environ, "PATH": _path_without_compilers()})
+                                  server_env={**{k: v for k, v in os.environ.items()
+                                                 if k not in COMPILER_VARIABLES.values()},
+                                              "PATH": _path_without_compilers()})
+
+
+# hipcc turned off by the environment (no setting names one), ptxas by its setting
+HIPCC_OFF = ClientServerConfig(server_command=[sys.executable, "-m", "wave_lsp", "serve"],
+                               client_factory=make_client,
+                               server_env={**os.environ, "WAVE_LSP_HIPCC": " Off "})
+
+
+@pytest_lsp.fixture(config=HIPCC_OFF, scope="module")
+async def hipcc_off(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(t.InitializeParams(
+        capabilities=client_capabilities(PRESETS[1]),
+        initialization_options={"workspaceTrusted": True, "diagnostics": {"debounceMs": 5},
+                                "backends": {"ptxas": False}}))
+    yield
+    await lsp_client.shutdown_session()
 
 
 @pytest_lsp.fixture(config=NO_COMPILERS, scope="module")
@@ -121,6 +141,17 @@ async def test_a_compiler_not_on_path_is_explained_as_not_found(bare):
         assert shown["vendorAbsent"]["reason"] == "not found"
     finally:
         await configure(bare, {"backends": {"ptxas": False, "hipcc": False}})
+
+
+async def test_a_compiler_the_environment_turns_off_is_explained_so(hipcc_off):
+    uri = open_document(hipcc_off, KERNEL, "env_off")
+    text = await _hover(hipcc_off, uri)
+    assert "**hipcc** turned off (`WAVE_LSP_HIPCC=Off`)" in text, text
+    assert "`wave.backends.hipcc`" in text        # the setting still points at another one
+    shown = await execute(hipcc_off, "wave-lsp.emit", uri, "hip")
+    assert shown["vendorAbsent"]["reason"] == "off"
+    assert "hipcc turned off (`WAVE_LSP_HIPCC=Off`)" in " ".join(
+        line.lstrip("/ ") for line in shown["text"].splitlines() if line.startswith("//"))
 
 
 async def test_show_ptx_and_hip_explain_the_missing_compiler(bare):

@@ -92,6 +92,17 @@ def program_setting_ok(configured: str) -> bool:
     return os.path.isabs(path) or os.sep not in path
 
 
+def environment_choice(target: str) -> str | None:
+    """What the environment names for `target` (`COMPILER_VARIABLES`), stripped; None if unset
+    or empty."""
+    return os.environ.get(COMPILER_VARIABLES.get(target, ""), "").strip() or None
+
+
+def chosen_off(value: str) -> bool:
+    """Whether an environment variable's value turns its compiler off."""
+    return value.strip().lower() in _OFF
+
+
 def find_compiler(target: str, configured: str | None = None) -> str | None:
     """The compiler for `target` ("ptx" or "hip"): `configured` (an absolute path or a name on
     PATH) when given, else the environment's (`COMPILER_VARIABLES`; `off` for none), else the
@@ -100,8 +111,8 @@ def find_compiler(target: str, configured: str | None = None) -> str | None:
     if name is None:
         return None
     if not configured:
-        configured = os.environ.get(COMPILER_VARIABLES.get(target, ""), "").strip() or None
-        if configured is not None and configured.lower() in _OFF:
+        configured = environment_choice(target)
+        if configured is not None and chosen_off(configured):
             return None
     if configured:
         if not program_setting_ok(configured):

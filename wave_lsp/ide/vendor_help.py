@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+from ..asm.vendors import COMPILER_VARIABLES, chosen_off, environment_choice
 from ..isa.backends import VENDOR_COMPILER_PACKAGES
 
 COMPILER = {"ptx": "ptxas", "hip": "hipcc"}
@@ -36,6 +37,7 @@ class Absent:
     target: str
     reason: str                 # NOT_FOUND, OFF, NOT_A_PROGRAM or UNTRUSTED
     named: str | None = None    # what the setting names (NOT_A_PROGRAM)
+    variable: str | None = None  # the environment variable that chose it, where no setting did
 
     @property
     def compiler(self) -> str:
@@ -47,9 +49,11 @@ class Absent:
 
     def why(self) -> str:
         if self.reason == OFF:
-            return f"turned off (`{self.setting}: false`)"
+            return (f"turned off (`{self.variable}={self.named}`)" if self.variable
+                    else f"turned off (`{self.setting}: false`)")
         if self.reason == NOT_A_PROGRAM:
-            return f"`{self.setting}` names {self.named!r}, which is not a program here"
+            return f"`{self.variable or self.setting}` names {self.named!r}, which is not a " \
+                "program here"
         if self.reason == UNTRUSTED:
             return (f"an untrusted workspace does not run the program `{self.setting}` names, "
                     "and none is on PATH")
@@ -79,6 +83,17 @@ class Absent:
     def as_dict(self) -> dict:
         return {"compiler": self.compiler, "reason": self.reason, "why": self.why(),
                 "adds": _ADDS[self.target], "install": self.install(), "setting": self.setting}
+
+
+def chosen_by_environment(target: str) -> Absent | None:
+    """Why `target`'s compiler does not run when no setting names one but the environment does
+    (`WAVE_LSP_PTXAS` / `WAVE_LSP_HIPCC`: turned off, or naming no program); None if unset."""
+    chosen = environment_choice(target)
+    if chosen is None:
+        return None
+    variable = COMPILER_VARIABLES[target]
+    return (Absent(target, OFF, chosen, variable) if chosen_off(chosen)
+            else Absent(target, NOT_A_PROGRAM, chosen, variable))
 
 
 def absent_markdown(absent: list[Absent]) -> str:

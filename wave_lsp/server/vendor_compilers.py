@@ -18,7 +18,8 @@ from ..ide.emit import Translation, vendor_report
 from ..ide.state import DocumentState
 from ..ide.vendor_diagnostics import CODE as REJECTION_CODE, checked_targets
 from ..ide.vendor_diagnostics import rejections as find_rejections
-from ..ide.vendor_help import NOT_A_PROGRAM, NOT_FOUND, OFF, UNTRUSTED, Absent
+from ..ide.vendor_help import (NOT_A_PROGRAM, NOT_FOUND, OFF, UNTRUSTED, Absent,
+                               chosen_by_environment)
 from ..ide.vendor_usage import VENDOR_TARGETS, KernelFigures, VendorTools, kernel_figures
 from .server import WaveLanguageServer
 from .settings import BACKEND_TOOLS
@@ -100,6 +101,8 @@ def absent(server: WaveLanguageServer, targets: tuple[str, ...] | None = None) -
         elif isinstance(setting, str):
             out.append(Absent(target, NOT_A_PROGRAM, setting) if trusted
                        else Absent(target, UNTRUSTED))
+        elif (chosen := chosen_by_environment(target)) is not None:
+            out.append(chosen)      # the user's environment, not the workspace's: as PATH
         else:
             out.append(Absent(target, NOT_FOUND))
     return out
