@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+from wave_lsp.asm.vendors import COMPILER_VARIABLES
 
 # CI runs the property tests on a fixed sequence of examples (the same as `CI=true pytest` here),
 # so that its verdict is reproducible; a developer's run explores new examples each time.
@@ -25,30 +26,24 @@ os.environ["WAVE_LSP_STRICT"] = "1"
 # architecture, and every server that keeps a document open a second checks it with the
 # vendors' compilers (P824): the servers of tests about anything else ran it some 200 times.
 # Servers and commands started by the tests find no hipcc, except in the modules marked
-# `pytest.mark.hipcc` (the fixture below); ptxas (a hundredth of a second) stays.
-HIPCC_VARIABLE = "WAVE_LSP_HIPCC"
+# `pytest.mark.hipcc` (`_hipcc_where_marked`); ptxas (a hundredth of a second) stays.
+HIPCC_VARIABLE = COMPILER_VARIABLES["hip"]       # WAVE_LSP_HIPCC
 os.environ[HIPCC_VARIABLE] = "off"
-
-
-@contextmanager
-def with_hipcc():
-    """hipcc found as on a machine with ROCm (PATH's), for this process and what it starts."""
-    before = os.environ.pop(HIPCC_VARIABLE, None)
-    try:
-        yield
-    finally:
-        if before is not None:
-            os.environ[HIPCC_VARIABLE] = before
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _hipcc_where_marked(request):
-    """A module marked `hipcc` runs with hipcc found, set before its servers start."""
+    """A module marked `hipcc` runs with PATH's hipcc (as on a machine with ROCm): the variable
+    is unset before its servers start, and set again after it."""
     if request.node.get_closest_marker("hipcc") is None:
         yield
         return
-    with with_hipcc():
+    before = os.environ.pop(HIPCC_VARIABLE)
+    try:
         yield
+    finally:
+        os.environ[HIPCC_VARIABLE] = before
+
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))

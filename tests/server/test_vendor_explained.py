@@ -54,6 +54,14 @@ NO_COMPILERS = ClientServerConfig(server_command=[sys.executable, "-m", "wave_ls
                                               "PATH": _path_without_compilers()})
 
 
+async def _initialise(lsp_client: LanguageClient, preset: str, backends: dict) -> None:
+    """A trusted session as the editor `preset`, with the vendor compiler settings `backends`."""
+    await lsp_client.initialize_session(t.InitializeParams(
+        capabilities=client_capabilities(preset),
+        initialization_options={"workspaceTrusted": True, "diagnostics": {"debounceMs": 5},
+                                "backends": backends}))
+
+
 # hipcc turned off by the environment (no setting names one), ptxas by its setting
 HIPCC_OFF = ClientServerConfig(server_command=[sys.executable, "-m", "wave_lsp", "serve"],
                                client_factory=make_client,
@@ -62,10 +70,7 @@ HIPCC_OFF = ClientServerConfig(server_command=[sys.executable, "-m", "wave_lsp",
 
 @pytest_lsp.fixture(config=HIPCC_OFF, scope="module")
 async def hipcc_off(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(t.InitializeParams(
-        capabilities=client_capabilities(PRESETS[1]),
-        initialization_options={"workspaceTrusted": True, "diagnostics": {"debounceMs": 5},
-                                "backends": {"ptxas": False}}))
+    await _initialise(lsp_client, PRESETS[1], {"ptxas": False})
     yield
     await lsp_client.shutdown_session()
 
@@ -73,10 +78,7 @@ async def hipcc_off(lsp_client: LanguageClient):
 @pytest_lsp.fixture(config=NO_COMPILERS, scope="module")
 async def bare(lsp_client: LanguageClient):
     _watch_refreshes(lsp_client)
-    await lsp_client.initialize_session(t.InitializeParams(
-        capabilities=client_capabilities(PRESETS[1]),
-        initialization_options={"workspaceTrusted": True, "diagnostics": {"debounceMs": 5},
-                                "backends": {"ptxas": False, "hipcc": False}}))
+    await _initialise(lsp_client, PRESETS[1], {"ptxas": False, "hipcc": False})
     yield
     await lsp_client.shutdown_session()
 
@@ -98,10 +100,7 @@ def fake_ptxas(tmp_path_factory) -> Path:
 @pytest_lsp.fixture(params=VS_CODE, config=SERVER, scope="module")
 async def planted(request, lsp_client: LanguageClient, fake_ptxas):
     _watch_refreshes(lsp_client)
-    await lsp_client.initialize_session(t.InitializeParams(
-        capabilities=client_capabilities(request.param),
-        initialization_options={"workspaceTrusted": True, "diagnostics": {"debounceMs": 5},
-                                "backends": {"ptxas": str(fake_ptxas), "hipcc": False}}))
+    await _initialise(lsp_client, request.param, {"ptxas": str(fake_ptxas), "hipcc": False})
     lsp_client.preset = request.param
     lsp_client.fake_ptxas = fake_ptxas
     yield
@@ -230,9 +229,6 @@ async def client_real(lsp_client: LanguageClient):
     if vendors.find_compiler("ptx") is None:
         pytest.skip("ptxas is not installed (pip install nvidia-cuda-nvcc-cu12)")
     _watch_refreshes(lsp_client)
-    await lsp_client.initialize_session(t.InitializeParams(
-        capabilities=client_capabilities(PRESETS[0]),
-        initialization_options={"workspaceTrusted": True, "diagnostics": {"debounceMs": 5},
-                                "backends": {"hipcc": False}}))
+    await _initialise(lsp_client, PRESETS[0], {"hipcc": False})
     yield
     await lsp_client.shutdown_session()
