@@ -201,8 +201,11 @@ def test_create_launch_json_writes_one_configuration(vscode):
     if vscode.wait_until(picker_or_file, "the debugger pick or launch.json") == "picker":
         vscode.click(".quick-input-widget .monaco-list-row", "WAVE Kernel")   # the debugger pick
     vscode.waitFor(".tab", "launch.json")
-    vscode.wait(500)
+    # The link also adds a configuration: a new line in "configurations", then suggestions. Saved
+    # before that edit, the editor is left with unsaved changes, and closing it asks in a modal.
+    vscode.wait_until(lambda: vscode.count(".tab.active.dirty"), "the added configuration's line")
     vscode.press(["Escape", "Control+s"])
+    vscode.wait_until(lambda: not vscode.count(".tab.dirty"), "launch.json saved")
     vscode.wait_until(launch.is_file, "launch.json written")
     text = vscode.wait_until(lambda: (t := launch.read_text()) and "Debug WAVE kernel" in t
                              and t.rstrip().endswith("}") and t, "the configuration")

@@ -204,7 +204,9 @@ class Workbench:
         answer = json.loads(line)
         if "error" in answer:
             self.call("screenshot", f"failed-{step}")
-            raise StepFailed(f"{step}{args}: {answer['error']}")
+            dialogs = self.call("texts", ".monaco-dialog-box")   # a modal blocks every click
+            raise StepFailed(f"{step}{args}: {answer['error']}"
+                             + "".join(f"\nan open modal dialog: {d!r}" for d in dialogs))
         return answer["result"]
 
     def __getattr__(self, step: str):
