@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.forkserver import SWITCH as FORK_SWITCH
 from wave_lsp.asm.vendors import COMPILER_VARIABLES
 
 # CI runs the property tests on a fixed sequence of examples (the same as `CI=true pytest` here),
@@ -45,6 +46,24 @@ def _hipcc_where_marked(request):
         os.environ[HIPCC_VARIABLE] = before
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _real_servers_where_marked(request):
+    """A module marked `real_server` starts each `wave-lsp serve` as an editor does, not from
+    the fork server (tests/forkserver.py): it looks at the server's process itself."""
+    if request.node.get_closest_marker("real_server") is None:
+        yield
+        return
+    before = os.environ.get(FORK_SWITCH)
+    os.environ[FORK_SWITCH] = "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[FORK_SWITCH]
+        else:
+            os.environ[FORK_SWITCH] = before
+
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from corpus import distinct_source, repeated_source  # noqa: E402,F401  (inputs of distinct lines)
@@ -60,6 +79,8 @@ def pytest_configure(config) -> None:
     start."""
     config.addinivalue_line("markers", "hipcc: the module's servers and commands find hipcc "
                             "(elsewhere WAVE_LSP_HIPCC=off hides it)")
+    config.addinivalue_line("markers", "real_server: the module's servers start as an editor "
+                            "starts them, not from the fork server (tests/forkserver.py)")
     if hasattr(config, "workerinput"):
         return
     import compileall

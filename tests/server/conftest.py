@@ -31,8 +31,27 @@ ONE_PRESET = pytest.mark.parametrize("client", VS_CODE, indirect=True)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from shared import EXAMPLES, example_names as _names, example_text  # noqa: E402
 from .lspclient import make_client  # noqa: E402
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "wave_lsp", "serve"],
-                            client_factory=make_client)
+from tests.forkserver import real_command, serve_command  # noqa: E402
+
+
+class ForkedServer(ClientServerConfig):
+    """pytest-lsp's configuration of a `wave-lsp serve` with `server_env` (the environment of
+    this process when None): its command is chosen as the server starts, a fork of this
+    process's fork server or the real command (tests/forkserver.py)."""
+
+    def get_server_command(self, devtools: str | None = None) -> list[str]:
+        if devtools is not None:
+            return super().get_server_command(devtools)
+        return serve_command(*self.server_command[len(real_command()):], env=self.server_env)
+
+
+def server_config(env: dict[str, str] | None = None) -> ClientServerConfig:
+    """The configuration of a `wave-lsp serve` for `pytest_lsp.fixture(config=...)`."""
+    return ForkedServer(server_command=real_command(), client_factory=make_client,
+                        server_env=env)
+
+
+SERVER = server_config()
 CURSOR = "<|>"
 _counter = itertools.count()
 

@@ -9,12 +9,13 @@ import json
 import os
 import queue
 import subprocess
-import sys
 import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
+
+from tests.forkserver import serve_command
 
 INIT_PARAMS = {"processId": None, "rootUri": None, "capabilities": {}}
 
@@ -49,7 +50,7 @@ class RawClient:
     def __init__(self, cache: Path, args: tuple[str, ...] = (),
                  env: dict[str, str] | None = None) -> None:
         env = dict(os.environ, XDG_CACHE_HOME=str(cache), **(env or {}))
-        self.proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "serve", *args],
+        self.proc = subprocess.Popen(serve_command(*args, env=env),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
         self.messages: queue.Queue = queue.Queue()

@@ -13,9 +13,9 @@ import pytest
 
 from .rawclient import RawClient
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.skipif(
     sys.platform != "linux" or os.confstr("CS_GNU_LIBC_VERSION") is None,
-    reason="the re-start on the C allocator is for Linux with glibc")
+    reason="the re-start on the C allocator is for Linux with glibc"), pytest.mark.real_server]
 
 
 def allocator_of(tmp_path: Path, env: dict[str, str]) -> str | None:

@@ -25,7 +25,8 @@ from .test_memory import rss_mb
 from .test_run_results import _watch_refreshes, run
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
-              pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
+              pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
+              pytest.mark.real_server]    # the resident size of the server's own process
 
 FLAGS = ("--grid 16,1,1 --workgroup 256,1,1 --device-memory 65536 --dump-u32 0:4096 "
          "--dump-f32 0:5 --dump-memory 0:8200")

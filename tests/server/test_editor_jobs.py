@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import time
 
+import pytest
 
 from .rawclient import RawClient, frame
 from .test_runaway_runs import SMALL, answer, open_doc, run, start, unlimited_session
 from .test_runaway_runs import servers  # noqa: F401 (the fixture)
+
+# the resident size of the server's own process (the memory test)
+pytestmark = pytest.mark.real_server
 
 REQUEST_CANCELLED = -32800
 

@@ -15,8 +15,9 @@ import pytest
 
 from .rawclient import RawClient
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(),
-                                reason="needs /proc to read the server's memory")
+pytestmark = [pytest.mark.skipif(not Path("/proc/self/status").exists(),
+                                 reason="needs /proc to read the server's memory"),
+              pytest.mark.real_server]    # the resident size of the server's own process
 
 LINE_BYTES = 1 << 20
 EDITS = 50

@@ -8,24 +8,20 @@ Profile again on that revision shows the profile without running anything."""
 from __future__ import annotations
 
 import os
-import sys
 
 import pytest
 import pytest_lsp
 from lsprotocol import types as t
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient, client_capabilities
 
-from .conftest import VS_CODE, open_document
-from .lspclient import make_client
+from .conftest import VS_CODE, open_document, server_config
 from .test_profile import _async, changes_for, lens_titles, profile
 from .test_run_results import INIT, _watch_refreshes, change, eventually, hints, run
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "wave_lsp", "serve"],
-                            client_factory=make_client,
-                            server_env={**os.environ, "WAVE_LSP_SHOW_ENGINE": "1"})
+SERVER = server_config({**os.environ, "WAVE_LSP_SHOW_ENGINE": "1"})
 
 
 @pytest_lsp.fixture(params=VS_CODE, config=SERVER, scope="module")

@@ -20,12 +20,11 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types as t
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient, client_capabilities
 
 from wave_lsp.asm.vendors import COMPILER_VARIABLES
 
-from .conftest import PRESETS, SERVER, VS_CODE, configure, open_document
-from .lspclient import make_client
+from .conftest import PRESETS, SERVER, VS_CODE, configure, open_document, server_config
 from .test_portability import execute
 from .test_run_results import _watch_refreshes
 
@@ -47,11 +46,9 @@ def _path_without_compilers() -> str:
                                             for name in ("ptxas", "hipcc")))
 
 
-NO_COMPILERS = ClientServerConfig(server_command=[sys.executable, "-m", "wave_lsp", "serve"],
-                                  client_factory=make_client,
-                                  server_env={**{k: v for k, v in os.environ.items()
-                                                 if k not in COMPILER_VARIABLES.values()},
-                                              "PATH": _path_without_compilers()})
+NO_COMPILERS = server_config({**{k: v for k, v in os.environ.items()
+                                 if k not in COMPILER_VARIABLES.values()},
+                              "PATH": _path_without_compilers()})
 
 
 async def _initialise(lsp_client: LanguageClient, preset: str, backends: dict) -> None:
@@ -63,9 +60,7 @@ async def _initialise(lsp_client: LanguageClient, preset: str, backends: dict) -
 
 
 # hipcc turned off by the environment (no setting names one), ptxas by its setting
-HIPCC_OFF = ClientServerConfig(server_command=[sys.executable, "-m", "wave_lsp", "serve"],
-                               client_factory=make_client,
-                               server_env={**os.environ, "WAVE_LSP_HIPCC": " Off "})
+HIPCC_OFF = server_config({**os.environ, "WAVE_LSP_HIPCC": " Off "})
 
 
 @pytest_lsp.fixture(config=HIPCC_OFF, scope="module")

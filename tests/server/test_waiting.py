@@ -20,7 +20,8 @@ from .conftest import SERVER, diagnostics, open_document, start_session
 from .lspclient import NoAnswer, WaveTestClient
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
-              pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
+              pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
+              pytest.mark.real_server]    # SIGSTOP to the server's own process
 
 LEGACY = ".kernel k\n    ADD r1, r2, r3\n    halt\n.end\n"     # an upper-case mnemonic (L4xx)
 
