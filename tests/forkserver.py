@@ -102,20 +102,22 @@ class _ForkServer:
 
 _server: _ForkServer | None = None
 _failed = False
+_starting = threading.Lock()
 
 
 def _fork_server() -> _ForkServer | None:
     global _server, _failed
-    if _server is None and not _failed:
-        try:
-            _server = _ForkServer()
-        except (OSError, RuntimeError) as error:
-            _failed = True
-            print(f"tests/forkserver.py: servers start as editors start them ({error})",
-                  file=sys.stderr)
-            return None
-        atexit.register(_server.stop)
-    return _server
+    with _starting:
+        if _server is None and not _failed:
+            try:
+                _server = _ForkServer()
+            except (OSError, RuntimeError) as error:
+                _failed = True
+                print(f"tests/forkserver.py: servers start as editors start them ({error})",
+                      file=sys.stderr)
+                return None
+            atexit.register(_server.stop)
+        return _server
 
 
 # --- the fork server itself (`python -P forkserver.py SOCKET`) --------------------------------

@@ -1,6 +1,7 @@
 """Fixtures for end-to-end tests of the language server through pytest-lsp.
 
-`client` is a real `wave-lsp serve` subprocess, initialised with the capabilities of Neovim or of
+`client` is a real `wave-lsp serve` subprocess (forked from the fork server of tests/forkserver.py,
+which spares each one the interpreter's start), initialised with the capabilities of Neovim or of
 VS Code. The two presets differ in how answers reach the client: positions in utf-8 or utf-16
 units, and capabilities (snippets, `documentChanges`, refreshes, watched files, pulled
 diagnostics). Modules whose answers depend on that run with both; modules about what the server
