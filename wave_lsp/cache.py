@@ -37,3 +37,21 @@ def write_atomically(path: Path, data: bytes) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     write(path, data)
+
+
+def keep_newest(pattern: str, count: int) -> None:
+    """Delete all but the `count` most recently used files of the cache folder whose names match
+    `pattern`, so that the folder stays small however many workspaces, clients and versions have
+    started a server. Errors are ignored: another server may be pruning at the same time."""
+    found = []
+    for path in cache_dir().glob(pattern):
+        try:
+            found.append((path.stat().st_mtime_ns, path))
+        except OSError:
+            continue
+    found.sort(reverse=True)
+    for _used, path in found[count:]:
+        try:
+            path.unlink()
+        except OSError:
+            pass

@@ -178,6 +178,30 @@ def _warm_nvim(tmp_path, command):
     return proc, json.loads(result.read_text()), done
 
 
+def _still_serving() -> list[str]:
+    """The `debug --server` processes still running, and which processes hold the pipe of each
+    one's stdin (it ends when its stdin does): what keeps one alive, when one is."""
+    pipes: dict[str, list[str]] = {}
+    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("pipe:"):
+            pipes.setdefault(target, []).append(fd.parts[2])
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            line = cmdline.read_bytes().replace(b"\0", b" ").decode().strip()
+            stdin = os.readlink(cmdline.parent / "fd" / "0")
+        except OSError:
+            continue
+        if line.endswith("debug --server"):
+            found.append(f"{cmdline.parent.name} {line}: stdin {stdin}, held by "
+                         f"{pipes.get(stdin, [])}")
+    return found
+
+
 def _children(pid: int) -> list[str]:
     found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -222,7 +246,7 @@ def test_nvim_sessions_connect_to_one_warm_adapter(tmp_path):
     deadline = time.monotonic() + 20
     while os.path.exists(path) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not os.path.exists(path)              # the adapter ended with Neovim
+    assert not os.path.exists(path), _still_serving()   # the adapter ended with Neovim
 
 
 def test_nvim_sessions_start_their_own_adapter_where_the_warm_one_cannot_start(tmp_path):

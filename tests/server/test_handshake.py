@@ -8,10 +8,13 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 from lsprotocol import converters, types as t
 from pytest_lsp import client_capabilities
+
+from wave_lsp.server.handshake import KEPT, PATTERN
 
 TEXT = ".kernel k\n    iadd r1, r2, r3\n    halt\n.end\n"
 
@@ -134,3 +137,26 @@ def test_initialize_names_the_engine_and_the_cache_keeps_them_apart(tmp_path):
     logs = [m["params"]["message"] for m in messages if m.get("method") == "window/logMessage"]
     assert [line for line in logs if "kernels run on the" in line] == [
         "wave-lsp 0.1.0: kernels run on the native core"]
+
+
+def test_the_cache_keeps_the_answers_used_last(tmp_path):
+    """Storing a new answer deletes all but the `KEPT` used last; an answer sent from the cache
+    counts as used (else one file per workspace, client and version piles up for good)."""
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    folder = tmp_path / "wave-lsp"
+    session(env, "neovim", 1)                         # stored: the answer used again below
+    (used,) = folder.glob(PATTERN)
+    hour_ago = time.time() - 3600
+    for n in range(KEPT + 10):                        # answers of other clients, used earlier
+        other = folder / PATTERN.replace("*", f"{n:032x}")
+        other.write_text("{}")
+        os.utime(other, (hour_ago + n, hour_ago + n))
+    os.utime(used, (hour_ago - 60, hour_ago - 60))    # the oldest of all, until...
+    session(env, "neovim", 2)                         # ...it answers again
+    assert used.stat().st_mtime > time.time() - 600
+    assert len(list(folder.glob(PATTERN))) == KEPT + 11          # nothing stored: no pruning
+    session(env, "visual-studio-code", 3)             # a new answer stored: the folder pruned
+    kept = set(folder.glob(PATTERN))
+    assert len(kept) == KEPT and used in kept
+    assert folder / PATTERN.replace("*", f"{KEPT + 9:032x}") in kept     # used last of those
+    assert folder / PATTERN.replace("*", f"{0:032x}") not in kept        # used first

@@ -91,8 +91,8 @@ def alive(pid: int) -> bool:
         return False
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:       # reaped between the two looks
-        return False
+    except (FileNotFoundError, ProcessLookupError):    # reaped between the two looks, or
+        return False                                   # while its entry was read
     return not stat.split(")")[1].split()[0] == "Z"
 
 

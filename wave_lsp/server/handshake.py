@@ -10,7 +10,9 @@ response is stored for next time.
 
 The cache key covers the parameters, the wave-lsp version, the source of every server module,
 the pygls and lsprotocol versions and the emulator engine (the answer names it), so a changed
-server never reuses an old answer.
+server never reuses an old answer. The answers used last are kept (`KEPT`; an answer sent from
+the cache counts as used), the others deleted when a new one is stored: one per workspace,
+client and version would otherwise pile up for good.
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ import os
 from pathlib import Path
 from typing import BinaryIO
 
-from ..cache import cache_dir, package_stamp, write_atomically
+from ..cache import cache_dir, keep_newest, package_stamp, write_atomically
 from ..ide.engine import engine
 from ..files import read_regular
 
 HEADER_END = b"\r\n\r\n"
+KEPT = 64          # initialize answers kept in the cache: more than one person's clients use
+PATTERN = "initialize-*.json"
 
 
 def read_first_message(fd: int) -> tuple[bytes, dict | None]:
@@ -68,7 +72,7 @@ def cache_path(params: dict) -> Path:
     digest.update(repr(engine()).encode())        # the result names the engine (native or not)
     for source in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(source.read_bytes())
-    return cache_dir() / f"initialize-{digest.hexdigest()[:32]}.json"
+    return cache_dir() / PATTERN.replace("*", digest.hexdigest()[:32])
 
 
 def send(stdout: BinaryIO, message: dict) -> None:
@@ -123,7 +127,8 @@ class InitializeFilter:
         try:
             write_atomically(self._path, json.dumps(message["result"]).encode("utf-8"))
         except OSError:
-            pass
+            return
+        keep_newest(PATTERN, KEPT)
 
 
 def early_initialize(stdin: BinaryIO, stdout: BinaryIO) -> tuple[bytes, InitializeFilter | BinaryIO]:
@@ -146,4 +151,8 @@ def early_initialize(stdin: BinaryIO, stdout: BinaryIO) -> tuple[bytes, Initiali
         pass
     if cached is not None:
         send(stdout, {"jsonrpc": "2.0", "id": message["id"], "result": cached})
+        try:
+            os.utime(path)            # used now: the last to be deleted
+        except OSError:
+            pass
     return data, InitializeFilter(stdout, message["id"], path, answered=cached is not None)
