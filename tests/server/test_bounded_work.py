@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 from lsprotocol import types as t
@@ -70,7 +71,8 @@ def client_converter(value):
 
 async def test_a_profile_of_ever_new_patterns_stops_at_the_time_limit(client):
     """Counting the presets of 16 x 300 new patterns of 4,096 lanes takes longer than 200 ms:
-    the profile stops there, says so, and hovers are answered meanwhile."""
+    the profile stops there, says so, and hovers are answered meanwhile. (On a loaded machine
+    the run itself can take the 200 ms: the message then says where the run stopped.)"""
     await configure(client, {**INIT, "run": {"timeLimitMs": 200, "maxInstructions": 0}})
     try:
         small = open_document(client, SMALL, "bounded_small")
@@ -85,7 +87,8 @@ async def test_a_profile_of_ever_new_patterns_stops_at_the_time_limit(client):
         await configure(client, INIT)
     assert any(answered)                        # answered while the profile ran
     assert result["status"] in ("error", "failed") and result["complete"], result
-    assert "time limit: run.timeLimitMs (200 ms) reached while" in result["message"]
+    assert re.fullmatch(r"time limit: run\.timeLimitMs \(200 ms\) reached "
+                        r"(while .*|at line \d+)", result["message"]), result
 
 
 async def test_a_profiles_hover_and_lens_say_the_figures_are_estimated(client):

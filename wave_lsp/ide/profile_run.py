@@ -111,8 +111,7 @@ def profile_of(report, snapshot, plan, launch, options, limits: RunLimits,
     if failure is not None and failure.kind == "cancelled":
         return KernelProfileRun(status="cancelled", message="profile cancelled", **ident)
     if failure is not None:
-        at = f" at line {failure.line + 1}" if failure.line is not None else ""
-        status, message = "error", f"{failure.kind.replace('_', ' ')}{at}"
+        status, message = "error", _failure_text(failure, limits)
     spots = spots_of(plan)
     # the bank advice's check runs the fixed text with the profile alone
     alone = replace(options, record_threads=None, writers=False)
@@ -122,6 +121,18 @@ def profile_of(report, snapshot, plan, launch, options, limits: RunLimits,
                             pending=(report.profile, spots,
                                      (snapshot.text, plan.kernel, launch, alone, report)),
                             **ident)
+
+
+def _failure_text(failure, limits: RunLimits) -> str:
+    """What stopped a profiled run, where; a limit names its setting (as the counting's
+    limit does, whichever of the two the time limit met)."""
+    at = f" at line {failure.line + 1}" if failure.line is not None else ""
+    if failure.kind == "time_limit":
+        return f"time limit: run.timeLimitMs ({limits.time_limit_ms:,} ms) reached{at}"
+    if failure.kind == "instruction_limit":
+        return (f"instruction limit: run.maxInstructions ({limits.max_instructions:,} per "
+                f"workgroup) reached{at}")
+    return f"{failure.kind.replace('_', ' ')}{at}"
 
 
 def _not_begun(report, limits: RunLimits, cancelled: Callable[[], bool],

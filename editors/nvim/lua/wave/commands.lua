@@ -113,13 +113,26 @@ local function exec(client, bufnr, command, arguments, on_result)
     end)
 end
 
+--- Ask for the buffer's code lenses now. `vim.lsp.codelens.refresh` sends nothing while a
+--- request of its own is unanswered, and that one may be answered with the lenses from before
+--- a run or a test ended: the new ones then stayed undrawn until the next edit. This request
+--- is never dropped, and the server answers a document's requests in order: the lenses drawn
+--- last are this answer's.
+local function request_lenses(bufnr)
+  local params = { textDocument = vim.lsp.util.make_text_document_params(bufnr) }
+  local clients = vim.lsp.get_clients({ bufnr = bufnr, method = 'textDocument/codeLens' })
+  for _, client in ipairs(clients) do
+    client:request('textDocument/codeLens', params, vim.lsp.codelens.on_codelens, bufnr)
+  end
+end
+
 --- Ask the editor for the server's inlay hints and code lenses again (after a run or a clear).
 local function refresh(bufnr)
   if vim.lsp.inlay_hint.is_enabled({ bufnr = bufnr }) then
     vim.lsp.inlay_hint.enable(false, { bufnr = bufnr })
     vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
   end
-  vim.lsp.codelens.refresh({ bufnr = bufnr })
+  request_lenses(bufnr)
 end
 
 --- The handler of the server's `wave-lsp/runsChanged` notification: a run ended (or its results
@@ -138,7 +151,7 @@ function M.runs_changed(_, params)
   end
   if vim.b[bufnr].wave_codelens ~= false
       and (vim.b[bufnr].wave_codelens ~= nil or vim.g.wave_codelens ~= false) then
-    vim.lsp.codelens.refresh({ bufnr = bufnr })
+    request_lenses(bufnr)
   end
 end
 
