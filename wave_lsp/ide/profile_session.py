@@ -134,11 +134,19 @@ def with_presets(results: list[KernelProfileRun], cancelled: Callable[[], bool] 
                 out.append(r)
                 continue
             out.append(replace(r, status="error", pending=None,
-                               message=f"{r.message}; {err}" if r.message else str(err)))
+                               message=_joined(r.message, str(err))))
             continue
         out.append(replace(r, view=profile_view(r.kernel, profiles, spots, advice),
                            pending=None))
     return out
+
+
+def _joined(first: str, then: str) -> str:
+    """`first; then`, the limit named once when the run met it and then the comparing did."""
+    head, sep, rest = then.partition(" reached ")
+    if first and sep and first.startswith(head + sep):
+        return f"{first}, and again {rest}"
+    return f"{first}; {then}" if first else then
 
 
 def profile_kernels(snapshot: Snapshot, limits: RunLimits,

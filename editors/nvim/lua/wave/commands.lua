@@ -113,16 +113,13 @@ local function exec(client, bufnr, command, arguments, on_result)
     end)
 end
 
---- Ask for the buffer's code lenses now. `vim.lsp.codelens.refresh` sends nothing while a
---- request of its own is unanswered, and that one may be answered with the lenses from before
---- a run or a test ended: the new ones then stayed undrawn until the next edit. This request
---- is never dropped, and the server answers a document's requests in order: the lenses drawn
---- last are this answer's.
+--- Ask for the buffer's code lenses now: `vim.lsp.codelens.refresh` sends nothing while its
+--- last request is unanswered, whose answer may predate the run's end (then the new lenses
+--- stayed undrawn). The server answers in order: the lenses drawn last are this answer's.
 local function request_lenses(bufnr)
   local params = { textDocument = vim.lsp.util.make_text_document_params(bufnr) }
-  local clients = vim.lsp.get_clients({ bufnr = bufnr, method = 'textDocument/codeLens' })
-  for _, client in ipairs(clients) do
-    client:request('textDocument/codeLens', params, vim.lsp.codelens.on_codelens, bufnr)
+  for _, c in ipairs(vim.lsp.get_clients({ bufnr = bufnr, method = 'textDocument/codeLens' })) do
+    c:request('textDocument/codeLens', params, vim.lsp.codelens.on_codelens, bufnr)
   end
 end
 
@@ -135,11 +132,9 @@ local function refresh(bufnr)
   request_lenses(bufnr)
 end
 
---- The handler of the server's `wave-lsp/runsChanged` notification: a run ended (or its results
---- were cleared). Neovim 0.11 cannot be asked to refresh code lenses, so ask for them again; and
---- ask for the inlay hints afresh: its `workspace/inlayHint/refresh` keeps the lines it drew
---- between the request and the answer (the diagnostics published after a run redraw them), so
---- the new values would stay undrawn until the next edit. Re-enabling starts from no hints.
+--- The handler of `wave-lsp/runsChanged` (a run ended, or its results were cleared): Neovim 0.11
+--- cannot be asked to refresh lenses; its `workspace/inlayHint/refresh` keeps the lines it drew
+--- meanwhile, so the new values stayed undrawn: re-enabling the hints starts from none.
 function M.runs_changed(_, params)
   local bufnr = params and params.uri and vim.uri_to_bufnr(params.uri)
   if not (bufnr and vim.api.nvim_buf_is_loaded(bufnr)) then
