@@ -201,6 +201,14 @@ const steps = {
         return text(lines());
     },
 
+    /** The rendered lines of the active editor in document order (its DOM keeps them in the
+     * order it reuses them; each line's `top` says where it is). */
+    async editorLines() {
+        return lines().locator('.view-line').evaluateAll((rows) => rows
+            .map((row) => [parseFloat(row.style.top), row.innerText.replace(/\u00a0/g, ' ')])
+            .sort((a, b) => a[0] - b[0]).map(([, line]) => line));
+    },
+
     /** The CSS classes of the tokens of the first visible line containing `needle`. */
     async lineTokens(needle) {
         const line = lines().locator('.view-line', { hasText: needle }).first();

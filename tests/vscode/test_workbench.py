@@ -72,11 +72,14 @@ def test_snippet_indentation_and_comment_toggle(vscode):
     vscode.press("Control+Space")
     assert any("ifelse" in label for label in vscode.suggestions("ifelse"))
     vscode.press("Enter")
-    text = vscode.wait_until(lambda: (t := vscode.editorText()) and "endif" in t and t,
-                             "the if/else snippet")
-    rows = text.splitlines()
-    found = [next(i for i, row in enumerate(rows) if re.search(rf"\b{word}\b", row))
-             for word in ("if p0", "else", "endif")]
+    words = ("if p0", "else", "endif")
+
+    def snippet():      # its lines, once all are drawn (the editor draws them a frame apart)
+        rows = vscode.editorLines()
+        found = [[i for i, row in enumerate(rows) if re.search(rf"\b{word}\b", row)]
+                 for word in words]
+        return all(found) and [f[0] for f in found]
+    found = vscode.wait_until(snippet, "the if/else snippet")
     assert found == sorted(found) and found[2] - found[0] == 4   # if, body, else, body, endif
     vscode.clickText("mov_sr")
     vscode.press("Control+/")
