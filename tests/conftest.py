@@ -27,41 +27,30 @@ os.environ["WAVE_LSP_STRICT"] = "1"
 # architecture, and every server that keeps a document open a second checks it with the
 # vendors' compilers (P824): the servers of tests about anything else ran it some 200 times.
 # Servers and commands started by the tests find no hipcc, except in the modules marked
-# `pytest.mark.hipcc` (`_hipcc_where_marked`); ptxas (a hundredth of a second) stays.
+# `pytest.mark.hipcc`; ptxas (a hundredth of a second) stays.
 HIPCC_VARIABLE = COMPILER_VARIABLES["hip"]       # WAVE_LSP_HIPCC
 os.environ[HIPCC_VARIABLE] = "off"
 
-
-@pytest.fixture(scope="module", autouse=True)
-def _hipcc_where_marked(request):
-    """A module marked `hipcc` runs with PATH's hipcc (as on a machine with ROCm): the variable
-    is unset before its servers start, and set again after it."""
-    if request.node.get_closest_marker("hipcc") is None:
-        yield
-        return
-    before = os.environ.pop(HIPCC_VARIABLE)
-    try:
-        yield
-    finally:
-        os.environ[HIPCC_VARIABLE] = before
+# What a module's mark changes in the environment while it runs (None: unset), set before its
+# module-scoped servers start (a mark on a single test changes nothing):
+# - `hipcc`: its servers and commands find PATH's hipcc, as on a machine with ROCm;
+# - `real_server`: each `wave-lsp serve` starts as an editor starts it, not from the fork
+#   server (tests/forkserver.py): the module looks at the server's process itself.
+MARKED_ENVIRONMENT = {"hipcc": {HIPCC_VARIABLE: None}, "real_server": {FORK_SWITCH: "0"}}
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _real_servers_where_marked(request):
-    """A module marked `real_server` starts each `wave-lsp serve` as an editor does, not from
-    the fork server (tests/forkserver.py): it looks at the server's process itself."""
-    if request.node.get_closest_marker("real_server") is None:
+def _environment_where_marked(request):
+    with pytest.MonkeyPatch.context() as patch:
+        for marker, changes in MARKED_ENVIRONMENT.items():
+            if request.node.get_closest_marker(marker) is None:
+                continue
+            for name, value in changes.items():
+                if value is None:
+                    patch.delenv(name, raising=False)
+                else:
+                    patch.setenv(name, value)
         yield
-        return
-    before = os.environ.get(FORK_SWITCH)
-    os.environ[FORK_SWITCH] = "0"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[FORK_SWITCH]
-        else:
-            os.environ[FORK_SWITCH] = before
 
 
 ROOT = Path(__file__).resolve().parents[1]

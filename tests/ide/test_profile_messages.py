@@ -28,9 +28,9 @@ def test_a_limit_met_by_the_run_names_its_setting_and_line():
 
 def test_a_limit_met_twice_is_named_once():
     run = _failure_text(failure("time_limit", 25), LIMITS)
-    assert _joined(run, COMPARING) == (
+    assert _joined(run, COMPARING, LIMITS) == (
         "time limit: run.timeLimitMs (200 ms) reached at line 26, and again while comparing the "
         "presets and checking the advice; the launch's own preset is shown")
-    assert _joined("division by zero at line 3", COMPARING) == \
+    assert _joined("division by zero at line 3", COMPARING, LIMITS) == \
         "division by zero at line 3; " + COMPARING
-    assert _joined("", COMPARING) == COMPARING
+    assert _joined("", COMPARING, LIMITS) == COMPARING

@@ -58,6 +58,11 @@ def spots_of(plan) -> dict[int, tuple[int, int]]:
     return {line: (start, end) for line, start, end in plan.place.instruction_lines}
 
 
+def time_limit_text(limits: RunLimits) -> str:
+    """How a profile that met `run.timeLimitMs` begins to say so (then where, or while what)."""
+    return f"time limit: run.timeLimitMs ({limits.time_limit_ms:,} ms) reached"
+
+
 def stopper(limits: RunLimits | None, cancelled: Callable[[], bool], step: str
             ) -> tuple[Callable[[], None], Callable[[], float | None]]:
     """(a check that raises `AnalysisStopped` once the job is cancelled or ran past
@@ -75,8 +80,7 @@ def stopper(limits: RunLimits | None, cancelled: Callable[[], bool], step: str
         if cancelled():
             raise AnalysisStopped("profile cancelled")
         if limit is not None and left() <= 0:
-            raise AnalysisStopped(f"time limit: run.timeLimitMs ({limits.time_limit_ms:,} ms) "
-                                  f"reached while {step}")
+            raise AnalysisStopped(f"{time_limit_text(limits)} while {step}")
     return check, left
 
 
@@ -128,7 +132,7 @@ def _failure_text(failure, limits: RunLimits) -> str:
     limit does, whichever of the two the time limit met)."""
     at = f" at line {failure.line + 1}" if failure.line is not None else ""
     if failure.kind == "time_limit":
-        return f"time limit: run.timeLimitMs ({limits.time_limit_ms:,} ms) reached{at}"
+        return f"{time_limit_text(limits)}{at}"
     if failure.kind == "instruction_limit":
         return (f"instruction limit: run.maxInstructions ({limits.max_instructions:,} per "
                 f"workgroup) reached{at}")
@@ -144,7 +148,6 @@ def _not_begun(report, limits: RunLimits, cancelled: Callable[[], bool],
         return KernelProfileRun(status="cancelled", message="profile cancelled", **ident)
     if failure is not None and failure.kind == "time_limit":
         return KernelProfileRun(status="failed", message=(
-            f"time limit: run.timeLimitMs ({limits.time_limit_ms:,} ms) reached while "
-            "preparing the run"), **ident)
+            f"{time_limit_text(limits)} while preparing the run"), **ident)
     why = failure.message if failure is not None else "the run recorded no profile"
     return KernelProfileRun(status="failed", message=f"cannot profile: {why}", **ident)

@@ -32,7 +32,7 @@ from typing import Callable, Hashable
 from .arg_files import ArgFiles
 from .jobs import REFRESH, JobService
 from .bank_advice import bank_advice, fix_holds
-from .profile_run import KernelProfileRun, ident_of, profile_of, stopper
+from .profile_run import KernelProfileRun, ident_of, profile_of, stopper, time_limit_text
 from .profile_view import profile_view
 from .run_limits import RunLimits
 from .run_session import RunPlan, Snapshot, editor_launch, editor_options
@@ -134,18 +134,19 @@ def with_presets(results: list[KernelProfileRun], cancelled: Callable[[], bool] 
                 out.append(r)
                 continue
             out.append(replace(r, status="error", pending=None,
-                               message=_joined(r.message, str(err))))
+                               message=_joined(r.message, str(err), limits)))
             continue
         out.append(replace(r, view=profile_view(r.kernel, profiles, spots, advice),
                            pending=None))
     return out
 
 
-def _joined(first: str, then: str) -> str:
-    """`first; then`, the limit named once when the run met it and then the comparing did."""
-    head, sep, rest = then.partition(" reached ")
-    if first and sep and first.startswith(head + sep):
-        return f"{first}, and again {rest}"
+def _joined(first: str, then: str, limits: RunLimits | None) -> str:
+    """`first; then`, the time limit named once when the run met it and then the comparing
+    did."""
+    said = time_limit_text(limits) + " " if limits is not None else None
+    if said and first.startswith(said) and then.startswith(said):
+        return f"{first}, and again {then[len(said):]}"
     return f"{first}; {then}" if first else then
 
 

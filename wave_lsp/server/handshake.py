@@ -93,13 +93,16 @@ class InitializeFilter:
         self._done = False
 
     def write(self, data: bytes) -> None:
+        stored = False
         if not self._done and self._is_response(data):
             self._done = True
             if self._answered:
                 return
-            self._store(data)
+            stored = self._store(data)
         self._stdout.write(data)
         self._stdout.flush()
+        if stored:              # after the answer went out: the client waits for nothing
+            keep_newest(PATTERN, KEPT)
 
     def flush(self) -> None:
         self._stdout.flush()
@@ -118,17 +121,18 @@ class InitializeFilter:
         return isinstance(message, dict) and message.get("id") == self._id and (
             "result" in message or "error" in message)
 
-    def _store(self, data: bytes) -> None:
+    def _store(self, data: bytes) -> bool:
+        """Keep the answer for the next start; whether it was kept."""
         if self._path is None:
-            return
+            return False
         message = json.loads(data.partition(HEADER_END)[2])
         if "result" not in message:
-            return
+            return False
         try:
             write_atomically(self._path, json.dumps(message["result"]).encode("utf-8"))
         except OSError:
-            return
-        keep_newest(PATTERN, KEPT)
+            return False
+        return True
 
 
 def early_initialize(stdin: BinaryIO, stdout: BinaryIO) -> tuple[bytes, InitializeFilter | BinaryIO]:
