@@ -53,3 +53,18 @@ def test_a_compiler_killed_by_a_signal_says_so(tmp_path):
     found = check("hip", "int y;\n", "gfx1030", str(program), verbose=False)
     assert not found.accepted
     assert [m.text for m in found.messages] == ["killed by signal 9"]
+
+
+def test_what_a_compiler_leaves_in_its_temporary_directory_leaves_with_ours(tmp_path,
+                                                                            monkeypatch):
+    # hipcc's clang leaves two empty directories in $TMPDIR per compile; the compiler is given
+    # ours, so they go with it
+    program = tmp_path / "litters"
+    program.write_text('#!/bin/sh\nmktemp -d >/dev/null && mktemp >/dev/null\n')
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    for target in ("hip", "ptx"):
+        assert check(target, "int x;\n", "gfx90a", str(program), verbose=False).accepted
+    assert list(temporary.iterdir()) == []

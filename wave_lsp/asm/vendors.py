@@ -163,7 +163,10 @@ def _check(target: str, text: str, arch: str, compiler: str, verbose: bool,
                     "-c", str(source),
                     "-o", str(Path(tmp) / "k.o")]
             argv += ["-Rpass-analysis=kernel-resource-usage"] if verbose else []
-        env = {**os.environ, "HIP_PLATFORM": "amd"} if target == "hip" else None
+        # the compiler's own temporary files go in ours and leave with it: hipcc's clang leaves
+        # two empty directories in $TMPDIR per compile
+        env = {**os.environ, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp}
+        env.update({"HIP_PLATFORM": "amd"} if target == "hip" else {})
         done = compiler_runs.run(argv, timeout, env=env, cwd=tmp)
     name = Path(compiler).name
     if done.timed_out is not None:
