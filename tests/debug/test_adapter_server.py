@@ -5,15 +5,20 @@ that vanishes mid-session, and exits (removing its socket) when its stdin ends."
 
 from __future__ import annotations
 
+import io
+import json
 import os
+import shutil
+import signal
 import subprocess
-import sys
 import threading
 
 import pytest
 
 from conftest import ROOT
 from dap_client import DapClient, WarmAdapter
+from tests.forkserver import wave_lsp_argv
+from wave_lsp.debug import listener
 
 DIVERGENT = ROOT / "examples" / "divergent_break.wave"
 TWO_GROUPS = ["--workgroup", "8,1,1", "--grid", "2,1,1", "--wave-width", "4",
@@ -108,7 +113,29 @@ def test_tcp_on_the_loopback_and_bad_flags():
             server.proc.kill()
     for flags, message in ((["--port", "70000"], "a port is a number"),
                            (["--port", "5"], "--port needs --server")):
-        done = subprocess.run([sys.executable, "-m", "wave_lsp", "debug", *flags], cwd=ROOT,
+        done = subprocess.run(wave_lsp_argv("debug", *flags), cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and message in done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_a_sigterm_during_the_cleanup_still_removes_the_socket(monkeypatch):
+    """An exiting editor ends the adapter's stdin and sends SIGTERM at once: the signal comes
+    while the adapter cleans up after the end of its stdin (here: as it removes its folder)."""
+    removing, real = [], shutil.rmtree
+
+    def rmtree(path, **kwargs):
+        if not removing:
+            removing.append(path)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(listener.shutil, "rmtree", rmtree)
+    out, saved = io.StringIO(), signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(SystemExit):
+            listener.listen(None, stdin=io.BytesIO(b""), stdout=out)
+    finally:
+        signal.signal(signal.SIGTERM, saved)
+    folder = os.path.dirname(json.loads(out.getvalue())["socket"])
+    assert removing == [folder] and not os.path.exists(folder)

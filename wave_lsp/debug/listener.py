@@ -68,8 +68,20 @@ def listen(port: int | None = None, stdin=None, stdout=None) -> int:
         print(f"wave-lsp debug: cannot listen: {err.strerror or err}", file=sys.stderr)
         return 1
     listener.listen(8)
+
+    def stop() -> None:
+        listener.close()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def terminated(*_) -> None:
+        # an editor that exits ends our stdin and sends SIGTERM at once: the signal can come
+        # while `finally` below cleans up, and the exit it raises would cut that short
+        stop()
+        sys.exit(0)
+
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))     # cleans up in `finally`
+        signal.signal(signal.SIGTERM, terminated)
     threading.Thread(target=_accept, args=(listener,), daemon=True).start()
     print(json.dumps(where), file=stdout, flush=True)
     try:
@@ -78,9 +90,7 @@ def listen(port: int | None = None, stdin=None, stdout=None) -> int:
     except (OSError, ValueError, KeyboardInterrupt):
         pass
     finally:
-        listener.close()
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+        stop()
     return 0
 
 
