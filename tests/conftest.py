@@ -58,6 +58,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from corpus import distinct_source, repeated_source  # noqa: E402,F401  (inputs of distinct lines)
 from shared import EXAMPLES as SHARED_EXAMPLES  # noqa: E402  (the one definition)
 from shared import example_names, examples_dir as shared_examples_dir  # noqa: E402
+from tests.forkserver import wave_lsp_argv
 
 
 def pytest_configure(config) -> None:
@@ -91,5 +92,5 @@ def run_wave_lsp(*args: str, cwd: Path | None = None, input: bytes | None = None
                  timeout: float = 120) -> subprocess.CompletedProcess:
     """Run the real `wave-lsp` command in a subprocess."""
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "wave_lsp", *args], cwd=cwd, input=input,
+    return subprocess.run(wave_lsp_argv(*args, env=env), cwd=cwd, input=input,
                           capture_output=True, timeout=timeout, env=env)

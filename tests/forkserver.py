@@ -1,24 +1,33 @@
-"""A fork server for the language servers the tests start.
+"""A fork server for the `wave-lsp` processes the tests start: servers and commands.
 
 A `wave-lsp serve` spends about 0.45 CPU-s before it reads its first message: the interpreter
 starts, re-runs itself on the C allocator, and imports pygls, lsprotocol (569 attrs classes,
-their methods compiled) and the server. The tests start some 150 servers outside the editors.
+their methods compiled) and the server. A command (`run`, `lint`, `debug`, ...) spends 0.05 to
+0.1 CPU-s importing what it needs. The tests start some 150 servers outside the editors, 500
+commands, and the editors they drive start 70 more servers.
 
 With the fork server on (the default; `WAVE_TESTS_FORK=0` turns it off), each test process
-starts one process that imports what `serve` imports, on the allocator `serve` re-runs itself
-on (`PYTHONMALLOC=malloc`), and nothing else. `serve_command` then gives the command of a small
-shim (`forkserver_shim.py`) that stands where the server process would stand: it hands its
+starts, when first asked, one process per kind that imports what that kind imports, and nothing
+else: `serve` on the allocator `serve` re-runs itself on (`PYTHONMALLOC=malloc`), `command` on
+the interpreter's own. `serve_command` and `wave_lsp_argv` then give the command of a small shim
+(`forkserver_shim.py`) that stands where the `wave-lsp` process would stand: it hands its
 stdin, stdout, stderr, working directory, environment and arguments to the fork server, whose
-fork runs `wave-lsp serve ARGS` on them, exactly as `python -m wave_lsp serve ARGS` would from
-there on. The shim exits as the server does (its status, or the signal that killed it), passes
-SIGTERM, SIGINT and SIGHUP on, and if it is killed, the server is killed.
+fork runs `wave-lsp ARGS` on them, exactly as `python -m wave_lsp ARGS` would from there on
+(the standard streams made again as the interpreter makes them from that environment). The
+shim exits as the process does (its status, or the signal that killed it), passes SIGTERM,
+SIGINT and SIGHUP on, and if it is killed, the process is killed. `bin_folder` gives a folder
+whose `wave-lsp` runs the shim of the right kind: first on an editor's PATH, the editor starts
+its server and commands by name as it would from a virtual environment.
 
-What differs is only how the process started. Where that matters the server starts as an
-editor starts it (`python -m wave_lsp serve`):
+What differs is only how the process started. Where that matters the process starts as an
+editor or a shell starts it (`python -m wave_lsp ARGS`):
 - in a module marked `pytestmark = pytest.mark.real_server` (tests/conftest.py): it reads the
   server's /proc entries, stops it with SIGSTOP, or tests how it starts and talks;
-- with an environment that changes how an interpreter starts (`PYTHON*`, `MALLOC_*`, `LD_*`,
-  `LC_*`, `LANG`) from the fork server's, or that chooses an allocator (`PYTHONMALLOC`);
+- with an environment that changes how an interpreter starts (`PYTHON*` but the two that only
+  choose how the standard streams are made, `MALLOC_*`, `LD_*`, `LC_*`, `LANG`) from the fork
+  server's, or that chooses an allocator (`PYTHONMALLOC`);
+- for whatever sets limits, a session or a process group on the process it starts (a fork has
+  the fork server's): callers that do keep the real command;
 - when the fork server cannot start (its log says why).
 """
 
@@ -26,6 +35,7 @@ from __future__ import annotations
 
 import array
 import atexit
+import io
 import json
 import os
 import random
@@ -42,12 +52,26 @@ import time
 import traceback
 from pathlib import Path
 
-SWITCH = "WAVE_TESTS_FORK"          # "0": every server starts as an editor starts it
+SWITCH = "WAVE_TESTS_FORK"          # "0": every process starts as an editor starts it
 SHIM = Path(__file__).with_name("forkserver_shim.py")
 _STARTUP = ("PYTHON", "MALLOC_", "LD_", "LC_", "LANG")
+_STREAMS = ("PYTHONIOENCODING", "PYTHONUNBUFFERED")     # made again in the fork (`_streams`)
+# what each kind imports before it forks: what `serve` imports before it reads a message; the
+# modules of every subcommand but `serve`, and what they import when they run
+IMPORTS = {
+    "serve": ("wave_lsp.cli.main", "wave_lsp.cli.serve_command", "wave_lsp.framing",
+              "wave_lsp.server.handshake", "wave_lsp.server.server"),
+    "command": ("wave_lsp.cli.main", *(f"wave_lsp.cli.{name}_command" for name in (
+        "lint", "asm", "dis", "run", "test", "emit", "debug", "why", "verify")),
+        "wave_lsp.debug.adapter", "wave_lsp.debug.listener", "wave_lsp.emu.engine",
+        "wave_lsp.emu.native.runner", "wave_lsp.analysis.analyzer", "wave_lsp.asm.disassembler",
+        "wave_lsp.asm.backends.ptx", "wave_lsp.asm.backends.hip", "wave_lsp.asm.backends.sycl",
+        "wave_lsp.asm.backends.metal", "wave_lsp.ide.kernel_tests"),
+}
 
 
 def real_command(*args: str) -> list[str]:
+    """`wave-lsp serve ARGS` as an editor starts it."""
     return [sys.executable, "-m", "wave_lsp", "serve", *args]
 
 
@@ -55,32 +79,64 @@ def serve_command(*args: str, env: dict[str, str] | None = None) -> list[str]:
     """The command that starts `wave-lsp serve ARGS` for a test whose process will have `env`
     (this process's environment when None): the shim of this process's fork server, or the
     real command (see the module's docstring for when)."""
+    return _through("serve", ["serve", *args], env) or real_command(*args)
+
+
+def wave_lsp_argv(*args: str, env: dict[str, str] | None = None) -> list[str]:
+    """The command that runs `wave-lsp ARGS` (not `serve`) for a test whose process will have
+    `env`: the shim of this process's command fork server, or `python -m wave_lsp ARGS`."""
+    return _through("command", list(args), env) or [sys.executable, "-m", "wave_lsp", *args]
+
+
+def bin_folder(env: dict[str, str] | None = None) -> Path | None:
+    """A folder whose `wave-lsp` runs `wave-lsp ARGS` through the fork servers (`serve` on the
+    server's, anything else on the command's), for a process that will have `env`; None where
+    they step aside (`wave-lsp` is then the virtual environment's own)."""
+    if _through("serve", [], env) is None or _through("command", [], env) is None:
+        return None
+    serve, other = _fork_server("serve"), _fork_server("command")
+    folder = serve.folder / "bin"
+    script = folder / "wave-lsp"
+    if not script.exists():     # a Python script, as a console script is (`:checkhealth wave`)
+        folder.mkdir(exist_ok=True)
+        script.write_text(
+            f"#!{sys.executable} -IS\n"
+            f'"""`wave-lsp ARGS` through the fork servers of tests/forkserver.py."""\n'
+            f"import sys\n"
+            f"sys.argv[1:1] = [{serve.path!r} if sys.argv[1:2] == ['serve'] else {other.path!r}]\n"
+            f"exec(compile(open({str(SHIM)!r}).read(), {str(SHIM)!r}, 'exec'))\n")
+        script.chmod(0o755)
+    return folder
+
+
+def _through(kind: str, argv: list[str], env: dict[str, str] | None) -> list[str] | None:
     if os.environ.get(SWITCH) == "0":
-        return real_command(*args)
+        return None
     env = dict(os.environ) if env is None else env
-    server = _fork_server()
+    server = _fork_server(kind)
     if "PYTHONMALLOC" in env or server is None or _startup(env) != _startup(server.env):
-        return real_command(*args)
-    return [sys.executable, "-I", "-S", str(SHIM), server.path, "serve", *args]
+        return None
+    return [sys.executable, "-I", "-S", str(SHIM), server.path, *argv]
 
 
 def _startup(env: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k.startswith(_STARTUP)}
+    return {k: v for k, v in env.items() if k.startswith(_STARTUP) and k not in _STREAMS}
 
 
 class _ForkServer:
-    """This process's fork server (stopped when this process exits)."""
+    """One of this process's fork servers (stopped when this process exits)."""
 
-    def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="wave-lsp-fork-"))
+    def __init__(self, kind: str) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix=f"wave-lsp-fork-{kind}-"))
         self.path = str(self.folder / "socket")
         self.env = dict(os.environ)
         self.log = self.folder / "log"
+        allocator = {"PYTHONMALLOC": "malloc"} if kind == "serve" else {}
         with open(self.log, "w") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-P", __file__, self.path], stdin=subprocess.PIPE,
+                [sys.executable, "-P", __file__, kind, self.path], stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL, stderr=log, cwd=self.folder,
-                env={**self.env, "PYTHONMALLOC": "malloc"})
+                env={**{k: v for k, v in self.env.items() if k not in _STREAMS}, **allocator})
         deadline = time.monotonic() + 60
         while not os.path.exists(self.path):
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -100,24 +156,23 @@ class _ForkServer:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-_server: _ForkServer | None = None
-_failed = False
+_servers: dict[str, _ForkServer] = {}
+_failed: set[str] = set()
 _starting = threading.Lock()
 
 
-def _fork_server() -> _ForkServer | None:
-    global _server, _failed
+def _fork_server(kind: str) -> _ForkServer | None:
     with _starting:
-        if _server is None and not _failed:
+        if kind not in _servers and kind not in _failed:
             try:
-                _server = _ForkServer()
+                _servers[kind] = _ForkServer(kind)
             except (OSError, RuntimeError) as error:
-                _failed = True
-                print(f"tests/forkserver.py: servers start as editors start them ({error})",
-                      file=sys.stderr)
+                _failed.add(kind)
+                print(f"tests/forkserver.py: `wave-lsp {kind}` processes start as a shell "
+                      f"starts them ({error})", file=sys.stderr)
                 return None
-            atexit.register(_server.stop)
-        return _server
+            atexit.register(_servers[kind].stop)
+        return _servers.get(kind)
 
 
 # --- the fork server itself (`python -P forkserver.py SOCKET`) --------------------------------
@@ -138,8 +193,8 @@ def _receive(connection: socket.socket) -> tuple[dict, list[int]]:
     return json.loads(body), list(fds)
 
 
-def _run_server(request: dict, fds: list[int], inherited: list[int]) -> None:
-    """In the fork: become the server process the shim stands for; never returns."""
+def _run_server(kind: str, request: dict, fds: list[int], inherited: list[int]) -> None:
+    """In the fork: become the process the shim stands for; never returns."""
     status = 1
     try:
         signal.set_wakeup_fd(-1)
@@ -152,7 +207,9 @@ def _run_server(request: dict, fds: list[int], inherited: list[int]) -> None:
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
-        os.environ.setdefault("PYTHONMALLOC", "malloc")   # as `serve` re-runs itself
+        if kind == "serve":
+            os.environ.setdefault("PYTHONMALLOC", "malloc")   # as `serve` re-runs itself
+        _streams(os.environ)
         random.seed()
         sys.argv = ["wave-lsp", *request["argv"]]
         from wave_lsp.cli.main import main
@@ -174,12 +231,30 @@ def _run_server(request: dict, fds: list[int], inherited: list[int]) -> None:
             os._exit(status if isinstance(status, int) else 1)
 
 
-def _serve(path: str) -> None:
-    import wave_lsp.cli.main  # noqa: F401   what `serve` imports before it reads a message
-    import wave_lsp.cli.serve_command  # noqa: F401
-    import wave_lsp.framing  # noqa: F401
-    import wave_lsp.server.handshake  # noqa: F401
-    import wave_lsp.server.server  # noqa: F401
+def _streams(env: dict[str, str]) -> None:
+    """sys.stdin, sys.stdout and sys.stderr made again on descriptors 0, 1 and 2 as the
+    interpreter makes them at start from `env` (PYTHONIOENCODING, PYTHONUNBUFFERED)."""
+    encoding, _, errors = env.get("PYTHONIOENCODING", "").partition(":")
+    unbuffered = bool(env.get("PYTHONUNBUFFERED"))
+    made = []
+    for fd, old in enumerate((sys.__stdin__, sys.__stdout__, sys.__stderr__)):
+        raw = io.FileIO(fd, "rb" if fd == 0 else "wb", closefd=False)
+        binary = raw if unbuffered and fd else (io.BufferedReader(raw) if fd == 0
+                                                else io.BufferedWriter(raw))
+        made.append(io.TextIOWrapper(      # the zygote's own were made without PYTHONIOENCODING
+            binary, encoding=encoding or old.encoding,
+            errors=(errors or old.errors) if fd < 2 else "backslashreplace",
+            line_buffering=not unbuffered and (fd == 2 or os.isatty(fd)),
+            write_through=unbuffered and fd > 0))
+    sys.stdin, sys.stdout, sys.stderr = made
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = made
+
+
+def _serve(kind: str, path: str) -> None:
+    import importlib
+
+    for name in IMPORTS[kind]:
+        importlib.import_module(name)
 
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path + ".part")
@@ -206,7 +281,7 @@ def _serve(path: str) -> None:
                     continue
                 pid = os.fork()
                 if pid == 0:
-                    _run_server(request, fds, [listener.fileno(), wake_r, wake_w,
+                    _run_server(kind, request, fds, [listener.fileno(), wake_r, wake_w,
                                                connection.fileno(),
                                                *(c.fileno() for c in pids)])
                 for fd in fds:
@@ -265,4 +340,4 @@ def _reap(shims: dict, pids: dict, selector: selectors.BaseSelector) -> None:
 
 
 if __name__ == "__main__":
-    _serve(sys.argv[1])
+    _serve(sys.argv[1], sys.argv[2])

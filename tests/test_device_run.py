@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +23,7 @@ from wave_lsp.emu import RunOptions
 from wave_lsp.emu.compare import first_difference
 from wave_lsp.emu.cuda import device_status, prepare
 from wave_lsp.emu.kernel_launch import DataFill, IotaFill, LaunchError, ZeroFill, new_device_memory
+from tests.forkserver import wave_lsp_argv
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "wave-examples"
 KERNEL = """.kernel scale
@@ -44,8 +44,9 @@ STORE_LINE = KERNEL.splitlines().index("    device_store_u32 r6, r4")
 
 
 def wave_lsp(*args: str, env: dict | None = None, cwd: Path = ROOT):
-    return subprocess.run([sys.executable, "-m", "wave_lsp", *args], capture_output=True,
-                          text=True, timeout=120, cwd=cwd, env={**os.environ, **(env or {})})
+    env = {**os.environ, **(env or {})}
+    return subprocess.run(wave_lsp_argv(*args, env=env), capture_output=True,
+                          text=True, timeout=120, cwd=cwd, env=env)
 
 
 @pytest.fixture

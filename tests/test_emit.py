@@ -24,6 +24,7 @@ from wave_lsp.isa import INSTRUCTIONS, SCOPES, SPECIAL_REGISTERS, OperandKind
 from wave_lsp.isa.backends import LOCAL_MEMORY_MNEMONICS, UPSTREAM_DEFECTS
 
 from conftest import ROOT, run_wave_lsp, shared_example_names, shared_examples_dir
+from tests.forkserver import wave_lsp_argv
 
 UPSTREAM = ROOT.parent / "shared" / "upstream" / "bin"
 
@@ -506,6 +507,6 @@ def test_emit_reads_regular_files_only(tmp_path):
     import sys
     fifo = tmp_path / "pipe.wave"
     os.mkfifo(fifo)
-    done = subprocess.run([sys.executable, "-m", "wave_lsp", "emit", "--target", "ptx", str(fifo)],
+    done = subprocess.run(wave_lsp_argv("emit", "--target", "ptx", str(fifo)),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "cannot read" in done.stderr

@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 import struct
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from tests.forkserver import wave_lsp_argv
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -56,7 +56,7 @@ def both(wbin: Path, flags: list[str], cwd: Path):
     """(upstream, ours) CompletedProcess of the same command line."""
     up = subprocess.run([str(UPSTREAM / "wave-emu"), str(wbin), *flags], capture_output=True,
                         text=True, cwd=cwd, timeout=120)
-    ours = subprocess.run([sys.executable, "-m", "wave_lsp.cli.main", "run", str(wbin), *flags],
+    ours = subprocess.run(wave_lsp_argv("run", str(wbin), *flags),
                           capture_output=True, text=True, cwd=cwd, timeout=120)
     return up, ours
 

@@ -8,6 +8,7 @@ import pytest
 
 from numpy_engine import run
 from wave_lsp.emu import IotaFill, Launch
+from tests.forkserver import wave_lsp_argv
 
 HEAD = ".kernel k\n.registers 8\n    mov_sr r0, sr_thread_id_x\n    mov_imm r1, 4\n" \
        "    imul r2, r0, r1\n"
@@ -115,7 +116,7 @@ def test_the_command_prints_races_on_stderr(tmp_path):
     import sys
     path = tmp_path / "race.wave"
     path.write_text(LOCAL_RACE)
-    done = subprocess.run([sys.executable, "-m", "wave_lsp.cli.main", "run", str(path),
+    done = subprocess.run([*wave_lsp_argv("run"), str(path),
                            "--workgroup", "8,1,1", "--wave-width", "4", "--dump-u32", "0:1"],
                           capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout == "0\n"

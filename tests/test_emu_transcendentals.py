@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ from wave_lsp.emu import libm
 from wave_lsp.emu.native import core
 
 from shared import SHARED, require
+from tests.forkserver import wave_lsp_argv
 
 UPSTREAM = SHARED / "upstream" / "bin"
 OPS = tuple(libm.FUNCTIONS)
@@ -64,16 +64,17 @@ def run(wbin, data, cwd, command, **env):
     lanes = len(data)
     groups, size = (lanes + 63) // 64, min(lanes, 64)
     assert groups * size == lanes
-    done = subprocess.run([*command, str(wbin), "--grid", f"{groups},1,1", "--workgroup",
+    env = dict(os.environ, WAVE_LSP_SHOW_ENGINE="1", **env)
+    head = wave_lsp_argv(*command, env=env) if command == OURS else command
+    done = subprocess.run([*head, str(wbin), "--grid", f"{groups},1,1", "--workgroup",
                            f"{size},1,1", "--device-memory", str(4 * lanes), "--arg",
                            "0:in.bin", "--dump-u32", f"0:{lanes}"],
-                          capture_output=True, text=True, cwd=cwd, timeout=120,
-                          env=dict(os.environ, WAVE_LSP_SHOW_ENGINE="1", **env))
+                          capture_output=True, text=True, cwd=cwd, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     return np.array([int(v) for v in done.stdout.split()], dtype=np.uint32), done.stderr
 
 
-OURS = (sys.executable, "-m", "wave_lsp.cli.main", "run")
+OURS = ("run",)          # `wave-lsp run`: `run` gives it to the fork server
 
 
 @pytest.mark.parametrize("lanes", [1, 7, 64, 4096])

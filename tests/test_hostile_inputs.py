@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from tests.forkserver import wave_lsp_argv
 
 from wave_lsp.asm import assemble
 from wave_lsp.asm.wbin import RECORD
@@ -19,7 +20,7 @@ KERNEL = ".kernel k\n.registers {registers}\n    mov_sr r0, sr_lane_id\n    halt
 
 
 def wave_lsp(*args, timeout: float = 60, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "wave_lsp", *map(str, args)],
+    return subprocess.run(wave_lsp_argv(*map(str, args), env=kw.get("env")),
                           capture_output=True, text=True, timeout=timeout, **kw)
 
 

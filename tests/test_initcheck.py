@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from test_run_results import run_kernel
 from numpy_engine import run
 from wave_lsp.emu import Launch
 from wave_lsp.emu.kernel_launch import DataFill, IotaFill, ZeroFill
+from tests.forkserver import wave_lsp_argv
 
 KINDS = ("uninitialised_register", "uninitialised_local", "uninitialised_device")
 
@@ -228,7 +228,7 @@ def test_shared_kernels(name, tmp_path):
 @pytest.mark.parametrize("path", PROJECT_EXAMPLES, ids=[p.name for p in PROJECT_EXAMPLES])
 def test_project_examples_read_nothing_uninitialised(path):
     args, _ = header(path)
-    done = subprocess.run([sys.executable, "-m", "wave_lsp", *args, "--json"], cwd=ROOT,
+    done = subprocess.run(wave_lsp_argv(*args, "--json"), cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     kinds = [w["kind"] for w in json.loads(done.stdout)["warnings"]]
     assert not [k for k in kinds if k in KINDS]
@@ -237,7 +237,7 @@ def test_project_examples_read_nothing_uninitialised(path):
 # ---- the command line and the editor ---------------------------------------------------------
 def command(path: Path, *flags: str, native: bool = True):
     env = dict(os.environ, WAVE_LSP_NATIVE="1" if native else "0", WAVE_LSP_SHOW_ENGINE="1")
-    return subprocess.run([sys.executable, "-m", "wave_lsp", "run", str(path), *flags],
+    return subprocess.run(wave_lsp_argv("run", str(path), *flags),
                           capture_output=True, text=True, timeout=120, env=env)
 
 

@@ -16,6 +16,7 @@ import pytest
 from wave_lsp.asm import assemble, read_wbin
 from wave_lsp.asm.wbin import HEADER, RECORD
 from wave_lsp.cache import write_atomically as write_cache
+from tests.forkserver import wave_lsp_argv
 
 LEGACY_LINE = "    ADD r1, r2, r3\n"  # `lint --fix` rewrites it to `iadd`
 
@@ -30,7 +31,10 @@ def wave_lsp(*args: str, cache: Path | None = None, fsize: int | None = None,
         if fsize is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
-    return subprocess.run([sys.executable, "-m", "wave_lsp", *args], capture_output=True,
+    # a limit set on the shim would not reach a forked command: with one, the real command
+    argv = wave_lsp_argv(*args, env=env) if fsize is None else [sys.executable, "-m",
+                                                                  "wave_lsp", *args]
+    return subprocess.run(argv, capture_output=True,
                           env=env, cwd=cwd, timeout=timeout, preexec_fn=limit)
 
 

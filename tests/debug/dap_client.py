@@ -7,11 +7,11 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import threading
 import time
 
 from server.rawclient import frame, read_messages   # the same framing as LSP
+from tests.forkserver import wave_lsp_argv
 
 
 class DapClient:
@@ -22,7 +22,7 @@ class DapClient:
             self.writer, self.reading = connection.makefile("wb"), connection.makefile("rb")
         else:
             env = dict(os.environ, PYTHONIOENCODING="utf-8")
-            command = command or [sys.executable, "-m", "wave_lsp", "debug"]
+            command = command or wave_lsp_argv("debug", env=env)
             self.proc = subprocess.Popen(command, cwd=cwd,
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, env=env)
@@ -178,8 +178,8 @@ class WarmAdapter:
     window): started with `flags`, it announces where it listens on its first stdout line."""
 
     def __init__(self, *flags: str, cwd=None):
-        self.proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "debug", "--server",
-                                      *flags], cwd=cwd, stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen(wave_lsp_argv("debug", "--server", *flags),
+                                     cwd=cwd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.where = json.loads(self.proc.stdout.readline())
 

@@ -22,6 +22,7 @@ import pytest
 
 from dap_client import DapClient
 from conftest import ROOT
+from tests.forkserver import wave_lsp_argv
 
 CALLS = ROOT / "tests" / "debug" / "kernels" / "calls.wave"
 
@@ -65,7 +66,7 @@ def nvim() -> str:
 
 def test_nvim_dap_configuration_debugs_a_kernel(tmp_path):
     result = tmp_path / "result.json"
-    command = [sys.executable, "-m", "wave_lsp", "debug"]
+    command = wave_lsp_argv("debug")
     lua = lambda value: json.dumps(value).replace("[", "{").replace("]", "}")  # noqa: E731
     script = tmp_path / "script.lua"
     script.write_text(SCRIPT % {"rtp": json.dumps(str(ROOT / "editors" / "nvim")),
@@ -117,7 +118,7 @@ def test_nvim_debug_at_moment_runs_the_actions_configuration(tmp_path):
     """The server's "Debug at this moment" command reaches nvim-dap with its configuration (and
     the budget of `setup`); the session it starts stops at the moment, and steps back."""
     result = tmp_path / "result.json"
-    command = [sys.executable, "-m", "wave_lsp", "debug"]
+    command = wave_lsp_argv("debug")
     lua = lambda value: json.dumps(value).replace("[", "{").replace("]", "}")  # noqa: E731
     config = {"type": "wave", "request": "launch", "name": "calls: moment", "program": str(CALLS),
               "kernel": "calls", "args": ["--workgroup", "4,1,1", "--wave-width", "4"],
@@ -179,8 +180,9 @@ def _warm_nvim(tmp_path, command):
 
 
 def _still_serving() -> list[str]:
-    """The `debug --server` processes still running, and which processes hold the pipe of each
-    one's stdin (it ends when its stdin does): what keeps one alive, when one is."""
+    """The `debug --server` processes still running (and the commands forked by the fork server,
+    tests/forkserver.py, which carry its command line), and which processes hold the pipe of
+    each one's stdin (it ends when its stdin does): what keeps one alive, when one is."""
     pipes: dict[str, list[str]] = {}
     for fd in Path("/proc").glob("[0-9]*/fd/*"):
         try:
@@ -196,10 +198,20 @@ def _still_serving() -> list[str]:
             stdin = os.readlink(cmdline.parent / "fd" / "0")
         except OSError:
             continue
-        if line.endswith("debug --server"):
+        forked = "forkserver.py command" in line and (cmdline.parent / "task").is_dir() and \
+            "forkserver.py command" in _parent_cmdline(cmdline.parent)   # a forked command
+        if line.endswith("debug --server") or forked:
             found.append(f"{cmdline.parent.name} {line}: stdin {stdin}, held by "
                          f"{pipes.get(stdin, [])}")
     return found
+
+
+def _parent_cmdline(process: Path) -> str:
+    try:
+        parent = int((process / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        return (Path("/proc") / str(parent) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except (OSError, IndexError, ValueError):
+        return ""
 
 
 def _children(pid: int) -> list[str]:
@@ -218,7 +230,7 @@ def test_nvim_sessions_connect_to_one_warm_adapter(tmp_path):
     """`setup()`'s adapter starts one `wave-lsp debug --server` for the Neovim, on the first
     session; sessions asked for meanwhile and later all get its Unix socket (nvim-dap's `pipe`
     adapter); two whole sessions run over it; it exits with Neovim, its socket removed."""
-    command = [sys.executable, "-m", "wave_lsp", "debug"]
+    command = wave_lsp_argv("debug")
     proc, adapters, done = _warm_nvim(tmp_path, command)
     try:
         assert len(adapters) == 3 and all(a == adapters[0] for a in adapters), adapters

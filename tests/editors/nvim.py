@@ -1,7 +1,7 @@
 """Running the real Neovim 0.11 from pytest: headless, clean, XDG directories in a temp folder,
 under `timeout`, started with tests/editors/init.lua as the user configuration (the repository's
 editors/nvim on 'runtimepath', `vim.lsp.enable('wave')`), helpers from harness.lua, and the
-project's own `wave-lsp` first on PATH."""
+project's own `wave-lsp` first on PATH (the fork servers' where they serve, tests/forkserver.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.forkserver import bin_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = Path(__file__).with_name("harness.lua")
@@ -43,9 +45,13 @@ def editor_env(home: Path, **extra: str) -> dict[str, str]:
         folder.mkdir(parents=True, exist_ok=True)
         env[f"XDG_{name}_HOME"] = str(folder)
     env["HOME"] = str(home)
-    env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
     env["WAVE_REPO"] = str(ROOT)
-    env.update(extra)
+    # `wave-lsp` by name, as from a virtual environment: through the fork servers where they
+    # serve this environment (tests/forkserver.py), else the environment's own
+    forked = bin_folder({**env, **extra})
+    env["PATH"] = os.pathsep.join([*([str(forked)] if forked else []), str(VENV_BIN),
+                                   env.get("PATH", "")])
+    env.update(extra)           # a PATH of the test's own is the whole PATH
     return env
 
 

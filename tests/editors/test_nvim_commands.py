@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 
 import pytest
 
@@ -16,6 +15,7 @@ from wave_lsp.asm.encoding_view import encoding_listing
 from wave_lsp.syntax.document import Document
 
 from .nvim import ROOT, run_nvim, server_commands
+from tests.forkserver import wave_lsp_argv
 
 EXAMPLE = ROOT / "examples" / "divergent_break.wave"
 
@@ -177,7 +177,7 @@ def test_dump_shows_later_values_of_a_dump_in_a_split(tmp_path):
                  lines = vim.api.nvim_buf_get_lines(listing, 0, -1, false),
                  messages = vim.api.nvim_exec2('messages', { output = true }).output }
     """)
-    cli = subprocess.run([sys.executable, "-m", "wave_lsp", "run", str(path), *DUMP_FLAGS.split()],
+    cli = subprocess.run(wave_lsp_argv("run", str(path), *DUMP_FLAGS.split()),
                          capture_output=True, timeout=120)
     assert cli.returncode == 0, cli.stderr
     printed = cli.stdout.decode().splitlines()

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from tests.forkserver import wave_lsp_argv
 
 from .native_support import need_core
 
@@ -127,7 +128,7 @@ def write(tmp_path, name: str, source: str):
 
 def command(argv, cwd, native: bool = True, probe: bool = False):
     env = dict(os.environ, WAVE_LSP_NATIVE="1" if native else "0", WAVE_LSP_SHOW_ENGINE="1")
-    head = [sys.executable, "-c", PROBE] if probe else [sys.executable, "-m", "wave_lsp.cli.main"]
+    head = [sys.executable, "-c", PROBE] if probe else wave_lsp_argv(env=env)
     return subprocess.run([*head, "run", *map(str, argv)], capture_output=True, text=True,
                           cwd=cwd, env=env, timeout=120)
 

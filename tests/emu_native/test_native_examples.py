@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 import pytest
 
@@ -15,6 +14,7 @@ import test_emu_differential as diff
 from .native_support import assert_native_equal, launch_of, need_core
 
 from wave_lsp.emu import RunOptions
+from tests.forkserver import wave_lsp_argv
 
 # The kernels that read memory nothing initialised (tests/test_initcheck.py shows where): the
 # core reports it as the numpy engine does.
@@ -40,7 +40,7 @@ def test_native_equals_numpy_engine(name, work):
 
 def ours(wbin, flags, cwd, native: bool):
     env = dict(os.environ, WAVE_LSP_SHOW_ENGINE="1", WAVE_LSP_NATIVE="1" if native else "0")
-    return subprocess.run([sys.executable, "-m", "wave_lsp.cli.main", "run", str(wbin), *flags],
+    return subprocess.run(wave_lsp_argv("run", str(wbin), *flags, env=env),
                           capture_output=True, text=True, cwd=cwd, timeout=120, env=env)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import struct
 import subprocess
-import sys
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -20,6 +19,7 @@ from .native_support import assert_native_equal, both_engines, need_core
 from wave_lsp.asm import assemble
 from wave_lsp.emu import Launch, RunOptions, run
 from wave_lsp.emu.kernel_launch import DataFill
+from tests.forkserver import wave_lsp_argv
 
 EXAMPLES = int(os.environ.get("WAVE_NATIVE_EXAMPLES", "30"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
@@ -308,7 +308,7 @@ def test_the_command_runs_mma_on_the_native_core(tmp_path):
 
     def command(native: bool):
         env = dict(os.environ, WAVE_LSP_SHOW_ENGINE="1", WAVE_LSP_NATIVE="1" if native else "0")
-        return subprocess.run([sys.executable, "-m", "wave_lsp.cli.main", "run", *argv],
+        return subprocess.run(wave_lsp_argv("run", *argv, env=env),
                               capture_output=True, text=True, cwd=tmp_path, env=env,
                               timeout=120)
     fast, slow = command(True), command(False)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import random
 import subprocess
-import sys
 from array import array
 from contextlib import contextmanager
 from dataclasses import asdict, replace
@@ -27,6 +26,7 @@ from .test_native_differential import NATIVE_PROLOGUE, native_epilogue, native_s
 
 from wave_lsp.emu.native import threads as native_threads
 from wave_lsp.emu import DataFill, IotaFill, Launch, RunOptions, engine_line, run
+from tests.forkserver import wave_lsp_argv
 
 EXAMPLES = int(os.environ.get("WAVE_NATIVE_EXAMPLES", "30"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
@@ -351,8 +351,8 @@ def test_the_engine_line_names_the_threads(tmp_path):
 def test_a_bad_thread_count_is_one_clear_line(tmp_path, value):
     need_core()
     (tmp_path / "k.wave").write_text(VECTOR_ADD)
-    done = subprocess.run([sys.executable, "-m", "wave_lsp.cli.main", "run", "k.wave",
-                           "--grid", "4,1,1", "--device-memory", "4096"],
+    done = subprocess.run(wave_lsp_argv("run", "k.wave", "--grid", "4,1,1",
+                                        "--device-memory", "4096"),
                           capture_output=True, text=True, cwd=tmp_path, timeout=60,
                           env=dict(os.environ, WAVE_LSP_THREADS=value))
     assert done.returncode != 0

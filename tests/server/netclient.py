@@ -9,10 +9,11 @@ import os
 import queue
 import socket
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
+
+from tests.forkserver import serve_command
 
 from .rawclient import INIT_PARAMS, frame, read_messages
 
@@ -26,7 +27,7 @@ class NetServer:
         self.address = ("127.0.0.1", port)
         env = dict(os.environ, XDG_CACHE_HOME=str(cache))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "wave_lsp", "serve", f"--{transport}", f"127.0.0.1:{port}"],
+            serve_command(f"--{transport}", f"127.0.0.1:{port}", env=env),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             env=env)
         self._stderr: list[bytes] = []      # drained, so that a full pipe never blocks it

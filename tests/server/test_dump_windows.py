@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 from urllib.parse import unquote
@@ -23,6 +22,7 @@ from .rawclient import RawClient
 from .test_hostile_launches import open_file
 from .test_memory import rss_mb
 from .test_run_results import _watch_refreshes, run
+from tests.forkserver import wave_lsp_argv
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
@@ -73,7 +73,7 @@ def cli_dumps(path: Path) -> dict[str, list[str]]:
 
 
 def _run_cli(path: Path) -> dict[str, list[str]]:
-    done = subprocess.run([sys.executable, "-m", "wave_lsp", "run", str(path), *FLAGS.split()],
+    done = subprocess.run(wave_lsp_argv("run", str(path), *FLAGS.split()),
                           capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.decode().splitlines()

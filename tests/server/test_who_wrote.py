@@ -6,7 +6,6 @@ one-line message."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 import pytest_lsp
@@ -17,6 +16,7 @@ from .conftest import SERVER, VS_CODE
 from .test_hostile_launches import open_file
 from .test_run_results import _watch_refreshes
 from tests.time_travel_kernels import WRITERS_BODY, WRITERS_FLAGS, kernel
+from tests.forkserver import wave_lsp_argv
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
@@ -58,8 +58,8 @@ async def test_a_register_lane_and_a_memory_word(client, tmp_path):
     assert (word["value"], word["line"], word["lane"], word["workgroup"]) == (1013, 11, 13, 1)
     assert word["instruction"] == "device_store_u32 r7, r5"
     path = tmp_path / "k.wave"
-    cli = subprocess.run([sys.executable, "-m", "wave_lsp", "why", str(path), *FLAGS.split(),
-                          "--address", str(4 * 13), "--depth", "1"], capture_output=True,
+    cli = subprocess.run(wave_lsp_argv("why", str(path), *FLAGS.split(), "--address",
+                                       str(4 * 13), "--depth", "1"), capture_output=True,
                          text=True, timeout=120)
     assert cli.returncode == 0, cli.stderr
     assert cli.stdout.splitlines()[:2] == [

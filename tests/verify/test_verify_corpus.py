@@ -20,6 +20,7 @@ import pytest
 
 import shared
 from wave_lsp.cli.main import main
+from tests.forkserver import wave_lsp_argv
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted((ROOT / "tests" / "verify" / "corpus").glob("*.wave"))
@@ -51,7 +52,7 @@ def verify_json(capsys, path: Path, *extra: str, replay: bool = False) -> tuple[
 
 
 def replay(path: Path, launch: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "wave_lsp", "run", str(path),
+    return subprocess.run([*wave_lsp_argv("run"), str(path),
                            *shlex.split(launch)], capture_output=True, text=True, timeout=120,
                           cwd=ROOT, env={**os.environ, **env})
 
