@@ -62,19 +62,16 @@ from tests.forkserver import wave_lsp_argv
 
 
 def pytest_configure(config) -> None:
-    """The `hipcc` marker; once per session (not in each xdist worker), the package's
-    bytecode. The tests start well over a thousand subprocesses (servers, commands, adapters);
-    where bytecode is not written (PYTHONDONTWRITEBYTECODE, as on this project's machines) each
-    one compiled every module it imports again: 0.04 s of CPU per command, 0.15 s per server
-    start."""
+    """The markers; once per session (not in each xdist worker), before the workers start, the
+    bytecode they and the processes they start would compile again and again (bytecode.py)."""
     config.addinivalue_line("markers", "hipcc: the module's servers and commands find hipcc "
                             "(elsewhere WAVE_LSP_HIPCC=off hides it)")
     config.addinivalue_line("markers", "real_server: the module's servers start as an editor "
                             "starts them, not from the fork server (tests/forkserver.py)")
     if hasattr(config, "workerinput"):
         return
-    import compileall
-    compileall.compile_dir(ROOT / "wave_lsp", quiet=2)
+    from tests import bytecode
+    bytecode.write(config)
 
 
 def shared_example_names() -> list[str]:
