@@ -74,6 +74,15 @@ def pytest_configure(config) -> None:
     bytecode.write(config)
 
 
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile` with the longest files first (scheduling.py)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests.scheduling import LongestFirst
+    return LongestFirst(config, log)
+
+
 def shared_example_names() -> list[str]:
     """File names listed in INDEX.md (a placeholder when the corpus is absent: tests then skip,
     or fail under CI)."""
