@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.forkserver import bin_folder
+
 from .workbench import ARTIFACTS, EXTENSION, ROOT, Workbench, missing_tools
 
 KERNELS = Path(__file__).with_name("kernels")
@@ -116,13 +118,20 @@ def native_vsix(vscode_tools, tmp_path_factory) -> Path:
 
 
 def kernel_workspace(folder: Path, with_venv: bool = True) -> Path:
-    """A workspace of the test kernels; `.venv` links to the repository's environment (where
-    the extension finds `wave-lsp` as it would in a user's project)."""
+    """A workspace of the test kernels with a `.venv` where the extension finds `wave-lsp` as it
+    would in a user's project: its `bin/wave-lsp` goes through the fork servers where they
+    serve (tests/forkserver.py), else `.venv` links to the repository's environment."""
     folder.mkdir(parents=True, exist_ok=True)
     for kernel in KERNELS.glob("*.wave"):
         shutil.copy(kernel, folder / kernel.name)
     if with_venv:
-        (folder / ".venv").symlink_to(ROOT / ".venv")
+        forked = bin_folder()
+        if forked is None:
+            (folder / ".venv").symlink_to(ROOT / ".venv")
+        else:
+            (folder / ".venv" / "bin").mkdir(parents=True)
+            shutil.copy(forked / "wave-lsp", folder / ".venv" / "bin" / "wave-lsp")
+            (folder / ".venv" / "bin" / "python").symlink_to(sys.executable)
     return folder
 
 
