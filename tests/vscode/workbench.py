@@ -25,7 +25,9 @@ CODE_SERVER = TOOLS / "code-server" / "out" / "node" / "entry.js"
 ARTIFACTS = ROOT / "test-artifacts" / "vscode"
 CHROMIUM = "/usr/bin/chromium"
 
-# What a user would turn off in a fresh profile: tours, trust prompts, telemetry, updates.
+# What a user would turn off in a fresh profile: tours, trust prompts, telemetry, updates; and a
+# cursor that does not blink and no animations: the browser does not paint twice a second
+# while a step waits, and a screenshot does not depend on when it was taken.
 BASE_SETTINGS = {
     "workbench.startupEditor": "none",
     "workbench.tips.enabled": False,
@@ -44,6 +46,8 @@ BASE_SETTINGS = {
     "editor.fontSize": 14,
     "files.autoSave": "off",
     "git.enabled": False,
+    "editor.cursorBlinking": "solid",
+    "workbench.reduceMotion": "on",
 }
 
 # Workspace trust as a user meets it, minus the modal: a new folder opens in Restricted Mode.
