@@ -14,7 +14,7 @@ import subprocess
 import sys
 import zipfile
 
-from .conftest import npm
+from .conftest import extension_lock, npm
 from .workbench import EXTENSION, ROOT
 
 # Everything the installed extension needs (dist/extension.js bundles vscode-languageclient).
@@ -70,7 +70,8 @@ def test_manifest_is_release_ready(vsix):
     # the screenshots of the README, in the packaged one as data: URLs (VS Code's extension
     # page resolves no relative link, so a relative image would show broken): each the
     # shipped file's bytes
-    source = (EXTENSION / "README.md").read_text()
+    with extension_lock():      # packaging rewrites it for a moment (scripts/package.mjs)
+        source = (EXTENSION / "README.md").read_text()
     shots = re.findall(r"!\[[^\]]*\]\((media/screenshots/[^)]+\.png)\)", source)
     assert len(shots) >= 3 and set(shots) <= SCREENSHOTS
     readme = archive.read("extension/readme.md").decode()
@@ -156,7 +157,8 @@ def test_typescript_lints_clean(vscode_tools):
 def test_typescript_type_checks_and_server_finding_unit_tests(vscode_tools):
     """`test:unit` compiles with `tsc -p .`, the tsconfig `typecheck` checks (src/ and the unit
     tests, strict): a type error fails it before the tests run (one compiler pass, not two)."""
-    scripts = json.loads((EXTENSION / "package.json").read_text())["scripts"]
+    with extension_lock():      # packaging rewrites it for a moment (scripts/package.mjs)
+        scripts = json.loads((EXTENSION / "package.json").read_text())["scripts"]
     assert scripts["test:unit"].startswith("tsc -p . && ") and scripts["typecheck"] == \
         "tsc -p . --noEmit"
     out = npm("run", "test:unit").stdout

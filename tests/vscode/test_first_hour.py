@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from .conftest import workbench
+from .conftest import extension_lock, workbench
 from .workbench import EXTENSION, ROOT, pane_rows as rows
 
 SIZES = [(1280, 800), (1920, 1080)]
@@ -310,7 +310,8 @@ def test_the_extension_page_shows_the_readme_screenshots(vscode):
     vscode.click(".activitybar .action-item a[aria-label^='Extensions']")
     vscode.click(".extensions-viewlet .monaco-list-row", "WAVE")
     vscode.waitFor(".extension-editor", "WAVE")
-    readme = (EXTENSION / "README.md").read_text()
+    with extension_lock():      # packaging rewrites it for a moment (scripts/package.mjs)
+        readme = (EXTENSION / "README.md").read_text()
     wanted = re.findall(r"!\[([^\]]*)\]\([^)]+\.png\)", readme)     # their alt texts
     assert wanted, "the README shows no screenshot"
 
