@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 
@@ -14,16 +13,18 @@ import pytest
 from lsprotocol import converters, types as t
 from pytest_lsp import client_capabilities
 
+from tests.forkserver import serve_command
 from wave_lsp.server.handshake import KEPT, PATTERN
 
 TEXT = ".kernel k\n    iadd r1, r2, r3\n    halt\n.end\n"
 
 
 class RawClient:
-    """A JSON-RPC client over the real server's stdin/stdout."""
+    """A JSON-RPC client over a real server's stdin/stdout (forked, tests/forkserver.py: what
+    the handshake answers and caches is the same; how fast it answers is benchmarks')."""
 
     def __init__(self, env: dict) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "wave_lsp", "serve"], env=env,
+        self.proc = subprocess.Popen(serve_command(env=env), env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
         self.messages: list[dict] = []
