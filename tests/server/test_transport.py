@@ -12,9 +12,6 @@ import pytest
 
 from .rawclient import INIT_PARAMS, Fresh, RawClient, SharedServers, frame
 
-# how the server talks on its stdin and stdout, as an editor starts it
-pytestmark = pytest.mark.real_server
-
 HOVER = {"textDocument": {"uri": "file:///tmp/t.wave"}, "position": {"line": 0, "character": 0}}
 SHUTDOWN_REQUEST = {"jsonrpc": "2.0", "id": "bye", "method": "shutdown"}
 
