@@ -14,6 +14,7 @@ from hypothesis import given, settings, strategies as st
 from numpy_engine import run
 from wave_lsp.emu import IotaFill, Launch, LaunchError
 from wave_lsp.launch.flags import LaunchFlagError, build_launch, build_options, parse_launch_flags
+from tests.forkserver import wave_lsp_argv
 
 SPIN = ".kernel spin\n.registers 4\nloop\n    mov_imm r1, 1\nendloop\n    halt\n.end\n"
 STORE = (".kernel k\n.registers 4\n    mov_sr r0, sr_thread_id_x\n    mov_imm r1, 4\n"
@@ -24,7 +25,7 @@ BIG_WG = STORE.replace(".registers 4\n", ".registers 4\n.workgroup_size 100000, 
 def wave_lsp(tmp_path, source: str, *flags: str, name: str = "k.wave"):
     path = tmp_path / name
     path.write_text(source)
-    return subprocess.run([sys.executable, "-m", "wave_lsp.cli.main", "run", str(path), *flags],
+    return subprocess.run(wave_lsp_argv("run", str(path), *flags),
                           capture_output=True, text=True, timeout=120)
 
 
@@ -71,7 +72,7 @@ def test_metadata_workgroup_is_bounded_too(tmp_path):
     from wave_lsp.asm import assemble
     path = tmp_path / "big.wbin"
     path.write_bytes(assemble(BIG_WG).wbin())
-    done = subprocess.run([sys.executable, "-m", "wave_lsp.cli.main", "run", str(path)],
+    done = subprocess.run(wave_lsp_argv("run", str(path)),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "metadata" in done.stderr and "Traceback" not in done.stderr
 
