@@ -54,7 +54,8 @@ class RawClient:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
         self.messages: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
         self._stderr: list[bytes] = []
         threading.Thread(target=self._drain_stderr, daemon=True).start()
 
@@ -122,6 +123,9 @@ class RawClient:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        # the reader sees the output end first (a forked server's ends a moment after its
+        # shim: the fork server kills it then), not a stream closed under it
+        self._reader.join(10)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 stream.close()
