@@ -5,7 +5,7 @@
 // Python (WAVE_LSP_REQUIRE_NATIVE=1: it fails without a C compiler), for a .vsix of this
 // platform (`npm run package:native`). Release builds take cibuildwheel's wheels instead
 // (package.mjs --wheels).
-import { execFileSync } from 'child_process';
+import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -16,10 +16,18 @@ const venvPython = path.join(root, '.venv', 'bin', 'python');
 const python = process.env.WAVE_PYTHON ?? (fs.existsSync(venvPython) ? venvPython : 'python3');
 const native = process.argv.includes('--native');
 
+// The build backend pyproject.toml names (setuptools >= 77) from the interpreter itself where it
+// has it (the project's test environment does), else in pip's isolated build environment, which
+// pip makes anew, from the package index, for every wheel.
+const hasBackend = spawnSync(python, ['-c',
+    'import sys, setuptools; sys.exit(int(setuptools.__version__.split(".")[0]) < 77)']).status === 0;
+const isolation = hasBackend ? ['--no-build-isolation'] : [];
+
 function wheel(env) {
     const build = fs.mkdtempSync(path.join(extension, '.wheel-build-'));
     try {
-        execFileSync(python, ['-m', 'pip', 'wheel', '--quiet', '--no-deps', '--wheel-dir', out, root],
+        execFileSync(python, ['-m', 'pip', 'wheel', '--quiet', '--no-deps', ...isolation,
+            '--wheel-dir', out, root],
             { stdio: 'inherit', env: { ...process.env, PIP_BUILD_TRACKER: '', ...env }, cwd: build });
     } finally {
         fs.rmSync(build, { recursive: true, force: true });
