@@ -52,6 +52,8 @@ import time
 import traceback
 from pathlib import Path
 
+from wave_lsp.cli.main import SUBCOMMANDS
+
 SWITCH = "WAVE_TESTS_FORK"          # "0": every process starts as an editor starts it
 SHIM = Path(__file__).with_name("forkserver_shim.py")
 _STARTUP = ("PYTHON", "MALLOC_", "LD_", "LC_", "LANG")
@@ -61,12 +63,13 @@ _STREAMS = ("PYTHONIOENCODING", "PYTHONUNBUFFERED")     # made again in the fork
 IMPORTS = {
     "serve": ("wave_lsp.cli.main", "wave_lsp.cli.serve_command", "wave_lsp.framing",
               "wave_lsp.server.handshake", "wave_lsp.server.server"),
-    "command": ("wave_lsp.cli.main", *(f"wave_lsp.cli.{name}_command" for name in (
-        "lint", "asm", "dis", "run", "test", "emit", "debug", "why", "verify")),
-        "wave_lsp.debug.adapter", "wave_lsp.debug.listener", "wave_lsp.emu.engine",
-        "wave_lsp.emu.native.runner", "wave_lsp.analysis.analyzer", "wave_lsp.asm.disassembler",
-        "wave_lsp.asm.backends.ptx", "wave_lsp.asm.backends.hip", "wave_lsp.asm.backends.sycl",
-        "wave_lsp.asm.backends.metal", "wave_lsp.ide.kernel_tests"),
+    "command": ("wave_lsp.cli.main", *(f"wave_lsp.cli.{name}_command" for name in SUBCOMMANDS
+                                       if name != "serve"),
+                "wave_lsp.debug.adapter", "wave_lsp.debug.listener", "wave_lsp.emu.engine",
+                "wave_lsp.emu.native.runner", "wave_lsp.analysis.analyzer",
+                "wave_lsp.asm.disassembler", "wave_lsp.asm.backends.ptx",
+                "wave_lsp.asm.backends.hip", "wave_lsp.asm.backends.sycl",
+                "wave_lsp.asm.backends.metal", "wave_lsp.ide.kernel_tests"),
 }
 
 
@@ -92,9 +95,9 @@ def bin_folder(env: dict[str, str] | None = None) -> Path | None:
     """A folder whose `wave-lsp` runs `wave-lsp ARGS` through the fork servers (`serve` on the
     server's, anything else on the command's), for a process that will have `env`; None where
     they step aside (`wave-lsp` is then the virtual environment's own)."""
-    if _through("serve", [], env) is None or _through("command", [], env) is None:
+    serve, other = _usable("serve", env), _usable("command", env)
+    if serve is None or other is None:
         return None
-    serve, other = _fork_server("serve"), _fork_server("command")
     folder = serve.folder / "bin"
     script = folder / "wave-lsp"
     if not script.exists():     # a Python script, as a console script is (`:checkhealth wave`)
@@ -110,13 +113,20 @@ def bin_folder(env: dict[str, str] | None = None) -> Path | None:
 
 
 def _through(kind: str, argv: list[str], env: dict[str, str] | None) -> list[str] | None:
+    server = _usable(kind, env)
+    return None if server is None else [sys.executable, "-I", "-S", str(SHIM), server.path, *argv]
+
+
+def _usable(kind: str, env: dict[str, str] | None) -> _ForkServer | None:
+    """This process's fork server of `kind` for a process that will have `env`, or None where
+    it steps aside (the module's docstring)."""
     if os.environ.get(SWITCH) == "0":
         return None
     env = dict(os.environ) if env is None else env
     server = _fork_server(kind)
     if "PYTHONMALLOC" in env or server is None or _startup(env) != _startup(server.env):
         return None
-    return [sys.executable, "-I", "-S", str(SHIM), server.path, *argv]
+    return server
 
 
 def _startup(env: dict[str, str]) -> dict[str, str]:
